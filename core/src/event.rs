@@ -1,0 +1,119 @@
+//! The one normalized event type everything downstream of the host adapters reads.
+
+use serde_json::Value;
+
+/// Which coding-agent host wrote a log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Host {
+    CopilotCli,
+    ClaudeCode,
+}
+
+impl Host {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::CopilotCli => "copilot-cli",
+            Host::ClaudeCode => "claude-code",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Host> {
+        match name {
+            "copilot-cli" => Some(Host::CopilotCli),
+            "claude-code" => Some(Host::ClaudeCode),
+            _ => None,
+        }
+    }
+}
+
+/// One parsed log record, whatever the host.
+///
+/// Fields a host does not have stay empty. Ids are kept only when they are non-empty
+/// strings, so two absent ids can never be mistaken for a match.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Record {
+    /// Copilot `type` (`tool.execution_start`, …) or Claude Code record `type` (`assistant`, …).
+    pub kind: String,
+    /// Copilot `id`, Claude Code `uuid`.
+    pub id: Option<String>,
+    /// Copilot `parentId`, Claude Code `parentUuid`.
+    pub parent_id: Option<String>,
+    /// The sub-agent that emitted the record (Copilot `agentId`, Claude Code `agentId`).
+    pub agent_id: Option<String>,
+    /// Emitted by the root agent: Copilot without a truthy `agentId`, Claude Code
+    /// without `isSidechain: true`.
+    pub root: bool,
+    pub timestamp: Option<String>,
+    /// Copilot `session.start` `data.sessionId`; Claude Code `sessionId` of any record.
+    pub session_id: Option<String>,
+    /// Copilot `session.start` `data.context.cwd`; Claude Code `cwd` of any record.
+    pub cwd: Option<String>,
+    /// Whether this is the record that opens a session (Copilot `session.start`).
+    pub session_start: bool,
+    /// The host-reported model of the agent that wrote the record.
+    pub model: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_results: Vec<ToolResult>,
+    pub subagent: Option<SubagentEvent>,
+    /// Plain message text (Copilot `user.message` `data.content`, Claude Code string content).
+    pub text: Option<String>,
+}
+
+/// A tool invocation as the host recorded it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    pub id: Option<String>,
+    pub name: String,
+    /// The arguments as recorded (`null` when absent).
+    pub arguments: Value,
+}
+
+/// The outcome of a tool invocation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolResult {
+    pub tool_call_id: Option<String>,
+    /// Exactly JSON `true` in the host record (Copilot `success`; Claude Code: not `is_error`).
+    pub success: bool,
+    /// The text the tool returned (Copilot `content` and `detailedContent` joined by `\n`).
+    pub text: String,
+    /// The raw result object, for response extraction.
+    pub result: Value,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SubagentPhase {
+    Started,
+    Completed,
+    Failed,
+}
+
+/// A sub-agent lifecycle record (Copilot `subagent.started|completed|failed`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubagentEvent {
+    pub phase: SubagentPhase,
+    /// The id of the root tool call that spawned the sub-agent.
+    pub tool_call_id: Option<String>,
+    pub agent_name: Option<String>,
+    /// The resolved model of the sub-agent.
+    pub model: Option<String>,
+}
+
+impl ToolCall {
+    /// The arguments as the reference serialises them for substring checks:
+    /// `json.dumps(arguments or {}, sort_keys=True, ensure_ascii=False)`.
+    pub fn arguments_text(&self) -> String {
+        let falsy = match &self.arguments {
+            Value::Null => true,
+            Value::Bool(b) => !b,
+            Value::String(s) => s.is_empty(),
+            Value::Object(m) => m.is_empty(),
+            Value::Array(a) => a.is_empty(),
+            Value::Number(n) => n.as_f64() == Some(0.0),
+        };
+        if falsy {
+            "{}".to_owned()
+        } else {
+            crate::pyjson::one_line(&self.arguments)
+        }
+    }
+}

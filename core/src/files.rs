@@ -1,0 +1,218 @@
+//! File-system helpers shared by direct mode and the daemon: safe reads, atomic artifact
+//! writes, path resolution and session discovery. This is the only module of the crate
+//! that touches the disk.
+
+use crate::event::Host;
+use crate::rules::{EvidenceError, Result};
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Logs larger than this are refused, as the reference does.
+pub const MAX_LOG_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Absolute, symlinks resolved; a path that does not exist resolves to its absolute self.
+pub fn resolve(path: &str) -> String {
+    let path = Path::new(path);
+    let absolute = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_path_buf())
+    };
+    fs::canonicalize(&absolute)
+        .unwrap_or(absolute)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The real uid of this process.
+pub fn current_uid() -> u32 {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    unsafe { libc_getuid() }
+}
+
+unsafe extern "C" {
+    #[link_name = "getuid"]
+    fn libc_getuid() -> u32;
+}
+
+/// Refuse a missing file, a symlink or non-regular file, or one owned by another user.
+pub fn check_safe_file(path: &Path) -> Result<fs::Metadata> {
+    let shown = path.display();
+    let meta = fs::symlink_metadata(path)
+        .map_err(|_| EvidenceError::evidence(format!("file not found: {shown}")))?;
+    if !meta.file_type().is_file() {
+        return Err(EvidenceError::evidence(format!(
+            "expected a non-symlink regular file: {shown}"
+        )));
+    }
+    if meta.uid() != current_uid() {
+        return Err(EvidenceError::evidence(format!(
+            "refusing event file owned by another user: {shown}"
+        )));
+    }
+    Ok(meta)
+}
+
+/// Read a file after [`check_safe_file`], with a size cap.
+pub fn read_safe(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
+    let meta = check_safe_file(path)?;
+    if meta.len() > max_bytes {
+        return Err(EvidenceError::evidence(format!(
+            "file exceeds {max_bytes} bytes: {}",
+            path.display()
+        )));
+    }
+    fs::read(path)
+        .map_err(|e| EvidenceError::evidence(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Resolve an artifact path (symlinks followed, as the reference does) and read it safely.
+pub fn read_artifact(path: &str) -> Result<(String, Vec<u8>)> {
+    let resolved = resolve(path);
+    let bytes = read_safe(Path::new(&resolved), MAX_LOG_BYTES)?;
+    Ok((resolved, bytes))
+}
+
+/// Refuse to overwrite `path` unless `replace`.
+pub fn check_writable(path: &Path, replace: bool) -> Result<()> {
+    if !replace && fs::symlink_metadata(path).is_ok() {
+        return Err(EvidenceError::evidence(format!(
+            "refusing to overwrite existing artifact: {}",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Write `bytes` to `path` atomically with mode 0600: a temp file in the same directory,
+/// fsync, then rename. A half-written artifact is never visible under the final name.
+pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<()> {
+    let fail = |what: &str, e: std::io::Error| {
+        EvidenceError::evidence(format!("cannot {what} {}: {e}", path.display()))
+    };
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(parent).map_err(|e| fail("create the directory of", e))?;
+    check_writable(path, replace)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = parent.join(format!(
+        ".{name}.{}.{:012x}.tmp",
+        std::process::id(),
+        random_u64() & 0xffff_ffff_ffff
+    ));
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)
+            .map_err(|e| fail("write", e))?;
+        file.write_all(bytes)
+            .and_then(|_| file.sync_all())
+            .map_err(|e| fail("write", e))?;
+        check_writable(path, replace)?;
+        fs::rename(&temp, path).map_err(|e| fail("write", e))
+    })();
+    let _ = fs::remove_file(&temp);
+    result
+}
+
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, RandomState};
+    RandomState::new().hash_one(std::time::SystemTime::now())
+}
+
+/// A session log found under a root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Discovered {
+    pub host: Host,
+    pub path: PathBuf,
+}
+
+/// Session logs under a Copilot root: `*/events.jsonl`, sorted by path.
+pub fn discover_copilot(root: &Path) -> Vec<Discovered> {
+    let mut found: Vec<Discovered> = subdirs(root)
+        .into_iter()
+        .map(|dir| dir.join("events.jsonl"))
+        .filter(|p| fs::symlink_metadata(p).is_ok())
+        .map(|path| Discovered {
+            host: Host::CopilotCli,
+            path,
+        })
+        .collect();
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+}
+
+/// Session logs under a Claude Code root: `*/*.jsonl` and `*/*/subagents/agent-*.jsonl`.
+pub fn discover_claude(root: &Path) -> Vec<Discovered> {
+    let mut found = Vec::new();
+    for project in subdirs(root) {
+        for entry in entries(&project) {
+            if entry.extension().is_some_and(|e| e == "jsonl") {
+                found.push(entry);
+            } else if entry.is_dir() {
+                found.extend(
+                    entries(&entry.join("subagents"))
+                        .into_iter()
+                        .filter(|p| {
+                            p.file_name()
+                                .is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
+                        })
+                        .filter(|p| p.extension().is_some_and(|e| e == "jsonl")),
+                );
+            }
+        }
+    }
+    found.sort();
+    found
+        .into_iter()
+        .map(|path| Discovered {
+            host: Host::ClaudeCode,
+            path,
+        })
+        .collect()
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default()
+}
+
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    entries(dir).into_iter().filter(|p| p.is_dir()).collect()
+}
+
+/// The default Copilot CLI session root: `$COPILOT_HOME/session-state`, else
+/// `~/.copilot/session-state`.
+pub fn default_copilot_root() -> PathBuf {
+    match std::env::var_os("COPILOT_HOME").filter(|v| !v.is_empty()) {
+        Some(home) => PathBuf::from(home).join("session-state"),
+        None => home_dir().join(".copilot").join("session-state"),
+    }
+}
+
+/// The default Claude Code projects root: `$CLAUDE_CONFIG_DIR/projects`, else
+/// `~/.claude/projects`.
+pub fn default_claude_root() -> PathBuf {
+    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("projects"),
+        None => home_dir().join(".claude").join("projects"),
+    }
+}
+
+pub fn home_dir() -> PathBuf {
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/"))
+}

@@ -1,0 +1,25 @@
+//! The shared heart of `judged` and `judge-evidence`.
+//!
+//! Everything here is deterministic and free of async runtimes, so the daemon and the
+//! CLI's direct mode run exactly the same code, and tests need no daemon:
+//!
+//! * [`adapter`] turns one raw log line of a host (Copilot CLI, Claude Code) into the one
+//!   normalized [`event::Record`] that everything downstream reads;
+//! * [`log::SessionLog`] is a session log as a sequence of complete lines with byte ranges
+//!   and chain hashes, whether it came from a file or from the daemon's store;
+//! * [`rules`] are the evidence rules (marker, challenge, verify, validate), pure
+//!   functions over a `SessionLog`;
+//! * [`gate`] is the review-gate transition table;
+//! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
+//!   writes, session discovery). It is the only module here that touches the disk.
+
+pub mod adapter;
+pub mod chain;
+pub mod event;
+pub mod family;
+pub mod files;
+pub mod gate;
+pub mod log;
+pub mod pyjson;
+pub mod rules;
+pub mod timestamp;

@@ -1,0 +1,180 @@
+//! A session log as the rules see it: complete lines with byte ranges, hashes and records.
+//!
+//! Built the same way from a file (direct mode) or from the daemon's stored lines, so both
+//! modes hash and parse identical bytes. Only complete lines (ending in `\n`) count; a
+//! trailing partial line is a record the host has not finished writing.
+
+use crate::adapter::{self, LineError};
+use crate::chain::{self, Hash};
+use crate::event::{Host, Record};
+
+/// One complete line of a log.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// 1-based line number.
+    pub number: u64,
+    pub start: u64,
+    /// End offset, terminator included.
+    pub end: u64,
+    pub sha256: Hash,
+    /// The session chain through this line.
+    pub chain: Hash,
+    pub parsed: Parsed,
+}
+
+#[derive(Clone, Debug)]
+pub enum Parsed {
+    Record(Box<Record>),
+    /// Only whitespace: skipped, as the reference does.
+    Blank,
+    Malformed(LineError),
+}
+
+#[derive(Clone, Debug)]
+pub struct SessionLog {
+    pub host: Host,
+    /// The path the log was read from (resolved by the caller).
+    pub path: String,
+    bytes: Vec<u8>,
+    pub lines: Vec<Line>,
+}
+
+impl SessionLog {
+    /// Split `bytes` into complete lines and parse each with the host's adapter.
+    pub fn from_bytes(host: Host, path: impl Into<String>, mut bytes: Vec<u8>) -> SessionLog {
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        bytes.truncate(complete);
+        let mut lines = Vec::new();
+        let mut chain = chain::genesis(chain::SESSION_GENESIS_DOMAIN);
+        let mut start = 0usize;
+        for (number, raw) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+            let sha256 = chain::sha256(raw);
+            chain = chain::link(&chain, &sha256);
+            lines.push(Line {
+                number: number as u64 + 1,
+                start: start as u64,
+                end: (start + raw.len()) as u64,
+                sha256,
+                chain,
+                parsed: parse(host, raw),
+            });
+            start += raw.len();
+        }
+        SessionLog {
+            host,
+            path: path.into(),
+            bytes,
+            lines,
+        }
+    }
+
+    /// Length of the complete lines.
+    pub fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// SHA-256 of the first `n` bytes (`n <= len`).
+    pub fn prefix_sha256(&self, n: u64) -> String {
+        chain::to_hex(&chain::sha256(&self.bytes[..n as usize]))
+    }
+
+    /// The chain head at the line that ends exactly at `offset`, if one does.
+    pub fn chain_at(&self, offset: u64) -> Option<String> {
+        let index = self.lines.binary_search_by_key(&offset, |l| l.end).ok()?;
+        Some(chain::to_hex(&self.lines[index].chain))
+    }
+
+    /// Records with their lines, in file order.
+    pub fn records(&self) -> impl Iterator<Item = (&Line, &Record)> {
+        self.lines.iter().filter_map(|line| match &line.parsed {
+            Parsed::Record(record) => Some((line, record.as_ref())),
+            _ => None,
+        })
+    }
+
+    /// Records whose line ends within the first `offset` bytes.
+    pub fn records_within(&self, offset: u64) -> impl Iterator<Item = (&Line, &Record)> {
+        self.records()
+            .take_while(move |(line, _)| line.end <= offset)
+    }
+
+    /// The first malformed line, as `(line number, what is wrong)`.
+    pub fn first_malformed(&self) -> Option<(u64, &LineError)> {
+        self.lines.iter().find_map(|line| match &line.parsed {
+            Parsed::Malformed(error) => Some((line.number, error)),
+            _ => None,
+        })
+    }
+}
+
+fn parse(host: Host, raw: &[u8]) -> Parsed {
+    let trimmed = raw.trim_ascii_end();
+    if trimmed.trim_ascii().is_empty() {
+        return Parsed::Blank;
+    }
+    match adapter::parse_line(host, trimmed) {
+        Ok(record) => Parsed::Record(Box::new(record)),
+        Err(error) => Parsed::Malformed(error),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &[u8] = include_bytes!("../../fixtures/spec-example/events.jsonl");
+
+    #[test]
+    fn offsets_and_prefix_hashes_match_the_spec_vectors() {
+        let log = SessionLog::from_bytes(Host::CopilotCli, "x", EXAMPLE.to_vec());
+        let ends: Vec<u64> = log.lines.iter().map(|l| l.end).collect();
+        assert_eq!(
+            ends,
+            [
+                292, 440, 794, 1197, 1679, 1974, 2494, 2782, 3031, 3281, 3589, 4043, 4170
+            ]
+        );
+        assert_eq!(
+            log.prefix_sha256(1197),
+            "0e2ca0a715bb26afe7aaa2772e90e2e7ee2ce1986fb7cb6fa5f2d8e1a9360fba"
+        );
+        assert_eq!(
+            log.prefix_sha256(4043),
+            "208254ae1727cadc3819fadacbcd341dabadb2573ccf02a190b7b8f21a5e8d8f"
+        );
+        assert!(log.chain_at(1197).is_some());
+        assert!(log.chain_at(1198).is_none());
+    }
+
+    #[test]
+    fn partial_last_line_waits_for_its_newline() {
+        let log = SessionLog::from_bytes(
+            Host::CopilotCli,
+            "x",
+            b"{\"type\":\"a\"}\n{\"type\":".to_vec(),
+        );
+        assert_eq!(log.len(), 13);
+        assert_eq!(log.lines.len(), 1);
+    }
+
+    #[test]
+    fn blank_and_malformed_lines_keep_their_offsets() {
+        let log = SessionLog::from_bytes(Host::CopilotCli, "x", b"\n{oops\n[1]\n{}\n".to_vec());
+        assert!(matches!(log.lines[0].parsed, Parsed::Blank));
+        assert_eq!(log.first_malformed(), Some((2, &LineError::Malformed)));
+        assert!(matches!(
+            log.lines[2].parsed,
+            Parsed::Malformed(LineError::NotAnObject)
+        ));
+        assert_eq!(log.records().count(), 1);
+        assert_eq!(log.lines[3].start, 11);
+    }
+}

@@ -1,0 +1,242 @@
+//! `challenge` and `validate-challenge`: bind a fresh nonce to the root marker call of
+//! exactly one current session, and re-check such a binding later.
+
+use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, proves_marker};
+use super::{Artifact, CHALLENGE_SCHEMA, Env, EvidenceError, ExitCode, Result, check_binding};
+use crate::family::{self, Table};
+use crate::log::SessionLog;
+use crate::timestamp;
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+pub struct ChallengeRequest<'a> {
+    pub binding: &'a str,
+    /// The resolved `--cwd`.
+    pub cwd: &'a str,
+    pub max_age_seconds: i64,
+    pub now: DateTime<Utc>,
+    /// 32 URL-safe base64 characters from 24 CSPRNG bytes; the caller draws it.
+    pub nonce: &'a str,
+}
+
+/// Check `--max-age-seconds` (before the binding, as the reference does).
+pub fn check_max_age(seconds: i64) -> Result<()> {
+    if (1..=600).contains(&seconds) {
+        Ok(())
+    } else {
+        Err(EvidenceError::evidence(
+            "--max-age-seconds must be within 1..600",
+        ))
+    }
+}
+
+/// Find the one current root marker lifecycle for the binding among `logs` and build the
+/// challenge artifact.
+pub fn challenge(
+    request: &ChallengeRequest,
+    logs: &[SessionLog],
+    env: &dyn Env,
+) -> Result<Map<String, Value>> {
+    check_max_age(request.max_age_seconds)?;
+    check_binding(request.binding)?;
+    let mut candidates = Vec::new();
+    for log in logs {
+        // As in the reference, a log that cannot be read as a session is not a candidate.
+        if session::ensure_parsed(log).is_err() {
+            continue;
+        }
+        let Ok(meta) = session::metadata(log, log.len()) else {
+            continue;
+        };
+        if env.resolve(&meta.cwd) != request.cwd {
+            continue;
+        }
+        candidates
+            .extend(marker_candidates(log, request).map(|m| (log, meta.session_id.clone(), m)));
+    }
+    let (log, session_id, marker) = match candidates.len() {
+        0 => {
+            return Err(EvidenceError::new(
+                ExitCode::NoBinding,
+                "binding marker is not present in a current Copilot root session event",
+            ));
+        }
+        1 => candidates.pop().expect("one candidate"),
+        n => {
+            return Err(EvidenceError::new(
+                ExitCode::AmbiguousBinding,
+                format!("ambiguous Copilot session binding: found {n} matching events"),
+            ));
+        }
+    };
+    let model = marker.start.model.as_deref().unwrap_or_default().trim();
+    let Some(executor_family) = family::family(model, Table::Evidence) else {
+        return Err(EvidenceError::new(
+            ExitCode::UnknownExecutorFamily,
+            format!("host-reported executor model has unknown family: {model}"),
+        ));
+    };
+    let start_id = marker
+        .start
+        .id
+        .as_deref()
+        .ok_or_else(|| EvidenceError::evidence("challenge tool event is missing id"))?;
+    let completion_id = marker
+        .completion
+        .id
+        .as_deref()
+        .ok_or_else(|| EvidenceError::evidence("challenge marker completion is missing id"))?;
+    let prefix = marker.completion_line.end;
+    let artifact = json!({
+        "schema": CHALLENGE_SCHEMA,
+        "status": "bound",
+        "binding": request.binding,
+        "nonce": request.nonce,
+        "issued_at": timestamp::format_utc(request.now),
+        "cwd": request.cwd,
+        "session_id": session_id,
+        "session_events": log.path,
+        "challenge_event_id": start_id,
+        "challenge_completion_event_id": completion_id,
+        "challenge_tool_call_id": marker.call.id,
+        "challenge_event_timestamp": marker.start.timestamp,
+        "executor_model": model,
+        "executor_family": executor_family,
+        "event_prefix_bytes": prefix,
+        "event_prefix_sha256": log.prefix_sha256(prefix),
+        "host": log.host.as_str(),
+        "chain_sha256": log.chain_at(prefix),
+    });
+    Ok(artifact.as_object().expect("an object literal").clone())
+}
+
+/// Root shell calls in `log` that carry the binding and `marker`, are fresh, and have
+/// exactly one later successful completion printing the marker.
+fn marker_candidates<'a>(
+    log: &'a SessionLog,
+    request: &'a ChallengeRequest,
+) -> impl Iterator<Item = MarkerLifecycle<'a>> {
+    log.records()
+        .filter(|(_, r)| r.root)
+        .flat_map(move |(start_line, start)| {
+            start.tool_calls.iter().filter_map(move |call| {
+                let model_ok = start.model.as_deref().is_some_and(|m| !m.trim().is_empty());
+                // Defect fix (spec §8.4): a bad timestamp makes this call no candidate; it
+                // does not abort the scan of every other session.
+                let age = start
+                    .timestamp
+                    .as_deref()
+                    .and_then(timestamp::parse)
+                    .map(|t| (request.now - t).num_milliseconds());
+                let fresh =
+                    age.is_some_and(|ms| (-5_000..=request.max_age_seconds * 1000).contains(&ms));
+                let arguments = call.arguments_text();
+                if !(session::is_shell_tool(&call.name)
+                    && model_ok
+                    && fresh
+                    && arguments.contains(request.binding)
+                    && arguments.contains("marker"))
+                {
+                    return None;
+                }
+                // Defect fix (spec §8.9): a call without an id matches no completion.
+                let call_id = call.id.as_deref()?;
+                let mut completions = log.records().filter(|(line, r)| {
+                    r.root
+                        && line.end > start_line.end
+                        && r.tool_results
+                            .iter()
+                            .any(|res| proves_marker(res, call_id, request.binding))
+                });
+                let (completion_line, completion) = completions.next()?;
+                completions.next().is_none().then_some(MarkerLifecycle {
+                    start,
+                    call,
+                    completion_line,
+                    completion,
+                })
+            })
+        })
+}
+
+/// Re-check a challenge artifact against its log (spec §2.3); shared by `verify`.
+pub(super) fn revalidate<'a>(
+    challenge: &Artifact,
+    log: &'a SessionLog,
+    env: &dyn Env,
+) -> Result<MarkerLifecycle<'a>> {
+    if challenge.str("schema") != Some(CHALLENGE_SCHEMA) || challenge.str("status") != Some("bound")
+    {
+        return Err(EvidenceError::evidence(
+            "unsupported or unbound Copilot challenge",
+        ));
+    }
+    session::ensure_parsed(log)?;
+    let prefix = challenge
+        .prefix_len("event_prefix_bytes", log.len())
+        .ok_or_else(|| EvidenceError::evidence("challenge event prefix length is invalid"))?;
+    if log.prefix_sha256(prefix) != challenge.required("event_prefix_sha256")? {
+        return Err(EvidenceError::evidence(
+            "Copilot challenge event prefix changed after binding",
+        ));
+    }
+    let meta = session::metadata(log, prefix)?;
+    if Some(meta.session_id.as_str()) != challenge.str("session_id") {
+        return Err(EvidenceError::evidence(
+            "challenge session id does not match its event log",
+        ));
+    }
+    if env.resolve(&meta.cwd) != env.resolve(challenge.required("cwd")?) {
+        return Err(EvidenceError::evidence(
+            "challenge cwd does not match its event log",
+        ));
+    }
+    let ids = MarkerIds {
+        start_event_id: challenge.required("challenge_event_id")?,
+        completion_event_id: challenge.required("challenge_completion_event_id")?,
+        tool_call_id: challenge.required("challenge_tool_call_id")?,
+        executor_model: challenge.required("executor_model")?,
+        binding: challenge.required("binding")?,
+    };
+    session::bound_marker(log, &ids, prefix).map_err(|fault| {
+        EvidenceError::evidence(match fault {
+            MarkerFault::StartCount => "challenge root tool event is missing or duplicated",
+            MarkerFault::NotRoot => "challenge was not issued by the root Copilot agent",
+            MarkerFault::ToolCallMismatch => "challenge tool-call id mismatch",
+            MarkerFault::ModelMismatch => "challenge executor model mismatch",
+            MarkerFault::BindingAbsent => {
+                "challenge binding token is absent from the host tool event"
+            }
+            MarkerFault::CompletionCount => "challenge marker completion is missing or duplicated",
+            MarkerFault::CompletionInvalid => {
+                "challenge marker completion does not prove a successful marker call"
+            }
+        })
+    })
+}
+
+/// `validate-challenge`: revalidate and check the stored family.
+///
+/// Defect fix (spec §8.6): an unknown executor family is exit 5 here as in `challenge`,
+/// not the reference's generic 2.
+pub fn validate_challenge(
+    challenge: &Map<String, Value>,
+    log: &SessionLog,
+    env: &dyn Env,
+) -> Result<()> {
+    let challenge = Artifact(challenge);
+    revalidate(&challenge, log, env)?;
+    let model = challenge.required("executor_model")?;
+    let derived = family::family(model, Table::Evidence).ok_or_else(|| {
+        EvidenceError::new(
+            ExitCode::UnknownExecutorFamily,
+            format!("host-reported executor model has unknown family: {model}"),
+        )
+    })?;
+    if challenge.str("executor_family") != Some(derived) {
+        return Err(EvidenceError::evidence(
+            "challenge executor family does not match its host model",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,208 @@
+//! The evidence rules of the copilot-native protocol, as pure functions.
+//!
+//! Behaviour follows the reference helper (`shared/spec/evidence-protocol.md` §2–§3)
+//! except where the spec lists a defect (§8) or the real host disagrees (§9); each such
+//! place says so and has a test named after it. Path resolution and file reads are the
+//! caller's business, through [`Env`].
+
+mod challenge;
+mod session;
+mod validate;
+mod verify;
+
+#[cfg(test)]
+mod tests;
+
+pub use challenge::{ChallengeRequest, challenge, validate_challenge};
+pub use validate::validate;
+pub use verify::{Verified, verify};
+
+use serde_json::{Map, Value};
+
+pub const CHALLENGE_SCHEMA: &str = "aris.copilot-native.challenge/v1";
+pub const EVIDENCE_SCHEMA: &str = "aris.copilot-native.evidence/v1";
+pub const HOST_SESSION_EVENT: &str = "host-session-event";
+pub const REVIEWER_AGENT: &str = "rubber-duck";
+
+/// Stable exit codes of `judge-evidence`, shared with the reference helper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ExitCode {
+    Evidence = 2,
+    NoBinding = 3,
+    AmbiguousBinding = 4,
+    UnknownExecutorFamily = 5,
+    InvocationCount = 6,
+    Lifecycle = 7,
+    PolicyRejected = 10,
+}
+
+/// A deterministic refusal with its exit code and a message naming what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct EvidenceError {
+    pub code: ExitCode,
+    pub message: String,
+}
+
+impl EvidenceError {
+    pub fn new(code: ExitCode, message: impl Into<String>) -> EvidenceError {
+        EvidenceError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// Exit 2, the generic evidence error.
+    pub fn evidence(message: impl Into<String>) -> EvidenceError {
+        EvidenceError::new(ExitCode::Evidence, message)
+    }
+}
+
+pub type Result<T> = std::result::Result<T, EvidenceError>;
+
+/// What the rules need from the outside world.
+pub trait Env {
+    /// The fully resolved form of `path` (absolute, symlinks followed; a path that does
+    /// not exist resolves to its absolute self).
+    fn resolve(&self, path: &str) -> String;
+    /// The bytes of an artifact file, after the safe-file checks.
+    fn read_file(&self, path: &str) -> Result<Vec<u8>>;
+}
+
+/// Check the binding token: `[A-Za-z0-9][A-Za-z0-9_.:-]{15,127}`.
+pub fn check_binding(binding: &str) -> Result<()> {
+    let bytes = binding.as_bytes();
+    let valid = (16..=128).contains(&bytes.len())
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[1..]
+            .iter()
+            .all(|&b| b.is_ascii_alphanumeric() || b"_.:-".contains(&b));
+    if valid {
+        Ok(())
+    } else {
+        Err(EvidenceError::evidence(
+            "--binding must be a 16..128 character stable token",
+        ))
+    }
+}
+
+/// The marker object, whose one-line text `challenge` looks for in the host's record.
+pub fn marker(binding: &str) -> Result<Value> {
+    check_binding(binding)?;
+    Ok(marker_object(binding))
+}
+
+fn marker_object(binding: &str) -> Value {
+    object([
+        ("binding", binding.into()),
+        ("schema", CHALLENGE_SCHEMA.into()),
+        ("status", "marker".into()),
+    ])
+}
+
+/// The exact bytes `marker` prints, as the host records them in the tool result.
+fn marker_text(binding: &str) -> String {
+    crate::pyjson::one_line(&marker_object(binding))
+}
+
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+}
+
+/// A loaded artifact: a JSON object with typed field access and field-naming errors.
+pub struct Artifact<'a>(pub &'a Map<String, Value>);
+
+impl<'a> Artifact<'a> {
+    /// Parse artifact bytes read from `path`.
+    pub fn parse(path: &str, bytes: &[u8]) -> Result<Map<String, Value>> {
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err(EvidenceError::evidence(format!(
+                "JSON artifact must be an object: {path}"
+            ))),
+            Err(_) => Err(EvidenceError::evidence(format!(
+                "invalid JSON artifact: {path}"
+            ))),
+        }
+    }
+
+    pub fn str(&self, key: &str) -> Option<&'a str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    /// A required non-empty string field.
+    pub fn required(&self, key: &str) -> Result<&'a str> {
+        self.str(key).filter(|s| !s.is_empty()).ok_or_else(|| {
+            EvidenceError::evidence(format!("artifact is missing non-empty string field: {key}"))
+        })
+    }
+
+    /// A positive integer no larger than `limit` (JSON booleans are not integers).
+    pub fn prefix_len(&self, key: &str, limit: u64) -> Option<u64> {
+        self.0
+            .get(key)
+            .and_then(Value::as_u64)
+            .filter(|&n| n > 0 && n <= limit)
+    }
+}
+
+/// The nonce line the reviewer's prompt must carry: `ARIS_REVIEW_NONCE=<nonce>` alone on
+/// a line, trailing whitespace allowed.
+pub fn has_nonce_line(prompt: &str, nonce: &str) -> bool {
+    let wanted = format!("ARIS_REVIEW_NONCE={nonce}");
+    prompt.split('\n').any(|line| {
+        line.strip_prefix(wanted.as_str())
+            .is_some_and(|rest| rest.trim().is_empty())
+    })
+}
+
+/// The reviewer's response from the native tool result (spec §3.6).
+pub fn extract_response(result: &Value) -> Result<String> {
+    let Some(result) = result.as_object() else {
+        return Err(EvidenceError::evidence(
+            "native reviewer tool result is not an object",
+        ));
+    };
+    let content = result
+        .get("content")
+        .and_then(Value::as_str)
+        .filter(|c| !c.trim().is_empty())
+        .ok_or_else(|| {
+            EvidenceError::evidence("native reviewer tool result has no text content")
+        })?;
+    let detailed = result.get("detailedContent").and_then(Value::as_str);
+    Ok(match detailed {
+        Some(d)
+            if d.chars().count() >= content.chars().count()
+                && !d.contains("(Full response provided to agent)") =>
+        {
+            d.to_owned()
+        }
+        _ => content.to_owned(),
+    })
+}
+
+/// `cne_` + 32 hex of the SHA-256 of the canonical seven identity fields (spec §3.5).
+pub fn evidence_id(evidence: &Map<String, Value>) -> String {
+    let identity: Map<String, Value> = [
+        "session_id",
+        "challenge_event_id",
+        "tool_call_id",
+        "executor_model",
+        "reviewer_model",
+        "response_sha256",
+        "event_prefix_sha256",
+    ]
+    .iter()
+    .map(|k| {
+        (
+            k.to_string(),
+            evidence.get(*k).cloned().unwrap_or(Value::Null),
+        )
+    })
+    .collect();
+    let digest =
+        crate::chain::sha256(crate::pyjson::canonical(&Value::Object(identity)).as_bytes());
+    format!("cne_{}", &hex::encode(digest)[..32])
+}

@@ -1,0 +1,286 @@
+//! Lookups shared by the rules: session metadata, the marker lifecycle, the rubber-duck
+//! invocation test and the reviewer lifecycle.
+
+use super::{EvidenceError, Result, has_nonce_line, marker_text};
+use crate::event::{Host, Record, SubagentPhase, ToolCall, ToolResult};
+use crate::log::{Line, SessionLog};
+use serde_json::Value;
+
+/// Fail closed on the first malformed line, naming file and line.
+pub(super) fn ensure_parsed(log: &SessionLog) -> Result<()> {
+    match log.first_malformed() {
+        None => Ok(()),
+        Some((number, error)) => {
+            let host = match log.host {
+                Host::CopilotCli => "Copilot event",
+                Host::ClaudeCode => "Claude Code record",
+            };
+            Err(EvidenceError::evidence(format!(
+                "{error} in {host} at {}:{number}",
+                log.path
+            )))
+        }
+    }
+}
+
+pub(super) struct SessionMeta {
+    pub session_id: String,
+    pub cwd: String,
+}
+
+/// Session id and cwd as recorded within the first `within` bytes.
+///
+/// Defect fix (spec §8.10): the reference reads the whole current file, so a second
+/// `session.start` appended after binding invalidated earlier artifacts. What was bound
+/// is the prefix, so the metadata comes from the prefix.
+pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
+    match log.host {
+        Host::CopilotCli => {
+            let starts: Vec<&Record> = log
+                .records_within(within)
+                .map(|(_, r)| r)
+                .filter(|r| r.session_start)
+                .collect();
+            let [start] = starts.as_slice() else {
+                return Err(EvidenceError::evidence(format!(
+                    "expected exactly one session.start event, found {}",
+                    starts.len()
+                )));
+            };
+            let session_id = start
+                .session_id
+                .clone()
+                .ok_or_else(|| EvidenceError::evidence("session.start is missing sessionId"))?;
+            let cwd = start
+                .cwd
+                .clone()
+                .ok_or_else(|| EvidenceError::evidence("session.start is missing context.cwd"))?;
+            Ok(SessionMeta { session_id, cwd })
+        }
+        // A transcript has no opening record; every conversation record carries both.
+        Host::ClaudeCode => log
+            .records_within(within)
+            .find_map(|(_, r)| {
+                Some(SessionMeta {
+                    session_id: r.session_id.clone()?,
+                    cwd: r.cwd.clone()?,
+                })
+            })
+            .ok_or_else(|| {
+                EvidenceError::evidence(
+                    "Claude Code transcript has no record with sessionId and cwd",
+                )
+            }),
+    }
+}
+
+/// The tool names a marker call may run under.
+pub(super) fn is_shell_tool(name: &str) -> bool {
+    matches!(
+        name.to_lowercase().as_str(),
+        "bash" | "shell" | "powershell"
+    )
+}
+
+/// Whether `result` answers `call_id` and proves a successful marker call for `binding`.
+pub(super) fn proves_marker(result: &ToolResult, call_id: &str, binding: &str) -> bool {
+    result.tool_call_id.as_deref() == Some(call_id)
+        && result.success
+        && result.text.contains(&marker_text(binding))
+}
+
+/// A marker call and its completion, as located in a log.
+pub(super) struct MarkerLifecycle<'a> {
+    pub start: &'a Record,
+    pub call: &'a ToolCall,
+    pub completion_line: &'a Line,
+    pub completion: &'a Record,
+}
+
+/// The ids an artifact binds the marker lifecycle by.
+pub(super) struct MarkerIds<'a> {
+    pub start_event_id: &'a str,
+    pub completion_event_id: &'a str,
+    pub tool_call_id: &'a str,
+    pub executor_model: &'a str,
+    pub binding: &'a str,
+}
+
+/// What is wrong with a recorded marker lifecycle; each caller words it its own way.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum MarkerFault {
+    StartCount,
+    NotRoot,
+    ToolCallMismatch,
+    ModelMismatch,
+    BindingAbsent,
+    CompletionCount,
+    CompletionInvalid,
+}
+
+/// Find the marker lifecycle named by `ids` within the first `within` bytes.
+pub(super) fn bound_marker<'a>(
+    log: &'a SessionLog,
+    ids: &MarkerIds,
+    within: u64,
+) -> std::result::Result<MarkerLifecycle<'a>, MarkerFault> {
+    let (start_line, start) =
+        exactly_one(log.records_within(within).filter(|(_, r)| {
+            r.id.as_deref() == Some(ids.start_event_id) && !r.tool_calls.is_empty()
+        }))
+        .ok_or(MarkerFault::StartCount)?;
+    if !start.root {
+        return Err(MarkerFault::NotRoot);
+    }
+    let call = start
+        .tool_calls
+        .iter()
+        .find(|c| c.id.as_deref() == Some(ids.tool_call_id))
+        .ok_or(MarkerFault::ToolCallMismatch)?;
+    // Defect fix (spec §8.8): the challenge stores the trimmed model, so compare trimmed.
+    if start.model.as_deref().map(str::trim) != Some(ids.executor_model.trim()) {
+        return Err(MarkerFault::ModelMismatch);
+    }
+    if !call.arguments_text().contains(ids.binding) {
+        return Err(MarkerFault::BindingAbsent);
+    }
+    let (completion_line, completion) = exactly_one(log.records_within(within).filter(|(_, r)| {
+        r.id.as_deref() == Some(ids.completion_event_id) && !r.tool_results.is_empty()
+    }))
+    .ok_or(MarkerFault::CompletionCount)?;
+    let proves = completion.root
+        && completion
+            .tool_results
+            .iter()
+            .any(|r| proves_marker(r, ids.tool_call_id, ids.binding))
+        && completion_line.end > start_line.end;
+    if !proves {
+        return Err(MarkerFault::CompletionInvalid);
+    }
+    Ok(MarkerLifecycle {
+        start,
+        call,
+        completion_line,
+        completion,
+    })
+}
+
+fn exactly_one<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
+    let first = items.next()?;
+    items.next().is_none().then_some(first)
+}
+
+/// If `call` is a native rubber-duck invocation, its prompt.
+///
+/// The `task` tool with `agent_type` (or `agentType`) `rubber-duck`, or a tool named
+/// `rubber-duck`/`rubberduck`; arguments must be an object.
+pub(super) fn rubber_duck_prompt(call: &ToolCall) -> Option<&str> {
+    let arguments = match &call.arguments {
+        Value::Object(map) => Some(map),
+        Value::Null => None,
+        _ => return None,
+    };
+    let field = |key: &str| arguments.and_then(|a| a.get(key));
+    let tool = call.name.to_lowercase().replace('_', "-");
+    let agent = field("agent_type").or_else(|| field("agentType"));
+    let qualifies = (tool == "task"
+        && agent.and_then(Value::as_str) == Some(super::REVIEWER_AGENT))
+        || tool == "rubber-duck"
+        || tool == "rubberduck";
+    if !qualifies {
+        return None;
+    }
+    let prompt = ["prompt", "query", "input"]
+        .iter()
+        .find_map(|k| field(k).and_then(Value::as_str));
+    Some(prompt.unwrap_or(""))
+}
+
+/// Root tool calls in `records` that are rubber-duck invocations carrying `nonce`.
+pub(super) fn nonce_bound_invocations<'a>(
+    records: impl Iterator<Item = (&'a Line, &'a Record)>,
+    nonce: &'a str,
+) -> impl Iterator<Item = (&'a Line, &'a Record, &'a ToolCall)> {
+    records
+        .filter(|(_, r)| r.root)
+        .flat_map(move |(line, record)| {
+            record
+                .tool_calls
+                .iter()
+                .filter(move |call| {
+                    rubber_duck_prompt(call).is_some_and(|p| has_nonce_line(p, nonce))
+                })
+                .map(move |call| (line, record, call))
+        })
+}
+
+/// Every record of one reviewer lifecycle, keyed by the root task's tool-call id.
+#[derive(Default)]
+pub(super) struct ReviewerLifecycle<'a> {
+    pub started: Vec<(&'a Line, &'a Record)>,
+    pub completed: Vec<(&'a Line, &'a Record)>,
+    pub failed: Vec<(&'a Line, &'a Record)>,
+    pub tool_completions: Vec<(&'a Line, &'a ToolResult, &'a Record)>,
+}
+
+impl<'a> ReviewerLifecycle<'a> {
+    pub fn collect(
+        records: impl Iterator<Item = (&'a Line, &'a Record)>,
+        tool_call_id: &str,
+    ) -> Self {
+        let mut lifecycle = ReviewerLifecycle::default();
+        for (line, record) in records {
+            if let Some(sub) = record
+                .subagent
+                .as_ref()
+                .filter(|s| s.tool_call_id.as_deref() == Some(tool_call_id))
+            {
+                match sub.phase {
+                    SubagentPhase::Started => lifecycle.started.push((line, record)),
+                    SubagentPhase::Completed => lifecycle.completed.push((line, record)),
+                    SubagentPhase::Failed => lifecycle.failed.push((line, record)),
+                }
+            }
+            for result in record
+                .tool_results
+                .iter()
+                .filter(|r| r.tool_call_id.as_deref() == Some(tool_call_id))
+            {
+                lifecycle.tool_completions.push((line, result, record));
+            }
+        }
+        lifecycle
+    }
+
+    pub fn counts(&self) -> (usize, usize, usize) {
+        (
+            self.started.len(),
+            self.completed.len(),
+            self.tool_completions.len(),
+        )
+    }
+}
+
+/// The child agent both lifecycle ends name, when they name the same one.
+///
+/// Copilot CLI 1.0.102 gives the child its own UUID `agentId`; older hosts used the
+/// task's toolCallId. Either way `subagent.started` and `subagent.completed` must agree.
+pub(super) fn child_agent<'a>(started: &'a Record, completed: &'a Record) -> Option<&'a str> {
+    match (started.agent_id.as_deref(), completed.agent_id.as_deref()) {
+        (Some(a), Some(b)) if a == b => Some(a),
+        _ => None,
+    }
+}
+
+/// Whether the child's first prompt, when the host recorded one, carries the nonce.
+pub(super) fn child_prompt_has_nonce<'a>(
+    records: impl Iterator<Item = (&'a Line, &'a Record)>,
+    child: &str,
+    nonce: &str,
+) -> bool {
+    records
+        .map(|(_, r)| r)
+        .find(|r| r.agent_id.as_deref() == Some(child) && r.kind == "user.message")
+        .and_then(|r| r.text.as_deref())
+        .is_none_or(|prompt| has_nonce_line(prompt, nonce))
+}

@@ -1,0 +1,159 @@
+//! `validate`: re-check an evidence artifact against the log as it is now. Appends after
+//! the bound prefix are fine; any change inside it is not.
+
+use super::session::{self, MarkerIds, ReviewerLifecycle};
+use super::verify::reviewer_model;
+use super::{
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result,
+    evidence_id, extract_response,
+};
+use crate::chain;
+use crate::family::{self, Table};
+use crate::log::SessionLog;
+use serde_json::{Map, Value};
+
+fn fail<T>(message: &str) -> Result<T> {
+    Err(EvidenceError::evidence(message))
+}
+
+pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<()> {
+    let ev = Artifact(evidence);
+    if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
+        return fail("unsupported Copilot native evidence schema");
+    }
+    if ev.str("status") != Some("verified")
+        || evidence.get("independence_verified") != Some(&Value::Bool(true))
+    {
+        return fail("Copilot native evidence is not verified");
+    }
+    if ev.str("agent_name") != Some(REVIEWER_AGENT) {
+        return fail("evidence agent is not rubber-duck");
+    }
+    session::ensure_parsed(log)?;
+    let Some(prefix) = ev.prefix_len("event_prefix_bytes", log.len()) else {
+        return fail("evidence event prefix length is invalid");
+    };
+    if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
+        return fail("Copilot evidence event prefix was modified");
+    }
+    let meta = session::metadata(log, prefix)?;
+    if Some(meta.session_id.as_str()) != ev.str("session_id")
+        || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?)
+    {
+        return fail("evidence session metadata mismatch");
+    }
+    let tool_call_id = ev.required("tool_call_id")?;
+    let nonce = ev.required("nonce")?;
+    let executor_model = ev.required("executor_model")?;
+    let ids = MarkerIds {
+        start_event_id: ev.required("challenge_event_id")?,
+        completion_event_id: ev.required("challenge_completion_event_id")?,
+        tool_call_id: ev.required("challenge_tool_call_id")?,
+        executor_model,
+        binding: ev.required("binding")?,
+    };
+    let marker = session::bound_marker(log, &ids, prefix).map_err(|fault| {
+        EvidenceError::evidence(match fault {
+            session::MarkerFault::StartCount | session::MarkerFault::CompletionCount => {
+                "evidence challenge marker lifecycle is missing or duplicated"
+            }
+            _ => "evidence challenge marker lifecycle is invalid",
+        })
+    })?;
+
+    let invocations: Vec<_> = session::nonce_bound_invocations(log.records_within(prefix), nonce)
+        .filter(|(_, _, call)| call.id.as_deref() == Some(tool_call_id))
+        .collect();
+    let lifecycle = ReviewerLifecycle::collect(log.records_within(prefix), tool_call_id);
+    let (
+        [(invocation_line, invocation, _)],
+        [(started_line, started)],
+        [(completed_line, completed)],
+        [(tool_line, tool_result, tool_record)],
+    ) = (
+        invocations.as_slice(),
+        lifecycle.started.as_slice(),
+        lifecycle.completed.as_slice(),
+        lifecycle.tool_completions.as_slice(),
+    )
+    else {
+        return fail("evidence lifecycle events are missing or duplicated");
+    };
+    if !lifecycle.failed.is_empty() {
+        return fail("evidence contains a failed native reviewer lifecycle");
+    }
+    let names =
+        [started, completed].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
+    if names != [Some(REVIEWER_AGENT); 2] {
+        return fail("evidence lifecycle agent mismatch");
+    }
+    let Some(child) = session::child_agent(started, completed) else {
+        return fail("evidence child agent id mismatch");
+    };
+    if ev
+        .str("child_agent_id")
+        .is_some_and(|stored| stored != child)
+        || !session::child_prompt_has_nonce(log.records_within(prefix), child, nonce)
+    {
+        return fail("evidence child agent id mismatch");
+    }
+    let ordered = marker.completion_line.end < invocation_line.end
+        && invocation_line.end < started_line.end
+        && started_line.end <= completed_line.end
+        && completed_line.end < tool_line.end;
+    if !ordered {
+        return fail("evidence lifecycle events are out of order");
+    }
+    // Defect fix (spec §8.7): success is exactly `true` here as in verify.
+    if !tool_result.success {
+        return fail("evidence tool completion is not successful");
+    }
+    let invocation_model = invocation
+        .model
+        .as_deref()
+        .map(str::trim)
+        .unwrap_or_default();
+    let reviewer = reviewer_model(started, completed)
+        .or_else(|_| fail("evidence model ids differ from host lifecycle events"))?;
+    if invocation_model != executor_model || Some(reviewer.as_str()) != ev.str("reviewer_model") {
+        return fail("evidence model ids differ from host lifecycle events");
+    }
+    // Defect fix (spec §8.7): an empty completion model is a change, as in verify.
+    if tool_record
+        .model
+        .as_deref()
+        .is_some_and(|m| m.trim() != executor_model)
+    {
+        return fail("evidence executor model changed before tool completion");
+    }
+    let executor_family = family::family(executor_model, Table::Evidence);
+    let reviewer_family = family::family(&reviewer, Table::Evidence);
+    let (Some(ef), Some(rf)) = (executor_family, reviewer_family) else {
+        return fail("evidence no longer establishes a known cross-family pair");
+    };
+    if ef == rf {
+        return fail("evidence no longer establishes a known cross-family pair");
+    }
+    if ev.str("executor_family") != Some(ef) || ev.str("reviewer_family") != Some(rf) {
+        return fail("evidence family fields do not match its model ids");
+    }
+    if ev.str("family_relation") != Some("different") {
+        return fail("evidence family relation is not different");
+    }
+    if ev.str("executor_model_source") != Some(HOST_SESSION_EVENT)
+        || ev.str("reviewer_model_source") != Some(HOST_SESSION_EVENT)
+    {
+        return fail("evidence model sources are not host session events");
+    }
+    let response = extract_response(&tool_result.result)?;
+    let stored = env.read_file(ev.required("response_path")?)?;
+    if stored != response.as_bytes()
+        || ev.str("response_sha256") != Some(chain::to_hex(&chain::sha256(&stored)).as_str())
+    {
+        return fail("native reviewer response artifact does not match the host tool result");
+    }
+    if ev.str("evidence_id") != Some(evidence_id(evidence).as_str()) {
+        return fail("native evidence id does not match its bound fields");
+    }
+    Ok(())
+}

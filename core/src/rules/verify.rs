@@ -1,0 +1,258 @@
+//! `verify`: prove that exactly one nonce-bound rubber-duck sub-agent of another model
+//! family reviewed the work after the challenge, and build the evidence artifact.
+
+use super::challenge::revalidate;
+use super::session::{self, ReviewerLifecycle};
+use super::{
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, ExitCode, HOST_SESSION_EVENT, REVIEWER_AGENT,
+    Result, evidence_id, extract_response,
+};
+use crate::family::{self, Table};
+use crate::timestamp;
+use crate::{chain, log::SessionLog};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+/// A verification outcome: the evidence and the response to write beside it.
+#[derive(Debug)]
+pub struct Verified {
+    pub evidence: Map<String, Value>,
+    pub response: String,
+}
+
+impl Verified {
+    /// `Err` with exit 10 when the policy rejected the pair; the artifacts are still
+    /// written first.
+    pub fn policy(&self) -> Result<()> {
+        if self.evidence.get("status").and_then(Value::as_str) == Some("verified") {
+            return Ok(());
+        }
+        let reason = self
+            .evidence
+            .get("reason")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Err(EvidenceError::new(
+            ExitCode::PolicyRejected,
+            format!("native reviewer evidence rejected: {reason}"),
+        ))
+    }
+}
+
+/// Verify the reviewer lifecycle bound to `challenge`. `response_path` is the resolved
+/// path the response will be written to; `now` stamps `verified_at`.
+pub fn verify(
+    challenge: &Map<String, Value>,
+    log: &SessionLog,
+    response_path: &str,
+    now: DateTime<Utc>,
+    env: &dyn Env,
+) -> Result<Verified> {
+    let challenge = Artifact(challenge);
+    revalidate(&challenge, log, env)?;
+    let nonce = challenge.required("nonce")?;
+    let challenge_time = challenge
+        .str("challenge_event_timestamp")
+        .and_then(timestamp::parse)
+        .ok_or_else(|| {
+            EvidenceError::evidence("challenge_event_timestamp is not an ISO-8601 timestamp")
+        })?;
+    let prefix = challenge
+        .prefix_len("event_prefix_bytes", log.len())
+        .expect("revalidated");
+    let executor_model = challenge.required("executor_model")?;
+
+    // Defect fix (spec §8.4): only invocations need a timestamp; a malformed timestamp
+    // on any other event no longer aborts verification.
+    let invocations: Vec<_> = session::nonce_bound_invocations(log.records(), nonce)
+        .filter(|(_, r, _)| {
+            r.timestamp
+                .as_deref()
+                .and_then(timestamp::parse)
+                .is_some_and(|t| t >= challenge_time)
+        })
+        .collect();
+    let [(invocation_line, invocation, call)] = invocations.as_slice() else {
+        return Err(EvidenceError::new(
+            ExitCode::InvocationCount,
+            format!(
+                "expected exactly one nonce-bound native rubber-duck invocation, found {}",
+                invocations.len()
+            ),
+        ));
+    };
+    if invocation_line.end <= prefix {
+        return Err(EvidenceError::evidence(
+            "native rubber-duck invocation does not follow the bound challenge",
+        ));
+    }
+    let tool_call_id = call.id.as_deref().ok_or_else(|| {
+        EvidenceError::evidence("native rubber-duck invocation is missing toolCallId")
+    })?;
+    let invocation_model = invocation
+        .model
+        .as_deref()
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .ok_or_else(|| {
+            EvidenceError::evidence("native invocation is missing host-reported executor model")
+        })?;
+    if invocation_model != executor_model.trim() {
+        return Err(EvidenceError::evidence(
+            "executor model changed between challenge and native review",
+        ));
+    }
+
+    let lifecycle = ReviewerLifecycle::collect(log.records(), tool_call_id);
+    if !lifecycle.failed.is_empty() {
+        return Err(EvidenceError::new(
+            ExitCode::Lifecycle,
+            "native rubber-duck subagent failed",
+        ));
+    }
+    if let [(_, result, _)] = lifecycle.tool_completions.as_slice()
+        && !result.success
+    {
+        return Err(EvidenceError::new(
+            ExitCode::Lifecycle,
+            "native rubber-duck tool execution did not succeed",
+        ));
+    }
+    let (
+        [(started_line, started)],
+        [(completed_line, completed)],
+        [(tool_line, tool_result, tool_record)],
+    ) = (
+        lifecycle.started.as_slice(),
+        lifecycle.completed.as_slice(),
+        lifecycle.tool_completions.as_slice(),
+    )
+    else {
+        let (s, c, t) = lifecycle.counts();
+        return Err(EvidenceError::new(
+            ExitCode::Lifecycle,
+            format!(
+                "native rubber-duck lifecycle is incomplete or ambiguous (started={s}, completed={c}, tool_complete={t})"
+            ),
+        ));
+    };
+    let names =
+        [started, completed].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
+    if names != [Some(REVIEWER_AGENT); 2] {
+        return Err(EvidenceError::evidence(
+            "nonce-bound task was not completed by the rubber-duck subagent",
+        ));
+    }
+    // Host fix (spec §9): bind the child by the agent id both lifecycle ends name, not by
+    // requiring it to equal the toolCallId, which the real host never writes.
+    let child = session::child_agent(started, completed).ok_or_else(|| {
+        EvidenceError::evidence("rubber-duck lifecycle is not bound to one child agent id")
+    })?;
+    if !session::child_prompt_has_nonce(log.records(), child, nonce) {
+        return Err(EvidenceError::new(
+            ExitCode::InvocationCount,
+            format!("rubber-duck child agent {child} did not receive the nonce line"),
+        ));
+    }
+    if !(invocation_line.end < started_line.end
+        && started_line.end <= completed_line.end
+        && completed_line.end < tool_line.end)
+    {
+        return Err(EvidenceError::evidence(
+            "native rubber-duck lifecycle events are out of order",
+        ));
+    }
+    if tool_record
+        .model
+        .as_deref()
+        .is_some_and(|m| m.trim() != executor_model.trim())
+    {
+        return Err(EvidenceError::evidence(
+            "root executor model changed before native tool completion",
+        ));
+    }
+    let reviewer_model = reviewer_model(started, completed)?;
+    let response = extract_response(&tool_result.result)?;
+
+    let executor_family = family::family(invocation_model, Table::Evidence);
+    let reviewer_family = family::family(&reviewer_model, Table::Evidence);
+    let (status, reason, relation) = match (executor_family, reviewer_family) {
+        (Some(e), Some(r)) if e != r => {
+            ("verified", "host-event-verified-cross-family", "different")
+        }
+        (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
+        _ => ("rejected", "unknown-model-family", "unknown"),
+    };
+    let final_offset = tool_line.end;
+    let mut evidence = json!({
+        "schema": EVIDENCE_SCHEMA,
+        "status": status,
+        "reason": reason,
+        "verified_at": timestamp::format_utc(now),
+        "session_events": log.path,
+        "tool_call_id": tool_call_id,
+        "agent_name": REVIEWER_AGENT,
+        "child_agent_id": child,
+        "executor_model": invocation_model,
+        "executor_model_source": HOST_SESSION_EVENT,
+        "executor_family": executor_family.unwrap_or(family::UNKNOWN),
+        "reviewer_model": reviewer_model,
+        "reviewer_model_source": HOST_SESSION_EVENT,
+        "reviewer_family": reviewer_family.unwrap_or(family::UNKNOWN),
+        "family_relation": relation,
+        "independence_verified": status == "verified",
+        "response_path": response_path,
+        "response_sha256": chain::to_hex(&chain::sha256(response.as_bytes())),
+        "event_prefix_bytes": final_offset,
+        "event_prefix_sha256": log.prefix_sha256(final_offset),
+        "host": log.host.as_str(),
+        "chain_sha256": log.chain_at(final_offset),
+    });
+    let evidence = evidence.as_object_mut().expect("an object literal");
+    for key in [
+        "binding",
+        "nonce",
+        "cwd",
+        "session_id",
+        "challenge_event_id",
+        "challenge_completion_event_id",
+        "challenge_tool_call_id",
+    ] {
+        evidence.insert(
+            key.to_owned(),
+            challenge.0.get(key).cloned().unwrap_or(Value::Null),
+        );
+    }
+    let id = evidence_id(evidence);
+    evidence.insert("evidence_id".to_owned(), id.into());
+    Ok(Verified {
+        evidence: evidence.clone(),
+        response,
+    })
+}
+
+/// The resolved reviewer model: the completed one, else the started one; both ends must
+/// agree when both name one.
+pub(super) fn reviewer_model(
+    started: &crate::event::Record,
+    completed: &crate::event::Record,
+) -> Result<String> {
+    let model_of = |r: &crate::event::Record| {
+        r.subagent
+            .as_ref()
+            .and_then(|s| s.model.clone())
+            .filter(|m| !m.is_empty())
+    };
+    let (started_model, completed_model) = (model_of(started), model_of(completed));
+    let reviewer = completed_model
+        .or_else(|| started_model.clone())
+        .ok_or_else(|| {
+            EvidenceError::evidence("native reviewer completion is missing its resolved model")
+        })?;
+    if started_model.is_some_and(|m| m != reviewer) {
+        return Err(EvidenceError::evidence(
+            "native reviewer model changed within one subagent lifecycle",
+        ));
+    }
+    Ok(reviewer)
+}

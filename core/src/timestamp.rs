@@ -1,0 +1,79 @@
+//! ISO-8601 timestamps, as lenient as the reference's Python 3.11 `fromisoformat`
+//! where hosts actually differ (fraction length, `Z`, offsets, space separator,
+//! date-only), and never lenient about garbage.
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+
+/// Parse a host timestamp; naive values are taken as UTC.
+pub fn parse(text: &str) -> Option<DateTime<Utc>> {
+    let text = text.trim();
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Some(t.with_timezone(&Utc));
+    }
+    let normalized = text.replacen(' ', "T", 1);
+    let normalized = match normalized.strip_suffix('Z') {
+        Some(rest) => format!("{rest}+00:00"),
+        None => normalized,
+    };
+    for format in [
+        "%Y-%m-%dT%H:%M:%S%.f%:z",
+        "%Y-%m-%dT%H:%M%:z",
+        "%Y%m%dT%H%M%S%.f%:z",
+    ] {
+        if let Ok(t) = DateTime::parse_from_str(&normalized, format) {
+            return Some(t.with_timezone(&Utc));
+        }
+    }
+    for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%dT%H:%M", "%Y%m%dT%H%M%S%.f"] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(&normalized, format) {
+            return Some(t.and_utc());
+        }
+    }
+    NaiveDate::parse_from_str(&normalized, "%Y-%m-%d")
+        .ok()
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .map(|t| t.and_utc())
+}
+
+/// `datetime.now(UTC).isoformat()` with `+00:00` written as `Z`: microseconds only
+/// when non-zero.
+pub fn format_utc(t: DateTime<Utc>) -> String {
+    if t.timestamp_subsec_micros() == 0 {
+        t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    } else {
+        t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_host_forms_and_rejects_garbage() {
+        let base = parse("2026-07-15T12:00:05Z").unwrap();
+        for ok in [
+            "2026-07-15T12:00:05.000Z",
+            "2026-07-15T12:00:05+00:00",
+            "2026-07-15 12:00:05",
+            "2026-07-15T14:00:05+02:00",
+            "20260715T120005Z",
+        ] {
+            assert_eq!(parse(ok), Some(base), "{ok}");
+        }
+        assert!(parse("2026-07-15").is_some());
+        for bad in ["", "yesterday", "2026-13-01T00:00:00Z", "12:00"] {
+            assert_eq!(parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn formats_like_python_isoformat() {
+        let t = parse("2026-07-15T12:00:08.123456Z").unwrap();
+        assert_eq!(format_utc(t), "2026-07-15T12:00:08.123456Z");
+        assert_eq!(
+            format_utc(parse("2026-07-15T12:00:08Z").unwrap()),
+            "2026-07-15T12:00:08Z"
+        );
+    }
+}

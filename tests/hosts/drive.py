@@ -1,0 +1,242 @@
+#!/usr/bin/env python3
+"""Drive a real host client (Copilot CLI or Claude Code) against the scripted model server.
+
+  drive.py copilot SCENARIO WORKDIR [options]
+  drive.py claude  SCENARIO WORKDIR [options]
+
+Options:
+  --timeout SEC      wall-clock limit for the client (default: scenario "timeout" or 120)
+  --stand-in         put tests/hosts/stand-in/ first on PATH (a fake `judge-evidence`
+                     used to capture fixtures before the real binary exists)
+  --copy-to DIR      copy the session log(s) byte-for-byte into DIR
+  --bin PATH         client binary (default: $COPILOT_BIN / $CLAUDE_BIN, else the cache
+                     that install.sh fills; install.sh is run if it is missing)
+
+Layout created under WORKDIR (which must be empty or absent; it is created):
+  WORKDIR/project/            the client's cwd (scripted commands run here)
+  WORKDIR/home/               HOME for the client
+  WORKDIR/home/.copilot/      COPILOT_HOME (Copilot)   WORKDIR/home/.claude/ (Claude Code)
+  WORKDIR/server.jsonl        every model request the server got (debugging)
+  WORKDIR/client.stdout, client.stderr
+
+PATH and the rest of the environment are inherited, so scripted commands such as
+`judge-evidence ...` resolve from the caller's PATH.  Variables that could point the
+client at a real account or another config (ANTHROPIC_*, CLAUDE_*, COPILOT_*, OPENAI_*,
+GH_TOKEN, GITHUB_TOKEN, XDG_CONFIG_HOME, XDG_STATE_HOME) are dropped first.
+
+Output (stdout), one per line:
+  SESSION_LOG=<absolute path>      (one line per session log found)
+  EXIT=<client exit code | timeout>
+Exit status: 0 if the client exited 0 and at least one session log was found, else 1.
+
+Scenario keys read here (the rest is for model_server.py):
+  "prompt"           the -p prompt (required)
+  "root_model"       Copilot: COPILOT_MODEL; Claude Code: --model (optional)
+  "timeout"          seconds
+  "env"              extra environment for the client ({{workdir}}/{{home}} substituted)
+  "claude_settings"  object written to WORKDIR/project/.claude/settings.json
+                     ({{workdir}}, {{home}}, {{root}} substituted in strings)
+  "claude_allow"     permissions.allow list for .claude/settings.local.json (default ["Bash"])
+  "files"            {relative path: text} created in the project dir before the run
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+
+DROP_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "COPILOT_", "OPENAI_")
+DROP_NAMES = {"GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "XDG_CONFIG_HOME", "XDG_STATE_HOME",
+              "XDG_DATA_HOME", "XDG_CACHE_HOME", "CLAUDECODE"}
+
+
+def versions():
+    out = {}
+    with open(os.path.join(HERE, "versions.env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                out[k.strip()] = v.strip()
+    return out
+
+
+def find_binary(host, explicit):
+    if explicit:
+        return explicit
+    envname = "COPILOT_BIN" if host == "copilot" else "CLAUDE_BIN"
+    if os.environ.get(envname):
+        return os.environ[envname]
+    res = subprocess.run(["bash", os.path.join(HERE, "install.sh")], stdout=subprocess.PIPE,
+                         stderr=sys.stderr, text=True)
+    if res.returncode != 0:
+        sys.exit("drive.py: install.sh failed")
+    for line in res.stdout.splitlines():
+        if line.startswith(envname + "="):
+            return line.split("=", 1)[1]
+    sys.exit("drive.py: install.sh did not print %s" % envname)
+
+
+def subst(value, mapping):
+    if isinstance(value, str):
+        for k, v in mapping.items():
+            value = value.replace("{{%s}}" % k, v)
+        return value
+    if isinstance(value, list):
+        return [subst(v, mapping) for v in value]
+    if isinstance(value, dict):
+        return {k: subst(v, mapping) for k, v in value.items()}
+    return value
+
+
+def start_server(scenario_path, workdir, mapping):
+    port_file = os.path.join(workdir, "port")
+    cmd = [sys.executable, os.path.join(HERE, "model_server.py"), "--scenario", scenario_path,
+           "--port-file", port_file, "--log", os.path.join(workdir, "server.jsonl")]
+    for k, v in mapping.items():
+        cmd += ["--var", "%s=%s" % (k, v)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(workdir, "server.stderr"), "w"))
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        if os.path.exists(port_file):
+            with open(port_file) as f:
+                return proc, int(f.read().strip())
+        if proc.poll() is not None:
+            sys.exit("drive.py: model server exited early (see %s/server.stderr)" % workdir)
+        time.sleep(0.05)
+    proc.kill()
+    sys.exit("drive.py: model server did not start")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("host", choices=["copilot", "claude"])
+    ap.add_argument("scenario")
+    ap.add_argument("workdir")
+    ap.add_argument("--timeout", type=float)
+    ap.add_argument("--stand-in", action="store_true")
+    ap.add_argument("--copy-to")
+    ap.add_argument("--bin")
+    args = ap.parse_args()
+
+    scenario_path = os.path.abspath(args.scenario)
+    with open(scenario_path) as f:
+        scenario = json.load(f)
+    workdir = os.path.abspath(args.workdir)
+    if os.path.isdir(workdir) and os.listdir(workdir):
+        sys.exit("drive.py: WORKDIR %s is not empty" % workdir)
+    project = os.path.join(workdir, "project")
+    home = os.path.join(workdir, "home")
+    os.makedirs(project)
+    os.makedirs(home)
+    project = os.path.realpath(project)
+    home = os.path.realpath(home)
+    mapping = {"workdir": project, "home": home, "root": workdir}
+    if args.host == "copilot":
+        mapping["session_root"] = os.path.join(home, ".copilot", "session-state")
+
+    binary = find_binary(args.host, args.bin)
+    if not os.access(binary, os.X_OK):
+        sys.exit("drive.py: client binary not executable: %s" % binary)
+
+    for rel, text in (scenario.get("files") or {}).items():
+        p = os.path.join(project, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w") as f:
+            f.write(subst(text, mapping))
+
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(DROP_PREFIXES) and k not in DROP_NAMES}
+    env["HOME"] = home
+    if args.stand_in:
+        env["PATH"] = os.path.join(HERE, "stand-in") + os.pathsep + env.get("PATH", "")
+    prompt = subst(scenario["prompt"], mapping)
+    server, port = start_server(scenario_path, workdir, mapping)
+    try:
+        if args.host == "copilot":
+            copilot_home = os.path.join(home, ".copilot")
+            os.makedirs(copilot_home, exist_ok=True)
+            env.update({"COPILOT_OFFLINE": "true",
+                        "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:%d/v1" % port,
+                        "COPILOT_MODEL": scenario.get("root_model") or "gpt-5.4",
+                        "COPILOT_HOME": copilot_home})
+            cmd = [binary, "-p", prompt, "--allow-all-tools", "--allow-all-paths"]
+            log_root = os.path.join(copilot_home, "session-state")
+        else:
+            claude_dir = os.path.join(home, ".claude")
+            os.makedirs(claude_dir, exist_ok=True)
+            env.update({"ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % port,
+                        "ANTHROPIC_API_KEY": "scripted-offline-key",
+                        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                        "DISABLE_AUTOUPDATER": "1"})
+            dot = os.path.join(project, ".claude")
+            os.makedirs(dot, exist_ok=True)
+            with open(os.path.join(dot, "settings.local.json"), "w") as f:
+                json.dump({"permissions": {"allow": scenario.get("claude_allow", ["Bash"])}}, f, indent=2)
+            if scenario.get("claude_settings"):
+                with open(os.path.join(dot, "settings.json"), "w") as f:
+                    json.dump(subst(scenario["claude_settings"], mapping), f, indent=2)
+            cmd = [binary, "-p", prompt]
+            if scenario.get("root_model"):
+                cmd += ["--model", scenario["root_model"]]
+            log_root = os.path.join(claude_dir, "projects")
+        env.update(subst(scenario.get("env") or {}, mapping))
+
+        timeout = args.timeout or scenario.get("timeout") or 120
+        with open(os.path.join(workdir, "client.stdout"), "wb") as out, \
+                open(os.path.join(workdir, "client.stderr"), "wb") as err:
+            proc = subprocess.Popen(cmd, cwd=project, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=out, stderr=err, start_new_session=True)
+            try:
+                rc = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                rc = "timeout"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+    logs, extras = [], []
+    if os.path.isdir(log_root):
+        for dirpath, _dirs, files in os.walk(log_root):
+            for name in files:
+                if (args.host == "copilot" and name == "events.jsonl") or \
+                        (args.host == "claude" and name.endswith(".jsonl")):
+                    logs.append(os.path.join(dirpath, name))
+                elif args.host == "claude" and name.endswith(".meta.json"):
+                    extras.append(os.path.join(dirpath, name))
+    logs.sort()
+    if args.copy_to and logs:
+        # Copilot: <copy-to>/events.jsonl.  Claude Code: the tree below
+        # projects/<project>/ (<session>.jsonl, <session>/subagents/agent-*.jsonl + .meta.json).
+        for p in logs + sorted(extras):
+            if args.host == "copilot":
+                rel = os.path.basename(p)
+            else:
+                rel = os.path.relpath(p, log_root).split(os.sep, 1)[1]
+            dest = os.path.join(args.copy_to, rel)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.copyfile(p, dest)
+    for p in logs:
+        print("SESSION_LOG=%s" % p)
+    print("EXIT=%s" % rc)
+    sys.exit(0 if rc == 0 and logs else 1)
+
+
+if __name__ == "__main__":
+    main()
