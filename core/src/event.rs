@@ -110,10 +110,6 @@ impl ToolCall {
             Value::Array(a) => a.is_empty(),
             Value::Number(n) => n.as_f64() == Some(0.0),
         };
-        if falsy {
-            "{}".to_owned()
-        } else {
-            crate::pyjson::one_line(&self.arguments)
-        }
+        if falsy { "{}".to_owned() } else { crate::pyjson::one_line(&self.arguments) }
     }
 }

@@ -21,71 +21,19 @@ struct Family {
 }
 
 const FAMILIES: &[Family] = &[
-    Family {
-        name: "openai",
-        tokens: &["gpt", "chatgpt", "codex", "oracle", "o1", "o3", "o4"],
-        version_suffix: false,
-    },
-    Family {
-        name: "anthropic",
-        tokens: &["claude", "sonnet", "opus", "haiku", "anthropic"],
-        version_suffix: false,
-    },
-    Family {
-        name: "google",
-        tokens: &["gemini", "google"],
-        version_suffix: false,
-    },
-    Family {
-        name: "deepseek",
-        tokens: &["deepseek"],
-        version_suffix: true,
-    },
-    Family {
-        name: "moonshot",
-        tokens: &["kimi", "moonshot"],
-        version_suffix: true,
-    },
-    Family {
-        name: "qwen",
-        tokens: &["qwen", "tongyi"],
-        version_suffix: true,
-    },
-    Family {
-        name: "zhipu",
-        tokens: &["glm", "zhipu"],
-        version_suffix: true,
-    },
-    Family {
-        name: "minimax",
-        tokens: &["minimax", "abab"],
-        version_suffix: true,
-    },
-    Family {
-        name: "xiaomi",
-        tokens: &["mimo", "xiaomi"],
-        version_suffix: true,
-    },
-    Family {
-        name: "bytedance",
-        tokens: &["doubao", "bytedance", "volcengine"],
-        version_suffix: true,
-    },
-    Family {
-        name: "xai",
-        tokens: &["grok"],
-        version_suffix: true,
-    },
-    Family {
-        name: "meta",
-        tokens: &["llama"],
-        version_suffix: true,
-    },
-    Family {
-        name: "mistral",
-        tokens: &["mistral", "mixtral"],
-        version_suffix: true,
-    },
+    Family { name: "openai", tokens: &["gpt", "chatgpt", "codex", "oracle", "o1", "o3", "o4"], version_suffix: false },
+    Family { name: "anthropic", tokens: &["claude", "sonnet", "opus", "haiku", "anthropic"], version_suffix: false },
+    Family { name: "google", tokens: &["gemini", "google"], version_suffix: false },
+    Family { name: "deepseek", tokens: &["deepseek"], version_suffix: true },
+    Family { name: "moonshot", tokens: &["kimi", "moonshot"], version_suffix: true },
+    Family { name: "qwen", tokens: &["qwen", "tongyi"], version_suffix: true },
+    Family { name: "zhipu", tokens: &["glm", "zhipu"], version_suffix: true },
+    Family { name: "minimax", tokens: &["minimax", "abab"], version_suffix: true },
+    Family { name: "xiaomi", tokens: &["mimo", "xiaomi"], version_suffix: true },
+    Family { name: "bytedance", tokens: &["doubao", "bytedance", "volcengine"], version_suffix: true },
+    Family { name: "xai", tokens: &["grok"], version_suffix: true },
+    Family { name: "meta", tokens: &["llama"], version_suffix: true },
+    Family { name: "mistral", tokens: &["mistral", "mixtral"], version_suffix: true },
 ];
 
 /// The string written where no single family is known.
@@ -100,11 +48,7 @@ pub fn family(model: &str, table: Table) -> Option<&'static str> {
     };
     let mut found: Option<&'static str> = None;
     for family in families {
-        if family
-            .tokens
-            .iter()
-            .any(|t| contains_word(&model, t, family.version_suffix))
-        {
+        if family.tokens.iter().any(|t| contains_word(&model, t, family.version_suffix)) {
             if found.is_some() {
                 return None;
             }

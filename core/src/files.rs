@@ -18,14 +18,9 @@ pub fn resolve(path: &str) -> String {
     let absolute = if path.is_absolute() {
         path.to_path_buf()
     } else {
-        std::env::current_dir()
-            .map(|d| d.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
+        std::env::current_dir().map(|d| d.join(path)).unwrap_or_else(|_| path.to_path_buf())
     };
-    fs::canonicalize(&absolute)
-        .unwrap_or(absolute)
-        .to_string_lossy()
-        .into_owned()
+    fs::canonicalize(&absolute).unwrap_or(absolute).to_string_lossy().into_owned()
 }
 
 /// The real uid of this process.
@@ -42,17 +37,12 @@ unsafe extern "C" {
 /// Refuse a missing file, a symlink or non-regular file, or one owned by another user.
 pub fn check_safe_file(path: &Path) -> Result<fs::Metadata> {
     let shown = path.display();
-    let meta = fs::symlink_metadata(path)
-        .map_err(|_| EvidenceError::evidence(format!("file not found: {shown}")))?;
+    let meta = fs::symlink_metadata(path).map_err(|_| EvidenceError::evidence(format!("file not found: {shown}")))?;
     if !meta.file_type().is_file() {
-        return Err(EvidenceError::evidence(format!(
-            "expected a non-symlink regular file: {shown}"
-        )));
+        return Err(EvidenceError::evidence(format!("expected a non-symlink regular file: {shown}")));
     }
     if meta.uid() != current_uid() {
-        return Err(EvidenceError::evidence(format!(
-            "refusing event file owned by another user: {shown}"
-        )));
+        return Err(EvidenceError::evidence(format!("refusing event file owned by another user: {shown}")));
     }
     Ok(meta)
 }
@@ -61,13 +51,9 @@ pub fn check_safe_file(path: &Path) -> Result<fs::Metadata> {
 pub fn read_safe(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     let meta = check_safe_file(path)?;
     if meta.len() > max_bytes {
-        return Err(EvidenceError::evidence(format!(
-            "file exceeds {max_bytes} bytes: {}",
-            path.display()
-        )));
+        return Err(EvidenceError::evidence(format!("file exceeds {max_bytes} bytes: {}", path.display())));
     }
-    fs::read(path)
-        .map_err(|e| EvidenceError::evidence(format!("cannot read {}: {e}", path.display())))
+    fs::read(path).map_err(|e| EvidenceError::evidence(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Resolve an artifact path (symlinks followed, as the reference does) and read it safely.
@@ -80,10 +66,7 @@ pub fn read_artifact(path: &str) -> Result<(String, Vec<u8>)> {
 /// Refuse to overwrite `path` unless `replace`.
 pub fn check_writable(path: &Path, replace: bool) -> Result<()> {
     if !replace && fs::symlink_metadata(path).is_ok() {
-        return Err(EvidenceError::evidence(format!(
-            "refusing to overwrite existing artifact: {}",
-            path.display()
-        )));
+        return Err(EvidenceError::evidence(format!("refusing to overwrite existing artifact: {}", path.display())));
     }
     Ok(())
 }
@@ -91,24 +74,13 @@ pub fn check_writable(path: &Path, replace: bool) -> Result<()> {
 /// Write `bytes` to `path` atomically with mode 0600: a temp file in the same directory,
 /// fsync, then rename. A half-written artifact is never visible under the final name.
 pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<()> {
-    let fail = |what: &str, e: std::io::Error| {
-        EvidenceError::evidence(format!("cannot {what} {}: {e}", path.display()))
-    };
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let fail =
+        |what: &str, e: std::io::Error| EvidenceError::evidence(format!("cannot {what} {}: {e}", path.display()));
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(|e| fail("create the directory of", e))?;
     check_writable(path, replace)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = parent.join(format!(
-        ".{name}.{}.{:012x}.tmp",
-        std::process::id(),
-        random_u64() & 0xffff_ffff_ffff
-    ));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temp = parent.join(format!(".{name}.{}.{:012x}.tmp", std::process::id(), random_u64() & 0xffff_ffff_ffff));
     let result = (|| {
         let mut file = fs::OpenOptions::new()
             .write(true)
@@ -116,9 +88,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<()> {
             .mode(0o600)
             .open(&temp)
             .map_err(|e| fail("write", e))?;
-        file.write_all(bytes)
-            .and_then(|_| file.sync_all())
-            .map_err(|e| fail("write", e))?;
+        file.write_all(bytes).and_then(|_| file.sync_all()).map_err(|e| fail("write", e))?;
         check_writable(path, replace)?;
         fs::rename(&temp, path).map_err(|e| fail("write", e))
     })();
@@ -144,10 +114,7 @@ pub fn discover_copilot(root: &Path) -> Vec<Discovered> {
         .into_iter()
         .map(|dir| dir.join("events.jsonl"))
         .filter(|p| fs::symlink_metadata(p).is_ok())
-        .map(|path| Discovered {
-            host: Host::CopilotCli,
-            path,
-        })
+        .map(|path| Discovered { host: Host::CopilotCli, path })
         .collect();
     found.sort_by(|a, b| a.path.cmp(&b.path));
     found
@@ -164,29 +131,18 @@ pub fn discover_claude(root: &Path) -> Vec<Discovered> {
                 found.extend(
                     entries(&entry.join("subagents"))
                         .into_iter()
-                        .filter(|p| {
-                            p.file_name()
-                                .is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
-                        })
+                        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-")))
                         .filter(|p| p.extension().is_some_and(|e| e == "jsonl")),
                 );
             }
         }
     }
     found.sort();
-    found
-        .into_iter()
-        .map(|path| Discovered {
-            host: Host::ClaudeCode,
-            path,
-        })
-        .collect()
+    found.into_iter().map(|path| Discovered { host: Host::ClaudeCode, path }).collect()
 }
 
 fn entries(dir: &Path) -> Vec<PathBuf> {
-    fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default()
+    fs::read_dir(dir).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default()
 }
 
 fn subdirs(dir: &Path) -> Vec<PathBuf> {
@@ -212,7 +168,5 @@ pub fn default_claude_root() -> PathBuf {
 }
 
 pub fn home_dir() -> PathBuf {
-    std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/"))
+    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"))
 }

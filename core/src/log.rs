@@ -60,12 +60,7 @@ impl SessionLog {
             });
             start += raw.len();
         }
-        SessionLog {
-            host,
-            path: path.into(),
-            bytes,
-            lines,
-        }
+        SessionLog { host, path: path.into(), bytes, lines }
     }
 
     /// Length of the complete lines.
@@ -102,8 +97,7 @@ impl SessionLog {
 
     /// Records whose line ends within the first `offset` bytes.
     pub fn records_within(&self, offset: u64) -> impl Iterator<Item = (&Line, &Record)> {
-        self.records()
-            .take_while(move |(line, _)| line.end <= offset)
+        self.records().take_while(move |(line, _)| line.end <= offset)
     }
 
     /// The first malformed line, as `(line number, what is wrong)`.
@@ -136,31 +130,16 @@ mod tests {
     fn offsets_and_prefix_hashes_match_the_spec_vectors() {
         let log = SessionLog::from_bytes(Host::CopilotCli, "x", EXAMPLE.to_vec());
         let ends: Vec<u64> = log.lines.iter().map(|l| l.end).collect();
-        assert_eq!(
-            ends,
-            [
-                292, 440, 794, 1197, 1679, 1974, 2494, 2782, 3031, 3281, 3589, 4043, 4170
-            ]
-        );
-        assert_eq!(
-            log.prefix_sha256(1197),
-            "0e2ca0a715bb26afe7aaa2772e90e2e7ee2ce1986fb7cb6fa5f2d8e1a9360fba"
-        );
-        assert_eq!(
-            log.prefix_sha256(4043),
-            "208254ae1727cadc3819fadacbcd341dabadb2573ccf02a190b7b8f21a5e8d8f"
-        );
+        assert_eq!(ends, [292, 440, 794, 1197, 1679, 1974, 2494, 2782, 3031, 3281, 3589, 4043, 4170]);
+        assert_eq!(log.prefix_sha256(1197), "0e2ca0a715bb26afe7aaa2772e90e2e7ee2ce1986fb7cb6fa5f2d8e1a9360fba");
+        assert_eq!(log.prefix_sha256(4043), "208254ae1727cadc3819fadacbcd341dabadb2573ccf02a190b7b8f21a5e8d8f");
         assert!(log.chain_at(1197).is_some());
         assert!(log.chain_at(1198).is_none());
     }
 
     #[test]
     fn partial_last_line_waits_for_its_newline() {
-        let log = SessionLog::from_bytes(
-            Host::CopilotCli,
-            "x",
-            b"{\"type\":\"a\"}\n{\"type\":".to_vec(),
-        );
+        let log = SessionLog::from_bytes(Host::CopilotCli, "x", b"{\"type\":\"a\"}\n{\"type\":".to_vec());
         assert_eq!(log.len(), 13);
         assert_eq!(log.lines.len(), 1);
     }
@@ -170,10 +149,7 @@ mod tests {
         let log = SessionLog::from_bytes(Host::CopilotCli, "x", b"\n{oops\n[1]\n{}\n".to_vec());
         assert!(matches!(log.lines[0].parsed, Parsed::Blank));
         assert_eq!(log.first_malformed(), Some((2, &LineError::Malformed)));
-        assert!(matches!(
-            log.lines[2].parsed,
-            Parsed::Malformed(LineError::NotAnObject)
-        ));
+        assert!(matches!(log.lines[2].parsed, Parsed::Malformed(LineError::NotAnObject)));
         assert_eq!(log.records().count(), 1);
         assert_eq!(log.lines[3].start, 11);
     }

@@ -55,18 +55,10 @@ fn write_with<F: Formatter>(value: &Value, formatter: F) -> String {
 struct PythonDefaultFormatter;
 
 impl Formatter for PythonDefaultFormatter {
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         if first { Ok(()) } else { w.write_all(b", ") }
     }
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        w: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
         if first { Ok(()) } else { w.write_all(b", ") }
     }
     fn begin_object_value<W: ?Sized + io::Write>(&mut self, w: &mut W) -> io::Result<()> {
@@ -82,27 +74,15 @@ mod tests {
     #[test]
     fn python_separators_and_sorted_keys() {
         let v = json!({"status": "marker", "binding": "b", "schema": "s", "n": [1, 2]});
-        assert_eq!(
-            one_line(&v),
-            r#"{"binding": "b", "n": [1, 2], "schema": "s", "status": "marker"}"#
-        );
-        assert_eq!(
-            canonical(&v),
-            r#"{"binding":"b","n":[1,2],"schema":"s","status":"marker"}"#
-        );
-        assert_eq!(
-            pretty(&json!({"b": 1, "a": {}})),
-            "{\n  \"a\": {},\n  \"b\": 1\n}\n"
-        );
+        assert_eq!(one_line(&v), r#"{"binding": "b", "n": [1, 2], "schema": "s", "status": "marker"}"#);
+        assert_eq!(canonical(&v), r#"{"binding":"b","n":[1,2],"schema":"s","status":"marker"}"#);
+        assert_eq!(pretty(&json!({"b": 1, "a": {}})), "{\n  \"a\": {},\n  \"b\": 1\n}\n");
     }
 
     #[test]
     fn escapes_like_python() {
         let v = json!({"k": "é\u{1}\n/\u{7f}\u{1F600}"});
         assert_eq!(canonical(&v), "{\"k\":\"é\\u0001\\n/\u{7f}\u{1F600}\"}");
-        assert_eq!(
-            ascii_only(&canonical(&v)),
-            "{\"k\":\"\\u00e9\\u0001\\n/\u{7f}\\ud83d\\ude00\"}"
-        );
+        assert_eq!(ascii_only(&canonical(&v)), "{\"k\":\"\\u00e9\\u0001\\n/\u{7f}\\ud83d\\ude00\"}");
     }
 }

@@ -15,11 +15,7 @@ pub fn parse(text: &str) -> Option<DateTime<Utc>> {
         Some(rest) => format!("{rest}+00:00"),
         None => normalized,
     };
-    for format in [
-        "%Y-%m-%dT%H:%M:%S%.f%:z",
-        "%Y-%m-%dT%H:%M%:z",
-        "%Y%m%dT%H%M%S%.f%:z",
-    ] {
+    for format in ["%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%dT%H:%M%:z", "%Y%m%dT%H%M%S%.f%:z"] {
         if let Ok(t) = DateTime::parse_from_str(&normalized, format) {
             return Some(t.with_timezone(&Utc));
         }
@@ -29,10 +25,7 @@ pub fn parse(text: &str) -> Option<DateTime<Utc>> {
             return Some(t.and_utc());
         }
     }
-    NaiveDate::parse_from_str(&normalized, "%Y-%m-%d")
-        .ok()
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
-        .map(|t| t.and_utc())
+    NaiveDate::parse_from_str(&normalized, "%Y-%m-%d").ok().and_then(|d| d.and_hms_opt(0, 0, 0)).map(|t| t.and_utc())
 }
 
 /// `datetime.now(UTC).isoformat()` with `+00:00` written as `Z`: microseconds only
@@ -71,9 +64,6 @@ mod tests {
     fn formats_like_python_isoformat() {
         let t = parse("2026-07-15T12:00:08.123456Z").unwrap();
         assert_eq!(format_utc(t), "2026-07-15T12:00:08.123456Z");
-        assert_eq!(
-            format_utc(parse("2026-07-15T12:00:08Z").unwrap()),
-            "2026-07-15T12:00:08Z"
-        );
+        assert_eq!(format_utc(parse("2026-07-15T12:00:08Z").unwrap()), "2026-07-15T12:00:08Z");
     }
 }

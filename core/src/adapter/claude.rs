@@ -56,11 +56,9 @@ pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
 fn content_text(content: &Value) -> String {
     match content {
         Value::String(text) => text.clone(),
-        Value::Array(items) => items
-            .iter()
-            .filter_map(|item| item.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Value::Array(items) => {
+            items.iter().filter_map(|item| item.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
+        }
         _ => String::new(),
     }
 }

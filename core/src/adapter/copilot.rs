@@ -21,10 +21,7 @@ pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
     let mut record = Record {
         id: non_empty_str(object, "id"),
         parent_id: non_empty_str(object, "parentId"),
-        agent_id: agent
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned),
+        agent_id: agent.and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned),
         root: !truthy(agent),
         timestamp: any_str(object, "timestamp"),
         model: any_str(data, "model"),
@@ -34,10 +31,7 @@ pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
         "session.start" => {
             record.session_start = true;
             record.session_id = non_empty_str(data, "sessionId");
-            record.cwd = data
-                .get("context")
-                .and_then(Value::as_object)
-                .and_then(|c| non_empty_str(c, "cwd"));
+            record.cwd = data.get("context").and_then(Value::as_object).and_then(|c| non_empty_str(c, "cwd"));
         }
         "tool.execution_start" => record.tool_calls.push(ToolCall {
             id: non_empty_str(data, "toolCallId"),

@@ -32,11 +32,7 @@ pub fn parse_line(host: Host, line: &[u8]) -> Result<Record, LineError> {
 }
 
 fn non_empty_str(object: &Map<String, Value>, key: &str) -> Option<String> {
-    object
-        .get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
+    object.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned)
 }
 
 fn any_str(object: &Map<String, Value>, key: &str) -> Option<String> {

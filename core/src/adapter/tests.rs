@@ -12,37 +12,22 @@ fn claude(line: serde_json::Value) -> Record {
 
 #[test]
 fn copilot_tool_and_subagent_events_normalize() {
-    let start = copilot(
-        json!({"type": "tool.execution_start", "id": "e1", "parentId": "e0", "timestamp": "t",
-        "data": {"toolCallId": "c1", "toolName": "bash", "arguments": {"command": "ls"}, "model": "gpt-5.4"}}),
-    );
+    let start = copilot(json!({"type": "tool.execution_start", "id": "e1", "parentId": "e0", "timestamp": "t",
+        "data": {"toolCallId": "c1", "toolName": "bash", "arguments": {"command": "ls"}, "model": "gpt-5.4"}}));
     assert!(start.root);
     assert_eq!(start.tool_calls[0].id.as_deref(), Some("c1"));
     assert_eq!(start.tool_calls[0].arguments_text(), r#"{"command": "ls"}"#);
     assert_eq!(start.model.as_deref(), Some("gpt-5.4"));
 
-    let done = copilot(
-        json!({"type": "tool.execution_complete", "id": "e2", "agentId": "child",
-        "data": {"toolCallId": "c1", "success": 1, "result": {"content": "a", "detailedContent": "b"}}}),
-    );
+    let done = copilot(json!({"type": "tool.execution_complete", "id": "e2", "agentId": "child",
+        "data": {"toolCallId": "c1", "success": 1, "result": {"content": "a", "detailedContent": "b"}}}));
     assert!(!done.root);
-    assert_eq!(
-        (
-            done.tool_results[0].success,
-            done.tool_results[0].text.as_str()
-        ),
-        (false, "a\nb")
-    );
+    assert_eq!((done.tool_results[0].success, done.tool_results[0].text.as_str()), (false, "a\nb"));
 
-    let sub = copilot(
-        json!({"type": "subagent.completed", "id": "e3", "agentId": "u-1",
-        "data": {"toolCallId": "c1", "agentName": "rubber-duck", "model": "gpt-5.5"}}),
-    );
+    let sub = copilot(json!({"type": "subagent.completed", "id": "e3", "agentId": "u-1",
+        "data": {"toolCallId": "c1", "agentName": "rubber-duck", "model": "gpt-5.5"}}));
     let event = sub.subagent.unwrap();
-    assert_eq!(
-        (event.phase, event.model.as_deref()),
-        (SubagentPhase::Completed, Some("gpt-5.5"))
-    );
+    assert_eq!((event.phase, event.model.as_deref()), (SubagentPhase::Completed, Some("gpt-5.5")));
     assert_eq!(sub.agent_id.as_deref(), Some("u-1"));
 }
 
@@ -50,51 +35,26 @@ fn copilot_tool_and_subagent_events_normalize() {
 fn copilot_ids_that_are_empty_are_absent_and_falsy_agent_ids_are_root() {
     let r = copilot(json!({"type": "x", "id": "", "agentId": "", "data": null}));
     assert_eq!((r.id, r.root), (None, true));
-    assert_eq!(
-        parse_line(Host::CopilotCli, br#"{"type":"x","data":"str"}"#),
-        Err(LineError::FieldNotAnObject("data"))
-    );
-    assert_eq!(
-        parse_line(Host::CopilotCli, b"[]"),
-        Err(LineError::NotAnObject)
-    );
-    assert_eq!(
-        parse_line(Host::CopilotCli, b"\xff{"),
-        Err(LineError::Malformed)
-    );
+    assert_eq!(parse_line(Host::CopilotCli, br#"{"type":"x","data":"str"}"#), Err(LineError::FieldNotAnObject("data")));
+    assert_eq!(parse_line(Host::CopilotCli, b"[]"), Err(LineError::NotAnObject));
+    assert_eq!(parse_line(Host::CopilotCli, b"\xff{"), Err(LineError::Malformed));
 }
 
 #[test]
 fn claude_blocks_become_tool_calls_and_results() {
-    let call = claude(
-        json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "cwd": "/p",
+    let call = claude(json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s", "cwd": "/p",
         "isSidechain": false, "message": {"model": "claude-opus-5-5",
-        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "judge-evidence marker"}}]}}),
-    );
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "judge-evidence marker"}}]}}));
     assert!(call.root);
-    assert_eq!(
-        (call.session_id.as_deref(), call.cwd.as_deref()),
-        (Some("s"), Some("/p"))
-    );
+    assert_eq!((call.session_id.as_deref(), call.cwd.as_deref()), (Some("s"), Some("/p")));
     assert_eq!(call.tool_calls[0].name, "Bash");
     assert_eq!(call.model.as_deref(), Some("claude-opus-5-5"));
 
-    let result = claude(
-        json!({"type": "user", "uuid": "u2", "isSidechain": true, "message": {"content": [
-        {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "out"}], "is_error": false}]}}),
-    );
+    let result = claude(json!({"type": "user", "uuid": "u2", "isSidechain": true, "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": [{"type": "text", "text": "out"}], "is_error": false}]}}));
     assert!(!result.root);
-    assert_eq!(
-        (
-            result.tool_results[0].text.as_str(),
-            result.tool_results[0].success
-        ),
-        ("out", true)
-    );
+    assert_eq!((result.tool_results[0].text.as_str(), result.tool_results[0].success), ("out", true));
 
     let bookkeeping = claude(json!({"type": "queue-operation", "operation": "enqueue"}));
-    assert_eq!(
-        (bookkeeping.kind.as_str(), bookkeeping.id),
-        ("queue-operation", None)
-    );
+    assert_eq!((bookkeeping.kind.as_str(), bookkeeping.id), ("queue-operation", None));
 }

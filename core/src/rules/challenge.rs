@@ -24,19 +24,13 @@ pub fn check_max_age(seconds: i64) -> Result<()> {
     if (1..=600).contains(&seconds) {
         Ok(())
     } else {
-        Err(EvidenceError::evidence(
-            "--max-age-seconds must be within 1..600",
-        ))
+        Err(EvidenceError::evidence("--max-age-seconds must be within 1..600"))
     }
 }
 
 /// Find the one current root marker lifecycle for the binding among `logs` and build the
 /// challenge artifact.
-pub fn challenge(
-    request: &ChallengeRequest,
-    logs: &[SessionLog],
-    env: &dyn Env,
-) -> Result<Map<String, Value>> {
+pub fn challenge(request: &ChallengeRequest, logs: &[SessionLog], env: &dyn Env) -> Result<Map<String, Value>> {
     check_max_age(request.max_age_seconds)?;
     check_binding(request.binding)?;
     let mut candidates = Vec::new();
@@ -51,8 +45,7 @@ pub fn challenge(
         if env.resolve(&meta.cwd) != request.cwd {
             continue;
         }
-        candidates
-            .extend(marker_candidates(log, request).map(|m| (log, meta.session_id.clone(), m)));
+        candidates.extend(marker_candidates(log, request).map(|m| (log, meta.session_id.clone(), m)));
     }
     let (log, session_id, marker) = match candidates.len() {
         0 => {
@@ -76,11 +69,8 @@ pub fn challenge(
             format!("host-reported executor model has unknown family: {model}"),
         ));
     };
-    let start_id = marker
-        .start
-        .id
-        .as_deref()
-        .ok_or_else(|| EvidenceError::evidence("challenge tool event is missing id"))?;
+    let start_id =
+        marker.start.id.as_deref().ok_or_else(|| EvidenceError::evidence("challenge tool event is missing id"))?;
     let completion_id = marker
         .completion
         .id
@@ -116,80 +106,54 @@ fn marker_candidates<'a>(
     log: &'a SessionLog,
     request: &'a ChallengeRequest,
 ) -> impl Iterator<Item = MarkerLifecycle<'a>> {
-    log.records()
-        .filter(|(_, r)| r.root)
-        .flat_map(move |(start_line, start)| {
-            start.tool_calls.iter().filter_map(move |call| {
-                let model_ok = start.model.as_deref().is_some_and(|m| !m.trim().is_empty());
-                // Defect fix (spec §8.4): a bad timestamp makes this call no candidate; it
-                // does not abort the scan of every other session.
-                let age = start
-                    .timestamp
-                    .as_deref()
-                    .and_then(timestamp::parse)
-                    .map(|t| (request.now - t).num_milliseconds());
-                let fresh =
-                    age.is_some_and(|ms| (-5_000..=request.max_age_seconds * 1000).contains(&ms));
-                let arguments = call.arguments_text();
-                if !(session::is_shell_tool(&call.name)
-                    && model_ok
-                    && fresh
-                    && arguments.contains(request.binding)
-                    && arguments.contains("marker"))
-                {
-                    return None;
-                }
-                // Defect fix (spec §8.9): a call without an id matches no completion.
-                let call_id = call.id.as_deref()?;
-                let mut completions = log.records().filter(|(line, r)| {
-                    r.root
-                        && line.end > start_line.end
-                        && r.tool_results
-                            .iter()
-                            .any(|res| proves_marker(res, call_id, request.binding))
-                });
-                let (completion_line, completion) = completions.next()?;
-                completions.next().is_none().then_some(MarkerLifecycle {
-                    start,
-                    call,
-                    completion_line,
-                    completion,
-                })
-            })
+    log.records().filter(|(_, r)| r.root).flat_map(move |(start_line, start)| {
+        start.tool_calls.iter().filter_map(move |call| {
+            let model_ok = start.model.as_deref().is_some_and(|m| !m.trim().is_empty());
+            // Defect fix (spec §8.4): a bad timestamp makes this call no candidate; it
+            // does not abort the scan of every other session.
+            let age =
+                start.timestamp.as_deref().and_then(timestamp::parse).map(|t| (request.now - t).num_milliseconds());
+            let fresh = age.is_some_and(|ms| (-5_000..=request.max_age_seconds * 1000).contains(&ms));
+            let arguments = call.arguments_text();
+            if !(session::is_shell_tool(&call.name)
+                && model_ok
+                && fresh
+                && arguments.contains(request.binding)
+                && arguments.contains("marker"))
+            {
+                return None;
+            }
+            // Defect fix (spec §8.9): a call without an id matches no completion.
+            let call_id = call.id.as_deref()?;
+            let mut completions = log.records().filter(|(line, r)| {
+                r.root
+                    && line.end > start_line.end
+                    && r.tool_results.iter().any(|res| proves_marker(res, call_id, request.binding))
+            });
+            let (completion_line, completion) = completions.next()?;
+            completions.next().is_none().then_some(MarkerLifecycle { start, call, completion_line, completion })
         })
+    })
 }
 
 /// Re-check a challenge artifact against its log (spec §2.3); shared by `verify`.
-pub(super) fn revalidate<'a>(
-    challenge: &Artifact,
-    log: &'a SessionLog,
-    env: &dyn Env,
-) -> Result<MarkerLifecycle<'a>> {
-    if challenge.str("schema") != Some(CHALLENGE_SCHEMA) || challenge.str("status") != Some("bound")
-    {
-        return Err(EvidenceError::evidence(
-            "unsupported or unbound Copilot challenge",
-        ));
+pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dyn Env) -> Result<MarkerLifecycle<'a>> {
+    if challenge.str("schema") != Some(CHALLENGE_SCHEMA) || challenge.str("status") != Some("bound") {
+        return Err(EvidenceError::evidence("unsupported or unbound Copilot challenge"));
     }
     session::ensure_parsed(log)?;
     let prefix = challenge
         .prefix_len("event_prefix_bytes", log.len())
         .ok_or_else(|| EvidenceError::evidence("challenge event prefix length is invalid"))?;
     if log.prefix_sha256(prefix) != challenge.required("event_prefix_sha256")? {
-        return Err(EvidenceError::evidence(
-            "Copilot challenge event prefix changed after binding",
-        ));
+        return Err(EvidenceError::evidence("Copilot challenge event prefix changed after binding"));
     }
     let meta = session::metadata(log, prefix)?;
     if Some(meta.session_id.as_str()) != challenge.str("session_id") {
-        return Err(EvidenceError::evidence(
-            "challenge session id does not match its event log",
-        ));
+        return Err(EvidenceError::evidence("challenge session id does not match its event log"));
     }
     if env.resolve(&meta.cwd) != env.resolve(challenge.required("cwd")?) {
-        return Err(EvidenceError::evidence(
-            "challenge cwd does not match its event log",
-        ));
+        return Err(EvidenceError::evidence("challenge cwd does not match its event log"));
     }
     let ids = MarkerIds {
         start_event_id: challenge.required("challenge_event_id")?,
@@ -204,13 +168,9 @@ pub(super) fn revalidate<'a>(
             MarkerFault::NotRoot => "challenge was not issued by the root Copilot agent",
             MarkerFault::ToolCallMismatch => "challenge tool-call id mismatch",
             MarkerFault::ModelMismatch => "challenge executor model mismatch",
-            MarkerFault::BindingAbsent => {
-                "challenge binding token is absent from the host tool event"
-            }
+            MarkerFault::BindingAbsent => "challenge binding token is absent from the host tool event",
             MarkerFault::CompletionCount => "challenge marker completion is missing or duplicated",
-            MarkerFault::CompletionInvalid => {
-                "challenge marker completion does not prove a successful marker call"
-            }
+            MarkerFault::CompletionInvalid => "challenge marker completion does not prove a successful marker call",
         })
     })
 }
@@ -219,11 +179,7 @@ pub(super) fn revalidate<'a>(
 ///
 /// Defect fix (spec §8.6): an unknown executor family is exit 5 here as in `challenge`,
 /// not the reference's generic 2.
-pub fn validate_challenge(
-    challenge: &Map<String, Value>,
-    log: &SessionLog,
-    env: &dyn Env,
-) -> Result<()> {
+pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<()> {
     let challenge = Artifact(challenge);
     revalidate(&challenge, log, env)?;
     let model = challenge.required("executor_model")?;
@@ -234,9 +190,7 @@ pub fn validate_challenge(
         )
     })?;
     if challenge.str("executor_family") != Some(derived) {
-        return Err(EvidenceError::evidence(
-            "challenge executor family does not match its host model",
-        ));
+        return Err(EvidenceError::evidence("challenge executor family does not match its host model"));
     }
     Ok(())
 }

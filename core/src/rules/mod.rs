@@ -47,10 +47,7 @@ pub struct EvidenceError {
 
 impl EvidenceError {
     pub fn new(code: ExitCode, message: impl Into<String>) -> EvidenceError {
-        EvidenceError {
-            code,
-            message: message.into(),
-        }
+        EvidenceError { code, message: message.into() }
     }
 
     /// Exit 2, the generic evidence error.
@@ -75,16 +72,8 @@ pub fn check_binding(binding: &str) -> Result<()> {
     let bytes = binding.as_bytes();
     let valid = (16..=128).contains(&bytes.len())
         && bytes[0].is_ascii_alphanumeric()
-        && bytes[1..]
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b"_.:-".contains(&b));
-    if valid {
-        Ok(())
-    } else {
-        Err(EvidenceError::evidence(
-            "--binding must be a 16..128 character stable token",
-        ))
-    }
+        && bytes[1..].iter().all(|&b| b.is_ascii_alphanumeric() || b"_.:-".contains(&b));
+    if valid { Ok(()) } else { Err(EvidenceError::evidence("--binding must be a 16..128 character stable token")) }
 }
 
 /// The marker object, whose one-line text `challenge` looks for in the host's record.
@@ -94,11 +83,7 @@ pub fn marker(binding: &str) -> Result<Value> {
 }
 
 fn marker_object(binding: &str) -> Value {
-    object([
-        ("binding", binding.into()),
-        ("schema", CHALLENGE_SCHEMA.into()),
-        ("status", "marker".into()),
-    ])
+    object([("binding", binding.into()), ("schema", CHALLENGE_SCHEMA.into()), ("status", "marker".into())])
 }
 
 /// The exact bytes `marker` prints, as the host records them in the tool result.
@@ -118,12 +103,8 @@ impl<'a> Artifact<'a> {
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Map<String, Value>> {
         match serde_json::from_slice::<Value>(bytes) {
             Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => Err(EvidenceError::evidence(format!(
-                "JSON artifact must be an object: {path}"
-            ))),
-            Err(_) => Err(EvidenceError::evidence(format!(
-                "invalid JSON artifact: {path}"
-            ))),
+            Ok(_) => Err(EvidenceError::evidence(format!("JSON artifact must be an object: {path}"))),
+            Err(_) => Err(EvidenceError::evidence(format!("invalid JSON artifact: {path}"))),
         }
     }
 
@@ -133,17 +114,14 @@ impl<'a> Artifact<'a> {
 
     /// A required non-empty string field.
     pub fn required(&self, key: &str) -> Result<&'a str> {
-        self.str(key).filter(|s| !s.is_empty()).ok_or_else(|| {
-            EvidenceError::evidence(format!("artifact is missing non-empty string field: {key}"))
-        })
+        self.str(key)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| EvidenceError::evidence(format!("artifact is missing non-empty string field: {key}")))
     }
 
     /// A positive integer no larger than `limit` (JSON booleans are not integers).
     pub fn prefix_len(&self, key: &str, limit: u64) -> Option<u64> {
-        self.0
-            .get(key)
-            .and_then(Value::as_u64)
-            .filter(|&n| n > 0 && n <= limit)
+        self.0.get(key).and_then(Value::as_u64).filter(|&n| n > 0 && n <= limit)
     }
 }
 
@@ -151,32 +129,22 @@ impl<'a> Artifact<'a> {
 /// a line, trailing whitespace allowed.
 pub fn has_nonce_line(prompt: &str, nonce: &str) -> bool {
     let wanted = format!("ARIS_REVIEW_NONCE={nonce}");
-    prompt.split('\n').any(|line| {
-        line.strip_prefix(wanted.as_str())
-            .is_some_and(|rest| rest.trim().is_empty())
-    })
+    prompt.split('\n').any(|line| line.strip_prefix(wanted.as_str()).is_some_and(|rest| rest.trim().is_empty()))
 }
 
 /// The reviewer's response from the native tool result (spec §3.6).
 pub fn extract_response(result: &Value) -> Result<String> {
     let Some(result) = result.as_object() else {
-        return Err(EvidenceError::evidence(
-            "native reviewer tool result is not an object",
-        ));
+        return Err(EvidenceError::evidence("native reviewer tool result is not an object"));
     };
     let content = result
         .get("content")
         .and_then(Value::as_str)
         .filter(|c| !c.trim().is_empty())
-        .ok_or_else(|| {
-            EvidenceError::evidence("native reviewer tool result has no text content")
-        })?;
+        .ok_or_else(|| EvidenceError::evidence("native reviewer tool result has no text content"))?;
     let detailed = result.get("detailedContent").and_then(Value::as_str);
     Ok(match detailed {
-        Some(d)
-            if d.chars().count() >= content.chars().count()
-                && !d.contains("(Full response provided to agent)") =>
-        {
+        Some(d) if d.chars().count() >= content.chars().count() && !d.contains("(Full response provided to agent)") => {
             d.to_owned()
         }
         _ => content.to_owned(),
@@ -195,14 +163,8 @@ pub fn evidence_id(evidence: &Map<String, Value>) -> String {
         "event_prefix_sha256",
     ]
     .iter()
-    .map(|k| {
-        (
-            k.to_string(),
-            evidence.get(*k).cloned().unwrap_or(Value::Null),
-        )
-    })
+    .map(|k| (k.to_string(), evidence.get(*k).cloned().unwrap_or(Value::Null)))
     .collect();
-    let digest =
-        crate::chain::sha256(crate::pyjson::canonical(&Value::Object(identity)).as_bytes());
+    let digest = crate::chain::sha256(crate::pyjson::canonical(&Value::Object(identity)).as_bytes());
     format!("cne_{}", &hex::encode(digest)[..32])
 }

@@ -15,10 +15,7 @@ pub(super) fn ensure_parsed(log: &SessionLog) -> Result<()> {
                 Host::CopilotCli => "Copilot event",
                 Host::ClaudeCode => "Claude Code record",
             };
-            Err(EvidenceError::evidence(format!(
-                "{error} in {host} at {}:{number}",
-                log.path
-            )))
+            Err(EvidenceError::evidence(format!("{error} in {host} at {}:{number}", log.path)))
         }
     }
 }
@@ -36,11 +33,7 @@ pub(super) struct SessionMeta {
 pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
     match log.host {
         Host::CopilotCli => {
-            let starts: Vec<&Record> = log
-                .records_within(within)
-                .map(|(_, r)| r)
-                .filter(|r| r.session_start)
-                .collect();
+            let starts: Vec<&Record> = log.records_within(within).map(|(_, r)| r).filter(|r| r.session_start).collect();
             let [start] = starts.as_slice() else {
                 return Err(EvidenceError::evidence(format!(
                     "expected exactly one session.start event, found {}",
@@ -51,42 +44,26 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
                 .session_id
                 .clone()
                 .ok_or_else(|| EvidenceError::evidence("session.start is missing sessionId"))?;
-            let cwd = start
-                .cwd
-                .clone()
-                .ok_or_else(|| EvidenceError::evidence("session.start is missing context.cwd"))?;
+            let cwd =
+                start.cwd.clone().ok_or_else(|| EvidenceError::evidence("session.start is missing context.cwd"))?;
             Ok(SessionMeta { session_id, cwd })
         }
         // A transcript has no opening record; every conversation record carries both.
         Host::ClaudeCode => log
             .records_within(within)
-            .find_map(|(_, r)| {
-                Some(SessionMeta {
-                    session_id: r.session_id.clone()?,
-                    cwd: r.cwd.clone()?,
-                })
-            })
-            .ok_or_else(|| {
-                EvidenceError::evidence(
-                    "Claude Code transcript has no record with sessionId and cwd",
-                )
-            }),
+            .find_map(|(_, r)| Some(SessionMeta { session_id: r.session_id.clone()?, cwd: r.cwd.clone()? }))
+            .ok_or_else(|| EvidenceError::evidence("Claude Code transcript has no record with sessionId and cwd")),
     }
 }
 
 /// The tool names a marker call may run under.
 pub(super) fn is_shell_tool(name: &str) -> bool {
-    matches!(
-        name.to_lowercase().as_str(),
-        "bash" | "shell" | "powershell"
-    )
+    matches!(name.to_lowercase().as_str(), "bash" | "shell" | "powershell")
 }
 
 /// Whether `result` answers `call_id` and proves a successful marker call for `binding`.
 pub(super) fn proves_marker(result: &ToolResult, call_id: &str, binding: &str) -> bool {
-    result.tool_call_id.as_deref() == Some(call_id)
-        && result.success
-        && result.text.contains(&marker_text(binding))
+    result.tool_call_id.as_deref() == Some(call_id) && result.success && result.text.contains(&marker_text(binding))
 }
 
 /// A marker call and its completion, as located in a log.
@@ -124,11 +101,11 @@ pub(super) fn bound_marker<'a>(
     ids: &MarkerIds,
     within: u64,
 ) -> std::result::Result<MarkerLifecycle<'a>, MarkerFault> {
-    let (start_line, start) =
-        exactly_one(log.records_within(within).filter(|(_, r)| {
-            r.id.as_deref() == Some(ids.start_event_id) && !r.tool_calls.is_empty()
-        }))
-        .ok_or(MarkerFault::StartCount)?;
+    let (start_line, start) = exactly_one(
+        log.records_within(within)
+            .filter(|(_, r)| r.id.as_deref() == Some(ids.start_event_id) && !r.tool_calls.is_empty()),
+    )
+    .ok_or(MarkerFault::StartCount)?;
     if !start.root {
         return Err(MarkerFault::NotRoot);
     }
@@ -144,25 +121,18 @@ pub(super) fn bound_marker<'a>(
     if !call.arguments_text().contains(ids.binding) {
         return Err(MarkerFault::BindingAbsent);
     }
-    let (completion_line, completion) = exactly_one(log.records_within(within).filter(|(_, r)| {
-        r.id.as_deref() == Some(ids.completion_event_id) && !r.tool_results.is_empty()
-    }))
+    let (completion_line, completion) = exactly_one(
+        log.records_within(within)
+            .filter(|(_, r)| r.id.as_deref() == Some(ids.completion_event_id) && !r.tool_results.is_empty()),
+    )
     .ok_or(MarkerFault::CompletionCount)?;
     let proves = completion.root
-        && completion
-            .tool_results
-            .iter()
-            .any(|r| proves_marker(r, ids.tool_call_id, ids.binding))
+        && completion.tool_results.iter().any(|r| proves_marker(r, ids.tool_call_id, ids.binding))
         && completion_line.end > start_line.end;
     if !proves {
         return Err(MarkerFault::CompletionInvalid);
     }
-    Ok(MarkerLifecycle {
-        start,
-        call,
-        completion_line,
-        completion,
-    })
+    Ok(MarkerLifecycle { start, call, completion_line, completion })
 }
 
 fn exactly_one<T>(mut items: impl Iterator<Item = T>) -> Option<T> {
@@ -183,16 +153,13 @@ pub(super) fn rubber_duck_prompt(call: &ToolCall) -> Option<&str> {
     let field = |key: &str| arguments.and_then(|a| a.get(key));
     let tool = call.name.to_lowercase().replace('_', "-");
     let agent = field("agent_type").or_else(|| field("agentType"));
-    let qualifies = (tool == "task"
-        && agent.and_then(Value::as_str) == Some(super::REVIEWER_AGENT))
+    let qualifies = (tool == "task" && agent.and_then(Value::as_str) == Some(super::REVIEWER_AGENT))
         || tool == "rubber-duck"
         || tool == "rubberduck";
     if !qualifies {
         return None;
     }
-    let prompt = ["prompt", "query", "input"]
-        .iter()
-        .find_map(|k| field(k).and_then(Value::as_str));
+    let prompt = ["prompt", "query", "input"].iter().find_map(|k| field(k).and_then(Value::as_str));
     Some(prompt.unwrap_or(""))
 }
 
@@ -201,17 +168,13 @@ pub(super) fn nonce_bound_invocations<'a>(
     records: impl Iterator<Item = (&'a Line, &'a Record)>,
     nonce: &'a str,
 ) -> impl Iterator<Item = (&'a Line, &'a Record, &'a ToolCall)> {
-    records
-        .filter(|(_, r)| r.root)
-        .flat_map(move |(line, record)| {
-            record
-                .tool_calls
-                .iter()
-                .filter(move |call| {
-                    rubber_duck_prompt(call).is_some_and(|p| has_nonce_line(p, nonce))
-                })
-                .map(move |call| (line, record, call))
-        })
+    records.filter(|(_, r)| r.root).flat_map(move |(line, record)| {
+        record
+            .tool_calls
+            .iter()
+            .filter(move |call| rubber_duck_prompt(call).is_some_and(|p| has_nonce_line(p, nonce)))
+            .map(move |call| (line, record, call))
+    })
 }
 
 /// Every record of one reviewer lifecycle, keyed by the root task's tool-call id.
@@ -224,28 +187,17 @@ pub(super) struct ReviewerLifecycle<'a> {
 }
 
 impl<'a> ReviewerLifecycle<'a> {
-    pub fn collect(
-        records: impl Iterator<Item = (&'a Line, &'a Record)>,
-        tool_call_id: &str,
-    ) -> Self {
+    pub fn collect(records: impl Iterator<Item = (&'a Line, &'a Record)>, tool_call_id: &str) -> Self {
         let mut lifecycle = ReviewerLifecycle::default();
         for (line, record) in records {
-            if let Some(sub) = record
-                .subagent
-                .as_ref()
-                .filter(|s| s.tool_call_id.as_deref() == Some(tool_call_id))
-            {
+            if let Some(sub) = record.subagent.as_ref().filter(|s| s.tool_call_id.as_deref() == Some(tool_call_id)) {
                 match sub.phase {
                     SubagentPhase::Started => lifecycle.started.push((line, record)),
                     SubagentPhase::Completed => lifecycle.completed.push((line, record)),
                     SubagentPhase::Failed => lifecycle.failed.push((line, record)),
                 }
             }
-            for result in record
-                .tool_results
-                .iter()
-                .filter(|r| r.tool_call_id.as_deref() == Some(tool_call_id))
-            {
+            for result in record.tool_results.iter().filter(|r| r.tool_call_id.as_deref() == Some(tool_call_id)) {
                 lifecycle.tool_completions.push((line, result, record));
             }
         }
@@ -253,11 +205,7 @@ impl<'a> ReviewerLifecycle<'a> {
     }
 
     pub fn counts(&self) -> (usize, usize, usize) {
-        (
-            self.started.len(),
-            self.completed.len(),
-            self.tool_completions.len(),
-        )
+        (self.started.len(), self.completed.len(), self.tool_completions.len())
     }
 }
 

@@ -24,20 +24,12 @@ impl Env for MemoryEnv {
         path.to_owned()
     }
     fn read_file(&self, path: &str) -> Result<Vec<u8>> {
-        self.0
-            .borrow()
-            .get(path)
-            .cloned()
-            .ok_or_else(|| EvidenceError::evidence(format!("file not found: {path}")))
+        self.0.borrow().get(path).cloned().ok_or_else(|| EvidenceError::evidence(format!("file not found: {path}")))
     }
 }
 
 fn log_of(text: &str) -> SessionLog {
-    SessionLog::from_bytes(
-        Host::CopilotCli,
-        "/s/events.jsonl",
-        text.as_bytes().to_vec(),
-    )
+    SessionLog::from_bytes(Host::CopilotCli, "/s/events.jsonl", text.as_bytes().to_vec())
 }
 
 /// The example with line `n` (1-based) rewritten by `edit`.
@@ -59,12 +51,7 @@ fn edited(n: usize, edit: impl Fn(&mut Value)) -> String {
 /// The challenge `challenge` would have issued for the example (spec §1.6), with the
 /// prefix hash of `log`.
 fn challenge_for(log: &SessionLog) -> Map<String, Value> {
-    let prefix = log
-        .records()
-        .find(|(_, r)| r.id.as_deref() == Some("ev-0004"))
-        .unwrap()
-        .0
-        .end;
+    let prefix = log.records().find(|(_, r)| r.id.as_deref() == Some("ev-0004")).unwrap().0.end;
     json!({
         "schema": CHALLENGE_SCHEMA, "status": "bound", "binding": BINDING, "nonce": NONCE,
         "issued_at": "2026-07-15T12:00:08Z", "cwd": "/home/user/project",
@@ -85,22 +72,14 @@ fn now() -> chrono::DateTime<chrono::Utc> {
 
 fn verify_text(text: &str) -> Result<Verified> {
     let log = log_of(text);
-    verify(
-        &challenge_for(&log),
-        &log,
-        RESPONSE_PATH,
-        now(),
-        &MemoryEnv::default(),
-    )
+    verify(&challenge_for(&log), &log, RESPONSE_PATH, now(), &MemoryEnv::default())
 }
 
 /// Verify `text`, store the response, and validate against `later` (the log as it is now).
 fn validate_after(text: &str, later: &str) -> Result<()> {
     let verified = verify_text(text).expect("verifies");
     let env = MemoryEnv::default();
-    env.0
-        .borrow_mut()
-        .insert(RESPONSE_PATH.into(), verified.response.into_bytes());
+    env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
     validate(&verified.evidence, &log_of(later), &env)
 }
 
@@ -115,14 +94,8 @@ fn spec_vector_verifies_to_the_published_evidence_id() {
     let ev = &verified.evidence;
     assert_eq!(ev["evidence_id"], "cne_924eca850956e98735967f7721456b57");
     assert_eq!(ev["event_prefix_bytes"], 4043);
-    assert_eq!(
-        ev["response_sha256"],
-        "d475b8ccc1f3c1adc9edc1bf6b922f5afda0fb0597496c2c1dc672b4584ce2bc"
-    );
-    assert_eq!(
-        (ev["status"].as_str(), ev["reviewer_family"].as_str()),
-        (Some("verified"), Some("openai"))
-    );
+    assert_eq!(ev["response_sha256"], "d475b8ccc1f3c1adc9edc1bf6b922f5afda0fb0597496c2c1dc672b4584ce2bc");
+    assert_eq!((ev["status"].as_str(), ev["reviewer_family"].as_str()), (Some("verified"), Some("openai")));
     assert_eq!(verified.response.chars().count(), 99);
     verified.policy().unwrap();
     validate_after(EXAMPLE, EXAMPLE).unwrap();
@@ -136,76 +109,47 @@ fn appends_after_the_prefix_keep_evidence_valid_but_edits_inside_do_not() {
     );
     validate_after(EXAMPLE, &appended).unwrap();
     let tampered = EXAMPLE.replacen("Score: 8/10", "Score: 9/10", 1);
-    assert_eq!(
-        code(validate_after(EXAMPLE, &tampered)).1,
-        "Copilot evidence event prefix was modified"
-    );
+    assert_eq!(code(validate_after(EXAMPLE, &tampered)).1, "Copilot evidence event prefix was modified");
     let truncated = &EXAMPLE[..3000];
-    assert_eq!(
-        code(validate_after(EXAMPLE, truncated)).1,
-        "evidence event prefix length is invalid"
-    );
+    assert_eq!(code(validate_after(EXAMPLE, truncated)).1, "evidence event prefix length is invalid");
 }
 
 #[test]
 fn same_family_reviewer_is_written_but_rejected_with_exit_10() {
     let text = edited(8, |v| v["data"]["model"] = "claude-opus-4.5".into());
-    let text = text.replace(
-        r#""model":"gpt-5.5","durationMs""#,
-        r#""model":"claude-opus-4.5","durationMs""#,
-    );
+    let text = text.replace(r#""model":"gpt-5.5","durationMs""#, r#""model":"claude-opus-4.5","durationMs""#);
     let verified = verify_text(&text).unwrap();
     assert_eq!(verified.evidence["reason"], "same-model-family");
     assert_eq!(verified.evidence["independence_verified"], false);
-    assert_eq!(
-        verified.policy().unwrap_err().code,
-        ExitCode::PolicyRejected
-    );
+    assert_eq!(verified.policy().unwrap_err().code, ExitCode::PolicyRejected);
 }
 
 #[test]
 fn reviewer_prompt_without_the_nonce_line_is_exit_6() {
     let text = edited(7, |v| {
-        v["data"]["arguments"]["prompt"] =
-            "Review the work, nonce kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP".into()
+        v["data"]["arguments"]["prompt"] = "Review the work, nonce kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP".into()
     });
     assert_eq!(code(verify_text(&text)).0, ExitCode::InvocationCount);
 }
 
 #[test]
 fn another_agent_type_is_no_reviewer_exit_6() {
-    let text = edited(7, |v| {
-        v["data"]["arguments"]["agent_type"] = "explore".into()
-    });
+    let text = edited(7, |v| v["data"]["arguments"]["agent_type"] = "explore".into());
     assert_eq!(code(verify_text(&text)).0, ExitCode::InvocationCount);
 }
 
 #[test]
 fn failed_subagent_or_unsuccessful_tool_is_exit_7() {
     let failed = edited(11, |v| v["type"] = "subagent.failed".into());
-    assert_eq!(
-        code(verify_text(&failed)),
-        (
-            ExitCode::Lifecycle,
-            "native rubber-duck subagent failed".into()
-        )
-    );
+    assert_eq!(code(verify_text(&failed)), (ExitCode::Lifecycle, "native rubber-duck subagent failed".into()));
     let unsuccessful = edited(12, |v| v["data"]["success"] = false.into());
     assert_eq!(code(verify_text(&unsuccessful)).0, ExitCode::Lifecycle);
     let missing = edited(11, |v| v["type"] = "assistant.message".into());
-    assert!(
-        code(verify_text(&missing))
-            .1
-            .contains("started=1, completed=0, tool_complete=1")
-    );
+    assert!(code(verify_text(&missing)).1.contains("started=1, completed=0, tool_complete=1"));
 }
 
 /// Copilot CLI 1.0.102 gives the child its own UUID agent id (spec §9).
-fn real_host_form(
-    child_started: &str,
-    child_completed: &str,
-    child_prompt: Option<&str>,
-) -> String {
+fn real_host_form(child_started: &str, child_completed: &str, child_prompt: Option<&str>) -> String {
     let mut text = edited(8, |v| v["agentId"] = child_started.into());
     text = text
         .lines()
@@ -232,11 +176,7 @@ fn real_host_form(
 #[test]
 fn host_child_agent_uuid_is_accepted_where_the_reference_rejects_it() {
     let child = "b2279c56-9a0e-4c55-8f3e-0d6f1e2a7b11";
-    let text = real_host_form(
-        child,
-        child,
-        Some(&format!("ARIS_REVIEW_NONCE={NONCE}\n\nReview it.")),
-    );
+    let text = real_host_form(child, child, Some(&format!("ARIS_REVIEW_NONCE={NONCE}\n\nReview it.")));
     let verified = verify_text(&text).unwrap();
     assert_eq!(verified.evidence["child_agent_id"], child);
     validate_after(&text, &text).unwrap();
@@ -245,11 +185,7 @@ fn host_child_agent_uuid_is_accepted_where_the_reference_rejects_it() {
 #[test]
 fn host_lifecycle_ends_naming_different_children_are_refused() {
     let text = real_host_form("child-a", "child-b", None);
-    assert!(
-        code(verify_text(&text))
-            .1
-            .contains("not bound to one child agent id")
-    );
+    assert!(code(verify_text(&text)).1.contains("not bound to one child agent id"));
 }
 
 #[test]
@@ -270,10 +206,7 @@ fn defect_4_bad_timestamp_on_a_marker_candidate_does_not_abort_challenge() {
     let other = log_of(&edited(3, |v| v["timestamp"] = "garbage".into()));
     let env = MemoryEnv::default();
     let request = request(BINDING);
-    assert_eq!(
-        code(challenge(&request, std::slice::from_ref(&other), &env)).0,
-        ExitCode::NoBinding
-    );
+    assert_eq!(code(challenge(&request, std::slice::from_ref(&other), &env)).0, ExitCode::NoBinding);
     assert!(challenge(&request, &[other, log], &env).is_ok());
 }
 
@@ -282,10 +215,7 @@ fn defect_5_non_object_data_fails_closed_with_file_and_line() {
     let text = edited(2, |v| v["data"] = json!([1]));
     assert_eq!(
         code(verify_text(&text)),
-        (
-            ExitCode::Evidence,
-            "`data` is not an object in Copilot event at /s/events.jsonl:2".into()
-        )
+        (ExitCode::Evidence, "`data` is not an object in Copilot event at /s/events.jsonl:2".into())
     );
 }
 
@@ -295,16 +225,8 @@ fn defect_6_validate_challenge_unknown_family_is_exit_5() {
     let log = log_of(&text);
     let mut ch = challenge_for(&log);
     ch.insert("executor_model".into(), "mystery-model".into());
-    assert_eq!(
-        code(validate_challenge(&ch, &log, &MemoryEnv::default())).0,
-        ExitCode::UnknownExecutorFamily
-    );
-    validate_challenge(
-        &challenge_for(&log_of(EXAMPLE)),
-        &log_of(EXAMPLE),
-        &MemoryEnv::default(),
-    )
-    .unwrap();
+    assert_eq!(code(validate_challenge(&ch, &log, &MemoryEnv::default())).0, ExitCode::UnknownExecutorFamily);
+    validate_challenge(&challenge_for(&log_of(EXAMPLE)), &log_of(EXAMPLE), &MemoryEnv::default()).unwrap();
 }
 
 /// Evidence verified on the example, then re-pointed at `later` with every hash
@@ -313,23 +235,13 @@ fn rehashed_evidence_on(later: &str) -> Result<()> {
     let verified = verify_text(EXAMPLE).unwrap();
     let log = log_of(later);
     let mut ev = verified.evidence;
-    let prefix = log
-        .records()
-        .find(|(_, r)| r.id.as_deref() == Some("ev-0012"))
-        .unwrap()
-        .0
-        .end;
+    let prefix = log.records().find(|(_, r)| r.id.as_deref() == Some("ev-0012")).unwrap().0.end;
     ev.insert("event_prefix_bytes".into(), prefix.into());
-    ev.insert(
-        "event_prefix_sha256".into(),
-        log.prefix_sha256(prefix).into(),
-    );
+    ev.insert("event_prefix_sha256".into(), log.prefix_sha256(prefix).into());
     let id = evidence_id(&ev);
     ev.insert("evidence_id".into(), id.into());
     let env = MemoryEnv::default();
-    env.0
-        .borrow_mut()
-        .insert(RESPONSE_PATH.into(), verified.response.into_bytes());
+    env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
     validate(&ev, &log, &env)
 }
 
@@ -337,25 +249,13 @@ fn rehashed_evidence_on(later: &str) -> Result<()> {
 fn defect_7_validate_requires_exact_success_and_a_stable_completion_model() {
     rehashed_evidence_on(EXAMPLE).unwrap();
     let truthy = edited(12, |v| v["data"]["success"] = "yes".into());
-    assert_eq!(
-        code(rehashed_evidence_on(&truthy)).1,
-        "evidence tool completion is not successful"
-    );
+    assert_eq!(code(rehashed_evidence_on(&truthy)).1, "evidence tool completion is not successful");
     let empty_model = edited(12, |v| v["data"]["model"] = "".into());
-    assert_eq!(
-        code(rehashed_evidence_on(&empty_model)).1,
-        "evidence executor model changed before tool completion"
-    );
+    assert_eq!(code(rehashed_evidence_on(&empty_model)).1, "evidence executor model changed before tool completion");
 }
 
 fn request(binding: &str) -> ChallengeRequest<'_> {
-    ChallengeRequest {
-        binding,
-        cwd: "/home/user/project",
-        max_age_seconds: 60,
-        now: now(),
-        nonce: NONCE,
-    }
+    ChallengeRequest { binding, cwd: "/home/user/project", max_age_seconds: 60, now: now(), nonce: NONCE }
 }
 
 #[test]
@@ -370,12 +270,7 @@ fn defect_8_whitespace_around_the_host_model_binds_and_revalidates() {
 
 #[test]
 fn defect_9_absent_tool_call_ids_never_match() {
-    let text = edited(3, |v| {
-        v["data"]
-            .as_object_mut()
-            .unwrap()
-            .retain(|k, _| k != "toolCallId")
-    });
+    let text = edited(3, |v| v["data"].as_object_mut().unwrap().retain(|k, _| k != "toolCallId"));
     let text = {
         let log_text = text;
         let n4: Vec<&str> = log_text.lines().collect();
@@ -384,10 +279,7 @@ fn defect_9_absent_tool_call_ids_never_match() {
         log_text.replacen(n4[3], &serde_json::to_string(&v).unwrap(), 1)
     };
     let log = log_of(&text);
-    assert_eq!(
-        code(challenge(&request(BINDING), &[log], &MemoryEnv::default())).0,
-        ExitCode::NoBinding
-    );
+    assert_eq!(code(challenge(&request(BINDING), &[log], &MemoryEnv::default())).0, ExitCode::NoBinding);
 }
 
 #[test]
@@ -397,12 +289,7 @@ fn defect_10_a_session_start_appended_after_binding_does_not_invalidate() {
         r#"{"type":"session.start","id":"ev-0099","timestamp":"2026-07-15T12:05:00.000Z","data":{"sessionId":"other","context":{"cwd":"/elsewhere"}}}"#
     );
     validate_after(EXAMPLE, &later).unwrap();
-    validate_challenge(
-        &challenge_for(&log_of(EXAMPLE)),
-        &log_of(&later),
-        &MemoryEnv::default(),
-    )
-    .unwrap();
+    validate_challenge(&challenge_for(&log_of(EXAMPLE)), &log_of(&later), &MemoryEnv::default()).unwrap();
 }
 
 #[test]
@@ -421,63 +308,22 @@ fn challenge_binds_exactly_one_fresh_root_marker() {
     ] {
         assert_eq!(ch[key], by_hand[key], "{key}");
     }
-    assert_eq!(
-        ch["event_prefix_sha256"],
-        "0e2ca0a715bb26afe7aaa2772e90e2e7ee2ce1986fb7cb6fa5f2d8e1a9360fba"
-    );
-    assert_eq!(
-        (ch["host"].as_str(), ch["nonce"].as_str()),
-        (Some("copilot-cli"), Some(NONCE))
-    );
+    assert_eq!(ch["event_prefix_sha256"], "0e2ca0a715bb26afe7aaa2772e90e2e7ee2ce1986fb7cb6fa5f2d8e1a9360fba");
+    assert_eq!((ch["host"].as_str(), ch["nonce"].as_str()), (Some("copilot-cli"), Some(NONCE)));
     validate_challenge(&ch, &log, &env).unwrap();
 
     let twice = [log.clone(), log_of(EXAMPLE)];
-    assert_eq!(
-        code(challenge(&request(BINDING), &twice, &env)).0,
-        ExitCode::AmbiguousBinding
-    );
-    assert_eq!(
-        code(challenge(
-            &request("run_20260715_other_binding_0001"),
-            &twice,
-            &env
-        ))
-        .0,
-        ExitCode::NoBinding
-    );
-    let stale = ChallengeRequest {
-        now: now() + chrono::Duration::seconds(120),
-        ..request(BINDING)
-    };
-    assert_eq!(
-        code(challenge(&stale, std::slice::from_ref(&log), &env)).0,
-        ExitCode::NoBinding
-    );
-    let elsewhere = ChallengeRequest {
-        cwd: "/other",
-        ..request(BINDING)
-    };
-    assert_eq!(
-        code(challenge(&elsewhere, std::slice::from_ref(&log), &env)).0,
-        ExitCode::NoBinding
-    );
+    assert_eq!(code(challenge(&request(BINDING), &twice, &env)).0, ExitCode::AmbiguousBinding);
+    assert_eq!(code(challenge(&request("run_20260715_other_binding_0001"), &twice, &env)).0, ExitCode::NoBinding);
+    let stale = ChallengeRequest { now: now() + chrono::Duration::seconds(120), ..request(BINDING) };
+    assert_eq!(code(challenge(&stale, std::slice::from_ref(&log), &env)).0, ExitCode::NoBinding);
+    let elsewhere = ChallengeRequest { cwd: "/other", ..request(BINDING) };
+    assert_eq!(code(challenge(&elsewhere, std::slice::from_ref(&log), &env)).0, ExitCode::NoBinding);
     let mystery = log_of(&edited(3, |v| v["data"]["model"] = "mystery".into()));
-    assert_eq!(
-        code(challenge(&request(BINDING), &[mystery], &env)).0,
-        ExitCode::UnknownExecutorFamily
-    );
-    let bad_age = ChallengeRequest {
-        max_age_seconds: 601,
-        ..request("short")
-    };
-    assert_eq!(
-        code(challenge(&bad_age, &[], &env)).1,
-        "--max-age-seconds must be within 1..600"
-    );
-    assert_eq!(
-        code(challenge(&request("short"), &[], &env)).1,
-        "--binding must be a 16..128 character stable token"
-    );
+    assert_eq!(code(challenge(&request(BINDING), &[mystery], &env)).0, ExitCode::UnknownExecutorFamily);
+    let bad_age = ChallengeRequest { max_age_seconds: 601, ..request("short") };
+    assert_eq!(code(challenge(&bad_age, &[], &env)).1, "--max-age-seconds must be within 1..600");
+    assert_eq!(code(challenge(&request("short"), &[], &env)).1, "--binding must be a 16..128 character stable token");
 }
 
 #[test]
@@ -486,38 +332,22 @@ fn revalidation_names_what_changed() {
     let env = MemoryEnv::default();
     let mut ch = challenge_for(&log);
     ch.insert("challenge_tool_call_id".into(), "call_other".into());
-    assert_eq!(
-        code(validate_challenge(&ch, &log, &env)).1,
-        "challenge tool-call id mismatch"
-    );
+    assert_eq!(code(validate_challenge(&ch, &log, &env)).1, "challenge tool-call id mismatch");
     let mut ch = challenge_for(&log);
     ch.insert("event_prefix_bytes".into(), true.into());
-    assert_eq!(
-        code(validate_challenge(&ch, &log, &env)).1,
-        "challenge event prefix length is invalid"
-    );
+    assert_eq!(code(validate_challenge(&ch, &log, &env)).1, "challenge event prefix length is invalid");
     let mut ch = challenge_for(&log);
     ch.insert("status".into(), "marker".into());
-    assert_eq!(
-        code(validate_challenge(&ch, &log, &env)).1,
-        "unsupported or unbound Copilot challenge"
-    );
+    assert_eq!(code(validate_challenge(&ch, &log, &env)).1, "unsupported or unbound Copilot challenge");
 }
 
 #[test]
 fn marker_prints_the_reference_bytes() {
     assert_eq!(
         crate::pyjson::one_line(&marker(BINDING).unwrap()),
-        format!(
-            r#"{{"binding": "{BINDING}", "schema": "aris.copilot-native.challenge/v1", "status": "marker"}}"#
-        )
+        format!(r#"{{"binding": "{BINDING}", "schema": "aris.copilot-native.challenge/v1", "status": "marker"}}"#)
     );
-    for bad in [
-        "short",
-        "-starts-with-dash-000",
-        &"x".repeat(129),
-        "has space in the token here",
-    ] {
+    for bad in ["short", "-starts-with-dash-000", &"x".repeat(129), "has space in the token here"] {
         assert!(check_binding(bad).is_err(), "{bad}");
     }
     check_binding(&"x".repeat(128)).unwrap();
@@ -535,19 +365,9 @@ fn nonce_line_must_stand_alone() {
 #[test]
 fn response_prefers_full_detailed_content() {
     let r = |v: Value| extract_response(&v);
-    assert_eq!(
-        r(json!({"content": "short", "detailedContent": "longer text"})).unwrap(),
-        "longer text"
-    );
-    assert_eq!(
-        r(json!({"content": "long content", "detailedContent": "tiny"})).unwrap(),
-        "long content"
-    );
-    assert_eq!(
-        r(json!({"content": "c", "detailedContent": "(Full response provided to agent) x"}))
-            .unwrap(),
-        "c"
-    );
+    assert_eq!(r(json!({"content": "short", "detailedContent": "longer text"})).unwrap(), "longer text");
+    assert_eq!(r(json!({"content": "long content", "detailedContent": "tiny"})).unwrap(), "long content");
+    assert_eq!(r(json!({"content": "c", "detailedContent": "(Full response provided to agent) x"})).unwrap(), "c");
     assert!(r(json!({"content": "  "})).is_err());
     assert!(r(json!("text")).is_err());
 }

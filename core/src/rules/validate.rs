@@ -4,8 +4,8 @@
 use super::session::{self, MarkerIds, ReviewerLifecycle};
 use super::verify::reviewer_model;
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result,
-    evidence_id, extract_response,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, evidence_id,
+    extract_response,
 };
 use crate::chain;
 use crate::family::{self, Table};
@@ -21,9 +21,7 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
         return fail("unsupported Copilot native evidence schema");
     }
-    if ev.str("status") != Some("verified")
-        || evidence.get("independence_verified") != Some(&Value::Bool(true))
-    {
+    if ev.str("status") != Some("verified") || evidence.get("independence_verified") != Some(&Value::Bool(true)) {
         return fail("Copilot native evidence is not verified");
     }
     if ev.str("agent_name") != Some(REVIEWER_AGENT) {
@@ -82,17 +80,14 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if !lifecycle.failed.is_empty() {
         return fail("evidence contains a failed native reviewer lifecycle");
     }
-    let names =
-        [started, completed].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
+    let names = [started, completed].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
     if names != [Some(REVIEWER_AGENT); 2] {
         return fail("evidence lifecycle agent mismatch");
     }
     let Some(child) = session::child_agent(started, completed) else {
         return fail("evidence child agent id mismatch");
     };
-    if ev
-        .str("child_agent_id")
-        .is_some_and(|stored| stored != child)
+    if ev.str("child_agent_id").is_some_and(|stored| stored != child)
         || !session::child_prompt_has_nonce(log.records_within(prefix), child, nonce)
     {
         return fail("evidence child agent id mismatch");
@@ -108,22 +103,14 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if !tool_result.success {
         return fail("evidence tool completion is not successful");
     }
-    let invocation_model = invocation
-        .model
-        .as_deref()
-        .map(str::trim)
-        .unwrap_or_default();
-    let reviewer = reviewer_model(started, completed)
-        .or_else(|_| fail("evidence model ids differ from host lifecycle events"))?;
+    let invocation_model = invocation.model.as_deref().map(str::trim).unwrap_or_default();
+    let reviewer =
+        reviewer_model(started, completed).or_else(|_| fail("evidence model ids differ from host lifecycle events"))?;
     if invocation_model != executor_model || Some(reviewer.as_str()) != ev.str("reviewer_model") {
         return fail("evidence model ids differ from host lifecycle events");
     }
     // Defect fix (spec §8.7): an empty completion model is a change, as in verify.
-    if tool_record
-        .model
-        .as_deref()
-        .is_some_and(|m| m.trim() != executor_model)
-    {
+    if tool_record.model.as_deref().is_some_and(|m| m.trim() != executor_model) {
         return fail("evidence executor model changed before tool completion");
     }
     let executor_family = family::family(executor_model, Table::Evidence);

@@ -4,8 +4,8 @@
 use super::challenge::revalidate;
 use super::session::{self, ReviewerLifecycle};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, ExitCode, HOST_SESSION_EVENT, REVIEWER_AGENT,
-    Result, evidence_id, extract_response,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, ExitCode, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, evidence_id,
+    extract_response,
 };
 use crate::family::{self, Table};
 use crate::timestamp;
@@ -27,15 +27,8 @@ impl Verified {
         if self.evidence.get("status").and_then(Value::as_str) == Some("verified") {
             return Ok(());
         }
-        let reason = self
-            .evidence
-            .get("reason")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        Err(EvidenceError::new(
-            ExitCode::PolicyRejected,
-            format!("native reviewer evidence rejected: {reason}"),
-        ))
+        let reason = self.evidence.get("reason").and_then(Value::as_str).unwrap_or_default();
+        Err(EvidenceError::new(ExitCode::PolicyRejected, format!("native reviewer evidence rejected: {reason}")))
     }
 }
 
@@ -54,79 +47,49 @@ pub fn verify(
     let challenge_time = challenge
         .str("challenge_event_timestamp")
         .and_then(timestamp::parse)
-        .ok_or_else(|| {
-            EvidenceError::evidence("challenge_event_timestamp is not an ISO-8601 timestamp")
-        })?;
-    let prefix = challenge
-        .prefix_len("event_prefix_bytes", log.len())
-        .expect("revalidated");
+        .ok_or_else(|| EvidenceError::evidence("challenge_event_timestamp is not an ISO-8601 timestamp"))?;
+    let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
     let executor_model = challenge.required("executor_model")?;
 
     // Defect fix (spec §8.4): only invocations need a timestamp; a malformed timestamp
     // on any other event no longer aborts verification.
     let invocations: Vec<_> = session::nonce_bound_invocations(log.records(), nonce)
-        .filter(|(_, r, _)| {
-            r.timestamp
-                .as_deref()
-                .and_then(timestamp::parse)
-                .is_some_and(|t| t >= challenge_time)
-        })
+        .filter(|(_, r, _)| r.timestamp.as_deref().and_then(timestamp::parse).is_some_and(|t| t >= challenge_time))
         .collect();
     let [(invocation_line, invocation, call)] = invocations.as_slice() else {
         return Err(EvidenceError::new(
             ExitCode::InvocationCount,
-            format!(
-                "expected exactly one nonce-bound native rubber-duck invocation, found {}",
-                invocations.len()
-            ),
+            format!("expected exactly one nonce-bound native rubber-duck invocation, found {}", invocations.len()),
         ));
     };
     if invocation_line.end <= prefix {
-        return Err(EvidenceError::evidence(
-            "native rubber-duck invocation does not follow the bound challenge",
-        ));
+        return Err(EvidenceError::evidence("native rubber-duck invocation does not follow the bound challenge"));
     }
-    let tool_call_id = call.id.as_deref().ok_or_else(|| {
-        EvidenceError::evidence("native rubber-duck invocation is missing toolCallId")
-    })?;
+    let tool_call_id = call
+        .id
+        .as_deref()
+        .ok_or_else(|| EvidenceError::evidence("native rubber-duck invocation is missing toolCallId"))?;
     let invocation_model = invocation
         .model
         .as_deref()
         .map(str::trim)
         .filter(|m| !m.is_empty())
-        .ok_or_else(|| {
-            EvidenceError::evidence("native invocation is missing host-reported executor model")
-        })?;
+        .ok_or_else(|| EvidenceError::evidence("native invocation is missing host-reported executor model"))?;
     if invocation_model != executor_model.trim() {
-        return Err(EvidenceError::evidence(
-            "executor model changed between challenge and native review",
-        ));
+        return Err(EvidenceError::evidence("executor model changed between challenge and native review"));
     }
 
     let lifecycle = ReviewerLifecycle::collect(log.records(), tool_call_id);
     if !lifecycle.failed.is_empty() {
-        return Err(EvidenceError::new(
-            ExitCode::Lifecycle,
-            "native rubber-duck subagent failed",
-        ));
+        return Err(EvidenceError::new(ExitCode::Lifecycle, "native rubber-duck subagent failed"));
     }
     if let [(_, result, _)] = lifecycle.tool_completions.as_slice()
         && !result.success
     {
-        return Err(EvidenceError::new(
-            ExitCode::Lifecycle,
-            "native rubber-duck tool execution did not succeed",
-        ));
+        return Err(EvidenceError::new(ExitCode::Lifecycle, "native rubber-duck tool execution did not succeed"));
     }
-    let (
-        [(started_line, started)],
-        [(completed_line, completed)],
-        [(tool_line, tool_result, tool_record)],
-    ) = (
-        lifecycle.started.as_slice(),
-        lifecycle.completed.as_slice(),
-        lifecycle.tool_completions.as_slice(),
-    )
+    let ([(started_line, started)], [(completed_line, completed)], [(tool_line, tool_result, tool_record)]) =
+        (lifecycle.started.as_slice(), lifecycle.completed.as_slice(), lifecycle.tool_completions.as_slice())
     else {
         let (s, c, t) = lifecycle.counts();
         return Err(EvidenceError::new(
@@ -136,18 +99,14 @@ pub fn verify(
             ),
         ));
     };
-    let names =
-        [started, completed].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
+    let names = [started, completed].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
     if names != [Some(REVIEWER_AGENT); 2] {
-        return Err(EvidenceError::evidence(
-            "nonce-bound task was not completed by the rubber-duck subagent",
-        ));
+        return Err(EvidenceError::evidence("nonce-bound task was not completed by the rubber-duck subagent"));
     }
     // Host fix (spec §9): bind the child by the agent id both lifecycle ends name, not by
     // requiring it to equal the toolCallId, which the real host never writes.
-    let child = session::child_agent(started, completed).ok_or_else(|| {
-        EvidenceError::evidence("rubber-duck lifecycle is not bound to one child agent id")
-    })?;
+    let child = session::child_agent(started, completed)
+        .ok_or_else(|| EvidenceError::evidence("rubber-duck lifecycle is not bound to one child agent id"))?;
     if !session::child_prompt_has_nonce(log.records(), child, nonce) {
         return Err(EvidenceError::new(
             ExitCode::InvocationCount,
@@ -158,18 +117,10 @@ pub fn verify(
         && started_line.end <= completed_line.end
         && completed_line.end < tool_line.end)
     {
-        return Err(EvidenceError::evidence(
-            "native rubber-duck lifecycle events are out of order",
-        ));
+        return Err(EvidenceError::evidence("native rubber-duck lifecycle events are out of order"));
     }
-    if tool_record
-        .model
-        .as_deref()
-        .is_some_and(|m| m.trim() != executor_model.trim())
-    {
-        return Err(EvidenceError::evidence(
-            "root executor model changed before native tool completion",
-        ));
+    if tool_record.model.as_deref().is_some_and(|m| m.trim() != executor_model.trim()) {
+        return Err(EvidenceError::evidence("root executor model changed before native tool completion"));
     }
     let reviewer_model = reviewer_model(started, completed)?;
     let response = extract_response(&tool_result.result)?;
@@ -177,9 +128,7 @@ pub fn verify(
     let executor_family = family::family(invocation_model, Table::Evidence);
     let reviewer_family = family::family(&reviewer_model, Table::Evidence);
     let (status, reason, relation) = match (executor_family, reviewer_family) {
-        (Some(e), Some(r)) if e != r => {
-            ("verified", "host-event-verified-cross-family", "different")
-        }
+        (Some(e), Some(r)) if e != r => ("verified", "host-event-verified-cross-family", "different"),
         (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
         _ => ("rejected", "unknown-model-family", "unknown"),
     };
@@ -218,41 +167,24 @@ pub fn verify(
         "challenge_completion_event_id",
         "challenge_tool_call_id",
     ] {
-        evidence.insert(
-            key.to_owned(),
-            challenge.0.get(key).cloned().unwrap_or(Value::Null),
-        );
+        evidence.insert(key.to_owned(), challenge.0.get(key).cloned().unwrap_or(Value::Null));
     }
     let id = evidence_id(evidence);
     evidence.insert("evidence_id".to_owned(), id.into());
-    Ok(Verified {
-        evidence: evidence.clone(),
-        response,
-    })
+    Ok(Verified { evidence: evidence.clone(), response })
 }
 
 /// The resolved reviewer model: the completed one, else the started one; both ends must
 /// agree when both name one.
-pub(super) fn reviewer_model(
-    started: &crate::event::Record,
-    completed: &crate::event::Record,
-) -> Result<String> {
-    let model_of = |r: &crate::event::Record| {
-        r.subagent
-            .as_ref()
-            .and_then(|s| s.model.clone())
-            .filter(|m| !m.is_empty())
-    };
+pub(super) fn reviewer_model(started: &crate::event::Record, completed: &crate::event::Record) -> Result<String> {
+    let model_of =
+        |r: &crate::event::Record| r.subagent.as_ref().and_then(|s| s.model.clone()).filter(|m| !m.is_empty());
     let (started_model, completed_model) = (model_of(started), model_of(completed));
     let reviewer = completed_model
         .or_else(|| started_model.clone())
-        .ok_or_else(|| {
-            EvidenceError::evidence("native reviewer completion is missing its resolved model")
-        })?;
+        .ok_or_else(|| EvidenceError::evidence("native reviewer completion is missing its resolved model"))?;
     if started_model.is_some_and(|m| m != reviewer) {
-        return Err(EvidenceError::evidence(
-            "native reviewer model changed within one subagent lifecycle",
-        ));
+        return Err(EvidenceError::evidence("native reviewer model changed within one subagent lifecycle"));
     }
     Ok(reviewer)
 }
