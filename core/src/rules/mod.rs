@@ -13,7 +13,7 @@ mod verify;
 #[cfg(test)]
 mod tests;
 
-pub use challenge::{ChallengeRequest, challenge, validate_challenge};
+pub use challenge::{ChallengeRequest, challenge, check_max_age, validate_challenge};
 pub use validate::validate;
 pub use verify::{Verified, verify};
 
@@ -167,4 +167,16 @@ pub fn evidence_id(evidence: &Map<String, Value>) -> String {
     .collect();
     let digest = crate::chain::sha256(crate::pyjson::canonical(&Value::Object(identity)).as_bytes());
     format!("cne_{}", &hex::encode(digest)[..32])
+}
+
+/// URL-safe base64 without padding, as Python's `secrets.token_urlsafe` writes a nonce.
+pub fn encode_nonce(bytes: &[u8; 24]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    bytes
+        .chunks(3)
+        .flat_map(|c| {
+            let n = (u32::from(c[0]) << 16) | (u32::from(c[1]) << 8) | u32::from(c[2]);
+            [18, 12, 6, 0].map(|shift| ALPHABET[(n >> shift) as usize & 63] as char)
+        })
+        .collect()
 }

@@ -1,0 +1,297 @@
+//! Requests in, answers out: the daemon's state and what each operation does with it.
+//!
+//! Every operation that names a session, file or cwd first catches the store up with the
+//! files (read-your-writes). Evidence operations run the same `judged_core::rules` as the
+//! CLI's direct mode, over the log as the daemon witnessed it, after checking that the
+//! file still holds exactly those bytes.
+
+use crate::ingest::Ingestor;
+use crate::store::{FileState, StoreError};
+use crate::witness::Witness;
+use judged_core::event::Host;
+use judged_core::files;
+use judged_core::log::SessionLog;
+use judged_core::rules::{self, Artifact, Env, EvidenceError};
+use judged_protocol::ErrorBody;
+use serde_json::{Map, Value, json};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub struct Engine {
+    pub ingest: Ingestor,
+    pub witness: Witness,
+    pub started: Instant,
+    pub data_dir: PathBuf,
+    pub socket: PathBuf,
+}
+
+/// Why an operation was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An evidence decision: the client reports it with its exit code.
+    #[error(transparent)]
+    Evidence(#[from] EvidenceError),
+    #[error("{0}")]
+    BadRequest(String),
+}
+
+impl From<EngineError> for ErrorBody {
+    fn from(error: EngineError) -> ErrorBody {
+        let exit_code = match &error {
+            EngineError::Evidence(e) => Some(e.code as u8),
+            _ => None,
+        };
+        ErrorBody { message: error.to_string(), exit_code }
+    }
+}
+
+type Answer = Result<Value, EngineError>;
+
+fn bad_request(message: impl Into<String>) -> EngineError {
+    EngineError::BadRequest(message.into())
+}
+
+fn evidence_error(message: impl Into<String>) -> EngineError {
+    EvidenceError::evidence(message).into()
+}
+
+fn arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, EngineError> {
+    args.get(key).and_then(Value::as_str).ok_or_else(|| bad_request(format!("request is missing string argument `{key}`")))
+}
+
+fn object_arg<'a>(args: &'a Value, key: &str) -> Result<&'a Map<String, Value>, EngineError> {
+    args.get(key).and_then(Value::as_object).ok_or_else(|| bad_request(format!("request is missing object argument `{key}`")))
+}
+
+/// Real paths; artifact files the client sent along are read from the request.
+struct DaemonEnv<'a> {
+    sent: HashMap<&'a str, Vec<u8>>,
+}
+
+impl Env for DaemonEnv<'_> {
+    fn resolve(&self, path: &str) -> String {
+        files::resolve(path)
+    }
+    fn read_file(&self, path: &str) -> rules::Result<Vec<u8>> {
+        match self.sent.get(path) {
+            Some(bytes) => Ok(bytes.clone()),
+            None => files::read_artifact(path).map(|(_, bytes)| bytes),
+        }
+    }
+}
+
+impl Engine {
+    pub fn handle(&mut self, op: &str, args: &Value) -> Answer {
+        match op {
+            "status" => self.status(),
+            "sessions" => self.sessions(),
+            "events" => self.events(args),
+            "chain_head" => self.chain_head(args),
+            "verify_log" => self.verify_log(args),
+            "challenge" => self.challenge(args),
+            "verify" => self.verify(args),
+            "validate_challenge" => self.validate_artifact(args, "challenge"),
+            "validate" => self.validate_artifact(args, "evidence"),
+            _ => Err(bad_request(format!("unknown operation `{op}`"))),
+        }
+    }
+
+    fn status(&mut self) -> Answer {
+        let files = self.ingest.store.files()?;
+        Ok(json!({
+            "pid": std::process::id(),
+            "version": env!("CARGO_PKG_VERSION"),
+            "protocol": judged_protocol::PROTOCOL_VERSION,
+            "uptime_seconds": self.started.elapsed().as_secs(),
+            "data_dir": self.data_dir,
+            "socket": self.socket,
+            "copilot_roots": self.ingest.roots.copilot,
+            "claude_roots": self.ingest.roots.claude,
+            "files": files.len(),
+            "lines": files.iter().map(|f| f.lines).sum::<u64>(),
+            "bytes": files.iter().map(|f| f.offset).sum::<u64>(),
+            "tampered": files.iter().filter(|f| f.tampered).count(),
+            "journal_events": self.ingest.store.journal_len()?,
+        }))
+    }
+
+    fn sessions(&mut self) -> Answer {
+        self.ingest.catch_up_all()?;
+        let sessions: Vec<Value> = self.ingest.store.files()?.iter().map(session_summary).collect();
+        Ok(Value::Array(sessions))
+    }
+
+    /// The file a request names by session id, session key or path, caught up.
+    fn named_file(&mut self, args: &Value) -> Result<FileState, EngineError> {
+        let name = arg(args, "session")?;
+        self.ingest.catch_up_all()?;
+        self.ingest.store.file_by_session(name)?.ok_or_else(|| bad_request(format!("no session or log named `{name}`")))
+    }
+
+    fn events(&mut self, args: &Value) -> Answer {
+        let file = self.named_file(args)?;
+        let from = args.get("from").and_then(Value::as_u64).unwrap_or(1);
+        let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(1000).min(10_000);
+        let lines = self.ingest.store.lines(file.id, from, limit)?;
+        Ok(Value::Array(
+            lines
+                .iter()
+                .map(|l| {
+                    json!({"seq": l.seq, "start": l.start, "end": l.end, "kind": l.kind,
+                        "line_sha256": hex::encode(l.sha256), "chain_sha256": hex::encode(l.chain),
+                        "raw": String::from_utf8_lossy(&l.raw)})
+                })
+                .collect(),
+        ))
+    }
+
+    fn chain_head(&mut self, args: &Value) -> Answer {
+        let file = self.named_file(args)?;
+        let seq = args.get("seq").and_then(Value::as_u64).unwrap_or(file.lines);
+        let head = self.ingest.store.chain_at(file.id, seq)?.ok_or_else(|| bad_request(format!("no line {seq}")))?;
+        Ok(json!({"session": file.session, "seq": seq, "chain_sha256": hex::encode(head)}))
+    }
+
+    fn verify_log(&mut self, args: &Value) -> Answer {
+        let file = self.named_file(args)?;
+        Ok(self.ingest.verify_prefix(&file)?)
+    }
+
+    /// The witnessed log at `path`, after checking the file still holds those bytes.
+    fn witnessed_log(&mut self, path: &str, host: Host) -> Result<SessionLog, EngineError> {
+        let resolved = files::resolve(path);
+        files::check_safe_file(Path::new(&resolved))?;
+        self.ingest.catch_up(Path::new(&resolved), host)?;
+        let file = self.ingest.store.file_by_path(&resolved)?.ok_or_else(|| evidence_error(format!("file not found: {resolved}")))?;
+        if self.ingest.verify_prefix(&file)?["tampered"] == true {
+            return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
+        }
+        Ok(self.ingest.store.session_log(&file)?)
+    }
+
+    fn challenge(&mut self, args: &Value) -> Answer {
+        let binding = arg(args, "binding")?;
+        let cwd = files::resolve(arg(args, "cwd")?);
+        let max_age_seconds = args.get("max_age_seconds").and_then(Value::as_i64).unwrap_or(60);
+        rules::check_max_age(max_age_seconds)?;
+        rules::check_binding(binding)?;
+        if let Some(root) = args.get("session_root").and_then(Value::as_str) {
+            self.add_root(Path::new(&files::resolve(root)));
+        }
+        self.ingest.catch_up_all()?;
+        let mut logs = Vec::new();
+        for file in self.ingest.store.files()? {
+            if !file.tampered && file.cwd.as_deref().is_some_and(|c| files::resolve(c) == cwd) {
+                logs.push(self.ingest.store.session_log(&file)?);
+            }
+        }
+        let nonce = new_nonce();
+        let request = rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
+        let env = DaemonEnv { sent: HashMap::new() };
+        let mut artifact = rules::challenge(&request, &logs, &env)?;
+        self.ingest.store.journal(
+            "marker_seen",
+            &json!({"binding": binding, "session_events": artifact["session_events"], "event_id": artifact["challenge_event_id"],
+                "completion_event_id": artifact["challenge_completion_event_id"]}),
+        )?;
+        let witness = self.witness.sign(&artifact);
+        artifact.insert("witness".into(), witness.clone().into());
+        self.ingest.store.journal(
+            "challenge_issued",
+            &json!({"nonce": nonce, "binding": binding, "session_events": artifact["session_events"], "witness": witness}),
+        )?;
+        Ok(Value::Object(artifact))
+    }
+
+    /// The artifact was issued by this daemon, unchanged: its witness verifies and the
+    /// journal recorded it.
+    fn check_witnessed(&self, artifact: &Map<String, Value>, journal_kind: &str) -> Result<(), EngineError> {
+        let what = if journal_kind == "challenge_issued" { "challenge" } else { "evidence" };
+        let Some(witness) = artifact.get("witness").and_then(Value::as_str) else {
+            return Err(evidence_error(format!("{what} carries no judged witness: it was not issued by this daemon")));
+        };
+        if !self.witness.check(artifact) {
+            return Err(evidence_error(format!("{what} witness does not match its fields: the artifact was edited")));
+        }
+        if !self.ingest.store.journal_has(journal_kind, "witness", witness)? {
+            return Err(evidence_error(format!("{what} is not in judged's journal: it was not issued by this daemon")));
+        }
+        Ok(())
+    }
+
+    fn verify(&mut self, args: &Value) -> Answer {
+        let challenge = object_arg(args, "challenge")?;
+        let response_path = arg(args, "response_path")?;
+        self.check_witnessed(challenge, "challenge_issued")?;
+        let log = self.log_for(challenge)?;
+        let env = DaemonEnv { sent: HashMap::new() };
+        let verified = rules::verify(challenge, &log, response_path, chrono::Utc::now(), &env)?;
+        let mut evidence = verified.evidence;
+        let witness = self.witness.sign(&evidence);
+        evidence.insert("witness".into(), witness.clone().into());
+        self.ingest.store.journal(
+            "evidence_verified",
+            &json!({"evidence_id": evidence["evidence_id"], "status": evidence["status"], "reason": evidence["reason"],
+                "session_events": evidence["session_events"], "witness": witness}),
+        )?;
+        Ok(json!({"evidence": evidence, "response": verified.response}))
+    }
+
+    fn log_for(&mut self, artifact: &Map<String, Value>) -> Result<SessionLog, EngineError> {
+        let path = Artifact(artifact).required("session_events")?;
+        let host = artifact.get("host").and_then(Value::as_str).and_then(Host::parse).unwrap_or(Host::CopilotCli);
+        self.witnessed_log(path, host)
+    }
+
+    fn validate_artifact(&mut self, args: &Value, kind: &str) -> Answer {
+        let artifact = object_arg(args, kind)?;
+        let journal_kind = if kind == "challenge" { "challenge_issued" } else { "evidence_verified" };
+        self.check_witnessed(artifact, journal_kind)?;
+        let log = self.log_for(artifact)?;
+        let sent: HashMap<&str, Vec<u8>> = args
+            .get("files")
+            .and_then(Value::as_object)
+            .map(|files| {
+                files.iter().filter_map(|(p, hex)| Some((p.as_str(), hex::decode(hex.as_str()?).ok()?))).collect()
+            })
+            .unwrap_or_default();
+        let env = DaemonEnv { sent };
+        if kind == "challenge" {
+            rules::validate_challenge(artifact, &log, &env)?;
+        } else {
+            rules::validate(artifact, &log, &env)?;
+        }
+        Ok(json!({"witness_checked": true}))
+    }
+
+    /// Watch one more root (a `--session-root` named by a client).
+    fn add_root(&mut self, root: &Path) {
+        let roots = &mut self.ingest.roots;
+        if roots.all().any(|r| r == root) {
+            return;
+        }
+        if root.file_name().is_some_and(|n| n == "projects") {
+            roots.claude.push(root.to_path_buf());
+        } else {
+            roots.copilot.push(root.to_path_buf());
+        }
+    }
+}
+
+pub fn session_summary(file: &FileState) -> Value {
+    json!({
+        "host": file.host.as_str(), "session": file.session, "session_id": file.session_id, "cwd": file.cwd,
+        "path": file.path, "events": file.lines, "bytes": file.offset, "last_event_time": file.last_event_time,
+        "tampered": file.tampered, "integrity_findings": file.findings,
+    })
+}
+
+/// 24 CSPRNG bytes as 32 URL-safe base64 characters.
+pub fn new_nonce() -> String {
+    let mut bytes = [0u8; 24];
+    rand::fill(&mut bytes);
+    judged_core::rules::encode_nonce(&bytes)
+}

@@ -1,0 +1,253 @@
+//! Tailing: bring the store up to date with the log files, and notice when a file's
+//! history changed under us.
+//!
+//! Every entry point is synchronous and idempotent: the watcher calls [`Ingestor::catch_up`]
+//! as a hint, and every query calls it first (read-your-writes), so a line a host wrote
+//! before a query is visible to it whatever the watcher's latency.
+
+use crate::store::{FileState, FileUpdate, NewLine, Store, StoreError};
+use judged_core::chain;
+use judged_core::event::Host;
+use judged_core::files::{self, Discovered};
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::fs::{self, File};
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// Lines per transaction while catching up a large file.
+const BATCH_LINES: usize = 4096;
+/// Bytes read from a file at a time.
+const READ_CHUNK: usize = 8 * 1024 * 1024;
+
+/// Watched roots, per host.
+#[derive(Clone, Debug, Default)]
+pub struct Roots {
+    pub copilot: Vec<PathBuf>,
+    pub claude: Vec<PathBuf>,
+}
+
+impl Roots {
+    pub fn discover(&self) -> Vec<Discovered> {
+        let copilot = self.copilot.iter().flat_map(|r| files::discover_copilot(r));
+        let claude = self.claude.iter().flat_map(|r| files::discover_claude(r));
+        copilot.chain(claude).collect()
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
+        self.copilot.iter().chain(&self.claude)
+    }
+}
+
+pub struct Ingestor {
+    pub store: Store,
+    pub roots: Roots,
+    /// Paths already journaled as refused, so a refusal is recorded once.
+    refused: HashSet<PathBuf>,
+}
+
+/// The session a log file belongs to, from its place under the root.
+fn session_key(host: Host, path: &Path) -> String {
+    let name = |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match host {
+        Host::CopilotCli => name(path.parent()),
+        Host::ClaudeCode => {
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let parent = path.parent();
+            if parent.and_then(Path::file_name).is_some_and(|n| n == "subagents") {
+                format!("{}/{stem}", name(parent.and_then(Path::parent)))
+            } else {
+                stem
+            }
+        }
+    }
+}
+
+impl Ingestor {
+    pub fn new(store: Store, roots: Roots) -> Ingestor {
+        Ingestor { store, roots, refused: HashSet::new() }
+    }
+
+    /// Discover every log under the roots and catch each up.
+    pub fn catch_up_all(&mut self) -> Result<(), StoreError> {
+        for found in self.roots.discover() {
+            self.catch_up(&found.path, found.host)?;
+        }
+        Ok(())
+    }
+
+    /// Check a file is one we may read; journal a refusal once.
+    fn admissible(&mut self, path: &Path) -> Result<Option<fs::Metadata>, StoreError> {
+        let meta = match fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(_) => return Ok(None), // vanished: nothing to read, nothing lost
+        };
+        let reason = if meta.file_type().is_symlink() {
+            Some("symlink")
+        } else if !meta.is_file() {
+            Some("not a regular file")
+        } else if meta.uid() != files::current_uid() {
+            Some("owned by another user")
+        } else {
+            None
+        };
+        match reason {
+            None => Ok(Some(meta)),
+            Some(reason) => {
+                if self.refused.insert(path.to_path_buf()) {
+                    tracing::warn!(path = %path.display(), reason, "refusing log file");
+                    self.store.journal("file_refused", &json!({"path": path.to_string_lossy(), "reason": reason}))?;
+                }
+                Ok(None)
+            }
+        }
+    }
+
+    /// Ingest what was appended to `path` since the stored offset.
+    pub fn catch_up(&mut self, path: &Path, host: Host) -> Result<(), StoreError> {
+        let Some(meta) = self.admissible(path)? else { return Ok(()) };
+        let shown = path.to_string_lossy().into_owned();
+        let mut file = match self.store.file_by_path(&shown)? {
+            Some(file) => file,
+            None => self.store.add_file(&shown, host, &session_key(host, path))?,
+        };
+        if file.tampered {
+            return Ok(()); // never re-ingest over a history that changed
+        }
+        if meta.len() < file.offset {
+            let detail = json!({"file_id": file.id, "path": shown, "reason": "truncated", "offset": meta.len(),
+                "expected_len": file.offset, "found_len": meta.len()});
+            return self.store.mark_tampered(&mut file, detail);
+        }
+        if file.lines > 0 && !self.last_line_intact(&file, path)? {
+            return Ok(()); // last_line_intact recorded the tamper
+        }
+        if meta.len() == file.offset {
+            return Ok(());
+        }
+        self.read_appended(&mut file, path)
+    }
+
+    /// Compare the last ingested line with the file; record a tamper when it changed.
+    fn last_line_intact(&mut self, file: &FileState, path: &Path) -> Result<bool, StoreError> {
+        let Some(last) = self.store.lines(file.id, file.lines, 1)?.pop() else { return Ok(true) };
+        let found = read_range(path, last.start, last.end);
+        if found.as_deref().map(chain::sha256) == Some(last.sha256) {
+            return Ok(true);
+        }
+        let mut file = file.clone();
+        self.record_rewrite(&mut file, last.start, &last.sha256, found.as_deref())?;
+        Ok(false)
+    }
+
+    fn record_rewrite(&mut self, file: &mut FileState, offset: u64, expected: &chain::Hash, found: Option<&[u8]>) -> Result<(), StoreError> {
+        let detail = json!({"file_id": file.id, "path": file.path, "reason": "rewritten", "offset": offset,
+            "expected_sha256": chain::to_hex(expected), "found_sha256": found.map(|b| chain::to_hex(&chain::sha256(b)))});
+        tracing::warn!(path = %file.path, offset, "log rewritten inside its ingested history");
+        self.store.mark_tampered(file, detail)
+    }
+
+    /// Re-hash every ingested line against the file (on start and on `verify-log`).
+    pub fn verify_prefix(&mut self, file: &FileState) -> Result<Value, StoreError> {
+        let path = Path::new(&file.path);
+        let mut file = file.clone();
+        if !file.tampered {
+            let len = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            if len < file.offset {
+                let detail = json!({"file_id": file.id, "path": file.path, "reason": "truncated", "offset": len,
+                    "expected_len": file.offset, "found_len": len});
+                self.store.mark_tampered(&mut file, detail)?;
+            } else {
+                let bytes = read_range(path, 0, file.offset).unwrap_or_default();
+                let lines = self.store.lines(file.id, 0, u64::MAX)?;
+                if let Some(line) = lines.iter().find(|l| chain::sha256(&bytes[l.start as usize..l.end as usize]) != l.sha256) {
+                    let found = bytes[line.start as usize..line.end as usize].to_vec();
+                    self.record_rewrite(&mut file, line.start, &line.sha256, Some(&found))?;
+                }
+            }
+        }
+        Ok(json!({"session": file.session, "path": file.path, "lines": file.lines, "bytes": file.offset,
+            "chain_sha256": chain::to_hex(&file.chain), "tampered": file.tampered, "findings": file.findings}))
+    }
+
+    fn read_appended(&mut self, file: &mut FileState, path: &Path) -> Result<(), StoreError> {
+        let Ok(mut handle) = File::open(path) else { return Ok(()) };
+        if handle.seek(SeekFrom::Start(file.offset)).is_err() {
+            return Ok(());
+        }
+        let mut pending: Vec<u8> = Vec::new();
+        let mut chunk = vec![0u8; READ_CHUNK];
+        loop {
+            let n = match handle.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            pending.extend_from_slice(&chunk[..n]);
+            let complete = pending.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            if complete > 0 {
+                self.ingest_complete(file, &pending[..complete])?;
+                pending.drain(..complete);
+            }
+        }
+        Ok(())
+    }
+
+    /// Ingest bytes that are whole lines, starting at `file.offset`.
+    fn ingest_complete(&mut self, file: &mut FileState, bytes: &[u8]) -> Result<(), StoreError> {
+        let raws: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+        for batch in raws.chunks(BATCH_LINES) {
+            let mut start = file.offset;
+            let mut update = FileUpdate::default();
+            let mut events: Vec<(&str, Value)> = Vec::new();
+            let mut kinds: Vec<Option<String>> = Vec::with_capacity(batch.len());
+            let mut previous_id = file.last_host_id.clone();
+            let mut seq = file.lines;
+            for raw in batch {
+                seq += 1;
+                let trimmed = raw.trim_ascii_end();
+                let parsed = if trimmed.trim_ascii().is_empty() { None } else { Some(judged_core::adapter::parse_line(file.host, trimmed)) };
+                match parsed {
+                    Some(Ok(record)) => {
+                        if file.host == Host::CopilotCli && (seq > 1 || record.parent_id.is_some()) && record.parent_id != previous_id {
+                            events.push(("integrity_finding", json!({"file_id": file.id, "path": file.path, "seq": seq, "offset": start,
+                                "finding": "parentId chain break", "expected_parent": previous_id, "found_parent": record.parent_id})));
+                            file.findings += 1;
+                        }
+                        if record.id.is_some() {
+                            previous_id = record.id.clone();
+                        }
+                        update.observe(file.host, &record);
+                        kinds.push(Some(record.kind));
+                    }
+                    Some(Err(error)) => {
+                        events.push(("malformed_line", json!({"file_id": file.id, "path": file.path, "seq": seq, "offset": start, "error": error.to_string()})));
+                        kinds.push(None);
+                    }
+                    None => kinds.push(None),
+                }
+                start += raw.len() as u64;
+            }
+            let mut offset = file.offset;
+            let lines: Vec<NewLine> = batch
+                .iter()
+                .zip(&kinds)
+                .map(|(raw, kind)| {
+                    let line = NewLine { start: offset, raw, kind: kind.as_deref() };
+                    offset += raw.len() as u64;
+                    line
+                })
+                .collect();
+            self.store.append_lines(file, &lines, &update, &events)?;
+        }
+        Ok(())
+    }
+}
+
+fn read_range(path: &Path, start: u64, end: u64) -> Option<Vec<u8>> {
+    let mut file = File::open(path).ok()?;
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut buffer = vec![0u8; (end - start) as usize];
+    file.read_exact(&mut buffer).ok()?;
+    Some(buffer)
+}

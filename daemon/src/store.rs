@@ -1,0 +1,444 @@
+//! The append-only, hash-chained SQLite store.
+//!
+//! Three tables of record: `lines` (every complete line of every watched log, raw bytes
+//! kept, chained per file), `journal` (the daemon's own decisions, chained), and `files`
+//! (per-file ingest state). Lines and journal are append-only, enforced by triggers. The
+//! `files` row is derived: [`Store::rebuild_files`] recomputes it from lines and journal.
+//! A batch of lines and the file's new offset commit in one transaction, so a crash loses
+//! nothing and duplicates nothing.
+
+use judged_core::chain::{self, Hash};
+use judged_core::event::Host;
+use judged_core::log::SessionLog;
+use rusqlite::{Connection, OptionalExtension, params};
+use serde_json::{Value, json};
+use std::path::Path;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("store integrity: {0}")]
+    Integrity(String),
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+const SCHEMA: &str = r#"
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = NORMAL;
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    host TEXT NOT NULL,
+    session TEXT NOT NULL,
+    session_id TEXT,
+    cwd TEXT,
+    offset INTEGER NOT NULL DEFAULT 0,
+    lines INTEGER NOT NULL DEFAULT 0,
+    chain BLOB NOT NULL,
+    last_host_id TEXT,
+    last_event_time TEXT,
+    tampered INTEGER NOT NULL DEFAULT 0,
+    findings INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS files_cwd ON files(cwd);
+CREATE INDEX IF NOT EXISTS files_session ON files(session);
+CREATE TABLE IF NOT EXISTS lines (
+    file_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    line_sha256 BLOB NOT NULL,
+    chain BLOB NOT NULL,
+    kind TEXT,
+    raw BLOB NOT NULL,
+    PRIMARY KEY (file_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    chain BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS journal_kind ON journal(kind);
+CREATE TRIGGER IF NOT EXISTS lines_append_only_u BEFORE UPDATE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS lines_append_only_d BEFORE DELETE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS journal_append_only_u BEFORE UPDATE ON journal BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS journal_append_only_d BEFORE DELETE ON journal BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
+"#;
+
+/// Ingest state of one log file.
+#[derive(Clone, Debug)]
+pub struct FileState {
+    pub id: i64,
+    pub path: String,
+    pub host: Host,
+    pub session: String,
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub offset: u64,
+    pub lines: u64,
+    pub chain: Hash,
+    pub last_host_id: Option<String>,
+    pub last_event_time: Option<String>,
+    pub tampered: bool,
+    pub findings: u64,
+}
+
+/// One complete line ready to append.
+pub struct NewLine<'a> {
+    pub start: u64,
+    pub raw: &'a [u8],
+    pub kind: Option<&'a str>,
+}
+
+pub struct Store {
+    conn: Connection,
+}
+
+fn hash_from(blob: Vec<u8>) -> Hash {
+    blob.try_into().unwrap_or([0; 32])
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path)?;
+        conn.execute_batch(SCHEMA)?;
+        Ok(Store { conn })
+    }
+
+    pub fn file_by_path(&self, path: &str) -> Result<Option<FileState>> {
+        self.query_files("WHERE path = ?1", params![path]).map(|mut v| v.pop())
+    }
+
+    pub fn file_by_session(&self, session: &str) -> Result<Option<FileState>> {
+        self.query_files("WHERE session = ?1 OR session_id = ?1 OR path = ?1 ORDER BY id LIMIT 1", params![session])
+            .map(|mut v| v.pop())
+    }
+
+    pub fn files(&self) -> Result<Vec<FileState>> {
+        self.query_files("ORDER BY id", params![])
+    }
+
+    pub fn files_with_cwd(&self, cwd: &str) -> Result<Vec<FileState>> {
+        self.query_files("WHERE cwd = ?1 ORDER BY path", params![cwd])
+    }
+
+    fn query_files(&self, clause: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<FileState>> {
+        let sql = format!(
+            "SELECT id, path, host, session, session_id, cwd, offset, lines, chain, last_host_id, last_event_time, tampered, findings FROM files {clause}"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(args, |row| {
+            Ok(FileState {
+                id: row.get(0)?,
+                path: row.get(1)?,
+                host: Host::parse(&row.get::<_, String>(2)?).unwrap_or(Host::CopilotCli),
+                session: row.get(3)?,
+                session_id: row.get(4)?,
+                cwd: row.get(5)?,
+                offset: row.get::<_, i64>(6)? as u64,
+                lines: row.get::<_, i64>(7)? as u64,
+                chain: hash_from(row.get(8)?),
+                last_host_id: row.get(9)?,
+                last_event_time: row.get(10)?,
+                tampered: row.get(11)?,
+                findings: row.get::<_, i64>(12)? as u64,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Register a newly discovered log (journaled as `file_discovered`).
+    pub fn add_file(&mut self, path: &str, host: Host, session: &str) -> Result<FileState> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "INSERT INTO files (path, host, session, chain) VALUES (?1, ?2, ?3, ?4)",
+            params![path, host.as_str(), session, chain::genesis(chain::SESSION_GENESIS_DOMAIN).to_vec()],
+        )?;
+        let id = tx.last_insert_rowid();
+        journal_in(&tx, "file_discovered", &json!({"file_id": id, "path": path, "host": host.as_str(), "session": session}))?;
+        tx.commit()?;
+        Ok(self.file_by_path(path)?.expect("just inserted"))
+    }
+
+    /// Append a batch of complete lines of `file` and move its offset, in one transaction,
+    /// together with the journal events the batch produced.
+    pub fn append_lines(&mut self, file: &mut FileState, batch: &[NewLine], update: &FileUpdate, events: &[(&str, Value)]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO lines (file_id, seq, start, end, line_sha256, chain, kind, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?;
+            let (mut seq, mut head) = (file.lines, file.chain);
+            for line in batch {
+                let sha = chain::sha256(line.raw);
+                head = chain::link(&head, &sha);
+                seq += 1;
+                let end = line.start + line.raw.len() as u64;
+                insert.execute(params![file.id, seq as i64, line.start as i64, end as i64, sha.to_vec(), head.to_vec(), line.kind, line.raw])?;
+            }
+            file.lines = seq;
+            file.chain = head;
+        }
+        if let Some(last) = batch.last() {
+            file.offset = last.start + last.raw.len() as u64;
+        }
+        update.apply(file);
+        for (kind, body) in events {
+            journal_in(&tx, kind, body)?;
+        }
+        tx.execute(
+            "UPDATE files SET offset = ?2, lines = ?3, chain = ?4, session_id = ?5, cwd = ?6, last_host_id = ?7, last_event_time = ?8, findings = ?9 WHERE id = ?1",
+            params![
+                file.id,
+                file.offset as i64,
+                file.lines as i64,
+                file.chain.to_vec(),
+                file.session_id,
+                file.cwd,
+                file.last_host_id,
+                file.last_event_time,
+                file.findings as i64
+            ],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Mark `file` tampered and journal what was found.
+    pub fn mark_tampered(&mut self, file: &mut FileState, detail: Value) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        journal_in(&tx, "tamper_detected", &detail)?;
+        tx.execute("UPDATE files SET tampered = 1 WHERE id = ?1", params![file.id])?;
+        tx.commit()?;
+        file.tampered = true;
+        Ok(())
+    }
+
+    /// Append one event to the journal.
+    pub fn journal(&mut self, kind: &str, body: &Value) -> Result<i64> {
+        let tx = self.conn.transaction()?;
+        let seq = journal_in(&tx, kind, body)?;
+        tx.commit()?;
+        Ok(seq)
+    }
+
+    /// Journal bodies of one kind, oldest first.
+    pub fn journal_of_kind(&self, kind: &str) -> Result<Vec<(i64, String, Value)>> {
+        let mut stmt = self.conn.prepare_cached("SELECT seq, at, body FROM journal WHERE kind = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map(params![kind], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, String>(2)?)))?;
+        rows.map(|r| {
+            let (seq, at, body) = r?;
+            Ok((seq, at, serde_json::from_str(&body).unwrap_or(Value::Null)))
+        })
+        .collect()
+    }
+
+    /// Whether a journal event of `kind` has `body[field] == value`.
+    pub fn journal_has(&self, kind: &str, field: &str, value: &str) -> Result<bool> {
+        let path = format!("$.{field}");
+        let found: Option<i64> = self
+            .conn
+            .prepare_cached("SELECT seq FROM journal WHERE kind = ?1 AND json_extract(body, ?2) = ?3 LIMIT 1")?
+            .query_row(params![kind, path, value], |r| r.get(0))
+            .optional()?;
+        Ok(found.is_some())
+    }
+
+    pub fn journal_len(&self) -> Result<u64> {
+        Ok(self.conn.query_row("SELECT COUNT(*) FROM journal", [], |r| r.get::<_, i64>(0))? as u64)
+    }
+
+    /// Stored lines of a file as `(seq, start, end, line_sha256, chain, kind, raw)`.
+    pub fn lines(&self, file_id: i64, from_seq: u64, limit: u64) -> Result<Vec<StoredLine>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, start, end, line_sha256, chain, kind, raw FROM lines WHERE file_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![file_id, from_seq as i64, limit.min(i64::MAX as u64) as i64], |r| {
+            Ok(StoredLine {
+                seq: r.get::<_, i64>(0)? as u64,
+                start: r.get::<_, i64>(1)? as u64,
+                end: r.get::<_, i64>(2)? as u64,
+                sha256: hash_from(r.get(3)?),
+                chain: hash_from(r.get(4)?),
+                kind: r.get(5)?,
+                raw: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The chain head after line `seq` (0 = genesis).
+    pub fn chain_at(&self, file_id: i64, seq: u64) -> Result<Option<Hash>> {
+        if seq == 0 {
+            return Ok(Some(chain::genesis(chain::SESSION_GENESIS_DOMAIN)));
+        }
+        Ok(self
+            .conn
+            .prepare_cached("SELECT chain FROM lines WHERE file_id = ?1 AND seq = ?2")?
+            .query_row(params![file_id, seq as i64], |r| r.get::<_, Vec<u8>>(0))
+            .optional()?
+            .map(hash_from))
+    }
+
+    /// The log as the daemon witnessed it, for the evidence rules.
+    pub fn session_log(&self, file: &FileState) -> Result<SessionLog> {
+        let mut bytes = Vec::with_capacity(file.offset as usize);
+        for line in self.lines(file.id, 0, u64::MAX)? {
+            bytes.extend_from_slice(&line.raw);
+        }
+        Ok(SessionLog::from_bytes(file.host, file.path.clone(), bytes))
+    }
+
+    /// Re-check both chains in the store; `Err(Integrity)` names the first break.
+    pub fn verify_chains(&self) -> Result<()> {
+        let mut head = chain::genesis(chain::JOURNAL_GENESIS_DOMAIN);
+        let mut stmt = self.conn.prepare("SELECT seq, at, kind, body, chain FROM journal ORDER BY seq")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            let (seq, at, kind, body): (i64, String, String, String) = (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
+            head = chain::link(&head, &journal_digest(&at, &kind, &body));
+            if hash_from(row.get(4)?) != head {
+                return Err(StoreError::Integrity(format!("journal chain breaks at seq {seq}")));
+            }
+        }
+        for file in self.files()? {
+            let mut head = chain::genesis(chain::SESSION_GENESIS_DOMAIN);
+            for line in self.lines(file.id, 0, u64::MAX)? {
+                head = chain::link(&head, &chain::sha256(&line.raw));
+                if head != line.chain {
+                    return Err(StoreError::Integrity(format!("{} chain breaks at line {}", file.path, line.seq)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Recompute every derived `files` column from the lines and the journal (replay).
+    pub fn rebuild_files(&mut self) -> Result<()> {
+        let files = self.files()?;
+        let tampered: Vec<i64> = self
+            .journal_of_kind("tamper_detected")?
+            .into_iter()
+            .filter_map(|(_, _, body)| body["file_id"].as_i64())
+            .collect();
+        let findings = self.journal_of_kind("integrity_finding")?;
+        for file in files {
+            let mut state = FileState {
+                offset: 0,
+                lines: 0,
+                chain: chain::genesis(chain::SESSION_GENESIS_DOMAIN),
+                session_id: None,
+                cwd: None,
+                last_host_id: None,
+                last_event_time: None,
+                tampered: tampered.contains(&file.id),
+                findings: findings.iter().filter(|(_, _, b)| b["file_id"].as_i64() == Some(file.id)).count() as u64,
+                ..file
+            };
+            let mut update = FileUpdate::default();
+            for line in self.lines(state.id, 0, u64::MAX)? {
+                if let Ok(record) = judged_core::adapter::parse_line(state.host, line.raw.trim_ascii_end()) {
+                    update.observe(state.host, &record);
+                }
+                state.offset = line.end;
+                state.lines = line.seq;
+                state.chain = line.chain;
+            }
+            update.apply(&mut state);
+            self.conn.execute(
+                "UPDATE files SET offset = ?2, lines = ?3, chain = ?4, session_id = ?5, cwd = ?6, last_host_id = ?7, last_event_time = ?8, tampered = ?9, findings = ?10 WHERE id = ?1",
+                params![
+                    state.id,
+                    state.offset as i64,
+                    state.lines as i64,
+                    state.chain.to_vec(),
+                    state.session_id,
+                    state.cwd,
+                    state.last_host_id,
+                    state.last_event_time,
+                    state.tampered,
+                    state.findings as i64
+                ],
+            )?;
+        }
+        Ok(())
+    }
+}
+
+pub struct StoredLine {
+    pub seq: u64,
+    pub start: u64,
+    pub end: u64,
+    pub sha256: Hash,
+    pub chain: Hash,
+    pub kind: Option<String>,
+    pub raw: Vec<u8>,
+}
+
+/// Summary fields a batch of lines moves forward.
+#[derive(Default, Debug)]
+pub struct FileUpdate {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub last_host_id: Option<Option<String>>,
+    pub last_event_time: Option<String>,
+}
+
+impl FileUpdate {
+    /// Fold one record into the summary.
+    pub fn observe(&mut self, host: Host, record: &judged_core::event::Record) {
+        if self.session_id.is_none() && (record.session_start || host == Host::ClaudeCode) {
+            self.session_id = record.session_id.clone();
+        }
+        if self.cwd.is_none() && (record.session_start || host == Host::ClaudeCode) {
+            self.cwd = record.cwd.clone();
+        }
+        if record.id.is_some() {
+            self.last_host_id = Some(record.id.clone());
+        }
+        if let Some(t) = &record.timestamp {
+            self.last_event_time = Some(t.clone());
+        }
+    }
+
+    pub fn apply(&self, file: &mut FileState) {
+        if file.session_id.is_none() {
+            file.session_id = self.session_id.clone();
+        }
+        if file.cwd.is_none() {
+            file.cwd = self.cwd.clone();
+        }
+        if let Some(id) = &self.last_host_id {
+            file.last_host_id = id.clone();
+        }
+        if let Some(t) = &self.last_event_time {
+            file.last_event_time = Some(t.clone());
+        }
+    }
+}
+
+fn journal_digest(at: &str, kind: &str, body: &str) -> Hash {
+    chain::sha256(format!("{at}\n{kind}\n{body}").as_bytes())
+}
+
+fn journal_in(tx: &rusqlite::Transaction, kind: &str, body: &Value) -> Result<i64> {
+    let previous: Option<Vec<u8>> = tx
+        .prepare_cached("SELECT chain FROM journal ORDER BY seq DESC LIMIT 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?;
+    let previous = previous.map(hash_from).unwrap_or_else(|| chain::genesis(chain::JOURNAL_GENESIS_DOMAIN));
+    let at = judged_core::timestamp::format_utc(chrono_now());
+    let body = body.to_string();
+    let head = chain::link(&previous, &journal_digest(&at, kind, &body));
+    tx.prepare_cached("INSERT INTO journal (at, kind, body, chain) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![at, kind, body, head.to_vec()])?;
+    Ok(tx.last_insert_rowid())
+}
+
+fn chrono_now() -> chrono::DateTime<chrono::Utc> {
+    chrono::Utc::now()
+}

@@ -1,0 +1,80 @@
+//! File-system notifications as hints: a changed path is caught up at once; anything
+//! else (a new session directory, a root that appeared, an overflow) and a periodic
+//! tick reconcile everything. Queries never depend on this latency: they catch up first.
+
+use crate::server::Shared;
+use judged_core::event::Host;
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+
+/// How often roots are reconciled even without notifications.
+const RECONCILE_EVERY: Duration = Duration::from_secs(2);
+
+pub fn spawn(engine: Shared, mut shutdown: watch::Receiver<bool>) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Vec<PathBuf>>();
+    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let paths = event.map(|e| if e.need_rescan() { Vec::new() } else { e.paths }).unwrap_or_default();
+        let _ = tx.send(paths);
+    });
+    let mut watcher = match watcher {
+        Ok(w) => Some(w),
+        Err(error) => {
+            tracing::warn!(%error, "file notifications unavailable; polling only");
+            None
+        }
+    };
+    let mut watched: Vec<PathBuf> = Vec::new();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(RECONCILE_EVERY);
+        loop {
+            let paths = tokio::select! {
+                _ = shutdown.changed() => return,
+                _ = tick.tick() => Vec::new(),
+                Some(paths) = rx.recv() => paths,
+            };
+            let roots = engine.lock().map(|e| e.ingest.roots.all().cloned().collect::<Vec<_>>()).unwrap_or_default();
+            add_watches(&mut watcher, &roots, &mut watched);
+            let engine = engine.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                let mut engine = engine.lock().unwrap_or_else(|p| p.into_inner());
+                let logs: Vec<(PathBuf, Host)> = paths.iter().filter_map(|p| log_host(p).map(|h| (p.clone(), h))).collect();
+                let result = if !logs.is_empty() && logs.len() == paths.len() {
+                    logs.iter().try_for_each(|(path, host)| engine.ingest.catch_up(path, *host))
+                } else {
+                    engine.ingest.catch_up_all()
+                };
+                if let Err(error) = result {
+                    tracing::warn!(%error, "ingest failed");
+                }
+            })
+            .await;
+        }
+    });
+}
+
+fn add_watches(watcher: &mut Option<RecommendedWatcher>, roots: &[PathBuf], watched: &mut Vec<PathBuf>) {
+    let Some(watcher) = watcher else { return };
+    for root in roots {
+        if !root.is_dir() || watched.contains(root) {
+            continue;
+        }
+        match watcher.watch(root, RecursiveMode::Recursive) {
+            Ok(()) => watched.push(root.clone()),
+            Err(error) => tracing::warn!(root = %root.display(), %error, "cannot watch root"),
+        }
+    }
+}
+
+/// The host whose log `path` is, by its name.
+fn log_host(path: &std::path::Path) -> Option<Host> {
+    let name = path.file_name()?.to_str()?;
+    if name == "events.jsonl" {
+        Some(Host::CopilotCli)
+    } else if name.ends_with(".jsonl") {
+        Some(Host::ClaudeCode)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Run the real claude client against the scripted model server.
+#   tests/hosts/run-claude.sh SCENARIO WORKDIR [drive.py options: --timeout S --stand-in --copy-to DIR --bin PATH]
+# Prints SESSION_LOG=<path> lines and EXIT=<code>.  See drive.py / README.md.
+exec python3 "$(dirname "${BASH_SOURCE[0]}")/drive.py" claude "$@"
