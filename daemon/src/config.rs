@@ -48,7 +48,9 @@ impl Config {
                 vec![default]
             }
         };
-        let absolute = |roots: Vec<PathBuf>| roots.into_iter().map(|r| PathBuf::from(judged_core::files::resolve(&r.to_string_lossy()))).collect();
+        let absolute = |roots: Vec<PathBuf>| {
+            roots.into_iter().map(|r| PathBuf::from(judged_core::files::resolve(&r.to_string_lossy()))).collect()
+        };
         Ok(Config {
             data_dir: judged_protocol::paths::data_dir(),
             socket_dir: judged_protocol::paths::socket_dir(),

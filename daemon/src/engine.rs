@@ -59,11 +59,15 @@ fn evidence_error(message: impl Into<String>) -> EngineError {
 }
 
 fn arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, EngineError> {
-    args.get(key).and_then(Value::as_str).ok_or_else(|| bad_request(format!("request is missing string argument `{key}`")))
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad_request(format!("request is missing string argument `{key}`")))
 }
 
 fn object_arg<'a>(args: &'a Value, key: &str) -> Result<&'a Map<String, Value>, EngineError> {
-    args.get(key).and_then(Value::as_object).ok_or_else(|| bad_request(format!("request is missing object argument `{key}`")))
+    args.get(key)
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad_request(format!("request is missing object argument `{key}`")))
 }
 
 /// Real paths; artifact files the client sent along are read from the request.
@@ -165,7 +169,11 @@ impl Engine {
         let resolved = files::resolve(path);
         files::check_safe_file(Path::new(&resolved))?;
         self.ingest.catch_up(Path::new(&resolved), host)?;
-        let file = self.ingest.store.file_by_path(&resolved)?.ok_or_else(|| evidence_error(format!("file not found: {resolved}")))?;
+        let file = self
+            .ingest
+            .store
+            .file_by_path(&resolved)?
+            .ok_or_else(|| evidence_error(format!("file not found: {resolved}")))?;
         if self.ingest.verify_prefix(&file)?["tampered"] == true {
             return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
         }
@@ -189,7 +197,8 @@ impl Engine {
             }
         }
         let nonce = new_nonce();
-        let request = rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
+        let request =
+            rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
         let env = DaemonEnv { sent: HashMap::new() };
         let mut artifact = rules::challenge(&request, &logs, &env)?;
         self.ingest.store.journal(

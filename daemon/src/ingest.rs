@@ -49,7 +49,8 @@ pub struct Ingestor {
 
 /// The session a log file belongs to, from its place under the root.
 fn session_key(host: Host, path: &Path) -> String {
-    let name = |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name =
+        |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match host {
         Host::CopilotCli => name(path.parent()),
         Host::ClaudeCode => {
@@ -141,7 +142,13 @@ impl Ingestor {
         Ok(false)
     }
 
-    fn record_rewrite(&mut self, file: &mut FileState, offset: u64, expected: &chain::Hash, found: Option<&[u8]>) -> Result<(), StoreError> {
+    fn record_rewrite(
+        &mut self,
+        file: &mut FileState,
+        offset: u64,
+        expected: &chain::Hash,
+        found: Option<&[u8]>,
+    ) -> Result<(), StoreError> {
         let detail = json!({"file_id": file.id, "path": file.path, "reason": "rewritten", "offset": offset,
             "expected_sha256": chain::to_hex(expected), "found_sha256": found.map(|b| chain::to_hex(&chain::sha256(b)))});
         tracing::warn!(path = %file.path, offset, "log rewritten inside its ingested history");
@@ -161,7 +168,9 @@ impl Ingestor {
             } else {
                 let bytes = read_range(path, 0, file.offset).unwrap_or_default();
                 let lines = self.store.lines(file.id, 0, u64::MAX)?;
-                if let Some(line) = lines.iter().find(|l| chain::sha256(&bytes[l.start as usize..l.end as usize]) != l.sha256) {
+                if let Some(line) =
+                    lines.iter().find(|l| chain::sha256(&bytes[l.start as usize..l.end as usize]) != l.sha256)
+                {
                     let found = bytes[line.start as usize..line.end as usize].to_vec();
                     self.record_rewrite(&mut file, line.start, &line.sha256, Some(&found))?;
                 }
@@ -206,10 +215,17 @@ impl Ingestor {
             for raw in batch {
                 seq += 1;
                 let trimmed = raw.trim_ascii_end();
-                let parsed = if trimmed.trim_ascii().is_empty() { None } else { Some(judged_core::adapter::parse_line(file.host, trimmed)) };
+                let parsed = if trimmed.trim_ascii().is_empty() {
+                    None
+                } else {
+                    Some(judged_core::adapter::parse_line(file.host, trimmed))
+                };
                 match parsed {
                     Some(Ok(record)) => {
-                        if file.host == Host::CopilotCli && (seq > 1 || record.parent_id.is_some()) && record.parent_id != previous_id {
+                        if file.host == Host::CopilotCli
+                            && (seq > 1 || record.parent_id.is_some())
+                            && record.parent_id != previous_id
+                        {
                             events.push(("integrity_finding", json!({"file_id": file.id, "path": file.path, "seq": seq, "offset": start,
                                 "finding": "parentId chain break", "expected_parent": previous_id, "found_parent": record.parent_id})));
                             file.findings += 1;

@@ -9,8 +9,8 @@ pub mod engine;
 pub mod ingest;
 pub mod server;
 pub mod store;
-pub mod witness;
 mod watch;
+pub mod witness;
 
 use config::Config;
 use engine::Engine;
@@ -93,13 +93,15 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
         .build()
         .map_err(|e| setup(format!("runtime: {e}")))?;
     runtime.block_on(async {
-        let listener = server::bind(&socket).map_err(|e| setup(format!("cannot listen on {}: {e}", socket.display())))?;
+        let listener =
+            server::bind(&socket).map_err(|e| setup(format!("cannot listen on {}: {e}", socket.display())))?;
         tracing::info!(socket = %socket.display(), "listening");
         let (shutdown, _) = tokio::sync::watch::channel(false);
         watch::spawn(engine.clone(), shutdown.subscribe());
         let signals = shutdown.clone();
         tokio::spawn(async move {
-            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal handler");
+            let mut term =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal handler");
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}
                 _ = term.recv() => {}

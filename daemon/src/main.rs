@@ -4,8 +4,8 @@ use clap::{Parser, Subcommand};
 use judged::config::Config;
 use judged_protocol::{ClientError, paths};
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -74,7 +74,18 @@ fn run(command: Cmd) -> Result<(), String> {
             if json {
                 println!("{status}");
             } else {
-                for key in ["pid", "version", "uptime_seconds", "socket", "data_dir", "files", "lines", "bytes", "tampered", "journal_events"] {
+                for key in [
+                    "pid",
+                    "version",
+                    "uptime_seconds",
+                    "socket",
+                    "data_dir",
+                    "files",
+                    "lines",
+                    "bytes",
+                    "tampered",
+                    "journal_events",
+                ] {
                     println!("{key:<16} {}", plain(&status[key]));
                 }
                 for key in ["copilot_roots", "claude_roots"] {
@@ -91,7 +102,10 @@ fn run(command: Cmd) -> Result<(), String> {
                 println!("{sessions}");
                 return Ok(());
             }
-            println!("{:<12} {:<38} {:>7} {:>10} {:<24} {:<8} CWD", "HOST", "SESSION", "EVENTS", "BYTES", "LAST EVENT", "TAMPERED");
+            println!(
+                "{:<12} {:<38} {:>7} {:>10} {:<24} {:<8} CWD",
+                "HOST", "SESSION", "EVENTS", "BYTES", "LAST EVENT", "TAMPERED"
+            );
             for s in sessions.as_array().into_iter().flatten() {
                 println!(
                     "{:<12} {:<38} {:>7} {:>10} {:<24} {:<8} {}",
@@ -109,7 +123,11 @@ fn run(command: Cmd) -> Result<(), String> {
         Cmd::VerifyLog { session } => {
             let result = call("verify_log", json!({"session": session})).map_err(|e| e.to_string())?;
             println!("{result}");
-            if result["tampered"] == true { Err(format!("session {session} was rewritten after it was ingested")) } else { Ok(()) }
+            if result["tampered"] == true {
+                Err(format!("session {session} was rewritten after it was ingested"))
+            } else {
+                Ok(())
+            }
         }
         Cmd::Stop => match call("shutdown", Value::Null) {
             Ok(_) => wait_until(|| call("status", Value::Null).is_err(), "judged did not stop"),

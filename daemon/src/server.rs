@@ -24,7 +24,11 @@ pub fn bind(path: &Path) -> std::io::Result<interprocess::local_socket::tokio::L
 }
 
 /// Serve until `shutdown` turns true.
-pub async fn serve(listener: interprocess::local_socket::tokio::Listener, engine: Shared, shutdown: watch::Sender<bool>) {
+pub async fn serve(
+    listener: interprocess::local_socket::tokio::Listener,
+    engine: Shared,
+    shutdown: watch::Sender<bool>,
+) {
     let mut stop = shutdown.subscribe();
     loop {
         tokio::select! {
@@ -55,7 +59,9 @@ async fn connection(stream: Stream, engine: Shared, shutdown: watch::Sender<bool
             Ok(Some(body)) => body,
             Ok(None) => return,
             Err(error) => {
-                let _ = reply(&mut stream, 0, Outcome::Error(ErrorBody { message: error.to_string(), exit_code: None })).await;
+                let _ =
+                    reply(&mut stream, 0, Outcome::Error(ErrorBody { message: error.to_string(), exit_code: None }))
+                        .await;
                 return;
             }
         };
@@ -110,7 +116,11 @@ async fn reply(stream: &mut Stream, id: u64, outcome: Outcome) -> Result<(), Fra
     let response = Response { v: PROTOCOL_VERSION, id, outcome };
     let frame = judged_protocol::encode(&response).or_else(|error| {
         let message = format!("response too large: {error}");
-        judged_protocol::encode(&Response { v: PROTOCOL_VERSION, id, outcome: Outcome::Error(ErrorBody { message, exit_code: None }) })
+        judged_protocol::encode(&Response {
+            v: PROTOCOL_VERSION,
+            id,
+            outcome: Outcome::Error(ErrorBody { message, exit_code: None }),
+        })
     })?;
     stream.write_all(&frame).await?;
     Ok(())

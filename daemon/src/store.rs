@@ -159,14 +159,24 @@ impl Store {
             params![path, host.as_str(), session, chain::genesis(chain::SESSION_GENESIS_DOMAIN).to_vec()],
         )?;
         let id = tx.last_insert_rowid();
-        journal_in(&tx, "file_discovered", &json!({"file_id": id, "path": path, "host": host.as_str(), "session": session}))?;
+        journal_in(
+            &tx,
+            "file_discovered",
+            &json!({"file_id": id, "path": path, "host": host.as_str(), "session": session}),
+        )?;
         tx.commit()?;
         Ok(self.file_by_path(path)?.expect("just inserted"))
     }
 
     /// Append a batch of complete lines of `file` and move its offset, in one transaction,
     /// together with the journal events the batch produced.
-    pub fn append_lines(&mut self, file: &mut FileState, batch: &[NewLine], update: &FileUpdate, events: &[(&str, Value)]) -> Result<()> {
+    pub fn append_lines(
+        &mut self,
+        file: &mut FileState,
+        batch: &[NewLine],
+        update: &FileUpdate,
+        events: &[(&str, Value)],
+    ) -> Result<()> {
         let tx = self.conn.transaction()?;
         {
             let mut insert = tx.prepare_cached(
@@ -178,7 +188,16 @@ impl Store {
                 head = chain::link(&head, &sha);
                 seq += 1;
                 let end = line.start + line.raw.len() as u64;
-                insert.execute(params![file.id, seq as i64, line.start as i64, end as i64, sha.to_vec(), head.to_vec(), line.kind, line.raw])?;
+                insert.execute(params![
+                    file.id,
+                    seq as i64,
+                    line.start as i64,
+                    end as i64,
+                    sha.to_vec(),
+                    head.to_vec(),
+                    line.kind,
+                    line.raw
+                ])?;
             }
             file.lines = seq;
             file.chain = head;
@@ -299,7 +318,8 @@ impl Store {
         let mut stmt = self.conn.prepare("SELECT seq, at, kind, body, chain FROM journal ORDER BY seq")?;
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            let (seq, at, kind, body): (i64, String, String, String) = (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
+            let (seq, at, kind, body): (i64, String, String, String) =
+                (row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?);
             head = chain::link(&head, &journal_digest(&at, &kind, &body));
             if hash_from(row.get(4)?) != head {
                 return Err(StoreError::Integrity(format!("journal chain breaks at seq {seq}")));
@@ -434,8 +454,12 @@ fn journal_in(tx: &rusqlite::Transaction, kind: &str, body: &Value) -> Result<i6
     let at = judged_core::timestamp::format_utc(chrono_now());
     let body = body.to_string();
     let head = chain::link(&previous, &journal_digest(&at, kind, &body));
-    tx.prepare_cached("INSERT INTO journal (at, kind, body, chain) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(params![at, kind, body, head.to_vec()])?;
+    tx.prepare_cached("INSERT INTO journal (at, kind, body, chain) VALUES (?1, ?2, ?3, ?4)")?.execute(params![
+        at,
+        kind,
+        body,
+        head.to_vec()
+    ])?;
     Ok(tx.last_insert_rowid())
 }
 

@@ -39,7 +39,8 @@ pub fn spawn(engine: Shared, mut shutdown: watch::Receiver<bool>) {
             let engine = engine.clone();
             let _ = tokio::task::spawn_blocking(move || {
                 let mut engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                let logs: Vec<(PathBuf, Host)> = paths.iter().filter_map(|p| log_host(p).map(|h| (p.clone(), h))).collect();
+                let logs: Vec<(PathBuf, Host)> =
+                    paths.iter().filter_map(|p| log_host(p).map(|h| (p.clone(), h))).collect();
                 let result = if !logs.is_empty() && logs.len() == paths.len() {
                     logs.iter().try_for_each(|(path, host)| engine.ingest.catch_up(path, *host))
                 } else {

@@ -232,3 +232,12 @@ pub(super) fn child_prompt_has_nonce<'a>(
         .and_then(|r| r.text.as_deref())
         .is_none_or(|prompt| has_nonce_line(prompt, nonce))
 }
+
+/// Invocation, then the child starts, then it completes and the root tool call returns.
+///
+/// Host fix (the real 1.0.102 fixtures): the reference demands `subagent.completed`
+/// before the tool completion, but the host writes those two in either order, so each
+/// is only required to follow `subagent.started`.
+pub(super) fn lifecycle_ordered(invocation: u64, started: u64, completed: u64, tool_completion: u64) -> bool {
+    invocation < started && started <= completed && started < tool_completion
+}

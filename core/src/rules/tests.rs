@@ -371,3 +371,85 @@ fn response_prefers_full_detailed_content() {
     assert!(r(json!({"content": "  "})).is_err());
     assert!(r(json!("text")).is_err());
 }
+
+/// Logs the real Copilot CLI 1.0.102 wrote offline (see fixtures/copilot-1.0.102).
+mod real_host {
+    use super::*;
+
+    const FIXTURE_NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
+    const FIXTURE_BINDING: &str = "run_20261130_a1b2c3d4_r1_review_7e91c4ab";
+
+    fn fixture(scenario: &str) -> SessionLog {
+        let path = format!("{}/../fixtures/copilot-1.0.102/{scenario}/events.jsonl", env!("CARGO_MANIFEST_DIR"));
+        SessionLog::from_bytes(Host::CopilotCli, path.clone(), std::fs::read(&path).unwrap())
+    }
+
+    /// Challenge as `judge-evidence challenge` would have, 10 s after the marker call.
+    fn bound(log: &SessionLog, scenario: &str) -> Map<String, Value> {
+        let (_, marker) = log
+            .records()
+            .find(|(_, r)| r.tool_calls.iter().any(|c| c.arguments_text().contains("marker --binding")))
+            .unwrap();
+        let at = timestamp::parse(marker.timestamp.as_deref().unwrap()).unwrap() + chrono::Duration::seconds(10);
+        let cwd = format!("/tmp/judged-fixture/copilot/{scenario}/project");
+        let request = ChallengeRequest {
+            binding: FIXTURE_BINDING,
+            cwd: &cwd,
+            max_age_seconds: 60,
+            now: at,
+            nonce: FIXTURE_NONCE,
+        };
+        challenge(&request, std::slice::from_ref(log), &MemoryEnv::default()).unwrap()
+    }
+
+    fn verify_fixture(scenario: &str) -> (SessionLog, Result<Verified>) {
+        let log = fixture(scenario);
+        let ch = bound(&log, scenario);
+        let result = verify(&ch, &log, RESPONSE_PATH, now(), &MemoryEnv::default());
+        (log, result)
+    }
+
+    #[test]
+    fn host_cross_family_review_verifies_and_validates() {
+        let (log, verified) = verify_fixture("cross-family-ok");
+        let verified = verified.unwrap();
+        assert_eq!(verified.evidence["executor_model"], "claude-sonnet-4.6");
+        assert_eq!(verified.evidence["reviewer_model"], "gpt-5.4");
+        assert_ne!(verified.evidence["child_agent_id"], verified.evidence["tool_call_id"]);
+        verified.policy().unwrap();
+        let env = MemoryEnv::default();
+        env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.clone().into_bytes());
+        validate(&verified.evidence, &log, &env).unwrap();
+    }
+
+    #[test]
+    fn host_same_family_reviewer_is_exit_10() {
+        let verified = verify_fixture("same-family").1.unwrap();
+        assert_eq!(verified.policy().unwrap_err().code, ExitCode::PolicyRejected);
+    }
+
+    #[test]
+    fn host_missing_nonce_and_wrong_agent_type_are_exit_6() {
+        assert_eq!(code(verify_fixture("no-nonce").1).0, ExitCode::InvocationCount);
+        assert_eq!(code(verify_fixture("wrong-agent-type").1).0, ExitCode::InvocationCount);
+    }
+
+    #[test]
+    fn host_failed_reviewer_is_exit_7() {
+        assert_eq!(
+            code(verify_fixture("reviewer-error").1),
+            (ExitCode::Lifecycle, "native rubber-duck subagent failed".into())
+        );
+        assert_eq!(code(verify_fixture("reviewer-error-400").1).0, ExitCode::Lifecycle);
+    }
+
+    #[test]
+    fn host_parent_id_chain_is_unbroken() {
+        let log = fixture("cross-family-ok");
+        let mut previous: Option<String> = None;
+        for (_, record) in log.records() {
+            assert_eq!(record.parent_id, previous);
+            previous = record.id.clone();
+        }
+    }
+}

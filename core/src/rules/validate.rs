@@ -92,11 +92,9 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     {
         return fail("evidence child agent id mismatch");
     }
-    let ordered = marker.completion_line.end < invocation_line.end
-        && invocation_line.end < started_line.end
-        && started_line.end <= completed_line.end
-        && completed_line.end < tool_line.end;
-    if !ordered {
+    if marker.completion_line.end >= invocation_line.end
+        || !session::lifecycle_ordered(invocation_line.end, started_line.end, completed_line.end, tool_line.end)
+    {
         return fail("evidence lifecycle events are out of order");
     }
     // Defect fix (spec §8.7): success is exactly `true` here as in verify.

@@ -113,10 +113,7 @@ pub fn verify(
             format!("rubber-duck child agent {child} did not receive the nonce line"),
         ));
     }
-    if !(invocation_line.end < started_line.end
-        && started_line.end <= completed_line.end
-        && completed_line.end < tool_line.end)
-    {
+    if !session::lifecycle_ordered(invocation_line.end, started_line.end, completed_line.end, tool_line.end) {
         return Err(EvidenceError::evidence("native rubber-duck lifecycle events are out of order"));
     }
     if tool_record.model.as_deref().is_some_and(|m| m.trim() != executor_model.trim()) {
@@ -132,7 +129,7 @@ pub fn verify(
         (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
         _ => ("rejected", "unknown-model-family", "unknown"),
     };
-    let final_offset = tool_line.end;
+    let final_offset = tool_line.end.max(completed_line.end);
     let mut evidence = json!({
         "schema": EVIDENCE_SCHEMA,
         "status": status,
