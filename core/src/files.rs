@@ -170,3 +170,18 @@ pub fn default_claude_root() -> PathBuf {
 pub fn home_dir() -> PathBuf {
     std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"))
 }
+
+/// The cwd a session log records, from its first records only (up to 64 KiB), so a
+/// scan can skip other projects' sessions without reading or parsing them whole.
+pub fn peek_cwd(host: Host, path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(64 * 1024);
+    fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
+    head.split(|&b| b == b'\n').filter_map(|line| crate::adapter::parse_line(host, line.trim_ascii()).ok()).find_map(
+        |record| match host {
+            Host::CopilotCli if record.session_start => record.cwd,
+            Host::ClaudeCode => record.cwd,
+            _ => None,
+        },
+    )
+}

@@ -196,7 +196,7 @@ impl Engine {
                 logs.push(self.ingest.store.session_log(&file)?);
             }
         }
-        let nonce = new_nonce();
+        let nonce = rules::new_nonce();
         let request =
             rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
         let env = DaemonEnv { sent: HashMap::new() };
@@ -296,11 +296,4 @@ pub fn session_summary(file: &FileState) -> Value {
         "path": file.path, "events": file.lines, "bytes": file.offset, "last_event_time": file.last_event_time,
         "tampered": file.tampered, "integrity_findings": file.findings,
     })
-}
-
-/// 24 CSPRNG bytes as 32 URL-safe base64 characters.
-pub fn new_nonce() -> String {
-    let mut bytes = [0u8; 24];
-    rand::fill(&mut bytes);
-    judged_core::rules::encode_nonce(&bytes)
 }

@@ -169,8 +169,15 @@ pub fn evidence_id(evidence: &Map<String, Value>) -> String {
     format!("cne_{}", &hex::encode(digest)[..32])
 }
 
+/// A fresh challenge nonce: 24 CSPRNG bytes as 32 URL-safe base64 characters.
+pub fn new_nonce() -> String {
+    let mut bytes = [0u8; 24];
+    rand::fill(&mut bytes);
+    encode_nonce(&bytes)
+}
+
 /// URL-safe base64 without padding, as Python's `secrets.token_urlsafe` writes a nonce.
-pub fn encode_nonce(bytes: &[u8; 24]) -> String {
+fn encode_nonce(bytes: &[u8; 24]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     bytes
         .chunks(3)
@@ -179,4 +186,15 @@ pub fn encode_nonce(bytes: &[u8; 24]) -> String {
             [18, 12, 6, 0].map(|shift| ALPHABET[(n >> shift) as usize & 63] as char)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod nonce_tests {
+    #[test]
+    fn nonces_are_32_url_safe_characters_and_fresh() {
+        assert_eq!(super::encode_nonce(&[0xfb; 24]), "-_v7".repeat(8));
+        let (a, b) = (super::new_nonce(), super::new_nonce());
+        assert_ne!(a, b);
+        assert!(a.len() == 32 && a.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+    }
 }

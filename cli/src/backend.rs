@@ -1,0 +1,182 @@
+//! Where the evidence decisions are made: in this process over the log files (direct
+//! mode), or by `judged` over the logs it witnessed (daemon mode). Both run the same
+//! `judged_core::rules`; the daemon adds its witness.
+
+use judged_core::event::Host;
+use judged_core::files;
+use judged_core::log::SessionLog;
+use judged_core::rules::{self, Artifact, Env, EvidenceError, ExitCode, Verified};
+use judged_protocol::{ClientError, paths};
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The real file system.
+pub struct FsEnv;
+
+impl Env for FsEnv {
+    fn resolve(&self, path: &str) -> String {
+        files::resolve(path)
+    }
+    fn read_file(&self, path: &str) -> rules::Result<Vec<u8>> {
+        files::read_artifact(path).map(|(_, bytes)| bytes)
+    }
+}
+
+pub struct ChallengeArgs<'a> {
+    pub binding: &'a str,
+    pub cwd: String,
+    pub session_root: Option<String>,
+    pub max_age_seconds: i64,
+}
+
+pub enum Backend {
+    Direct,
+    Daemon(PathBuf),
+}
+
+/// What a daemon-mode call needs from a refusal: the evidence exit code, or a
+/// fallback to direct mode when nothing listens.
+pub enum CallError {
+    Unreachable,
+    Evidence(EvidenceError),
+}
+
+impl Backend {
+    pub fn daemon() -> Backend {
+        Backend::Daemon(paths::socket_path())
+    }
+
+    fn call(socket: &Path, op: &str, args: Value) -> Result<Value, CallError> {
+        match judged_protocol::call(socket, op, args, Duration::from_secs(120)) {
+            Ok(value) => Ok(value),
+            Err(ClientError::Unreachable(_)) => Err(CallError::Unreachable),
+            Err(ClientError::Refused(body)) => {
+                let code = match body.exit_code {
+                    Some(3) => ExitCode::NoBinding,
+                    Some(4) => ExitCode::AmbiguousBinding,
+                    Some(5) => ExitCode::UnknownExecutorFamily,
+                    Some(6) => ExitCode::InvocationCount,
+                    Some(7) => ExitCode::Lifecycle,
+                    Some(10) => ExitCode::PolicyRejected,
+                    _ => ExitCode::Evidence,
+                };
+                Err(CallError::Evidence(EvidenceError::new(code, format!("{}", body.message))))
+            }
+            Err(other) => Err(CallError::Evidence(EvidenceError::evidence(format!("judged: {other}")))),
+        }
+    }
+
+    pub fn challenge(&self, args: &ChallengeArgs) -> Result<Map<String, Value>, CallError> {
+        match self {
+            Backend::Direct => direct_challenge(args).map_err(CallError::Evidence),
+            Backend::Daemon(socket) => {
+                let request = json!({"binding": args.binding, "cwd": args.cwd, "max_age_seconds": args.max_age_seconds,
+                    "session_root": args.session_root});
+                into_object(Self::call(socket, "challenge", request)?)
+            }
+        }
+    }
+
+    pub fn verify(&self, challenge: &Map<String, Value>, response_path: &str) -> Result<Verified, CallError> {
+        match self {
+            Backend::Direct => {
+                let log = load_log(challenge).map_err(CallError::Evidence)?;
+                rules::verify(challenge, &log, response_path, chrono::Utc::now(), &FsEnv).map_err(CallError::Evidence)
+            }
+            Backend::Daemon(socket) => {
+                let answer =
+                    Self::call(socket, "verify", json!({"challenge": challenge, "response_path": response_path}))?;
+                let response = answer["response"].as_str().unwrap_or_default().to_owned();
+                Ok(Verified { evidence: into_object(answer["evidence"].clone())?, response })
+            }
+        }
+    }
+
+    /// Revalidate a challenge (`kind == "challenge"`) or evidence artifact; returns
+    /// whether the daemon's witness was checked.
+    pub fn validate(&self, kind: &str, artifact: &Map<String, Value>) -> Result<bool, CallError> {
+        match self {
+            Backend::Direct => {
+                let log = load_log(artifact).map_err(CallError::Evidence)?;
+                let result = if kind == "challenge" {
+                    rules::validate_challenge(artifact, &log, &FsEnv)
+                } else {
+                    rules::validate(artifact, &log, &FsEnv)
+                };
+                result.map(|()| false).map_err(CallError::Evidence)
+            }
+            Backend::Daemon(socket) => {
+                // The daemon may run under another account: send the response file along.
+                let mut files = Map::new();
+                if let Some(path) = artifact.get("response_path").and_then(Value::as_str)
+                    && let Ok((_, bytes)) = files::read_artifact(path)
+                {
+                    files.insert(path.to_owned(), hex::encode(bytes).into());
+                }
+                let op = if kind == "challenge" { "validate_challenge" } else { "validate" };
+                let answer = Self::call(socket, op, json!({kind: artifact, "files": files}))?;
+                Ok(answer["witness_checked"] == true)
+            }
+        }
+    }
+}
+
+fn into_object(value: Value) -> Result<Map<String, Value>, CallError> {
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(CallError::Evidence(EvidenceError::evidence("judged answered with a non-object artifact"))),
+    }
+}
+
+/// The log an artifact names, read from disk.
+fn load_log(artifact: &Map<String, Value>) -> rules::Result<SessionLog> {
+    let path = Artifact(artifact).required("session_events")?;
+    let host = artifact.get("host").and_then(Value::as_str).and_then(Host::parse).unwrap_or(Host::CopilotCli);
+    let resolved = files::resolve(path);
+    let bytes = files::read_safe(Path::new(&resolved), files::MAX_LOG_BYTES)?;
+    Ok(SessionLog::from_bytes(host, resolved, bytes))
+}
+
+/// Direct-mode challenge: stream the roots, read only the sessions whose recorded cwd
+/// is the requested one, and bind.
+fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
+    rules::check_max_age(args.max_age_seconds)?;
+    rules::check_binding(args.binding)?;
+    let found = match &args.session_root {
+        Some(root) => {
+            let root = PathBuf::from(files::resolve(root));
+            let mut found = files::discover_copilot(&root);
+            found.extend(files::discover_claude(&root));
+            found
+        }
+        None => {
+            let mut found = files::discover_copilot(&files::default_copilot_root());
+            found.extend(files::discover_claude(&files::default_claude_root()));
+            found
+        }
+    };
+    let mut logs = Vec::new();
+    for log in found {
+        // As in the reference, a log that cannot be read safely is not a candidate.
+        if files::check_safe_file(&log.path).is_err() {
+            continue;
+        }
+        if files::peek_cwd(log.host, &log.path).is_some_and(|cwd| files::resolve(&cwd) != args.cwd) {
+            continue;
+        }
+        let path = files::resolve(&log.path.to_string_lossy());
+        if let Ok(bytes) = files::read_safe(Path::new(&path), files::MAX_LOG_BYTES) {
+            logs.push(SessionLog::from_bytes(log.host, path, bytes));
+        }
+    }
+    let nonce = rules::new_nonce();
+    let request = rules::ChallengeRequest {
+        binding: args.binding,
+        cwd: &args.cwd,
+        max_age_seconds: args.max_age_seconds,
+        now: chrono::Utc::now(),
+        nonce: &nonce,
+    };
+    rules::challenge(&request, &logs, &FsEnv)
+}
