@@ -1,1 +1,110 @@
-pub fn x() {}
+//! Test harness: the real binaries, a real daemon on a temp `JUDGED_HOME`, real files.
+//!
+//! Integration tests live in `tests/tests/`; this crate gives them the binaries (built
+//! once per test run with the same profile) and a daemon guard that stops the daemon
+//! when the test ends, pass or fail.
+
+pub mod hosts;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+/// Path of a workspace binary (`judged`, `judge-evidence`, `judge-hook`), built on first
+/// use so `cargo test` alone is enough.
+pub fn bin(name: &str) -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    let dir = BUILT.get_or_init(|| {
+        let profile_dir = std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent()?.parent().map(Path::to_path_buf))
+            .expect("test binary lives in target/<profile>/deps");
+        let release = profile_dir.file_name().is_some_and(|n| n == "release");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build.args(["build", "--workspace", "--bins", "--quiet"]).current_dir(workspace());
+        if release {
+            build.arg("--release");
+        }
+        let status = build.status().expect("cargo build runs");
+        assert!(status.success(), "building the workspace binaries failed");
+        profile_dir
+    });
+    dir.join(name)
+}
+
+/// A directory with the binaries, to put first on a host's PATH.
+pub fn bin_dir() -> PathBuf {
+    bin("judged").parent().expect("binary has a directory").to_path_buf()
+}
+
+/// A running `judged start --foreground` on its own `JUDGED_HOME`; stopped on drop.
+pub struct Daemon {
+    pub home: PathBuf,
+    child: Child,
+}
+
+impl Daemon {
+    /// Start a daemon watching the given roots and wait until its socket answers.
+    pub fn start(home: &Path, copilot_roots: &[&Path], claude_roots: &[&Path]) -> Daemon {
+        let mut command = Command::new(bin("judged"));
+        command.args(["start", "--foreground"]).env("JUDGED_HOME", home).env("JUDGED_LOG", "warn");
+        for root in copilot_roots {
+            command.arg("--copilot-root").arg(root);
+        }
+        for root in claude_roots {
+            command.arg("--claude-root").arg(root);
+        }
+        let child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit()).spawn().expect("judged starts");
+        let mut daemon = Daemon { home: home.to_path_buf(), child };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while daemon.call("status", Value::Null).is_err() {
+            if let Ok(Some(status)) = daemon.child.try_wait() {
+                panic!("judged exited during start: {status}");
+            }
+            assert!(Instant::now() < deadline, "judged did not answer within 30 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        daemon
+    }
+
+    pub fn socket(&self) -> PathBuf {
+        self.home.join("judged.sock")
+    }
+
+    /// One request over the real socket.
+    pub fn call(&self, op: &str, args: Value) -> Result<Value, judged_protocol::ClientError> {
+        judged_protocol::call(&self.socket(), op, args, Duration::from_secs(60))
+    }
+
+    /// Stop the daemon and wait for it to exit.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        let _ = self.call("shutdown", Value::Null);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
