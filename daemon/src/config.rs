@@ -12,6 +12,7 @@ pub struct Config {
     pub data_dir: PathBuf,
     socket_dir: PathBuf,
     pub roots: Roots,
+    pub gate: crate::gate::GateConfig,
 }
 
 /// `config.toml`.
@@ -22,6 +23,8 @@ pub struct ConfigFile {
     pub copilot_roots: Vec<PathBuf>,
     #[serde(default)]
     pub claude_roots: Vec<PathBuf>,
+    #[serde(default)]
+    pub gate: crate::gate::GateConfig,
 }
 
 impl ConfigFile {
@@ -58,6 +61,7 @@ impl Config {
                 copilot: absolute(pick(copilot_flags, file.copilot_roots, judged_core::files::default_copilot_root())),
                 claude: absolute(pick(claude_flags, file.claude_roots, judged_core::files::default_claude_root())),
             },
+            gate: file.gate,
         })
     }
 

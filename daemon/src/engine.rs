@@ -20,6 +20,7 @@ use std::time::Instant;
 
 pub struct Engine {
     pub ingest: Ingestor,
+    pub gate: crate::gate::GateConfig,
     pub witness: Witness,
     pub started: Instant,
     pub data_dir: PathBuf,
@@ -99,6 +100,8 @@ impl Engine {
             "verify" => self.verify(args),
             "validate_challenge" => self.validate_artifact(args, "challenge"),
             "validate" => self.validate_artifact(args, "evidence"),
+            "hook" => Ok(self.hook(args)?),
+            "decisions" => Ok(self.decisions()?),
             _ => Err(bad_request(format!("unknown operation `{op}`"))),
         }
     }
@@ -225,7 +228,7 @@ impl Engine {
         if !self.witness.check(artifact) {
             return Err(evidence_error(format!("{what} witness does not match its fields: the artifact was edited")));
         }
-        if !self.ingest.store.journal_has(journal_kind, "witness", witness)? {
+        if self.ingest.store.journal_find(journal_kind, "witness", witness)?.is_none() {
             return Err(evidence_error(format!("{what} is not in judged's journal: it was not issued by this daemon")));
         }
         Ok(())
@@ -241,10 +244,17 @@ impl Engine {
         let mut evidence = verified.evidence;
         let witness = self.witness.sign(&evidence);
         evidence.insert("witness".into(), witness.clone().into());
+        // The verdict is read once here, so the gate can answer from the journal.
+        let (score, verdict) = match judged_core::gate::parse_score_verdict(&verified.response) {
+            Ok((score, verdict)) => (json!(score), json!(verdict)),
+            Err(_) => (Value::Null, Value::Null),
+        };
         self.ingest.store.journal(
             "evidence_verified",
             &json!({"evidence_id": evidence["evidence_id"], "status": evidence["status"], "reason": evidence["reason"],
-                "session_events": evidence["session_events"], "witness": witness}),
+                "session_events": evidence["session_events"], "session_id": evidence["session_id"], "cwd": evidence["cwd"],
+                "executor_model": evidence["executor_model"], "reviewer_model": evidence["reviewer_model"],
+                "score": score, "verdict": verdict, "witness": witness}),
         )?;
         Ok(json!({"evidence": evidence, "response": verified.response}))
     }

@@ -6,7 +6,9 @@
 
 pub mod config;
 pub mod engine;
+pub mod gate;
 pub mod ingest;
+pub mod install;
 pub mod server;
 pub mod store;
 mod watch;
@@ -82,6 +84,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let socket = config.socket_path();
     let engine = Arc::new(Mutex::new(Engine {
         ingest,
+        gate: config.gate.clone(),
         witness,
         started: Instant::now(),
         data_dir: config.data_dir.clone(),

@@ -44,6 +44,90 @@ enum Cmd {
     VerifyLog { session: String },
     /// Stop the daemon.
     Stop,
+    /// List the review gate's decisions.
+    Decisions {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Register the `judge-hook` gate with Claude Code or Copilot CLI.
+    InstallHooks {
+        #[command(flatten)]
+        target: HookTarget,
+        /// Claude Code events to gate (default: TaskCompleted only).
+        #[arg(long, value_delimiter = ',', default_value = "TaskCompleted")]
+        events: Vec<String>,
+        /// What the hook does when judged cannot be asked.
+        #[arg(long = "on-error", default_value = "block", value_parser = ["block", "allow"])]
+        on_error: String,
+        /// Show the change without writing it.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Remove what `install-hooks` added, and only that.
+    UninstallHooks {
+        #[command(flatten)]
+        target: HookTarget,
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(clap::Args)]
+struct HookTarget {
+    /// Claude Code settings.json.
+    #[arg(long, required_unless_present = "copilot")]
+    claude: bool,
+    /// Copilot CLI `.github/hooks/judged.json` in the project.
+    #[arg(long, conflicts_with = "claude")]
+    copilot: bool,
+    /// The project directory (default: the current directory).
+    #[arg(long, conflicts_with = "user")]
+    project: Option<PathBuf>,
+    /// The user's Claude Code settings (`$CLAUDE_CONFIG_DIR` or `~/.claude`).
+    #[arg(long, conflicts_with = "copilot")]
+    user: bool,
+}
+
+impl HookTarget {
+    fn project_dir(&self) -> PathBuf {
+        self.project.clone().unwrap_or_else(|| PathBuf::from("."))
+    }
+
+    fn claude_settings(&self) -> PathBuf {
+        if self.user {
+            let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+            config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
+        } else {
+            self.project_dir().join(".claude/settings.json")
+        }
+    }
+}
+
+/// The shim's command line: the `judge-hook` next to this binary when there is one.
+fn hook_command(host: &str, on_error: &str) -> String {
+    let beside =
+        std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join("judge-hook"))).filter(|p| p.is_file());
+    let shim = beside.map(|p| p.display().to_string()).unwrap_or_else(|| "judge-hook".into());
+    let mut command = format!("{shim} --host {host}");
+    if on_error == "allow" {
+        command.push_str(" --on-error allow");
+    }
+    command
+}
+
+fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), String> {
+    if !plan.changes() {
+        println!("{}: already as wanted, nothing to change", plan.path.display());
+    } else if dry_run {
+        print!("{}", plan.diff());
+    } else {
+        let backup = plan.apply()?;
+        println!("updated {}", plan.path.display());
+        if let Some(backup) = backup {
+            println!("backup  {}", backup.display());
+        }
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -128,6 +212,50 @@ fn run(command: Cmd) -> Result<(), String> {
             } else {
                 Ok(())
             }
+        }
+        Cmd::Decisions { json } => {
+            let decisions = call("decisions", Value::Null).map_err(|e| e.to_string())?;
+            if json {
+                println!("{decisions}");
+                return Ok(());
+            }
+            println!(
+                "{:<27} {:<14} {:<7} {:<18} {:>9} {:<38} REASON",
+                "AT", "EVENT", "VERDICT", "POLICY", "LATENCY", "SESSION"
+            );
+            for d in decisions.as_array().into_iter().flatten() {
+                println!(
+                    "{:<27} {:<14} {:<7} {:<18} {:>7}ms {:<38} {}",
+                    plain(&d["at"]),
+                    plain(&d["event"]),
+                    plain(&d["decision"]),
+                    plain(&d["policy"]),
+                    plain(&d["latency_ms"]),
+                    plain(&d["session_id"]),
+                    plain(&d["reason"])
+                );
+            }
+            Ok(())
+        }
+        Cmd::InstallHooks { target, events, on_error, dry_run } => {
+            let plan = if target.copilot {
+                judged::install::copilot_install(&target.project_dir(), &hook_command("copilot-cli", &on_error))?
+            } else {
+                judged::install::claude_install(
+                    &target.claude_settings(),
+                    &hook_command("claude-code", &on_error),
+                    &events,
+                )?
+            };
+            carry_out(plan, dry_run)
+        }
+        Cmd::UninstallHooks { target, dry_run } => {
+            let plan = if target.copilot {
+                judged::install::copilot_uninstall(&target.project_dir())?
+            } else {
+                judged::install::claude_uninstall(&target.claude_settings())?
+            };
+            carry_out(plan, dry_run)
         }
         Cmd::Stop => match call("shutdown", Value::Null) {
             Ok(_) => wait_until(|| call("status", Value::Null).is_err(), "judged did not stop"),

@@ -256,15 +256,24 @@ impl Store {
         .collect()
     }
 
-    /// Whether a journal event of `kind` has `body[field] == value`.
-    pub fn journal_has(&self, kind: &str, field: &str, value: &str) -> Result<bool> {
+    /// The newest journal body of `kind` with `body[field] == value`.
+    pub fn journal_find(&self, kind: &str, field: &str, value: &str) -> Result<Option<Value>> {
         let path = format!("$.{field}");
-        let found: Option<i64> = self
+        let body: Option<String> = self
             .conn
-            .prepare_cached("SELECT seq FROM journal WHERE kind = ?1 AND json_extract(body, ?2) = ?3 LIMIT 1")?
+            .prepare_cached(
+                "SELECT body FROM journal WHERE kind = ?1 AND json_extract(body, ?2) = ?3 ORDER BY seq DESC LIMIT 1",
+            )?
             .query_row(params![kind, path, value], |r| r.get(0))
             .optional()?;
-        Ok(found.is_some())
+        Ok(body.map(|b| serde_json::from_str(&b).unwrap_or(Value::Null)))
+    }
+
+    pub fn journal_count(&self, kind: &str) -> Result<u64> {
+        Ok(self
+            .conn
+            .prepare_cached("SELECT COUNT(*) FROM journal WHERE kind = ?1")?
+            .query_row(params![kind], |r| r.get::<_, i64>(0))? as u64)
     }
 
     pub fn journal_len(&self) -> Result<u64> {

@@ -1,1 +1,110 @@
-fn main() {}
+//! `judge-hook`: the command a coding-agent host runs as a hook.
+//!
+//! It reads the hook's stdin JSON, asks `judged` for the decision, and answers the host
+//! the way that host listens: Claude Code blocks on exit 2 with the reason on stderr;
+//! Copilot CLI's `agentStop` blocks on a `{"decision": "block"}` object on stdout. The
+//! decision, and its record, are the daemon's; this process only carries the question,
+//! so it starts without an async runtime or a config parser.
+//!
+//! Usage: `judge-hook [--host claude-code|copilot-cli] [--on-error block|allow]`.
+//! `--on-error` is what to do when the daemon cannot be asked (default `block`: an armed
+//! gate fails closed).
+
+use serde_json::{Value, json};
+use std::io::Read;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Hooks in Claude Code time out after 600 s by default; the daemon answers in
+/// milliseconds unless a jury runs.
+const DEADLINE: Duration = Duration::from_secs(120);
+/// More stdin than any hook payload has; the rest is not read.
+const MAX_PAYLOAD_BYTES: u64 = 4 * 1024 * 1024;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Host {
+    ClaudeCode,
+    CopilotCli,
+}
+
+struct Options {
+    host: Host,
+    block_on_error: bool,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut options = Options { host: Host::ClaudeCode, block_on_error: true };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let value = args.next();
+        match (arg.as_str(), value.as_deref()) {
+            ("--host", Some("claude-code")) => options.host = Host::ClaudeCode,
+            ("--host", Some("copilot-cli")) => options.host = Host::CopilotCli,
+            ("--on-error", Some("block")) => options.block_on_error = true,
+            ("--on-error", Some("allow")) => options.block_on_error = false,
+            _ => {
+                return Err(format!(
+                    "unexpected argument `{arg}`; usage: judge-hook [--host claude-code|copilot-cli] [--on-error block|allow]"
+                ));
+            }
+        }
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args() {
+        Ok(options) => options,
+        Err(message) => {
+            // A misconfigured hook must not silently open the gate.
+            eprintln!("judge-hook: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut raw = Vec::new();
+    let read = std::io::stdin().take(MAX_PAYLOAD_BYTES).read_to_end(&mut raw);
+    let (payload, parse_error) = match read
+        .map_err(|e| e.to_string())
+        .and_then(|_| serde_json::from_slice::<Value>(&raw).map_err(|e| e.to_string()))
+    {
+        Ok(payload) => (payload, None),
+        Err(error) => (Value::Null, Some(format!("unparseable hook payload: {error}"))),
+    };
+    let host = match options.host {
+        Host::ClaudeCode => "claude-code",
+        Host::CopilotCli => "copilot-cli",
+    };
+    let args = json!({"host": host, "payload": payload, "parse_error": parse_error});
+    let socket = judged_protocol::paths::socket_path();
+    match judged_protocol::call(&socket, "hook", args, DEADLINE) {
+        Ok(answer) if answer["decision"] == "block" => {
+            block(options.host, answer["message"].as_str().unwrap_or("judged blocked this step"))
+        }
+        Ok(_) => ExitCode::SUCCESS,
+        Err(error) => {
+            let why = format!("judge-hook: cannot ask judged ({error}). Start it with `judged start`.");
+            if options.block_on_error {
+                block(
+                    options.host,
+                    &format!("{why} The review gate is armed, so this step is blocked until judged answers."),
+                )
+            } else {
+                eprintln!("{why} Allowed because this hook was installed with --on-error allow.");
+                ExitCode::SUCCESS
+            }
+        }
+    }
+}
+
+fn block(host: Host, message: &str) -> ExitCode {
+    match host {
+        Host::ClaudeCode => {
+            eprintln!("{message}");
+            ExitCode::from(2)
+        }
+        Host::CopilotCli => {
+            println!("{}", json!({"decision": "block", "reason": message}));
+            ExitCode::SUCCESS
+        }
+    }
+}

@@ -62,7 +62,8 @@ impl Daemon {
         for root in claude_roots {
             command.arg("--claude-root").arg(root);
         }
-        let child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit()).spawn().expect("judged starts");
+        let child =
+            command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit()).spawn().expect("judged starts");
         let mut daemon = Daemon { home: home.to_path_buf(), child };
         let deadline = Instant::now() + Duration::from_secs(30);
         while daemon.call("status", Value::Null).is_err() {
