@@ -74,7 +74,12 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let witness = witness::Witness::load_or_create(&config.data_dir.join("witness.key"))
         .map_err(|e| setup(format!("witness key: {e}")))?;
     let mut ingest = ingest::Ingestor::new(store, config.roots.clone());
-    // On start: re-hash every ingested prefix, then catch up from the stored offsets.
+    // On start: re-check the store's own chains, re-hash every ingested prefix against
+    // its file, then catch up from the stored offsets.
+    if let Err(error) = ingest.store.verify_chains() {
+        tracing::error!(%error, "the store's own history does not verify");
+        ingest.store.journal("store_integrity_failed", &serde_json::json!({"error": error.to_string()}))?;
+    }
     for file in ingest.store.files()? {
         ingest.verify_prefix(&file)?;
     }

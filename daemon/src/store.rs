@@ -475,3 +475,76 @@ fn journal_in(tx: &rusqlite::Transaction, kind: &str, body: &Value) -> Result<i6
 fn chrono_now() -> chrono::DateTime<chrono::Utc> {
     chrono::Utc::now()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::{Ingestor, Roots};
+    use std::io::Write;
+
+    const REAL_LOG: &[u8] = include_bytes!("../../fixtures/copilot-1.0.102/cross-family-ok/events.jsonl");
+
+    /// An ingestor over one Copilot session holding `bytes`.
+    fn ingested(dir: &Path, bytes: &[u8]) -> (Ingestor, PathBuf) {
+        let session = dir.join("root/s1");
+        std::fs::create_dir_all(&session).unwrap();
+        let log = session.join("events.jsonl");
+        std::fs::write(&log, bytes).unwrap();
+        let store = Store::open(&dir.join("judged.db")).unwrap();
+        let mut ingest = Ingestor::new(store, Roots { copilot: vec![dir.join("root")], claude: vec![] });
+        ingest.catch_up_all().unwrap();
+        (ingest, log)
+    }
+
+    use std::path::PathBuf;
+
+    #[test]
+    fn replay_rebuilds_the_derived_file_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut ingest, log) = ingested(dir.path(), REAL_LOG);
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&log)
+            .unwrap()
+            .write_all(b"{\"type\":\"x\",\"id\":\"late\",\"parentId\":\"wrong\"}\n")
+            .unwrap();
+        ingest.catch_up_all().unwrap();
+        let before = format!("{:?}", ingest.store.files().unwrap());
+        ingest
+            .store
+            .conn
+            .execute("UPDATE files SET offset = 0, lines = 0, session_id = NULL, cwd = NULL, findings = 0", [])
+            .unwrap();
+        ingest.store.rebuild_files().unwrap();
+        assert_eq!(format!("{:?}", ingest.store.files().unwrap()), before);
+        let file = &ingest.store.files().unwrap()[0];
+        assert_eq!((file.lines, file.findings), (44, 1));
+        assert_eq!(file.cwd.as_deref(), Some("/tmp/judged-fixture/copilot/cross-family-ok/project"));
+    }
+
+    #[test]
+    fn stored_lines_rebuild_the_exact_log_and_its_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ingest, _) = ingested(dir.path(), REAL_LOG);
+        let file = &ingest.store.files().unwrap()[0];
+        let log = ingest.store.session_log(file).unwrap();
+        assert_eq!(log.bytes(), REAL_LOG);
+        assert_eq!(log.chain_at(log.len()).unwrap(), chain::to_hex(&file.chain));
+        ingest.store.verify_chains().unwrap();
+    }
+
+    #[test]
+    fn history_is_append_only_and_edits_behind_the_triggers_break_the_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ingest, _) = ingested(dir.path(), REAL_LOG);
+        let conn = &ingest.store.conn;
+        assert!(conn.execute("UPDATE lines SET raw = x'00' WHERE seq = 3", []).is_err());
+        assert!(conn.execute("DELETE FROM journal", []).is_err());
+        conn.execute_batch(
+            "DROP TRIGGER lines_append_only_u; UPDATE lines SET raw = CAST('{}' AS BLOB) WHERE seq = 3;",
+        )
+        .unwrap();
+        let error = ingest.store.verify_chains().unwrap_err().to_string();
+        assert!(error.contains("chain breaks at line 3"), "{error}");
+    }
+}
