@@ -117,7 +117,7 @@ impl GateConfig {
             freshness_seconds: 3600,
             min_task_chars: 0,
             on_error: OnError::Block,
-            events: vec!["TaskCompleted".into()],
+            events: vec!["TaskCompleted".into(), "agentStop".into()],
             sources: vec!["defaults".into()],
         };
         settings.overlay(&self.base, "user config [gate]".into());

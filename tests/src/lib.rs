@@ -91,7 +91,10 @@ impl Daemon {
     }
 
     fn shutdown(&mut self) {
-        let _ = self.call("shutdown", Value::Null);
+        if self.call("shutdown", Value::Null).is_err() {
+            // The socket is gone (its directory removed first?): SIGTERM stops it cleanly too.
+            let _ = Command::new("kill").arg(self.child.id().to_string()).status();
+        }
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {

@@ -1,0 +1,214 @@
+//! The real `judge-hook` binary against a real daemon, with real-shaped Claude Code
+//! hook payloads (`shared/spec/host-formats.md` §B.5, fixtures/claude-code-2.1.328).
+
+use judged_tests::{Daemon, bin};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn task_completed(cwd: &Path, subject: &str) -> Value {
+    json!({
+        "session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8",
+        "transcript_path": "/nowhere/5d1c2b3a.jsonl",
+        "cwd": cwd,
+        "permission_mode": "default",
+        "hook_event_name": "TaskCompleted",
+        "task_id": "7",
+        "task_subject": subject,
+        "task_description": "Totals must round half-even",
+        "teammate_name": "implementer",
+        "team_name": "session-5d1c2b3a"
+    })
+}
+
+/// Run the shim with `stdin` as its input, against the daemon of `home`.
+fn hook(home: &Path, stdin: &[u8], args: &[&str]) -> Output {
+    let mut child = Command::new(bin("judge-hook"))
+        .args(args)
+        .env("JUDGED_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("judge-hook runs");
+    child.stdin.take().expect("piped").write_all(stdin).expect("stdin written");
+    child.wait_with_output().expect("judge-hook exits")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Fields drop in order: the daemon stops before its home directory is removed.
+struct Setup {
+    daemon: Option<Daemon>,
+    home: std::path::PathBuf,
+    project: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A daemon with no sessions and a project dir, optionally with a `.judged.toml`.
+fn setup(project_gate: Option<&str>) -> Setup {
+    setup_with(project_gate, None)
+}
+
+/// As [`setup`], optionally with a `[gate]` in the user's config.toml as well.
+fn setup_with(project_gate: Option<&str>, user_gate: Option<&str>) -> Setup {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (home, project, root) = (dir.path().join("home"), dir.path().join("project"), dir.path().join("sessions"));
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    for (path, gate) in [(project.join(".judged.toml"), project_gate), (home.join("config.toml"), user_gate)] {
+        if let Some(gate) = gate {
+            std::fs::write(path, format!("[gate]\n{gate}\n")).unwrap();
+        }
+    }
+    let daemon = Daemon::start(&home, &[&root], &[]);
+    Setup { daemon: Some(daemon), home, project, _dir: dir }
+}
+
+fn decisions(daemon: &Daemon) -> Vec<Value> {
+    daemon.call("decisions", Value::Null).expect("decisions").as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn task_without_evidence_is_blocked_with_the_commands_that_would_satisfy_the_gate() {
+    let s = setup(None);
+    let payload = task_completed(&s.project, "Fix cart rounding");
+    let output = hook(&s.home, payload.to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("task \"Fix cart rounding\" cannot be marked done yet"), "{message}");
+    for command in [
+        "judge-evidence marker --binding run_",
+        "judge-evidence challenge",
+        "judge-evidence verify",
+        "ARIS_REVIEW_NONCE=",
+    ] {
+        assert!(message.contains(command), "missing `{command}` in: {message}");
+    }
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(
+        (recorded[0]["event"].as_str(), recorded[0]["decision"].as_str()),
+        (Some("TaskCompleted"), Some("block"))
+    );
+    assert_eq!(recorded[0]["task_id"], "7");
+    assert!(recorded[0]["latency_ms"].is_number());
+}
+
+#[test]
+fn a_repeated_call_is_answered_from_the_recorded_decision() {
+    let s = setup(None);
+    let payload = task_completed(&s.project, "Fix cart rounding").to_string();
+    let first = hook(&s.home, payload.as_bytes(), &[]);
+    let second = hook(&s.home, payload.as_bytes(), &[]);
+    assert_eq!((first.status.code(), second.status.code()), (Some(2), Some(2)));
+    assert_eq!(stderr(&first), stderr(&second));
+    assert_eq!(decisions(s.daemon.as_ref().unwrap()).len(), 1, "the repeat is served from the record");
+    let changed = task_completed(&s.project, "Another task").to_string();
+    hook(&s.home, changed.as_bytes(), &[]);
+    assert_eq!(decisions(s.daemon.as_ref().unwrap()).len(), 2, "changed inputs are judged again");
+}
+
+#[test]
+fn policy_off_and_short_tasks_allow_and_are_recorded() {
+    let s = setup(Some("policy = \"off\""));
+    let output = hook(&s.home, task_completed(&s.project, "Fix").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    assert_eq!((recorded[0]["decision"].as_str(), recorded[0]["policy"].as_str()), (Some("allow"), Some("off")));
+
+    let s = setup(Some("min_task_chars = 500"));
+    let output = hook(&s.home, task_completed(&s.project, "Tiny").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(0));
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    assert!(recorded[0]["reason"].as_str().unwrap().starts_with("skipped"), "{recorded:?}");
+}
+
+#[test]
+fn panel_is_not_available_yet_and_follows_the_on_error_rule() {
+    let s = setup(Some("policy = \"panel\""));
+    let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("jury panel is not available"));
+    let s = setup(Some("policy = \"panel\"\non_error = \"allow\""));
+    let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn malformed_payloads_and_unknown_events_follow_the_on_error_rule() {
+    let s = setup(None);
+    let output = hook(&s.home, b"{not json", &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unparseable hook payload"), "{}", stderr(&output));
+    let mut unknown = task_completed(&s.project, "x");
+    unknown["hook_event_name"] = "MadeUpEvent".into();
+    let output = hook(&s.home, unknown.to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("unknown hook event `MadeUpEvent`"));
+    // An event the gate does not cover passes untouched and unrecorded.
+    let mut stop = task_completed(&s.project, "x");
+    stop["hook_event_name"] = "SessionStart".into();
+    assert_eq!(hook(&s.home, stop.to_string().as_bytes(), &[]).status.code(), Some(0));
+    assert_eq!(decisions(s.daemon.as_ref().unwrap()).len(), 2);
+
+    // A payload without a cwd names no project, so the user's config decides.
+    let s = setup_with(Some("on_error = \"block\""), Some("on_error = \"allow\""));
+    assert_eq!(hook(&s.home, b"[]", &[]).status.code(), Some(0));
+}
+
+#[test]
+fn daemon_down_blocks_when_armed_and_allows_when_installed_to() {
+    let mut s = setup(None);
+    s.daemon.take().expect("running").stop();
+    let payload = task_completed(&s.project, "Fix cart rounding").to_string();
+    let armed = hook(&s.home, payload.as_bytes(), &[]);
+    assert_eq!(armed.status.code(), Some(2));
+    assert!(stderr(&armed).contains("judged start"), "{}", stderr(&armed));
+    let unarmed = hook(&s.home, payload.as_bytes(), &["--on-error", "allow"]);
+    assert_eq!(unarmed.status.code(), Some(0));
+    assert!(stderr(&unarmed).contains("--on-error allow"));
+}
+
+#[test]
+fn copilot_agent_stop_blocks_through_stdout_json() {
+    let s = setup(None);
+    let payload = json!({"sessionId": "3b6f", "timestamp": 1788081242000u64, "cwd": s.project, "transcriptPath": "/x/events.jsonl",
+        "stopReason": "end_turn", "stop_hook_active": false});
+    let output = hook(&s.home, payload.to_string().as_bytes(), &["--host", "copilot-cli"]);
+    assert_eq!(output.status.code(), Some(0));
+    let answer: Value = serde_json::from_slice(&output.stdout).expect("a JSON decision on stdout");
+    assert_eq!(answer["decision"], "block");
+    assert!(answer["reason"].as_str().unwrap().contains("cannot be marked done yet"));
+}
+
+#[test]
+fn a_broken_project_config_is_named_and_fails_closed() {
+    let s = setup(Some("policy = \"sometimes\""));
+    let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains(".judged.toml"), "{}", stderr(&output));
+}
+
+#[test]
+fn install_hooks_writes_a_settings_file_the_shim_runs_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    let run = |args: &[&str]| Command::new(bin("judged")).args(args).output().expect("judged runs");
+    let dry = run(&["install-hooks", "--claude", "--project", project.to_str().unwrap(), "--dry-run"]);
+    assert!(dry.status.success());
+    assert!(String::from_utf8_lossy(&dry.stdout).contains("+"));
+    assert!(!project.join(".claude/settings.json").exists(), "--dry-run writes nothing");
+    assert!(run(&["install-hooks", "--claude", "--project", project.to_str().unwrap()]).status.success());
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.join(".claude/settings.json")).unwrap()).unwrap();
+    let command = settings["hooks"]["TaskCompleted"][0]["hooks"][0]["command"].as_str().unwrap();
+    assert!(command.contains("judge-hook") && command.contains("--host claude-code"), "{command}");
+    assert!(run(&["uninstall-hooks", "--claude", "--project", project.to_str().unwrap()]).status.success());
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.join(".claude/settings.json")).unwrap()).unwrap();
+    assert_eq!(settings, json!({}));
+}
