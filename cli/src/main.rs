@@ -172,7 +172,9 @@ fn with_backend<T>(mode: Mode, op: impl Fn(&Backend) -> Result<T, CallError>) ->
         Err(CallError::Evidence(error)) => Err(error),
         Err(CallError::Unreachable) if mode == Mode::Daemon => Err(unreachable()),
         Err(CallError::Unreachable) => {
-            eprintln!("judge-evidence: judged is not running; deciding in direct mode (no witness)");
+            static NOTICE: std::sync::Once = std::sync::Once::new();
+            NOTICE
+                .call_once(|| eprintln!("judge-evidence: judged is not running; deciding in direct mode (no witness)"));
             op(&Backend::Direct).map_err(|e| match e {
                 CallError::Evidence(error) => error,
                 CallError::Unreachable => unreachable(),
@@ -196,6 +198,8 @@ fn run(cli: Cli) -> rules::Result<String> {
             let output = files::resolve(&output);
             files::check_writable(Path::new(&output), replace)?;
             let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));
+            // Resolved here, so the daemon (with its own cwd) reads the same root.
+            let session_root = session_root.map(|root| files::resolve(&root));
             let args = ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds };
             let challenge =
                 Value::Object(until_persisted(wait_seconds, || with_backend(mode, |b| b.challenge(&args)))?);

@@ -23,7 +23,10 @@ pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
         model: message.and_then(|m| any_str(m, "model")),
         ..Record::default()
     };
-    match message.and_then(|m| m.get("content")) {
+    // Only conversation records carry the conversation: bookkeeping records such as
+    // `api-request-blob` echo earlier messages (and their tool results) verbatim.
+    let conversation = matches!(record.kind.as_str(), "user" | "assistant");
+    match message.filter(|_| conversation).and_then(|m| m.get("content")) {
         Some(Value::String(text)) => record.text = Some(text.clone()),
         Some(Value::Array(blocks)) => {
             for block in blocks.iter().filter_map(Value::as_object) {

@@ -58,3 +58,10 @@ fn claude_blocks_become_tool_calls_and_results() {
     let bookkeeping = claude(json!({"type": "queue-operation", "operation": "enqueue"}));
     assert_eq!((bookkeeping.kind.as_str(), bookkeeping.id), ("queue-operation", None));
 }
+
+#[test]
+fn claude_bookkeeping_records_that_echo_messages_carry_no_tool_results() {
+    let blob = claude(json!({"type": "api-request-blob", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "echoed"}]}}));
+    assert!(blob.tool_results.is_empty());
+}

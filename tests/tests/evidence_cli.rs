@@ -1,0 +1,887 @@
+//! `judge-evidence` end to end (issue 3): the real binary over live copies of real
+//! Copilot CLI 1.0.102 logs, in direct mode and in daemon mode against a real `judged`.
+//!
+//! A "live" log is a fixture with every timestamp moved to now (relative spacing kept) and
+//! the fixture's cwd replaced by a temp project dir. It is written in two steps, as the
+//! host writes it: up to the `challenge` call first, and the rest (reviewer lifecycle
+//! included) after the challenge, with the challenge's real nonce in place of the
+//! stand-in nonce the fixture was recorded with.
+
+use judged_tests::{Daemon, bin, workspace};
+use serde_json::{Map, Value};
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use tempfile::TempDir;
+
+const BINDING: &str = "run_20261130_a1b2c3d4_r1_review_7e91c4ab";
+/// The nonce of the stand-in `judge-evidence` the fixtures were recorded with.
+const STAND_IN_NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
+const REVIEWER_TEXT: &str = "Score: 8/10\nVerdict: ready\n\n1. Weakness: none\nMemory update: none";
+/// Artifact fields that legitimately differ between two runs over the same log.
+const CHALLENGE_RUN_FIELDS: &[&str] = &["nonce", "issued_at", "witness"];
+const EVIDENCE_RUN_FIELDS: &[&str] = &["verified_at", "witness", "response_path"];
+
+// ---------------------------------------------------------------------------------------
+// Live logs
+// ---------------------------------------------------------------------------------------
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
+}
+
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let (d, m) = (doy - (153 * mp + 2) / 5 + 1, if mp < 10 { mp + 3 } else { mp - 9 });
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// An ISO-8601 timestamp `YYYY-MM-DDTHH:MM:SS[.f…]` at the start of `s`: its value in
+/// units of 10^-digits seconds, the number of fraction digits, and its length.
+fn parse_iso(s: &[u8]) -> Option<(i64, u32, usize)> {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
+    let fits = s.len() >= SHAPE.len()
+        && SHAPE.iter().zip(s).all(|(p, c)| if *p == b'd' { c.is_ascii_digit() } else { p == c });
+    if !fits {
+        return None;
+    }
+    let num = |from: usize, to: usize| std::str::from_utf8(&s[from..to]).unwrap().parse::<i64>().unwrap();
+    let seconds = days_from_civil(num(0, 4), num(5, 7), num(8, 10)) * 86_400
+        + num(11, 13) * 3600
+        + num(14, 16) * 60
+        + num(17, 19);
+    let digits = if s.get(19) == Some(&b'.') { s[20..].iter().take_while(|c| c.is_ascii_digit()).count() } else { 0 };
+    let fraction = if digits > 0 { num(20, 20 + digits) } else { 0 };
+    let unit = 10i64.pow(digits as u32);
+    Some((seconds * unit + fraction, digits as u32, if digits > 0 { 20 + digits } else { 19 }))
+}
+
+fn format_iso(value: i64, digits: u32) -> String {
+    let unit = 10i64.pow(digits);
+    let (seconds, fraction) = (value.div_euclid(unit), value.rem_euclid(unit));
+    let (y, m, d) = civil_from_days(seconds.div_euclid(86_400));
+    let s = seconds.rem_euclid(86_400);
+    let mut text = format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    if digits > 0 {
+        text.push_str(&format!(".{fraction:0width$}", width = digits as usize));
+    }
+    text
+}
+
+/// Every ISO timestamp in `text` moved so the first one becomes `now - 2 s`.
+fn shift_timestamps_to_now(text: &[u8]) -> Vec<u8> {
+    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let first = (0..text.len()).find_map(|i| parse_iso(&text[i..])).expect("the log has timestamps");
+    let first_ms = first.0 * 1000 / 10i64.pow(first.1);
+    let shift_ms = now_ms - 2000 - first_ms;
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        match parse_iso(&text[i..]) {
+            Some((value, digits, len)) => {
+                let shifted = value + shift_ms * 10i64.pow(digits) / 1000;
+                out.extend_from_slice(format_iso(shifted, digits).as_bytes());
+                i += len;
+            }
+            None => {
+                out.push(text[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn replace_all(haystack: &[u8], from: &str, to: &str) -> Vec<u8> {
+    String::from_utf8(haystack.to_vec()).expect("fixture is UTF-8").replace(from, to).into_bytes()
+}
+
+/// Where `judge-evidence` decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Direct,
+    Daemon,
+    Auto,
+}
+
+const BOTH: [Mode; 2] = [Mode::Daemon, Mode::Direct];
+
+impl Mode {
+    fn flag(self) -> &'static str {
+        match self {
+            Mode::Direct => "direct",
+            Mode::Daemon => "daemon",
+            Mode::Auto => "auto",
+        }
+    }
+}
+
+/// One finished `judge-evidence` run.
+#[derive(Debug)]
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
+    }
+
+    /// The `{"status": "error", …}` line on stderr.
+    fn error(&self) -> Value {
+        let line = self.stderr.lines().last().unwrap_or_default();
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("stderr does not end in JSON ({e}): {self:?}"))
+    }
+
+    fn expect_code(&self, code: i32, what: &str) -> &Run {
+        assert_eq!(self.code, code, "{what}: {self:?}");
+        self
+    }
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().expect("temp paths are UTF-8")
+}
+
+fn read_json(path: &Path) -> Map<String, Value> {
+    let bytes = fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    match serde_json::from_slice(&bytes) {
+        Ok(Value::Object(map)) => map,
+        other => panic!("{} is not a JSON object: {other:?}", path.display()),
+    }
+}
+
+fn write_json(path: &Path, value: &Map<String, Value>) {
+    fs::write(path, serde_json::to_vec_pretty(value).unwrap()).unwrap();
+}
+
+fn without(map: &Map<String, Value>, fields: &[&str]) -> Map<String, Value> {
+    map.iter().filter(|(k, _)| !fields.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect()
+}
+
+fn mode_of(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// A fixture session made live under a temp dir, with a `JUDGED_HOME` of its own.
+struct Live {
+    tmp: TempDir,
+    home: PathBuf,
+    project: PathBuf,
+    /// The session root: `--session-root`, and the daemon's root for this host.
+    root: PathBuf,
+    claude: bool,
+    log: PathBuf,
+    /// The lines from the `challenge` call's completion on, not yet written.
+    rest: Vec<u8>,
+}
+
+impl Live {
+    /// A Copilot CLI scenario under `<tmp>/copilot/session-state/<session id>/events.jsonl`.
+    fn copilot(scenario: &str) -> Live {
+        let fixture = format!("fixtures/copilot-1.0.102/{scenario}/events.jsonl");
+        Live::build(&fixture, &format!("/tmp/judged-fixture/copilot/{scenario}/project"), false)
+    }
+
+    /// The Claude Code marker-challenge transcript under `<tmp>/claude/projects/<dir>/<session id>.jsonl`.
+    fn claude() -> Live {
+        let fixture = "fixtures/claude-code-2.1.328/marker-challenge/70e11cfc-c3fb-426c-9dfc-374e15ffb0af.jsonl";
+        Live::build(fixture, "/tmp/judged-fixture/claude/marker-challenge/project", true)
+    }
+
+    fn build(fixture: &str, fixture_cwd: &str, claude: bool) -> Live {
+        let _ = bin("judge-evidence"); // build before the clock starts
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("project");
+        fs::create_dir_all(&project).unwrap();
+        fs::create_dir_all(tmp.path().join("out")).unwrap();
+        let fixture = fs::read(workspace().join(fixture)).unwrap();
+        let text = shift_timestamps_to_now(&replace_all(&fixture, fixture_cwd, p(&project)));
+        let session_id = {
+            let at = text.windows(13).position(|w| w == b"\"sessionId\":\"").expect("session.start names its id") + 13;
+            String::from_utf8(text[at..at + 36].to_vec()).unwrap()
+        };
+        let split = {
+            let nonce_at = text.windows(32).position(|w| w == STAND_IN_NONCE.as_bytes()).expect("stand-in nonce");
+            text[..nonce_at].iter().rposition(|&b| b == b'\n').unwrap() + 1
+        };
+        let (root, log) = if claude {
+            let root = tmp.path().join("claude/projects");
+            (root.clone(), root.join("-project").join(format!("{session_id}.jsonl")))
+        } else {
+            let root = tmp.path().join("copilot/session-state");
+            (root.clone(), root.join(&session_id).join("events.jsonl"))
+        };
+        fs::create_dir_all(log.parent().unwrap()).unwrap();
+        fs::write(&log, &text[..split]).unwrap();
+        Live { home: tmp.path().join("home"), project, root, claude, log, rest: text[split..].to_vec(), tmp }
+    }
+
+    /// A daemon watching this session's root (and an empty root for the other host).
+    fn start_daemon(&self) -> Daemon {
+        let (copilot, claude) = if self.claude {
+            (self.tmp.path().join("copilot/session-state"), self.root.clone())
+        } else {
+            (self.root.clone(), self.tmp.path().join("claude/projects"))
+        };
+        Daemon::start(&self.home, &[&copilot], &[&claude])
+    }
+
+    /// Write the rest of the host's log, as if the reviewer was given `nonce`.
+    fn finish(&self, nonce: &str) {
+        append(&self.log, &replace_all(&self.rest, STAND_IN_NONCE, nonce));
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.tmp.path().join("out").join(name)
+    }
+
+    fn judge(&self, mode: Mode, args: &[&str]) -> Run {
+        let output = Command::new(bin("judge-evidence"))
+            .arg("--mode")
+            .arg(mode.flag())
+            .args(args)
+            .env("JUDGED_HOME", &self.home)
+            .env_remove("JUDGE_EVIDENCE_MODE")
+            .current_dir(self.tmp.path())
+            .output()
+            .expect("judge-evidence runs");
+        let text = |bytes: Vec<u8>| String::from_utf8(bytes).expect("output is UTF-8");
+        Run { code: output.status.code().expect("exited"), stdout: text(output.stdout), stderr: text(output.stderr) }
+    }
+
+    /// `challenge` for this session. Unless `extra` says otherwise the marker may be up
+    /// to 600 s old, so a slow machine cannot turn a decision test into a timing test.
+    fn challenge(&self, mode: Mode, output: &Path, extra: &[&str]) -> Run {
+        let args = ["challenge", "--output", p(output), "--binding", BINDING, "--cwd", p(&self.project)];
+        let mut args = [&args[..], &["--session-root", p(&self.root), "--wait-seconds", "0"], extra].concat();
+        if !extra.contains(&"--max-age-seconds") {
+            args.extend(["--max-age-seconds", "600"]);
+        }
+        self.judge(mode, &args)
+    }
+
+    fn verify(&self, mode: Mode, challenge: &Path, evidence: &Path, response: &Path, extra: &[&str]) -> Run {
+        let args = ["verify", "--challenge", p(challenge), "--output", p(evidence), "--response-output", p(response)];
+        self.judge(mode, &[&args[..], &["--wait-seconds", "0"], extra].concat())
+    }
+
+    fn validate(&self, mode: Mode, evidence: &Path) -> Run {
+        self.judge(mode, &["validate", "--evidence", p(evidence)])
+    }
+
+    fn validate_challenge(&self, mode: Mode, challenge: &Path) -> Run {
+        self.judge(mode, &["validate-challenge", "--challenge", p(challenge)])
+    }
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    fs::OpenOptions::new().append(true).open(path).and_then(|mut f| f.write_all(bytes)).expect("append to log");
+}
+
+// ---------------------------------------------------------------------------------------
+// The scenario runner: one log, both modes
+// ---------------------------------------------------------------------------------------
+
+/// One mode's `verify` of the daemon-issued challenge.
+#[derive(Debug)]
+struct Verified {
+    run: Run,
+    evidence: PathBuf,
+    response: PathBuf,
+}
+
+/// A scenario run through both modes. The daemon issues the challenge whose nonce goes
+/// into the host log (a log can carry only one nonce); direct mode issues its own over the
+/// same prefix, which must agree on every decision field.
+struct Scenario {
+    // Dropped first: the daemon stops before its temp dir goes.
+    _daemon: Daemon,
+    live: Live,
+    challenge: PathBuf,
+    direct_challenge: PathBuf,
+    verified: Vec<(Mode, Verified)>,
+}
+
+impl Scenario {
+    fn run(name: &str) -> Scenario {
+        let live = Live::copilot(name);
+        let daemon = live.start_daemon();
+        let (challenge, direct_challenge) = (live.out("challenge-daemon.json"), live.out("challenge-direct.json"));
+        live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "daemon challenge");
+        live.challenge(Mode::Direct, &direct_challenge, &[]).expect_code(0, "direct challenge");
+        let (by_daemon, by_direct) = (read_json(&challenge), read_json(&direct_challenge));
+        assert!(by_daemon["witness"].is_string(), "the daemon witnesses its challenge");
+        assert!(!by_direct.contains_key("witness"), "direct mode has no witness");
+        assert_eq!(
+            without(&by_daemon, CHALLENGE_RUN_FIELDS),
+            without(&by_direct, CHALLENGE_RUN_FIELDS),
+            "both modes bind the same marker"
+        );
+        live.finish(by_daemon["nonce"].as_str().unwrap());
+
+        let verified = BOTH
+            .iter()
+            .map(|&mode| {
+                let (evidence, response) = (
+                    live.out(&format!("evidence-{}.json", mode.flag())),
+                    live.out(&format!("response-{}.md", mode.flag())),
+                );
+                let run = live.verify(mode, &challenge, &evidence, &response, &[]);
+                (mode, Verified { run, evidence, response })
+            })
+            .collect();
+        let scenario = Scenario { _daemon: daemon, live, challenge, direct_challenge, verified };
+        scenario.assert_modes_agree();
+        scenario
+    }
+
+    fn verified(&self, mode: Mode) -> &Verified {
+        &self.verified.iter().find(|(m, _)| *m == mode).expect("both modes ran").1
+    }
+
+    /// The exit code both modes gave.
+    fn code(&self) -> i32 {
+        self.verified(Mode::Direct).run.code
+    }
+
+    fn evidence(&self, mode: Mode) -> Map<String, Value> {
+        read_json(&self.verified(mode).evidence)
+    }
+
+    /// Same exit code, same error, same artifacts up to the per-run fields.
+    fn assert_modes_agree(&self) {
+        let (daemon, direct) = (self.verified(Mode::Daemon), self.verified(Mode::Direct));
+        assert_eq!(
+            daemon.run.code, direct.run.code,
+            "exit codes differ:\ndaemon {:?}\ndirect {:?}",
+            daemon.run, direct.run
+        );
+        if direct.run.code != 0 {
+            assert_eq!(daemon.run.error(), direct.run.error(), "both modes refuse alike");
+        }
+        assert_eq!(daemon.evidence.exists(), direct.evidence.exists(), "evidence written in one mode only");
+        assert_eq!(daemon.response.exists(), direct.response.exists(), "response written in one mode only");
+        if direct.evidence.exists() {
+            let (by_daemon, by_direct) = (self.evidence(Mode::Daemon), self.evidence(Mode::Direct));
+            assert!(by_daemon["witness"].is_string() && !by_direct.contains_key("witness"));
+            assert_eq!(without(&by_daemon, EVIDENCE_RUN_FIELDS), without(&by_direct, EVIDENCE_RUN_FIELDS));
+            assert_eq!(fs::read(&daemon.response).unwrap(), fs::read(&direct.response).unwrap());
+        }
+    }
+
+    /// Assert a refusal with `code` and that no artifact was written.
+    fn assert_refused(&self, code: i32) {
+        assert_eq!(self.code(), code, "{:?}", self.verified(Mode::Direct).run);
+        assert_eq!(self.verified(Mode::Direct).run.error()["exit_code"], code);
+        for (mode, verified) in &self.verified {
+            assert!(!verified.evidence.exists() && !verified.response.exists(), "{mode:?} left an artifact behind");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Scenarios from real host runs
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn cross_family_ok_is_verified_identically_in_both_modes() {
+    let scenario = Scenario::run("cross-family-ok");
+    assert_eq!(scenario.code(), 0);
+    let evidence = scenario.evidence(Mode::Daemon);
+    for (field, value) in [
+        ("status", "verified"),
+        ("reason", "host-event-verified-cross-family"),
+        ("executor_model", "claude-sonnet-4.6"),
+        ("executor_family", "anthropic"),
+        ("reviewer_model", "gpt-5.4"),
+        ("reviewer_family", "openai"),
+        ("family_relation", "different"),
+        ("agent_name", "rubber-duck"),
+        ("tool_call_id", "call_s2"),
+        ("binding", BINDING),
+        ("session_id", "f3c0a381-16f0-4c0f-9f1f-0d32777e2e62"),
+        ("schema", "aris.copilot-native.evidence/v1"),
+    ] {
+        assert_eq!(evidence[field], value, "evidence field {field}");
+    }
+    assert!(evidence["evidence_id"].as_str().is_some_and(|id| id.starts_with("cne_") && id.len() == 36));
+    let daemon_run = &scenario.verified(Mode::Daemon).run;
+    assert_eq!(Value::Object(evidence), daemon_run.json(), "stdout is the evidence written");
+    for (_, verified) in &scenario.verified {
+        assert_eq!(fs::read_to_string(&verified.response).unwrap(), REVIEWER_TEXT);
+        for artifact in [&verified.evidence, &verified.response] {
+            assert_eq!(mode_of(artifact), 0o600, "{} is owner-only", artifact.display());
+        }
+    }
+    assert_eq!(mode_of(&scenario.challenge), 0o600);
+    assert_eq!(mode_of(&scenario.direct_challenge), 0o600);
+}
+
+#[test]
+fn same_family_is_rejected_with_10_and_both_artifacts_are_written() {
+    let scenario = Scenario::run("same-family");
+    assert_eq!(scenario.code(), 10);
+    for mode in BOTH {
+        let verified = scenario.verified(mode);
+        assert_eq!(verified.run.error()["exit_code"], 10);
+        let evidence = scenario.evidence(mode);
+        assert_eq!(
+            (evidence["status"].as_str(), evidence["reason"].as_str()),
+            (Some("rejected"), Some("same-model-family"))
+        );
+        assert_eq!(evidence["reviewer_model"], "claude-opus-4.6");
+        assert!(verified.response.exists());
+        // Rejected evidence never validates.
+        scenario.live.validate(mode, &verified.evidence).expect_code(2, "validate rejected evidence");
+    }
+}
+
+#[test]
+fn a_task_without_the_nonce_line_is_6() {
+    Scenario::run("no-nonce").assert_refused(6);
+}
+
+#[test]
+fn a_task_of_another_agent_type_is_6() {
+    Scenario::run("wrong-agent-type").assert_refused(6);
+}
+
+#[test]
+fn a_failed_reviewer_is_7() {
+    Scenario::run("reviewer-error").assert_refused(7);
+}
+
+#[test]
+fn validate_accepts_later_appends_and_rejects_an_edit_inside_the_bound_prefix() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let validate_all = |code: i32, what: &str| {
+        for mode in BOTH {
+            let run = live.validate(mode, &scenario.verified(mode).evidence);
+            run.expect_code(code, &format!("{what} ({mode:?})"));
+            if code == 0 {
+                assert_eq!(run.json()["witness_checked"], mode == Mode::Daemon, "{what} ({mode:?})");
+                assert_eq!(run.json()["evidence_id"], scenario.evidence(mode)["evidence_id"]);
+            }
+        }
+    };
+    validate_all(0, "fresh evidence");
+
+    let later = concat!(
+        r#"{"type":"assistant.turn_start","data":{"turnId":"5"},"id":"e0a3a6b2-5b1e-4b8e-9c39-8d2f0f6b7a11","#,
+        r#""timestamp":"2099-01-01T00:00:00.000Z","parentId":null}"#,
+        "\n"
+    );
+    append(&live.log, later.as_bytes());
+    validate_all(0, "after an append");
+
+    // The response file is bound too (daemon mode receives it with the request).
+    for mode in BOTH {
+        fs::write(&scenario.verified(mode).response, "Score: 10/10\nVerdict: ready\n").unwrap();
+    }
+    validate_all(2, "after the response file was edited");
+    for mode in BOTH {
+        fs::write(&scenario.verified(mode).response, REVIEWER_TEXT).unwrap();
+    }
+    validate_all(0, "after the response file was restored");
+
+    // Evidence claiming a longer prefix than the log has.
+    for mode in BOTH {
+        let mut longer = scenario.evidence(mode);
+        longer.insert("event_prefix_bytes".into(), (fs::metadata(&live.log).unwrap().len() + 1).into());
+        let path = live.out(&format!("evidence-longer-{}.json", mode.flag()));
+        write_json(&path, &longer);
+        live.validate(mode, &path).expect_code(2, &format!("prefix longer than the log ({mode:?})"));
+    }
+
+    // One byte inside the bound prefix: the user's prompt on line 2.
+    let mut bytes = fs::read(&live.log).unwrap();
+    let at = bytes.windows(18).position(|w| w == b"\"content\":\"Run ARI").expect("line 2 prompt") + 11;
+    assert!((at as u64) < scenario.evidence(Mode::Direct)["event_prefix_bytes"].as_u64().unwrap());
+    bytes[at] = b'r';
+    fs::write(&live.log, bytes).unwrap();
+    validate_all(2, "after an edit inside the bound prefix");
+}
+
+#[test]
+fn challenge_binds_a_claude_code_marker_identically_in_both_modes() {
+    let live = Live::claude();
+    let _daemon = live.start_daemon();
+    let challenges = BOTH.map(|mode| {
+        let out = live.out(&format!("challenge-{}.json", mode.flag()));
+        live.challenge(mode, &out, &[]).expect_code(0, &format!("{mode:?} challenge"));
+        live.validate_challenge(mode, &out).expect_code(0, &format!("{mode:?} validate-challenge"));
+        read_json(&out)
+    });
+    assert_eq!(without(&challenges[0], CHALLENGE_RUN_FIELDS), without(&challenges[1], CHALLENGE_RUN_FIELDS));
+    let challenge = &challenges[0];
+    assert_eq!(challenge["host"], "claude-code");
+    assert_eq!(challenge["session_id"], "70e11cfc-c3fb-426c-9dfc-374e15ffb0af");
+    assert_eq!(challenge["challenge_tool_call_id"], "toolu_s0_0000000000000000");
+    assert_eq!(challenge["executor_model"], "claude-sonnet-4-6");
+    assert_eq!(challenge["executor_family"], "anthropic");
+    assert_eq!(challenge["session_events"], p(&live.log));
+}
+
+#[test]
+fn artifacts_that_are_missing_or_not_evidence_are_refused_with_2() {
+    let live = Live::copilot("cross-family-ok");
+    let _daemon = live.start_daemon();
+    let cases: [(&str, Option<&str>); 4] = [
+        ("missing.json", None),
+        ("not-json.json", Some("not json")),
+        ("array.json", Some("[1, 2, 3]")),
+        ("unknown-schema.json", Some(r#"{"schema": "aris.copilot-native.evidence/v0", "status": "verified"}"#)),
+    ];
+    for (name, content) in cases {
+        let path = live.out(name);
+        if let Some(content) = content {
+            fs::write(&path, content).unwrap();
+        }
+        for mode in BOTH {
+            for run in [live.validate(mode, &path), live.validate_challenge(mode, &path)] {
+                run.expect_code(2, &format!("{name} ({mode:?})"));
+                assert_eq!(run.error()["status"], "error");
+                let names_file = run.error()["error"].as_str().unwrap().contains(name);
+                assert!(names_file || content.is_some_and(|c| c.starts_with('{')), "names the file: {run:?}");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// What only the daemon can tell
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn validate_challenge_prints_the_challenge_with_witness_checked() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    for (mode, checked) in [(Mode::Daemon, true), (Mode::Direct, false)] {
+        let run = live.validate_challenge(mode, &scenario.challenge);
+        run.expect_code(0, "validate-challenge");
+        let mut expected = read_json(&scenario.challenge);
+        expected.insert("witness_checked".into(), checked.into());
+        assert_eq!(run.json(), Value::Object(expected), "{mode:?}");
+    }
+    // A challenge the daemon never issued, and one edited by hand, are refused by it.
+    let run = live.validate_challenge(Mode::Daemon, &scenario.direct_challenge);
+    assert!(run.expect_code(2, "unwitnessed challenge").error()["error"].as_str().unwrap().contains("witness"));
+    live.validate_challenge(Mode::Direct, &scenario.direct_challenge).expect_code(0, "direct accepts its own");
+    let mut edited = read_json(&scenario.challenge);
+    edited.insert("issued_at".into(), "2020-01-01T00:00:00.000000Z".into());
+    let edited_path = live.out("challenge-edited.json");
+    write_json(&edited_path, &edited);
+    live.validate_challenge(Mode::Daemon, &edited_path).expect_code(2, "edited challenge");
+}
+
+#[test]
+fn evidence_edited_by_hand_is_rejected_by_the_daemon() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let original = scenario.evidence(Mode::Daemon);
+    // Fields outside the evidence id: the id stays valid, so only the witness can tell.
+    let edits: [(&str, Value); 3] = [
+        ("reason", "host-event-verified-cross-family-by-hand".into()),
+        ("verified_at", "2020-01-01T00:00:00.000000Z".into()),
+        ("witness", Value::Null),
+    ];
+    for (field, value) in edits {
+        let mut edited = original.clone();
+        if value.is_null() {
+            edited.remove(field);
+        } else {
+            edited.insert(field.into(), value);
+        }
+        let path = live.out(&format!("evidence-edited-{field}.json"));
+        write_json(&path, &edited);
+        let run = live.validate(Mode::Daemon, &path);
+        run.expect_code(2, &format!("evidence with {field} edited"));
+        assert!(run.error()["error"].as_str().unwrap().contains("witness"), "{run:?}");
+        let gate = live.judge(Mode::Daemon, &gate_args("copilot-native", Some(&path)));
+        assert_eq!(gate.json()["identity_assurance"], "failed", "the gate refuses it too: {gate:?}");
+    }
+}
+
+#[test]
+fn the_daemon_journals_markers_challenges_and_verdicts() {
+    let live = Live::copilot("cross-family-ok");
+    let daemon = live.start_daemon();
+    let journal = || daemon.call("status", Value::Null).expect("status")["journal_events"].as_u64().unwrap();
+    let before = journal();
+    let challenge = live.out("challenge.json");
+    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    let challenged = journal();
+    assert!(challenged >= before + 2, "marker seen and challenge issued: {before} -> {challenged}");
+    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    let (evidence, response) = (live.out("evidence.json"), live.out("response.md"));
+    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    assert!(journal() > challenged, "evidence verified");
+}
+
+#[test]
+fn a_challenge_issued_in_direct_mode_is_refused_by_daemon_verify() {
+    let live = Live::copilot("cross-family-ok");
+    let _daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge(Mode::Direct, &challenge, &[]).expect_code(0, "direct challenge");
+    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+
+    let (evidence, response) = (live.out("evidence.json"), live.out("response.md"));
+    let run = live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]);
+    assert!(run.expect_code(2, "daemon verify").error()["error"].as_str().unwrap().contains("witness"));
+    assert!(!evidence.exists() && !response.exists(), "nothing written");
+    live.verify(Mode::Direct, &challenge, &evidence, &response, &[]).expect_code(0, "direct verify of the same");
+}
+
+// ---------------------------------------------------------------------------------------
+// The CLI contract
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn marker_prints_the_reference_bytes() {
+    let live = Live::copilot("cross-family-ok");
+    let run = live.judge(Mode::Direct, &["marker", "--binding", BINDING]);
+    run.expect_code(0, "marker");
+    assert_eq!(
+        run.stdout,
+        format!(
+            "{{\"binding\": \"{BINDING}\", \"schema\": \"aris.copilot-native.challenge/v1\", \"status\": \"marker\"}}\n"
+        )
+    );
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    let live = Live::copilot("cross-family-ok");
+    let out = live.out("challenge.json");
+    let bad_binding = concat!(
+        r#"{"status": "error", "error": "--binding must be a 16..128 character stable token", "exit_code": 2}"#,
+        "\n"
+    );
+    for binding in ["short", "_leading_underscore_is_bad", "has space in the middle ok", &"x".repeat(129)] {
+        let run = live.judge(Mode::Direct, &["marker", "--binding", binding]);
+        assert_eq!((run.code, run.stdout.as_str(), run.stderr.as_str()), (2, "", bad_binding), "binding {binding:?}");
+        let run = live.judge(Mode::Direct, &["challenge", "--output", p(&out), "--binding", binding]);
+        assert_eq!((run.code, run.stderr.as_str()), (2, bad_binding), "challenge binding {binding:?}");
+    }
+    for age in ["0", "601", "-1"] {
+        let run = live.challenge(Mode::Direct, &out, &["--max-age-seconds", age]);
+        run.expect_code(2, &format!("--max-age-seconds {age}"));
+        assert!(run.error()["error"].as_str().unwrap().contains("--max-age-seconds"));
+    }
+    for args in [
+        &["marker"][..],
+        &["challenge", "--binding", BINDING],
+        &["verify", "--challenge", "c.json", "--output", "e.json"],
+        &["validate"],
+        &["validate-challenge"],
+        &["gate", "--round-backend", "codex", "--score", "8"],
+    ] {
+        live.judge(Mode::Direct, args).expect_code(2, &format!("missing flag: {args:?}"));
+    }
+    assert!(!out.exists(), "no refusal wrote a challenge");
+}
+
+#[test]
+fn challenge_without_a_session_is_3_in_both_modes() {
+    let live = Live::copilot("cross-family-ok");
+    let _daemon = live.start_daemon();
+    let elsewhere = live.tmp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    for mode in BOTH {
+        let out = live.out(&format!("challenge-{}.json", mode.flag()));
+        let args = ["challenge", "--output", p(&out), "--binding", BINDING, "--cwd", p(&elsewhere)];
+        let run = live.judge(mode, &[&args[..], &["--session-root", p(&live.root), "--wait-seconds", "0"]].concat());
+        assert_eq!(run.expect_code(3, &format!("{mode:?}")).error()["exit_code"], 3);
+        assert!(!out.exists());
+    }
+}
+
+/// Run `challenge` in both modes; they must refuse alike. Returns the exit code.
+fn challenge_refusal(live: &Live) -> i32 {
+    let _daemon = live.start_daemon();
+    let runs = BOTH.map(|mode| live.challenge(mode, &live.out(&format!("challenge-{}.json", mode.flag())), &[]));
+    assert_eq!(runs[0].code, runs[1].code, "{runs:?}");
+    assert_eq!(runs[0].error(), runs[1].error(), "both modes refuse alike");
+    assert!(!live.out("challenge-daemon.json").exists() && !live.out("challenge-direct.json").exists());
+    runs[0].code
+}
+
+#[test]
+fn a_marker_in_two_sessions_is_ambiguous_4_in_both_modes() {
+    let live = Live::copilot("cross-family-ok");
+    let twin = live.root.join("twin-session/events.jsonl");
+    fs::create_dir_all(twin.parent().unwrap()).unwrap();
+    fs::copy(&live.log, &twin).unwrap();
+    assert_eq!(challenge_refusal(&live), 4);
+}
+
+#[test]
+fn an_executor_of_unknown_family_is_5_in_both_modes() {
+    let live = Live::copilot("cross-family-ok");
+    fs::write(&live.log, replace_all(&fs::read(&live.log).unwrap(), "claude-sonnet-4.6", "mystery-model-9")).unwrap();
+    assert_eq!(challenge_refusal(&live), 5);
+}
+
+#[test]
+fn a_marker_older_than_max_age_is_no_binding_in_both_modes() {
+    let live = Live::copilot("cross-family-ok");
+    let _daemon = live.start_daemon();
+    // The live log's marker call is stamped about 1.3 s before the log was written.
+    for mode in BOTH {
+        let out = live.out(&format!("challenge-{}.json", mode.flag()));
+        live.challenge(mode, &out, &["--max-age-seconds", "1"]).expect_code(3, &format!("{mode:?}"));
+        assert!(!out.exists());
+        live.challenge(mode, &out, &["--max-age-seconds", "600"]).expect_code(0, &format!("{mode:?}"));
+    }
+}
+
+#[test]
+fn a_relative_session_root_means_the_same_in_both_modes() {
+    let live = Live::copilot("cross-family-ok");
+    // The daemon does not watch this root yet: it learns it from --session-root.
+    let unrelated = live.tmp.path().join("unrelated");
+    let _daemon = Daemon::start(&live.home, &[&unrelated], &[&unrelated]);
+    for mode in BOTH {
+        let out = live.out(&format!("challenge-{}.json", mode.flag()));
+        let args = ["challenge", "--output", p(&out), "--binding", BINDING, "--cwd", "project"];
+        let args = [&args[..], &["--session-root", "copilot/session-state", "--wait-seconds", "0"]].concat();
+        live.judge(mode, &[&args[..], &["--max-age-seconds", "600"]].concat()).expect_code(0, &format!("{mode:?}"));
+        assert_eq!(read_json(&out)["session_events"], p(&live.log));
+    }
+}
+
+#[test]
+fn challenge_refuses_to_overwrite_without_replace() {
+    let live = Live::copilot("cross-family-ok");
+    let out = live.out("challenge.json");
+    fs::write(&out, "keep me").unwrap();
+    let run = live.challenge(Mode::Direct, &out, &[]);
+    assert!(run.expect_code(2, "existing output").error()["error"].as_str().unwrap().contains(p(&out)));
+    assert_eq!(fs::read_to_string(&out).unwrap(), "keep me", "the existing file is untouched");
+    live.challenge(Mode::Direct, &out, &["--replace"]).expect_code(0, "--replace");
+    assert_eq!(read_json(&out)["status"], "bound");
+}
+
+/// Defect §8.11: a verify refused for an existing output leaves no response file behind.
+#[test]
+fn verify_refusing_an_existing_output_leaves_no_orphan_response() {
+    let live = Live::copilot("cross-family-ok");
+    let _daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    for mode in BOTH {
+        let (evidence, response) =
+            (live.out(&format!("evidence-{mode:?}.json")), live.out(&format!("response-{mode:?}.md")));
+        fs::write(&evidence, "old evidence").unwrap();
+        live.verify(mode, &challenge, &evidence, &response, &[]).expect_code(2, "existing evidence");
+        assert!(!response.exists(), "{mode:?}: orphan response file");
+        assert_eq!(fs::read_to_string(&evidence).unwrap(), "old evidence");
+
+        fs::remove_file(&evidence).unwrap();
+        fs::write(&response, "old response").unwrap();
+        live.verify(mode, &challenge, &evidence, &response, &[]).expect_code(2, "existing response");
+        assert!(!evidence.exists(), "{mode:?}: evidence written beside a refused response");
+        assert_eq!(fs::read_to_string(&response).unwrap(), "old response");
+
+        fs::write(&evidence, "old evidence").unwrap();
+        live.verify(mode, &challenge, &evidence, &response, &["--replace"]).expect_code(0, "--replace");
+        assert_eq!(read_json(&evidence)["status"], "verified");
+        assert_eq!(fs::read_to_string(&response).unwrap(), REVIEWER_TEXT);
+    }
+}
+
+#[test]
+fn auto_mode_without_a_daemon_says_so_once_and_decides_directly() {
+    let live = Live::copilot("cross-family-ok");
+    let challenge = live.out("challenge.json");
+    let run = live.challenge(Mode::Auto, &challenge, &[]);
+    run.expect_code(0, "auto challenge");
+    assert_eq!(run.stderr.lines().count(), 1, "one notice line: {:?}", run.stderr);
+    assert!(run.stderr.contains("judged is not running"), "{:?}", run.stderr);
+    assert!(!read_json(&challenge).contains_key("witness"), "decided without the daemon");
+    let run = live.validate_challenge(Mode::Auto, &challenge);
+    assert_eq!(run.expect_code(0, "auto validate-challenge").json()["witness_checked"], false);
+}
+
+#[test]
+fn auto_mode_prints_its_notice_once_even_while_waiting_for_the_host() {
+    let live = Live::copilot("cross-family-ok");
+    let elsewhere = live.tmp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let out = live.out("challenge.json");
+    let args = ["challenge", "--output", p(&out), "--binding", BINDING, "--cwd", p(&elsewhere)];
+    let run = live.judge(Mode::Auto, &[&args[..], &["--session-root", p(&live.root), "--wait-seconds", "1"]].concat());
+    run.expect_code(3, "no binding after waiting");
+    assert_eq!(run.stderr.lines().count(), 2, "one notice and the error: {:?}", run.stderr);
+}
+
+#[test]
+fn auto_mode_with_a_daemon_uses_it() {
+    let live = Live::copilot("cross-family-ok");
+    let _daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    let run = live.challenge(Mode::Auto, &challenge, &[]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    assert!(read_json(&challenge)["witness"].is_string());
+}
+
+#[test]
+fn daemon_mode_without_a_daemon_exits_2_naming_judged_start() {
+    let live = Live::copilot("cross-family-ok");
+    let challenge = live.out("challenge.json");
+    let run = live.challenge(Mode::Daemon, &challenge, &[]);
+    assert!(run.expect_code(2, "no daemon").error()["error"].as_str().unwrap().contains("judged start"), "{run:?}");
+    assert!(!challenge.exists());
+}
+
+// ---------------------------------------------------------------------------------------
+// gate
+// ---------------------------------------------------------------------------------------
+
+fn gate_args<'a>(backend: &'a str, evidence: Option<&'a Path>) -> Vec<&'a str> {
+    let mut args = vec!["gate", "--round-backend", backend, "--score", "8", "--verdict", "ready"];
+    if let Some(evidence) = evidence {
+        args.extend(["--native-evidence", p(evidence)]);
+    }
+    args
+}
+
+#[test]
+fn gate_stops_a_ready_codex_round() {
+    let live = Live::copilot("cross-family-ok");
+    let run = live.judge(Mode::Direct, &gate_args("codex", None));
+    run.expect_code(0, "gate");
+    let prefix = r#"{"decision": "stop", "identity_assurance": "not_required", "next_backend": null, "reason": "#;
+    assert!(run.stdout.starts_with(prefix), "{run:?}");
+    assert!(run.stdout.ends_with(", \"requires_external_acquittal\": false}\n"), "{run:?}");
+    assert!(run.json()["reason"].as_str().is_some_and(|r| !r.is_empty()));
+}
+
+#[test]
+fn gate_accepts_verified_native_evidence_in_both_modes() {
+    let scenario = Scenario::run("cross-family-ok");
+    for mode in BOTH {
+        let run = scenario.live.judge(mode, &gate_args("copilot-native", Some(&scenario.verified(mode).evidence)));
+        let decision = run.expect_code(0, "gate").json();
+        assert_eq!(decision["decision"], "stop", "{mode:?}: {run:?}");
+        assert_eq!(decision["identity_assurance"], "host_event_verified", "{mode:?}: {run:?}");
+    }
+}
