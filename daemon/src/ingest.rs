@@ -165,14 +165,19 @@ impl Ingestor {
                 let detail = json!({"file_id": file.id, "path": file.path, "reason": "truncated", "offset": len,
                     "expected_len": file.offset, "found_len": len});
                 self.store.mark_tampered(&mut file, detail)?;
-            } else {
-                let bytes = read_range(path, 0, file.offset).unwrap_or_default();
-                let lines = self.store.lines(file.id, 0, u64::MAX)?;
-                if let Some(line) =
-                    lines.iter().find(|l| chain::sha256(&bytes[l.start as usize..l.end as usize]) != l.sha256)
-                {
-                    let found = bytes[line.start as usize..line.end as usize].to_vec();
-                    self.record_rewrite(&mut file, line.start, &line.sha256, Some(&found))?;
+            } else if let Ok(handle) = File::open(path) {
+                // Stream both sides: a session may be larger than the daemon's memory budget.
+                let mut reader = std::io::BufReader::with_capacity(1 << 20, handle);
+                let mut mismatch = None;
+                self.store.scan_lines(file.id, false, |line| {
+                    let mut found = vec![0u8; (line.end - line.start) as usize];
+                    if reader.read_exact(&mut found).is_err() || chain::sha256(&found) != line.sha256 {
+                        mismatch = Some((line.start, line.sha256, found));
+                    }
+                    mismatch.is_none()
+                })?;
+                if let Some((offset, expected, found)) = mismatch {
+                    self.record_rewrite(&mut file, offset, &expected, Some(&found))?;
                 }
             }
         }

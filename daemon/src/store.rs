@@ -285,18 +285,26 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT seq, start, end, line_sha256, chain, kind, raw FROM lines WHERE file_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
         )?;
-        let rows = stmt.query_map(params![file_id, from_seq as i64, limit.min(i64::MAX as u64) as i64], |r| {
-            Ok(StoredLine {
-                seq: r.get::<_, i64>(0)? as u64,
-                start: r.get::<_, i64>(1)? as u64,
-                end: r.get::<_, i64>(2)? as u64,
-                sha256: hash_from(r.get(3)?),
-                chain: hash_from(r.get(4)?),
-                kind: r.get(5)?,
-                raw: r.get(6)?,
-            })
-        })?;
+        let rows = stmt.query_map(params![file_id, from_seq as i64, limit.min(i64::MAX as u64) as i64], stored_line)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Visit a file's stored lines in order, one row at a time (a session can be larger
+    /// than the memory the daemon should use), until `visit` returns false. Without
+    /// `with_raw` the rows carry an empty `raw`.
+    pub fn scan_lines(&self, file_id: i64, with_raw: bool, mut visit: impl FnMut(StoredLine) -> bool) -> Result<()> {
+        let raw = if with_raw { "raw" } else { "x''" };
+        let sql = format!(
+            "SELECT seq, start, end, line_sha256, chain, kind, {raw} FROM lines WHERE file_id = ?1 ORDER BY seq"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(params![file_id])?;
+        while let Some(row) = rows.next()? {
+            if !visit(stored_line(row)?) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// The chain head after line `seq` (0 = genesis).
@@ -315,9 +323,10 @@ impl Store {
     /// The log as the daemon witnessed it, for the evidence rules.
     pub fn session_log(&self, file: &FileState) -> Result<SessionLog> {
         let mut bytes = Vec::with_capacity(file.offset as usize);
-        for line in self.lines(file.id, 0, u64::MAX)? {
+        self.scan_lines(file.id, true, |line| {
             bytes.extend_from_slice(&line.raw);
-        }
+            true
+        })?;
         Ok(SessionLog::from_bytes(file.host, file.path.clone(), bytes))
     }
 
@@ -336,11 +345,16 @@ impl Store {
         }
         for file in self.files()? {
             let mut head = chain::genesis(chain::SESSION_GENESIS_DOMAIN);
-            for line in self.lines(file.id, 0, u64::MAX)? {
+            let mut broken = None;
+            self.scan_lines(file.id, true, |line| {
                 head = chain::link(&head, &chain::sha256(&line.raw));
                 if head != line.chain {
-                    return Err(StoreError::Integrity(format!("{} chain breaks at line {}", file.path, line.seq)));
+                    broken = Some(line.seq);
                 }
+                broken.is_none()
+            })?;
+            if let Some(seq) = broken {
+                return Err(StoreError::Integrity(format!("{} chain breaks at line {seq}", file.path)));
             }
         }
         Ok(())
@@ -369,14 +383,15 @@ impl Store {
                 ..file
             };
             let mut update = FileUpdate::default();
-            for line in self.lines(state.id, 0, u64::MAX)? {
+            self.scan_lines(state.id, true, |line| {
                 if let Ok(record) = judged_core::adapter::parse_line(state.host, line.raw.trim_ascii_end()) {
                     update.observe(state.host, &record);
                 }
                 state.offset = line.end;
                 state.lines = line.seq;
                 state.chain = line.chain;
-            }
+                true
+            })?;
             update.apply(&mut state);
             self.conn.execute(
                 "UPDATE files SET offset = ?2, lines = ?3, chain = ?4, session_id = ?5, cwd = ?6, last_host_id = ?7, last_event_time = ?8, tampered = ?9, findings = ?10 WHERE id = ?1",
@@ -396,6 +411,18 @@ impl Store {
         }
         Ok(())
     }
+}
+
+fn stored_line(r: &rusqlite::Row) -> rusqlite::Result<StoredLine> {
+    Ok(StoredLine {
+        seq: r.get::<_, i64>(0)? as u64,
+        start: r.get::<_, i64>(1)? as u64,
+        end: r.get::<_, i64>(2)? as u64,
+        sha256: hash_from(r.get(3)?),
+        chain: hash_from(r.get(4)?),
+        kind: r.get(5)?,
+        raw: r.get(6)?,
+    })
 }
 
 pub struct StoredLine {

@@ -29,7 +29,9 @@ pub fn bin(name: &str) -> PathBuf {
         let release = profile_dir.file_name().is_some_and(|n| n == "release");
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut build = Command::new(cargo);
-        build.args(["build", "--workspace", "--bins", "--quiet"]).current_dir(workspace());
+        build
+            .args(["build", "--quiet", "-p", "judged", "-p", "judge-evidence", "-p", "judge-hook"])
+            .current_dir(workspace());
         if release {
             build.arg("--release");
         }
