@@ -233,58 +233,85 @@ pub struct Verdict {
     pub message: String,
 }
 
+/// How a hook call was settled.
+enum Outcome {
+    /// The event is not one the gate covers: allowed, not recorded.
+    NotGated,
+    Decided {
+        verdict: Verdict,
+        settings: Settings,
+        reason: &'static str,
+        key: Option<String>,
+        from_record: bool,
+    },
+}
+
+impl Outcome {
+    /// The on_error rule's answer to a question the gate could not judge.
+    fn failure(settings: Settings, why: String, reason: &'static str) -> Outcome {
+        let verdict = Verdict {
+            block: settings.on_error == OnError::Block,
+            message: format!("judged: {why}; the gate's on_error rule is `{}`.", settings.on_error.as_str()),
+        };
+        Outcome::Decided { verdict, settings, reason, key: None, from_record: false }
+    }
+}
+
 impl Engine {
-    /// Decide a hook call; the answer the shim relays.
+    /// Decide a hook call and record the decision; the answer the shim relays.
     pub fn hook(&mut self, args: &Value) -> Result<Value, StoreError> {
         let started = Instant::now();
         let host = args.get("host").and_then(Value::as_str).unwrap_or("claude-code");
         let payload = args.get("payload").cloned().unwrap_or(Value::Null);
         let question = Question::from_payload(host, &payload);
-        let settings = self.gate.settings_for(question.cwd.as_deref().map(Path::new));
-        let fail = |settings: &Settings, why: String| Verdict {
-            block: settings.on_error == OnError::Block,
-            message: format!("judged: {why}; the gate's on_error rule is `{}`.", settings.on_error.as_str()),
-        };
-        let (verdict, settings, reason, from_record) = match settings {
+        let parse_error = args.get("parse_error").and_then(Value::as_str);
+        match self.settle(&question, &payload, parse_error)? {
+            Outcome::NotGated => Ok(json!({"decision": "allow", "message": "", "gated": false})),
+            Outcome::Decided { verdict, settings, reason, key, from_record } => {
+                let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+                self.record(&question, &settings, &verdict, reason, latency_ms, key)?;
+                Ok(json!({"decision": if verdict.block { "block" } else { "allow" }, "message": verdict.message,
+                    "gated": true, "from_record": from_record}))
+            }
+        }
+    }
+
+    fn settle(
+        &mut self,
+        question: &Question,
+        payload: &Value,
+        parse_error: Option<&str>,
+    ) -> Result<Outcome, StoreError> {
+        let settings = match self.gate.settings_for(question.cwd.as_deref().map(Path::new)) {
+            Ok(settings) => settings,
             Err(error) => {
                 let settings = self.gate.settings_for(None).expect("no project file is read without a cwd");
-                (fail(&settings, format!("gate config is invalid: {error}")), settings, "config error", false)
-            }
-            Ok(settings) => {
-                if let Some(error) = args.get("parse_error").and_then(Value::as_str) {
-                    (fail(&settings, error.to_owned()), settings, "unparseable payload", false)
-                } else if !payload.is_object() {
-                    (
-                        fail(&settings, "hook payload is not a JSON object".into()),
-                        settings,
-                        "unparseable payload",
-                        false,
-                    )
-                } else if !KNOWN_EVENTS.contains(&question.event.as_str()) {
-                    (
-                        fail(&settings, format!("unknown hook event `{}`", question.event)),
-                        settings,
-                        "unknown event",
-                        false,
-                    )
-                } else if !settings.events.contains(&question.event) {
-                    return Ok(json!({"decision": "allow", "message": "", "gated": false}));
-                } else {
-                    let key = self.decision_key(&question, &settings)?;
-                    if let Some(recorded) = self.ingest.store.journal_find("gate_decided", "key", &key)? {
-                        return Ok(
-                            json!({"decision": recorded["decision"], "message": recorded["message"], "gated": true, "from_record": true}),
-                        );
-                    }
-                    let (verdict, reason) = self.judge(&question, &settings)?;
-                    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
-                    self.record(&question, &settings, &verdict, reason, latency_ms, Some(key))?;
-                    return Ok(answer(&verdict, false));
-                }
+                return Ok(Outcome::failure(settings, format!("gate config is invalid: {error}"), "config error"));
             }
         };
-        self.record(&question, &settings, &verdict, reason, started.elapsed().as_secs_f64() * 1000.0, None)?;
-        Ok(answer(&verdict, from_record))
+        if let Some(error) = parse_error {
+            return Ok(Outcome::failure(settings, error.to_owned(), "unparseable payload"));
+        }
+        if !payload.is_object() {
+            return Ok(Outcome::failure(settings, "hook payload is not a JSON object".into(), "unparseable payload"));
+        }
+        if !KNOWN_EVENTS.contains(&question.event.as_str()) {
+            return Ok(Outcome::failure(settings, format!("unknown hook event `{}`", question.event), "unknown event"));
+        }
+        if !settings.events.contains(&question.event) {
+            return Ok(Outcome::NotGated);
+        }
+        let key = self.decision_key(question, &settings)?;
+        if let Some(recorded) = self.ingest.store.journal_find("gate_decided", "key", &key)? {
+            let verdict = Verdict {
+                block: recorded["decision"] == "block",
+                message: recorded["message"].as_str().unwrap_or_default().to_owned(),
+            };
+            let reason = "answered from the recorded decision";
+            return Ok(Outcome::Decided { verdict, settings, reason, key: Some(key), from_record: true });
+        }
+        let (verdict, reason) = self.judge(question, &settings)?;
+        Ok(Outcome::Decided { verdict, settings, reason, key: Some(key), from_record: false })
     }
 
     /// What makes two questions the same: the question and the evidence it could see.
@@ -422,10 +449,6 @@ impl Engine {
                 .collect(),
         ))
     }
-}
-
-fn answer(verdict: &Verdict, from_record: bool) -> Value {
-    json!({"decision": if verdict.block { "block" } else { "allow" }, "message": verdict.message, "gated": true, "from_record": from_record})
 }
 
 /// A fresh binding in the SKILL's convention: `run_<YYYYMMDD>_<8hex>_r1_review_<8hex>`.

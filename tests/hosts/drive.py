@@ -12,7 +12,8 @@ Options:
   --bin PATH         client binary (default: $COPILOT_BIN / $CLAUDE_BIN, else the cache
                      that install.sh fills; install.sh is run if it is missing)
 
-Layout created under WORKDIR (which must be empty or absent; it is created):
+Layout created under WORKDIR (which must be absent, empty, or hold only a project/ dir
+the caller prepared, e.g. with `judged install-hooks --claude --project WORKDIR/project`):
   WORKDIR/project/            the client's cwd (scripted commands run here)
   WORKDIR/home/               HOME for the client
   WORKDIR/home/.copilot/      COPILOT_HOME (Copilot)   WORKDIR/home/.claude/ (Claude Code)
@@ -35,8 +36,10 @@ Scenario keys read here (the rest is for model_server.py):
   "timeout"          seconds
   "env"              extra environment for the client ({{workdir}}/{{home}} substituted)
   "claude_settings"  object written to WORKDIR/project/.claude/settings.json
-                     ({{workdir}}, {{home}}, {{root}} substituted in strings)
-  "claude_allow"     permissions.allow list for .claude/settings.local.json (default ["Bash"])
+                     ({{workdir}}, {{home}}, {{root}} substituted in strings); merged into
+                     a settings.json the caller prepared (hook lists are concatenated)
+  "claude_allow"     permissions.allow entries added to .claude/settings.local.json
+                     (default ["Bash"]; an existing file is kept and extended)
   "files"            {relative path: text} created in the project dir before the run
 """
 
@@ -96,6 +99,32 @@ def subst(value, mapping):
     return value
 
 
+def read_json_object(path):
+    """A JSON object from `path`, or {} when the file does not exist."""
+    try:
+        with open(path) as f:
+            value = json.load(f)
+    except FileNotFoundError:
+        return {}
+    if not isinstance(value, dict):
+        sys.exit("drive.py: %s is not a JSON object" % path)
+    return value
+
+
+def merge_settings(base, extra):
+    """`extra` over `base`; under "hooks" the per-event lists are concatenated."""
+    out = dict(base)
+    for key, value in extra.items():
+        if key == "hooks" and isinstance(out.get("hooks"), dict) and isinstance(value, dict):
+            hooks = dict(out["hooks"])
+            for event, groups in value.items():
+                hooks[event] = list(hooks.get(event) or []) + list(groups)
+            out["hooks"] = hooks
+        else:
+            out[key] = value
+    return out
+
+
 def start_server(scenario_path, workdir, mapping):
     port_file = os.path.join(workdir, "port")
     cmd = [sys.executable, os.path.join(HERE, "model_server.py"), "--scenario", scenario_path,
@@ -130,11 +159,13 @@ def main():
     with open(scenario_path) as f:
         scenario = json.load(f)
     workdir = os.path.abspath(args.workdir)
-    if os.path.isdir(workdir) and os.listdir(workdir):
-        sys.exit("drive.py: WORKDIR %s is not empty" % workdir)
+    # WORKDIR may hold a `project/` the caller prepared (e.g. `judged install-hooks
+    # --project WORKDIR/project`), and nothing else.
+    if os.path.isdir(workdir) and set(os.listdir(workdir)) - {"project"}:
+        sys.exit("drive.py: WORKDIR %s holds more than a prepared project/" % workdir)
     project = os.path.join(workdir, "project")
     home = os.path.join(workdir, "home")
-    os.makedirs(project)
+    os.makedirs(project, exist_ok=True)
     os.makedirs(home)
     project = os.path.realpath(project)
     home = os.path.realpath(home)
@@ -178,11 +209,18 @@ def main():
                         "DISABLE_AUTOUPDATER": "1"})
             dot = os.path.join(project, ".claude")
             os.makedirs(dot, exist_ok=True)
+            local = read_json_object(os.path.join(dot, "settings.local.json"))
+            allow = local.setdefault("permissions", {}).setdefault("allow", [])
+            allow.extend(a for a in scenario.get("claude_allow", ["Bash"]) if a not in allow)
             with open(os.path.join(dot, "settings.local.json"), "w") as f:
-                json.dump({"permissions": {"allow": scenario.get("claude_allow", ["Bash"])}}, f, indent=2)
+                json.dump(local, f, indent=2)
             if scenario.get("claude_settings"):
-                with open(os.path.join(dot, "settings.json"), "w") as f:
-                    json.dump(subst(scenario["claude_settings"], mapping), f, indent=2)
+                # Merged into a settings.json the caller prepared (its hooks are kept).
+                path = os.path.join(dot, "settings.json")
+                with open(path + ".tmp", "w") as f:
+                    json.dump(merge_settings(read_json_object(path), subst(scenario["claude_settings"], mapping)),
+                              f, indent=2)
+                os.replace(path + ".tmp", path)
             cmd = [binary, "-p", prompt]
             if scenario.get("root_model"):
                 cmd += ["--model", scenario["root_model"]]

@@ -1,1 +1,326 @@
 //! Driving the real Copilot CLI and Claude Code (see tests/hosts/README.md).
+//!
+//! A [`Lab`] is one test's world: a temp dir with a `JUDGED_HOME`, a daemon (in daemon
+//! mode) watching where the clients will write, and one drive.py WORKDIR per client
+//! (`<lab>/copilot`, `<lab>/claude`). [`Lab::run`] runs one scenario through the real
+//! client with the workspace binaries first on PATH, and returns the session log.
+
+use crate::{Daemon, bin, bin_dir, workspace};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The installed client binaries.
+#[derive(Clone, Debug)]
+pub struct Clients {
+    pub copilot: PathBuf,
+    pub claude: PathBuf,
+}
+
+/// The pinned clients, installed (or found in the cache) by `tests/hosts/install.sh`.
+///
+/// When they cannot be installed this prints `SKIP: …` straight to the process's stderr
+/// (past the test harness's capture, so it shows on a passing run) and returns `None`;
+/// with `CI` set it panics instead, because CI installs the clients and must run these.
+pub fn clients() -> Option<Clients> {
+    static INSTALLED: OnceLock<Result<Clients, String>> = OnceLock::new();
+    let test = std::thread::current().name().unwrap_or("real-host test").to_owned();
+    match INSTALLED.get_or_init(install) {
+        Ok(clients) => Some(clients.clone()),
+        Err(why) if std::env::var_os("CI").is_some() => {
+            panic!("{test}: the real host clients are required when CI is set: {why}")
+        }
+        Err(why) => {
+            let _ = writeln!(std::io::stderr(), "SKIP: {test}: the real host clients are not available: {why}");
+            None
+        }
+    }
+}
+
+fn install() -> Result<Clients, String> {
+    let python = Command::new("python3").arg("--version").output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        return Err("python3 is not on PATH (tests/hosts/drive.py needs it)".into());
+    }
+    let script = workspace().join("tests/hosts/install.sh");
+    let output =
+        Command::new("bash").arg(&script).output().map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() {
+        let said: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        return Err(format!("{} failed ({}): {}", script.display(), output.status, said.join(" | ")));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let find = |key: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(PathBuf::from)
+            .filter(|p| p.is_file())
+            .ok_or_else(|| format!("{} printed no usable {key}: {stdout}", script.display()))
+    };
+    Ok(Clients { copilot: find("COPILOT_BIN")?, claude: find("CLAUDE_BIN")? })
+}
+
+/// Where `judge-evidence` makes its decisions in a lab.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Through the lab's daemon (witnessed).
+    Daemon,
+    /// In the `judge-evidence` process, from the log files; no daemon runs.
+    Direct,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Daemon => "daemon",
+            Mode::Direct => "direct",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Host {
+    Copilot,
+    Claude,
+}
+
+impl Host {
+    fn as_str(self) -> &'static str {
+        match self {
+            Host::Copilot => "copilot",
+            Host::Claude => "claude",
+        }
+    }
+}
+
+/// One test's temp world; the daemon (if any) stops and the dir is removed on drop.
+pub struct Lab {
+    pub mode: Mode,
+    pub daemon: Option<Daemon>,
+    pub judged_home: PathBuf,
+    clients: Clients,
+    // Declared last: dropped after the daemon has stopped.
+    dir: tempfile::TempDir,
+}
+
+impl Lab {
+    /// A lab in `mode`; in daemon mode the daemon watches both clients' log roots.
+    pub fn new(clients: &Clients, mode: Mode) -> Lab {
+        let dir = tempfile::Builder::new().prefix("judged-hosts-").tempdir().expect("temp dir");
+        let judged_home = dir.path().join("judged-home");
+        let mut lab = Lab { mode, daemon: None, judged_home, clients: clients.clone(), dir };
+        if mode == Mode::Daemon {
+            let copilot_root = lab.workdir(Host::Copilot).join("home/.copilot/session-state");
+            let claude_root = lab.workdir(Host::Claude).join("home/.claude/projects");
+            lab.daemon = Some(Daemon::start(&lab.judged_home, &[&copilot_root], &[&claude_root]));
+        }
+        lab
+    }
+
+    pub fn daemon(&self) -> &Daemon {
+        self.daemon.as_ref().expect("a daemon-mode lab")
+    }
+
+    /// drive.py's WORKDIR for `host`.
+    pub fn workdir(&self, host: Host) -> PathBuf {
+        self.dir.path().join(host.as_str())
+    }
+
+    /// The client's cwd for `host`; create it before [`Lab::run`] to prepare it.
+    pub fn project(&self, host: Host) -> PathBuf {
+        self.workdir(host).join("project")
+    }
+
+    fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut command = Command::new(program);
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path =
+            std::env::join_paths(std::iter::once(bin_dir()).chain(std::env::split_paths(&path))).expect("PATH joins");
+        command
+            .env("PATH", path)
+            .env("JUDGED_HOME", &self.judged_home)
+            .env("JUDGE_EVIDENCE_MODE", self.mode.as_str())
+            .env_remove("XDG_RUNTIME_DIR");
+        command
+    }
+
+    /// Run `tests/hosts/scenarios/<scenario>.json` through the real client; the client
+    /// must exit 0 and write a session log.
+    pub fn run(&self, host: Host, scenario: &str) -> Run {
+        bin("judged"); // built before the client needs judge-evidence / judge-hook
+        let workdir = self.workdir(host);
+        let scenario_path = workspace().join("tests/hosts/scenarios").join(format!("{scenario}.json"));
+        let client = match host {
+            Host::Copilot => &self.clients.copilot,
+            Host::Claude => &self.clients.claude,
+        };
+        let output = self
+            .command("python3")
+            .arg(workspace().join("tests/hosts/drive.py"))
+            .arg(host.as_str())
+            .arg(&scenario_path)
+            .arg(&workdir)
+            .arg("--bin")
+            .arg(client)
+            .output()
+            .expect("python3 runs drive.py");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let logs: Vec<PathBuf> =
+            stdout.lines().filter_map(|l| l.strip_prefix("SESSION_LOG=")).map(PathBuf::from).collect();
+        let exit = stdout.lines().find_map(|l| l.strip_prefix("EXIT=")).unwrap_or("?").to_owned();
+        let run = Run { workdir, logs, exit };
+        assert!(
+            output.status.success() && run.exit == "0" && !run.logs.is_empty(),
+            "{} scenario {scenario} failed (EXIT={}):\ndrive.py stdout: {stdout}\ndrive.py stderr: {}\nclient stderr: {}\n(see {}/server.jsonl)",
+            host.as_str(),
+            run.exit,
+            String::from_utf8_lossy(&output.stderr),
+            std::fs::read_to_string(run.workdir.join("client.stderr")).unwrap_or_default(),
+            run.workdir.display()
+        );
+        run
+    }
+
+    /// `judge-evidence --mode <lab mode> ARGS` in `cwd`.
+    pub fn judge_evidence(&self, args: &[&str], cwd: &Path) -> Output {
+        self.command(bin("judge-evidence"))
+            .args(["--mode", self.mode.as_str()])
+            .args(args)
+            .current_dir(cwd)
+            .output()
+            .expect("judge-evidence runs")
+    }
+
+    /// `judged ARGS` against the lab's `JUDGED_HOME`.
+    pub fn judged(&self, args: &[&str]) -> Output {
+        self.command(bin("judged")).args(args).output().expect("judged runs")
+    }
+
+    /// `judged decisions --json`.
+    pub fn decisions(&self) -> Vec<Value> {
+        let output = self.judged(&["decisions", "--json"]);
+        assert!(output.status.success(), "judged decisions failed: {}", String::from_utf8_lossy(&output.stderr));
+        match serde_json::from_slice(&output.stdout) {
+            Ok(Value::Array(decisions)) => decisions,
+            other => panic!("judged decisions --json printed {other:?}"),
+        }
+    }
+}
+
+/// A finished client run.
+pub struct Run {
+    pub workdir: PathBuf,
+    /// Every session log drive.py found (Claude Code: subagent transcripts too).
+    pub logs: Vec<PathBuf>,
+    pub exit: String,
+}
+
+impl Run {
+    pub fn project(&self) -> PathBuf {
+        self.workdir.join("project")
+    }
+
+    /// The root session's log (Copilot `events.jsonl`, Claude Code `<session>.jsonl`).
+    pub fn log(&self) -> &Path {
+        self.logs.iter().find(|p| !p.components().any(|c| c.as_os_str() == "subagents")).expect("a root session log")
+    }
+
+    /// The root log's records.
+    pub fn records(&self) -> Vec<Value> {
+        read_jsonl(self.log())
+    }
+
+    /// What the client printed.
+    pub fn stdout(&self) -> String {
+        std::fs::read_to_string(self.workdir.join("client.stdout")).unwrap_or_default()
+    }
+}
+
+pub fn read_jsonl(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{}: bad line {l}: {e}", path.display())))
+        .collect()
+}
+
+pub fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()))
+}
+
+/// Copilot: the `tool.execution_complete` data of the one root bash call whose command
+/// contains `needle`.
+pub fn copilot_completion<'a>(records: &'a [Value], needle: &str) -> &'a Value {
+    let starts: Vec<&str> = records
+        .iter()
+        .filter(|r| r["type"] == "tool.execution_start" && r.get("agentId").is_none())
+        .filter(|r| r["data"]["arguments"]["command"].as_str().is_some_and(|c| c.contains(needle)))
+        .filter_map(|r| r["data"]["toolCallId"].as_str())
+        .collect();
+    let [call] = starts.as_slice() else { panic!("expected one root bash call running `{needle}`, found {starts:?}") };
+    let completions: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "tool.execution_complete" && r["data"]["toolCallId"] == *call)
+        .map(|r| &r["data"])
+        .collect();
+    let [completion] = completions.as_slice() else {
+        panic!("expected one completion of {call}, found {completions:?}")
+    };
+    completion
+}
+
+/// Copilot: the exit code of the root bash call running `needle`, from the
+/// `<shellId: N completed with exit code X>` line the CLI appends to its output (checked
+/// against `shellExecution.exitCode` when the CLI recorded it).
+pub fn copilot_exit_code(records: &[Value], needle: &str) -> i64 {
+    let completion = copilot_completion(records, needle);
+    let content = completion["result"]["content"].as_str().unwrap_or_default();
+    let code = content
+        .rsplit_once("completed with exit code ")
+        .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next()?.parse::<i64>().ok())
+        .unwrap_or_else(|| panic!("no `completed with exit code` line in the `{needle}` result: {completion}"));
+    if let Some(recorded) = completion["shellExecution"]["exitCode"].as_i64() {
+        assert_eq!(recorded, code, "shellExecution.exitCode disagrees with the output line: {completion}");
+    }
+    code
+}
+
+/// Claude Code: the `(tool_result block, toolUseResult)` answering the one root
+/// `tool_use` that `matches` (by its name and input).
+pub fn claude_result(records: &[Value], matches: impl Fn(&str, &Value) -> bool) -> (&Value, &Value) {
+    let blocks = |kind: &'static str, role: &'static str| {
+        records.iter().filter(move |r| r["type"] == role && r["isSidechain"] != true).flat_map(move |r| {
+            r["message"]["content"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(move |b| b["type"] == kind)
+                .map(move |b| (r, b))
+        })
+    };
+    let ids: Vec<&str> = blocks("tool_use", "assistant")
+        .filter(|(_, b)| matches(b["name"].as_str().unwrap_or_default(), &b["input"]))
+        .filter_map(|(_, b)| b["id"].as_str())
+        .collect();
+    let [id] = ids.as_slice() else { panic!("expected one matching root tool_use, found {ids:?}") };
+    let results: Vec<(&Value, &Value)> = blocks("tool_result", "user")
+        .filter(|(_, b)| b["tool_use_id"] == *id)
+        .map(|(r, b)| (b, &r["toolUseResult"]))
+        .collect();
+    let [result] = results.as_slice() else { panic!("expected one tool_result for {id}, found {results:?}") };
+    *result
+}
+
+/// Claude Code: the text of a tool_result block (a string, or its text items joined).
+pub fn claude_result_text(block: &Value) -> String {
+    match &block["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(items) => items.iter().filter_map(|i| i["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}

@@ -106,10 +106,15 @@ fn a_repeated_call_is_answered_from_the_recorded_decision() {
     let second = hook(&s.home, payload.as_bytes(), &[]);
     assert_eq!((first.status.code(), second.status.code()), (Some(2), Some(2)));
     assert_eq!(stderr(&first), stderr(&second));
-    assert_eq!(decisions(s.daemon.as_ref().unwrap()).len(), 1, "the repeat is served from the record");
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    assert_eq!(recorded.len(), 2, "the repeat is recorded too");
+    assert_eq!(recorded[1]["reason"], "answered from the recorded decision");
+    assert_eq!(recorded[0]["key"], recorded[1]["key"]);
     let changed = task_completed(&s.project, "Another task").to_string();
     hook(&s.home, changed.as_bytes(), &[]);
-    assert_eq!(decisions(s.daemon.as_ref().unwrap()).len(), 2, "changed inputs are judged again");
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    assert_eq!(recorded[2]["reason"], "no fresh positive evidence", "changed inputs are judged again");
+    assert_ne!(recorded[2]["key"], recorded[0]["key"]);
 }
 
 #[test]

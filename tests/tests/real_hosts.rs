@@ -1,0 +1,435 @@
+//! End to end through the real clients: Copilot CLI and Claude Code (the versions pinned
+//! in tests/hosts/versions.env) run offline against the scripted model server, and the
+//! scripted agent calls the real `judge-evidence` / the real `judge-hook` as tool calls
+//! and hooks. Each test skips with `SKIP: …` when the clients cannot be installed, and
+//! fails instead when `CI` is set.
+
+use judged_tests::hosts::{self, Host, Lab, Mode, Run};
+use serde_json::{Value, json};
+use std::path::Path;
+
+const VERIFY: &str = "judge-evidence verify";
+
+fn stdout_json(output: &std::process::Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON object ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
+/// `judge-evidence validate --evidence aris-evidence.json` in the run's project.
+fn validate(lab: &Lab, run: &Run) -> std::process::Output {
+    lab.judge_evidence(&["validate", "--evidence", "aris-evidence.json"], &run.project())
+}
+
+/// A Copilot cross-family round whose verify exited 0; returns the run and its evidence.
+fn verified_copilot_round(lab: &Lab) -> (Run, Value) {
+    let run = lab.run(Host::Copilot, "copilot-cross-family-ok");
+    let records = run.records();
+    assert_eq!(
+        hosts::copilot_exit_code(&records, VERIFY),
+        0,
+        "verify failed inside the client: {}",
+        hosts::copilot_completion(&records, VERIFY)
+    );
+    let evidence = hosts::read_json(&run.project().join("aris-evidence.json"));
+    (run, evidence)
+}
+
+// ---------------------------------------------------------------- Copilot: the happy path
+
+fn copilot_cross_family_ok(mode: Mode) {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, mode);
+    let (run, evidence) = verified_copilot_round(&lab);
+
+    assert_eq!(evidence["status"], "verified", "{evidence}");
+    assert_eq!(evidence["host"], "copilot-cli");
+    assert_eq!(evidence["executor_model"], "claude-sonnet-4.6");
+    assert_eq!(evidence["executor_family"], "anthropic");
+    assert_eq!(evidence["reviewer_model"], "gpt-5.4");
+    assert_eq!(evidence["reviewer_family"], "openai");
+    assert_eq!(evidence["agent_name"], "rubber-duck");
+    assert_eq!(evidence["session_events"], run.log().to_string_lossy().as_ref());
+    assert_eq!(evidence.get("witness").is_some(), mode == Mode::Daemon, "witness only in daemon mode: {evidence}");
+    let response = std::fs::read_to_string(run.project().join("aris-response.md")).expect("response written");
+    assert!(response.contains("Score: 8/10"), "{response}");
+
+    let output = validate(&lab, &run);
+    assert!(output.status.success(), "validate failed: {}", String::from_utf8_lossy(&output.stderr));
+    let shown = stdout_json(&output);
+    assert_eq!(shown["witness_checked"], mode == Mode::Daemon, "{shown}");
+    assert_eq!(shown["evidence_id"], evidence["evidence_id"]);
+    if mode == Mode::Daemon {
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.contains("\"witness_checked\": true"), "{stdout}");
+    }
+}
+
+#[test]
+fn copilot_cross_family_ok_daemon() {
+    copilot_cross_family_ok(Mode::Daemon);
+}
+
+#[test]
+fn copilot_cross_family_ok_direct() {
+    copilot_cross_family_ok(Mode::Direct);
+}
+
+// ------------------------------------------------------------ Copilot: refused rounds
+
+/// The scenario's verify call, run by the client, exits `code`; nothing is accepted.
+fn copilot_refused(scenario: &str, mode: Mode, code: i64) {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, mode);
+    let run = lab.run(Host::Copilot, scenario);
+    let records = run.records();
+    let completion = hosts::copilot_completion(&records, VERIFY);
+    assert_eq!(hosts::copilot_exit_code(&records, VERIFY), code, "{completion}");
+    let content = completion["result"]["content"].as_str().unwrap_or_default();
+    assert!(content.contains(&format!("\"exit_code\": {code}")), "the refusal JSON names the code: {content}");
+    let evidence_path = run.project().join("aris-evidence.json");
+    if code == 10 {
+        // A policy refusal keeps the evidence of what was found, marked rejected.
+        let evidence = hosts::read_json(&evidence_path);
+        assert_eq!(evidence["status"], "rejected", "{evidence}");
+        assert_eq!(evidence["family_relation"], "same", "{evidence}");
+        assert_eq!(evidence["independence_verified"], false, "{evidence}");
+        let output = validate(&lab, &run);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "rejected evidence must not validate: {}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+    } else {
+        assert!(!evidence_path.exists(), "no evidence is written for exit {code}");
+    }
+}
+
+#[test]
+fn copilot_same_family_is_refused_daemon() {
+    copilot_refused("copilot-same-family", Mode::Daemon, 10);
+}
+
+#[test]
+fn copilot_same_family_is_refused_direct() {
+    copilot_refused("copilot-same-family", Mode::Direct, 10);
+}
+
+#[test]
+fn copilot_no_nonce_is_refused_daemon() {
+    copilot_refused("copilot-no-nonce", Mode::Daemon, 6);
+}
+
+#[test]
+fn copilot_no_nonce_is_refused_direct() {
+    copilot_refused("copilot-no-nonce", Mode::Direct, 6);
+}
+
+#[test]
+fn copilot_wrong_agent_type_is_refused_daemon() {
+    copilot_refused("copilot-wrong-agent-type", Mode::Daemon, 6);
+}
+
+#[test]
+fn copilot_wrong_agent_type_is_refused_direct() {
+    copilot_refused("copilot-wrong-agent-type", Mode::Direct, 6);
+}
+
+#[test]
+fn copilot_reviewer_error_is_refused_daemon() {
+    copilot_refused("copilot-reviewer-error-400", Mode::Daemon, 7);
+}
+
+#[test]
+fn copilot_reviewer_error_is_refused_direct() {
+    copilot_refused("copilot-reviewer-error-400", Mode::Direct, 7);
+}
+
+// ------------------------------------------------------- Copilot: the log after the round
+
+/// Change one byte inside the bound prefix (a digit of the first timestamp), keeping
+/// the line valid JSON and the file the same length.
+fn edit_inside_prefix(log: &Path, prefix_bytes: u64) {
+    let mut bytes = std::fs::read(log).expect("log readable");
+    let key = b"\"timestamp\":\"";
+    let at = bytes.windows(key.len()).position(|w| w == key).expect("a timestamp") + key.len();
+    let digit = at + bytes[at..].iter().position(|&b| b == b'Z').expect("a UTC timestamp") - 1;
+    assert!((digit as u64) < prefix_bytes, "the edit lands inside the bound prefix");
+    bytes[digit] = if bytes[digit] == b'1' { b'2' } else { b'1' };
+    std::fs::write(log, bytes).expect("log writable");
+}
+
+fn copilot_tamper_inside_prefix(mode: Mode) {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, mode);
+    let (run, evidence) = verified_copilot_round(&lab);
+    assert!(validate(&lab, &run).status.success(), "validates before the edit");
+
+    edit_inside_prefix(run.log(), evidence["event_prefix_bytes"].as_u64().expect("prefix length"));
+    let output = validate(&lab, &run);
+    assert_eq!(output.status.code(), Some(2), "stderr: {}", String::from_utf8_lossy(&output.stderr));
+    let refusal: Value = serde_json::from_slice(output.stderr.trim_ascii()).expect("a JSON refusal on stderr");
+    assert_eq!(refusal["exit_code"], 2, "{refusal}");
+
+    if mode == Mode::Daemon {
+        let session = evidence["session_id"].as_str().expect("session id");
+        let sessions = lab.daemon().call("sessions", Value::Null).expect("sessions");
+        let listed = sessions.as_array().into_iter().flatten().find(|s| s["session_id"] == session);
+        assert_eq!(listed.map(|s| &s["tampered"]), Some(&json!(true)), "{sessions}");
+        let checked = lab.daemon().call("verify_log", json!({"session": session})).expect("verify_log");
+        assert_eq!(checked["tampered"], true, "{checked}");
+    }
+}
+
+#[test]
+fn copilot_log_edited_inside_prefix_fails_validation_daemon() {
+    copilot_tamper_inside_prefix(Mode::Daemon);
+}
+
+#[test]
+fn copilot_log_edited_inside_prefix_fails_validation_direct() {
+    copilot_tamper_inside_prefix(Mode::Direct);
+}
+
+/// Append one well-formed event after everything the client wrote.
+fn append_event(log: &Path) {
+    let records = hosts::read_jsonl(log);
+    let last = records.last().expect("a record");
+    let line = json!({
+        "type": "session.info",
+        "data": {"infoType": "notification", "message": "appended after the bound prefix"},
+        "id": "00000000-0000-4000-8000-000000000001",
+        "timestamp": last["timestamp"],
+        "parentId": last["id"],
+    });
+    let mut file = std::fs::OpenOptions::new().append(true).open(log).expect("log appendable");
+    std::io::Write::write_all(&mut file, format!("{line}\n").as_bytes()).expect("appended");
+}
+
+fn copilot_append_after_prefix(mode: Mode) {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, mode);
+    let (run, evidence) = verified_copilot_round(&lab);
+    append_event(run.log());
+    let output = validate(&lab, &run);
+    assert!(output.status.success(), "validate after an append failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(stdout_json(&output)["witness_checked"], mode == Mode::Daemon);
+    if mode == Mode::Daemon {
+        let session = evidence["session_id"].as_str().expect("session id");
+        let checked = lab.daemon().call("verify_log", json!({"session": session})).expect("verify_log");
+        assert_eq!(checked["tampered"], false, "{checked}");
+    }
+}
+
+#[test]
+fn copilot_log_appended_after_prefix_still_validates_daemon() {
+    copilot_append_after_prefix(Mode::Daemon);
+}
+
+#[test]
+fn copilot_log_appended_after_prefix_still_validates_direct() {
+    copilot_append_after_prefix(Mode::Direct);
+}
+
+// ------------------------------------------------------- Claude Code: marker and challenge
+
+fn is_bash_running(needle: &'static str) -> impl Fn(&str, &Value) -> bool {
+    move |name, input| name == "Bash" && input["command"].as_str().is_some_and(|c| c.contains(needle))
+}
+
+fn claude_marker_challenge(mode: Mode) {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, mode);
+    let run = lab.run(Host::Claude, "claude-marker-challenge");
+    let records = run.records();
+    let (block, _) = hosts::claude_result(&records, is_bash_running("judge-evidence challenge"));
+    assert_ne!(block["is_error"], true, "challenge failed inside the client: {block}");
+
+    let challenge = hosts::read_json(&run.project().join("aris-challenge.json"));
+    assert_eq!(challenge["status"], "bound", "{challenge}");
+    assert_eq!(challenge["host"], "claude-code");
+    assert_eq!(challenge["executor_model"], "claude-sonnet-4-6");
+    assert_eq!(challenge["executor_family"], "anthropic");
+    assert_eq!(challenge["binding"], "run_20261130_a1b2c3d4_r1_review_7e91c4ab");
+    assert_eq!(challenge["session_events"], run.log().to_string_lossy().as_ref());
+    assert_eq!(challenge.get("witness").is_some(), mode == Mode::Daemon, "{challenge}");
+
+    let output = lab.judge_evidence(&["validate-challenge", "--challenge", "aris-challenge.json"], &run.project());
+    assert!(output.status.success(), "validate-challenge failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(stdout_json(&output)["witness_checked"], mode == Mode::Daemon);
+}
+
+#[test]
+fn claude_marker_challenge_daemon() {
+    claude_marker_challenge(Mode::Daemon);
+}
+
+#[test]
+fn claude_marker_challenge_direct() {
+    claude_marker_challenge(Mode::Direct);
+}
+
+// ------------------------------------------------------- Claude Code: the installed gate
+
+/// `judged install-hooks --claude --project <claude project> [extra]`, checked to name
+/// the workspace's `judge-hook`.
+fn install_hooks(lab: &Lab, extra: &[&str]) {
+    let project = lab.project(Host::Claude);
+    std::fs::create_dir_all(&project).expect("project dir");
+    let project_arg = project.to_string_lossy().into_owned();
+    let mut args = vec!["install-hooks", "--claude", "--project", &project_arg];
+    args.extend_from_slice(extra);
+    let output = lab.judged(&args);
+    assert!(output.status.success(), "install-hooks failed: {}", String::from_utf8_lossy(&output.stderr));
+    let settings = std::fs::read_to_string(project.join(".claude/settings.json")).expect("settings.json written");
+    let shim = judged_tests::bin("judge-hook");
+    assert!(settings.contains(shim.to_string_lossy().as_ref()), "the hook runs this build's judge-hook: {settings}");
+}
+
+fn project_gate(lab: &Lab, toml: &str) {
+    std::fs::write(lab.project(Host::Claude).join(".judged.toml"), toml).expect(".judged.toml written");
+}
+
+fn session_id(records: &[Value]) -> String {
+    records.iter().find_map(|r| r["sessionId"].as_str()).expect("a sessionId").to_owned()
+}
+
+fn is_task_update(name: &str, input: &Value) -> bool {
+    name == "TaskUpdate" && input["status"] == "completed"
+}
+
+fn is_task_get(name: &str, _: &Value) -> bool {
+    name == "TaskGet"
+}
+
+/// The recorded gate decisions for `event` in `session`.
+fn decisions_for(lab: &Lab, event: &str, session: &str) -> Vec<Value> {
+    lab.decisions().into_iter().filter(|d| d["event"] == event && d["session_id"] == session).collect()
+}
+
+#[test]
+fn claude_task_completed_is_blocked_without_evidence() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    install_hooks(&lab, &[]); // TaskCompleted only, the default
+    let run = lab.run(Host::Claude, "claude-task-completed");
+    let records = run.records();
+
+    let (block, result) = hosts::claude_result(&records, is_task_update);
+    let text = hosts::claude_result_text(block);
+    assert!(text.starts_with("TaskCompleted hook feedback:"), "{text}");
+    assert!(text.contains("judge-hook"), "{text}");
+    assert!(text.contains("task \"Implement the parser\" cannot be marked done yet"), "{text}");
+    assert!(text.contains("judge-evidence marker --binding"), "the message says how to satisfy the gate: {text}");
+    assert_eq!(result["success"], false, "{result}");
+    let (block, _) = hosts::claude_result(&records, is_task_get);
+    assert!(hosts::claude_result_text(block).contains("Status: pending"), "the task stayed open: {block}");
+
+    let decisions = decisions_for(&lab, "TaskCompleted", &session_id(&records));
+    assert!(!decisions.is_empty(), "no TaskCompleted decision recorded: {:?}", lab.decisions());
+    for decision in &decisions {
+        assert_eq!(decision["decision"], "block", "{decision}");
+        assert_eq!(decision["task_id"], "1", "{decision}");
+        assert_eq!(decision["policy"], "evidence", "{decision}");
+    }
+}
+
+#[test]
+fn claude_task_completed_is_allowed_when_policy_is_off() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    install_hooks(&lab, &[]);
+    project_gate(&lab, "[gate]\npolicy = \"off\"\n");
+    let run = lab.run(Host::Claude, "claude-task-completed");
+    let records = run.records();
+
+    let (block, result) = hosts::claude_result(&records, is_task_update);
+    assert_eq!(hosts::claude_result_text(block), "Updated task #1 status");
+    assert_eq!(result["success"], true, "{result}");
+    let (block, _) = hosts::claude_result(&records, is_task_get);
+    assert!(hosts::claude_result_text(block).contains("Status: completed"), "{block}");
+
+    let decisions = decisions_for(&lab, "TaskCompleted", &session_id(&records));
+    assert!(!decisions.is_empty(), "no TaskCompleted decision recorded: {:?}", lab.decisions());
+    assert!(decisions.iter().all(|d| d["decision"] == "allow" && d["reason"] == "policy off"), "{decisions:?}");
+}
+
+/// The point of the system: after a verified cross-family Copilot review of a project,
+/// a Claude Code task in the same project may be marked done.
+#[test]
+fn claude_task_completed_is_allowed_after_a_verified_review_of_the_project() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    let (copilot, evidence) = verified_copilot_round(&lab);
+    // Claude Code works in the same project: its WORKDIR's project/ is the Copilot one.
+    std::fs::create_dir_all(lab.workdir(Host::Claude)).expect("claude workdir");
+    std::os::unix::fs::symlink(copilot.project(), lab.project(Host::Claude)).expect("project symlink");
+    install_hooks(&lab, &[]);
+    let run = lab.run(Host::Claude, "claude-task-completed");
+    let records = run.records();
+
+    let (block, result) = hosts::claude_result(&records, is_task_update);
+    assert_eq!(hosts::claude_result_text(block), "Updated task #1 status", "{result}");
+    let (block, _) = hosts::claude_result(&records, is_task_get);
+    assert!(hosts::claude_result_text(block).contains("Status: completed"), "{block}");
+
+    let decisions = decisions_for(&lab, "TaskCompleted", &session_id(&records));
+    assert!(!decisions.is_empty(), "no TaskCompleted decision recorded: {:?}", lab.decisions());
+    for decision in &decisions {
+        assert_eq!(decision["decision"], "allow", "{decision}");
+        assert_eq!(decision["reason"], "fresh positive evidence", "{decision}");
+        let message = decision["message"].as_str().unwrap_or_default();
+        assert!(message.contains(evidence["evidence_id"].as_str().expect("evidence id")), "{message}");
+    }
+}
+
+fn stop_feedback(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .filter(|r| r["type"] == "user" && r["isMeta"] == true)
+        .filter_map(|r| r["message"]["content"].as_str())
+        .filter(|c| c.starts_with("Stop hook feedback:"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn claude_stop_is_blocked_without_evidence() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    install_hooks(&lab, &["--events", "Stop"]);
+    project_gate(&lab, "[gate]\npolicy = \"evidence\"\nevents = [\"Stop\"]\n");
+    let run = lab.run(Host::Claude, "claude-stop-gate");
+    let records = run.records();
+
+    let feedback = stop_feedback(&records);
+    assert!(!feedback.is_empty(), "no Stop hook feedback in the transcript {}", run.log().display());
+    for text in &feedback {
+        assert!(text.contains("judge-hook"), "{text}");
+        assert!(text.contains("cannot be marked done yet"), "{text}");
+    }
+    let decisions = decisions_for(&lab, "Stop", &session_id(&records));
+    assert!(!decisions.is_empty(), "no Stop decision recorded: {:?}", lab.decisions());
+    assert!(decisions.iter().all(|d| d["decision"] == "block" && d["policy"] == "evidence"), "{decisions:?}");
+}
+
+#[test]
+fn claude_stop_is_allowed_when_policy_is_off() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    install_hooks(&lab, &["--events", "Stop"]);
+    project_gate(&lab, "[gate]\npolicy = \"off\"\nevents = [\"Stop\"]\n");
+    let run = lab.run(Host::Claude, "claude-stop-gate");
+    let records = run.records();
+
+    assert_eq!(stop_feedback(&records), Vec::<String>::new());
+    assert_eq!(run.stdout().trim(), "First answer: review round 1 is done.");
+    let decisions = decisions_for(&lab, "Stop", &session_id(&records));
+    assert!(!decisions.is_empty(), "no Stop decision recorded: {:?}", lab.decisions());
+    assert!(decisions.iter().all(|d| d["decision"] == "allow" && d["reason"] == "policy off"), "{decisions:?}");
+}
