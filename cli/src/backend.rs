@@ -61,7 +61,7 @@ impl Backend {
                     Some(10) => ExitCode::PolicyRejected,
                     _ => ExitCode::Evidence,
                 };
-                Err(CallError::Evidence(EvidenceError::new(code, format!("{}", body.message))))
+                Err(CallError::Evidence(EvidenceError::new(code, body.message)))
             }
             Err(other) => Err(CallError::Evidence(EvidenceError::evidence(format!("judged: {other}")))),
         }

@@ -11,7 +11,7 @@ use std::io;
 
 /// `json.dumps(v, sort_keys=True, ensure_ascii=False)`: one line, `", "` and `": "`.
 pub fn one_line(value: &Value) -> String {
-    write_with(value, PythonDefaultFormatter::default())
+    write_with(value, PythonDefaultFormatter)
 }
 
 /// `json.dumps(v, indent=2, sort_keys=True, ensure_ascii=False) + "\n"`.
