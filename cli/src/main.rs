@@ -207,6 +207,7 @@ fn run(cli: Cli) -> rules::Result<String> {
             Ok(pyjson::one_line(&challenge))
         }
         Cmd::Verify { challenge, output, response_output, replace, wait_seconds } => {
+            let challenge_path = files::resolve(&challenge);
             let challenge = load_artifact(&challenge)?;
             let (output, response_output) = (files::resolve(&output), files::resolve(&response_output));
             // Defect fix (spec §8.11): refuse before writing anything, so a refusal can
@@ -214,7 +215,8 @@ fn run(cli: Cli) -> rules::Result<String> {
             files::check_writable(Path::new(&response_output), replace)?;
             files::check_writable(Path::new(&output), replace)?;
             let verified =
-                until_persisted(wait_seconds, || with_backend(mode, |b| b.verify(&challenge, &response_output)))?;
+                until_persisted(wait_seconds, || with_backend(mode, |b| b.verify(&challenge, &response_output)))
+                    .map_err(|e| e.about_artifact(&challenge_path))?;
             let evidence = Value::Object(verified.evidence.clone());
             files::write_atomic(Path::new(&response_output), verified.response.as_bytes(), replace)?;
             if let Err(error) = files::write_atomic(Path::new(&output), pyjson::pretty(&evidence).as_bytes(), replace) {
@@ -224,15 +226,17 @@ fn run(cli: Cli) -> rules::Result<String> {
             verified.policy()?;
             Ok(pyjson::one_line(&evidence))
         }
-        Cmd::ValidateChallenge { challenge } => validated(mode, "challenge", load_artifact(&challenge)?),
-        Cmd::Validate { evidence } => validated(mode, "evidence", load_artifact(&evidence)?),
+        Cmd::ValidateChallenge { challenge } => validated(mode, "challenge", &challenge),
+        Cmd::Validate { evidence } => validated(mode, "evidence", &evidence),
         Cmd::Gate(args) => Ok(gate_line(mode, args)),
     }
 }
 
 /// Print a revalidated artifact with whether the daemon's witness was checked.
-fn validated(mode: Mode, kind: &str, artifact: Map<String, Value>) -> rules::Result<String> {
-    let witness_checked = with_backend(mode, |b| b.validate(kind, &artifact))?;
+fn validated(mode: Mode, kind: &str, path: &str) -> rules::Result<String> {
+    let artifact = load_artifact(path)?;
+    let witness_checked =
+        with_backend(mode, |b| b.validate(kind, &artifact)).map_err(|e| e.about_artifact(&files::resolve(path)))?;
     let mut shown = artifact;
     shown.insert("witness_checked".into(), witness_checked.into());
     Ok(pyjson::one_line(&Value::Object(shown)))

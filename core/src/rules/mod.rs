@@ -54,6 +54,15 @@ impl EvidenceError {
     pub fn evidence(message: impl Into<String>) -> EvidenceError {
         EvidenceError::new(ExitCode::Evidence, message)
     }
+
+    /// Name the artifact the refusal is about, unless the message already does. The
+    /// reference's wording stays first, so callers matching on it keep working.
+    pub fn about_artifact(mut self, path: &str) -> EvidenceError {
+        if !self.message.contains(path) {
+            self.message = format!("{} (artifact {path})", self.message);
+        }
+        self
+    }
 }
 
 pub type Result<T> = std::result::Result<T, EvidenceError>;
