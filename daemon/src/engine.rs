@@ -100,6 +100,10 @@ impl Engine {
             "verify" => self.verify(args),
             "validate_challenge" => self.validate_artifact(args, "challenge"),
             "validate" => self.validate_artifact(args, "evidence"),
+            "rebuild" => {
+                self.ingest.store.rebuild_files()?;
+                self.sessions()
+            }
             "hook" => Ok(self.hook(args)?),
             "decisions" => Ok(self.decisions()?),
             _ => Err(bad_request(format!("unknown operation `{op}`"))),

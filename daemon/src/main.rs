@@ -40,6 +40,8 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Recompute the per-session summaries from the stored lines and journal (replay).
+    Rebuild,
     /// Re-hash a session's whole ingested prefix against its file.
     VerifyLog { session: String },
     /// Stop the daemon.
@@ -212,6 +214,11 @@ fn run(command: Cmd) -> Result<(), String> {
             } else {
                 Ok(())
             }
+        }
+        Cmd::Rebuild => {
+            let sessions = call("rebuild", Value::Null).map_err(|e| e.to_string())?;
+            println!("rebuilt {} session summaries from the store", sessions.as_array().map_or(0, Vec::len));
+            Ok(())
         }
         Cmd::Decisions { json } => {
             let decisions = call("decisions", Value::Null).map_err(|e| e.to_string())?;
