@@ -766,3 +766,18 @@ fn status_and_sessions_print_json_and_tables() {
     let down = setup.judged(&["status", "--json"]);
     assert!(!down.status.success(), "status without a daemon fails");
 }
+
+#[test]
+fn rebuild_replays_the_same_session_summaries() {
+    let setup = Setup::new();
+    let daemon = setup.start();
+    let log = setup.copilot_log("s1");
+    append_lines(&log, &copilot_lines());
+    append(&log, b"{\"type\":\"x\",\"id\":\"late\",\"parentId\":\"not-the-previous\"}\n");
+    let before = sessions(&daemon);
+    assert_eq!(before[0]["integrity_findings"], 1);
+    let output = setup.judged(&["rebuild"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("rebuilt 1 session"));
+    assert_eq!(sessions(&daemon), before);
+}
