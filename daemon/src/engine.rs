@@ -126,6 +126,7 @@ impl Engine {
             "bytes": files.iter().map(|f| f.offset).sum::<u64>(),
             "tampered": files.iter().filter(|f| f.tampered).count(),
             "journal_events": self.ingest.store.journal_len()?,
+            "catch_up_passes": self.ingest.passes,
         }))
     }
 

@@ -45,6 +45,8 @@ pub struct Ingestor {
     pub roots: Roots,
     /// Paths already journaled as refused, so a refusal is recorded once.
     refused: HashSet<PathBuf>,
+    /// Full reconciliations so far (`status` shows it: a busy idle daemon is a bug).
+    pub passes: u64,
 }
 
 /// The session a log file belongs to, from its place under the root.
@@ -67,11 +69,12 @@ fn session_key(host: Host, path: &Path) -> String {
 
 impl Ingestor {
     pub fn new(store: Store, roots: Roots) -> Ingestor {
-        Ingestor { store, roots, refused: HashSet::new() }
+        Ingestor { store, roots, refused: HashSet::new(), passes: 0 }
     }
 
     /// Discover every log under the roots and catch each up.
     pub fn catch_up_all(&mut self) -> Result<(), StoreError> {
+        self.passes += 1;
         for found in self.roots.discover() {
             self.catch_up(&found.path, found.host)?;
         }

@@ -15,7 +15,14 @@ const RECONCILE_EVERY: Duration = Duration::from_secs(2);
 pub fn spawn(engine: Shared, mut shutdown: watch::Receiver<bool>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<PathBuf>>();
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        let paths = event.map(|e| if e.need_rescan() { Vec::new() } else { e.paths }).unwrap_or_default();
+        let paths = match event {
+            // Our own reads of watched files and directories raise open/read/close
+            // events; following them would make every catch-up trigger the next.
+            Ok(event) if event.kind.is_access() => return,
+            Ok(event) if event.need_rescan() => Vec::new(),
+            Ok(event) => event.paths,
+            Err(_) => Vec::new(),
+        };
         let _ = tx.send(paths);
     });
     let mut watcher = match watcher {

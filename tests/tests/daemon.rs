@@ -781,3 +781,17 @@ fn rebuild_replays_the_same_session_summaries() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("rebuilt 1 session"));
     assert_eq!(sessions(&daemon), before);
 }
+
+/// The daemon's own reads of a watched root raise inotify access events; following them
+/// made every catch-up trigger the next (a daemon busy at 90% CPU while idle).
+#[test]
+fn an_idle_daemon_does_not_chase_its_own_reads() {
+    let setup = Setup::new();
+    append_lines(&setup.copilot_log("s1"), &copilot_lines());
+    let daemon = setup.start();
+    let before = status(&daemon)["catch_up_passes"].as_u64().unwrap();
+    std::thread::sleep(Duration::from_secs(3));
+    let passes = status(&daemon)["catch_up_passes"].as_u64().unwrap() - before;
+    // The reconcile tick runs every 2 s; the feedback loop ran thousands of passes.
+    assert!(passes <= 10, "{passes} catch-up passes in 3 s of idling");
+}
