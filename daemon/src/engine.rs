@@ -257,7 +257,8 @@ impl Engine {
         self.ingest.store.journal(
             "evidence_verified",
             &json!({"evidence_id": evidence["evidence_id"], "status": evidence["status"], "reason": evidence["reason"],
-                "session_events": evidence["session_events"], "session_id": evidence["session_id"], "cwd": evidence["cwd"],
+                "session_events": evidence["session_events"], "host": evidence["host"],
+                "session_id": evidence["session_id"], "cwd": evidence["cwd"],
                 "executor_model": evidence["executor_model"], "reviewer_model": evidence["reviewer_model"],
                 "score": score, "verdict": verdict, "witness": witness}),
         )?;

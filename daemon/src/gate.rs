@@ -7,6 +7,7 @@
 
 use crate::engine::Engine;
 use crate::store::StoreError;
+use judged_core::event::Host;
 use judged_core::files;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -352,7 +353,6 @@ impl Engine {
         if settings.policy == Policy::Panel {
             return Ok((panel_unavailable(), "panel not available"));
         }
-        self.ingest.catch_up_all()?;
         if let Some(found) = self.fresh_positive_evidence(question, settings)? {
             let message = format!(
                 "judged: {} has verified cross-family review {} ({} reviewed {}, {} {}).",
@@ -377,24 +377,41 @@ impl Engine {
     }
 
     /// The newest verified, positive, fresh evidence bound to this session or cwd whose
-    /// log was not rewritten since.
-    fn fresh_positive_evidence(&self, question: &Question, settings: &Settings) -> Result<Option<Value>, StoreError> {
+    /// log is still what the daemon witnessed (checked now, for that log only).
+    fn fresh_positive_evidence(
+        &mut self,
+        question: &Question,
+        settings: &Settings,
+    ) -> Result<Option<Value>, StoreError> {
         let oldest = chrono::Utc::now() - chrono::Duration::seconds(settings.freshness_seconds as i64);
         let cwd = question.cwd.as_deref().map(files::resolve);
-        let tampered: Vec<String> =
-            self.ingest.store.files()?.into_iter().filter(|f| f.tampered).map(|f| f.path).collect();
-        let found = self.ingest.store.journal_of_kind("evidence_verified")?.into_iter().rev().find(|(_, at, body)| {
-            let fresh = judged_core::timestamp::parse(at).is_some_and(|t| t >= oldest);
-            let positive = body["status"] == "verified"
-                && body["score"].as_f64().is_some_and(|s| s >= 6.0)
-                && matches!(body["verdict"].as_str(), Some("ready" | "almost"));
-            let bound = (question.session_id.is_some()
-                && body["session_id"].as_str() == question.session_id.as_deref())
-                || (cwd.is_some() && body["cwd"].as_str().map(files::resolve) == cwd);
-            let intact = !body["session_events"].as_str().is_some_and(|p| tampered.iter().any(|t| t == p));
-            fresh && positive && bound && intact
-        });
-        Ok(found.map(|(_, _, body)| body))
+        let candidates: Vec<Value> = self
+            .ingest
+            .store
+            .journal_of_kind("evidence_verified")?
+            .into_iter()
+            .rev()
+            .filter(|(_, at, body)| {
+                let fresh = judged_core::timestamp::parse(at).is_some_and(|t| t >= oldest);
+                let positive = body["status"] == "verified"
+                    && body["score"].as_f64().is_some_and(|s| s >= 6.0)
+                    && matches!(body["verdict"].as_str(), Some("ready" | "almost"));
+                let bound = (question.session_id.is_some()
+                    && body["session_id"].as_str() == question.session_id.as_deref())
+                    || (cwd.is_some() && body["cwd"].as_str().map(files::resolve) == cwd);
+                fresh && positive && bound
+            })
+            .map(|(_, _, body)| body)
+            .collect();
+        for evidence in candidates {
+            let Some(path) = evidence["session_events"].as_str() else { continue };
+            let host = evidence["host"].as_str().and_then(Host::parse).unwrap_or(Host::CopilotCli);
+            self.ingest.catch_up(Path::new(path), host)?;
+            if self.ingest.store.file_by_path(path)?.is_some_and(|f| !f.tampered) {
+                return Ok(Some(evidence));
+            }
+        }
+        Ok(None)
     }
 
     fn missing_evidence_message(&self, question: &Question, settings: &Settings) -> String {

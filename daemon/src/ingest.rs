@@ -10,7 +10,7 @@ use judged_core::chain;
 use judged_core::event::Host;
 use judged_core::files::{self, Discovered};
 use serde_json::{Value, json};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
@@ -47,6 +47,27 @@ pub struct Ingestor {
     refused: HashSet<PathBuf>,
     /// Full reconciliations so far (`status` shows it: a busy idle daemon is a bug).
     pub passes: u64,
+    /// How each file looked when it was last found consistent and fully ingested; a file
+    /// that still looks the same costs one `lstat` per query.
+    unchanged: HashMap<PathBuf, Fingerprint>,
+}
+
+/// Size, modification time and inode: what changes when a host appends or a file is replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fingerprint {
+    len: u64,
+    mtime_ns: i128,
+    ino: u64,
+}
+
+impl Fingerprint {
+    fn of(meta: &fs::Metadata) -> Fingerprint {
+        Fingerprint {
+            len: meta.len(),
+            mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+            ino: meta.ino(),
+        }
+    }
 }
 
 /// The session a log file belongs to, from its place under the root.
@@ -69,7 +90,7 @@ fn session_key(host: Host, path: &Path) -> String {
 
 impl Ingestor {
     pub fn new(store: Store, roots: Roots) -> Ingestor {
-        Ingestor { store, roots, refused: HashSet::new(), passes: 0 }
+        Ingestor { store, roots, refused: HashSet::new(), passes: 0, unchanged: HashMap::new() }
     }
 
     /// Discover every log under the roots and catch each up.
@@ -111,26 +132,40 @@ impl Ingestor {
     /// Ingest what was appended to `path` since the stored offset.
     pub fn catch_up(&mut self, path: &Path, host: Host) -> Result<(), StoreError> {
         let Some(meta) = self.admissible(path)? else { return Ok(()) };
+        let fingerprint = Fingerprint::of(&meta);
+        if self.unchanged.get(path) == Some(&fingerprint) {
+            return Ok(());
+        }
+        if self.bring_up_to_date(path, host, &meta)? {
+            self.unchanged.insert(path.to_path_buf(), fingerprint);
+        }
+        Ok(())
+    }
+
+    /// Check the stored history against the file and ingest what was appended; false
+    /// when the file's history changed (then it is recorded as tampered and left alone).
+    fn bring_up_to_date(&mut self, path: &Path, host: Host, meta: &fs::Metadata) -> Result<bool, StoreError> {
         let shown = path.to_string_lossy().into_owned();
         let mut file = match self.store.file_by_path(&shown)? {
             Some(file) => file,
             None => self.store.add_file(&shown, host, &session_key(host, path))?,
         };
         if file.tampered {
-            return Ok(()); // never re-ingest over a history that changed
+            return Ok(false); // never re-ingest over a history that changed
         }
         if meta.len() < file.offset {
             let detail = json!({"file_id": file.id, "path": shown, "reason": "truncated", "offset": meta.len(),
                 "expected_len": file.offset, "found_len": meta.len()});
-            return self.store.mark_tampered(&mut file, detail);
+            self.store.mark_tampered(&mut file, detail)?;
+            return Ok(false);
         }
         if file.lines > 0 && !self.last_line_intact(&file, path)? {
-            return Ok(()); // last_line_intact recorded the tamper
+            return Ok(false); // last_line_intact recorded the tamper
         }
-        if meta.len() == file.offset {
-            return Ok(());
+        if meta.len() > file.offset {
+            self.read_appended(&mut file, path)?;
         }
-        self.read_appended(&mut file, path)
+        Ok(true)
     }
 
     /// Compare the last ingested line with the file; record a tamper when it changed.
