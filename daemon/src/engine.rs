@@ -6,7 +6,7 @@
 //! file still holds exactly those bytes.
 
 use crate::ingest::Ingestor;
-use crate::store::{FileState, StoreError};
+use crate::store::{FileState, JournalField, StoreError};
 use crate::witness::Witness;
 use judged_core::event::Host;
 use judged_core::files;
@@ -233,7 +233,7 @@ impl Engine {
         if !self.witness.check(artifact) {
             return Err(evidence_error(format!("{what} witness does not match its fields: the artifact was edited")));
         }
-        if self.ingest.store.journal_find(journal_kind, "witness", witness)?.is_none() {
+        if self.ingest.store.journal_find(journal_kind, JournalField::Witness, witness)?.is_none() {
             return Err(evidence_error(format!("{what} is not in judged's journal: it was not issued by this daemon")));
         }
         Ok(())
