@@ -1,0 +1,477 @@
+//! `judged-bench`: whole-process figures for `judged`, in one run on one machine.
+//!
+//! ```text
+//! cargo run --release -p judged-bench -- [--quick] [--max-mb N] [--out PATH] [--work DIR]
+//!                                        [--seed N] [--live-mb N] [--no-build] [--keep]
+//! ```
+//!
+//! It first runs `$CARGO build --release --workspace --bins` (skipped with `--no-build`
+//! or outside `cargo run`), then uses `target/release/{judged,judge-evidence,judge-hook}`.
+//! For each root size it generates the logs (deterministic from `--seed`), times
+//! `sha256sum` over them and a cold-start ingest, then `challenge` and `verify` in
+//! daemon and direct mode next to their baselines. On the largest root it times the
+//! hook shim (alone and under 64 concurrent callers), append-to-visible latency and the
+//! daemon's memory. The tables go to stdout and, as markdown, to `--out`
+//! (default `bench/results.md`; a directory gets `results.md` inside).
+
+mod generate;
+mod measure;
+mod report;
+
+use generate::{Generator, Layout, LiveSession, Rng};
+use measure::{Daemon, Samples};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const MB: u64 = 1_000_000;
+
+/// Command-line options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub quick: bool,
+    pub max_mb: u64,
+    pub out: PathBuf,
+    pub work: PathBuf,
+    pub seed: u64,
+    pub live_mb: f64,
+    pub build: bool,
+    pub keep: bool,
+    /// The arguments as given, for the reproduce line.
+    pub args: Vec<String>,
+}
+
+/// How many times each thing is timed.
+#[derive(Clone, Copy, Debug)]
+pub struct Runs {
+    pub spawn: usize,
+    pub rtt: usize,
+    pub challenge_daemon: usize,
+    pub challenge_direct: usize,
+    pub reparse: usize,
+    pub sha: usize,
+    pub hook: usize,
+    pub concurrent_per_caller: usize,
+    pub append: usize,
+}
+
+pub const CONCURRENT_CALLERS: usize = 64;
+
+impl Options {
+    fn parse() -> Result<Options, String> {
+        let workspace = workspace();
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let mut options = Options {
+            quick: false,
+            max_mb: 0,
+            out: workspace.join("bench/results.md"),
+            work: workspace.join("target/bench-work"),
+            seed: 0x6a75_6467_6564,
+            live_mb: 2.0,
+            build: std::env::var_os("CARGO").is_some(),
+            keep: false,
+            args: args.clone(),
+        };
+        let mut it = args.into_iter();
+        while let Some(arg) = it.next() {
+            let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
+            match arg.as_str() {
+                "--quick" => options.quick = true,
+                "--max-mb" => options.max_mb = value("--max-mb")?.parse().map_err(|e| format!("--max-mb: {e}"))?,
+                "--out" => options.out = PathBuf::from(value("--out")?),
+                "--work" => options.work = PathBuf::from(value("--work")?),
+                "--seed" => options.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
+                "--live-mb" => options.live_mb = value("--live-mb")?.parse().map_err(|e| format!("--live-mb: {e}"))?,
+                "--no-build" => options.build = false,
+                "--keep" => options.keep = true,
+                "-h" | "--help" => {
+                    println!(
+                        "usage: judged-bench [--quick] [--max-mb N] [--out PATH] [--work DIR] [--seed N] [--live-mb N] [--no-build] [--keep]"
+                    );
+                    std::process::exit(0);
+                }
+                other => return Err(format!("unknown argument `{other}` (see --help)")),
+            }
+        }
+        if options.max_mb == 0 {
+            options.max_mb = if options.quick { 20 } else { 400 };
+        }
+        if options.out.is_dir() || options.out.extension().is_none_or(|e| e != "md") {
+            options.out = options.out.join("results.md");
+        }
+        Ok(options)
+    }
+
+    /// Root sizes, in MB, smallest first.
+    pub fn stages(&self) -> Vec<u64> {
+        let wanted: &[u64] = if self.quick { &[5] } else { &[10, 100, 192] };
+        let mut stages: Vec<u64> = wanted.iter().copied().filter(|&mb| mb < self.max_mb).collect();
+        stages.push(self.max_mb);
+        stages
+    }
+
+    pub fn runs(&self) -> Runs {
+        if self.quick {
+            Runs {
+                spawn: 100,
+                rtt: 50,
+                challenge_daemon: 7,
+                challenge_direct: 5,
+                reparse: 1,
+                sha: 1,
+                hook: 100,
+                concurrent_per_caller: 2,
+                append: 50,
+            }
+        } else {
+            Runs {
+                spawn: 500,
+                rtt: 200,
+                challenge_daemon: 21,
+                challenge_direct: 11,
+                reparse: 3,
+                sha: 3,
+                hook: 500,
+                concurrent_per_caller: 8,
+                append: 200,
+            }
+        }
+    }
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("bench/ has a parent").to_path_buf()
+}
+
+/// The release binaries under test.
+pub struct Bins {
+    pub judged: PathBuf,
+    pub evidence: PathBuf,
+    pub hook: PathBuf,
+}
+
+impl Bins {
+    fn locate() -> Result<Bins, String> {
+        let dir = std::env::current_exe()
+            .ok()
+            .and_then(|exe| exe.parent().map(Path::to_path_buf))
+            .filter(|d| d.join("judged").is_file())
+            .unwrap_or_else(|| workspace().join("target/release"));
+        let bins =
+            Bins { judged: dir.join("judged"), evidence: dir.join("judge-evidence"), hook: dir.join("judge-hook") };
+        for bin in [&bins.judged, &bins.evidence, &bins.hook] {
+            if !bin.is_file() {
+                return Err(format!("{} is missing: run `cargo build --release --workspace` first", bin.display()));
+            }
+        }
+        Ok(bins)
+    }
+}
+
+fn build() -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("judged-bench: cargo build --release --workspace --bins");
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--workspace", "--bins", "--quiet"])
+        .current_dir(workspace())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() { Ok(()) } else { Err("building the release binaries failed".into()) }
+}
+
+/// Figures for one root size.
+#[derive(Debug, Default)]
+pub struct Stage {
+    pub mb: u64,
+    pub files: usize,
+    pub bytes: u64,
+    pub lines: u64,
+    pub sha_ms: f64,
+    pub ingest_ms: f64,
+    /// VmHWM after the cold-start ingest, and after the challenge and verify runs.
+    pub rss_kib: u64,
+    pub rss_after_calls_kib: u64,
+    pub db_bytes: u64,
+    pub rtt: Samples,
+    pub challenge_daemon: Samples,
+    pub challenge_direct: Samples,
+    pub reparse: Samples,
+    pub verify_daemon: Samples,
+    pub verify_direct: Samples,
+}
+
+/// Figures taken once, on the largest root.
+#[derive(Debug, Default)]
+pub struct Hooks {
+    pub spawn_true: Samples,
+    pub ungated: Samples,
+    pub decision: Samples,
+    pub recorded: Samples,
+    pub concurrent_true: (Samples, f64),
+    pub concurrent_hook: (Samples, f64),
+    pub append_visible: Samples,
+    /// VmHWM after the single-caller hook runs, after the concurrent ones, at the end.
+    pub rss_after_hooks_kib: u64,
+    pub rss_after_concurrent_kib: u64,
+    pub rss_end_kib: u64,
+}
+
+/// Everything one run measured.
+#[derive(Debug, Default)]
+pub struct Results {
+    pub spawn_true: Samples,
+    pub stages: Vec<Stage>,
+    pub hooks: Hooks,
+    pub copilot_sessions: u64,
+    pub claude_sessions: u64,
+    pub load_before: String,
+    pub load_after: String,
+    pub started_at: String,
+    pub seconds: f64,
+}
+
+/// The bench's view of the project: where artifacts go and how commands are made.
+struct Bench<'a> {
+    options: &'a Options,
+    bins: &'a Bins,
+    runs: Runs,
+    layout: Layout,
+    artifacts: PathBuf,
+}
+
+impl Bench<'_> {
+    fn evidence(&self, mode: &str, home: &Path) -> Command {
+        let mut command = Command::new(&self.bins.evidence);
+        command
+            .arg("--mode")
+            .arg(mode)
+            .current_dir(&self.layout.project)
+            .env("JUDGED_HOME", home)
+            .env("COPILOT_HOME", &self.layout.copilot_home)
+            .env("CLAUDE_CONFIG_DIR", &self.layout.claude_home);
+        command
+    }
+
+    fn artifact(&self, name: &str) -> PathBuf {
+        self.artifacts.join(name)
+    }
+
+    /// `challenge` in `mode`, timed; returns the samples and the nonce of the last run.
+    fn challenge(&self, mode: &str, home: &Path, binding: &str, runs: usize) -> (Samples, String) {
+        let output = self.artifact(&format!("{mode}.challenge.json"));
+        let project = self.layout.project.to_string_lossy().into_owned();
+        let (samples, _) = measure::repeat(&format!("challenge --mode {mode}"), runs, 2, 0, |_| {
+            let mut command = self.evidence(mode, home);
+            command.args(["challenge", "--binding", binding, "--cwd", &project, "--max-age-seconds", "600"]);
+            command.args(["--replace", "--wait-seconds", "0", "--output"]).arg(&output);
+            (command, None)
+        });
+        let challenge: Value =
+            serde_json::from_slice(&std::fs::read(&output).expect("challenge written")).expect("challenge is JSON");
+        (samples, challenge["nonce"].as_str().expect("challenge has a nonce").to_owned())
+    }
+
+    fn verify(&self, mode: &str, home: &Path, runs: usize) -> Samples {
+        let challenge = self.artifact(&format!("{mode}.challenge.json"));
+        let (evidence, response) =
+            (self.artifact(&format!("{mode}.evidence.json")), self.artifact(&format!("{mode}.response.md")));
+        let (samples, output) = measure::repeat(&format!("verify --mode {mode}"), runs, 2, 0, |_| {
+            let mut command = self.evidence(mode, home);
+            command.arg("verify").arg("--challenge").arg(&challenge).arg("--output").arg(&evidence);
+            command.arg("--response-output").arg(&response).args(["--replace", "--wait-seconds", "0"]);
+            (command, None)
+        });
+        let evidence: Value = serde_json::from_slice(&output.stdout).expect("evidence is JSON");
+        assert_eq!(evidence["status"], "verified", "the generated lifecycle verifies cross-family");
+        samples
+    }
+
+    fn hook(&self, home: &Path, payload: Value) -> (Command, Option<Vec<u8>>) {
+        let mut command = Command::new(&self.bins.hook);
+        command.args(["--host", "claude-code"]).env("JUDGED_HOME", home);
+        (command, Some(payload.to_string().into_bytes()))
+    }
+
+    /// A Claude Code `TaskCompleted` payload for the project.
+    fn task_completed(&self, live: &LiveSession, task: usize) -> Value {
+        json!({
+            "session_id": live.session_id,
+            "transcript_path": live.path,
+            "cwd": self.layout.project,
+            "permission_mode": "default",
+            "hook_event_name": "TaskCompleted",
+            "task_id": task.to_string(),
+            "task_subject": format!("Implement step {task}"),
+            "task_description": "Totals must round half-even",
+        })
+    }
+
+    /// One root size: grow, hash, ingest cold, then challenge and verify.
+    fn stage(&self, generator: &mut Generator, live: &mut LiveSession, rng: &mut Rng, mb: u64) -> (Stage, Daemon) {
+        eprintln!("judged-bench: generating a {mb} MB root");
+        generator.grow_to(mb * MB).expect("root written");
+        let binding = generate::binding(rng);
+        live.append_marker(&binding).expect("marker appended");
+        let files = generate::discover(&self.layout);
+        let bytes: u64 = files.iter().map(|f| generate::file_len(f)).sum();
+        let mut stage = Stage { mb, files: files.len(), bytes, ..Stage::default() };
+
+        eprintln!("judged-bench: {mb} MB: sha256sum and cold-start ingest");
+        stage.sha_ms = Samples::new((0..self.runs.sha).map(|_| measure::sha256sum(&files)).collect()).median();
+        let home = self.options.work.join(format!("home-{mb}"));
+        let (daemon, ready_ms) =
+            Daemon::start(&self.bins.judged, &home, &self.layout.copilot_root(), &self.layout.claude_root());
+        let status = daemon.status();
+        assert_eq!(status["bytes"].as_u64(), Some(bytes), "the daemon ingested every byte before answering");
+        stage.ingest_ms = ready_ms;
+        stage.lines = status["lines"].as_u64().unwrap_or(0);
+        stage.rss_kib = daemon.vm_kib("VmHWM");
+        stage.db_bytes = daemon.db_bytes();
+        stage.rtt = daemon.status_round_trips(self.runs.rtt);
+
+        eprintln!("judged-bench: {mb} MB: challenge");
+        let (samples, daemon_nonce) = self.challenge("daemon", &daemon.home, &binding, self.runs.challenge_daemon);
+        stage.challenge_daemon = samples;
+        let (samples, direct_nonce) = self.challenge("direct", &daemon.home, &binding, self.runs.challenge_direct);
+        stage.challenge_direct = samples;
+        stage.reparse = Samples::new(
+            (0..self.runs.reparse)
+                .map(|_| {
+                    let (ms, lines) = measure::full_reparse(&files);
+                    assert!(lines > 0);
+                    ms
+                })
+                .collect(),
+        );
+
+        eprintln!("judged-bench: {mb} MB: verify");
+        live.append_review(&daemon_nonce).expect("review appended");
+        live.append_review(&direct_nonce).expect("review appended");
+        stage.verify_daemon = self.verify("daemon", &daemon.home, self.runs.challenge_daemon);
+        stage.verify_direct = self.verify("direct", &daemon.home, self.runs.challenge_direct);
+        stage.rss_after_calls_kib = daemon.vm_kib("VmHWM");
+        (stage, daemon)
+    }
+
+    /// The hook shim and append-to-visible, against the daemon of the largest root.
+    fn hooks(&self, daemon: &Daemon, live: &mut LiveSession) -> Hooks {
+        eprintln!("judged-bench: hook round trips");
+        let runs = self.runs;
+        let home = &daemon.home;
+        let spawn_true = || (Command::new("/bin/true"), Some(b"{}".to_vec()));
+        let mut hooks = Hooks {
+            spawn_true: measure::repeat("/bin/true", runs.spawn, 5, 0, |_| spawn_true()).0,
+            ..Hooks::default()
+        };
+        let ungated = json!({"session_id": live.session_id, "cwd": self.layout.project, "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": "ls"}});
+        hooks.ungated =
+            measure::repeat("judge-hook (ungated)", runs.hook, 5, 0, |_| self.hook(home, ungated.clone())).0;
+        // A new task each call: a decision is made and journaled every time.
+        hooks.decision = measure::repeat("judge-hook TaskCompleted", runs.hook, 5, 0, |i| {
+            self.hook(home, self.task_completed(live, i))
+        })
+        .0;
+        let repeated = self.task_completed(live, usize::MAX);
+        hooks.recorded = measure::repeat("judge-hook TaskCompleted (repeated)", runs.hook, 5, 0, |_| {
+            self.hook(home, repeated.clone())
+        })
+        .0;
+
+        hooks.rss_after_hooks_kib = daemon.vm_kib("VmHWM");
+
+        eprintln!("judged-bench: {CONCURRENT_CALLERS} concurrent callers");
+        let per = runs.concurrent_per_caller;
+        hooks.concurrent_true = measure::concurrent("/bin/true", CONCURRENT_CALLERS, per, 0, &|_| spawn_true());
+        let offset = 1_000_000;
+        hooks.concurrent_hook = measure::concurrent("judge-hook TaskCompleted", CONCURRENT_CALLERS, per, 0, &|i| {
+            self.hook(home, self.task_completed(live, offset + i))
+        });
+
+        hooks.rss_after_concurrent_kib = daemon.vm_kib("VmHWM");
+
+        eprintln!("judged-bench: append-to-visible");
+        hooks.append_visible = daemon.append_to_visible(live, runs.append);
+        hooks.rss_end_kib = daemon.vm_kib("VmHWM");
+        hooks
+    }
+}
+
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn main() {
+    let options = match Options::parse() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("judged-bench: {message}");
+            std::process::exit(2);
+        }
+    };
+    if options.build
+        && let Err(message) = build()
+    {
+        eprintln!("judged-bench: {message}");
+        std::process::exit(1);
+    }
+    let bins = match Bins::locate() {
+        Ok(bins) => bins,
+        Err(message) => {
+            eprintln!("judged-bench: {message}");
+            std::process::exit(1);
+        }
+    };
+    let started = std::time::Instant::now();
+    let mut results =
+        Results { load_before: load_average(), started_at: generate::iso(generate::now_ms()), ..Results::default() };
+
+    let _ = std::fs::remove_dir_all(&options.work);
+    let layout = Layout::create(&options.work.join("root")).expect("work dir");
+    let artifacts = options.work.join("artifacts");
+    std::fs::create_dir_all(&artifacts).expect("artifacts dir");
+    let bench = Bench { options: &options, bins: &bins, runs: options.runs(), layout: layout.clone(), artifacts };
+
+    let mut generator = Generator::new(options.seed, layout);
+    let mut rng = Rng::new(options.seed ^ 0xb1d);
+    let mut live = generator.live_session((options.live_mb * MB as f64) as u64).expect("live session written");
+    results.spawn_true = measure::repeat("/bin/true", bench.runs.spawn, 5, 0, |_| (Command::new("/bin/true"), None)).0;
+
+    let stages = options.stages();
+    let mut last_daemon = None;
+    for (i, &mb) in stages.iter().enumerate() {
+        let (stage, daemon) = bench.stage(&mut generator, &mut live, &mut rng, mb);
+        eprintln!("{}", report::stage_line(&stage, &results.spawn_true));
+        results.stages.push(stage);
+        if i + 1 < stages.len() {
+            let home = daemon.home.clone();
+            daemon.stop();
+            let _ = std::fs::remove_dir_all(home);
+        } else {
+            last_daemon = Some(daemon);
+        }
+    }
+    let daemon = last_daemon.expect("at least one stage");
+    results.hooks = bench.hooks(&daemon, &mut live);
+    daemon.stop();
+
+    results.copilot_sessions = generator.written.copilot_sessions;
+    results.claude_sessions = generator.written.claude_sessions;
+    results.load_after = load_average();
+    results.seconds = started.elapsed().as_secs_f64();
+    let markdown = report::render(&options, &results);
+    println!("{markdown}");
+    if let Some(dir) = options.out.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    std::fs::write(&options.out, &markdown).expect("results written");
+    eprintln!("judged-bench: wrote {}", options.out.display());
+    if !options.keep {
+        let _ = std::fs::remove_dir_all(&options.work);
+    }
+}

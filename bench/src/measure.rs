@@ -1,0 +1,276 @@
+//! What the bench times: processes, the daemon under test over its socket, and the
+//! baselines (`sha256sum`, a full re-read and parse of the root, spawning `/bin/true`).
+
+use crate::generate::LiveSession;
+use serde_json::Value;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Latencies in milliseconds, sorted.
+#[derive(Clone, Debug, Default)]
+pub struct Samples(Vec<f64>);
+
+impl Samples {
+    pub fn new(mut ms: Vec<f64>) -> Samples {
+        ms.sort_by(f64::total_cmp);
+        Samples(ms)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn median(&self) -> f64 {
+        self.quantile(0.5)
+    }
+
+    pub fn p99(&self) -> f64 {
+        self.quantile(0.99)
+    }
+
+    /// Nearest-rank quantile.
+    pub fn quantile(&self, q: f64) -> f64 {
+        if self.0.is_empty() {
+            return f64::NAN;
+        }
+        let rank = ((q * self.0.len() as f64).ceil() as usize).clamp(1, self.0.len());
+        self.0[rank - 1]
+    }
+}
+
+pub fn ms_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Spawn `command`, write `stdin` (if any), wait; the wall time from spawn to exit.
+pub fn run(command: &mut Command, stdin: Option<&[u8]>) -> (f64, Output) {
+    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot spawn {command:?}: {e}"));
+    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let _ = pipe.write_all(bytes); // a child that does not read its stdin closes the pipe
+    }
+    let output = child.wait_with_output().expect("child exits");
+    (ms_since(start), output)
+}
+
+/// Panic with the child's stderr unless it exited with `code`.
+pub fn expect_exit(what: &str, output: &Output, code: i32) {
+    if output.status.code() != Some(code) {
+        panic!(
+            "{what}: exit {:?}, expected {code}\nstdout: {}\nstderr: {}",
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+/// `runs` timed runs of a command (after `warmup` untimed ones), each expected to exit
+/// with `code`; returns the samples and the last output.
+pub fn repeat(
+    what: &str,
+    runs: usize,
+    warmup: usize,
+    code: i32,
+    mut make: impl FnMut(usize) -> (Command, Option<Vec<u8>>),
+) -> (Samples, Output) {
+    let mut ms = Vec::with_capacity(runs);
+    let mut last = None;
+    for i in 0..warmup + runs {
+        let (mut command, stdin) = make(i);
+        let (elapsed, output) = run(&mut command, stdin.as_deref());
+        expect_exit(what, &output, code);
+        if i >= warmup {
+            ms.push(elapsed);
+        }
+        last = Some(output);
+    }
+    (Samples::new(ms), last.expect("at least one run"))
+}
+
+/// `callers` threads, each spawning `per_caller` commands back to back; every call's
+/// latency and the wall time of the whole batch.
+pub fn concurrent(
+    what: &str,
+    callers: usize,
+    per_caller: usize,
+    code: i32,
+    make: &(dyn Fn(usize) -> (Command, Option<Vec<u8>>) + Sync),
+) -> (Samples, f64) {
+    let start = Instant::now();
+    let ms: Vec<f64> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..callers)
+            .map(|caller| {
+                scope.spawn(move || {
+                    (0..per_caller)
+                        .map(|i| {
+                            let (mut command, stdin) = make(caller * per_caller + i);
+                            let (elapsed, output) = run(&mut command, stdin.as_deref());
+                            expect_exit(what, &output, code);
+                            elapsed
+                        })
+                        .collect::<Vec<f64>>()
+                })
+            })
+            .collect();
+        threads.into_iter().flat_map(|t| t.join().expect("caller thread")).collect()
+    });
+    (Samples::new(ms), ms_since(start))
+}
+
+/// `sha256sum` over `files`: the floor for reading and hashing the same bytes.
+pub fn sha256sum(files: &[PathBuf]) -> f64 {
+    let mut command = Command::new("sha256sum");
+    command.args(files);
+    let (ms, output) = run(&mut command, None);
+    expect_exit("sha256sum", &output, 0);
+    ms
+}
+
+/// The reference helper's approach, in Rust: read every log of the root and
+/// JSON-parse every line. Returns the wall time and the number of lines parsed.
+pub fn full_reparse(files: &[PathBuf]) -> (f64, u64) {
+    let start = Instant::now();
+    let mut lines = 0u64;
+    for file in files {
+        let bytes = fs::read(file).expect("log readable");
+        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.trim_ascii().is_empty()) {
+            let value: Value = serde_json::from_slice(line).expect("generated lines are JSON");
+            lines += u64::from(value.is_object());
+        }
+    }
+    (ms_since(start), lines)
+}
+
+/// A `judged start --foreground` on its own fresh `JUDGED_HOME`.
+pub struct Daemon {
+    child: Child,
+    pub home: PathBuf,
+    pub socket: PathBuf,
+}
+
+impl Daemon {
+    /// Start over `copilot_root` and `claude_root`; returns the daemon and the time from
+    /// spawn to its first answer (it catches up with every log before it listens).
+    pub fn start(judged: &Path, home: &Path, copilot_root: &Path, claude_root: &Path) -> (Daemon, f64) {
+        let _ = fs::remove_dir_all(home);
+        fs::DirBuilder::new().recursive(true).mode(0o700).create(home).expect("daemon home");
+        let log = fs::File::create(home.join("judged.log")).expect("daemon log");
+        let start = Instant::now();
+        let child = Command::new(judged)
+            .args(["start", "--foreground", "--copilot-root"])
+            .arg(copilot_root)
+            .arg("--claude-root")
+            .arg(claude_root)
+            .env("JUDGED_HOME", home)
+            .env("JUDGED_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("judged starts");
+        let mut daemon = Daemon { child, home: home.to_path_buf(), socket: home.join("judged.sock") };
+        loop {
+            if daemon.call("status", Value::Null).is_ok() {
+                break;
+            }
+            if let Ok(Some(status)) = daemon.child.try_wait() {
+                let log = fs::read_to_string(home.join("judged.log")).unwrap_or_default();
+                panic!("judged exited during start ({status}):\n{log}");
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let ready = ms_since(start);
+        (daemon, ready)
+    }
+
+    pub fn call(&self, op: &str, args: Value) -> Result<Value, judged_protocol::ClientError> {
+        judged_protocol::call(&self.socket, op, args, Duration::from_secs(300))
+    }
+
+    pub fn status(&self) -> Value {
+        self.call("status", Value::Null).expect("status answers")
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A `Vm*` field of `/proc/<pid>/status`, in KiB.
+    pub fn vm_kib(&self, field: &str) -> u64 {
+        let status = fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// `judged.db` plus its WAL.
+    pub fn db_bytes(&self) -> u64 {
+        ["judged.db", "judged.db-wal"].iter().map(|f| fs::metadata(self.home.join(f)).map_or(0, |m| m.len())).sum()
+    }
+
+    /// Round trips of the `status` operation from this process (no spawn).
+    pub fn status_round_trips(&self, runs: usize) -> Samples {
+        Samples::new(
+            (0..runs)
+                .map(|_| {
+                    let start = Instant::now();
+                    self.status();
+                    ms_since(start)
+                })
+                .collect(),
+        )
+    }
+
+    /// Append one event to the live session, then poll `status` (which reads the store
+    /// and does not catch up) until its line count grows: what the watcher delivers.
+    pub fn append_to_visible(&self, live: &mut LiveSession, runs: usize) -> Samples {
+        let lines = |d: &Daemon| d.status()["lines"].as_u64().unwrap_or(0);
+        let mut ms = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let before = lines(self);
+            let start = Instant::now();
+            live.append_tick().expect("append to the live session");
+            while lines(self) <= before {
+                assert!(start.elapsed() < Duration::from_secs(30), "an appended line never became visible");
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            ms.push(ms_since(start));
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Samples::new(ms)
+    }
+
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        let _ = self.call("shutdown", Value::Null);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.shutdown();
+        }
+    }
+}
