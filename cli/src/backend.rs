@@ -178,5 +178,5 @@ fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
         now: chrono::Utc::now(),
         nonce: &nonce,
     };
-    rules::challenge(&request, &logs, &FsEnv)
+    rules::challenge(&request, &logs.iter().collect::<Vec<_>>(), &FsEnv)
 }

@@ -41,26 +41,27 @@ pub struct SessionLog {
 
 impl SessionLog {
     /// Split `bytes` into complete lines and parse each with the host's adapter.
-    pub fn from_bytes(host: Host, path: impl Into<String>, mut bytes: Vec<u8>) -> SessionLog {
-        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        bytes.truncate(complete);
-        let mut lines = Vec::new();
-        let mut chain = chain::genesis(chain::SESSION_GENESIS_DOMAIN);
-        let mut start = 0usize;
-        for (number, raw) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+    pub fn from_bytes(host: Host, path: impl Into<String>, bytes: Vec<u8>) -> SessionLog {
+        let mut log = SessionLog { host, path: path.into(), bytes: Vec::new(), lines: Vec::new() };
+        log.append(&bytes);
+        log
+    }
+
+    /// Extend the log with bytes that followed it; only complete lines are taken. A log
+    /// that only grows can so be kept and extended instead of re-read and re-parsed.
+    pub fn append(&mut self, more: &[u8]) {
+        let complete = more.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let mut chain = self.lines.last().map_or_else(|| chain::genesis(chain::SESSION_GENESIS_DOMAIN), |l| l.chain);
+        let mut start = self.bytes.len() as u64;
+        for raw in more[..complete].split_inclusive(|&b| b == b'\n') {
             let sha256 = chain::sha256(raw);
             chain = chain::link(&chain, &sha256);
-            lines.push(Line {
-                number: number as u64 + 1,
-                start: start as u64,
-                end: (start + raw.len()) as u64,
-                sha256,
-                chain,
-                parsed: parse(host, raw),
-            });
-            start += raw.len();
+            let end = start + raw.len() as u64;
+            let number = self.lines.len() as u64 + 1;
+            self.lines.push(Line { number, start, end, sha256, chain, parsed: parse(self.host, raw) });
+            start = end;
         }
-        SessionLog { host, path: path.into(), bytes, lines }
+        self.bytes.extend_from_slice(&more[..complete]);
     }
 
     /// Length of the complete lines.
@@ -135,6 +136,19 @@ mod tests {
         assert_eq!(log.prefix_sha256(4043), "208254ae1727cadc3819fadacbcd341dabadb2573ccf02a190b7b8f21a5e8d8f");
         assert!(log.chain_at(1197).is_some());
         assert!(log.chain_at(1198).is_none());
+    }
+
+    #[test]
+    fn appending_equals_reading_the_whole() {
+        let whole = SessionLog::from_bytes(Host::CopilotCli, "x", EXAMPLE.to_vec());
+        let mut grown = SessionLog::from_bytes(Host::CopilotCli, "x", EXAMPLE[..1197].to_vec());
+        grown.append(&EXAMPLE[1197..]);
+        assert_eq!(grown.bytes(), whole.bytes());
+        assert_eq!(grown.chain_at(4170), whole.chain_at(4170));
+        assert_eq!(
+            grown.lines.iter().map(|l| (l.number, l.start, l.end)).collect::<Vec<_>>(),
+            whole.lines.iter().map(|l| (l.number, l.start, l.end)).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -18,8 +18,42 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// Parsed session logs by file id, extended as lines arrive, so an evidence request
+/// parses only what the host wrote since the last one.
+#[derive(Default)]
+pub struct LogCache(HashMap<i64, SessionLog>);
+
+impl LogCache {
+    /// Sessions kept parsed; a request touches one project's few sessions.
+    const CAPACITY: usize = 16;
+
+    /// Bring the cached log of `file` up to the store.
+    fn refresh(&mut self, store: &crate::store::Store, file: &FileState) -> Result<(), StoreError> {
+        if !self.0.contains_key(&file.id) && self.0.len() >= Self::CAPACITY {
+            self.0.clear();
+        }
+        let log =
+            self.0.entry(file.id).or_insert_with(|| SessionLog::from_bytes(file.host, file.path.clone(), Vec::new()));
+        let have = log.lines.len() as u64;
+        if have < file.lines {
+            let mut more = Vec::new();
+            store.scan_lines(file.id, have + 1, true, |line| {
+                more.extend_from_slice(&line.raw);
+                true
+            })?;
+            log.append(&more);
+        }
+        Ok(())
+    }
+
+    fn get(&self, file_id: i64) -> &SessionLog {
+        &self.0[&file_id]
+    }
+}
+
 pub struct Engine {
     pub ingest: Ingestor,
+    pub logs: LogCache,
     pub gate: crate::gate::GateConfig,
     pub witness: Witness,
     pub started: Instant,
@@ -172,8 +206,9 @@ impl Engine {
         Ok(self.ingest.verify_prefix(&file)?)
     }
 
-    /// The witnessed log at `path`, after checking the file still holds those bytes.
-    fn witnessed_log(&mut self, path: &str, host: Host) -> Result<SessionLog, EngineError> {
+    /// The witnessed log at `path`, after checking the file still holds those bytes;
+    /// its file id in the log cache.
+    fn witnessed_log(&mut self, path: &str, host: Host) -> Result<i64, EngineError> {
         let resolved = files::resolve(path);
         files::check_safe_file(Path::new(&resolved))?;
         self.ingest.catch_up(Path::new(&resolved), host)?;
@@ -185,7 +220,8 @@ impl Engine {
         if self.ingest.verify_prefix(&file)?["tampered"] == true {
             return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
         }
-        Ok(self.ingest.store.session_log(&file)?)
+        self.logs.refresh(&self.ingest.store, &file)?;
+        Ok(file.id)
     }
 
     fn challenge(&mut self, args: &Value) -> Answer {
@@ -198,12 +234,14 @@ impl Engine {
             self.add_root(Path::new(&files::resolve(root)));
         }
         self.ingest.catch_up_all()?;
-        let mut logs = Vec::new();
+        let mut ids = Vec::new();
         for file in self.ingest.store.files()? {
             if !file.tampered && file.cwd.as_deref().is_some_and(|c| files::resolve(c) == cwd) {
-                logs.push(self.ingest.store.session_log(&file)?);
+                self.logs.refresh(&self.ingest.store, &file)?;
+                ids.push(file.id);
             }
         }
+        let logs: Vec<&SessionLog> = ids.iter().map(|&id| self.logs.get(id)).collect();
         let nonce = rules::new_nonce();
         let request =
             rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
@@ -243,9 +281,10 @@ impl Engine {
         let challenge = object_arg(args, "challenge")?;
         let response_path = arg(args, "response_path")?;
         self.check_witnessed(challenge, "challenge_issued")?;
-        let log = self.log_for(challenge)?;
+        let file_id = self.log_for(challenge)?;
+        let log = self.logs.get(file_id);
         let env = DaemonEnv { sent: HashMap::new() };
-        let verified = rules::verify(challenge, &log, response_path, chrono::Utc::now(), &env)?;
+        let verified = rules::verify(challenge, log, response_path, chrono::Utc::now(), &env)?;
         let mut evidence = verified.evidence;
         let witness = self.witness.sign(&evidence);
         evidence.insert("witness".into(), witness.clone().into());
@@ -265,7 +304,7 @@ impl Engine {
         Ok(json!({"evidence": evidence, "response": verified.response}))
     }
 
-    fn log_for(&mut self, artifact: &Map<String, Value>) -> Result<SessionLog, EngineError> {
+    fn log_for(&mut self, artifact: &Map<String, Value>) -> Result<i64, EngineError> {
         let path = Artifact(artifact).required("session_events")?;
         let host = artifact.get("host").and_then(Value::as_str).and_then(Host::parse).unwrap_or(Host::CopilotCli);
         self.witnessed_log(path, host)
@@ -275,7 +314,8 @@ impl Engine {
         let artifact = object_arg(args, kind)?;
         let journal_kind = if kind == "challenge" { "challenge_issued" } else { "evidence_verified" };
         self.check_witnessed(artifact, journal_kind)?;
-        let log = self.log_for(artifact)?;
+        let file_id = self.log_for(artifact)?;
+        let log = self.logs.get(file_id);
         let sent: HashMap<&str, Vec<u8>> = args
             .get("files")
             .and_then(Value::as_object)
@@ -285,9 +325,9 @@ impl Engine {
             .unwrap_or_default();
         let env = DaemonEnv { sent };
         if kind == "challenge" {
-            rules::validate_challenge(artifact, &log, &env)?;
+            rules::validate_challenge(artifact, log, &env)?;
         } else {
-            rules::validate(artifact, &log, &env)?;
+            rules::validate(artifact, log, &env)?;
         }
         Ok(json!({"witness_checked": true}))
     }

@@ -204,7 +204,7 @@ impl Ingestor {
                 // Stream both sides: a session may be larger than the daemon's memory budget.
                 let mut reader = std::io::BufReader::with_capacity(1 << 20, handle);
                 let mut mismatch = None;
-                self.store.scan_lines(file.id, false, |line| {
+                self.store.scan_lines(file.id, 0, false, |line| {
                     let mut found = vec![0u8; (line.end - line.start) as usize];
                     if reader.read_exact(&mut found).is_err() || chain::sha256(&found) != line.sha256 {
                         mismatch = Some((line.start, line.sha256, found));

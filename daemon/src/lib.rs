@@ -89,6 +89,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let socket = config.socket_path();
     let engine = Arc::new(Mutex::new(Engine {
         ingest,
+        logs: engine::LogCache::default(),
         gate: config.gate.clone(),
         witness,
         started: Instant::now(),

@@ -9,7 +9,6 @@
 
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
-use judged_core::log::SessionLog;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -309,13 +308,19 @@ impl Store {
     /// Visit a file's stored lines in order, one row at a time (a session can be larger
     /// than the memory the daemon should use), until `visit` returns false. Without
     /// `with_raw` the rows carry an empty `raw`.
-    pub fn scan_lines(&self, file_id: i64, with_raw: bool, mut visit: impl FnMut(StoredLine) -> bool) -> Result<()> {
+    pub fn scan_lines(
+        &self,
+        file_id: i64,
+        from_seq: u64,
+        with_raw: bool,
+        mut visit: impl FnMut(StoredLine) -> bool,
+    ) -> Result<()> {
         let raw = if with_raw { "raw" } else { "x''" };
         let sql = format!(
-            "SELECT seq, start, end, line_sha256, chain, kind, {raw} FROM lines WHERE file_id = ?1 ORDER BY seq"
+            "SELECT seq, start, end, line_sha256, chain, kind, {raw} FROM lines WHERE file_id = ?1 AND seq >= ?2 ORDER BY seq"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(params![file_id])?;
+        let mut rows = stmt.query(params![file_id, from_seq as i64])?;
         while let Some(row) = rows.next()? {
             if !visit(stored_line(row)?) {
                 break;
@@ -337,16 +342,6 @@ impl Store {
             .map(hash_from))
     }
 
-    /// The log as the daemon witnessed it, for the evidence rules.
-    pub fn session_log(&self, file: &FileState) -> Result<SessionLog> {
-        let mut bytes = Vec::with_capacity(file.offset as usize);
-        self.scan_lines(file.id, true, |line| {
-            bytes.extend_from_slice(&line.raw);
-            true
-        })?;
-        Ok(SessionLog::from_bytes(file.host, file.path.clone(), bytes))
-    }
-
     /// Re-check both chains in the store; `Err(Integrity)` names the first break.
     pub fn verify_chains(&self) -> Result<()> {
         let mut head = chain::genesis(chain::JOURNAL_GENESIS_DOMAIN);
@@ -363,7 +358,7 @@ impl Store {
         for file in self.files()? {
             let mut head = chain::genesis(chain::SESSION_GENESIS_DOMAIN);
             let mut broken = None;
-            self.scan_lines(file.id, true, |line| {
+            self.scan_lines(file.id, 0, true, |line| {
                 head = chain::link(&head, &chain::sha256(&line.raw));
                 if head != line.chain {
                     broken = Some(line.seq);
@@ -400,7 +395,7 @@ impl Store {
                 ..file
             };
             let mut update = FileUpdate::default();
-            self.scan_lines(state.id, true, |line| {
+            self.scan_lines(state.id, 0, true, |line| {
                 if let Ok(record) = judged_core::adapter::parse_line(state.host, line.raw.trim_ascii_end()) {
                     update.observe(state.host, &record);
                 }
@@ -524,6 +519,7 @@ fn chrono_now() -> chrono::DateTime<chrono::Utc> {
 mod tests {
     use super::*;
     use crate::ingest::{Ingestor, Roots};
+    use judged_core::log::SessionLog;
     use std::io::Write;
 
     const REAL_LOG: &[u8] = include_bytes!("../../fixtures/copilot-1.0.102/cross-family-ok/events.jsonl");
@@ -571,7 +567,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (ingest, _) = ingested(dir.path(), REAL_LOG);
         let file = &ingest.store.files().unwrap()[0];
-        let log = ingest.store.session_log(file).unwrap();
+        let mut bytes = Vec::new();
+        ingest
+            .store
+            .scan_lines(file.id, 0, true, |line| {
+                bytes.extend_from_slice(&line.raw);
+                true
+            })
+            .unwrap();
+        let log = SessionLog::from_bytes(file.host, file.path.clone(), bytes);
         assert_eq!(log.bytes(), REAL_LOG);
         assert_eq!(log.chain_at(log.len()).unwrap(), chain::to_hex(&file.chain));
         ingest.store.verify_chains().unwrap();

@@ -30,11 +30,11 @@ pub fn check_max_age(seconds: i64) -> Result<()> {
 
 /// Find the one current root marker lifecycle for the binding among `logs` and build the
 /// challenge artifact.
-pub fn challenge(request: &ChallengeRequest, logs: &[SessionLog], env: &dyn Env) -> Result<Map<String, Value>> {
+pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env) -> Result<Map<String, Value>> {
     check_max_age(request.max_age_seconds)?;
     check_binding(request.binding)?;
     let mut candidates = Vec::new();
-    for log in logs {
+    for &log in logs {
         // As in the reference, a log that cannot be read as a session is not a candidate.
         if session::ensure_parsed(log).is_err() {
             continue;

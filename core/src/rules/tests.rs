@@ -206,8 +206,8 @@ fn defect_4_bad_timestamp_on_a_marker_candidate_does_not_abort_challenge() {
     let other = log_of(&edited(3, |v| v["timestamp"] = "garbage".into()));
     let env = MemoryEnv::default();
     let request = request(BINDING);
-    assert_eq!(code(challenge(&request, std::slice::from_ref(&other), &env)).0, ExitCode::NoBinding);
-    assert!(challenge(&request, &[other, log], &env).is_ok());
+    assert_eq!(code(challenge(&request, &[&other], &env)).0, ExitCode::NoBinding);
+    assert!(challenge(&request, &[&other, &log], &env).is_ok());
 }
 
 #[test]
@@ -263,7 +263,7 @@ fn defect_8_whitespace_around_the_host_model_binds_and_revalidates() {
     let text = edited(3, |v| v["data"]["model"] = " claude-sonnet-4.6 ".into());
     let log = log_of(&text);
     let env = MemoryEnv::default();
-    let ch = challenge(&request(BINDING), std::slice::from_ref(&log), &env).unwrap();
+    let ch = challenge(&request(BINDING), &[&log], &env).unwrap();
     assert_eq!(ch["executor_model"], "claude-sonnet-4.6");
     validate_challenge(&ch, &log, &env).unwrap();
 }
@@ -279,7 +279,7 @@ fn defect_9_absent_tool_call_ids_never_match() {
         log_text.replacen(n4[3], &serde_json::to_string(&v).unwrap(), 1)
     };
     let log = log_of(&text);
-    assert_eq!(code(challenge(&request(BINDING), &[log], &MemoryEnv::default())).0, ExitCode::NoBinding);
+    assert_eq!(code(challenge(&request(BINDING), &[&log], &MemoryEnv::default())).0, ExitCode::NoBinding);
 }
 
 #[test]
@@ -296,7 +296,7 @@ fn defect_10_a_session_start_appended_after_binding_does_not_invalidate() {
 fn challenge_binds_exactly_one_fresh_root_marker() {
     let env = MemoryEnv::default();
     let log = log_of(EXAMPLE);
-    let ch = challenge(&request(BINDING), std::slice::from_ref(&log), &env).unwrap();
+    let ch = challenge(&request(BINDING), &[&log], &env).unwrap();
     let by_hand = challenge_for(&log);
     for key in [
         "event_prefix_bytes",
@@ -312,15 +312,16 @@ fn challenge_binds_exactly_one_fresh_root_marker() {
     assert_eq!((ch["host"].as_str(), ch["nonce"].as_str()), (Some("copilot-cli"), Some(NONCE)));
     validate_challenge(&ch, &log, &env).unwrap();
 
-    let twice = [log.clone(), log_of(EXAMPLE)];
+    let again = log_of(EXAMPLE);
+    let twice = [&log, &again];
     assert_eq!(code(challenge(&request(BINDING), &twice, &env)).0, ExitCode::AmbiguousBinding);
     assert_eq!(code(challenge(&request("run_20260715_other_binding_0001"), &twice, &env)).0, ExitCode::NoBinding);
     let stale = ChallengeRequest { now: now() + chrono::Duration::seconds(120), ..request(BINDING) };
-    assert_eq!(code(challenge(&stale, std::slice::from_ref(&log), &env)).0, ExitCode::NoBinding);
+    assert_eq!(code(challenge(&stale, &[&log], &env)).0, ExitCode::NoBinding);
     let elsewhere = ChallengeRequest { cwd: "/other", ..request(BINDING) };
-    assert_eq!(code(challenge(&elsewhere, std::slice::from_ref(&log), &env)).0, ExitCode::NoBinding);
+    assert_eq!(code(challenge(&elsewhere, &[&log], &env)).0, ExitCode::NoBinding);
     let mystery = log_of(&edited(3, |v| v["data"]["model"] = "mystery".into()));
-    assert_eq!(code(challenge(&request(BINDING), &[mystery], &env)).0, ExitCode::UnknownExecutorFamily);
+    assert_eq!(code(challenge(&request(BINDING), &[&mystery], &env)).0, ExitCode::UnknownExecutorFamily);
     let bad_age = ChallengeRequest { max_age_seconds: 601, ..request("short") };
     assert_eq!(code(challenge(&bad_age, &[], &env)).1, "--max-age-seconds must be within 1..600");
     assert_eq!(code(challenge(&request("short"), &[], &env)).1, "--binding must be a 16..128 character stable token");
@@ -399,7 +400,7 @@ mod real_host {
             now: at,
             nonce: FIXTURE_NONCE,
         };
-        challenge(&request, std::slice::from_ref(log), &MemoryEnv::default()).unwrap()
+        challenge(&request, &[log], &MemoryEnv::default()).unwrap()
     }
 
     fn verify_fixture(scenario: &str) -> (SessionLog, Result<Verified>) {
