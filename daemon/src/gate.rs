@@ -196,6 +196,9 @@ struct Question {
     session_id: Option<String>,
     cwd: Option<String>,
     task_id: Option<String>,
+    /// Who asked: the host, and the teammate when an agent team's member did.
+    host: String,
+    teammate: Option<String>,
     /// What would be judged: the task's subject and description, or the final message.
     work: String,
     label: String,
@@ -223,6 +226,8 @@ impl Question {
             session_id: text(payload, "session_id").or_else(|| text(payload, "sessionId")),
             cwd: text(payload, "cwd"),
             task_id: text(payload, "task_id"),
+            host: host.to_owned(),
+            teammate: text(payload, "teammate_name"),
             work,
             label,
         }
@@ -444,7 +449,7 @@ impl Engine {
         key: Option<String>,
     ) -> Result<(), StoreError> {
         let body = json!({
-            "event": q.event, "session_id": q.session_id, "cwd": q.cwd, "task_id": q.task_id,
+            "event": q.event, "host": q.host, "teammate": q.teammate, "session_id": q.session_id, "cwd": q.cwd, "task_id": q.task_id,
             "policy": s.policy.as_str(), "settings_from": s.sources,
             "decision": if v.block { "block" } else { "allow" }, "reason": reason, "message": v.message,
             "latency_ms": (latency_ms * 1000.0).round() / 1000.0, "key": key,

@@ -94,7 +94,8 @@ fn task_without_evidence_is_blocked_with_the_commands_that_would_satisfy_the_gat
         (recorded[0]["event"].as_str(), recorded[0]["decision"].as_str()),
         (Some("TaskCompleted"), Some("block"))
     );
-    assert_eq!(recorded[0]["task_id"], "7");
+    assert_eq!((recorded[0]["task_id"].as_str(), recorded[0]["teammate"].as_str()), (Some("7"), Some("implementer")));
+    assert_eq!(recorded[0]["host"], "claude-code");
     assert!(recorded[0]["latency_ms"].is_number());
 }
 
