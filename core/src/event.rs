@@ -113,3 +113,20 @@ impl ToolCall {
         if falsy { "{}".to_owned() } else { crate::pyjson::one_line(&self.arguments) }
     }
 }
+
+impl From<crate::adapter::Envelope> for Record {
+    fn from(envelope: crate::adapter::Envelope) -> Record {
+        Record {
+            kind: envelope.kind,
+            id: envelope.id,
+            parent_id: envelope.parent_id,
+            agent_id: envelope.agent_id,
+            root: envelope.root,
+            timestamp: envelope.timestamp,
+            session_id: envelope.session_id,
+            cwd: envelope.cwd,
+            session_start: envelope.session_start,
+            ..Record::default()
+        }
+    }
+}

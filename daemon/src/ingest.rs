@@ -258,7 +258,7 @@ impl Ingestor {
                 let parsed = if trimmed.trim_ascii().is_empty() {
                     None
                 } else {
-                    Some(judged_core::adapter::parse_line(file.host, trimmed))
+                    Some(judged_core::adapter::envelope(file.host, trimmed))
                 };
                 match parsed {
                     Some(Ok(record)) => {

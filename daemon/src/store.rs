@@ -396,7 +396,7 @@ impl Store {
             };
             let mut update = FileUpdate::default();
             self.scan_lines(state.id, 0, true, |line| {
-                if let Ok(record) = judged_core::adapter::parse_line(state.host, line.raw.trim_ascii_end()) {
+                if let Ok(record) = judged_core::adapter::envelope(state.host, line.raw.trim_ascii_end()) {
                     update.observe(state.host, &record);
                 }
                 state.offset = line.end;
@@ -457,8 +457,8 @@ pub struct FileUpdate {
 }
 
 impl FileUpdate {
-    /// Fold one record into the summary.
-    pub fn observe(&mut self, host: Host, record: &judged_core::event::Record) {
+    /// Fold one record's envelope into the summary.
+    pub fn observe(&mut self, host: Host, record: &judged_core::adapter::Envelope) {
         if self.session_id.is_none() && (record.session_start || host == Host::ClaudeCode) {
             self.session_id = record.session_id.clone();
         }

@@ -5,28 +5,33 @@
 //! Bookkeeping records (`queue-operation`, `last-prompt`, …) have no uuid and are kept
 //! as records of their kind with nothing else set.
 
-use super::{LineError, any_str, non_empty_str};
+use super::{Envelope, Fields, any_str, non_empty_str, raw_non_empty, raw_str};
 use crate::event::{Record, ToolCall, ToolResult};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
-    let message = object.get("message").and_then(Value::as_object);
-    let mut record = Record {
-        kind: any_str(object, "type").unwrap_or_default(),
-        id: non_empty_str(object, "uuid"),
-        parent_id: non_empty_str(object, "parentUuid"),
-        agent_id: non_empty_str(object, "agentId"),
-        root: object.get("isSidechain") != Some(&Value::Bool(true)),
-        timestamp: any_str(object, "timestamp"),
-        session_id: non_empty_str(object, "sessionId"),
-        cwd: non_empty_str(object, "cwd"),
-        model: message.and_then(|m| any_str(m, "model")),
-        ..Record::default()
-    };
+pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
+    let kind = raw_str(fields.kind).unwrap_or_default();
     // Only conversation records carry the conversation: bookkeeping records such as
     // `api-request-blob` echo earlier messages (and their tool results) verbatim.
-    let conversation = matches!(record.kind.as_str(), "user" | "assistant");
-    match message.filter(|_| conversation).and_then(|m| m.get("content")) {
+    let message = fields.message.filter(|_| matches!(kind.as_str(), "user" | "assistant"));
+    let envelope = Envelope {
+        id: raw_non_empty(fields.uuid),
+        parent_id: raw_non_empty(fields.parent_uuid),
+        agent_id: raw_non_empty(fields.agent_id),
+        root: fields.is_sidechain.is_none_or(|s| s.get() != "true"),
+        timestamp: raw_str(fields.timestamp),
+        session_id: raw_non_empty(fields.session_id),
+        cwd: raw_non_empty(fields.cwd),
+        kind,
+        session_start: false,
+    };
+    (envelope, message)
+}
+
+pub(super) fn record(envelope: Envelope, message: &Map<String, Value>) -> Record {
+    let mut record = Record { model: any_str(message, "model"), ..Record::from(envelope) };
+    match message.get("content") {
         Some(Value::String(text)) => record.text = Some(text.clone()),
         Some(Value::Array(blocks)) => {
             for block in blocks.iter().filter_map(Value::as_object) {
@@ -52,7 +57,7 @@ pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
         }
         _ => {}
     }
-    Ok(record)
+    record
 }
 
 /// A tool_result's content: a string, or the `text` of its text items joined by `\n`.

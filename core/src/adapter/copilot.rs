@@ -3,36 +3,62 @@
 //! Envelope `{type, data, id, timestamp, parentId, agentId?}`; sub-agent events carry the
 //! child's `agentId` and are written to the same file (observed with 1.0.102).
 
-use super::{LineError, any_str, non_empty_str, truthy};
+use super::{Envelope, Fields, LineError, any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy};
 use crate::event::{Record, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
+/// `session.start`'s `data`, the part the envelope needs.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct SessionStart<'a> {
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    context: Option<&'a RawValue>,
+}
 
-pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
-    let data = match object.get("data") {
-        Some(Value::Object(data)) => data,
-        value if !truthy(value) => &*EMPTY,
-        // The reference crashes here; a non-object payload is malformed, fail closed.
-        _ => return Err(LineError::FieldNotAnObject("data")),
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Context<'a> {
+    #[serde(borrow)]
+    cwd: Option<&'a RawValue>,
+}
+
+pub(super) fn envelope<'a>(fields: &Fields<'a>) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
+    let data = fields.data.filter(|d| d.get() != "null");
+    // The reference crashes on a non-object `data`; a truthy one is malformed, fail closed.
+    if let Some(data) = data
+        && !data.get().starts_with('{')
+        && raw_truthy(Some(data))
+    {
+        return Err(LineError::FieldNotAnObject("data"));
+    }
+    let kind = raw_str(fields.kind).unwrap_or_default();
+    let mut envelope = Envelope {
+        id: raw_non_empty(fields.id),
+        parent_id: raw_non_empty(fields.parent_id),
+        agent_id: raw_non_empty(fields.agent_id),
+        root: !raw_truthy(fields.agent_id),
+        timestamp: raw_str(fields.timestamp),
+        session_start: kind == "session.start",
+        ..Envelope::default()
     };
-    let kind = any_str(object, "type").unwrap_or_default();
-    let agent = object.get("agentId");
-    let mut record = Record {
-        id: non_empty_str(object, "id"),
-        parent_id: non_empty_str(object, "parentId"),
-        agent_id: agent.and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned),
-        root: !truthy(agent),
-        timestamp: any_str(object, "timestamp"),
-        model: any_str(data, "model"),
-        ..Record::default()
-    };
-    match kind.as_str() {
-        "session.start" => {
-            record.session_start = true;
-            record.session_id = non_empty_str(data, "sessionId");
-            record.cwd = data.get("context").and_then(Value::as_object).and_then(|c| non_empty_str(c, "cwd"));
-        }
+    if envelope.session_start
+        && let Some(start) = data.and_then(|d| serde_json::from_str::<SessionStart>(d.get()).ok())
+    {
+        envelope.session_id = raw_non_empty(start.session_id);
+        let context = start.context.and_then(|c| serde_json::from_str::<Context>(c.get()).ok());
+        envelope.cwd = raw_non_empty(context.and_then(|c| c.cwd));
+    }
+    envelope.kind = kind;
+    Ok((envelope, data))
+}
+
+pub(super) fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
+    let mut record = Record { model: any_str(data, "model"), ..Record::from(envelope) };
+    match record.kind.as_str() {
         "tool.execution_start" => record.tool_calls.push(ToolCall {
             id: non_empty_str(data, "toolCallId"),
             name: any_str(data, "toolName").unwrap_or_default(),
@@ -48,7 +74,7 @@ pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
             });
         }
         "subagent.started" | "subagent.completed" | "subagent.failed" => {
-            let phase = match kind.as_str() {
+            let phase = match record.kind.as_str() {
                 "subagent.started" => SubagentPhase::Started,
                 "subagent.completed" => SubagentPhase::Completed,
                 _ => SubagentPhase::Failed,
@@ -63,15 +89,12 @@ pub(super) fn record(object: &Map<String, Value>) -> Result<Record, LineError> {
         "user.message" => record.text = any_str(data, "content"),
         _ => {}
     }
-    record.kind = kind;
-    Ok(record)
+    record
 }
 
 /// `content` and `detailedContent`, the string ones, joined by `\n`.
 fn result_text(result: &Value) -> String {
-    let Some(result) = result.as_object() else {
-        return String::new();
-    };
+    let Some(result) = result.as_object() else { return String::new() };
     ["content", "detailedContent"]
         .iter()
         .filter_map(|k| result.get(*k).and_then(Value::as_str))

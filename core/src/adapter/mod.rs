@@ -1,11 +1,16 @@
 //! Host adapters: one raw log line in, one [`Record`] out.
 //!
-//! Each host's quirks stay in its own module; nothing downstream looks at raw JSON.
+//! Each host's quirks stay in its own module; nothing downstream looks at raw JSON. A line
+//! is read in two steps: the [`Envelope`] (the fields every record carries, read without
+//! building the rest of the line, which is all ingest needs) and then, for a full
+//! [`Record`], the host's body (`data` or `message`).
 
 mod claude;
 mod copilot;
 
 use crate::event::{Host, Record};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// Why a line could not become a record.
@@ -19,16 +24,109 @@ pub enum LineError {
     FieldNotAnObject(&'static str),
 }
 
+/// The fields every record carries, whatever the host.
+///
+/// Ids are kept only when they are non-empty strings, so two absent ids can never be
+/// mistaken for a match.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Envelope {
+    /// Copilot `type` (`tool.execution_start`, …) or Claude Code record `type` (`assistant`, …).
+    pub kind: String,
+    /// Copilot `id`, Claude Code `uuid`.
+    pub id: Option<String>,
+    /// Copilot `parentId`, Claude Code `parentUuid`.
+    pub parent_id: Option<String>,
+    /// The sub-agent that emitted the record.
+    pub agent_id: Option<String>,
+    /// Emitted by the root agent: Copilot without a truthy `agentId`, Claude Code without
+    /// `isSidechain: true`.
+    pub root: bool,
+    pub timestamp: Option<String>,
+    /// The record that opens a session (Copilot `session.start`).
+    pub session_start: bool,
+    /// Copilot `session.start` `data.sessionId`; Claude Code `sessionId` of any record.
+    pub session_id: Option<String>,
+    /// Copilot `session.start` `data.context.cwd`; Claude Code `cwd` of any record.
+    pub cwd: Option<String>,
+}
+
+/// The top-level fields of either host, as unparsed JSON.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct Fields<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<&'a RawValue>,
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(rename = "parentId", borrow)]
+    parent_id: Option<&'a RawValue>,
+    #[serde(rename = "agentId", borrow)]
+    agent_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    timestamp: Option<&'a RawValue>,
+    #[serde(borrow)]
+    data: Option<&'a RawValue>,
+    #[serde(borrow)]
+    uuid: Option<&'a RawValue>,
+    #[serde(rename = "parentUuid", borrow)]
+    parent_uuid: Option<&'a RawValue>,
+    #[serde(rename = "isSidechain", borrow)]
+    is_sidechain: Option<&'a RawValue>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    cwd: Option<&'a RawValue>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+}
+
+/// Read the envelope of one line (without its terminator) of a `host` log.
+pub fn envelope(host: Host, line: &[u8]) -> Result<Envelope, LineError> {
+    read(host, line).map(|(envelope, _)| envelope)
+}
+
 /// Parse one line (without its terminator) of a `host` log.
 pub fn parse_line(host: Host, line: &[u8]) -> Result<Record, LineError> {
-    let value: Value = serde_json::from_slice(line).map_err(|_| LineError::Malformed)?;
-    let Value::Object(object) = value else {
-        return Err(LineError::NotAnObject);
+    let (envelope, body) = read(host, line)?;
+    let empty = Map::new();
+    let body: Map<String, Value> = match body {
+        Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get()).map_err(|_| LineError::Malformed)?,
+        _ => empty,
     };
-    match host {
-        Host::CopilotCli => copilot::record(&object),
-        Host::ClaudeCode => claude::record(&object),
+    Ok(match host {
+        Host::CopilotCli => copilot::record(envelope, &body),
+        Host::ClaudeCode => claude::record(envelope, &body),
+    })
+}
+
+/// The envelope and the host's body (`data` or `message`), unparsed.
+fn read(host: Host, line: &[u8]) -> Result<(Envelope, Option<&RawValue>), LineError> {
+    let text = std::str::from_utf8(line).map_err(|_| LineError::Malformed)?;
+    if !text.trim_start().starts_with('{') {
+        return Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Ok(_) => LineError::NotAnObject,
+            Err(_) => LineError::Malformed,
+        });
     }
+    let fields: Fields = serde_json::from_str(text).map_err(|_| LineError::Malformed)?;
+    Ok(match host {
+        Host::CopilotCli => copilot::envelope(&fields)?,
+        Host::ClaudeCode => claude::envelope(&fields),
+    })
+}
+
+/// A raw JSON value as a string, when it is one.
+fn raw_str(raw: Option<&RawValue>) -> Option<String> {
+    raw.filter(|r| r.get().starts_with('"')).and_then(|r| serde_json::from_str(r.get()).ok())
+}
+
+fn raw_non_empty(raw: Option<&RawValue>) -> Option<String> {
+    raw_str(raw).filter(|s| !s.is_empty())
+}
+
+/// Python truthiness of an optional raw JSON value.
+fn raw_truthy(raw: Option<&RawValue>) -> bool {
+    raw.is_some_and(|r| truthy(serde_json::from_str::<Value>(r.get()).ok().as_ref()))
 }
 
 fn non_empty_str(object: &Map<String, Value>, key: &str) -> Option<String> {

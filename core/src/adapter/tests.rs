@@ -65,3 +65,35 @@ fn claude_bookkeeping_records_that_echo_messages_carry_no_tool_results() {
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "echoed"}]}}));
     assert!(blob.tool_results.is_empty());
 }
+
+/// Ingest reads only envelopes, the rules full records: on every line the real hosts
+/// wrote, the two must agree.
+#[test]
+fn envelopes_agree_with_full_records_on_real_logs() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
+    let logs = [
+        (Host::CopilotCli, format!("{root}/copilot-1.0.102/cross-family-ok/events.jsonl")),
+        (Host::CopilotCli, format!("{root}/copilot-1.0.102/reviewer-error/events.jsonl")),
+        (
+            Host::ClaudeCode,
+            format!("{root}/claude-code-2.1.328/marker-challenge/70e11cfc-c3fb-426c-9dfc-374e15ffb0af.jsonl"),
+        ),
+        (Host::ClaudeCode, format!("{root}/claude-code-2.1.328/stop-hook/2a79783f-e47d-4d9a-9a70-e45e5ba0c980.jsonl")),
+    ];
+    for (host, path) in logs {
+        let bytes = std::fs::read(&path).unwrap();
+        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let envelope = envelope(host, line).unwrap();
+            assert_eq!(
+                Record::from(envelope.clone()),
+                Record { model: None, ..header(parse_line(host, line).unwrap()) },
+                "{path}"
+            );
+        }
+    }
+}
+
+/// A record with only its envelope fields kept.
+fn header(record: Record) -> Record {
+    Record { tool_calls: vec![], tool_results: vec![], subagent: None, text: None, ..record }
+}
