@@ -54,6 +54,9 @@ impl LogCache {
 pub struct Engine {
     pub ingest: Ingestor,
     pub logs: LogCache,
+    /// Recorded session cwds, resolved: a challenge compares every session's cwd, and
+    /// resolving is several syscalls a path.
+    pub resolved_cwds: HashMap<String, String>,
     pub gate: crate::gate::GateConfig,
     pub witness: Witness,
     pub started: Instant,
@@ -235,8 +238,13 @@ impl Engine {
         }
         self.ingest.catch_up_all()?;
         let mut ids = Vec::new();
+        if self.resolved_cwds.len() > 10_000 {
+            self.resolved_cwds.clear();
+        }
         for file in self.ingest.store.files()? {
-            if !file.tampered && file.cwd.as_deref().is_some_and(|c| files::resolve(c) == cwd) {
+            let Some(recorded) = file.cwd.as_deref() else { continue };
+            let resolved = self.resolved_cwds.entry(recorded.to_owned()).or_insert_with(|| files::resolve(recorded));
+            if !file.tampered && *resolved == cwd {
                 self.logs.refresh(&self.ingest.store, &file)?;
                 ids.push(file.id);
             }

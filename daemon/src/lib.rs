@@ -90,6 +90,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let engine = Arc::new(Mutex::new(Engine {
         ingest,
         logs: engine::LogCache::default(),
+        resolved_cwds: Default::default(),
         gate: config.gate.clone(),
         witness,
         started: Instant::now(),

@@ -27,6 +27,9 @@ const SCHEMA: &str = r#"
 PRAGMA page_size = 16384;
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
+-- Checkpoint in larger steps: catching up a large root otherwise stalls on a
+-- checkpoint every 1000 pages.
+PRAGMA wal_autocheckpoint = 4000;
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY,
     path TEXT NOT NULL UNIQUE,
