@@ -212,25 +212,10 @@ pub fn now_ms() -> u64 {
 
 /// `2026-11-30T01:25:06.284Z`, the hosts' timestamp format.
 pub fn iso(ms: u64) -> String {
-    let days = (ms / 86_400_000) as i64;
-    let rem = ms % 86_400_000;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1000 % 60,
-        rem % 1000
-    )
+    chrono::DateTime::from_timestamp_millis(ms as i64)
+        .expect("a time within chrono's range")
+        .format("%Y-%m-%dT%H:%M:%S%.3fZ")
+        .to_string()
 }
 
 /// Where a generated root lives.

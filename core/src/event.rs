@@ -26,12 +26,13 @@ impl Host {
     }
 }
 
-/// One parsed log record, whatever the host.
+/// The fields every record carries, whatever the host: all that ingest reads of a line,
+/// and the start of every [`Record`].
 ///
-/// Fields a host does not have stay empty. Ids are kept only when they are non-empty
-/// strings, so two absent ids can never be mistaken for a match.
+/// Ids are kept only when they are non-empty strings, so two absent ids can never be
+/// mistaken for a match.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Record {
+pub struct Envelope {
     /// Copilot `type` (`tool.execution_start`, …) or Claude Code record `type` (`assistant`, …).
     pub kind: String,
     /// Copilot `id`, Claude Code `uuid`.
@@ -44,12 +45,19 @@ pub struct Record {
     /// without `isSidechain: true`.
     pub root: bool,
     pub timestamp: Option<String>,
+    /// Whether this is the record that opens a session (Copilot `session.start`).
+    pub session_start: bool,
     /// Copilot `session.start` `data.sessionId`; Claude Code `sessionId` of any record.
     pub session_id: Option<String>,
     /// Copilot `session.start` `data.context.cwd`; Claude Code `cwd` of any record.
     pub cwd: Option<String>,
-    /// Whether this is the record that opens a session (Copilot `session.start`).
-    pub session_start: bool,
+}
+
+/// One parsed log record, whatever the host: its [`Envelope`] (reached through `Deref`)
+/// and what the host's body says.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Record {
+    pub envelope: Envelope,
     /// The host-reported model of the agent that wrote the record.
     pub model: Option<String>,
     pub tool_calls: Vec<ToolCall>,
@@ -57,6 +65,13 @@ pub struct Record {
     pub subagent: Option<SubagentEvent>,
     /// Plain message text (Copilot `user.message` `data.content`, Claude Code string content).
     pub text: Option<String>,
+}
+
+impl std::ops::Deref for Record {
+    type Target = Envelope;
+    fn deref(&self) -> &Envelope {
+        &self.envelope
+    }
 }
 
 /// A tool invocation as the host recorded it.
@@ -111,22 +126,5 @@ impl ToolCall {
             Value::Number(n) => n.as_f64() == Some(0.0),
         };
         if falsy { "{}".to_owned() } else { crate::pyjson::one_line(&self.arguments) }
-    }
-}
-
-impl From<crate::adapter::Envelope> for Record {
-    fn from(envelope: crate::adapter::Envelope) -> Record {
-        Record {
-            kind: envelope.kind,
-            id: envelope.id,
-            parent_id: envelope.parent_id,
-            agent_id: envelope.agent_id,
-            root: envelope.root,
-            timestamp: envelope.timestamp,
-            session_id: envelope.session_id,
-            cwd: envelope.cwd,
-            session_start: envelope.session_start,
-            ..Record::default()
-        }
     }
 }

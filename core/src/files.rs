@@ -177,7 +177,7 @@ pub fn peek_cwd(host: Host, path: &Path) -> Option<String> {
     use std::io::Read;
     let mut head = Vec::with_capacity(64 * 1024);
     fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
-    head.split(|&b| b == b'\n').filter_map(|line| crate::adapter::parse_line(host, line.trim_ascii()).ok()).find_map(
+    head.split(|&b| b == b'\n').filter_map(|line| crate::adapter::envelope(host, line.trim_ascii()).ok()).find_map(
         |record| match host {
             Host::CopilotCli if record.session_start => record.cwd,
             Host::ClaudeCode => record.cwd,

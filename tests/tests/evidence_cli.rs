@@ -28,71 +28,39 @@ const EVIDENCE_RUN_FIELDS: &[&str] = &["verified_at", "witness", "response_path"
 // Live logs
 // ---------------------------------------------------------------------------------------
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let (d, m) = (doy - (153 * mp + 2) / 5 + 1, if mp < 10 { mp + 3 } else { mp - 9 });
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// An ISO-8601 timestamp `YYYY-MM-DDTHH:MM:SS[.f…]` at the start of `s`: its value in
-/// units of 10^-digits seconds, the number of fraction digits, and its length.
-fn parse_iso(s: &[u8]) -> Option<(i64, u32, usize)> {
+/// An ISO-8601 timestamp `YYYY-MM-DDTHH:MM:SS[.f…]` at the start of `s`, with the number
+/// of fraction digits and its length.
+fn parse_iso(s: &[u8]) -> Option<(chrono::NaiveDateTime, usize, usize)> {
     const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
     let fits = s.len() >= SHAPE.len()
         && SHAPE.iter().zip(s).all(|(p, c)| if *p == b'd' { c.is_ascii_digit() } else { p == c });
     if !fits {
         return None;
     }
-    let num = |from: usize, to: usize| std::str::from_utf8(&s[from..to]).unwrap().parse::<i64>().unwrap();
-    let seconds = days_from_civil(num(0, 4), num(5, 7), num(8, 10)) * 86_400
-        + num(11, 13) * 3600
-        + num(14, 16) * 60
-        + num(17, 19);
     let digits = if s.get(19) == Some(&b'.') { s[20..].iter().take_while(|c| c.is_ascii_digit()).count() } else { 0 };
-    let fraction = if digits > 0 { num(20, 20 + digits) } else { 0 };
-    let unit = 10i64.pow(digits as u32);
-    Some((seconds * unit + fraction, digits as u32, if digits > 0 { 20 + digits } else { 19 }))
+    let len = if digits > 0 { 20 + digits } else { 19 };
+    let text = std::str::from_utf8(&s[..len]).ok()?;
+    let time = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
+    Some((time, digits, len))
 }
 
-fn format_iso(value: i64, digits: u32) -> String {
-    let unit = 10i64.pow(digits);
-    let (seconds, fraction) = (value.div_euclid(unit), value.rem_euclid(unit));
-    let (y, m, d) = civil_from_days(seconds.div_euclid(86_400));
-    let s = seconds.rem_euclid(86_400);
-    let mut text = format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
-    if digits > 0 {
-        text.push_str(&format!(".{fraction:0width$}", width = digits as usize));
-    }
-    text
-}
-
-/// Every ISO timestamp in `text` moved so the first one becomes `now - 2 s`.
+/// Every ISO timestamp in `text` moved so the first one becomes `now - 2 s`, each keeping
+/// its number of fraction digits.
 fn shift_timestamps_to_now(text: &[u8]) -> Vec<u8> {
-    let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
-    let first = (0..text.len()).find_map(|i| parse_iso(&text[i..])).expect("the log has timestamps");
-    let first_ms = first.0 * 1000 / 10i64.pow(first.1);
-    let shift_ms = now_ms - 2000 - first_ms;
+    let first = (0..text.len()).find_map(|i| parse_iso(&text[i..])).expect("the log has timestamps").0;
+    let shift = chrono::Utc::now().naive_utc() - chrono::Duration::seconds(2) - first;
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
         match parse_iso(&text[i..]) {
-            Some((value, digits, len)) => {
-                let shifted = value + shift_ms * 10i64.pow(digits) / 1000;
-                out.extend_from_slice(format_iso(shifted, digits).as_bytes());
+            Some((time, digits, len)) => {
+                let shifted = (time + shift).format("%Y-%m-%dT%H:%M:%S%.f").to_string();
+                // `%.f` prints 0, 3, 6 or 9 digits; keep the fixture's count.
+                let (whole, fraction) = shifted.split_once('.').unwrap_or((&shifted, ""));
+                out.extend_from_slice(whole.as_bytes());
+                if digits > 0 {
+                    out.extend_from_slice(format!(".{:0<digits$.digits$}", fraction).as_bytes());
+                }
                 i += len;
             }
             None => {

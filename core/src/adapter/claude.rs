@@ -30,7 +30,7 @@ pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValu
 }
 
 pub(super) fn record(envelope: Envelope, message: &Map<String, Value>) -> Record {
-    let mut record = Record { model: any_str(message, "model"), ..Record::from(envelope) };
+    let mut record = Record { model: any_str(message, "model"), envelope, ..Record::default() };
     match message.get("content") {
         Some(Value::String(text)) => record.text = Some(text.clone()),
         Some(Value::Array(blocks)) => {

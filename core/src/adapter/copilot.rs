@@ -57,8 +57,8 @@ pub(super) fn envelope<'a>(fields: &Fields<'a>) -> Result<(Envelope, Option<&'a 
 }
 
 pub(super) fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
-    let mut record = Record { model: any_str(data, "model"), ..Record::from(envelope) };
-    match record.kind.as_str() {
+    let mut record = Record { model: any_str(data, "model"), envelope, ..Record::default() };
+    match record.envelope.kind.as_str() {
         "tool.execution_start" => record.tool_calls.push(ToolCall {
             id: non_empty_str(data, "toolCallId"),
             name: any_str(data, "toolName").unwrap_or_default(),
@@ -74,7 +74,7 @@ pub(super) fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
             });
         }
         "subagent.started" | "subagent.completed" | "subagent.failed" => {
-            let phase = match record.kind.as_str() {
+            let phase = match record.envelope.kind.as_str() {
                 "subagent.started" => SubagentPhase::Started,
                 "subagent.completed" => SubagentPhase::Completed,
                 _ => SubagentPhase::Failed,

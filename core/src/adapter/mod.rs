@@ -8,6 +8,7 @@
 mod claude;
 mod copilot;
 
+pub use crate::event::Envelope;
 use crate::event::{Host, Record};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -22,32 +23,6 @@ pub enum LineError {
     NotAnObject,
     #[error("`{0}` is not an object")]
     FieldNotAnObject(&'static str),
-}
-
-/// The fields every record carries, whatever the host.
-///
-/// Ids are kept only when they are non-empty strings, so two absent ids can never be
-/// mistaken for a match.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Envelope {
-    /// Copilot `type` (`tool.execution_start`, …) or Claude Code record `type` (`assistant`, …).
-    pub kind: String,
-    /// Copilot `id`, Claude Code `uuid`.
-    pub id: Option<String>,
-    /// Copilot `parentId`, Claude Code `parentUuid`.
-    pub parent_id: Option<String>,
-    /// The sub-agent that emitted the record.
-    pub agent_id: Option<String>,
-    /// Emitted by the root agent: Copilot without a truthy `agentId`, Claude Code without
-    /// `isSidechain: true`.
-    pub root: bool,
-    pub timestamp: Option<String>,
-    /// The record that opens a session (Copilot `session.start`).
-    pub session_start: bool,
-    /// Copilot `session.start` `data.sessionId`; Claude Code `sessionId` of any record.
-    pub session_id: Option<String>,
-    /// Copilot `session.start` `data.context.cwd`; Claude Code `cwd` of any record.
-    pub cwd: Option<String>,
 }
 
 /// The top-level fields of either host, as unparsed JSON.

@@ -26,7 +26,7 @@ fn copilot_tool_and_subagent_events_normalize() {
 
     let sub = copilot(json!({"type": "subagent.completed", "id": "e3", "agentId": "u-1",
         "data": {"toolCallId": "c1", "agentName": "rubber-duck", "model": "gpt-5.5"}}));
-    let event = sub.subagent.unwrap();
+    let event = sub.subagent.clone().unwrap();
     assert_eq!((event.phase, event.model.as_deref()), (SubagentPhase::Completed, Some("gpt-5.5")));
     assert_eq!(sub.agent_id.as_deref(), Some("u-1"));
 }
@@ -34,7 +34,7 @@ fn copilot_tool_and_subagent_events_normalize() {
 #[test]
 fn copilot_ids_that_are_empty_are_absent_and_falsy_agent_ids_are_root() {
     let r = copilot(json!({"type": "x", "id": "", "agentId": "", "data": null}));
-    assert_eq!((r.id, r.root), (None, true));
+    assert_eq!((r.id.as_deref(), r.root), (None, true));
     assert_eq!(parse_line(Host::CopilotCli, br#"{"type":"x","data":"str"}"#), Err(LineError::FieldNotAnObject("data")));
     assert_eq!(parse_line(Host::CopilotCli, b"[]"), Err(LineError::NotAnObject));
     assert_eq!(parse_line(Host::CopilotCli, b"\xff{"), Err(LineError::Malformed));
@@ -56,7 +56,7 @@ fn claude_blocks_become_tool_calls_and_results() {
     assert_eq!((result.tool_results[0].text.as_str(), result.tool_results[0].success), ("out", true));
 
     let bookkeeping = claude(json!({"type": "queue-operation", "operation": "enqueue"}));
-    assert_eq!((bookkeeping.kind.as_str(), bookkeeping.id), ("queue-operation", None));
+    assert_eq!((bookkeeping.kind.as_str(), bookkeeping.id.as_deref()), ("queue-operation", None));
 }
 
 #[test]
@@ -64,36 +64,4 @@ fn claude_bookkeeping_records_that_echo_messages_carry_no_tool_results() {
     let blob = claude(json!({"type": "api-request-blob", "message": {"content": [
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "echoed"}]}}));
     assert!(blob.tool_results.is_empty());
-}
-
-/// Ingest reads only envelopes, the rules full records: on every line the real hosts
-/// wrote, the two must agree.
-#[test]
-fn envelopes_agree_with_full_records_on_real_logs() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures");
-    let logs = [
-        (Host::CopilotCli, format!("{root}/copilot-1.0.102/cross-family-ok/events.jsonl")),
-        (Host::CopilotCli, format!("{root}/copilot-1.0.102/reviewer-error/events.jsonl")),
-        (
-            Host::ClaudeCode,
-            format!("{root}/claude-code-2.1.328/marker-challenge/70e11cfc-c3fb-426c-9dfc-374e15ffb0af.jsonl"),
-        ),
-        (Host::ClaudeCode, format!("{root}/claude-code-2.1.328/stop-hook/2a79783f-e47d-4d9a-9a70-e45e5ba0c980.jsonl")),
-    ];
-    for (host, path) in logs {
-        let bytes = std::fs::read(&path).unwrap();
-        for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            let envelope = envelope(host, line).unwrap();
-            assert_eq!(
-                Record::from(envelope.clone()),
-                Record { model: None, ..header(parse_line(host, line).unwrap()) },
-                "{path}"
-            );
-        }
-    }
-}
-
-/// A record with only its envelope fields kept.
-fn header(record: Record) -> Record {
-    Record { tool_calls: vec![], tool_results: vec![], subagent: None, text: None, ..record }
 }
