@@ -640,7 +640,7 @@ impl Generator {
     /// A cwd of some other project.
     fn other_cwd(&mut self) -> String {
         let names = ["api", "web", "infra", "scratch", "notes", "cli", "sdk", "site", "ml", "tools"];
-        format!("/home/dev/work/{}-{}", self.rng.pick(&names), self.rng.range(1, 40))
+        format!("/home/dev/src/{}-{}", self.rng.pick(&names), self.rng.range(1, 40))
     }
 
     fn record(&mut self, path: PathBuf, bytes: u64, lines: u64) {

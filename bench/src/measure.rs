@@ -7,7 +7,7 @@ use std::fs;
 use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Latencies in milliseconds, sorted.
@@ -148,11 +148,14 @@ pub fn full_reparse(files: &[PathBuf]) -> (f64, u64) {
     (ms_since(start), lines)
 }
 
-/// A `judged start --foreground` on its own fresh `JUDGED_HOME`.
-pub struct Daemon {
-    child: Child,
-    pub home: PathBuf,
-    pub socket: PathBuf,
+/// The test harness's daemon guard, with what the bench measures on it.
+pub struct Daemon(judged_tests::Daemon);
+
+impl std::ops::Deref for Daemon {
+    type Target = judged_tests::Daemon;
+    fn deref(&self) -> &judged_tests::Daemon {
+        &self.0
+    }
 }
 
 impl Daemon {
@@ -163,43 +166,19 @@ impl Daemon {
         fs::DirBuilder::new().recursive(true).mode(0o700).create(home).expect("daemon home");
         let log = fs::File::create(home.join("judged.log")).expect("daemon log");
         let start = Instant::now();
-        let child = Command::new(judged)
-            .args(["start", "--foreground", "--copilot-root"])
-            .arg(copilot_root)
-            .arg("--claude-root")
-            .arg(claude_root)
-            .env("JUDGED_HOME", home)
-            .env("JUDGED_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("judged starts");
-        let mut daemon = Daemon { child, home: home.to_path_buf(), socket: home.join("judged.sock") };
-        loop {
-            if daemon.call("status", Value::Null).is_ok() {
-                break;
-            }
-            if let Ok(Some(status)) = daemon.child.try_wait() {
-                let log = fs::read_to_string(home.join("judged.log")).unwrap_or_default();
-                panic!("judged exited during start ({status}):\n{log}");
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let ready = ms_since(start);
-        (daemon, ready)
-    }
-
-    pub fn call(&self, op: &str, args: Value) -> Result<Value, judged_protocol::ClientError> {
-        judged_protocol::call(&self.socket, op, args, Duration::from_secs(300))
+        let daemon = judged_tests::Daemon::spawn(
+            judged,
+            home,
+            &[copilot_root],
+            &[claude_root],
+            Stdio::from(log),
+            Duration::from_secs(3600),
+        );
+        (Daemon(daemon), ms_since(start))
     }
 
     pub fn status(&self) -> Value {
         self.call("status", Value::Null).expect("status answers")
-    }
-
-    pub fn pid(&self) -> u32 {
-        self.child.id()
     }
 
     /// A `Vm*` field of `/proc/<pid>/status`, in KiB.
@@ -249,28 +228,7 @@ impl Daemon {
         Samples::new(ms)
     }
 
-    pub fn stop(mut self) {
-        self.shutdown();
-    }
-
-    fn shutdown(&mut self) {
-        let _ = self.call("shutdown", Value::Null);
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            self.shutdown();
-        }
+    pub fn stop(self) {
+        self.0.stop();
     }
 }

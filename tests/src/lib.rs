@@ -54,9 +54,22 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    /// Start a daemon watching the given roots and wait until its socket answers.
+    /// Start this build's daemon watching the given roots and wait until its socket answers.
     pub fn start(home: &Path, copilot_roots: &[&Path], claude_roots: &[&Path]) -> Daemon {
-        let mut command = Command::new(bin("judged"));
+        Daemon::spawn(&bin("judged"), home, copilot_roots, claude_roots, Stdio::inherit(), Duration::from_secs(30))
+    }
+
+    /// Start `judged` (any build) with its stderr to `stderr`, and wait up to `deadline`
+    /// until its socket answers; it catches up with every log before it listens.
+    pub fn spawn(
+        judged: &Path,
+        home: &Path,
+        copilot_roots: &[&Path],
+        claude_roots: &[&Path],
+        stderr: Stdio,
+        deadline: Duration,
+    ) -> Daemon {
+        let mut command = Command::new(judged);
         command.args(["start", "--foreground"]).env("JUDGED_HOME", home).env("JUDGED_LOG", "warn");
         for root in copilot_roots {
             command.arg("--copilot-root").arg(root);
@@ -64,18 +77,21 @@ impl Daemon {
         for root in claude_roots {
             command.arg("--claude-root").arg(root);
         }
-        let child =
-            command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::inherit()).spawn().expect("judged starts");
+        let child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr).spawn().expect("judged starts");
         let mut daemon = Daemon { home: home.to_path_buf(), child };
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + deadline;
         while daemon.call("status", Value::Null).is_err() {
             if let Ok(Some(status)) = daemon.child.try_wait() {
                 panic!("judged exited during start: {status}");
             }
-            assert!(Instant::now() < deadline, "judged did not answer within 30 s");
-            std::thread::sleep(Duration::from_millis(20));
+            assert!(Instant::now() < deadline, "judged did not answer in time");
+            std::thread::sleep(Duration::from_millis(2));
         }
         daemon
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn socket(&self) -> PathBuf {
