@@ -108,13 +108,17 @@ pub struct Discovered {
     pub path: PathBuf,
 }
 
-/// Session logs under a Copilot root: `*/events.jsonl`, sorted by path.
+/// Session logs under a Copilot root: `*/events.jsonl`, sorted by path. A session
+/// directory whose log is not written yet is listed too; readers skip what is missing.
+///
+/// Discovery runs before every query, so it costs one `getdents` per directory and no
+/// `stat`: entry types come from the directory listing, and symlinked directories are
+/// not followed.
 pub fn discover_copilot(root: &Path) -> Vec<Discovered> {
-    let mut found: Vec<Discovered> = subdirs(root)
+    let mut found: Vec<Discovered> = entries(root)
         .into_iter()
-        .map(|dir| dir.join("events.jsonl"))
-        .filter(|p| fs::symlink_metadata(p).is_ok())
-        .map(|path| Discovered { host: Host::CopilotCli, path })
+        .filter(|(_, is_dir)| *is_dir)
+        .map(|(dir, _)| Discovered { host: Host::CopilotCli, path: dir.join("events.jsonl") })
         .collect();
     found.sort_by(|a, b| a.path.cmp(&b.path));
     found
@@ -122,17 +126,17 @@ pub fn discover_copilot(root: &Path) -> Vec<Discovered> {
 
 /// Session logs under a Claude Code root: `*/*.jsonl` and `*/*/subagents/agent-*.jsonl`.
 pub fn discover_claude(root: &Path) -> Vec<Discovered> {
+    let jsonl = |p: &Path| p.extension().is_some_and(|e| e == "jsonl");
     let mut found = Vec::new();
-    for project in subdirs(root) {
-        for entry in entries(&project) {
-            if entry.extension().is_some_and(|e| e == "jsonl") {
+    for (project, _) in entries(root).into_iter().filter(|(_, is_dir)| *is_dir) {
+        for (entry, is_dir) in entries(&project) {
+            if !is_dir && jsonl(&entry) {
                 found.push(entry);
-            } else if entry.is_dir() {
+            } else if is_dir {
                 found.extend(
-                    entries(&entry.join("subagents"))
-                        .into_iter()
-                        .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-")))
-                        .filter(|p| p.extension().is_some_and(|e| e == "jsonl")),
+                    entries(&entry.join("subagents")).into_iter().map(|(p, _)| p).filter(|p| {
+                        jsonl(p) && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
+                    }),
                 );
             }
         }
@@ -141,12 +145,11 @@ pub fn discover_claude(root: &Path) -> Vec<Discovered> {
     found.into_iter().map(|path| Discovered { host: Host::ClaudeCode, path }).collect()
 }
 
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    fs::read_dir(dir).map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default()
-}
-
-fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    entries(dir).into_iter().filter(|p| p.is_dir()).collect()
+/// A directory's entries with whether each is a directory (from the listing itself).
+fn entries(dir: &Path) -> Vec<(PathBuf, bool)> {
+    fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_dir()))).collect())
+        .unwrap_or_default()
 }
 
 /// The default Copilot CLI session root: `$COPILOT_HOME/session-state`, else
