@@ -24,14 +24,19 @@ use std::time::Instant;
 pub struct LogCache(HashMap<i64, SessionLog>);
 
 impl LogCache {
-    /// Sessions kept parsed; a request touches one project's few sessions.
+    /// Sessions kept parsed between requests.
     const CAPACITY: usize = 16;
+
+    /// Make room before a request; a request itself may add as many logs as it needs,
+    /// so nothing it refreshed is evicted while it runs.
+    fn trim(&mut self) {
+        if self.0.len() > Self::CAPACITY {
+            self.0.clear();
+        }
+    }
 
     /// Bring the cached log of `file` up to the store.
     fn refresh(&mut self, store: &crate::store::Store, file: &FileState) -> Result<(), StoreError> {
-        if !self.0.contains_key(&file.id) && self.0.len() >= Self::CAPACITY {
-            self.0.clear();
-        }
         let log =
             self.0.entry(file.id).or_insert_with(|| SessionLog::from_bytes(file.host, file.path.clone(), Vec::new()));
         let have = log.lines.len() as u64;
@@ -213,16 +218,21 @@ impl Engine {
     /// its file id in the log cache.
     fn witnessed_log(&mut self, path: &str, host: Host) -> Result<i64, EngineError> {
         let resolved = files::resolve(path);
-        files::check_safe_file(Path::new(&resolved))?;
+        let meta = files::check_safe_file(Path::new(&resolved))?;
+        // The same cap as direct mode, so both modes refuse the same logs.
+        if meta.len() > files::MAX_LOG_BYTES {
+            return Err(evidence_error(format!("file exceeds {} bytes: {resolved}", files::MAX_LOG_BYTES)));
+        }
         self.ingest.catch_up(Path::new(&resolved), host)?;
         let file = self
             .ingest
             .store
             .file_by_path(&resolved)?
             .ok_or_else(|| evidence_error(format!("file not found: {resolved}")))?;
-        if self.ingest.verify_prefix(&file)?["tampered"] == true {
+        if self.ingest.verify_prefix_if_changed(&file)?["tampered"] == true {
             return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
         }
+        self.logs.trim();
         self.logs.refresh(&self.ingest.store, &file)?;
         Ok(file.id)
     }
@@ -233,18 +243,22 @@ impl Engine {
         let max_age_seconds = args.get("max_age_seconds").and_then(Value::as_i64).unwrap_or(60);
         rules::check_max_age(max_age_seconds)?;
         rules::check_binding(binding)?;
-        if let Some(root) = args.get("session_root").and_then(Value::as_str) {
-            self.add_root(Path::new(&files::resolve(root)));
+        // As in direct mode, `--session-root` is where to look, for either host's layout.
+        let root = args.get("session_root").and_then(Value::as_str).map(|r| PathBuf::from(files::resolve(r)));
+        if let Some(root) = &root {
+            self.add_root(root);
         }
         self.ingest.catch_up_all()?;
         let mut ids = Vec::new();
+        self.logs.trim();
         if self.resolved_cwds.len() > 10_000 {
             self.resolved_cwds.clear();
         }
         for file in self.ingest.store.files()? {
             let Some(recorded) = file.cwd.as_deref() else { continue };
             let resolved = self.resolved_cwds.entry(recorded.to_owned()).or_insert_with(|| files::resolve(recorded));
-            if !file.tampered && *resolved == cwd {
+            let under_root = root.as_ref().is_none_or(|r| Path::new(&file.path).starts_with(r));
+            if !file.tampered && *resolved == cwd && under_root {
                 self.logs.refresh(&self.ingest.store, &file)?;
                 ids.push(file.id);
             }
@@ -340,16 +354,14 @@ impl Engine {
         Ok(json!({"witness_checked": true}))
     }
 
-    /// Watch one more root (a `--session-root` named by a client).
+    /// Watch one more root (a `--session-root` named by a client), for both hosts'
+    /// layouts as direct mode reads it.
     fn add_root(&mut self, root: &Path) {
         let roots = &mut self.ingest.roots;
-        if roots.all().any(|r| r == root) {
-            return;
-        }
-        if root.file_name().is_some_and(|n| n == "projects") {
-            roots.claude.push(root.to_path_buf());
-        } else {
-            roots.copilot.push(root.to_path_buf());
+        for list in [&mut roots.copilot, &mut roots.claude] {
+            if !list.iter().any(|r| r == root) {
+                list.push(root.to_path_buf());
+            }
         }
     }
 }

@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 const BATCH_LINES: usize = 4096;
 /// Bytes read from a file at a time.
 const READ_CHUNK: usize = 8 * 1024 * 1024;
+/// The longest line ingest holds while waiting for its newline.
+const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
 /// Watched roots, per host.
 #[derive(Clone, Debug, Default)]
@@ -38,6 +40,22 @@ impl Roots {
     pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
         self.copilot.iter().chain(&self.claude)
     }
+
+    /// The host whose log `path` is, when it has the shape discovery finds under a root:
+    /// `<copilot root>/*/events.jsonl`, `<claude root>/*/*.jsonl` or
+    /// `<claude root>/*/*/subagents/agent-*.jsonl`.
+    pub fn classify(&self, path: &Path) -> Option<Host> {
+        let depth = |root: &PathBuf| path.strip_prefix(root).ok().map(|rest| rest.components().count());
+        let name = path.file_name()?.to_str()?;
+        if self.copilot.iter().any(|root| depth(root) == Some(2)) && name == "events.jsonl" {
+            return Some(Host::CopilotCli);
+        }
+        let subagent =
+            || name.starts_with("agent-") && path.parent().and_then(Path::file_name).is_some_and(|n| n == "subagents");
+        let claude_depth = self.claude.iter().find_map(depth);
+        let claude = name.ends_with(".jsonl") && (claude_depth == Some(2) || (claude_depth == Some(4) && subagent()));
+        claude.then_some(Host::ClaudeCode)
+    }
 }
 
 pub struct Ingestor {
@@ -50,6 +68,8 @@ pub struct Ingestor {
     /// How each file looked when it was last found consistent and fully ingested; a file
     /// that still looks the same costs one `lstat` per query.
     unchanged: HashMap<PathBuf, Fingerprint>,
+    /// How each file looked when its whole ingested prefix last re-hashed clean.
+    verified: HashMap<PathBuf, Fingerprint>,
 }
 
 /// Size, change time and inode: what changes when a host appends or a file is replaced.
@@ -87,7 +107,14 @@ fn session_key(host: Host, path: &Path) -> String {
 
 impl Ingestor {
     pub fn new(store: Store, roots: Roots) -> Ingestor {
-        Ingestor { store, roots, refused: HashSet::new(), passes: 0, unchanged: HashMap::new() }
+        Ingestor {
+            store,
+            roots,
+            refused: HashSet::new(),
+            passes: 0,
+            unchanged: HashMap::new(),
+            verified: HashMap::new(),
+        }
     }
 
     /// Discover every log under the roots and catch each up.
@@ -192,15 +219,32 @@ impl Ingestor {
 
     /// Re-hash every ingested line against the file (on start and on `verify-log`).
     pub fn verify_prefix(&mut self, file: &FileState) -> Result<Value, StoreError> {
+        self.verify_prefix_if(file, true)
+    }
+
+    /// As [`Ingestor::verify_prefix`], but skip the re-hash when the file still looks as
+    /// it did at its last full check (for evidence requests, which clients retry).
+    pub fn verify_prefix_if_changed(&mut self, file: &FileState) -> Result<Value, StoreError> {
+        self.verify_prefix_if(file, false)
+    }
+
+    fn verify_prefix_if(&mut self, file: &FileState, always: bool) -> Result<Value, StoreError> {
         let path = Path::new(&file.path);
         let mut file = file.clone();
-        if !file.tampered {
-            let len = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-            if len < file.offset {
+        let meta = fs::symlink_metadata(path).ok();
+        let fingerprint = meta.as_ref().map(Fingerprint::of);
+        let unchanged = !always && fingerprint.is_some() && self.verified.get(path) == fingerprint.as_ref();
+        if !file.tampered && !unchanged {
+            let len = meta.as_ref().map_or(0, fs::Metadata::len);
+            if meta.as_ref().is_some_and(|m| !m.is_file()) {
+                let detail = json!({"file_id": file.id, "path": file.path, "reason": "replaced by a symlink or non-regular file",
+                    "offset": 0});
+                self.store.mark_tampered(&mut file, detail)?;
+            } else if len < file.offset {
                 let detail = json!({"file_id": file.id, "path": file.path, "reason": "truncated", "offset": len,
                     "expected_len": file.offset, "found_len": len});
                 self.store.mark_tampered(&mut file, detail)?;
-            } else if let Ok(handle) = File::open(path) {
+            } else if let Some(handle) = open_log(path) {
                 // Stream both sides: a session may be larger than the daemon's memory budget.
                 let mut reader = std::io::BufReader::with_capacity(1 << 20, handle);
                 let mut mismatch = None;
@@ -211,8 +255,13 @@ impl Ingestor {
                     }
                     mismatch.is_none()
                 })?;
-                if let Some((offset, expected, found)) = mismatch {
-                    self.record_rewrite(&mut file, offset, &expected, Some(&found))?;
+                match mismatch {
+                    Some((offset, expected, found)) => {
+                        self.record_rewrite(&mut file, offset, &expected, Some(&found))?
+                    }
+                    None => {
+                        self.verified.insert(path.to_path_buf(), fingerprint.expect("the file was just read"));
+                    }
                 }
             }
         }
@@ -221,7 +270,7 @@ impl Ingestor {
     }
 
     fn read_appended(&mut self, file: &mut FileState, path: &Path) -> Result<(), StoreError> {
-        let Ok(mut handle) = File::open(path) else { return Ok(()) };
+        let Some(mut handle) = open_log(path) else { return Ok(()) };
         if handle.seek(SeekFrom::Start(file.offset)).is_err() {
             return Ok(());
         }
@@ -232,6 +281,13 @@ impl Ingestor {
             match (&mut handle).take(READ_CHUNK as u64).read_to_end(&mut pending) {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
+            }
+            if pending.len() > MAX_LINE_BYTES && !pending.contains(&b'\n') {
+                // No host writes such a line; holding it would grow without bound.
+                let detail = json!({"file_id": file.id, "path": file.path, "offset": file.offset,
+                    "error": format!("line longer than {MAX_LINE_BYTES} bytes; ingest of this file paused")});
+                self.store.journal("malformed_line", &detail)?;
+                return Ok(());
             }
             let complete = pending.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             if complete > 0 {
@@ -300,10 +356,43 @@ impl Ingestor {
     }
 }
 
+/// Open a log for reading without following a symlink or blocking on a FIFO that took
+/// its place, and only if it is (still) a regular file.
+fn open_log(path: &Path) -> Option<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path).ok()?;
+    file.metadata().ok().filter(fs::Metadata::is_file).map(|_| file)
+}
+
 fn read_range(path: &Path, start: u64, end: u64) -> Option<Vec<u8>> {
-    let mut file = File::open(path).ok()?;
+    let mut file = open_log(path)?;
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut buffer = vec![0u8; (end - start) as usize];
     file.read_exact(&mut buffer).ok()?;
     Some(buffer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_in_the_discovered_shapes_are_logs() {
+        let roots = Roots { copilot: vec!["/c".into()], claude: vec!["/p".into()] };
+        let host = |p: &str| roots.classify(Path::new(p));
+        assert_eq!(host("/c/s1/events.jsonl"), Some(Host::CopilotCli));
+        assert_eq!(host("/p/proj/s.jsonl"), Some(Host::ClaudeCode));
+        assert_eq!(host("/p/proj/s/subagents/agent-a1.jsonl"), Some(Host::ClaudeCode));
+        for not_a_log in [
+            "/c/s1/deep/notes.jsonl",
+            "/c/s1/workspace.yaml",
+            "/c/events.jsonl",
+            "/p/proj/s/other/agent-a.jsonl",
+            "/p/proj/s/subagents/notes.jsonl",
+            "/elsewhere/s1/events.jsonl",
+            "/c/s1/notes.jsonl",
+        ] {
+            assert_eq!(host(not_a_log), None, "{not_a_log}");
+        }
+    }
 }

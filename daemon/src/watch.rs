@@ -3,7 +3,6 @@
 //! tick reconcile everything. Queries never depend on this latency: they catch up first.
 
 use crate::server::Shared;
-use judged_core::event::Host;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -41,23 +40,17 @@ pub fn spawn(engine: Shared, mut shutdown: watch::Receiver<bool>) {
                 _ = tick.tick() => Vec::new(),
                 Some(paths) = rx.recv() => paths,
             };
-            let roots = engine.lock().map(|e| e.ingest.roots.all().cloned().collect::<Vec<_>>()).unwrap_or_default();
-            add_watches(&mut watcher, &roots, &mut watched);
             let engine = engine.clone();
-            let _ = tokio::task::spawn_blocking(move || {
+            let roots = tokio::task::spawn_blocking(move || {
                 let mut engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                let logs: Vec<(PathBuf, Host)> =
-                    paths.iter().filter_map(|p| log_host(p).map(|h| (p.clone(), h))).collect();
-                let result = if !logs.is_empty() && logs.len() == paths.len() {
-                    logs.iter().try_for_each(|(path, host)| engine.ingest.catch_up(path, *host))
-                } else {
-                    engine.ingest.catch_up_all()
-                };
-                if let Err(error) = result {
+                if let Err(error) = follow(&mut engine.ingest, &paths) {
                     tracing::warn!(%error, "ingest failed");
                 }
+                engine.ingest.roots.all().cloned().collect::<Vec<_>>()
             })
-            .await;
+            .await
+            .unwrap_or_default();
+            add_watches(&mut watcher, &roots, &mut watched);
         }
     });
 }
@@ -75,14 +68,17 @@ fn add_watches(watcher: &mut Option<RecommendedWatcher>, roots: &[PathBuf], watc
     }
 }
 
-/// The host whose log `path` is, by its name.
-fn log_host(path: &std::path::Path) -> Option<Host> {
-    let name = path.file_name()?.to_str()?;
-    if name == "events.jsonl" {
-        Some(Host::CopilotCli)
-    } else if name.ends_with(".jsonl") {
-        Some(Host::ClaudeCode)
-    } else {
-        None
+/// Catch up what a notification names: a log in the shape discovery finds is caught up
+/// alone; a new directory (a session appearing), a rescan or the periodic tick (no paths)
+/// reconciles everything; other files (checkpoints, workspace files) are not logs.
+fn follow(ingest: &mut crate::ingest::Ingestor, paths: &[PathBuf]) -> Result<(), crate::store::StoreError> {
+    if paths.is_empty() || paths.iter().any(|p| p.is_dir()) {
+        return ingest.catch_up_all();
     }
+    for path in paths {
+        if let Some(host) = ingest.roots.classify(path) {
+            ingest.catch_up(path, host)?;
+        }
+    }
+    Ok(())
 }

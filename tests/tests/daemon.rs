@@ -795,3 +795,20 @@ fn an_idle_daemon_does_not_chase_its_own_reads() {
     // The reconcile tick runs every 2 s; the feedback loop ran thousands of passes.
     assert!(passes <= 10, "{passes} catch-up passes in 3 s of idling");
 }
+
+/// A log replaced by a FIFO must not hang the daemon on open (it once blocked every
+/// request behind the engine lock).
+#[test]
+fn a_log_replaced_by_a_fifo_is_tampered_and_the_daemon_stays_responsive() {
+    let setup = Setup::new();
+    let log = setup.copilot_log("s1");
+    append_lines(&log, &copilot_lines());
+    let daemon = setup.start();
+    assert_eq!(sessions(&daemon).len(), 1);
+    fs::remove_file(&log).unwrap();
+    assert!(Command::new("mkfifo").arg(&log).status().unwrap().success());
+    let output = setup.judged(&["verify-log", "s1"]);
+    assert!(!output.status.success());
+    assert_eq!(session(&daemon, "s1")["tampered"], true);
+    assert!(status(&daemon)["pid"].is_number());
+}

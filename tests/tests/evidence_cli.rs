@@ -852,3 +852,41 @@ fn gate_accepts_verified_native_evidence_in_both_modes() {
         assert_eq!(decision["identity_assurance"], "host_event_verified", "{mode:?}: {run:?}");
     }
 }
+
+/// More sessions in one cwd than the daemon keeps parsed must still all be candidates
+/// (the cache once evicted logs in the middle of a challenge and the daemon panicked).
+#[test]
+fn a_marker_in_many_sessions_of_one_cwd_is_ambiguous_in_both_modes() {
+    let live = Live::copilot("cross-family-ok");
+    let log = fs::read(&live.log).unwrap();
+    for copy in 0..17 {
+        let dir = live.root.join(format!("copy-{copy:02}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("events.jsonl"), &log).unwrap();
+    }
+    let _daemon = live.start_daemon();
+    for mode in BOTH {
+        let run = live.challenge(mode, &live.out(&format!("many-{mode:?}.json")), &[]);
+        run.expect_code(4, &format!("{mode:?}"));
+        assert!(run.error()["error"].as_str().unwrap().contains("found 18 matching events"), "{run:?}");
+    }
+}
+
+/// `--session-root` names where to look, for either host, in both modes, even a root
+/// the daemon was not started with.
+#[test]
+fn a_session_root_the_daemon_was_not_given_binds_the_same_in_both_modes() {
+    let live = Live::claude();
+    // A root named unlike `projects`, which the daemon once took for a Copilot root.
+    let root = live.tmp.path().join("transcripts");
+    fs::rename(&live.root, &root).unwrap();
+    let elsewhere = live.tmp.path().join("unrelated");
+    let _daemon = Daemon::start(&live.home, &[&elsewhere], &[&elsewhere]);
+    for mode in BOTH {
+        let output = live.out(&format!("claude-root-{mode:?}.json"));
+        let args = ["challenge", "--output", p(&output), "--binding", BINDING, "--cwd", p(&live.project)];
+        let extra = ["--session-root", p(&root), "--wait-seconds", "0", "--max-age-seconds", "600"];
+        live.judge(mode, &[&args[..], &extra].concat()).expect_code(0, &format!("{mode:?}"));
+        assert_eq!(read_json(&output)["host"], "claude-code");
+    }
+}
