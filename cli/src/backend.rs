@@ -52,15 +52,7 @@ impl Backend {
             Ok(value) => Ok(value),
             Err(ClientError::Unreachable(_)) => Err(CallError::Unreachable),
             Err(ClientError::Refused(body)) => {
-                let code = match body.exit_code {
-                    Some(3) => ExitCode::NoBinding,
-                    Some(4) => ExitCode::AmbiguousBinding,
-                    Some(5) => ExitCode::UnknownExecutorFamily,
-                    Some(6) => ExitCode::InvocationCount,
-                    Some(7) => ExitCode::Lifecycle,
-                    Some(10) => ExitCode::PolicyRejected,
-                    _ => ExitCode::Evidence,
-                };
+                let code = ExitCode::from_code(body.exit_code.unwrap_or(2));
                 Err(CallError::Evidence(EvidenceError::new(code, body.message)))
             }
             Err(other) => Err(CallError::Evidence(EvidenceError::evidence(format!("judged: {other}")))),

@@ -75,6 +75,10 @@ pub struct GateConfig {
     pub base: GateLayer,
     #[serde(default)]
     pub projects: Vec<ProjectLayer>,
+    /// Whether a repository's own `.judged.toml` is read (default true). An agent can
+    /// write its repository, so a user who does not trust it to set its own gate turns
+    /// this off and keeps per-project policy in `[[gate.projects]]`.
+    pub trust_project_files: Option<bool>,
 }
 
 /// `.judged.toml` in a project.
@@ -128,7 +132,8 @@ impl GateConfig {
         {
             settings.overlay(&project.layer, format!("user config [[gate.projects]] {}", project.path.display()));
         }
-        if let Some(file) = cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file()) {
+        let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
+        if let Some(file) = self.trust_project_files.unwrap_or(true).then(project_file).flatten() {
             let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
             let project: ProjectFile = toml::from_str(&text).map_err(|e| format!("{}: {e}", file.display()))?;
             settings.overlay(&project.gate, file.display().to_string());

@@ -115,6 +115,9 @@ pub struct Store {
     conn: Connection,
 }
 
+/// A stored hash column. Only this module writes those columns, always 32 bytes; a
+/// blob of another length (a hand-edited database) reads as zeros, which then fails
+/// every chain check rather than panicking.
 fn hash_from(blob: Vec<u8>) -> Hash {
     blob.try_into().unwrap_or([0; 32])
 }
@@ -137,10 +140,6 @@ impl Store {
 
     pub fn files(&self) -> Result<Vec<FileState>> {
         self.query_files("ORDER BY id", params![])
-    }
-
-    pub fn files_with_cwd(&self, cwd: &str) -> Result<Vec<FileState>> {
-        self.query_files("WHERE cwd = ?1 ORDER BY path", params![cwd])
     }
 
     fn query_files(&self, clause: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<FileState>> {
@@ -502,7 +501,7 @@ fn journal_in(tx: &rusqlite::Transaction, kind: &str, body: &Value) -> Result<i6
         .query_row([], |r| r.get(0))
         .optional()?;
     let previous = previous.map(hash_from).unwrap_or_else(|| chain::genesis(chain::JOURNAL_GENESIS_DOMAIN));
-    let at = judged_core::timestamp::format_utc(chrono_now());
+    let at = judged_core::timestamp::format_utc(chrono::Utc::now());
     let body = body.to_string();
     let head = chain::link(&previous, &journal_digest(&at, kind, &body));
     tx.prepare_cached("INSERT INTO journal (at, kind, body, chain) VALUES (?1, ?2, ?3, ?4)")?.execute(params![
@@ -512,10 +511,6 @@ fn journal_in(tx: &rusqlite::Transaction, kind: &str, body: &Value) -> Result<i6
         head.to_vec()
     ])?;
     Ok(tx.last_insert_rowid())
-}
-
-fn chrono_now() -> chrono::DateTime<chrono::Utc> {
-    chrono::Utc::now()
 }
 
 #[cfg(test)]

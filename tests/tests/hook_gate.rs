@@ -218,3 +218,10 @@ fn install_hooks_writes_a_settings_file_the_shim_runs_from() {
         serde_json::from_str(&std::fs::read_to_string(project.join(".claude/settings.json")).unwrap()).unwrap();
     assert_eq!(settings, json!({}));
 }
+
+#[test]
+fn a_user_who_does_not_trust_project_files_keeps_the_gate_shut() {
+    let s = setup_with(Some("policy = \"off\""), Some("trust_project_files = false"));
+    let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2), "the repository's policy = off is ignored");
+}

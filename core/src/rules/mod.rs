@@ -37,6 +37,23 @@ pub enum ExitCode {
     PolicyRejected = 10,
 }
 
+impl ExitCode {
+    /// The code a refusal carried over the wire; anything unknown is the generic 2.
+    pub fn from_code(code: u8) -> ExitCode {
+        [
+            ExitCode::NoBinding,
+            ExitCode::AmbiguousBinding,
+            ExitCode::UnknownExecutorFamily,
+            ExitCode::InvocationCount,
+            ExitCode::Lifecycle,
+            ExitCode::PolicyRejected,
+        ]
+        .into_iter()
+        .find(|c| *c as u8 == code)
+        .unwrap_or(ExitCode::Evidence)
+    }
+}
+
 /// A deterministic refusal with its exit code and a message naming what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
