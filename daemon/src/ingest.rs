@@ -234,7 +234,11 @@ impl Ingestor {
         let meta = fs::symlink_metadata(path).ok();
         let fingerprint = meta.as_ref().map(Fingerprint::of);
         let unchanged = !always && fingerprint.is_some() && self.verified.get(path) == fingerprint.as_ref();
-        if !file.tampered && !unchanged {
+        // A log that is gone was removed, not rewritten (Claude Code sweeps transcripts
+        // after `cleanupPeriodDays`): its history stays in the store and is reported
+        // as vanished, not as tampered.
+        let vanished = meta.is_none();
+        if !file.tampered && !unchanged && !vanished {
             let len = meta.as_ref().map_or(0, fs::Metadata::len);
             if meta.as_ref().is_some_and(|m| !m.is_file()) {
                 let detail = json!({"file_id": file.id, "path": file.path, "reason": "replaced by a symlink or non-regular file",
@@ -266,7 +270,8 @@ impl Ingestor {
             }
         }
         Ok(json!({"session": file.session, "path": file.path, "lines": file.lines, "bytes": file.offset,
-            "chain_sha256": chain::to_hex(&file.chain), "tampered": file.tampered, "findings": file.findings}))
+            "chain_sha256": chain::to_hex(&file.chain), "tampered": file.tampered, "vanished": vanished,
+            "findings": file.findings}))
     }
 
     fn read_appended(&mut self, file: &mut FileState, path: &Path) -> Result<(), StoreError> {

@@ -211,6 +211,8 @@ fn run(command: Cmd) -> Result<(), String> {
             println!("{result}");
             if result["tampered"] == true {
                 Err(format!("session {session} was rewritten after it was ingested"))
+            } else if result["vanished"] == true {
+                Err(format!("session {session}'s log no longer exists; its history is kept in the store"))
             } else {
                 Ok(())
             }

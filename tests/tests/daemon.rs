@@ -414,6 +414,14 @@ fn a_vanished_session_directory_keeps_its_history_and_ingest_continues() {
     let kept = events(&daemon, "doomed");
     assert_eq!(kept.len(), 6, "the store still shows what the log said");
     assert_eq!(kept[5]["raw"].as_str().unwrap().as_bytes(), lines[5].as_slice());
+    // Removed is not rewritten: neither verify-log nor a restart calls it tampered.
+    let output = setup.judged(&["verify-log", "doomed"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no longer exists"));
+    daemon.stop();
+    let daemon = setup.start();
+    assert_eq!(session(&daemon, "doomed")["tampered"], false);
+    assert_eq!(session(&daemon, "doomed")["events"], 6);
 }
 
 // ---------------------------------------------------------------------------------------
