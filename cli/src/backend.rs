@@ -3,7 +3,7 @@
 //! `judged_core::rules`; the daemon adds its witness.
 
 use judged_core::event::Host;
-use judged_core::files;
+use judged_core::files::{self, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, Env, EvidenceError, ExitCode, Verified};
 use judged_protocol::{ClientError, paths};
@@ -135,21 +135,12 @@ fn load_log(artifact: &Map<String, Value>) -> rules::Result<SessionLog> {
 fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
     rules::check_max_age(args.max_age_seconds)?;
     rules::check_binding(args.binding)?;
-    let found = match &args.session_root {
-        Some(root) => {
-            let root = PathBuf::from(files::resolve(root));
-            let mut found = files::discover_copilot(&root);
-            found.extend(files::discover_claude(&root));
-            found
-        }
-        None => {
-            let mut found = files::discover_copilot(&files::default_copilot_root());
-            found.extend(files::discover_claude(&files::default_claude_root()));
-            found
-        }
+    let roots = match &args.session_root {
+        Some(root) => Roots::either_host(PathBuf::from(files::resolve(root))),
+        None => Roots::defaults(),
     };
     let mut logs = Vec::new();
-    for log in found {
+    for log in roots.discover() {
         // As in the reference, a log that cannot be read safely is not a candidate.
         if files::check_safe_file(&log.path).is_err() {
             continue;

@@ -152,6 +152,52 @@ fn entries(dir: &Path) -> Vec<(PathBuf, bool)> {
         .unwrap_or_default()
 }
 
+/// Session roots, per host: where the daemon watches, and where direct mode looks.
+#[derive(Clone, Debug, Default)]
+pub struct Roots {
+    pub copilot: Vec<PathBuf>,
+    pub claude: Vec<PathBuf>,
+}
+
+impl Roots {
+    /// One root searched in either host's layout (a `--session-root`).
+    pub fn either_host(root: PathBuf) -> Roots {
+        Roots { copilot: vec![root.clone()], claude: vec![root] }
+    }
+
+    /// The hosts' own defaults (`$COPILOT_HOME`, `$CLAUDE_CONFIG_DIR`, else the home dir).
+    pub fn defaults() -> Roots {
+        Roots { copilot: vec![default_copilot_root()], claude: vec![default_claude_root()] }
+    }
+
+    /// Every session log under the roots.
+    pub fn discover(&self) -> Vec<Discovered> {
+        let copilot = self.copilot.iter().flat_map(|r| discover_copilot(r));
+        let claude = self.claude.iter().flat_map(|r| discover_claude(r));
+        copilot.chain(claude).collect()
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
+        self.copilot.iter().chain(&self.claude)
+    }
+
+    /// The host whose log `path` is, when it has the shape discovery finds under a root:
+    /// `<copilot root>/*/events.jsonl`, `<claude root>/*/*.jsonl` or
+    /// `<claude root>/*/*/subagents/agent-*.jsonl`.
+    pub fn classify(&self, path: &Path) -> Option<Host> {
+        let depth = |root: &PathBuf| path.strip_prefix(root).ok().map(|rest| rest.components().count());
+        let name = path.file_name()?.to_str()?;
+        if self.copilot.iter().any(|root| depth(root) == Some(2)) && name == "events.jsonl" {
+            return Some(Host::CopilotCli);
+        }
+        let subagent =
+            || name.starts_with("agent-") && path.parent().and_then(Path::file_name).is_some_and(|n| n == "subagents");
+        let claude_depth = self.claude.iter().find_map(depth);
+        let claude = name.ends_with(".jsonl") && (claude_depth == Some(2) || (claude_depth == Some(4) && subagent()));
+        claude.then_some(Host::ClaudeCode)
+    }
+}
+
 /// The default Copilot CLI session root: `$COPILOT_HOME/session-state`, else
 /// `~/.copilot/session-state`.
 pub fn default_copilot_root() -> PathBuf {
@@ -187,4 +233,29 @@ pub fn peek_cwd(host: Host, path: &Path) -> Option<String> {
             _ => None,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_paths_in_the_discovered_shapes_are_logs() {
+        let roots = Roots { copilot: vec!["/c".into()], claude: vec!["/p".into()] };
+        let host = |p: &str| roots.classify(Path::new(p));
+        assert_eq!(host("/c/s1/events.jsonl"), Some(Host::CopilotCli));
+        assert_eq!(host("/p/proj/s.jsonl"), Some(Host::ClaudeCode));
+        assert_eq!(host("/p/proj/s/subagents/agent-a1.jsonl"), Some(Host::ClaudeCode));
+        for not_a_log in [
+            "/c/s1/deep/notes.jsonl",
+            "/c/s1/workspace.yaml",
+            "/c/events.jsonl",
+            "/p/proj/s/other/agent-a.jsonl",
+            "/p/proj/s/subagents/notes.jsonl",
+            "/elsewhere/s1/events.jsonl",
+            "/c/s1/notes.jsonl",
+        ] {
+            assert_eq!(host(not_a_log), None, "{not_a_log}");
+        }
+    }
 }

@@ -3,7 +3,7 @@
 //! Precedence: command-line flags, then the config file, then the hosts' own
 //! environment variables (`COPILOT_HOME`, `CLAUDE_CONFIG_DIR`), then their defaults.
 
-use crate::ingest::Roots;
+use judged_core::files::Roots;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 

@@ -8,7 +8,7 @@
 use crate::store::{FileState, FileUpdate, NewLine, Store, StoreError};
 use judged_core::chain;
 use judged_core::event::Host;
-use judged_core::files::{self, Discovered};
+use judged_core::files::{self, Roots};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
@@ -22,41 +22,6 @@ const BATCH_LINES: usize = 4096;
 const READ_CHUNK: usize = 8 * 1024 * 1024;
 /// The longest line ingest holds while waiting for its newline.
 const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
-
-/// Watched roots, per host.
-#[derive(Clone, Debug, Default)]
-pub struct Roots {
-    pub copilot: Vec<PathBuf>,
-    pub claude: Vec<PathBuf>,
-}
-
-impl Roots {
-    pub fn discover(&self) -> Vec<Discovered> {
-        let copilot = self.copilot.iter().flat_map(|r| files::discover_copilot(r));
-        let claude = self.claude.iter().flat_map(|r| files::discover_claude(r));
-        copilot.chain(claude).collect()
-    }
-
-    pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
-        self.copilot.iter().chain(&self.claude)
-    }
-
-    /// The host whose log `path` is, when it has the shape discovery finds under a root:
-    /// `<copilot root>/*/events.jsonl`, `<claude root>/*/*.jsonl` or
-    /// `<claude root>/*/*/subagents/agent-*.jsonl`.
-    pub fn classify(&self, path: &Path) -> Option<Host> {
-        let depth = |root: &PathBuf| path.strip_prefix(root).ok().map(|rest| rest.components().count());
-        let name = path.file_name()?.to_str()?;
-        if self.copilot.iter().any(|root| depth(root) == Some(2)) && name == "events.jsonl" {
-            return Some(Host::CopilotCli);
-        }
-        let subagent =
-            || name.starts_with("agent-") && path.parent().and_then(Path::file_name).is_some_and(|n| n == "subagents");
-        let claude_depth = self.claude.iter().find_map(depth);
-        let claude = name.ends_with(".jsonl") && (claude_depth == Some(2) || (claude_depth == Some(4) && subagent()));
-        claude.then_some(Host::ClaudeCode)
-    }
-}
 
 pub struct Ingestor {
     pub store: Store,
@@ -375,29 +340,4 @@ fn read_range(path: &Path, start: u64, end: u64) -> Option<Vec<u8>> {
     let mut buffer = vec![0u8; (end - start) as usize];
     file.read_exact(&mut buffer).ok()?;
     Some(buffer)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_paths_in_the_discovered_shapes_are_logs() {
-        let roots = Roots { copilot: vec!["/c".into()], claude: vec!["/p".into()] };
-        let host = |p: &str| roots.classify(Path::new(p));
-        assert_eq!(host("/c/s1/events.jsonl"), Some(Host::CopilotCli));
-        assert_eq!(host("/p/proj/s.jsonl"), Some(Host::ClaudeCode));
-        assert_eq!(host("/p/proj/s/subagents/agent-a1.jsonl"), Some(Host::ClaudeCode));
-        for not_a_log in [
-            "/c/s1/deep/notes.jsonl",
-            "/c/s1/workspace.yaml",
-            "/c/events.jsonl",
-            "/p/proj/s/other/agent-a.jsonl",
-            "/p/proj/s/subagents/notes.jsonl",
-            "/elsewhere/s1/events.jsonl",
-            "/c/s1/notes.jsonl",
-        ] {
-            assert_eq!(host(not_a_log), None, "{not_a_log}");
-        }
-    }
 }

@@ -516,7 +516,8 @@ fn journal_in(tx: &rusqlite::Transaction, kind: &str, body: &Value) -> Result<i6
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{Ingestor, Roots};
+    use crate::ingest::Ingestor;
+    use judged_core::files::Roots;
     use judged_core::log::SessionLog;
     use std::io::Write;
 
