@@ -275,7 +275,7 @@ impl Ingestor {
             let mut start = file.offset;
             let mut update = FileUpdate::default();
             let mut events: Vec<(&str, Value)> = Vec::new();
-            let mut kinds: Vec<Option<String>> = Vec::with_capacity(batch.len());
+            let mut lines: Vec<NewLine> = Vec::with_capacity(batch.len());
             let mut previous_id = file.last_host_id.clone();
             let mut seq = file.lines;
             for raw in batch {
@@ -286,7 +286,7 @@ impl Ingestor {
                 } else {
                     Some(judged_core::adapter::envelope(file.host, trimmed))
                 };
-                match parsed {
+                let kind = match parsed {
                     Some(Ok(record)) => {
                         if file.host == Host::CopilotCli
                             && (seq > 1 || record.parent_id.is_some())
@@ -300,26 +300,17 @@ impl Ingestor {
                             previous_id = record.id.clone();
                         }
                         update.observe(file.host, &record);
-                        kinds.push(Some(record.kind));
+                        Some(record.kind)
                     }
                     Some(Err(error)) => {
                         events.push(("malformed_line", json!({"file_id": file.id, "path": file.path, "seq": seq, "offset": start, "error": error.to_string()})));
-                        kinds.push(None);
+                        None
                     }
-                    None => kinds.push(None),
-                }
+                    None => None,
+                };
+                lines.push(NewLine { start, raw, kind });
                 start += raw.len() as u64;
             }
-            let mut offset = file.offset;
-            let lines: Vec<NewLine> = batch
-                .iter()
-                .zip(&kinds)
-                .map(|(raw, kind)| {
-                    let line = NewLine { start: offset, raw, kind: kind.as_deref() };
-                    offset += raw.len() as u64;
-                    line
-                })
-                .collect();
             self.store.append_lines(file, &lines, &update, &events)?;
         }
         Ok(())

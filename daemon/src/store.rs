@@ -108,7 +108,8 @@ pub enum JournalField {
 pub struct NewLine<'a> {
     pub start: u64,
     pub raw: &'a [u8],
-    pub kind: Option<&'a str>,
+    /// The record type, when the line parsed.
+    pub kind: Option<String>,
 }
 
 pub struct Store {
@@ -211,7 +212,7 @@ impl Store {
                     end as i64,
                     sha.to_vec(),
                     head.to_vec(),
-                    line.kind,
+                    line.kind.as_deref(),
                     line.raw
                 ])?;
             }
