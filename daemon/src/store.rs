@@ -226,20 +226,7 @@ impl Store {
         for (kind, body) in events {
             journal_in(&tx, kind, body)?;
         }
-        tx.execute(
-            "UPDATE files SET offset = ?2, lines = ?3, chain = ?4, session_id = ?5, cwd = ?6, last_host_id = ?7, last_event_time = ?8, findings = ?9 WHERE id = ?1",
-            params![
-                file.id,
-                file.offset as i64,
-                file.lines as i64,
-                file.chain.to_vec(),
-                file.session_id,
-                file.cwd,
-                file.last_host_id,
-                file.last_event_time,
-                file.findings as i64
-            ],
-        )?;
+        save_file(&tx, file)?;
         tx.commit()?;
         Ok(())
     }
@@ -408,21 +395,7 @@ impl Store {
                 true
             })?;
             update.apply(&mut state);
-            self.conn.execute(
-                "UPDATE files SET offset = ?2, lines = ?3, chain = ?4, session_id = ?5, cwd = ?6, last_host_id = ?7, last_event_time = ?8, tampered = ?9, findings = ?10 WHERE id = ?1",
-                params![
-                    state.id,
-                    state.offset as i64,
-                    state.lines as i64,
-                    state.chain.to_vec(),
-                    state.session_id,
-                    state.cwd,
-                    state.last_host_id,
-                    state.last_event_time,
-                    state.tampered,
-                    state.findings as i64
-                ],
-            )?;
+            save_file(&self.conn, &state)?;
         }
         Ok(())
     }
@@ -490,6 +463,27 @@ impl FileUpdate {
             file.last_event_time = Some(t.clone());
         }
     }
+}
+
+/// Write a file's derived state (everything but its identity).
+fn save_file(conn: &Connection, file: &FileState) -> Result<()> {
+    conn.prepare_cached(
+        "UPDATE files SET offset = ?2, lines = ?3, chain = ?4, session_id = ?5, cwd = ?6, last_host_id = ?7, \
+         last_event_time = ?8, tampered = ?9, findings = ?10 WHERE id = ?1",
+    )?
+    .execute(params![
+        file.id,
+        file.offset as i64,
+        file.lines as i64,
+        file.chain.to_vec(),
+        file.session_id,
+        file.cwd,
+        file.last_host_id,
+        file.last_event_time,
+        file.tampered,
+        file.findings as i64
+    ])?;
+    Ok(())
 }
 
 fn journal_digest(at: &str, kind: &str, body: &str) -> Hash {
