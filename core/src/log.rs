@@ -7,6 +7,12 @@
 use crate::adapter::{self, LineError};
 use crate::chain::{self, Hash};
 use crate::event::{Host, Record};
+use sha2::{Digest, Sha256};
+
+/// Bytes between two saved states of the running prefix hash: a prefix hash then costs at
+/// most this much hashing, however long the log (the daemon keeps logs parsed between
+/// requests, and a challenge hashes the prefix up to its marker).
+const PREFIX_CHECKPOINT_BYTES: usize = 64 * 1024;
 
 /// One complete line of a log.
 #[derive(Clone, Debug)]
@@ -37,12 +43,23 @@ pub struct SessionLog {
     pub path: String,
     bytes: Vec<u8>,
     pub lines: Vec<Line>,
+    /// The hash state after each whole multiple of [`PREFIX_CHECKPOINT_BYTES`].
+    checkpoints: Vec<Sha256>,
+    /// The hash state after the last checkpoint, fed up to the end of `bytes`.
+    running: Sha256,
 }
 
 impl SessionLog {
     /// Split `bytes` into complete lines and parse each with the host's adapter.
     pub fn from_bytes(host: Host, path: impl Into<String>, bytes: Vec<u8>) -> SessionLog {
-        let mut log = SessionLog { host, path: path.into(), bytes: Vec::new(), lines: Vec::new() };
+        let mut log = SessionLog {
+            host,
+            path: path.into(),
+            bytes: Vec::new(),
+            lines: Vec::new(),
+            checkpoints: Vec::new(),
+            running: Sha256::new(),
+        };
         log.append(&bytes);
         log
     }
@@ -61,7 +78,24 @@ impl SessionLog {
             self.lines.push(Line { number, start, end, sha256, chain, parsed: parse(self.host, raw) });
             start = end;
         }
+        self.feed_prefix_hash(&more[..complete]);
         self.bytes.extend_from_slice(&more[..complete]);
+    }
+
+    /// Feed bytes appended at the end of the log to the running prefix hash, saving its
+    /// state at every checkpoint boundary they cross.
+    fn feed_prefix_hash(&mut self, mut more: &[u8]) {
+        let mut at = self.bytes.len();
+        while !more.is_empty() {
+            let to_boundary = PREFIX_CHECKPOINT_BYTES - at % PREFIX_CHECKPOINT_BYTES;
+            let (now, rest) = more.split_at(to_boundary.min(more.len()));
+            self.running.update(now);
+            at += now.len();
+            if at % PREFIX_CHECKPOINT_BYTES == 0 {
+                self.checkpoints.push(self.running.clone());
+            }
+            more = rest;
+        }
     }
 
     /// Length of the complete lines.
@@ -79,7 +113,11 @@ impl SessionLog {
 
     /// SHA-256 of the first `n` bytes (`n <= len`).
     pub fn prefix_sha256(&self, n: u64) -> String {
-        chain::to_hex(&chain::sha256(&self.bytes[..n as usize]))
+        let n = n as usize;
+        let whole = (n / PREFIX_CHECKPOINT_BYTES).min(self.checkpoints.len());
+        let mut hasher = whole.checked_sub(1).map_or_else(Sha256::new, |i| self.checkpoints[i].clone());
+        hasher.update(&self.bytes[whole * PREFIX_CHECKPOINT_BYTES..n]);
+        chain::to_hex(&hasher.finalize().into())
     }
 
     /// The chain head at the line that ends exactly at `offset`, if one does.
@@ -149,6 +187,29 @@ mod tests {
             grown.lines.iter().map(|l| (l.number, l.start, l.end)).collect::<Vec<_>>(),
             whole.lines.iter().map(|l| (l.number, l.start, l.end)).collect::<Vec<_>>()
         );
+    }
+
+    #[test]
+    fn prefix_hashes_from_checkpoints_equal_hashing_the_prefix() {
+        // Lines of varied lengths so that line ends and checkpoint boundaries interleave.
+        let mut bytes = Vec::new();
+        for i in 0..3000 {
+            bytes.extend_from_slice(format!("{{\"type\":\"t\",\"pad\":\"{}\"}}\n", "x".repeat(i % 97)).as_bytes());
+        }
+        // Appended in whole lines, as the daemon does, a few hundred at a time.
+        let mut grown = SessionLog::from_bytes(Host::CopilotCli, "x", Vec::new());
+        let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+        for piece in lines.chunks(333) {
+            grown.append(&piece.concat());
+        }
+        let whole = SessionLog::from_bytes(Host::CopilotCli, "x", bytes.clone());
+        assert!(whole.checkpoints.len() >= 2, "the test log spans several checkpoints");
+        let stored = grown.len() as usize;
+        for n in [0, 1, PREFIX_CHECKPOINT_BYTES - 1, PREFIX_CHECKPOINT_BYTES, PREFIX_CHECKPOINT_BYTES + 1, stored] {
+            let expected = chain::to_hex(&chain::sha256(&bytes[..n]));
+            assert_eq!(whole.prefix_sha256(n as u64), expected, "prefix of {n} bytes");
+            assert_eq!(grown.prefix_sha256(n as u64), expected, "prefix of {n} bytes, appended in pieces");
+        }
     }
 
     #[test]

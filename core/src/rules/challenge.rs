@@ -114,13 +114,12 @@ fn marker_candidates<'a>(
             let age =
                 start.timestamp.as_deref().and_then(timestamp::parse).map(|t| (request.now - t).num_milliseconds());
             let fresh = age.is_some_and(|ms| (-5_000..=request.max_age_seconds * 1000).contains(&ms));
+            if !(session::is_shell_tool(&call.name) && model_ok && fresh) {
+                return None;
+            }
+            // Serialised only for the few fresh shell calls: a long session has thousands.
             let arguments = call.arguments_text();
-            if !(session::is_shell_tool(&call.name)
-                && model_ok
-                && fresh
-                && arguments.contains(request.binding)
-                && arguments.contains("marker"))
-            {
+            if !(arguments.contains(request.binding) && arguments.contains("marker")) {
                 return None;
             }
             // Defect fix (spec §8.9): a call without an id matches no completion.
