@@ -56,12 +56,36 @@ impl LogCache {
     }
 }
 
+/// Recorded session cwds, resolved: a challenge compares every session's cwd, and
+/// resolving is several syscalls a path.
+#[derive(Default)]
+pub struct ResolvedCwds(HashMap<String, String>);
+
+impl ResolvedCwds {
+    /// Cwds remembered at most; a daemon's users have far fewer projects.
+    const CAPACITY: usize = 10_000;
+
+    /// Whether the session's recorded cwd resolves to `cwd` (itself resolved).
+    fn same(&mut self, file: &FileState, cwd: &str) -> bool {
+        let Some(recorded) = file.cwd.as_deref() else { return false };
+        let memo = &mut self.0;
+        if let Some(resolved) = memo.get(recorded) {
+            return resolved == cwd;
+        }
+        if memo.len() >= Self::CAPACITY {
+            memo.clear();
+        }
+        let resolved = files::resolve(recorded);
+        let same = resolved == cwd;
+        memo.insert(recorded.to_owned(), resolved);
+        same
+    }
+}
+
 pub struct Engine {
     pub ingest: Ingestor,
     pub logs: LogCache,
-    /// Recorded session cwds, resolved: a challenge compares every session's cwd, and
-    /// resolving is several syscalls a path.
-    pub resolved_cwds: HashMap<String, String>,
+    pub resolved_cwds: ResolvedCwds,
     pub gate: crate::gate::GateConfig,
     pub witness: Witness,
     pub started: Instant,
@@ -92,6 +116,15 @@ impl From<EngineError> for ErrorBody {
 }
 
 type Answer = Result<Value, EngineError>;
+
+/// Which logs a request catches up before it is answered.
+#[derive(Clone, Copy)]
+enum CatchUp {
+    /// The logs of the request's cwd, and those whose cwd is not known yet.
+    ThisCwd,
+    /// Every log under the roots, discovered anew.
+    Everything,
+}
 
 fn bad_request(message: impl Into<String>) -> EngineError {
     EngineError::BadRequest(message.into())
@@ -153,7 +186,7 @@ impl Engine {
     }
 
     fn status(&mut self) -> Answer {
-        let files = self.ingest.store.files()?;
+        let files: Vec<&FileState> = self.ingest.store.files().collect();
         Ok(json!({
             "pid": std::process::id(),
             "version": env!("CARGO_PKG_VERSION"),
@@ -174,7 +207,7 @@ impl Engine {
 
     fn sessions(&mut self) -> Answer {
         self.ingest.catch_up_all()?;
-        let sessions: Vec<Value> = self.ingest.store.files()?.iter().map(session_summary).collect();
+        let sessions: Vec<Value> = self.ingest.store.files().map(session_summary).collect();
         Ok(Value::Array(sessions))
     }
 
@@ -182,7 +215,11 @@ impl Engine {
     fn named_file(&mut self, args: &Value) -> Result<FileState, EngineError> {
         let name = arg(args, "session")?;
         self.ingest.catch_up_all()?;
-        self.ingest.store.file_by_session(name)?.ok_or_else(|| bad_request(format!("no session or log named `{name}`")))
+        self.ingest
+            .store
+            .file_by_session(name)
+            .cloned()
+            .ok_or_else(|| bad_request(format!("no session or log named `{name}`")))
     }
 
     fn events(&mut self, args: &Value) -> Answer {
@@ -227,7 +264,8 @@ impl Engine {
         let file = self
             .ingest
             .store
-            .file_by_path(&resolved)?
+            .file_by_path(&resolved)
+            .cloned()
             .ok_or_else(|| evidence_error(format!("file not found: {resolved}")))?;
         if self.ingest.verify_prefix_if_changed(&file)?["tampered"] == true {
             return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
@@ -248,39 +286,59 @@ impl Engine {
         if let Some(root) = &root {
             self.add_root(root);
         }
-        self.ingest.catch_up_all()?;
-        let mut ids = Vec::new();
-        self.logs.trim();
-        if self.resolved_cwds.len() > 10_000 {
-            self.resolved_cwds.clear();
+        let nonce = rules::new_nonce();
+        let request =
+            rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
+        // First only this cwd's logs (and any whose cwd is not recorded yet) are caught
+        // up: another project's log cannot hold this binding, and following it is the
+        // watcher's job, so the answer costs the same however many sessions the user has.
+        // When that finds no single binding, every log is discovered and caught up and
+        // the question asked again, so a session the watcher has not reported yet is
+        // still found.
+        let mut artifact = match self.challenge_over(&request, root.as_deref(), CatchUp::ThisCwd) {
+            Err(EngineError::Evidence(_)) => self.challenge_over(&request, root.as_deref(), CatchUp::Everything),
+            answer => answer,
+        }?;
+        let seen = json!({"binding": binding, "session_events": artifact["session_events"],
+            "event_id": artifact["challenge_event_id"], "completion_event_id": artifact["challenge_completion_event_id"]});
+        let witness = self.witness.sign(&artifact);
+        let issued = json!({"nonce": nonce, "binding": binding, "session_events": artifact["session_events"], "witness": witness});
+        self.ingest.store.journal_together(&[("marker_seen", &seen), ("challenge_issued", &issued)])?;
+        artifact.insert("witness".into(), witness.into());
+        Ok(Value::Object(artifact))
+    }
+
+    /// The challenge over the logs of `request.cwd` (under `root`, when given), after
+    /// catching up what `catch_up` names.
+    fn challenge_over(
+        &mut self,
+        request: &rules::ChallengeRequest,
+        root: Option<&Path>,
+        catch_up: CatchUp,
+    ) -> Result<Map<String, Value>, EngineError> {
+        match catch_up {
+            CatchUp::Everything => self.ingest.catch_up_all()?,
+            CatchUp::ThisCwd => {
+                let stale: Vec<(PathBuf, Host)> = (self.ingest.store.files())
+                    .filter(|f| f.cwd.is_none() || self.resolved_cwds.same(f, request.cwd))
+                    .map(|f| (PathBuf::from(&f.path), f.host))
+                    .collect();
+                for (path, host) in stale {
+                    self.ingest.catch_up(&path, host)?;
+                }
+            }
         }
-        for file in self.ingest.store.files()? {
-            let Some(recorded) = file.cwd.as_deref() else { continue };
-            let resolved = self.resolved_cwds.entry(recorded.to_owned()).or_insert_with(|| files::resolve(recorded));
-            let under_root = root.as_ref().is_none_or(|r| Path::new(&file.path).starts_with(r));
-            if !file.tampered && *resolved == cwd && under_root {
-                self.logs.refresh(&self.ingest.store, &file)?;
+        self.logs.trim();
+        let mut ids = Vec::new();
+        for file in self.ingest.store.files() {
+            let under_root = root.is_none_or(|r| Path::new(&file.path).starts_with(r));
+            if !file.tampered && under_root && self.resolved_cwds.same(file, request.cwd) {
+                self.logs.refresh(&self.ingest.store, file)?;
                 ids.push(file.id);
             }
         }
         let logs: Vec<&SessionLog> = ids.iter().map(|&id| self.logs.get(id)).collect();
-        let nonce = rules::new_nonce();
-        let request =
-            rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
-        let env = DaemonEnv { sent: HashMap::new() };
-        let mut artifact = rules::challenge(&request, &logs, &env)?;
-        self.ingest.store.journal(
-            "marker_seen",
-            &json!({"binding": binding, "session_events": artifact["session_events"], "event_id": artifact["challenge_event_id"],
-                "completion_event_id": artifact["challenge_completion_event_id"]}),
-        )?;
-        let witness = self.witness.sign(&artifact);
-        artifact.insert("witness".into(), witness.clone().into());
-        self.ingest.store.journal(
-            "challenge_issued",
-            &json!({"nonce": nonce, "binding": binding, "session_events": artifact["session_events"], "witness": witness}),
-        )?;
-        Ok(Value::Object(artifact))
+        Ok(rules::challenge(request, &logs, &DaemonEnv { sent: HashMap::new() })?)
     }
 
     /// The artifact was issued by this daemon, unchanged: its witness verifies and the

@@ -327,7 +327,7 @@ impl Engine {
 
     /// What makes two questions the same: the question and the evidence it could see.
     fn decision_key(&self, question: &Question, settings: &Settings) -> Result<String, StoreError> {
-        let evidence_seen = self.ingest.store.journal_count("evidence_verified")?;
+        let evidence_seen = self.ingest.store.journal_last_seq("evidence_verified")?;
         // A recorded answer lives at most one freshness window, so an allow never
         // outlives the evidence it rested on by more than that.
         let window = chrono::Utc::now().timestamp() / settings.freshness_seconds.max(1) as i64;
@@ -395,29 +395,38 @@ impl Engine {
     ) -> Result<Option<Value>, StoreError> {
         let oldest = chrono::Utc::now() - chrono::Duration::seconds(settings.freshness_seconds as i64);
         let cwd = question.cwd.as_deref().map(files::resolve);
-        let candidates: Vec<Value> = self
-            .ingest
-            .store
-            .journal_of_kind("evidence_verified")?
-            .into_iter()
-            .rev()
-            .filter(|(_, at, body)| {
-                let fresh = judged_core::timestamp::parse(at).is_some_and(|t| t >= oldest);
+        // Newest first, and only until the freshness window ends or a candidate holds:
+        // the journal keeps every verification ever made, and a decision must not cost
+        // more as it grows. (Should the clock have been set back, older evidence is
+        // missed and the gate blocks.) A candidate whose log was rewritten since is
+        // skipped, and the scan resumes past it.
+        for skip in 0.. {
+            let mut found = None;
+            let mut seen = 0;
+            self.ingest.store.journal_newest_first("evidence_verified", |_, at, body| {
+                if judged_core::timestamp::parse(at).is_none_or(|t| t < oldest) {
+                    return false;
+                }
                 let positive = body["status"] == "verified"
                     && body["score"].as_f64().is_some_and(|s| s >= 6.0)
                     && matches!(body["verdict"].as_str(), Some("ready" | "almost"));
                 let bound = (question.session_id.is_some()
                     && body["session_id"].as_str() == question.session_id.as_deref())
                     || (cwd.is_some() && body["cwd"].as_str().map(files::resolve) == cwd);
-                fresh && positive && bound
-            })
-            .map(|(_, _, body)| body)
-            .collect();
-        for evidence in candidates {
+                if positive && bound {
+                    if seen == skip {
+                        found = Some(body);
+                        return false;
+                    }
+                    seen += 1;
+                }
+                true
+            })?;
+            let Some(evidence) = found else { break };
             let Some(path) = evidence["session_events"].as_str() else { continue };
             let host = evidence["host"].as_str().and_then(Host::parse).unwrap_or(Host::CopilotCli);
             self.ingest.catch_up(Path::new(path), host)?;
-            if self.ingest.store.file_by_path(path)?.is_some_and(|f| !f.tampered) {
+            if self.ingest.store.file_by_path(path).is_some_and(|f| !f.tampered) {
                 return Ok(Some(evidence));
             }
         }

@@ -135,7 +135,7 @@ impl Ingestor {
     /// when the file's history changed (then it is recorded as tampered and left alone).
     fn bring_up_to_date(&mut self, path: &Path, host: Host, meta: &fs::Metadata) -> Result<bool, StoreError> {
         let shown = path.to_string_lossy().into_owned();
-        let mut file = match self.store.file_by_path(&shown)? {
+        let mut file = match self.store.file_by_path(&shown).cloned() {
             Some(file) => file,
             None => self.store.add_file(&shown, host, &session_key(host, path))?,
         };

@@ -80,11 +80,12 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
         tracing::error!(%error, "the store's own history does not verify");
         ingest.store.journal("store_integrity_failed", &serde_json::json!({"error": error.to_string()}))?;
     }
-    for file in ingest.store.files()? {
+    let files: Vec<store::FileState> = ingest.store.files().cloned().collect();
+    for file in files {
         ingest.verify_prefix(&file)?;
     }
     ingest.catch_up_all()?;
-    tracing::info!(files = ingest.store.files()?.len(), "caught up");
+    tracing::info!(files = ingest.store.files().count(), "caught up");
 
     let socket = config.socket_path();
     let engine = Arc::new(Mutex::new(Engine {

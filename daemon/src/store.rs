@@ -11,6 +11,7 @@ use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 #[derive(Debug, thiserror::Error)]
@@ -114,6 +115,10 @@ pub struct NewLine<'a> {
 
 pub struct Store {
     conn: Connection,
+    /// The `files` table, mirrored in memory and written through: every query consults
+    /// it, it has one row per log, and only this type changes it.
+    files: BTreeMap<i64, FileState>,
+    ids_by_path: HashMap<String, i64>,
 }
 
 /// A stored hash column. Only this module writes those columns, always 32 bytes; a
@@ -127,28 +132,38 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         let conn = Connection::open(path)?;
         conn.execute_batch(SCHEMA)?;
-        Ok(Store { conn })
+        let mut store = Store { conn, files: BTreeMap::new(), ids_by_path: HashMap::new() };
+        for file in store.read_files()? {
+            store.mirror(file);
+        }
+        Ok(store)
     }
 
-    pub fn file_by_path(&self, path: &str) -> Result<Option<FileState>> {
-        self.query_files("WHERE path = ?1", params![path]).map(|mut v| v.pop())
+    pub fn file_by_path(&self, path: &str) -> Option<&FileState> {
+        self.ids_by_path.get(path).map(|id| &self.files[id])
     }
 
-    pub fn file_by_session(&self, session: &str) -> Result<Option<FileState>> {
-        self.query_files("WHERE session = ?1 OR session_id = ?1 OR path = ?1 ORDER BY id LIMIT 1", params![session])
-            .map(|mut v| v.pop())
+    /// The first log (by id) whose session key, session id or path is `name`.
+    pub fn file_by_session(&self, name: &str) -> Option<&FileState> {
+        self.files().find(|f| f.session == name || f.session_id.as_deref() == Some(name) || f.path == name)
     }
 
-    pub fn files(&self) -> Result<Vec<FileState>> {
-        self.query_files("ORDER BY id", params![])
+    /// Every log, by id.
+    pub fn files(&self) -> impl Iterator<Item = &FileState> {
+        self.files.values()
     }
 
-    fn query_files(&self, clause: &str, args: &[&dyn rusqlite::ToSql]) -> Result<Vec<FileState>> {
-        let sql = format!(
-            "SELECT id, path, host, session, session_id, cwd, offset, lines, chain, last_host_id, last_event_time, tampered, findings FROM files {clause}"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map(args, |row| {
+    /// Record a file's state as committed.
+    fn mirror(&mut self, file: FileState) {
+        self.ids_by_path.insert(file.path.clone(), file.id);
+        self.files.insert(file.id, file);
+    }
+
+    fn read_files(&self) -> Result<Vec<FileState>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, path, host, session, session_id, cwd, offset, lines, chain, last_host_id, last_event_time, tampered, findings FROM files",
+        )?;
+        let rows = stmt.query_map([], |row| {
             Ok(FileState {
                 id: row.get(0)?,
                 path: row.get(1)?,
@@ -182,7 +197,23 @@ impl Store {
             &json!({"file_id": id, "path": path, "host": host.as_str(), "session": session}),
         )?;
         tx.commit()?;
-        Ok(self.file_by_path(path)?.expect("just inserted"))
+        let file = FileState {
+            id,
+            path: path.to_owned(),
+            host,
+            session: session.to_owned(),
+            session_id: None,
+            cwd: None,
+            offset: 0,
+            lines: 0,
+            chain: chain::genesis(chain::SESSION_GENESIS_DOMAIN),
+            last_host_id: None,
+            last_event_time: None,
+            tampered: false,
+            findings: 0,
+        };
+        self.mirror(file.clone());
+        Ok(file)
     }
 
     /// Append a batch of complete lines of `file` and move its offset, in one transaction,
@@ -228,6 +259,7 @@ impl Store {
         }
         save_file(&tx, file)?;
         tx.commit()?;
+        self.mirror(file.clone());
         Ok(())
     }
 
@@ -238,26 +270,53 @@ impl Store {
         tx.execute("UPDATE files SET tampered = 1 WHERE id = ?1", params![file.id])?;
         tx.commit()?;
         file.tampered = true;
+        self.mirror(file.clone());
         Ok(())
     }
 
     /// Append one event to the journal.
     pub fn journal(&mut self, kind: &str, body: &Value) -> Result<i64> {
+        self.journal_together(&[(kind, body)])
+    }
+
+    /// Append events to the journal in one transaction (one commit, not one per event);
+    /// the sequence number of the last.
+    pub fn journal_together(&mut self, events: &[(&str, &Value)]) -> Result<i64> {
         let tx = self.conn.transaction()?;
-        let seq = journal_in(&tx, kind, body)?;
+        let mut seq = 0;
+        for (kind, body) in events {
+            seq = journal_in(&tx, kind, body)?;
+        }
         tx.commit()?;
         Ok(seq)
     }
 
-    /// Journal bodies of one kind, oldest first.
+    /// Journal events of one kind as `(seq, at, body)`, oldest first.
     pub fn journal_of_kind(&self, kind: &str) -> Result<Vec<(i64, String, Value)>> {
-        let mut stmt = self.conn.prepare_cached("SELECT seq, at, body FROM journal WHERE kind = ?1 ORDER BY seq")?;
-        let rows = stmt.query_map(params![kind], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, String>(2)?)))?;
-        rows.map(|r| {
-            let (seq, at, body) = r?;
-            Ok((seq, at, serde_json::from_str(&body).unwrap_or(Value::Null)))
-        })
-        .collect()
+        let mut events = Vec::new();
+        self.journal_newest_first(kind, |seq, at, body| {
+            events.push((seq, at.to_owned(), body));
+            true
+        })?;
+        events.reverse();
+        Ok(events)
+    }
+
+    /// Visit the journal events of one kind, newest first, until `visit` returns false,
+    /// so a caller that wants only recent events reads only those.
+    pub fn journal_newest_first(&self, kind: &str, mut visit: impl FnMut(i64, &str, Value) -> bool) -> Result<()> {
+        // `+?1`: a parameter compared with an indexed column makes this SQLite build
+        // (STAT4) re-plan the statement at every call; the unary plus keeps the plan.
+        let mut stmt =
+            self.conn.prepare_cached("SELECT seq, at, body FROM journal WHERE kind = +?1 ORDER BY seq DESC")?;
+        let mut rows = stmt.query(params![kind])?;
+        while let Some(row) = rows.next()? {
+            let (at, body): (String, String) = (row.get(1)?, row.get(2)?);
+            if !visit(row.get(0)?, &at, serde_json::from_str(&body).unwrap_or(Value::Null)) {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// The newest journal body of `kind` whose `key` or `witness` is `value` (both indexed).
@@ -268,18 +327,21 @@ impl Store {
             JournalField::Witness => "$.witness",
         };
         let sql = format!(
-            "SELECT body FROM journal WHERE kind = ?1 AND json_extract(body, '{path}') = ?2 ORDER BY seq DESC LIMIT 1"
+            "SELECT body FROM journal WHERE kind = +?1 AND json_extract(body, '{path}') = +?2 ORDER BY seq DESC LIMIT 1"
         );
         let body: Option<String> =
             self.conn.prepare_cached(&sql)?.query_row(params![kind, value], |r| r.get(0)).optional()?;
         Ok(body.map(|b| serde_json::from_str(&b).unwrap_or(Value::Null)))
     }
 
-    pub fn journal_count(&self, kind: &str) -> Result<u64> {
+    /// The sequence number of the newest journal event of `kind` (0 when there is none).
+    pub fn journal_last_seq(&self, kind: &str) -> Result<i64> {
         Ok(self
             .conn
-            .prepare_cached("SELECT COUNT(*) FROM journal WHERE kind = ?1")?
-            .query_row(params![kind], |r| r.get::<_, i64>(0))? as u64)
+            .prepare_cached("SELECT seq FROM journal WHERE kind = +?1 ORDER BY seq DESC LIMIT 1")?
+            .query_row(params![kind], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0))
     }
 
     pub fn journal_len(&self) -> Result<u64> {
@@ -289,7 +351,7 @@ impl Store {
     /// Stored lines of a file as `(seq, start, end, line_sha256, chain, kind, raw)`.
     pub fn lines(&self, file_id: i64, from_seq: u64, limit: u64) -> Result<Vec<StoredLine>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, start, end, line_sha256, chain, kind, raw FROM lines WHERE file_id = ?1 AND seq >= ?2 ORDER BY seq LIMIT ?3",
+            "SELECT seq, start, end, line_sha256, chain, kind, raw FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq LIMIT ?3",
         )?;
         let rows = stmt.query_map(params![file_id, from_seq as i64, limit.min(i64::MAX as u64) as i64], stored_line)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -307,7 +369,7 @@ impl Store {
     ) -> Result<()> {
         let raw = if with_raw { "raw" } else { "x''" };
         let sql = format!(
-            "SELECT seq, start, end, line_sha256, chain, kind, {raw} FROM lines WHERE file_id = ?1 AND seq >= ?2 ORDER BY seq"
+            "SELECT seq, start, end, line_sha256, chain, kind, {raw} FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params![file_id, from_seq as i64])?;
@@ -326,7 +388,7 @@ impl Store {
         }
         Ok(self
             .conn
-            .prepare_cached("SELECT chain FROM lines WHERE file_id = ?1 AND seq = ?2")?
+            .prepare_cached("SELECT chain FROM lines WHERE file_id = +?1 AND seq = +?2")?
             .query_row(params![file_id, seq as i64], |r| r.get::<_, Vec<u8>>(0))
             .optional()?
             .map(hash_from))
@@ -345,7 +407,7 @@ impl Store {
                 return Err(StoreError::Integrity(format!("journal chain breaks at seq {seq}")));
             }
         }
-        for file in self.files()? {
+        for file in self.files() {
             let mut head = chain::genesis(chain::SESSION_GENESIS_DOMAIN);
             let mut broken = None;
             self.scan_lines(file.id, 0, true, |line| {
@@ -364,7 +426,7 @@ impl Store {
 
     /// Recompute every derived `files` column from the lines and the journal (replay).
     pub fn rebuild_files(&mut self) -> Result<()> {
-        let files = self.files()?;
+        let files: Vec<FileState> = self.files().cloned().collect();
         let tampered: Vec<i64> = self
             .journal_of_kind("tamper_detected")?
             .into_iter()
@@ -396,6 +458,7 @@ impl Store {
             })?;
             update.apply(&mut state);
             save_file(&self.conn, &state)?;
+            self.mirror(state);
         }
         Ok(())
     }
@@ -543,15 +606,18 @@ mod tests {
             .write_all(b"{\"type\":\"x\",\"id\":\"late\",\"parentId\":\"wrong\"}\n")
             .unwrap();
         ingest.catch_up_all().unwrap();
-        let before = format!("{:?}", ingest.store.files().unwrap());
+        let files = |store: &Store| format!("{:?}", store.files().collect::<Vec<_>>());
+        let before = files(&ingest.store);
         ingest
             .store
             .conn
             .execute("UPDATE files SET offset = 0, lines = 0, session_id = NULL, cwd = NULL, findings = 0", [])
             .unwrap();
         ingest.store.rebuild_files().unwrap();
-        assert_eq!(format!("{:?}", ingest.store.files().unwrap()), before);
-        let file = &ingest.store.files().unwrap()[0];
+        // Read back from the database, not from the in-memory mirror.
+        let reopened = Store::open(&dir.path().join("judged.db")).unwrap();
+        assert_eq!(files(&reopened), before);
+        let file = reopened.files().next().unwrap();
         assert_eq!((file.lines, file.findings), (44, 1));
         assert_eq!(file.cwd.as_deref(), Some("/tmp/judged-fixture/copilot/cross-family-ok/project"));
     }
@@ -560,7 +626,7 @@ mod tests {
     fn stored_lines_rebuild_the_exact_log_and_its_chain() {
         let dir = tempfile::tempdir().unwrap();
         let (ingest, _) = ingested(dir.path(), REAL_LOG);
-        let file = &ingest.store.files().unwrap()[0];
+        let file = ingest.store.files().next().unwrap();
         let mut bytes = Vec::new();
         ingest
             .store
