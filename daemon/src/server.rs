@@ -80,17 +80,24 @@ async fn connection(stream: Stream, engine: Shared, shutdown: watch::Sender<bool
             let _ = shutdown.send(true);
             Outcome::Ok(serde_json::json!({"stopping": true}))
         } else {
-            let engine = engine.clone();
-            let (op, args) = (request.op, request.args);
-            let answer = tokio::task::spawn_blocking(move || {
-                let mut engine = engine.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-                engine.handle(&op, &args)
-            })
-            .await;
+            // The engine blocks (SQLite, file reads) and serves one request at a time, so
+            // the request runs on this worker, whose other tasks move to another thread
+            // meanwhile: no hand-off to a blocking-pool thread and back, which cost more
+            // than a typical request (bench: hook round trip). A panic is caught and
+            // answered like the blocking pool's join error was.
+            let answer = tokio::task::block_in_place(|| {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    let mut engine = engine.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+                    engine.handle(&request.op, &request.args)
+                }))
+            });
             match answer {
                 Ok(Ok(value)) => Outcome::Ok(value),
                 Ok(Err(error)) => Outcome::Error(error.into()),
-                Err(join) => Outcome::Error(ErrorBody { message: format!("internal error: {join}"), exit_code: None }),
+                Err(_) => Outcome::Error(ErrorBody {
+                    message: "internal error: the request panicked".into(),
+                    exit_code: None,
+                }),
             }
         };
         if reply(&mut stream, request.id, outcome).await.is_err() {
