@@ -14,6 +14,23 @@ use sha2::{Digest, Sha256};
 /// requests, and a challenge hashes the prefix up to its marker).
 const PREFIX_CHECKPOINT_BYTES: usize = 64 * 1024;
 
+/// The complete lines of `bytes`, each with its `\n`; bytes after the last `\n` are not
+/// a line yet. (`memchr` finds the newlines: a byte-at-a-time split was an eighth of the
+/// daemon's ingest time.)
+pub fn complete_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', bytes).map(move |newline| {
+        let line = &bytes[start..=newline];
+        start = newline + 1;
+        line
+    })
+}
+
+/// The length of the complete lines at the start of `bytes`.
+pub fn complete_len(bytes: &[u8]) -> usize {
+    memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1)
+}
+
 /// One complete line of a log.
 #[derive(Clone, Debug)]
 pub struct Line {
@@ -67,10 +84,10 @@ impl SessionLog {
     /// Extend the log with bytes that followed it; only complete lines are taken. A log
     /// that only grows can so be kept and extended instead of re-read and re-parsed.
     pub fn append(&mut self, more: &[u8]) {
-        let complete = more.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let complete = complete_len(more);
         let mut chain = self.lines.last().map_or_else(|| chain::genesis(chain::SESSION_GENESIS_DOMAIN), |l| l.chain);
         let mut start = self.bytes.len() as u64;
-        for raw in more[..complete].split_inclusive(|&b| b == b'\n') {
+        for raw in complete_lines(&more[..complete]) {
             let sha256 = chain::sha256(raw);
             chain = chain::link(&chain, &sha256);
             let end = start + raw.len() as u64;
@@ -198,7 +215,7 @@ mod tests {
         }
         // Appended in whole lines, as the daemon does, a few hundred at a time.
         let mut grown = SessionLog::from_bytes(Host::CopilotCli, "x", Vec::new());
-        let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+        let lines: Vec<&[u8]> = complete_lines(&bytes).collect();
         for piece in lines.chunks(333) {
             grown.append(&piece.concat());
         }
@@ -210,6 +227,14 @@ mod tests {
             assert_eq!(whole.prefix_sha256(n as u64), expected, "prefix of {n} bytes");
             assert_eq!(grown.prefix_sha256(n as u64), expected, "prefix of {n} bytes, appended in pieces");
         }
+    }
+
+    #[test]
+    fn complete_lines_keep_their_newlines_and_drop_the_partial_tail() {
+        let bytes = b"a\n\nbc\npartial";
+        assert_eq!(complete_lines(bytes).collect::<Vec<_>>(), [&b"a\n"[..], b"\n", b"bc\n"]);
+        assert_eq!(complete_len(bytes), 6);
+        assert_eq!(complete_len(b"no newline"), 0);
     }
 
     #[test]

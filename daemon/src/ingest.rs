@@ -259,7 +259,7 @@ impl Ingestor {
                 self.store.journal("malformed_line", &detail)?;
                 return Ok(());
             }
-            let complete = pending.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let complete = judged_core::log::complete_len(&pending);
             if complete > 0 {
                 self.ingest_complete(file, &pending[..complete])?;
                 pending.drain(..complete);
@@ -270,7 +270,7 @@ impl Ingestor {
 
     /// Ingest bytes that are whole lines, starting at `file.offset`.
     fn ingest_complete(&mut self, file: &mut FileState, bytes: &[u8]) -> Result<(), StoreError> {
-        let raws: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+        let raws: Vec<&[u8]> = judged_core::log::complete_lines(bytes).collect();
         for batch in raws.chunks(BATCH_LINES) {
             let mut start = file.offset;
             let mut update = FileUpdate::default();
