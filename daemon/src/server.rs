@@ -77,8 +77,11 @@ async fn connection(stream: Stream, engine: Shared, shutdown: watch::Sender<bool
             let message = format!("protocol {} is not spoken here (judged speaks {PROTOCOL_VERSION})", request.v);
             Outcome::Error(ErrorBody { message, exit_code: None })
         } else if request.op == "shutdown" {
+            // Answer first: once the server stops, this connection's task is dropped
+            // with the runtime, and `judged stop` would read a closed socket.
+            let _ = reply(&mut stream, request.id, Outcome::Ok(serde_json::json!({"stopping": true}))).await;
             let _ = shutdown.send(true);
-            Outcome::Ok(serde_json::json!({"stopping": true}))
+            return;
         } else {
             // The engine blocks (SQLite, file reads) and serves one request at a time, so
             // the request runs on this worker, whose other tasks move to another thread
