@@ -622,6 +622,39 @@ fn append(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     OpenOptions::new().create(true).append(true).open(path)?.write_all(bytes)
 }
 
+/// A log being generated: the bytes not yet written to its file.
+trait Pending {
+    fn pending(&mut self) -> &mut Vec<u8>;
+}
+
+impl Pending for CopilotLog {
+    fn pending(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+}
+
+impl Pending for ClaudeLog {
+    fn pending(&mut self) -> &mut Vec<u8> {
+        &mut self.out
+    }
+}
+
+/// Add turns to `log` until `path` holds at least `size` bytes, writing a MiB at a
+/// time; the bytes written.
+fn fill<L: Pending>(path: &Path, size: u64, log: &mut L, mut turn: impl FnMut(&mut L)) -> std::io::Result<u64> {
+    let mut written = 0u64;
+    while written + (log.pending().len() as u64) < size {
+        turn(log);
+        if log.pending().len() > 1 << 20 {
+            written += log.pending().len() as u64;
+            append(path, log.pending())?;
+            log.pending().clear();
+        }
+    }
+    append(path, log.pending())?;
+    Ok(written + log.pending().len() as u64)
+}
+
 impl Generator {
     pub fn new(seed: u64, layout: Layout) -> Generator {
         Generator { rng: Rng::new(seed), layout, clock: HISTORY_START_MS, written: Written::default() }
@@ -671,18 +704,12 @@ impl Generator {
         let model = *rng.pick(COPILOT_MODELS);
         let mut log = CopilotLog::new(Some(self.clock), None);
         log.session_start(rng, &session_id, model, cwd);
-        let (mut turn, mut flushed) = (0, 0u64);
-        while flushed + (log.out.len() as u64) < size {
+        let mut turn = 0;
+        let bytes = fill(&path, size, &mut log, |log| {
             log.turn(rng, model, turn);
             turn += 1;
-            if log.out.len() > 1 << 20 {
-                flushed += log.out.len() as u64;
-                append(&path, &log.out)?;
-                log.out.clear();
-            }
-        }
-        append(&path, &log.out)?;
-        let (bytes, lines) = (flushed + log.out.len() as u64, log.lines);
+        })?;
+        let lines = log.lines;
         self.record(path.clone(), bytes, lines);
         self.written.copilot_sessions += 1;
         Ok(path)
@@ -695,17 +722,8 @@ impl Generator {
         let dir = self.layout.claude_root().join(cwd.replace('/', "-"));
         let path = dir.join(format!("{session_id}.jsonl"));
         let mut log = ClaudeLog::new(self.clock, &cwd, &session_id, None);
-        let mut flushed = 0u64;
-        while flushed + (log.out.len() as u64) < size {
-            log.turn(rng, &session_id);
-            if log.out.len() > 1 << 20 {
-                flushed += log.out.len() as u64;
-                append(&path, &log.out)?;
-                log.out.clear();
-            }
-        }
-        append(&path, &log.out)?;
-        let (bytes, lines) = (flushed + log.out.len() as u64, log.lines);
+        let bytes = fill(&path, size, &mut log, |log| log.turn(rng, &session_id))?;
+        let lines = log.lines;
         self.record(path, bytes, lines);
         self.written.claude_sessions += 1;
         let rng = &mut self.rng;

@@ -310,6 +310,10 @@ impl Bench<'_> {
     fn stage(&self, generator: &mut Generator, live: &mut LiveSession, rng: &mut Rng, mb: u64) -> (Stage, Daemon) {
         eprintln!("judged-bench: generating a {mb} MB root");
         generator.grow_to(mb * MB).expect("root written");
+        // Write the new logs back to disk before timing: otherwise the kernel flushes them
+        // during the ingest, behind the store's own syncs, and the ingest figure measures
+        // the generator's writeback.
+        let _ = Command::new("sync").status();
         let binding = generate::binding(rng);
         live.append_marker(&binding).expect("marker appended");
         let files = generate::discover(&self.layout);

@@ -192,7 +192,7 @@ pub fn render(options: &Options, r: &Results) -> String {
     let _ = writeln!(md, "- Command: `{command}` (seed {:#x}), at {}", options.seed, commit());
     let _ = writeln!(
         md,
-        "- Root: generated Copilot CLI and Claude Code logs, {} Copilot and {} Claude Code sessions at {} MB, all but one in other cwds; the live project session has {:.1} MB of history and gets each round's marker and reviewer lifecycle appended with fresh timestamps. Logs are in the page cache (just written), as for a daemon tailing them.",
+        "- Root: generated Copilot CLI and Claude Code logs, {} Copilot and {} Claude Code sessions at {} MB, all but one in other cwds; the live project session has {:.1} MB of history and gets each round's marker and reviewer lifecycle appended with fresh timestamps. Logs are in the page cache (just written, then synced to disk), as for a daemon tailing them.",
         r.copilot_sessions, r.claude_sessions, last.mb, options.live_mb
     );
     let _ = writeln!(
