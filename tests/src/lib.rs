@@ -104,11 +104,14 @@ impl Daemon {
     }
 
     /// Stop the daemon and wait for it to exit.
-    pub fn stop(mut self) {
-        self.shutdown();
+    pub fn stop(self) {
+        drop(self); // `Drop` shuts it down
     }
 
     fn shutdown(&mut self) {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return; // already stopped (and reaped): nothing to signal
+        }
         if self.call("shutdown", Value::Null).is_err() {
             // The socket is gone (its directory removed first?): SIGTERM stops it cleanly too.
             let _ = Command::new("kill").arg(self.child.id().to_string()).status();
