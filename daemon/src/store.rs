@@ -494,12 +494,29 @@ impl Checkpointer {
             .spawn(move || {
                 // After commits until the store is dropped (the channel closes), then once
                 // more.
+                let mut backfilled = 0;
                 loop {
                     let open = committed.recv().is_ok();
                     // PASSIVE: copy what readers allow and never block the writer; what
-                    // is left is copied next time.
-                    if let Err(error) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
-                        tracing::warn!(%error, "checkpoint failed");
+                    // is left is copied next time. Copy again at once while there was
+                    // something to copy (a bulk catch-up), so the writer's own
+                    // checkpoint (the backstop) finds little left; pause once caught up.
+                    loop {
+                        match conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(2)) {
+                            Ok(now) => {
+                                // Frames copied into the database so far; the count
+                                // starts again from zero when the log restarts.
+                                let copied = if now >= backfilled { now - backfilled } else { now };
+                                backfilled = now;
+                                if copied == 0 {
+                                    break;
+                                }
+                            }
+                            Err(error) => {
+                                tracing::warn!(%error, "checkpoint failed");
+                                break;
+                            }
+                        }
                     }
                     if !open {
                         break;
