@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --release -p judged-bench -- [--quick] [--max-mb N] [--out PATH] [--work DIR]
 //!                                        [--seed N] [--live-mb N] [--no-build] [--keep]
+//!                                        [--compare RESULTS.json]
 //! ```
 //!
 //! It first runs `$CARGO build --release --workspace --bins` (skipped with `--no-build`
@@ -12,7 +13,9 @@
 //! daemon and direct mode next to their baselines. On the largest root it times the
 //! hook shim (alone and under 64 concurrent callers), append-to-visible latency and the
 //! daemon's memory. The tables go to stdout and, as markdown, to `--out`
-//! (default `bench/results.md`; a directory gets `results.md` inside).
+//! (default `bench/results.md`; a directory gets `results.md` inside), and the targets'
+//! figures to the `.json` beside it. `--compare` an earlier `results.json` adds each
+//! figure's change and exits 3 when one is more than 20 % worse.
 
 mod generate;
 mod measure;
@@ -37,6 +40,8 @@ pub struct Options {
     pub live_mb: f64,
     pub build: bool,
     pub keep: bool,
+    /// An earlier run's figures (`results.json`) to compare with.
+    pub compare: Option<PathBuf>,
     /// The arguments as given, for the reproduce line.
     pub args: Vec<String>,
 }
@@ -70,6 +75,7 @@ impl Options {
             live_mb: 2.0,
             build: std::env::var_os("CARGO").is_some(),
             keep: false,
+            compare: None,
             args: args.clone(),
         };
         let mut it = args.into_iter();
@@ -84,9 +90,10 @@ impl Options {
                 "--live-mb" => options.live_mb = value("--live-mb")?.parse().map_err(|e| format!("--live-mb: {e}"))?,
                 "--no-build" => options.build = false,
                 "--keep" => options.keep = true,
+                "--compare" => options.compare = Some(PathBuf::from(value("--compare")?)),
                 "-h" | "--help" => {
                     println!(
-                        "usage: judged-bench [--quick] [--max-mb N] [--out PATH] [--work DIR] [--seed N] [--live-mb N] [--no-build] [--keep]"
+                        "usage: judged-bench [--quick] [--max-mb N] [--out PATH] [--work DIR] [--seed N] [--live-mb N] [--no-build] [--keep] [--compare RESULTS.json]"
                     );
                     std::process::exit(0);
                 }
@@ -431,6 +438,14 @@ fn main() {
             std::process::exit(1);
         }
     };
+    let earlier = match options.compare.as_deref().map(|path| read_earlier(path).map(|f| (path.to_path_buf(), f))) {
+        Some(Ok(earlier)) => Some(earlier),
+        Some(Err(message)) => {
+            eprintln!("judged-bench: {message}");
+            std::process::exit(2);
+        }
+        None => None,
+    };
     let started = std::time::Instant::now();
     let mut results =
         Results { load_before: load_average(), started_at: generate::iso(generate::now_ms()), ..Results::default() };
@@ -468,14 +483,37 @@ fn main() {
     results.claude_sessions = generator.written.claude_sessions;
     results.load_after = load_average();
     results.seconds = started.elapsed().as_secs_f64();
-    let markdown = report::render(&options, &results);
+    let mut markdown = report::render(&options, &results);
+    let regressed = earlier.as_ref().is_some_and(|(path, earlier)| {
+        let (table, regressed) = report::compare(&results, earlier, &path.display().to_string());
+        markdown.push_str(&table);
+        regressed
+    });
     println!("{markdown}");
     if let Some(dir) = options.out.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
     std::fs::write(&options.out, &markdown).expect("results written");
-    eprintln!("judged-bench: wrote {}", options.out.display());
+    let figures = options.out.with_extension("json");
+    let json = serde_json::to_string_pretty(&report::figures(&results)).expect("figures serialise");
+    std::fs::write(&figures, json + "\n").expect("figures written");
+    eprintln!("judged-bench: wrote {} and {}", options.out.display(), figures.display());
     if !options.keep {
         let _ = std::fs::remove_dir_all(&options.work);
     }
+    if regressed {
+        eprintln!("judged-bench: a target's figure is more than 20 % worse than in the earlier run (see the report)");
+        std::process::exit(3);
+    }
+}
+
+/// The earlier run's figures named by `--compare`, read before anything is measured.
+fn read_earlier(path: &Path) -> Result<Value, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("--compare {}: {e}", path.display()))?;
+    let figures: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| format!("--compare {}: not JSON ({e}); pass a results.json this bench wrote", path.display()))?;
+    if !figures["targets"].is_object() {
+        return Err(format!("--compare {}: no `targets` object; pass a results.json this bench wrote", path.display()));
+    }
+    Ok(figures)
 }

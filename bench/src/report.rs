@@ -2,6 +2,7 @@
 
 use crate::measure::Samples;
 use crate::{CONCURRENT_CALLERS, MB, Options, Results, Stage};
+use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
 fn ms(value: f64) -> String {
@@ -48,10 +49,15 @@ pub fn stage_line(stage: &Stage, spawn_true: &Samples) -> String {
 }
 
 struct Target {
+    /// A stable name, for comparing runs.
+    key: &'static str,
     what: String,
     target: String,
     measured: String,
     met: bool,
+    /// The figure itself, and which way is better.
+    value: f64,
+    lower_is_better: bool,
 }
 
 /// The stage the issue's 192 MB figures are read at (the nearest size run).
@@ -69,42 +75,55 @@ fn targets(r: &Results) -> Vec<Target> {
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .expect("a stage");
     out.push(Target {
+        key: "challenge_daemon_vs_floor",
         what: "`challenge` (daemon) vs floor (/bin/true + one round trip), every root size".into(),
         target: "≤ 3×".into(),
         measured: format!("{} (worst, at {} MB)", ratio(worst.0), worst.1),
         met: worst.0 <= 3.0,
+        value: worst.0,
+        lower_is_better: true,
     });
-    for (name, pick) in [
-        ("`challenge`", (|s: &Stage| s.challenge_daemon.median()) as fn(&Stage) -> f64),
-        ("`verify`", |s: &Stage| s.verify_daemon.median()),
+    for (key, name, pick) in [
+        ("challenge_daemon_growth", "`challenge`", (|s: &Stage| s.challenge_daemon.median()) as fn(&Stage) -> f64),
+        ("verify_daemon_growth", "`verify`", |s: &Stage| s.verify_daemon.median()),
     ] {
         if stages.len() > 1 {
             let growth = pick(last) / pick(first);
             out.push(Target {
+                key,
                 what: format!("{name} (daemon) flat as the root grows, {} MB → {} MB", first.mb, last.mb),
                 target: "≤ 1.5× (flat)".into(),
                 measured: format!("{} ({} → {})", ratio(growth), ms(pick(first)), ms(pick(last))),
                 met: growth <= 1.5,
+                value: growth,
+                lower_is_better: true,
             });
         }
     }
     let s = at_192(stages);
     let faster = s.reparse.median() / s.challenge_daemon.median();
     out.push(Target {
+        key: "challenge_daemon_vs_reread",
         what: format!("`challenge` (daemon) vs full re-read and parse, at {} MB", s.mb),
         target: "≥ 100× faster".into(),
         measured: format!("{} ({} vs {})", ratio(faster), ms(s.challenge_daemon.median()), ms(s.reparse.median())),
         met: faster >= 100.0,
+        value: faster,
+        lower_is_better: false,
     });
     let faster = s.reparse.median() / s.challenge_direct.median();
     out.push(Target {
+        key: "challenge_direct_vs_reread",
         what: format!("`challenge` (direct) vs full re-read and parse, at {} MB", s.mb),
         target: "several (≥ 3×) faster".into(),
         measured: format!("{} ({} vs {})", ratio(faster), ms(s.challenge_direct.median()), ms(s.reparse.median())),
         met: faster >= 3.0,
+        value: faster,
+        lower_is_better: false,
     });
     let share = last.sha_ms / last.ingest_ms;
     out.push(Target {
+        key: "ingest_vs_sha256sum",
         what: format!("ingest throughput vs `sha256sum`, {} MB cold start", last.mb),
         target: "≥ 50 %".into(),
         measured: format!(
@@ -114,15 +133,20 @@ fn targets(r: &Results) -> Vec<Target> {
             mb_per_s(last.bytes, last.sha_ms)
         ),
         met: share >= 0.5,
+        value: share,
+        lower_is_better: false,
     });
     let h = &r.hooks;
-    for (name, q) in [("median", 0.5), ("p99", 0.99)] {
+    for (key, name, q) in [("hook_vs_true_median", "median", 0.5), ("hook_vs_true_p99", "p99", 0.99)] {
         let (hook, floor) = (h.decision.quantile(q), h.spawn_true.quantile(q));
         out.push(Target {
+            key,
             what: format!("hook round trip (evidence decision) vs `/bin/true` spawn, {name}"),
             target: "≤ 2×".into(),
             measured: format!("{} ({} vs {})", ratio(hook / floor), ms(hook), ms(floor)),
             met: hook / floor <= 2.0,
+            value: hook / floor,
+            lower_is_better: true,
         });
     }
     let at = if last.mb >= 1000 {
@@ -131,10 +155,13 @@ fn targets(r: &Results) -> Vec<Target> {
         format!(" (measured at {} MB; the target is stated at 1 GB)", last.mb)
     };
     out.push(Target {
+        key: "rss_mib_after_ingest",
         what: format!("daemon peak RSS after ingesting the largest root{at}"),
         target: "≤ 32 MiB".into(),
         measured: mib(last.rss_kib),
         met: last.rss_kib <= 32 * 1024,
+        value: last.rss_kib as f64 / 1024.0,
+        lower_is_better: true,
     });
     out
 }
@@ -172,6 +199,64 @@ fn commit() -> String {
         (Some(head), _) => format!("commit {head}"),
         _ => "an unknown commit".into(),
     }
+}
+
+/// A regression bigger than this, of any target's figure against an earlier run, is a bug
+/// (issue 6).
+const REGRESSION: f64 = 1.2;
+
+/// The targets' figures of this run, for `--compare` in a later one.
+pub fn figures(r: &Results) -> Value {
+    let ratios: Map<String, Value> = targets(r)
+        .into_iter()
+        .map(|t| {
+            (t.key.to_owned(), json!({"value": t.value, "better": if t.lower_is_better { "lower" } else { "higher" }}))
+        })
+        .collect();
+    json!({"commit": commit(), "run": r.started_at, "max_mb": r.stages.last().map(|s| s.mb), "targets": ratios})
+}
+
+/// Each target's figure next to the same figure of an earlier run (`figures` output), as
+/// markdown; and whether any got worse by more than [`REGRESSION`].
+pub fn compare(r: &Results, earlier: &Value, earlier_path: &str) -> (String, bool) {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "\n## Compared with an earlier run\n\n`{earlier_path}`: {}, run {}. A figure more than {:.0} % worse is a regression.\n",
+        earlier["commit"].as_str().unwrap_or("?"),
+        earlier["run"].as_str().unwrap_or("?"),
+        (REGRESSION - 1.0) * 100.0
+    );
+    let max_mb = r.stages.last().map(|s| s.mb);
+    if earlier["max_mb"].as_u64() != max_mb {
+        let _ = writeln!(
+            md,
+            "The earlier run's largest root was {} MB, this one's {} MB: figures read at a given size may not compare.\n",
+            earlier["max_mb"],
+            max_mb.unwrap_or(0)
+        );
+    }
+    let _ = writeln!(md, "| target | before | now | change (+ is worse) | |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---|");
+    let mut regressed = false;
+    for t in targets(r) {
+        let Some(before) = earlier["targets"][t.key]["value"].as_f64() else { continue };
+        let worse_by = if t.lower_is_better { t.value / before } else { before / t.value };
+        let verdict = if worse_by > REGRESSION {
+            regressed = true;
+            "**regression**"
+        } else {
+            "ok"
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {before:.3} | {:.3} | {:+.0} % | {verdict} |",
+            t.what,
+            t.value,
+            (worse_by - 1.0) * 100.0
+        );
+    }
+    (md, regressed)
 }
 
 pub fn render(options: &Options, r: &Results) -> String {
