@@ -6,7 +6,7 @@
 //! file still holds exactly those bytes.
 
 use crate::ingest::Ingestor;
-use crate::store::{FileState, JournalField, StoreError};
+use crate::store::{FileState, JournalLookup, StoreError};
 use crate::witness::Witness;
 use judged_core::event::Host;
 use judged_core::files;
@@ -343,15 +343,15 @@ impl Engine {
 
     /// The artifact was issued by this daemon, unchanged: its witness verifies and the
     /// journal recorded it.
-    fn check_witnessed(&self, artifact: &Map<String, Value>, journal_kind: &str) -> Result<(), EngineError> {
-        let what = if journal_kind == "challenge_issued" { "challenge" } else { "evidence" };
+    fn check_witnessed(&self, artifact: &Map<String, Value>, issued: JournalLookup) -> Result<(), EngineError> {
+        let what = if matches!(issued, JournalLookup::IssuedChallenge) { "challenge" } else { "evidence" };
         let Some(witness) = artifact.get("witness").and_then(Value::as_str) else {
             return Err(evidence_error(format!("{what} carries no judged witness: it was not issued by this daemon")));
         };
         if !self.witness.check(artifact) {
             return Err(evidence_error(format!("{what} witness does not match its fields: the artifact was edited")));
         }
-        if self.ingest.store.journal_find(journal_kind, JournalField::Witness, witness)?.is_none() {
+        if self.ingest.store.journal_find(issued, witness)?.is_none() {
             return Err(evidence_error(format!("{what} is not in judged's journal: it was not issued by this daemon")));
         }
         Ok(())
@@ -360,7 +360,7 @@ impl Engine {
     fn verify(&mut self, args: &Value) -> Answer {
         let challenge = object_arg(args, "challenge")?;
         let response_path = arg(args, "response_path")?;
-        self.check_witnessed(challenge, "challenge_issued")?;
+        self.check_witnessed(challenge, JournalLookup::IssuedChallenge)?;
         let file_id = self.log_for(challenge)?;
         let log = self.logs.get(file_id);
         let env = DaemonEnv { sent: HashMap::new() };
@@ -392,8 +392,8 @@ impl Engine {
 
     fn validate_artifact(&mut self, args: &Value, kind: &str) -> Answer {
         let artifact = object_arg(args, kind)?;
-        let journal_kind = if kind == "challenge" { "challenge_issued" } else { "evidence_verified" };
-        self.check_witnessed(artifact, journal_kind)?;
+        let issued = if kind == "challenge" { JournalLookup::IssuedChallenge } else { JournalLookup::VerifiedEvidence };
+        self.check_witnessed(artifact, issued)?;
         let file_id = self.log_for(artifact)?;
         let log = self.logs.get(file_id);
         let sent: HashMap<&str, Vec<u8>> = args

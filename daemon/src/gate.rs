@@ -6,7 +6,7 @@
 //! inputs is answered from that record.
 
 use crate::engine::Engine;
-use crate::store::{JournalField, StoreError};
+use crate::store::{JournalLookup, StoreError};
 use judged_core::event::Host;
 use judged_core::files;
 use serde::Deserialize;
@@ -313,7 +313,7 @@ impl Engine {
             return Ok(Outcome::NotGated);
         }
         let key = self.decision_key(question, &settings)?;
-        if let Some(recorded) = self.ingest.store.journal_find("gate_decided", JournalField::Key, &key)? {
+        if let Some(recorded) = self.ingest.store.journal_find(JournalLookup::GateDecision, &key)? {
             let verdict = Verdict {
                 block: recorded["decision"] == "block",
                 message: recorded["message"].as_str().unwrap_or_default().to_owned(),

@@ -74,8 +74,15 @@ CREATE TABLE IF NOT EXISTS journal (
     chain BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS journal_kind ON journal(kind);
-CREATE INDEX IF NOT EXISTS journal_key ON journal(kind, json_extract(body, '$.key'));
-CREATE INDEX IF NOT EXISTS journal_witness ON journal(kind, json_extract(body, '$.witness'));
+-- Lookups by a field of one kind of event; partial, so an event is entered only in the
+-- index of its own kind (every index entry is one more page a commit writes).
+DROP INDEX IF EXISTS journal_key;
+DROP INDEX IF EXISTS journal_witness;
+CREATE INDEX IF NOT EXISTS journal_gate_key ON journal(json_extract(body, '$.key')) WHERE kind = 'gate_decided';
+CREATE INDEX IF NOT EXISTS journal_challenge_witness ON journal(json_extract(body, '$.witness'))
+    WHERE kind = 'challenge_issued';
+CREATE INDEX IF NOT EXISTS journal_evidence_witness ON journal(json_extract(body, '$.witness'))
+    WHERE kind = 'evidence_verified';
 CREATE TRIGGER IF NOT EXISTS lines_append_only_u BEFORE UPDATE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS lines_append_only_d BEFORE DELETE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS journal_append_only_u BEFORE UPDATE ON journal BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
@@ -100,13 +107,29 @@ pub struct FileState {
     pub findings: u64,
 }
 
-/// Journal fields that lookups may match on.
+/// The journal lookups by a field (each has its partial index).
 #[derive(Clone, Copy, Debug)]
-pub enum JournalField {
-    /// A gate decision's input key.
-    Key,
-    /// The witness of an issued challenge or verified evidence.
-    Witness,
+pub enum JournalLookup {
+    /// A gate decision by its input key.
+    GateDecision,
+    /// An issued challenge by its witness.
+    IssuedChallenge,
+    /// Verified evidence by its witness.
+    VerifiedEvidence,
+}
+
+impl JournalLookup {
+    /// Kind and path are spelled out, so the lookup's partial expression index applies.
+    fn sql(self) -> String {
+        let (kind, path) = match self {
+            JournalLookup::GateDecision => ("gate_decided", "$.key"),
+            JournalLookup::IssuedChallenge => ("challenge_issued", "$.witness"),
+            JournalLookup::VerifiedEvidence => ("evidence_verified", "$.witness"),
+        };
+        format!(
+            "SELECT body FROM journal WHERE kind = '{kind}' AND json_extract(body, '{path}') = +?1 ORDER BY seq DESC LIMIT 1"
+        )
+    }
 }
 
 /// One complete line ready to append.
@@ -329,18 +352,10 @@ impl Store {
         Ok(())
     }
 
-    /// The newest journal body of `kind` whose `key` or `witness` is `value` (both indexed).
-    pub fn journal_find(&self, kind: &str, field: JournalField, value: &str) -> Result<Option<Value>> {
-        // The JSON path is spelled out in the SQL so the expression index applies.
-        let path = match field {
-            JournalField::Key => "$.key",
-            JournalField::Witness => "$.witness",
-        };
-        let sql = format!(
-            "SELECT body FROM journal WHERE kind = +?1 AND json_extract(body, '{path}') = +?2 ORDER BY seq DESC LIMIT 1"
-        );
+    /// The newest journal body that `lookup` finds by `value`.
+    pub fn journal_find(&self, lookup: JournalLookup, value: &str) -> Result<Option<Value>> {
         let body: Option<String> =
-            self.conn.prepare_cached(&sql)?.query_row(params![kind, value], |r| r.get(0)).optional()?;
+            self.conn.prepare_cached(&lookup.sql())?.query_row(params![value], |r| r.get(0)).optional()?;
         Ok(body.map(|b| serde_json::from_str(&b).unwrap_or(Value::Null)))
     }
 
@@ -709,6 +724,23 @@ mod tests {
         assert_eq!(log.bytes(), REAL_LOG);
         assert_eq!(log.chain_at(log.len()).unwrap(), chain::to_hex(&file.chain));
         ingest.store.verify_chains().unwrap();
+    }
+
+    #[test]
+    fn journal_lookups_search_their_partial_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("judged.db")).unwrap();
+        for (lookup, index) in [
+            (JournalLookup::GateDecision, "journal_gate_key"),
+            (JournalLookup::IssuedChallenge, "journal_challenge_witness"),
+            (JournalLookup::VerifiedEvidence, "journal_evidence_witness"),
+        ] {
+            let plan: String = store
+                .conn
+                .query_row(&format!("EXPLAIN QUERY PLAN {}", lookup.sql()), params!["x"], |r| r.get(3))
+                .unwrap();
+            assert!(plan.contains(&format!("USING INDEX {index}")), "{lookup:?}: {plan}");
+        }
     }
 
     #[test]
