@@ -183,7 +183,7 @@ fn machine() -> String {
     format!("{cpu}, {cores} cores, {:.0} GiB RAM, Linux {}", mem_kib as f64 / 1024.0 / 1024.0, kernel.trim())
 }
 
-/// The workspace's commit, and whether the tree had changes.
+/// The workspace's commit, and whether the tree had changes (besides earlier results).
 fn commit() -> String {
     let git = |args: &[&str]| {
         std::process::Command::new("git")
@@ -194,7 +194,10 @@ fn commit() -> String {
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
     };
-    match (git(&["rev-parse", "--short", "HEAD"]), git(&["status", "--porcelain", "--untracked-files=no"])) {
+    // The results this run is about to overwrite are not a change to what is measured.
+    let status = ["status", "--porcelain", "--untracked-files=no", "--", ":(top)"];
+    let results = [":(top,exclude)bench/results.md", ":(top,exclude)bench/results.json"];
+    match (git(&["rev-parse", "--short", "HEAD"]), git(&[&status[..], &results[..]].concat())) {
         (Some(head), Some(changes)) if !changes.is_empty() => format!("commit {head} with uncommitted changes"),
         (Some(head), _) => format!("commit {head}"),
         _ => "an unknown commit".into(),
