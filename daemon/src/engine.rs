@@ -68,16 +68,15 @@ impl ResolvedCwds {
     /// Whether the session's recorded cwd resolves to `cwd` (itself resolved).
     fn same(&mut self, file: &FileState, cwd: &str) -> bool {
         let Some(recorded) = file.cwd.as_deref() else { return false };
-        let memo = &mut self.0;
-        if let Some(resolved) = memo.get(recorded) {
+        if let Some(resolved) = self.0.get(recorded) {
             return resolved == cwd;
         }
-        if memo.len() >= Self::CAPACITY {
-            memo.clear();
+        if self.0.len() >= Self::CAPACITY {
+            self.0.clear();
         }
         let resolved = files::resolve(recorded);
         let same = resolved == cwd;
-        memo.insert(recorded.to_owned(), resolved);
+        self.0.insert(recorded.to_owned(), resolved);
         same
     }
 }

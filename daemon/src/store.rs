@@ -182,10 +182,16 @@ impl Store {
         self.files.values()
     }
 
-    /// Record a file's state as committed.
+    /// Record a file's state as read from the database.
     fn mirror(&mut self, file: FileState) {
         self.ids_by_path.insert(file.path.clone(), file.id);
         self.files.insert(file.id, file);
+    }
+
+    /// After a commit that changed `file`: mirror its new state, and note the commit.
+    fn committed(&mut self, file: &FileState) {
+        self.mirror(file.clone());
+        self.checkpointer.poke();
     }
 
     fn read_files(&self) -> Result<Vec<FileState>> {
@@ -226,7 +232,6 @@ impl Store {
             &json!({"file_id": id, "path": path, "host": host.as_str(), "session": session}),
         )?;
         tx.commit()?;
-        self.checkpointer.poke();
         let file = FileState {
             id,
             path: path.to_owned(),
@@ -242,7 +247,7 @@ impl Store {
             tampered: false,
             findings: 0,
         };
-        self.mirror(file.clone());
+        self.committed(&file);
         Ok(file)
     }
 
@@ -289,8 +294,7 @@ impl Store {
         }
         save_file(&tx, file)?;
         tx.commit()?;
-        self.checkpointer.poke();
-        self.mirror(file.clone());
+        self.committed(file);
         Ok(())
     }
 
@@ -300,9 +304,8 @@ impl Store {
         journal_in(&tx, "tamper_detected", &detail)?;
         tx.execute("UPDATE files SET tampered = 1 WHERE id = ?1", params![file.id])?;
         tx.commit()?;
-        self.checkpointer.poke();
         file.tampered = true;
-        self.mirror(file.clone());
+        self.committed(file);
         Ok(())
     }
 
@@ -483,9 +486,8 @@ impl Store {
             })?;
             update.apply(&mut state);
             save_file(&self.conn, &state)?;
-            self.mirror(state);
+            self.committed(&state);
         }
-        self.checkpointer.poke();
         Ok(())
     }
 }
