@@ -160,6 +160,9 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         let conn = Connection::open(path)?;
         conn.execute_batch(SCHEMA)?;
+        // Every statement here is prepared once and kept (rusqlite keeps 16 by default,
+        // close to the number this module uses; one more would evict on every request).
+        conn.set_prepared_statement_cache_capacity(32);
         let checkpointer = Checkpointer::start(path)?;
         let mut store = Store { conn, checkpointer, files: BTreeMap::new(), ids_by_path: HashMap::new() };
         for file in store.read_files()? {
