@@ -111,11 +111,10 @@ pub struct Discovered {
 /// Session logs under a Copilot root: `*/events.jsonl`, sorted by path. A session
 /// directory whose log is not written yet is listed too; readers skip what is missing.
 ///
-/// Discovery runs before every query, so it costs one `getdents` per directory and no
-/// `stat`: entry types come from the directory listing, and symlinked directories are
-/// not followed.
-pub fn discover_copilot(root: &Path) -> Vec<Discovered> {
-    let mut found: Vec<Discovered> = entries(root)
+/// Entry types come from the directory listing (no `stat` per entry), and symlinked
+/// directories are not followed.
+fn discover_copilot(root: &Path, list: &mut dyn FnMut(&Path) -> Vec<Entry>) -> Vec<Discovered> {
+    let mut found: Vec<Discovered> = list(root)
         .into_iter()
         .filter(|(_, is_dir)| *is_dir)
         .map(|(dir, _)| Discovered { host: Host::CopilotCli, path: dir.join("events.jsonl") })
@@ -125,16 +124,16 @@ pub fn discover_copilot(root: &Path) -> Vec<Discovered> {
 }
 
 /// Session logs under a Claude Code root: `*/*.jsonl` and `*/*/subagents/agent-*.jsonl`.
-pub fn discover_claude(root: &Path) -> Vec<Discovered> {
+fn discover_claude(root: &Path, list: &mut dyn FnMut(&Path) -> Vec<Entry>) -> Vec<Discovered> {
     let jsonl = |p: &Path| p.extension().is_some_and(|e| e == "jsonl");
     let mut found = Vec::new();
-    for (project, _) in entries(root).into_iter().filter(|(_, is_dir)| *is_dir) {
-        for (entry, is_dir) in entries(&project) {
+    for (project, _) in list(root).into_iter().filter(|(_, is_dir)| *is_dir) {
+        for (entry, is_dir) in list(&project) {
             if !is_dir && jsonl(&entry) {
                 found.push(entry);
             } else if is_dir {
                 found.extend(
-                    entries(&entry.join("subagents")).into_iter().map(|(p, _)| p).filter(|p| {
+                    list(&entry.join("subagents")).into_iter().map(|(p, _)| p).filter(|p| {
                         jsonl(p) && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
                     }),
                 );
@@ -145,8 +144,12 @@ pub fn discover_claude(root: &Path) -> Vec<Discovered> {
     found.into_iter().map(|path| Discovered { host: Host::ClaudeCode, path }).collect()
 }
 
-/// A directory's entries with whether each is a directory (from the listing itself).
-fn entries(dir: &Path) -> Vec<(PathBuf, bool)> {
+/// A directory entry: its path, and whether it is a directory.
+pub type Entry = (PathBuf, bool);
+
+/// A directory's entries with whether each is a directory (from the listing itself); none
+/// when it cannot be read.
+pub fn entries(dir: &Path) -> Vec<Entry> {
     fs::read_dir(dir)
         .map(|rd| rd.filter_map(|e| e.ok()).map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_dir()))).collect())
         .unwrap_or_default()
@@ -172,9 +175,20 @@ impl Roots {
 
     /// Every session log under the roots.
     pub fn discover(&self) -> Vec<Discovered> {
-        let copilot = self.copilot.iter().flat_map(|r| discover_copilot(r));
-        let claude = self.claude.iter().flat_map(|r| discover_claude(r));
-        copilot.chain(claude).collect()
+        self.discover_with(&mut entries)
+    }
+
+    /// As [`Roots::discover`], reading each directory through `list` (the daemon keeps
+    /// listings between queries and reads again only the directories that changed).
+    pub fn discover_with(&self, list: &mut dyn FnMut(&Path) -> Vec<Entry>) -> Vec<Discovered> {
+        let mut found = Vec::new();
+        for root in &self.copilot {
+            found.extend(discover_copilot(root, list));
+        }
+        for root in &self.claude {
+            found.extend(discover_claude(root, list));
+        }
+        found
     }
 
     pub fn all(&self) -> impl Iterator<Item = &PathBuf> {

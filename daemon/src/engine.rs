@@ -116,15 +116,6 @@ impl From<EngineError> for ErrorBody {
 
 type Answer = Result<Value, EngineError>;
 
-/// Which logs a request catches up before it is answered.
-#[derive(Clone, Copy)]
-enum CatchUp {
-    /// The logs of the request's cwd, and those whose cwd is not known yet.
-    ThisCwd,
-    /// Every log under the roots, discovered anew.
-    Everything,
-}
-
 fn bad_request(message: impl Into<String>) -> EngineError {
     EngineError::BadRequest(message.into())
 }
@@ -288,16 +279,7 @@ impl Engine {
         let nonce = rules::new_nonce();
         let request =
             rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
-        // First only this cwd's logs (and any whose cwd is not recorded yet) are caught
-        // up: another project's log cannot hold this binding, and following it is the
-        // watcher's job, so the answer costs the same however many sessions the user has.
-        // When that finds no single binding, every log is discovered and caught up and
-        // the question asked again, so a session the watcher has not reported yet is
-        // still found.
-        let mut artifact = match self.challenge_over(&request, root.as_deref(), CatchUp::ThisCwd) {
-            Err(EngineError::Evidence(_)) => self.challenge_over(&request, root.as_deref(), CatchUp::Everything),
-            answer => answer,
-        }?;
+        let mut artifact = self.challenge_over(&request, root.as_deref())?;
         let seen = json!({"binding": binding, "session_events": artifact["session_events"],
             "event_id": artifact["challenge_event_id"], "completion_event_id": artifact["challenge_completion_event_id"]});
         let witness = self.witness.sign(&artifact);
@@ -307,25 +289,29 @@ impl Engine {
         Ok(Value::Object(artifact))
     }
 
-    /// The challenge over the logs of `request.cwd` (under `root`, when given), after
-    /// catching up what `catch_up` names.
+    /// The challenge over the logs of `request.cwd` (under `root`, when given).
+    ///
+    /// Only the logs that can hold the binding are caught up first: this cwd's, those whose
+    /// cwd is not recorded yet, and those not in the store yet (discovered anew; a second
+    /// one holding the binding makes it ambiguous). Other projects' logs cannot, and
+    /// following them is the watcher's job, so the answer costs about the same however
+    /// many sessions the user has.
     fn challenge_over(
         &mut self,
         request: &rules::ChallengeRequest,
         root: Option<&Path>,
-        catch_up: CatchUp,
     ) -> Result<Map<String, Value>, EngineError> {
-        match catch_up {
-            CatchUp::Everything => self.ingest.catch_up_all()?,
-            CatchUp::ThisCwd => {
-                let stale: Vec<(PathBuf, Host)> = (self.ingest.store.files())
-                    .filter(|f| f.cwd.is_none() || self.resolved_cwds.same(f, request.cwd))
-                    .map(|f| (PathBuf::from(&f.path), f.host))
-                    .collect();
-                for (path, host) in stale {
-                    self.ingest.catch_up(&path, host)?;
-                }
+        let mut stale: Vec<(PathBuf, Host)> = (self.ingest.store.files())
+            .filter(|f| f.cwd.is_none() || self.resolved_cwds.same(f, request.cwd))
+            .map(|f| (PathBuf::from(&f.path), f.host))
+            .collect();
+        for found in self.ingest.discover() {
+            if self.ingest.store.file_by_path(&found.path.to_string_lossy()).is_none() {
+                stale.push((found.path, found.host));
             }
+        }
+        for (path, host) in stale {
+            self.ingest.catch_up(&path, host)?;
         }
         self.logs.trim();
         let mut ids = Vec::new();

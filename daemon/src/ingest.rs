@@ -35,6 +35,49 @@ pub struct Ingestor {
     unchanged: HashMap<PathBuf, Fingerprint>,
     /// How each file looked when its whole ingested prefix last re-hashed clean.
     verified: HashMap<PathBuf, Fingerprint>,
+    listings: Listings,
+}
+
+/// Directory listings kept between discoveries, each with how its directory looked when
+/// read: a directory that still looks the same holds the same entries, so discovering
+/// costs one `stat` per directory, not reading each one.
+#[derive(Default)]
+struct Listings(HashMap<PathBuf, Listing>);
+
+struct Listing {
+    looked: Fingerprint,
+    /// Read well after the directory last changed. A change within the file system's
+    /// timestamp granularity of the read can leave the change time as it was, so a
+    /// listing read that close to a change is read again next time.
+    settled: bool,
+    entries: Vec<files::Entry>,
+}
+
+impl Listings {
+    /// Longer than any file system's timestamp granularity (coarse clocks tick at 1-10 ms).
+    const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+    /// Directories remembered at most; past that the cache starts over.
+    const CAPACITY: usize = 100_000;
+
+    fn list(&mut self, dir: &Path) -> Vec<files::Entry> {
+        // Followed, as reading the directory follows a symlinked root.
+        let Ok(meta) = fs::metadata(dir) else {
+            self.0.remove(dir);
+            return Vec::new();
+        };
+        let looked = Fingerprint::of(&meta);
+        if let Some(listing) = self.0.get(dir).filter(|l| l.settled && l.looked == looked) {
+            return listing.entries.clone();
+        }
+        let changed = std::time::UNIX_EPOCH + std::time::Duration::new(meta.ctime() as u64, meta.ctime_nsec() as u32);
+        let entries = files::entries(dir);
+        let settled = std::time::SystemTime::now().duration_since(changed).is_ok_and(|age| age > Self::SETTLE);
+        if self.0.len() >= Self::CAPACITY {
+            self.0.clear();
+        }
+        self.0.insert(dir.to_path_buf(), Listing { looked, settled, entries: entries.clone() });
+        entries
+    }
 }
 
 /// Size, change time and inode: what changes when a host appends or a file is replaced.
@@ -79,13 +122,21 @@ impl Ingestor {
             passes: 0,
             unchanged: HashMap::new(),
             verified: HashMap::new(),
+            listings: Listings::default(),
         }
+    }
+
+    /// Every log under the roots (directories unchanged since the last time are not
+    /// read again).
+    pub fn discover(&mut self) -> Vec<files::Discovered> {
+        let listings = &mut self.listings;
+        self.roots.discover_with(&mut |dir| listings.list(dir))
     }
 
     /// Discover every log under the roots and catch each up.
     pub fn catch_up_all(&mut self) -> Result<(), StoreError> {
         self.passes += 1;
-        for found in self.roots.discover() {
+        for found in self.discover() {
             self.catch_up(&found.path, found.host)?;
         }
         Ok(())
@@ -331,4 +382,40 @@ fn read_range(path: &Path, start: u64, end: u64) -> Option<Vec<u8>> {
     let mut buffer = vec![0u8; (end - start) as usize];
     file.read_exact(&mut buffer).ok()?;
     Some(buffer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(entries: &[files::Entry]) -> Vec<String> {
+        let mut names: Vec<String> =
+            entries.iter().map(|(p, _)| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_kept_listing_never_hides_an_entry_added_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut listings = Listings::default();
+        fs::write(dir.path().join("a"), b"").unwrap();
+        assert_eq!(names(&listings.list(dir.path())), ["a"]);
+        // Within the timestamp granularity of that read: the change time may not move.
+        fs::write(dir.path().join("b"), b"").unwrap();
+        assert_eq!(names(&listings.list(dir.path())), ["a", "b"]);
+        // Long after: the listing is kept, and a later entry still changes the directory.
+        std::thread::sleep(Listings::SETTLE * 2);
+        assert_eq!(names(&listings.list(dir.path())), ["a", "b"]);
+        assert!(listings.0[dir.path()].settled, "a listing read well after the last change is kept");
+        fs::create_dir(dir.path().join("c")).unwrap();
+        let entries = listings.list(dir.path());
+        assert_eq!(names(&entries), ["a", "b", "c"]);
+        assert!(entries.iter().any(|(p, is_dir)| p.ends_with("c") && *is_dir));
+        // A directory that goes away lists as empty and is forgotten.
+        let path = dir.path().to_path_buf();
+        drop(dir);
+        assert!(listings.list(&path).is_empty());
+        assert!(listings.0.is_empty());
+    }
 }
