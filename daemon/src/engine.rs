@@ -291,21 +291,38 @@ impl Engine {
 
     /// The challenge over the logs of `request.cwd` (under `root`, when given).
     ///
-    /// Only the logs that can hold the binding are caught up first: this cwd's, those whose
-    /// cwd is not recorded yet, and those not in the store yet (discovered anew; a second
-    /// one holding the binding makes it ambiguous). Other projects' logs cannot, and
-    /// following them is the watcher's job, so the answer costs about the same however
-    /// many sessions the user has.
+    /// Only the logs that can hold the binding are caught up: this cwd's, those whose cwd
+    /// is not recorded yet, and those not in the store yet (a second one holding the
+    /// binding makes it ambiguous). Other projects' logs cannot, and following them is
+    /// the watcher's job, so the answer costs about the same however many sessions the
+    /// user has. New logs are looked for in the roots, in Claude Code project directories
+    /// that may hold this cwd's sessions (the host names the directory after the cwd, so
+    /// one whose known sessions all have another cwd is another project's), and in every
+    /// directory not read before; sub-agent transcripts never hold a root marker.
     fn challenge_over(
         &mut self,
         request: &rules::ChallengeRequest,
         root: Option<&Path>,
     ) -> Result<Map<String, Value>, EngineError> {
-        let mut stale: Vec<(PathBuf, Host)> = (self.ingest.store.files())
-            .filter(|f| f.cwd.is_none() || self.resolved_cwds.same(f, request.cwd))
-            .map(|f| (PathBuf::from(&f.path), f.host))
-            .collect();
-        for found in self.ingest.discover() {
+        let claude_roots = self.ingest.roots.claude.clone();
+        let is_project = |dir: &Path| dir.parent().is_some_and(|p| claude_roots.iter().any(|r| r == p));
+        let mut stale: Vec<(PathBuf, Host)> = Vec::new();
+        // Claude Code project directory -> whether it may hold this cwd's sessions.
+        let mut projects: HashMap<PathBuf, bool> = HashMap::new();
+        for file in self.ingest.store.files() {
+            let mine = file.cwd.is_none() || self.resolved_cwds.same(file, request.cwd);
+            if mine {
+                stale.push((PathBuf::from(&file.path), file.host));
+            }
+            if let Some(dir) = Path::new(&file.path).parent().filter(|d| file.host == Host::ClaudeCode && is_project(d))
+            {
+                *projects.entry(dir.to_path_buf()).or_default() |= mine;
+            }
+        }
+        let roots: Vec<PathBuf> = self.ingest.roots.all().cloned().collect();
+        let check =
+            |dir: &Path| roots.iter().any(|r| r == dir) || (is_project(dir) && projects.get(dir) != Some(&false));
+        for found in self.ingest.discover_checking(check) {
             if self.ingest.store.file_by_path(&found.path.to_string_lossy()).is_none() {
                 stale.push((found.path, found.host));
             }

@@ -59,7 +59,12 @@ impl Listings {
     /// Directories remembered at most; past that the cache starts over.
     const CAPACITY: usize = 100_000;
 
-    fn list(&mut self, dir: &Path) -> Vec<files::Entry> {
+    /// The entries of `dir`. Unless `check`, a listing already kept is taken as it is,
+    /// without looking at the directory.
+    fn list(&mut self, dir: &Path, check: bool) -> Vec<files::Entry> {
+        if !check && let Some(listing) = self.0.get(dir) {
+            return listing.entries.clone();
+        }
         // Followed, as reading the directory follows a symlinked root.
         let Ok(meta) = fs::metadata(dir) else {
             self.0.remove(dir);
@@ -129,8 +134,15 @@ impl Ingestor {
     /// Every log under the roots (directories unchanged since the last time are not
     /// read again).
     pub fn discover(&mut self) -> Vec<files::Discovered> {
+        self.discover_checking(|_| true)
+    }
+
+    /// As [`Ingestor::discover`], but a directory `check` rejects is taken as last read
+    /// when it was read before (for a caller that knows no log it cares for can be new
+    /// there; the watcher and the periodic reconcile still look at every directory).
+    pub fn discover_checking(&mut self, check: impl Fn(&Path) -> bool) -> Vec<files::Discovered> {
         let listings = &mut self.listings;
-        self.roots.discover_with(&mut |dir| listings.list(dir))
+        self.roots.discover_with(&mut |dir| listings.list(dir, check(dir)))
     }
 
     /// Discover every log under the roots and catch each up.
@@ -400,22 +412,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut listings = Listings::default();
         fs::write(dir.path().join("a"), b"").unwrap();
-        assert_eq!(names(&listings.list(dir.path())), ["a"]);
+        assert_eq!(names(&listings.list(dir.path(), true)), ["a"]);
         // Within the timestamp granularity of that read: the change time may not move.
         fs::write(dir.path().join("b"), b"").unwrap();
-        assert_eq!(names(&listings.list(dir.path())), ["a", "b"]);
+        assert_eq!(names(&listings.list(dir.path(), true)), ["a", "b"]);
         // Long after: the listing is kept, and a later entry still changes the directory.
         std::thread::sleep(Listings::SETTLE * 2);
-        assert_eq!(names(&listings.list(dir.path())), ["a", "b"]);
+        assert_eq!(names(&listings.list(dir.path(), true)), ["a", "b"]);
         assert!(listings.0[dir.path()].settled, "a listing read well after the last change is kept");
         fs::create_dir(dir.path().join("c")).unwrap();
-        let entries = listings.list(dir.path());
+        // Unchecked, the kept listing is taken as it is; checked, the change shows.
+        assert_eq!(names(&listings.list(dir.path(), false)), ["a", "b"]);
+        let entries = listings.list(dir.path(), true);
         assert_eq!(names(&entries), ["a", "b", "c"]);
         assert!(entries.iter().any(|(p, is_dir)| p.ends_with("c") && *is_dir));
         // A directory that goes away lists as empty and is forgotten.
         let path = dir.path().to_path_buf();
         drop(dir);
-        assert!(listings.list(&path).is_empty());
+        assert!(listings.list(&path, true).is_empty());
         assert!(listings.0.is_empty());
     }
 }

@@ -893,18 +893,25 @@ fn a_session_root_the_daemon_was_not_given_binds_the_same_in_both_modes() {
 
 /// A second session with the same marker, written after the daemon last looked, makes
 /// the binding ambiguous in daemon mode too: a challenge discovers logs it has not seen
-/// (found by a review: it once answered from the logs it already knew).
+/// (found by a review: it once answered from the logs it already knew). Copilot CLI: a
+/// new session directory; Claude Code: a new transcript in the project's directory.
 #[test]
 fn a_twin_session_the_daemon_has_not_seen_yet_is_ambiguous_in_both_modes() {
-    let live = Live::copilot("cross-family-ok");
-    // Roots the daemon does not watch, so only the challenge itself can find the twin.
-    let unrelated = live.tmp.path().join("unrelated");
-    let _daemon = Daemon::start(&live.home, &[&unrelated], &[&unrelated]);
-    live.challenge(Mode::Daemon, &live.out("first.json"), &[]).expect_code(0, "the one session binds");
-    let twin = live.root.join("twin-session/events.jsonl");
-    fs::create_dir_all(twin.parent().unwrap()).unwrap();
-    fs::copy(&live.log, &twin).unwrap();
-    for mode in BOTH {
-        live.challenge(mode, &live.out(&format!("twin-{mode:?}.json")), &[]).expect_code(4, &format!("{mode:?}"));
+    for live in [Live::copilot("cross-family-ok"), Live::claude()] {
+        // Roots the daemon does not watch, so only the challenge itself can find the twin.
+        let unrelated = live.tmp.path().join("unrelated");
+        let _daemon = Daemon::start(&live.home, &[&unrelated], &[&unrelated]);
+        live.challenge(Mode::Daemon, &live.out("first.json"), &[]).expect_code(0, "the one session binds");
+        let twin = if live.log.ends_with("events.jsonl") {
+            live.root.join("twin-session/events.jsonl")
+        } else {
+            live.log.with_file_name("00000000-0000-4000-8000-000000000000.jsonl")
+        };
+        fs::create_dir_all(twin.parent().unwrap()).unwrap();
+        fs::copy(&live.log, &twin).unwrap();
+        for mode in BOTH {
+            let run = live.challenge(mode, &live.out(&format!("twin-{mode:?}.json")), &[]);
+            run.expect_code(4, &format!("{mode:?}, {}", twin.display()));
+        }
     }
 }
