@@ -304,11 +304,14 @@ impl Engine {
         request: &rules::ChallengeRequest,
         root: Option<&Path>,
     ) -> Result<Map<String, Value>, EngineError> {
+        // Paths compare and hash as bytes here: `Path`'s component-wise comparison and
+        // hash cost more than the rest of the request at a few hundred sessions.
+        let same_path = |a: &Path, b: &Path| a.as_os_str() == b.as_os_str();
         let claude_roots = self.ingest.roots.claude.clone();
-        let is_project = |dir: &Path| dir.parent().is_some_and(|p| claude_roots.iter().any(|r| r == p));
+        let is_project = |dir: &Path| dir.parent().is_some_and(|p| claude_roots.iter().any(|r| same_path(r, p)));
         let mut stale: Vec<(PathBuf, Host)> = Vec::new();
         // Claude Code project directory -> whether it may hold this cwd's sessions.
-        let mut projects: HashMap<PathBuf, bool> = HashMap::new();
+        let mut projects: HashMap<std::ffi::OsString, bool> = HashMap::new();
         for file in self.ingest.store.files() {
             let mine = file.cwd.is_none() || self.resolved_cwds.same(file, request.cwd);
             if mine {
@@ -316,12 +319,14 @@ impl Engine {
             }
             if let Some(dir) = Path::new(&file.path).parent().filter(|d| file.host == Host::ClaudeCode && is_project(d))
             {
-                *projects.entry(dir.to_path_buf()).or_default() |= mine;
+                *projects.entry(dir.as_os_str().to_owned()).or_default() |= mine;
             }
         }
         let roots: Vec<PathBuf> = self.ingest.roots.all().cloned().collect();
-        let check =
-            |dir: &Path| roots.iter().any(|r| r == dir) || (is_project(dir) && projects.get(dir) != Some(&false));
+        let check = |dir: &Path| {
+            roots.iter().any(|r| same_path(r, dir))
+                || (is_project(dir) && projects.get(dir.as_os_str()) != Some(&false))
+        };
         for found in self.ingest.discover_checking(check) {
             if self.ingest.store.file_by_path(&found.path.to_string_lossy()).is_none() {
                 stale.push((found.path, found.host));

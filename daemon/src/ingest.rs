@@ -42,7 +42,7 @@ pub struct Ingestor {
 /// read: a directory that still looks the same holds the same entries, so discovering
 /// costs one `stat` per directory, not reading each one.
 #[derive(Default)]
-struct Listings(HashMap<PathBuf, Listing>);
+struct Listings(HashMap<std::ffi::OsString, Listing>);
 
 struct Listing {
     looked: Fingerprint,
@@ -62,16 +62,16 @@ impl Listings {
     /// The entries of `dir`. Unless `check`, a listing already kept is taken as it is,
     /// without looking at the directory.
     fn list(&mut self, dir: &Path, check: bool) -> Vec<files::Entry> {
-        if !check && let Some(listing) = self.0.get(dir) {
+        if !check && let Some(listing) = self.0.get(dir.as_os_str()) {
             return listing.entries.clone();
         }
         // Followed, as reading the directory follows a symlinked root.
         let Ok(meta) = fs::metadata(dir) else {
-            self.0.remove(dir);
+            self.0.remove(dir.as_os_str());
             return Vec::new();
         };
         let looked = Fingerprint::of(&meta);
-        if let Some(listing) = self.0.get(dir).filter(|l| l.settled && l.looked == looked) {
+        if let Some(listing) = self.0.get(dir.as_os_str()).filter(|l| l.settled && l.looked == looked) {
             return listing.entries.clone();
         }
         let changed = std::time::UNIX_EPOCH + std::time::Duration::new(meta.ctime() as u64, meta.ctime_nsec() as u32);
@@ -80,7 +80,7 @@ impl Listings {
         if self.0.len() >= Self::CAPACITY {
             self.0.clear();
         }
-        self.0.insert(dir.to_path_buf(), Listing { looked, settled, entries: entries.clone() });
+        self.0.insert(dir.as_os_str().to_owned(), Listing { looked, settled, entries: entries.clone() });
         entries
     }
 }
@@ -419,7 +419,7 @@ mod tests {
         // Long after: the listing is kept, and a later entry still changes the directory.
         std::thread::sleep(Listings::SETTLE * 2);
         assert_eq!(names(&listings.list(dir.path(), true)), ["a", "b"]);
-        assert!(listings.0[dir.path()].settled, "a listing read well after the last change is kept");
+        assert!(listings.0[dir.path().as_os_str()].settled, "a listing read well after the last change is kept");
         fs::create_dir(dir.path().join("c")).unwrap();
         // Unchecked, the kept listing is taken as it is; checked, the change shows.
         assert_eq!(names(&listings.list(dir.path(), false)), ["a", "b"]);
