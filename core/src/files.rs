@@ -113,9 +113,9 @@ pub struct Discovered {
 ///
 /// Entry types come from the directory listing (no `stat` per entry), and symlinked
 /// directories are not followed.
-fn discover_copilot(root: &Path, list: &mut dyn FnMut(&Path) -> Vec<Entry>) -> Vec<Discovered> {
+fn discover_copilot(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
     let mut found: Vec<Discovered> = list(root)
-        .into_iter()
+        .iter()
         .filter(|(_, is_dir)| *is_dir)
         .map(|(dir, _)| Discovered { host: Host::CopilotCli, path: dir.join("events.jsonl") })
         .collect();
@@ -126,16 +126,16 @@ fn discover_copilot(root: &Path, list: &mut dyn FnMut(&Path) -> Vec<Entry>) -> V
 }
 
 /// Session logs under a Claude Code root: `*/*.jsonl` and `*/*/subagents/agent-*.jsonl`.
-fn discover_claude(root: &Path, list: &mut dyn FnMut(&Path) -> Vec<Entry>) -> Vec<Discovered> {
+fn discover_claude(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
     let jsonl = |p: &Path| p.extension().is_some_and(|e| e == "jsonl");
     let mut found = Vec::new();
-    for (project, _) in list(root).into_iter().filter(|(_, is_dir)| *is_dir) {
-        for (entry, is_dir) in list(&project) {
-            if !is_dir && jsonl(&entry) {
-                found.push(entry);
-            } else if is_dir {
+    for (project, _) in list(root).iter().filter(|(_, is_dir)| *is_dir) {
+        for (entry, is_dir) in list(project).iter() {
+            if !is_dir && jsonl(entry) {
+                found.push(entry.clone());
+            } else if *is_dir {
                 found.extend(
-                    list(&entry.join("subagents")).into_iter().map(|(p, _)| p).filter(|p| {
+                    list(&entry.join("subagents")).iter().map(|(p, _)| p).cloned().filter(|p| {
                         jsonl(p) && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
                     }),
                 );
@@ -149,9 +149,12 @@ fn discover_claude(root: &Path, list: &mut dyn FnMut(&Path) -> Vec<Entry>) -> Ve
 /// A directory entry: its path, and whether it is a directory.
 pub type Entry = (PathBuf, bool);
 
+/// A directory's entries, shared: the daemon keeps listings and hands them out uncopied.
+pub type Listing = std::sync::Arc<[Entry]>;
+
 /// A directory's entries with whether each is a directory (from the listing itself); none
 /// when it cannot be read.
-pub fn entries(dir: &Path) -> Vec<Entry> {
+pub fn entries(dir: &Path) -> Listing {
     fs::read_dir(dir)
         .map(|rd| rd.filter_map(|e| e.ok()).map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_dir()))).collect())
         .unwrap_or_default()
@@ -182,7 +185,7 @@ impl Roots {
 
     /// As [`Roots::discover`], reading each directory through `list` (the daemon keeps
     /// listings between queries and reads again only the directories that changed).
-    pub fn discover_with(&self, list: &mut dyn FnMut(&Path) -> Vec<Entry>) -> Vec<Discovered> {
+    pub fn discover_with(&self, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
         let mut found = Vec::new();
         for root in &self.copilot {
             found.extend(discover_copilot(root, list));

@@ -59,7 +59,7 @@ impl LogCache {
 /// Recorded session cwds, resolved: a challenge compares every session's cwd, and
 /// resolving is several syscalls a path.
 #[derive(Default)]
-pub struct ResolvedCwds(HashMap<String, String>);
+pub struct ResolvedCwds(rustc_hash::FxHashMap<String, String>);
 
 impl ResolvedCwds {
     /// Cwds remembered at most; a daemon's users have far fewer projects.
@@ -311,7 +311,7 @@ impl Engine {
         let is_project = |dir: &Path| dir.parent().is_some_and(|p| claude_roots.iter().any(|r| same_path(r, p)));
         let mut stale: Vec<(PathBuf, Host)> = Vec::new();
         // Claude Code project directory -> whether it may hold this cwd's sessions.
-        let mut projects: HashMap<std::ffi::OsString, bool> = HashMap::new();
+        let mut projects: rustc_hash::FxHashMap<std::ffi::OsString, bool> = Default::default();
         for file in self.ingest.store.files() {
             let mine = file.cwd.is_none() || self.resolved_cwds.same(file, request.cwd);
             if mine {

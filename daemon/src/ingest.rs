@@ -42,15 +42,19 @@ pub struct Ingestor {
 /// read: a directory that still looks the same holds the same entries, so discovering
 /// costs one `stat` per directory, not reading each one.
 #[derive(Default)]
-struct Listings(HashMap<std::ffi::OsString, Listing>);
+struct Listings {
+    kept: rustc_hash::FxHashMap<std::ffi::OsString, Kept>,
+    /// Directories read (or found gone) so far: unchanged, nothing new can be found.
+    reads: u64,
+}
 
-struct Listing {
+struct Kept {
     looked: Fingerprint,
     /// Read well after the directory last changed. A change within the file system's
     /// timestamp granularity of the read can leave the change time as it was, so a
     /// listing read that close to a change is read again next time.
     settled: bool,
-    entries: Vec<files::Entry>,
+    entries: files::Listing,
 }
 
 impl Listings {
@@ -61,26 +65,29 @@ impl Listings {
 
     /// The entries of `dir`. Unless `check`, a listing already kept is taken as it is,
     /// without looking at the directory.
-    fn list(&mut self, dir: &Path, check: bool) -> Vec<files::Entry> {
-        if !check && let Some(listing) = self.0.get(dir.as_os_str()) {
-            return listing.entries.clone();
+    fn list(&mut self, dir: &Path, check: bool) -> files::Listing {
+        if !check && let Some(kept) = self.kept.get(dir.as_os_str()) {
+            return kept.entries.clone();
         }
         // Followed, as reading the directory follows a symlinked root.
         let Ok(meta) = fs::metadata(dir) else {
-            self.0.remove(dir.as_os_str());
-            return Vec::new();
+            if self.kept.remove(dir.as_os_str()).is_some() {
+                self.reads += 1;
+            }
+            return files::Listing::default();
         };
         let looked = Fingerprint::of(&meta);
-        if let Some(listing) = self.0.get(dir.as_os_str()).filter(|l| l.settled && l.looked == looked) {
-            return listing.entries.clone();
+        if let Some(kept) = self.kept.get(dir.as_os_str()).filter(|k| k.settled && k.looked == looked) {
+            return kept.entries.clone();
         }
         let changed = std::time::UNIX_EPOCH + std::time::Duration::new(meta.ctime() as u64, meta.ctime_nsec() as u32);
         let entries = files::entries(dir);
         let settled = std::time::SystemTime::now().duration_since(changed).is_ok_and(|age| age > Self::SETTLE);
-        if self.0.len() >= Self::CAPACITY {
-            self.0.clear();
+        if self.kept.len() >= Self::CAPACITY {
+            self.kept.clear();
         }
-        self.0.insert(dir.as_os_str().to_owned(), Listing { looked, settled, entries: entries.clone() });
+        self.kept.insert(dir.as_os_str().to_owned(), Kept { looked, settled, entries: entries.clone() });
+        self.reads += 1;
         entries
     }
 }
@@ -419,7 +426,7 @@ mod tests {
         // Long after: the listing is kept, and a later entry still changes the directory.
         std::thread::sleep(Listings::SETTLE * 2);
         assert_eq!(names(&listings.list(dir.path(), true)), ["a", "b"]);
-        assert!(listings.0[dir.path().as_os_str()].settled, "a listing read well after the last change is kept");
+        assert!(listings.kept[dir.path().as_os_str()].settled, "a listing read well after the last change is kept");
         fs::create_dir(dir.path().join("c")).unwrap();
         // Unchecked, the kept listing is taken as it is; checked, the change shows.
         assert_eq!(names(&listings.list(dir.path(), false)), ["a", "b"]);
@@ -430,6 +437,6 @@ mod tests {
         let path = dir.path().to_path_buf();
         drop(dir);
         assert!(listings.list(&path, true).is_empty());
-        assert!(listings.0.is_empty());
+        assert!(listings.kept.is_empty());
     }
 }

@@ -10,8 +10,9 @@
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
 use rusqlite::{Connection, OptionalExtension, params};
+use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 #[derive(Debug, thiserror::Error)]
@@ -146,7 +147,8 @@ pub struct Store {
     /// The `files` table, mirrored in memory and written through: every query consults
     /// it, it has one row per log, and only this type changes it.
     files: BTreeMap<i64, FileState>,
-    ids_by_path: HashMap<String, i64>,
+    /// Fx: looked up for every log at every challenge; SipHash was a tenth of one.
+    ids_by_path: FxHashMap<String, i64>,
 }
 
 /// A stored hash column. Only this module writes those columns, always 32 bytes; a
@@ -164,7 +166,7 @@ impl Store {
         // close to the number this module uses; one more would evict on every request).
         conn.set_prepared_statement_cache_capacity(32);
         let checkpointer = Checkpointer::start(path)?;
-        let mut store = Store { conn, checkpointer, files: BTreeMap::new(), ids_by_path: HashMap::new() };
+        let mut store = Store { conn, checkpointer, files: BTreeMap::new(), ids_by_path: FxHashMap::default() };
         for file in store.read_files()? {
             store.mirror(file);
         }
