@@ -31,10 +31,9 @@ const SCHEMA: &str = r#"
 PRAGMA page_size = 16384;
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
--- Checkpoints run on their own thread (see `Checkpointer`). The writer's own checkpoint
--- stays as a backstop: only a checkpoint that catches up with the writer lets the log
--- restart, and after the thread's work it has little left to copy.
-PRAGMA wal_autocheckpoint = 4000;
+-- Checkpoints run on their own thread (see `Checkpointer`); the writer's own, at four
+-- times the thread's restart size, is only a backstop.
+PRAGMA wal_autocheckpoint = 16000;
 PRAGMA journal_size_limit = 67108864;
 CREATE TABLE IF NOT EXISTS files (
     id INTEGER PRIMARY KEY,
@@ -507,6 +506,8 @@ struct Checkpointer {
 impl Checkpointer {
     /// The least time between two checkpoints: each syncs the database file.
     const EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+    /// A log this long (in pages, 64 MB of 16 KB pages) is restarted.
+    const RESTART_PAGES: i64 = 4000;
 
     fn start(path: &Path) -> Result<Checkpointer> {
         let conn = Connection::open(path)?;
@@ -516,20 +517,27 @@ impl Checkpointer {
             .spawn(move || {
                 // After commits until the store is dropped (the channel closes), then once
                 // more.
-                let mut backfilled = 0;
+                let (mut logged, mut backfilled) = (0, 0);
                 loop {
                     let open = committed.recv().is_ok();
-                    // PASSIVE: copy what readers allow and never block the writer; what
-                    // is left is copied next time. Copy again at once while there was
-                    // something to copy (a bulk catch-up), so the writer's own
-                    // checkpoint (the backstop) finds little left; pause once caught up.
+                    // PASSIVE copies what readers allow and never blocks the writer. Copy
+                    // again at once while there was something to copy (a bulk catch-up),
+                    // and pause once caught up. A writer that never pauses keeps the log
+                    // from restarting, though (its start moves only once a checkpoint
+                    // has caught up with its end), so once the log is long, RESTART:
+                    // it waits for the writer's transaction, copies the little the last
+                    // passes left, and the next commit writes the log from its start.
                     loop {
-                        match conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get::<_, i64>(2)) {
-                            Ok(now) => {
-                                // Frames copied into the database so far; the count
+                        let mode = if logged >= Self::RESTART_PAGES { "RESTART" } else { "PASSIVE" };
+                        let pass = conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
+                            Ok((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+                        });
+                        match pass {
+                            Ok((log, now)) => {
+                                // Pages copied into the database so far; the count
                                 // starts again from zero when the log restarts.
                                 let copied = if now >= backfilled { now - backfilled } else { now };
-                                backfilled = now;
+                                (logged, backfilled) = (log, now);
                                 if copied == 0 {
                                     break;
                                 }
