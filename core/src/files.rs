@@ -155,9 +155,13 @@ pub type Listing = std::sync::Arc<[Entry]>;
 /// A directory's entries with whether each is a directory (from the listing itself); none
 /// when it cannot be read.
 pub fn entries(dir: &Path) -> Listing {
-    fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_dir()))).collect())
-        .unwrap_or_default()
+    read_entries(dir).unwrap_or_default()
+}
+
+/// As [`entries`], telling a directory that cannot be read from an empty one.
+pub fn read_entries(dir: &Path) -> std::io::Result<Listing> {
+    let listing = fs::read_dir(dir)?;
+    Ok(listing.filter_map(|e| e.ok()).map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_dir()))).collect())
 }
 
 /// Session roots, per host: where the daemon watches, and where direct mode looks.

@@ -295,37 +295,27 @@ impl Engine {
     /// is not recorded yet, and those not in the store yet (a second one holding the
     /// binding makes it ambiguous). Other projects' logs cannot, and following them is
     /// the watcher's job, so the answer costs about the same however many sessions the
-    /// user has. New logs are looked for in the roots, in Claude Code project directories
-    /// that may hold this cwd's sessions (the host names the directory after the cwd, so
-    /// one whose known sessions all have another cwd is another project's), and in every
-    /// directory not read before; sub-agent transcripts never hold a root marker.
+    /// user has. New logs are looked for in the roots and in every Claude Code project
+    /// directory (one `stat` each; several cwds can share a directory name, `/w/my-app`
+    /// and `/w/my_app` both write to `-w-my-app`); sub-agent transcripts never hold a root
+    /// marker, so their directories are taken as last read.
     fn challenge_over(
         &mut self,
         request: &rules::ChallengeRequest,
         root: Option<&Path>,
     ) -> Result<Map<String, Value>, EngineError> {
-        // Paths compare and hash as bytes here: `Path`'s component-wise comparison and
-        // hash cost more than the rest of the request at a few hundred sessions.
+        let mut stale: Vec<(PathBuf, Host)> = (self.ingest.store.files())
+            .filter(|f| f.cwd.is_none() || self.resolved_cwds.same(f, request.cwd))
+            .map(|f| (PathBuf::from(&f.path), f.host))
+            .collect();
+        // Paths compare as bytes here: `Path`'s component-wise comparison cost more than
+        // the rest of the request at a few hundred sessions.
         let same_path = |a: &Path, b: &Path| a.as_os_str() == b.as_os_str();
-        let claude_roots = self.ingest.roots.claude.clone();
-        let is_project = |dir: &Path| dir.parent().is_some_and(|p| claude_roots.iter().any(|r| same_path(r, p)));
-        let mut stale: Vec<(PathBuf, Host)> = Vec::new();
-        // Claude Code project directory -> whether it may hold this cwd's sessions.
-        let mut projects: rustc_hash::FxHashMap<std::ffi::OsString, bool> = Default::default();
-        for file in self.ingest.store.files() {
-            let mine = file.cwd.is_none() || self.resolved_cwds.same(file, request.cwd);
-            if mine {
-                stale.push((PathBuf::from(&file.path), file.host));
-            }
-            if let Some(dir) = Path::new(&file.path).parent().filter(|d| file.host == Host::ClaudeCode && is_project(d))
-            {
-                *projects.entry(dir.as_os_str().to_owned()).or_default() |= mine;
-            }
-        }
         let roots: Vec<PathBuf> = self.ingest.roots.all().cloned().collect();
+        let claude_roots = self.ingest.roots.claude.clone();
         let check = |dir: &Path| {
             roots.iter().any(|r| same_path(r, dir))
-                || (is_project(dir) && projects.get(dir.as_os_str()) != Some(&false))
+                || dir.parent().is_some_and(|p| claude_roots.iter().any(|r| same_path(r, p)))
         };
         for found in self.ingest.discover_checking(check) {
             if self.ingest.store.file_by_path(&found.path.to_string_lossy()).is_none() {
@@ -437,4 +427,63 @@ pub fn session_summary(file: &FileState) -> Value {
         "path": file.path, "events": file.lines, "bytes": file.offset, "last_event_time": file.last_event_time,
         "tampered": file.tampered, "integrity_findings": file.findings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+    use judged_core::files::Roots;
+    use std::fs;
+
+    const FIXTURE: &str =
+        include_str!("../../fixtures/claude-code-2.1.328/marker-challenge/70e11cfc-c3fb-426c-9dfc-374e15ffb0af.jsonl");
+    const FIXTURE_CWD: &str = "/tmp/judged-fixture/claude/marker-challenge/project";
+
+    fn engine(dir: &Path, roots: Roots) -> Engine {
+        let store = Store::open(&dir.join("judged.db")).unwrap();
+        Engine {
+            ingest: Ingestor::new(store, roots),
+            logs: LogCache::default(),
+            resolved_cwds: Default::default(),
+            gate: Default::default(),
+            witness: Witness::load_or_create(&dir.join("witness.key")).unwrap(),
+            started: Instant::now(),
+            data_dir: dir.to_path_buf(),
+            socket: dir.join("sock"),
+        }
+    }
+
+    /// Claude Code names a project's directory after its cwd with every byte outside
+    /// [A-Za-z0-9] turned into `-`, so `/w/my-app` and `/w/my_app` share `-w-my-app`: a
+    /// directory whose known sessions have another cwd can still get one of this cwd
+    /// (found by a review). Driven through the engine, without the watcher, whose timing
+    /// would decide an end-to-end test.
+    #[test]
+    fn a_new_session_in_a_project_directory_shared_with_another_cwd_is_caught_up() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = fs::canonicalize(tmp.path()).unwrap();
+        let (mine, theirs) = (dir.join("my_app"), dir.join("my-app"));
+        fs::create_dir_all(&mine).unwrap();
+        fs::create_dir_all(&theirs).unwrap();
+        let root = dir.join("projects");
+        let project = root.join("-w-my-app");
+        fs::create_dir_all(&project).unwrap();
+        let log = |cwd: &Path| FIXTURE.replace(FIXTURE_CWD, cwd.to_str().unwrap());
+        fs::write(project.join("theirs.jsonl"), log(&theirs)).unwrap();
+        // Past the listings' settle time, so the directory's listing is kept.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let mut engine = engine(&dir, Roots { copilot: vec![], claude: vec![root.clone()] });
+        let request =
+            json!({"binding": "run_20261130_a1b2c3d4_r1_review_7e91c4ab", "cwd": mine, "max_age_seconds": 600});
+        assert!(engine.handle("challenge", &request).is_err(), "no session of this cwd yet");
+        let new = project.join("mine.jsonl");
+        fs::write(&new, log(&mine)).unwrap();
+        let _ = engine.handle("challenge", &request);
+        assert!(
+            engine.ingest.store.file_by_path(new.to_str().unwrap()).is_some(),
+            "{} was not caught up",
+            new.display()
+        );
+    }
 }

@@ -44,8 +44,6 @@ pub struct Ingestor {
 #[derive(Default)]
 struct Listings {
     kept: rustc_hash::FxHashMap<std::ffi::OsString, Kept>,
-    /// Directories read (or found gone) so far: unchanged, nothing new can be found.
-    reads: u64,
 }
 
 struct Kept {
@@ -71,23 +69,27 @@ impl Listings {
         }
         // Followed, as reading the directory follows a symlinked root.
         let Ok(meta) = fs::metadata(dir) else {
-            if self.kept.remove(dir.as_os_str()).is_some() {
-                self.reads += 1;
-            }
+            self.kept.remove(dir.as_os_str());
             return files::Listing::default();
         };
         let looked = Fingerprint::of(&meta);
         if let Some(kept) = self.kept.get(dir.as_os_str()).filter(|k| k.settled && k.looked == looked) {
             return kept.entries.clone();
         }
-        let changed = std::time::UNIX_EPOCH + std::time::Duration::new(meta.ctime() as u64, meta.ctime_nsec() as u32);
-        let entries = files::entries(dir);
-        let settled = std::time::SystemTime::now().duration_since(changed).is_ok_and(|age| age > Self::SETTLE);
+        // A read that failed (say, out of file descriptors) is not kept: the directory's
+        // logs would stay hidden until it changed.
+        let Ok(entries) = files::read_entries(dir) else { return files::Listing::default() };
+        // A change time before the epoch or in the future: never settled, read each time.
+        let changed = u64::try_from(meta.ctime())
+            .ok()
+            .and_then(|s| std::time::UNIX_EPOCH.checked_add(std::time::Duration::new(s, meta.ctime_nsec() as u32)));
+        let settled = changed
+            .and_then(|changed| std::time::SystemTime::now().duration_since(changed).ok())
+            .is_some_and(|age| age > Self::SETTLE);
         if self.kept.len() >= Self::CAPACITY {
             self.kept.clear();
         }
         self.kept.insert(dir.as_os_str().to_owned(), Kept { looked, settled, entries: entries.clone() });
-        self.reads += 1;
         entries
     }
 }

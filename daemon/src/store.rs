@@ -159,8 +159,12 @@ fn hash_from(blob: Vec<u8>) -> Hash {
 
 impl Store {
     pub fn open(path: &Path) -> Result<Store> {
-        let conn = Connection::open(path)?;
+        let mut conn = Connection::open(path)?;
         conn.execute_batch(SCHEMA)?;
+        // Transactions take the write lock when they begin. A deferred one that reads first
+        // (every journal write reads the chain head) gets BUSY at once, without waiting,
+        // when it must upgrade while the checkpoint thread's RESTART holds the lock.
+        conn.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
         // Every statement here is prepared once and kept (rusqlite keeps 16 by default,
         // close to the number this module uses; one more would evict on every request).
         conn.set_prepared_statement_cache_capacity(32);
@@ -771,5 +775,40 @@ mod tests {
         .unwrap();
         let error = ingest.store.verify_chains().unwrap_err().to_string();
         assert!(error.contains("chain breaks at line 3"), "{error}");
+    }
+
+    /// The checkpoint thread's RESTART holds the log's write lock while it waits for
+    /// readers; a journal write meanwhile waits for it instead of failing (found by a
+    /// review: deferred transactions that read first got BUSY at once).
+    #[test]
+    fn a_journal_write_during_a_restart_checkpoint_waits_instead_of_failing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("judged.db");
+        let mut store = Store::open(&path).unwrap();
+        store.journal("first", &json!({})).unwrap();
+        // A reader holding a snapshot for 600 ms, which the RESTART waits for.
+        let reader = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let conn = Connection::open(&path).unwrap();
+                conn.execute_batch("BEGIN; SELECT count(*) FROM journal;").unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(600));
+                conn.execute_batch("COMMIT").unwrap();
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        store.journal("second", &json!({})).unwrap();
+        let restart = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let conn = Connection::open(&path).unwrap();
+                conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0)).unwrap()
+            })
+        };
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let journal = store.journal("third", &json!({}));
+        reader.join().unwrap();
+        restart.join().unwrap();
+        assert!(journal.is_ok(), "{journal:?}");
     }
 }
