@@ -135,9 +135,13 @@ fn discover_claude(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<D
                 found.push(entry.clone());
             } else if *is_dir {
                 found.extend(
-                    list(&entry.join("subagents")).iter().map(|(p, _)| p).cloned().filter(|p| {
-                        jsonl(p) && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
-                    }),
+                    list(&entry.join("subagents"))
+                        .iter()
+                        .map(|(p, _)| p)
+                        .filter(|p| {
+                            jsonl(p) && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
+                        })
+                        .cloned(),
                 );
             }
         }

@@ -108,7 +108,7 @@ impl SessionLog {
             let (now, rest) = more.split_at(to_boundary.min(more.len()));
             self.running.update(now);
             at += now.len();
-            if at % PREFIX_CHECKPOINT_BYTES == 0 {
+            if at.is_multiple_of(PREFIX_CHECKPOINT_BYTES) {
                 self.checkpoints.push(self.running.clone());
             }
             more = rest;
