@@ -2,10 +2,12 @@
 //! mode), or by `judged` over the logs it witnessed (daemon mode). Both run the same
 //! `judged_core::rules`; the daemon adds its witness.
 
+use chrono::{DateTime, Utc};
 use judged_core::event::Host;
 use judged_core::files::{self, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, Artifact, Env, EvidenceError, ExitCode, Verified};
+use judged_core::rules::{self, Artifact, Env, EvidenceError, ExitCode, LogState, Verified};
+use judged_core::timestamp;
 use judged_protocol::{ClientError, paths};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -28,6 +30,18 @@ pub struct ChallengeArgs<'a> {
     pub cwd: String,
     pub session_root: Option<String>,
     pub max_age_seconds: i64,
+    /// When the command started: age checks use it however long the command waits.
+    pub started: DateTime<Utc>,
+}
+
+/// What `verify` is asked.
+pub struct VerifyArgs<'a> {
+    pub challenge: &'a Map<String, Value>,
+    /// The challenge file's name, as the calling command wrote it (to find that command's
+    /// own call in the host's log).
+    pub challenge_name: &'a str,
+    pub response_path: &'a str,
+    pub started: DateTime<Utc>,
 }
 
 pub enum Backend {
@@ -53,7 +67,9 @@ impl Backend {
             Err(ClientError::Unreachable(_)) => Err(CallError::Unreachable),
             Err(ClientError::Refused(body)) => {
                 let code = ExitCode::from_code(body.exit_code.unwrap_or(2));
-                Err(CallError::Evidence(EvidenceError::new(code, body.message)))
+                let mut error = EvidenceError::new(code, body.message);
+                error.log_state = body.log_state;
+                Err(CallError::Evidence(error))
             }
             Err(other) => Err(CallError::Evidence(EvidenceError::evidence(format!("judged: {other}")))),
         }
@@ -64,23 +80,27 @@ impl Backend {
             Backend::Direct => direct_challenge(args).map_err(CallError::Evidence),
             Backend::Daemon(socket) => {
                 let request = json!({"binding": args.binding, "cwd": args.cwd, "max_age_seconds": args.max_age_seconds,
-                    "session_root": args.session_root});
+                    "session_root": args.session_root, "started_at": timestamp::format_utc(args.started)});
                 into_object(Self::call(socket, "challenge", request)?)
             }
         }
     }
 
-    pub fn verify(&self, challenge: &Map<String, Value>, response_path: &str) -> Result<Verified, CallError> {
+    pub fn verify(&self, args: &VerifyArgs) -> Result<Verified, CallError> {
         match self {
             Backend::Direct => {
-                let log = load_log(challenge).map_err(CallError::Evidence)?;
-                rules::verify(challenge, &log, response_path, chrono::Utc::now(), &FsEnv).map_err(CallError::Evidence)
+                let log = load_log(args.challenge).map_err(CallError::Evidence)?;
+                rules::verify(args.challenge, &log, args.response_path, args.started, &FsEnv).map_err(|e| {
+                    CallError::Evidence(e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])))
+                })
             }
             Backend::Daemon(socket) => {
-                let answer =
-                    Self::call(socket, "verify", json!({"challenge": challenge, "response_path": response_path}))?;
+                let request = json!({"challenge": args.challenge, "response_path": args.response_path,
+                    "challenge_name": args.challenge_name, "started_at": timestamp::format_utc(args.started)});
+                let answer = Self::call(socket, "verify", request)?;
                 let response = answer["response"].as_str().unwrap_or_default().to_owned();
-                Ok(Verified { evidence: into_object(answer["evidence"].clone())?, response })
+                let window_start = answer["window_start"].as_u64().unwrap_or_default();
+                Ok(Verified { evidence: into_object(answer["evidence"].clone())?, response, window_start })
             }
         }
     }
@@ -96,7 +116,7 @@ impl Backend {
                 } else {
                     rules::validate(artifact, &log, &FsEnv)
                 };
-                result.map(|()| false).map_err(CallError::Evidence)
+                result.map(|_| false).map_err(CallError::Evidence)
             }
             Backend::Daemon(socket) => {
                 // The daemon may run under another account: send the response file along.
@@ -136,7 +156,7 @@ fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
     rules::check_max_age(args.max_age_seconds)?;
     rules::check_binding(args.binding)?;
     let roots = match &args.session_root {
-        Some(root) => Roots::either_host(PathBuf::from(files::resolve(root))),
+        Some(root) => Roots::named(PathBuf::from(files::resolve(root))),
         None => Roots::defaults(),
     };
     let mut logs = Vec::new();
@@ -158,8 +178,10 @@ fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
         binding: args.binding,
         cwd: &args.cwd,
         max_age_seconds: args.max_age_seconds,
-        now: chrono::Utc::now(),
+        now: args.started,
         nonce: &nonce,
     };
-    rules::challenge(&request, &logs.iter().collect::<Vec<_>>(), &FsEnv)
+    let logs: Vec<&SessionLog> = logs.iter().collect();
+    rules::challenge(&request, &logs, &FsEnv)
+        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding])))
 }

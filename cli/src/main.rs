@@ -5,7 +5,7 @@
 
 mod backend;
 
-use backend::{Backend, CallError, ChallengeArgs};
+use backend::{Backend, CallError, ChallengeArgs, VerifyArgs};
 use clap::{Parser, Subcommand, ValueEnum};
 use judged_core::files;
 use judged_core::gate::{self, GateInput, NativeEvidence};
@@ -14,6 +14,7 @@ use judged_core::rules::{self, Artifact, EvidenceError};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 #[command(name = "judge-evidence", version, about = "Cross-family reviewer evidence, witnessed by judged")]
@@ -120,25 +121,44 @@ struct GateArgs {
 
 /// Copilot CLI persists events asynchronously: a tool call can start before the file
 /// holds the previous call's completion (observed: ~100 ms with 1.0.102). Outcomes that
-/// a later flush can change (no binding yet, lifecycle not yet complete) are retried
-/// until this deadline.
+/// a later flush can change (no binding yet, lifecycle not yet complete) are asked again,
+/// at most this long.
 const DEFAULT_WAIT_SECONDS: u64 = 5;
+/// A log the host has not written to for this long, since the command started, is taken
+/// as persisted: several times the host's own flush delay, and a refusal on a quiet log
+/// still answers within half a second (issue 10).
+const QUIET: Duration = Duration::from_millis(300);
+const RETRY_EVERY: Duration = Duration::from_millis(50);
 
-/// Retry `op` while it fails with an exit code a later host flush could change.
+/// Ask `op` again while it fails with an exit code a later host flush could change, the
+/// host may still be writing, and `wait_seconds` have not passed. Once the log shows this
+/// command's own call, everything before it is persisted and the answer stands; a log that
+/// has not changed for [`QUIET`] is taken as settled too.
 fn until_persisted<T>(wait_seconds: u64, mut op: impl FnMut() -> rules::Result<T>) -> rules::Result<T> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(wait_seconds);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(wait_seconds);
+    let (mut bytes, mut changed) = (None, started);
     loop {
-        match op() {
+        let error = match op() {
             Err(error)
                 if matches!(
                     error.code,
                     rules::ExitCode::NoBinding | rules::ExitCode::InvocationCount | rules::ExitCode::Lifecycle
-                ) && std::time::Instant::now() < deadline =>
+                ) =>
             {
-                std::thread::sleep(std::time::Duration::from_millis(50));
+                error
             }
             result => return result,
+        };
+        let now = Instant::now();
+        let state = error.log_state.unwrap_or_default();
+        if bytes != Some(state.bytes) {
+            (bytes, changed) = (Some(state.bytes), now);
         }
+        if state.caller_seen || now >= deadline || now.duration_since(changed) >= QUIET {
+            return Err(error);
+        }
+        std::thread::sleep(RETRY_EVERY);
     }
 }
 
@@ -190,6 +210,8 @@ fn load_artifact(path: &str) -> rules::Result<Map<String, Value>> {
 
 fn run(cli: Cli) -> rules::Result<String> {
     let mode = cli.mode;
+    // Age checks use the time the command started, however long it waits for the host.
+    let started = chrono::Utc::now();
     match cli.command {
         Cmd::Marker { binding } => Ok(pyjson::one_line(&rules::marker(&binding)?)),
         Cmd::Challenge { output, binding, cwd, session_root, max_age_seconds, replace, wait_seconds } => {
@@ -200,23 +222,24 @@ fn run(cli: Cli) -> rules::Result<String> {
             let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));
             // Resolved here, so the daemon (with its own cwd) reads the same root.
             let session_root = session_root.map(|root| files::resolve(&root));
-            let args = ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds };
+            let args = ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds, started };
             let challenge =
                 Value::Object(until_persisted(wait_seconds, || with_backend(mode, |b| b.challenge(&args)))?);
             files::write_atomic(Path::new(&output), pyjson::pretty(&challenge).as_bytes(), replace)?;
             Ok(pyjson::one_line(&challenge))
         }
-        Cmd::Verify { challenge, output, response_output, replace, wait_seconds } => {
-            let challenge_path = files::resolve(&challenge);
-            let challenge = load_artifact(&challenge)?;
+        Cmd::Verify { challenge: given, output, response_output, replace, wait_seconds } => {
+            let challenge_path = files::resolve(&given);
+            let challenge = load_artifact(&given)?;
             let (output, response_output) = (files::resolve(&output), files::resolve(&response_output));
             // Defect fix (spec §8.11): refuse before writing anything, so a refusal can
             // never leave an orphan response file behind.
             files::check_writable(Path::new(&response_output), replace)?;
             files::check_writable(Path::new(&output), replace)?;
-            let verified =
-                until_persisted(wait_seconds, || with_backend(mode, |b| b.verify(&challenge, &response_output)))
-                    .map_err(|e| e.about_artifact(&challenge_path))?;
+            let challenge_name = Path::new(&given).file_name().and_then(|n| n.to_str()).unwrap_or(&given);
+            let args = VerifyArgs { challenge: &challenge, challenge_name, response_path: &response_output, started };
+            let verified = until_persisted(wait_seconds, || with_backend(mode, |b| b.verify(&args)))
+                .map_err(|e| e.about_artifact(&challenge_path))?;
             let evidence = Value::Object(verified.evidence.clone());
             files::write_atomic(Path::new(&response_output), verified.response.as_bytes(), replace)?;
             if let Err(error) = files::write_atomic(Path::new(&output), pyjson::pretty(&evidence).as_bytes(), replace) {
@@ -284,4 +307,52 @@ fn native_evidence(mode: Mode, path: &str) -> Result<NativeEvidence, String> {
         score,
         verdict,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use judged_core::rules::{EvidenceError, ExitCode as Code, LogState};
+    use std::cell::Cell;
+
+    fn refusal(state: LogState) -> rules::Result<()> {
+        Err(EvidenceError::new(Code::NoBinding, "binding marker is not present").with_log_state(state))
+    }
+
+    #[test]
+    fn a_log_showing_the_caller_answers_at_once() {
+        let calls = Cell::new(0);
+        let result = until_persisted(5, || {
+            calls.set(calls.get() + 1);
+            refusal(LogState { caller_seen: true, bytes: calls.get() })
+        });
+        assert_eq!(result.unwrap_err().code, Code::NoBinding);
+        assert_eq!(calls.get(), 1, "nothing the refusal looked for can still be on its way");
+    }
+
+    #[test]
+    fn a_quiet_log_answers_once_quiet_and_a_busy_one_is_asked_again() {
+        let calls = Cell::new(0u64);
+        let quiet = until_persisted(5, || {
+            calls.set(calls.get() + 1);
+            refusal(LogState { caller_seen: false, bytes: 7 })
+        });
+        assert!(quiet.is_err());
+        let quiet_calls = calls.replace(0);
+        assert!(quiet_calls >= 2, "asked again within the quiet interval");
+        // The log grows at every look until the 1 s bound: asked until then.
+        let busy = until_persisted(1, || {
+            calls.set(calls.get() + 1);
+            refusal(LogState { caller_seen: false, bytes: calls.get() })
+        });
+        assert!(busy.is_err());
+        assert!(calls.get() > quiet_calls, "a busy log is waited on longer: {} vs {quiet_calls}", calls.get());
+        // A refusal a write cannot change is not asked again.
+        calls.set(0);
+        let final_refusal = until_persisted(5, || {
+            calls.set(calls.get() + 1);
+            Err::<(), _>(EvidenceError::new(Code::PolicyRejected, "same family"))
+        });
+        assert_eq!((final_refusal.unwrap_err().code, calls.get()), (Code::PolicyRejected, 1));
+    }
 }

@@ -150,6 +150,22 @@ fn discover_claude(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<D
     found.into_iter().map(|path| Discovered { host: Host::ClaudeCode, path }).collect()
 }
 
+/// Session logs under a root of either host, each read as the host its shape says: a
+/// session directory holding `events.jsonl` is Copilot CLI's (and nothing else in it is a
+/// log), any other is a Claude Code project directory. Reading every Copilot log as a
+/// Claude Code transcript too found no cwd in it, so each was read whole (issue 10).
+fn discover_named(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
+    let (copilot, claude): (Vec<Discovered>, Vec<Discovered>) = discover_claude(root, list)
+        .into_iter()
+        .partition(|log| log.path.file_name().is_some_and(|n| n == "events.jsonl"));
+    let sessions: Vec<&Path> = copilot.iter().filter_map(|log| log.path.parent()).collect();
+    let claude = claude.into_iter().filter(|log| !log.path.ancestors().any(|dir| sessions.contains(&dir)));
+    let copilot = copilot.iter().map(|log| Discovered { host: Host::CopilotCli, path: log.path.clone() });
+    let mut found: Vec<Discovered> = copilot.chain(claude).collect();
+    found.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
+    found
+}
+
 /// A directory entry: its path, and whether it is a directory.
 pub type Entry = (PathBuf, bool);
 
@@ -173,17 +189,19 @@ pub fn read_entries(dir: &Path) -> std::io::Result<Listing> {
 pub struct Roots {
     pub copilot: Vec<PathBuf>,
     pub claude: Vec<PathBuf>,
+    /// Roots named without a host (`--session-root`): each log's host is told by its shape.
+    pub named: Vec<PathBuf>,
 }
 
 impl Roots {
-    /// One root searched in either host's layout (a `--session-root`).
-    pub fn either_host(root: PathBuf) -> Roots {
-        Roots { copilot: vec![root.clone()], claude: vec![root] }
+    /// One root named by a user, which may be either host's (a `--session-root`).
+    pub fn named(root: PathBuf) -> Roots {
+        Roots { named: vec![root], ..Roots::default() }
     }
 
     /// The hosts' own defaults (`$COPILOT_HOME`, `$CLAUDE_CONFIG_DIR`, else the home dir).
     pub fn defaults() -> Roots {
-        Roots { copilot: vec![default_copilot_root()], claude: vec![default_claude_root()] }
+        Roots { copilot: vec![default_copilot_root()], claude: vec![default_claude_root()], named: Vec::new() }
     }
 
     /// Every session log under the roots.
@@ -201,11 +219,14 @@ impl Roots {
         for root in &self.claude {
             found.extend(discover_claude(root, list));
         }
+        for root in &self.named {
+            found.extend(discover_named(root, list));
+        }
         found
     }
 
     pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
-        self.copilot.iter().chain(&self.claude)
+        self.copilot.iter().chain(&self.claude).chain(&self.named)
     }
 
     /// The host whose log `path` is, when it has the shape discovery finds under a root:
@@ -219,7 +240,11 @@ impl Roots {
         }
         let subagent =
             || name.starts_with("agent-") && path.parent().and_then(Path::file_name).is_some_and(|n| n == "subagents");
-        let claude_depth = self.claude.iter().find_map(depth);
+        let named_depth = self.named.iter().find_map(depth);
+        if named_depth == Some(2) && name == "events.jsonl" {
+            return Some(Host::CopilotCli);
+        }
+        let claude_depth = self.claude.iter().find_map(depth).or(named_depth);
         let claude = name.ends_with(".jsonl") && (claude_depth == Some(2) || (claude_depth == Some(4) && subagent()));
         claude.then_some(Host::ClaudeCode)
     }
@@ -268,11 +293,13 @@ mod tests {
 
     #[test]
     fn only_paths_in_the_discovered_shapes_are_logs() {
-        let roots = Roots { copilot: vec!["/c".into()], claude: vec!["/p".into()] };
+        let roots = Roots { copilot: vec!["/c".into()], claude: vec!["/p".into()], named: vec!["/n".into()] };
         let host = |p: &str| roots.classify(Path::new(p));
         assert_eq!(host("/c/s1/events.jsonl"), Some(Host::CopilotCli));
         assert_eq!(host("/p/proj/s.jsonl"), Some(Host::ClaudeCode));
         assert_eq!(host("/p/proj/s/subagents/agent-a1.jsonl"), Some(Host::ClaudeCode));
+        assert_eq!(host("/n/s1/events.jsonl"), Some(Host::CopilotCli));
+        assert_eq!(host("/n/proj/s.jsonl"), Some(Host::ClaudeCode));
         for not_a_log in [
             "/c/s1/deep/notes.jsonl",
             "/c/s1/workspace.yaml",
@@ -284,5 +311,36 @@ mod tests {
         ] {
             assert_eq!(host(not_a_log), None, "{not_a_log}");
         }
+    }
+
+    /// A root named without a host reads each log once, as the host its shape says.
+    #[test]
+    fn a_named_root_reads_copilot_sessions_as_copilot_only() {
+        let root = tempfile::tempdir().unwrap();
+        let session = root.path().join("3b6f2d1a");
+        let project = root.path().join("-home-dev-shop");
+        fs::create_dir_all(session.join("checkpoints")).unwrap();
+        fs::create_dir_all(project.join("70e11cfc/subagents")).unwrap();
+        for file in [
+            session.join("events.jsonl"),
+            session.join("notes.jsonl"),
+            project.join("70e11cfc.jsonl"),
+            project.join("70e11cfc/subagents/agent-a1.jsonl"),
+        ] {
+            fs::write(file, b"").unwrap();
+        }
+        let found = Roots::named(root.path().to_path_buf()).discover();
+        let shown: Vec<(Host, String)> = found
+            .iter()
+            .map(|d| (d.host, d.path.strip_prefix(root.path()).unwrap().to_string_lossy().into_owned()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Host::ClaudeCode, "-home-dev-shop/70e11cfc.jsonl".to_owned()),
+                (Host::ClaudeCode, "-home-dev-shop/70e11cfc/subagents/agent-a1.jsonl".to_owned()),
+                (Host::CopilotCli, "3b6f2d1a/events.jsonl".to_owned()),
+            ]
+        );
     }
 }

@@ -10,6 +10,7 @@
 //! * [`rules`] are the evidence rules (marker, challenge, verify, validate), pure
 //!   functions over a `SessionLog`;
 //! * [`gate`] is the review-gate transition table;
+//! * [`host_chain`] is Copilot CLI's own `parentId` chain, checked by ingest and the rules;
 //! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
 //!   writes, session discovery). It is the only module here that touches the disk.
 
@@ -19,6 +20,7 @@ pub mod event;
 pub mod family;
 pub mod files;
 pub mod gate;
+pub mod host_chain;
 pub mod log;
 pub mod pyjson;
 pub mod rules;

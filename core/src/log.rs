@@ -144,7 +144,7 @@ impl SessionLog {
     }
 
     /// Records with their lines, in file order.
-    pub fn records(&self) -> impl Iterator<Item = (&Line, &Record)> {
+    pub fn records(&self) -> impl DoubleEndedIterator<Item = (&Line, &Record)> {
         self.lines.iter().filter_map(|line| match &line.parsed {
             Parsed::Record(record) => Some((line, record.as_ref())),
             _ => None,

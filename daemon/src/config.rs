@@ -60,6 +60,7 @@ impl Config {
             roots: Roots {
                 copilot: absolute(pick(copilot_flags, file.copilot_roots, judged_core::files::default_copilot_root())),
                 claude: absolute(pick(claude_flags, file.claude_roots, judged_core::files::default_claude_root())),
+                named: Vec::new(),
             },
             gate: file.gate,
         })

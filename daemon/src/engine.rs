@@ -5,13 +5,13 @@
 //! CLI's direct mode, over the log as the daemon witnessed it, after checking that the
 //! file still holds exactly those bytes.
 
-use crate::ingest::Ingestor;
+use crate::ingest::{IN_PLACE_WRITE, Ingestor};
 use crate::store::{FileState, JournalLookup, StoreError};
 use crate::witness::Witness;
 use judged_core::event::Host;
-use judged_core::files;
+use judged_core::files::{self, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, Artifact, Env, EvidenceError};
+use judged_core::rules::{self, Artifact, Env, EvidenceError, LogState};
 use judged_protocol::ErrorBody;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -106,11 +106,11 @@ pub enum EngineError {
 
 impl From<EngineError> for ErrorBody {
     fn from(error: EngineError) -> ErrorBody {
-        let exit_code = match &error {
-            EngineError::Evidence(e) => Some(e.code as u8),
-            _ => None,
+        let (exit_code, log_state) = match &error {
+            EngineError::Evidence(e) => (Some(e.code as u8), e.log_state),
+            _ => (None, None),
         };
-        ErrorBody { message: error.to_string(), exit_code }
+        ErrorBody { message: error.to_string(), exit_code, log_state }
     }
 }
 
@@ -238,12 +238,12 @@ impl Engine {
 
     fn verify_log(&mut self, args: &Value) -> Answer {
         let file = self.named_file(args)?;
-        Ok(self.ingest.verify_prefix(&file)?)
+        Ok(serde_json::to_value(self.ingest.verify_prefix(&file)?).expect("a prefix check serializes"))
     }
 
     /// The witnessed log at `path`, after checking the file still holds those bytes;
-    /// its file id in the log cache.
-    fn witnessed_log(&mut self, path: &str, host: Host) -> Result<i64, EngineError> {
+    /// its state, whose id keys it in the log cache.
+    fn witnessed_log(&mut self, path: &str, host: Host) -> Result<FileState, EngineError> {
         let resolved = files::resolve(path);
         let meta = files::check_safe_file(Path::new(&resolved))?;
         // The same cap as direct mode, so both modes refuse the same logs.
@@ -257,12 +257,12 @@ impl Engine {
             .file_by_path(&resolved)
             .cloned()
             .ok_or_else(|| evidence_error(format!("file not found: {resolved}")))?;
-        if self.ingest.verify_prefix_if_changed(&file)?["tampered"] == true {
+        if self.ingest.verify_prefix_if_changed(&file)?.tampered {
             return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
         }
         self.logs.trim();
         self.logs.refresh(&self.ingest.store, &file)?;
-        Ok(file.id)
+        Ok(self.ingest.store.file_by_path(&resolved).cloned().unwrap_or(file))
     }
 
     fn challenge(&mut self, args: &Value) -> Answer {
@@ -272,13 +272,12 @@ impl Engine {
         rules::check_max_age(max_age_seconds)?;
         rules::check_binding(binding)?;
         // As in direct mode, `--session-root` is where to look, for either host's layout.
+        // It is looked at for this request only: watching every root a client ever named
+        // would keep a watch per root until restart (issue 10).
         let root = args.get("session_root").and_then(Value::as_str).map(|r| PathBuf::from(files::resolve(r)));
-        if let Some(root) = &root {
-            self.add_root(root);
-        }
         let nonce = rules::new_nonce();
-        let request =
-            rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now: chrono::Utc::now(), nonce: &nonce };
+        let now = request_time(args)?;
+        let request = rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now, nonce: &nonce };
         let mut artifact = self.challenge_over(&request, root.as_deref())?;
         let seen = json!({"binding": binding, "session_events": artifact["session_events"],
             "event_id": artifact["challenge_event_id"], "completion_event_id": artifact["challenge_completion_event_id"]});
@@ -317,7 +316,11 @@ impl Engine {
             roots.iter().any(|r| same_path(r, dir))
                 || dir.parent().is_some_and(|p| claude_roots.iter().any(|r| same_path(r, p)))
         };
-        for found in self.ingest.discover_checking(check) {
+        let found = match root {
+            Some(root) => self.ingest.discover_in(&Roots::named(root.to_path_buf())),
+            None => self.ingest.discover_checking(check),
+        };
+        for found in found {
             if self.ingest.store.file_by_path(&found.path.to_string_lossy()).is_none() {
                 stale.push((found.path, found.host));
             }
@@ -335,7 +338,8 @@ impl Engine {
             }
         }
         let logs: Vec<&SessionLog> = ids.iter().map(|&id| self.logs.get(id)).collect();
-        Ok(rules::challenge(request, &logs, &DaemonEnv { sent: HashMap::new() })?)
+        rules::challenge(request, &logs, &DaemonEnv { sent: HashMap::new() })
+            .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", request.binding])).into())
     }
 
     /// The artifact was issued by this daemon, unchanged: its witness verifies and the
@@ -357,31 +361,75 @@ impl Engine {
     fn verify(&mut self, args: &Value) -> Answer {
         let challenge = object_arg(args, "challenge")?;
         let response_path = arg(args, "response_path")?;
+        // How the calling command names the challenge file, to find its own call in the log.
+        let challenge_name = args.get("challenge_name").and_then(Value::as_str).unwrap_or("");
         self.check_witnessed(challenge, JournalLookup::IssuedChallenge)?;
-        let file_id = self.log_for(challenge)?;
-        let log = self.logs.get(file_id);
+        let file = self.log_for(challenge)?;
+        let log = self.logs.get(file.id);
         let env = DaemonEnv { sent: HashMap::new() };
-        let verified = rules::verify(challenge, log, response_path, chrono::Utc::now(), &env)?;
+        let verified = rules::verify(challenge, log, response_path, request_time(args)?, &env)
+            .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", challenge_name])))?;
+        self.check_findings(&file, verified.window_start)?;
         let mut evidence = verified.evidence;
+        // One review is one record: verifying it again neither renews it nor adds a newer
+        // one; the evidence is issued again as it was first (same time, same witness).
+        let id = evidence["evidence_id"].as_str().unwrap_or_default().to_owned();
+        let first = self.ingest.store.journal_find(JournalLookup::EvidenceById, &id)?;
+        if let Some(verified_at) = first.as_ref().and_then(|f| f["verified_at"].as_str()) {
+            evidence.insert("verified_at".into(), verified_at.into());
+        }
         let witness = self.witness.sign(&evidence);
         evidence.insert("witness".into(), witness.clone().into());
-        // The verdict is read once here, so the gate can answer from the journal.
-        let (score, verdict) = match judged_core::gate::parse_score_verdict(&verified.response) {
-            Ok((score, verdict)) => (json!(score), json!(verdict)),
-            Err(_) => (Value::Null, Value::Null),
-        };
-        self.ingest.store.journal(
-            "evidence_verified",
-            &json!({"evidence_id": evidence["evidence_id"], "status": evidence["status"], "reason": evidence["reason"],
-                "session_events": evidence["session_events"], "host": evidence["host"],
-                "session_id": evidence["session_id"], "cwd": evidence["cwd"],
-                "executor_model": evidence["executor_model"], "reviewer_model": evidence["reviewer_model"],
-                "score": score, "verdict": verdict, "witness": witness}),
-        )?;
-        Ok(json!({"evidence": evidence, "response": verified.response}))
+        if first.is_none() {
+            // The verdict is read once here, so the gate can answer from the journal.
+            let (score, verdict) = match judged_core::gate::parse_score_verdict(&verified.response) {
+                Ok((score, verdict)) => (json!(score), json!(verdict)),
+                Err(_) => (Value::Null, Value::Null),
+            };
+            self.ingest.store.journal(
+                "evidence_verified",
+                &json!({"evidence_id": id, "status": evidence["status"], "reason": evidence["reason"],
+                    "session_events": evidence["session_events"], "host": evidence["host"],
+                    "session_id": evidence["session_id"], "cwd": evidence["cwd"],
+                    "executor_model": evidence["executor_model"], "reviewer_model": evidence["reviewer_model"],
+                    "verified_at": evidence["verified_at"], "reviewed_at": evidence["reviewed_at"],
+                    "window_start": verified.window_start, "file_id": file.id,
+                    "score": score, "verdict": verdict, "witness": witness}),
+            )?;
+        }
+        Ok(json!({"evidence": evidence, "response": verified.response, "window_start": verified.window_start}))
     }
 
-    fn log_for(&mut self, artifact: &Map<String, Value>) -> Result<i64, EngineError> {
+    /// Refuse evidence whose log has an integrity finding that undoes it: an in-place
+    /// write anywhere (the log was open to rewriting, whatever it holds now), or a chain
+    /// break from the start of its reviewed window on.
+    pub(crate) fn check_findings(&self, file: &FileState, window_start: u64) -> Result<(), EngineError> {
+        if file.findings == 0 {
+            return Ok(());
+        }
+        for (at, finding) in self.ingest.store.findings_of(file.id)? {
+            let what = finding["finding"].as_str().unwrap_or("integrity finding");
+            let offset = finding["offset"].as_u64().unwrap_or(0);
+            if what == IN_PLACE_WRITE {
+                let within = finding["within_bytes"].as_u64().unwrap_or(0);
+                return Err(evidence_error(format!(
+                    "session log {} was written in place (an {what} within its first {within} bytes, recorded by judged at {at}): \
+                     host logs only grow, so its history cannot be trusted; review again in a new session",
+                    file.path
+                )));
+            }
+            if offset >= window_start {
+                return Err(evidence_error(format!(
+                    "session log {} has an integrity finding inside the reviewed window ({what} at byte {offset}, line {}, recorded by judged at {at}); \
+                     review again in a new session",
+                    file.path, finding["seq"]
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn log_for(&mut self, artifact: &Map<String, Value>) -> Result<FileState, EngineError> {
         let path = Artifact(artifact).required("session_events")?;
         let host = artifact.get("host").and_then(Value::as_str).and_then(Host::parse).unwrap_or(Host::CopilotCli);
         self.witnessed_log(path, host)
@@ -391,8 +439,8 @@ impl Engine {
         let artifact = object_arg(args, kind)?;
         let issued = if kind == "challenge" { JournalLookup::IssuedChallenge } else { JournalLookup::VerifiedEvidence };
         self.check_witnessed(artifact, issued)?;
-        let file_id = self.log_for(artifact)?;
-        let log = self.logs.get(file_id);
+        let file = self.log_for(artifact)?;
+        let log = self.logs.get(file.id);
         let sent: HashMap<&str, Vec<u8>> = args
             .get("files")
             .and_then(Value::as_object)
@@ -401,25 +449,38 @@ impl Engine {
             })
             .unwrap_or_default();
         let env = DaemonEnv { sent };
-        if kind == "challenge" {
-            rules::validate_challenge(artifact, log, &env)?;
+        let window_start = if kind == "challenge" {
+            rules::validate_challenge(artifact, log, &env)?
         } else {
-            rules::validate(artifact, log, &env)?;
-        }
+            rules::validate(artifact, log, &env)?
+        };
+        self.check_findings(&file, window_start)?;
         Ok(json!({"witness_checked": true}))
     }
-
-    /// Watch one more root (a `--session-root` named by a client), for both hosts'
-    /// layouts as direct mode reads it.
-    fn add_root(&mut self, root: &Path) {
-        let roots = &mut self.ingest.roots;
-        for list in [&mut roots.copilot, &mut roots.claude] {
-            if !list.iter().any(|r| r == root) {
-                list.push(root.to_path_buf());
-            }
-        }
-    }
 }
+
+/// The time a request's age checks use: when the client's command started (it may retry
+/// while the host persists its log, and a marker dated ahead must not grow acceptable
+/// while it waits), or now. A start time in the future, or older than the longest wait,
+/// is refused.
+fn request_time(args: &Value) -> Result<chrono::DateTime<chrono::Utc>, EngineError> {
+    let now = chrono::Utc::now();
+    let Some(started) = args.get("started_at") else { return Ok(now) };
+    let started = started
+        .as_str()
+        .and_then(judged_core::timestamp::parse)
+        .ok_or_else(|| bad_request("`started_at` must be an ISO-8601 timestamp"))?;
+    let age = now - started;
+    if age < chrono::Duration::seconds(-2) || age > chrono::Duration::seconds(MAX_REQUEST_AGE_SECONDS) {
+        return Err(bad_request(format!(
+            "`started_at` {started} is not within the last {MAX_REQUEST_AGE_SECONDS} s of judged's clock"
+        )));
+    }
+    Ok(started)
+}
+
+/// The longest a client retries one command (`--wait-seconds` is at most 60), with room.
+const MAX_REQUEST_AGE_SECONDS: i64 = 90;
 
 pub fn session_summary(file: &FileState) -> Value {
     json!({
@@ -433,7 +494,6 @@ pub fn session_summary(file: &FileState) -> Value {
 mod tests {
     use super::*;
     use crate::store::Store;
-    use judged_core::files::Roots;
     use std::fs;
 
     const FIXTURE: &str =
@@ -473,7 +533,7 @@ mod tests {
         fs::write(project.join("theirs.jsonl"), log(&theirs)).unwrap();
         // Past the listings' settle time, so the directory's listing is kept.
         std::thread::sleep(std::time::Duration::from_millis(300));
-        let mut engine = engine(&dir, Roots { copilot: vec![], claude: vec![root.clone()] });
+        let mut engine = engine(&dir, Roots { claude: vec![root.clone()], ..Roots::default() });
         let request =
             json!({"binding": "run_20261130_a1b2c3d4_r1_review_7e91c4ab", "cwd": mine, "max_age_seconds": 600});
         assert!(engine.handle("challenge", &request).is_err(), "no session of this cwd yet");

@@ -6,7 +6,7 @@
 //! inputs is answered from that record.
 
 use crate::engine::Engine;
-use crate::store::{JournalLookup, StoreError};
+use crate::store::{FileState, JournalLookup, StoreError};
 use judged_core::event::Host;
 use judged_core::files;
 use serde::Deserialize;
@@ -328,6 +328,9 @@ impl Engine {
     /// What makes two questions the same: the question and the evidence it could see.
     fn decision_key(&self, question: &Question, settings: &Settings) -> Result<String, StoreError> {
         let evidence_seen = self.ingest.store.journal_last_seq("evidence_verified")?;
+        // A finding or tamper recorded since can undo the evidence an answer rested on.
+        let findings_seen = self.ingest.store.journal_last_seq("integrity_finding")?;
+        let tampers_seen = self.ingest.store.journal_last_seq("tamper_detected")?;
         // A recorded answer lives at most one freshness window, so an allow never
         // outlives the evidence it rested on by more than that.
         let window = chrono::Utc::now().timestamp() / settings.freshness_seconds.max(1) as i64;
@@ -340,6 +343,8 @@ impl Engine {
             settings.policy.as_str(),
             settings.freshness_seconds,
             evidence_seen,
+            findings_seen,
+            tampers_seen,
             window
         ]);
         Ok(judged_core::chain::to_hex(&judged_core::chain::sha256(material.to_string().as_bytes())))
@@ -404,10 +409,15 @@ impl Engine {
             let mut found = None;
             let mut seen = 0;
             self.ingest.store.journal_newest_first("evidence_verified", |_, at, body| {
+                // Verified after the review ended, so nothing older can be fresh.
                 if judged_core::timestamp::parse(at).is_none_or(|t| t < oldest) {
                     return false;
                 }
-                let positive = body["status"] == "verified"
+                // Fresh means the review itself is recent, as the host recorded its end:
+                // verifying an old review again does not renew it (issue 10).
+                let reviewed = body["reviewed_at"].as_str().and_then(judged_core::timestamp::parse);
+                let positive = reviewed.is_some_and(|t| t >= oldest)
+                    && body["status"] == "verified"
                     && body["score"].as_f64().is_some_and(|s| s >= 6.0)
                     && matches!(body["verdict"].as_str(), Some("ready" | "almost"));
                 let bound = (question.session_id.is_some()
@@ -426,7 +436,9 @@ impl Engine {
             let Some(path) = evidence["session_events"].as_str() else { continue };
             let host = evidence["host"].as_str().and_then(Host::parse).unwrap_or(Host::CopilotCli);
             self.ingest.catch_up(Path::new(path), host)?;
-            if self.ingest.store.file_by_path(path).is_some_and(|f| !f.tampered) {
+            let window_start = evidence["window_start"].as_u64().unwrap_or(0);
+            let intact = |file: &&FileState| !file.tampered && self.check_findings(file, window_start).is_ok();
+            if self.ingest.store.file_by_path(path).filter(intact).is_some() {
                 return Ok(Some(evidence));
             }
         }

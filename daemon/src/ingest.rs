@@ -9,6 +9,7 @@ use crate::store::{FileState, FileUpdate, NewLine, Store, StoreError};
 use judged_core::chain;
 use judged_core::event::Host;
 use judged_core::files::{self, Roots};
+use judged_core::host_chain::HostChain;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File};
@@ -20,6 +21,8 @@ use std::path::{Path, PathBuf};
 const BATCH_LINES: usize = 4096;
 /// Bytes read from a file at a time.
 const READ_CHUNK: usize = 8 * 1024 * 1024;
+/// The finding an in-place write is journaled as; it taints the whole log.
+pub const IN_PLACE_WRITE: &str = "in-place write";
 /// The longest line ingest holds while waiting for its newline.
 const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
@@ -94,6 +97,21 @@ impl Listings {
     }
 }
 
+/// A log's ingested history checked against its file (`judged verify-log` prints it).
+#[derive(Debug, serde::Serialize)]
+pub struct PrefixCheck {
+    pub session: String,
+    pub path: String,
+    pub lines: u64,
+    pub bytes: u64,
+    pub chain_sha256: String,
+    /// The file no longer holds the bytes ingested (now or at an earlier check).
+    pub tampered: bool,
+    /// The file is gone; its history stays in the store.
+    pub vanished: bool,
+    pub findings: u64,
+}
+
 /// Size, change time and inode: what changes when a host appends or a file is replaced.
 /// The change time, unlike the modification time, cannot be set back by the writer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +172,13 @@ impl Ingestor {
         self.roots.discover_with(&mut |dir| listings.list(dir, check(dir)))
     }
 
+    /// Every log under `roots`, which are not the watched ones (a root a request names),
+    /// through the same kept listings.
+    pub fn discover_in(&mut self, roots: &Roots) -> Vec<files::Discovered> {
+        let listings = &mut self.listings;
+        roots.discover_with(&mut |dir| listings.list(dir, true))
+    }
+
     /// Discover every log under the roots and catch each up.
     pub fn catch_up_all(&mut self) -> Result<(), StoreError> {
         self.passes += 1;
@@ -194,13 +219,39 @@ impl Ingestor {
     pub fn catch_up(&mut self, path: &Path, host: Host) -> Result<(), StoreError> {
         let Some(meta) = self.admissible(path)? else { return Ok(()) };
         let fingerprint = Fingerprint::of(&meta);
-        if self.unchanged.get(path) == Some(&fingerprint) {
+        let last = self.unchanged.get(path).copied();
+        if last == Some(fingerprint) {
             return Ok(());
+        }
+        if let Some(last) = last
+            && fingerprint.len <= last.len
+        {
+            self.in_place_write(path, last, fingerprint)?;
         }
         if self.bring_up_to_date(path, host, &meta)? {
             self.unchanged.insert(path.to_path_buf(), fingerprint);
         }
         Ok(())
+    }
+
+    /// Host logs only grow, so a file that changed without growing was written in place.
+    /// Its whole prefix is hashed again (a changed byte marks it tampered), and the write
+    /// itself is journaled even when the bytes are already back: the log was open to
+    /// rewriting, and evidence resting on it is refused.
+    fn in_place_write(&mut self, path: &Path, last: Fingerprint, now: Fingerprint) -> Result<(), StoreError> {
+        let Some(file) = self.store.file_by_path(&path.to_string_lossy()).cloned() else { return Ok(()) };
+        if file.tampered {
+            return Ok(());
+        }
+        if self.verify_prefix(&file)?.tampered {
+            return Ok(());
+        }
+        let mut file = self.store.file_by_path(&file.path).cloned().unwrap_or(file);
+        tracing::warn!(path = %file.path, within = file.offset, "log written in place inside its ingested history");
+        let detail = json!({"file_id": file.id, "path": file.path, "seq": file.lines, "offset": 0, "within_bytes": file.offset,
+            "finding": IN_PLACE_WRITE, "len_before": last.len, "len_after": now.len,
+            "replaced": last.ino != now.ino});
+        self.store.record_finding(&mut file, &detail)
     }
 
     /// Check the stored history against the file and ingest what was appended; false
@@ -255,17 +306,17 @@ impl Ingestor {
     }
 
     /// Re-hash every ingested line against the file (on start and on `verify-log`).
-    pub fn verify_prefix(&mut self, file: &FileState) -> Result<Value, StoreError> {
+    pub fn verify_prefix(&mut self, file: &FileState) -> Result<PrefixCheck, StoreError> {
         self.verify_prefix_if(file, true)
     }
 
     /// As [`Ingestor::verify_prefix`], but skip the re-hash when the file still looks as
     /// it did at its last full check (for evidence requests, which clients retry).
-    pub fn verify_prefix_if_changed(&mut self, file: &FileState) -> Result<Value, StoreError> {
+    pub fn verify_prefix_if_changed(&mut self, file: &FileState) -> Result<PrefixCheck, StoreError> {
         self.verify_prefix_if(file, false)
     }
 
-    fn verify_prefix_if(&mut self, file: &FileState, always: bool) -> Result<Value, StoreError> {
+    fn verify_prefix_if(&mut self, file: &FileState, always: bool) -> Result<PrefixCheck, StoreError> {
         let path = Path::new(&file.path);
         let mut file = file.clone();
         let meta = fs::symlink_metadata(path).ok();
@@ -306,9 +357,16 @@ impl Ingestor {
                 }
             }
         }
-        Ok(json!({"session": file.session, "path": file.path, "lines": file.lines, "bytes": file.offset,
-            "chain_sha256": chain::to_hex(&file.chain), "tampered": file.tampered, "vanished": vanished,
-            "findings": file.findings}))
+        Ok(PrefixCheck {
+            session: file.session,
+            path: file.path,
+            lines: file.lines,
+            bytes: file.offset,
+            chain_sha256: chain::to_hex(&file.chain),
+            tampered: file.tampered,
+            vanished,
+            findings: file.findings,
+        })
     }
 
     fn read_appended(&mut self, file: &mut FileState, path: &Path) -> Result<(), StoreError> {
@@ -348,7 +406,7 @@ impl Ingestor {
             let mut update = FileUpdate::default();
             let mut events: Vec<(&str, Value)> = Vec::new();
             let mut lines: Vec<NewLine> = Vec::with_capacity(batch.len());
-            let mut previous_id = file.last_host_id.clone();
+            let mut host_chain = HostChain::after(file.last_host_id.clone());
             let mut seq = file.lines;
             for raw in batch {
                 seq += 1;
@@ -360,16 +418,12 @@ impl Ingestor {
                 };
                 let kind = match parsed {
                     Some(Ok(record)) => {
-                        if file.host == Host::CopilotCli
-                            && (seq > 1 || record.parent_id.is_some())
-                            && record.parent_id != previous_id
+                        if HostChain::kept_by(file.host)
+                            && let Err(broken) = host_chain.follow(&record)
                         {
                             events.push(("integrity_finding", json!({"file_id": file.id, "path": file.path, "seq": seq, "offset": start,
-                                "finding": "parentId chain break", "expected_parent": previous_id, "found_parent": record.parent_id})));
+                                "finding": "parentId chain break", "expected_parent": broken.expected_parent, "found_parent": broken.found_parent})));
                             file.findings += 1;
-                        }
-                        if record.id.is_some() {
-                            previous_id = record.id.clone();
                         }
                         update.observe(file.host, &record);
                         Some(record.kind)

@@ -59,9 +59,7 @@ async fn connection(stream: Stream, engine: Shared, shutdown: watch::Sender<bool
             Ok(Some(body)) => body,
             Ok(None) => return,
             Err(error) => {
-                let _ =
-                    reply(&mut stream, 0, Outcome::Error(ErrorBody { message: error.to_string(), exit_code: None }))
-                        .await;
+                let _ = reply(&mut stream, 0, Outcome::Error(ErrorBody::message(error.to_string()))).await;
                 return;
             }
         };
@@ -69,13 +67,13 @@ async fn connection(stream: Stream, engine: Shared, shutdown: watch::Sender<bool
             Ok(request) => request,
             Err(error) => {
                 let message = format!("malformed request: {error}");
-                let _ = reply(&mut stream, 0, Outcome::Error(ErrorBody { message, exit_code: None })).await;
+                let _ = reply(&mut stream, 0, Outcome::Error(ErrorBody::message(message))).await;
                 return;
             }
         };
         let outcome = if request.v != PROTOCOL_VERSION {
             let message = format!("protocol {} is not spoken here (judged speaks {PROTOCOL_VERSION})", request.v);
-            Outcome::Error(ErrorBody { message, exit_code: None })
+            Outcome::Error(ErrorBody::message(message))
         } else if request.op == "shutdown" {
             // Answer first: once the server stops, this connection's task is dropped
             // with the runtime, and `judged stop` would read a closed socket.
@@ -97,10 +95,7 @@ async fn connection(stream: Stream, engine: Shared, shutdown: watch::Sender<bool
             match answer {
                 Ok(Ok(value)) => Outcome::Ok(value),
                 Ok(Err(error)) => Outcome::Error(error.into()),
-                Err(_) => Outcome::Error(ErrorBody {
-                    message: "internal error: the request panicked".into(),
-                    exit_code: None,
-                }),
+                Err(_) => Outcome::Error(ErrorBody::message("internal error: the request panicked")),
             }
         };
         if reply(&mut stream, request.id, outcome).await.is_err() {
@@ -129,7 +124,7 @@ async fn reply(stream: &mut Stream, id: u64, outcome: Outcome) -> Result<(), Fra
         judged_protocol::encode(&Response {
             v: PROTOCOL_VERSION,
             id,
-            outcome: Outcome::Error(ErrorBody { message, exit_code: None }),
+            outcome: Outcome::Error(ErrorBody::message(message)),
         })
     })?;
     stream.write_all(&frame).await?;

@@ -83,6 +83,10 @@ CREATE INDEX IF NOT EXISTS journal_challenge_witness ON journal(json_extract(bod
     WHERE kind = 'challenge_issued';
 CREATE INDEX IF NOT EXISTS journal_evidence_witness ON journal(json_extract(body, '$.witness'))
     WHERE kind = 'evidence_verified';
+CREATE INDEX IF NOT EXISTS journal_evidence_id ON journal(json_extract(body, '$.evidence_id'))
+    WHERE kind = 'evidence_verified';
+CREATE INDEX IF NOT EXISTS journal_finding_file ON journal(json_extract(body, '$.file_id'))
+    WHERE kind = 'integrity_finding';
 CREATE TRIGGER IF NOT EXISTS lines_append_only_u BEFORE UPDATE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS lines_append_only_d BEFORE DELETE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS journal_append_only_u BEFORE UPDATE ON journal BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
@@ -116,6 +120,8 @@ pub enum JournalLookup {
     IssuedChallenge,
     /// Verified evidence by its witness.
     VerifiedEvidence,
+    /// Verified evidence by its evidence id (one review, however often verified).
+    EvidenceById,
 }
 
 impl JournalLookup {
@@ -125,6 +131,7 @@ impl JournalLookup {
             JournalLookup::GateDecision => ("gate_decided", "$.key"),
             JournalLookup::IssuedChallenge => ("challenge_issued", "$.witness"),
             JournalLookup::VerifiedEvidence => ("evidence_verified", "$.witness"),
+            JournalLookup::EvidenceById => ("evidence_verified", "$.evidence_id"),
         };
         format!(
             "SELECT body FROM journal WHERE kind = '{kind}' AND json_extract(body, '{path}') = +?1 ORDER BY seq DESC LIMIT 1"
@@ -315,6 +322,31 @@ impl Store {
         file.tampered = true;
         self.committed(file);
         Ok(())
+    }
+
+    /// Journal an integrity finding about `file` and count it in its state.
+    pub fn record_finding(&mut self, file: &mut FileState, detail: &Value) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        journal_in(&tx, "integrity_finding", detail)?;
+        file.findings += 1;
+        save_file(&tx, file)?;
+        tx.commit()?;
+        self.committed(file);
+        Ok(())
+    }
+
+    /// The integrity findings recorded about one file, oldest first, as `(at, body)`.
+    pub fn findings_of(&self, file_id: i64) -> Result<Vec<(String, Value)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT at, body FROM journal WHERE kind = 'integrity_finding' AND json_extract(body, '$.file_id') = +?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map(params![file_id], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
+        let mut findings = Vec::new();
+        for row in rows {
+            let (at, body) = row?;
+            findings.push((at, serde_json::from_str(&body).unwrap_or(Value::Null)));
+        }
+        Ok(findings)
     }
 
     /// Append one event to the journal.
@@ -693,7 +725,7 @@ mod tests {
         let log = session.join("events.jsonl");
         std::fs::write(&log, bytes).unwrap();
         let store = Store::open(&dir.join("judged.db")).unwrap();
-        let mut ingest = Ingestor::new(store, Roots { copilot: vec![dir.join("root")], claude: vec![] });
+        let mut ingest = Ingestor::new(store, Roots { copilot: vec![dir.join("root")], ..Roots::default() });
         ingest.catch_up_all().unwrap();
         (ingest, log)
     }

@@ -50,6 +50,17 @@ pub struct ErrorBody {
     pub message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<u8>,
+    /// For a refusal a later host write could change: how far the logs it read had got,
+    /// so the client knows whether to ask again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_state: Option<judged_core::rules::LogState>,
+}
+
+impl ErrorBody {
+    /// A refusal that is no evidence decision (a bad request, a transport failure).
+    pub fn message(message: impl Into<String>) -> ErrorBody {
+        ErrorBody { message: message.into(), exit_code: None, log_state: None }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]

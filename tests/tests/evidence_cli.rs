@@ -44,11 +44,11 @@ fn parse_iso(s: &[u8]) -> Option<(chrono::NaiveDateTime, usize, usize)> {
     Some((time, digits, len))
 }
 
-/// Every ISO timestamp in `text` moved so the first one becomes `now - 2 s`, each keeping
+/// Every ISO timestamp in `text` moved so the first one becomes `now - age`, each keeping
 /// its number of fraction digits.
-fn shift_timestamps_to_now(text: &[u8]) -> Vec<u8> {
+fn shift_timestamps(text: &[u8], age: chrono::Duration) -> Vec<u8> {
     let first = (0..text.len()).find_map(|i| parse_iso(&text[i..])).expect("the log has timestamps").0;
-    let shift = chrono::Utc::now().naive_utc() - chrono::Duration::seconds(2) - first;
+    let shift = chrono::Utc::now().naive_utc() - age - first;
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
@@ -161,24 +161,29 @@ struct Live {
 impl Live {
     /// A Copilot CLI scenario under `<tmp>/copilot/session-state/<session id>/events.jsonl`.
     fn copilot(scenario: &str) -> Live {
+        Live::copilot_aged(scenario, chrono::Duration::seconds(2))
+    }
+
+    /// As [`Live::copilot`], with the session starting `age` ago.
+    fn copilot_aged(scenario: &str, age: chrono::Duration) -> Live {
         let fixture = format!("fixtures/copilot-1.0.102/{scenario}/events.jsonl");
-        Live::build(&fixture, &format!("/tmp/judged-fixture/copilot/{scenario}/project"), false)
+        Live::build(&fixture, &format!("/tmp/judged-fixture/copilot/{scenario}/project"), false, age)
     }
 
     /// The Claude Code marker-challenge transcript under `<tmp>/claude/projects/<dir>/<session id>.jsonl`.
     fn claude() -> Live {
         let fixture = "fixtures/claude-code-2.1.328/marker-challenge/70e11cfc-c3fb-426c-9dfc-374e15ffb0af.jsonl";
-        Live::build(fixture, "/tmp/judged-fixture/claude/marker-challenge/project", true)
+        Live::build(fixture, "/tmp/judged-fixture/claude/marker-challenge/project", true, chrono::Duration::seconds(2))
     }
 
-    fn build(fixture: &str, fixture_cwd: &str, claude: bool) -> Live {
+    fn build(fixture: &str, fixture_cwd: &str, claude: bool, age: chrono::Duration) -> Live {
         let _ = bin("judge-evidence"); // build before the clock starts
         let tmp = tempfile::tempdir().unwrap();
         let project = tmp.path().join("project");
         fs::create_dir_all(&project).unwrap();
         fs::create_dir_all(tmp.path().join("out")).unwrap();
         let fixture = fs::read(workspace().join(fixture)).unwrap();
-        let text = shift_timestamps_to_now(&replace_all(&fixture, fixture_cwd, p(&project)));
+        let text = shift_timestamps(&replace_all(&fixture, fixture_cwd, p(&project)), age);
         let session_id = {
             let at = text.windows(13).position(|w| w == b"\"sessionId\":\"").expect("session.start names its id") + 13;
             String::from_utf8(text[at..at + 36].to_vec()).unwrap()
@@ -255,6 +260,13 @@ impl Live {
     fn validate_challenge(&self, mode: Mode, challenge: &Path) -> Run {
         self.judge(mode, &["validate-challenge", "--challenge", p(challenge)])
     }
+}
+
+/// The `id` of the last event in a log.
+fn last_event_id(log: &Path) -> String {
+    let text = fs::read_to_string(log).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().expect("a line")).unwrap();
+    last["id"].as_str().expect("the last event has an id").to_owned()
 }
 
 fn append(path: &Path, bytes: &[u8]) {
@@ -450,10 +462,11 @@ fn validate_accepts_later_appends_and_rejects_an_edit_inside_the_bound_prefix() 
     };
     validate_all(0, "fresh evidence");
 
-    let later = concat!(
+    // The host's next event, chained to the one before it as the host chains every event.
+    let later = format!(
+        "{}{}\n",
         r#"{"type":"assistant.turn_start","data":{"turnId":"5"},"id":"e0a3a6b2-5b1e-4b8e-9c39-8d2f0f6b7a11","#,
-        r#""timestamp":"2099-01-01T00:00:00.000Z","parentId":null}"#,
-        "\n"
+        format_args!(r#""timestamp":"2099-01-01T00:00:00.000Z","parentId":"{}"}}"#, last_event_id(&live.log))
     );
     append(&live.log, later.as_bytes());
     validate_all(0, "after an append");
@@ -913,5 +926,214 @@ fn a_twin_session_the_daemon_has_not_seen_yet_is_ambiguous_in_both_modes() {
             let run = live.challenge(mode, &live.out(&format!("twin-{mode:?}.json")), &[]);
             run.expect_code(4, &format!("{mode:?}, {}", twin.display()));
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Attacks from an agent with shell access to its own account (issue 10)
+// ---------------------------------------------------------------------------------------
+
+/// A line in the host's shape, chained to the log's last event as the host chains every
+/// event, unless `parent` names another.
+fn host_line(log: &Path, id: &str, parent: Option<&str>) -> String {
+    let parent = parent.map_or_else(|| last_event_id(log), str::to_owned);
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
+    format!(
+        r#"{{"type":"assistant.turn_start","data":{{"turnId":"9"}},"id":"{id}","timestamp":"{now}","parentId":"{parent}"}}"#
+    ) + "\n"
+}
+
+/// The id of the event `back` lines before the last.
+fn event_id_back(log: &Path, back: usize) -> String {
+    let text = fs::read_to_string(log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let line: Value = serde_json::from_str(lines[lines.len() - 1 - back]).unwrap();
+    line["id"].as_str().unwrap().to_owned()
+}
+
+fn hook_in(daemon: &Daemon, project: &Path) -> Value {
+    let payload = serde_json::json!({"session_id": "a-claude-session", "cwd": project, "hook_event_name": "TaskCompleted",
+        "task_id": "1", "task_subject": "Fix the cart", "task_description": "Totals round half-even"});
+    daemon.call("hook", serde_json::json!({"host": "claude-code", "payload": payload})).expect("hook answers")
+}
+
+/// The executor's shell call appends a reviewer lifecycle that never ran; the host's next
+/// event points past it. Both modes refuse, naming the line; the daemon journals it too.
+#[test]
+fn a_forged_lifecycle_that_breaks_the_host_chain_is_refused_in_both_modes() {
+    let live = Live::copilot("cross-family-ok");
+    let daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    // The host's next event names the event six lines back as its parent.
+    let parent = event_id_back(&live.log, 6);
+    append(&live.log, host_line(&live.log, "host-next", Some(&parent)).as_bytes());
+    let lines = fs::read_to_string(&live.log).unwrap().lines().count();
+    for mode in BOTH {
+        let (evidence, response) = (live.out(&format!("e-{mode:?}.json")), live.out(&format!("r-{mode:?}.md")));
+        let run = live.verify(mode, &challenge, &evidence, &response, &[]);
+        let message = run.expect_code(2, &format!("{mode:?}")).error()["error"].as_str().unwrap().to_owned();
+        assert!(message.contains("parentId chain break"), "{mode:?}: {message}");
+        assert!(message.contains(&format!("events.jsonl:{lines}")), "{mode:?} names the line: {message}");
+        assert!(!evidence.exists() && !response.exists());
+    }
+    let sessions = daemon.call("sessions", Value::Null).unwrap();
+    assert_eq!(sessions[0]["integrity_findings"], 1, "{sessions}");
+}
+
+/// `verify` run inside the forging call itself sees a consistent chain; the host's next
+/// event breaks it after the bound prefix, and from then on `validate` refuses in both
+/// modes and the daemon's gate no longer allows.
+#[test]
+fn a_chain_break_after_verify_undoes_the_evidence_in_validate_and_the_gate() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    assert_eq!(scenario.code(), 0);
+    let daemon = &scenario._daemon;
+    assert_eq!(hook_in(daemon, &live.project)["decision"], "allow", "the review passes the gate first");
+    let parent = event_id_back(&live.log, 3);
+    append(&live.log, host_line(&live.log, "host-next", Some(&parent)).as_bytes());
+    for mode in BOTH {
+        let run = live.validate(mode, &scenario.verified(mode).evidence);
+        assert!(run.expect_code(2, &format!("{mode:?}")).error()["error"].as_str().unwrap().contains("chain break"));
+    }
+    let answer = hook_in(daemon, &live.project);
+    assert_eq!(answer["decision"], "block", "{answer}");
+}
+
+/// A byte inside the ingested history changed and put back before anyone asked: host
+/// logs only grow, so the write itself is recorded, and daemon mode refuses evidence on
+/// that log with the record's time and offset. Direct mode cannot know.
+#[test]
+fn an_in_place_write_restored_before_anyone_asks_is_refused_in_daemon_mode() {
+    let live = Live::copilot("cross-family-ok");
+    // Not watching this root, so the daemon reads the log only when asked: the write and
+    // its undoing both happen unseen, however fast the watcher would have been.
+    let unrelated = live.tmp.path().join("unrelated");
+    let _daemon = Daemon::start(&live.home, &[&unrelated], &[&unrelated]);
+    let challenge = live.out("challenge.json");
+    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    live.validate_challenge(Mode::Daemon, &challenge).expect_code(0, "the daemon has read the whole log");
+    std::thread::sleep(std::time::Duration::from_millis(20)); // past the clock tick of that read
+    let original = fs::read(&live.log).unwrap();
+    let mut edited = original.clone();
+    let at = edited.windows(9).position(|w| w == b"Score: 8/").expect("the review") + 7;
+    edited[at] = b'9';
+    let write_in_place = |bytes: &[u8]| {
+        use std::io::{Seek, Write};
+        let mut file = fs::OpenOptions::new().write(true).open(&live.log).unwrap();
+        file.seek(std::io::SeekFrom::Start(0)).unwrap();
+        file.write_all(bytes).unwrap();
+    };
+    write_in_place(&edited);
+    std::thread::sleep(std::time::Duration::from_millis(10));
+    write_in_place(&original);
+
+    let (evidence, response) = (live.out("e-daemon.json"), live.out("r-daemon.md"));
+    let run = live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]);
+    let message = run.expect_code(2, "daemon verify").error()["error"].as_str().unwrap().to_owned();
+    assert!(message.contains("written in place") && message.contains("recorded by judged at"), "{message}");
+    assert!(message.contains(&format!("within its first {} bytes", original.len())), "{message}");
+    let (evidence, response) = (live.out("e-direct.json"), live.out("r-direct.md"));
+    live.verify(Mode::Direct, &challenge, &evidence, &response, &[]).expect_code(0, "direct mode cannot know");
+}
+
+/// Freshness comes from when the review ended, as the host recorded it: running `verify`
+/// again on an old review neither renews it nor adds a record that looks newer.
+#[test]
+fn verifying_an_old_review_again_does_not_renew_it() {
+    let live = Live::copilot_aged("cross-family-ok", chrono::Duration::seconds(40));
+    fs::create_dir_all(&live.home).unwrap();
+    fs::write(live.home.join("config.toml"), "[gate]\nfreshness_seconds = 20\n").unwrap();
+    let daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    let evidence_records = || {
+        let status = daemon.call("status", Value::Null).unwrap();
+        status["journal_events"].as_u64().unwrap()
+    };
+    let (first, response) = (live.out("first.json"), live.out("first.md"));
+    live.verify(Mode::Daemon, &challenge, &first, &response, &[]).expect_code(0, "verify");
+    let before = evidence_records();
+    let kept = read_json(&first);
+    live.verify(Mode::Daemon, &challenge, &first, &response, &["--replace"]).expect_code(0, "verify again");
+    assert_eq!(evidence_records(), before, "no second record");
+    let (first, again) = (kept, read_json(&first));
+    assert_eq!((&first["verified_at"], &first["witness"]), (&again["verified_at"], &again["witness"]));
+    assert_eq!(first["reviewed_at"], again["reviewed_at"]);
+    let answer = hook_in(&daemon, &live.project);
+    assert_eq!(answer["decision"], "block", "a review that ended 40 s ago is not within 20 s: {answer}");
+}
+
+/// Age checks use the time the command started: a marker dated 7 s ahead stays ahead
+/// however long the command waits for the host (here kept busy writing).
+#[test]
+fn a_marker_dated_into_the_future_never_binds_while_waiting() {
+    let live = Live::copilot_aged("cross-family-ok", chrono::Duration::seconds(-6));
+    let _daemon = live.start_daemon();
+    let busy = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let writer = {
+        let (log, busy) = (live.log.clone(), busy.clone());
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while busy.load(std::sync::atomic::Ordering::Relaxed) {
+                append(&log, host_line(&log, &format!("busy-{n}"), None).as_bytes());
+                n += 1;
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        })
+    };
+    for mode in BOTH {
+        let out = live.out(&format!("future-{mode:?}.json"));
+        let args = ["challenge", "--output", p(&out), "--binding", BINDING, "--cwd", p(&live.project)];
+        let extra = ["--session-root", p(&live.root), "--wait-seconds", "4", "--max-age-seconds", "600"];
+        live.judge(mode, &[&args[..], &extra].concat()).expect_code(3, &format!("{mode:?}: the marker is 7 s ahead"));
+    }
+    busy.store(false, std::sync::atomic::Ordering::Relaxed);
+    writer.join().unwrap();
+}
+
+/// A refusal on a log the host is not writing answers without waiting out
+/// `--wait-seconds`: a marker written two seconds later is not waited for.
+#[test]
+fn a_refusal_on_a_quiet_log_does_not_wait_for_later_writes() {
+    let live = Live::copilot("cross-family-ok");
+    let _daemon = live.start_daemon();
+    let full = fs::read(&live.log).unwrap();
+    let marker_at = full.windows(14).position(|w| w == b"marker --bindi").expect("the marker call");
+    let before_marker = full[..marker_at].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    for mode in BOTH {
+        fs::write(&live.log, &full[..before_marker]).unwrap();
+        let out = live.out(&format!("quiet-{mode:?}.json"));
+        let args = ["challenge", "--output", p(&out), "--binding", BINDING, "--cwd", p(&live.project)];
+        let child = Command::new(bin("judge-evidence"))
+            .args(["--mode", mode.flag()])
+            .args(args)
+            .args(["--session-root", p(&live.root), "--max-age-seconds", "600"])
+            .env("JUDGED_HOME", &live.home)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_secs(2));
+        fs::write(&live.log, &full).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(3), "{mode:?}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+}
+
+/// A root a request names is searched for that request; it does not join the watched
+/// roots, so naming many roots leaves no watches behind (issue 10).
+#[test]
+fn a_session_root_named_by_a_request_is_not_kept_watched() {
+    let live = Live::copilot("cross-family-ok");
+    let unrelated = live.tmp.path().join("unrelated");
+    let daemon = Daemon::start(&live.home, &[&unrelated], &[&unrelated]);
+    live.challenge(Mode::Daemon, &live.out("c.json"), &[]).expect_code(0, "challenge under --session-root");
+    let status = daemon.call("status", Value::Null).unwrap();
+    for key in ["copilot_roots", "claude_roots"] {
+        assert_eq!(status[key], serde_json::json!([p(&unrelated)]), "{key}: {status}");
     }
 }

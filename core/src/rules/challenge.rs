@@ -62,6 +62,7 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
             ));
         }
     };
+    session::check_host_chain(log, marker.start_line.start)?;
     let model = marker.start.model.as_deref().unwrap_or_default().trim();
     let Some(executor_family) = family::family(model, Table::Evidence) else {
         return Err(EvidenceError::new(
@@ -130,7 +131,13 @@ fn marker_candidates<'a>(
                     && r.tool_results.iter().any(|res| proves_marker(res, call_id, request.binding))
             });
             let (completion_line, completion) = completions.next()?;
-            completions.next().is_none().then_some(MarkerLifecycle { start, call, completion_line, completion })
+            completions.next().is_none().then_some(MarkerLifecycle {
+                start_line,
+                start,
+                call,
+                completion_line,
+                completion,
+            })
         })
     })
 }
@@ -178,9 +185,11 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
 ///
 /// Defect fix (spec §8.6): an unknown executor family is exit 5 here as in `challenge`,
 /// not the reference's generic 2.
-pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<()> {
+/// Returns where the challenge's window starts in the log (the marker call).
+pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
     let challenge = Artifact(challenge);
-    revalidate(&challenge, log, env)?;
+    let marker = revalidate(&challenge, log, env)?;
+    session::check_host_chain(log, marker.start_line.start)?;
     let model = challenge.required("executor_model")?;
     let derived = family::family(model, Table::Evidence).ok_or_else(|| {
         EvidenceError::new(
@@ -191,5 +200,5 @@ pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env:
     if challenge.str("executor_family") != Some(derived) {
         return Err(EvidenceError::evidence("challenge executor family does not match its host model"));
     }
-    Ok(())
+    Ok(marker.start_line.start)
 }

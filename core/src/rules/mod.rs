@@ -17,6 +17,7 @@ pub use challenge::{ChallengeRequest, challenge, check_max_age, validate_challen
 pub use validate::validate;
 pub use verify::{Verified, verify};
 
+use crate::log::SessionLog;
 use serde_json::{Map, Value};
 
 pub const CHALLENGE_SCHEMA: &str = "aris.copilot-native.challenge/v1";
@@ -60,11 +61,42 @@ impl ExitCode {
 pub struct EvidenceError {
     pub code: ExitCode,
     pub message: String,
+    /// How far the logs the refusal read had got, when a later host write could change it.
+    pub log_state: Option<LogState>,
+}
+
+/// How far a host's logs had got when a refusal was decided: whether waiting for the host
+/// to persist more can still change the answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LogState {
+    /// A log shows the calling command's own call, still running. The host persists a
+    /// call when it starts, after everything before it, so nothing the refusal looked
+    /// for is still on its way.
+    pub caller_seen: bool,
+    /// The bytes of the logs read: while this changes, the host is still writing.
+    pub bytes: u64,
+}
+
+impl LogState {
+    /// The state of `logs` for a caller whose command line holds every one of `words`
+    /// (`challenge` and the binding, or `verify` and the challenge's file name).
+    pub fn of(logs: &[&SessionLog], words: &[&str]) -> LogState {
+        LogState {
+            caller_seen: logs.iter().any(|log| session::shows_running_call(log, words)),
+            bytes: logs.iter().map(|log| log.len()).sum(),
+        }
+    }
 }
 
 impl EvidenceError {
     pub fn new(code: ExitCode, message: impl Into<String>) -> EvidenceError {
-        EvidenceError { code, message: message.into() }
+        EvidenceError { code, message: message.into(), log_state: None }
+    }
+
+    /// The same refusal, saying how far the logs it read had got.
+    pub fn with_log_state(mut self, state: LogState) -> EvidenceError {
+        self.log_state = Some(state);
+        self
     }
 
     /// Exit 2, the generic evidence error.

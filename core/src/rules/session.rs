@@ -3,6 +3,7 @@
 
 use super::{EvidenceError, Result, has_nonce_line, marker_text};
 use crate::event::{Host, Record, SubagentPhase, ToolCall, ToolResult};
+use crate::host_chain::HostChain;
 use crate::log::{Line, SessionLog};
 use serde_json::Value;
 
@@ -56,9 +57,53 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
     }
 }
 
+/// Refuse a log whose host chain breaks at or after byte `from` (the start of the window
+/// evidence rests on: the marker call through the reviewer's completion and whatever the
+/// host wrote since), naming the line and the finding.
+pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
+    if !HostChain::kept_by(log.host) {
+        return Ok(());
+    }
+    let mut chain = HostChain::default();
+    for (line, record) in log.records() {
+        if let Err(broken) = chain.follow(record)
+            && line.start >= from
+        {
+            return Err(EvidenceError::evidence(format!(
+                "{broken} at {}:{}: lines were inserted into or removed from the host's log within the reviewed window",
+                log.path, line.number
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The tool names a marker call may run under.
 pub(super) fn is_shell_tool(name: &str) -> bool {
     matches!(name.to_lowercase().as_str(), "bash" | "shell" | "powershell")
+}
+
+/// Whether `log` shows a root shell call that has not returned yet and whose arguments
+/// hold every one of `words`: the command asking, as the host recorded it at its start.
+/// Searched from the end, where a running call is.
+pub(super) fn shows_running_call(log: &SessionLog, words: &[&str]) -> bool {
+    let mut returned: Vec<&str> = Vec::new();
+    for (_, record) in log.records().rev() {
+        returned.extend(record.tool_results.iter().filter_map(|r| r.tool_call_id.as_deref()));
+        if !record.root {
+            continue;
+        }
+        let running = record.tool_calls.iter().filter(|call| is_shell_tool(&call.name)).any(|call| {
+            call.id.as_deref().is_some_and(|id| !returned.contains(&id)) && {
+                let arguments = call.arguments_text();
+                words.iter().all(|word| arguments.contains(word))
+            }
+        });
+        if running {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `result` answers `call_id` and proves a successful marker call for `binding`.
@@ -68,6 +113,7 @@ pub(super) fn proves_marker(result: &ToolResult, call_id: &str, binding: &str) -
 
 /// A marker call and its completion, as located in a log.
 pub(super) struct MarkerLifecycle<'a> {
+    pub start_line: &'a Line,
     pub start: &'a Record,
     pub call: &'a ToolCall,
     pub completion_line: &'a Line,
@@ -132,7 +178,7 @@ pub(super) fn bound_marker<'a>(
     if !proves {
         return Err(MarkerFault::CompletionInvalid);
     }
-    Ok(MarkerLifecycle { start, call, completion_line, completion })
+    Ok(MarkerLifecycle { start_line, start, call, completion_line, completion })
 }
 
 fn exactly_one<T>(mut items: impl Iterator<Item = T>) -> Option<T> {

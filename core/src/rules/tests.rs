@@ -10,7 +10,11 @@ use serde_json::{Map, Value, json};
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-const EXAMPLE: &str = include_str!("../../../fixtures/spec-example/events.jsonl");
+/// The spec's example log, byte for byte: its parentIds name causal parents, not the event
+/// before each, which the real host never writes (§9).
+const SPEC_EXAMPLE: &str = include_str!("../../../fixtures/spec-example/events.jsonl");
+/// The example with the host's linear parentId chain (fixtures/spec-example/README.md).
+const EXAMPLE: &str = include_str!("../../../fixtures/spec-example/events-host-chain.jsonl");
 const BINDING: &str = "run_20260715_a1b2c3d4_r1_review_7e91c4ab";
 const NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
 const RESPONSE_PATH: &str = "/reviews/response.md";
@@ -76,7 +80,7 @@ fn verify_text(text: &str) -> Result<Verified> {
 }
 
 /// Verify `text`, store the response, and validate against `later` (the log as it is now).
-fn validate_after(text: &str, later: &str) -> Result<()> {
+fn validate_after(text: &str, later: &str) -> Result<u64> {
     let verified = verify_text(text).expect("verifies");
     let env = MemoryEnv::default();
     env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
@@ -92,8 +96,14 @@ fn code(result: Result<impl std::fmt::Debug>) -> (ExitCode, String) {
 fn spec_vector_verifies_to_the_published_evidence_id() {
     let verified = verify_text(EXAMPLE).unwrap();
     let ev = &verified.evidence;
-    assert_eq!(ev["evidence_id"], "cne_924eca850956e98735967f7721456b57");
+    // The published id is over the example's own bytes, whose prefix hash differs only
+    // by the two repaired parentIds.
+    let mut over_spec_bytes = ev.clone();
+    over_spec_bytes.insert("event_prefix_sha256".into(), log_of(SPEC_EXAMPLE).prefix_sha256(4043).into());
+    assert_eq!(evidence_id(&over_spec_bytes), "cne_924eca850956e98735967f7721456b57");
+    assert_eq!(ev["evidence_id"], evidence_id(ev));
     assert_eq!(ev["event_prefix_bytes"], 4043);
+    assert_eq!(ev["reviewed_at"], "2026-07-15T12:01:31.000Z");
     assert_eq!(ev["response_sha256"], "d475b8ccc1f3c1adc9edc1bf6b922f5afda0fb0597496c2c1dc672b4584ce2bc");
     assert_eq!((ev["status"].as_str(), ev["reviewer_family"].as_str()), (Some("verified"), Some("openai")));
     assert_eq!(verified.response.chars().count(), 99);
@@ -105,7 +115,7 @@ fn spec_vector_verifies_to_the_published_evidence_id() {
 fn appends_after_the_prefix_keep_evidence_valid_but_edits_inside_do_not() {
     let appended = format!(
         "{EXAMPLE}{}\n",
-        r#"{"type":"assistant.turn_end","id":"ev-0014","timestamp":"2026-07-15T12:02:00.000Z","data":{}}"#
+        r#"{"type":"assistant.turn_end","id":"ev-0014","timestamp":"2026-07-15T12:02:00.000Z","parentId":"ev-0013","data":{}}"#
     );
     validate_after(EXAMPLE, &appended).unwrap();
     let tampered = EXAMPLE.replacen("Score: 8/10", "Score: 9/10", 1);
@@ -157,6 +167,11 @@ fn real_host_form(child_started: &str, child_completed: &str, child_prompt: Opti
         .map(|(i, l)| {
             let mut v: Value = serde_json::from_str(l).unwrap();
             match i + 1 {
+                // The host chains the child's prompt in after line 8.
+                9 if child_prompt.is_some() => {
+                    v["agentId"] = child_started.into();
+                    v["parentId"] = "ev-0008b".into();
+                }
                 9 | 10 => v["agentId"] = child_started.into(),
                 11 => v["agentId"] = child_completed.into(),
                 _ => {}
@@ -164,7 +179,7 @@ fn real_host_form(child_started: &str, child_completed: &str, child_prompt: Opti
             let mut out = format!("{}\n", serde_json::to_string(&v).unwrap());
             if let (8, Some(prompt)) = (i + 1, child_prompt) {
                 let message = json!({"type": "user.message", "id": "ev-0008b", "timestamp": "2026-07-15T12:00:13.000Z",
-                    "agentId": child_started, "data": {"content": prompt}});
+                    "parentId": "ev-0008", "agentId": child_started, "data": {"content": prompt}});
                 out.push_str(&format!("{message}\n"));
             }
             out
@@ -231,7 +246,7 @@ fn defect_6_validate_challenge_unknown_family_is_exit_5() {
 
 /// Evidence verified on the example, then re-pointed at `later` with every hash
 /// recomputed, as a forger (or a looser validator) would.
-fn rehashed_evidence_on(later: &str) -> Result<()> {
+fn rehashed_evidence_on(later: &str) -> Result<u64> {
     let verified = verify_text(EXAMPLE).unwrap();
     let log = log_of(later);
     let mut ev = verified.evidence;
@@ -286,7 +301,7 @@ fn defect_9_absent_tool_call_ids_never_match() {
 fn defect_10_a_session_start_appended_after_binding_does_not_invalidate() {
     let later = format!(
         "{EXAMPLE}{}\n",
-        r#"{"type":"session.start","id":"ev-0099","timestamp":"2026-07-15T12:05:00.000Z","data":{"sessionId":"other","context":{"cwd":"/elsewhere"}}}"#
+        r#"{"type":"session.start","id":"ev-0099","timestamp":"2026-07-15T12:05:00.000Z","parentId":"ev-0013","data":{"sessionId":"other","context":{"cwd":"/elsewhere"}}}"#
     );
     validate_after(EXAMPLE, &later).unwrap();
     validate_challenge(&challenge_for(&log_of(EXAMPLE)), &log_of(&later), &MemoryEnv::default()).unwrap();
@@ -453,4 +468,73 @@ mod real_host {
             previous = record.id.clone();
         }
     }
+}
+
+/// The example's own parentIds (lines 11 and 12 name causal parents) are what lines slipped
+/// into the log look like: the host's next event points past them (issue 10).
+#[test]
+fn host_a_chain_break_in_the_reviewed_window_refuses_verify_naming_the_line() {
+    let (exit, message) = code(verify_text(SPEC_EXAMPLE));
+    assert_eq!(exit, ExitCode::Evidence);
+    assert!(message.contains("parentId chain break") && message.contains("/s/events.jsonl:11"), "{message}");
+}
+
+/// A forged lifecycle appended by the executor's own shell call passes `verify` while that
+/// call is still running; the host's next event then breaks the chain after the bound
+/// prefix, and `validate` (and so the gate) refuses from then on.
+#[test]
+fn host_a_chain_break_after_the_bound_prefix_refuses_validate() {
+    let broken = format!(
+        "{EXAMPLE}{}\n",
+        r#"{"type":"assistant.turn_end","id":"ev-0014","timestamp":"2026-07-15T12:02:00.000Z","parentId":"ev-0009","data":{}}"#
+    );
+    let message = code(validate_after(EXAMPLE, &broken)).1;
+    assert!(message.contains("parentId chain break") && message.contains(":14"), "{message}");
+}
+
+#[test]
+fn a_chain_break_before_the_marker_is_outside_the_window() {
+    let text = edited(2, |v| v["parentId"] = "elsewhere".into());
+    verify_text(&text).unwrap();
+}
+
+#[test]
+fn reviewed_at_is_the_hosts_time_and_cannot_be_renewed_by_hand() {
+    let verified = verify_text(EXAMPLE).unwrap();
+    let mut renewed = verified.evidence.clone();
+    renewed.insert("reviewed_at".into(), "2026-07-15T13:00:00.000Z".into());
+    let env = MemoryEnv::default();
+    env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
+    assert!(code(validate(&renewed, &log_of(EXAMPLE), &env)).1.contains("reviewed_at"));
+    // A later verify of the same lifecycle names the same review time.
+    let later = verify(
+        &challenge_for(&log_of(EXAMPLE)),
+        &log_of(EXAMPLE),
+        RESPONSE_PATH,
+        now() + chrono::Duration::hours(5),
+        &env,
+    )
+    .unwrap();
+    assert_eq!(later.evidence["reviewed_at"], verified.evidence["reviewed_at"]);
+}
+
+#[test]
+fn log_state_sees_the_calling_command_only_while_it_runs() {
+    let call = |id: &str, command: &str| {
+        json!({"type": "tool.execution_start", "id": format!("ev-c-{id}"), "timestamp": "2026-07-15T12:02:00.000Z",
+            "parentId": "ev-0013", "data": {"toolCallId": id, "toolName": "bash", "arguments": {"command": command}}})
+    };
+    let running = format!("{EXAMPLE}{}\n", call("call_v", "judge-evidence verify --challenge r1.challenge.json"));
+    let log = log_of(&running);
+    let state = LogState::of(&[&log], &["verify", "r1.challenge.json"]);
+    assert_eq!(state, LogState { caller_seen: true, bytes: running.len() as u64 });
+    assert!(!LogState::of(&[&log], &["verify", "r2.challenge.json"]).caller_seen, "another command");
+    // The marker call carries the binding but has returned: not the caller.
+    assert!(!LogState::of(&[&log_of(EXAMPLE)], &[BINDING]).caller_seen);
+    let returned = format!(
+        "{running}{}\n",
+        json!({"type": "tool.execution_complete", "id": "ev-c-done", "parentId": "ev-c-call_v",
+            "data": {"toolCallId": "call_v", "success": true}})
+    );
+    assert!(!LogState::of(&[&log_of(&returned)], &["verify", "r1.challenge.json"]).caller_seen);
 }

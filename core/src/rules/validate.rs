@@ -2,7 +2,7 @@
 //! the bound prefix are fine; any change inside it is not.
 
 use super::session::{self, MarkerIds, ReviewerLifecycle};
-use super::verify::reviewer_model;
+use super::verify::{reviewed_at, reviewer_model};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, evidence_id,
     extract_response,
@@ -16,7 +16,8 @@ fn fail<T>(message: &str) -> Result<T> {
     Err(EvidenceError::evidence(message))
 }
 
-pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<()> {
+/// Revalidate evidence; where its reviewed window starts in the log (the marker call).
+pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
     let ev = Artifact(evidence);
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
         return fail("unsupported Copilot native evidence schema");
@@ -58,6 +59,9 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
             _ => "evidence challenge marker lifecycle is invalid",
         })
     })?;
+    // The whole log as it is now: lines slipped in right after a forged lifecycle show
+    // only where the host writes its next event, after the bound prefix.
+    session::check_host_chain(log, marker.start_line.start)?;
 
     let invocations: Vec<_> = session::nonce_bound_invocations(log.records_within(prefix), nonce)
         .filter(|(_, _, call)| call.id.as_deref() == Some(tool_call_id))
@@ -130,6 +134,9 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     {
         return fail("evidence model sources are not host session events");
     }
+    if ev.str("reviewed_at") != Some(reviewed_at((completed_line, completed), (tool_line, tool_record))?.as_str()) {
+        return fail("evidence reviewed_at is not the host's time of the reviewer's completion");
+    }
     let response = extract_response(&tool_result.result)?;
     let stored = env.read_file(ev.required("response_path")?)?;
     if stored != response.as_bytes()
@@ -140,5 +147,5 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if ev.str("evidence_id") != Some(evidence_id(evidence).as_str()) {
         return fail("native evidence id does not match its bound fields");
     }
-    Ok(())
+    Ok(marker.start_line.start)
 }

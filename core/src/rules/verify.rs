@@ -7,9 +7,10 @@ use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, ExitCode, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, evidence_id,
     extract_response,
 };
+use crate::event::Record;
 use crate::family::{self, Table};
-use crate::timestamp;
-use crate::{chain, log::SessionLog};
+use crate::log::{Line, SessionLog};
+use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
@@ -18,6 +19,9 @@ use serde_json::{Map, Value, json};
 pub struct Verified {
     pub evidence: Map<String, Value>,
     pub response: String,
+    /// Where the reviewed window starts in the log (the marker call): an integrity finding
+    /// from here on undoes the evidence.
+    pub window_start: u64,
 }
 
 impl Verified {
@@ -42,7 +46,8 @@ pub fn verify(
     env: &dyn Env,
 ) -> Result<Verified> {
     let challenge = Artifact(challenge);
-    revalidate(&challenge, log, env)?;
+    let marker = revalidate(&challenge, log, env)?;
+    session::check_host_chain(log, marker.start_line.start)?;
     let nonce = challenge.required("nonce")?;
     let challenge_time = challenge
         .str("challenge_event_timestamp")
@@ -121,6 +126,7 @@ pub fn verify(
     }
     let reviewer_model = reviewer_model(started, completed)?;
     let response = extract_response(&tool_result.result)?;
+    let reviewed_at = reviewed_at((completed_line, completed), (tool_line, tool_record))?;
 
     let executor_family = family::family(invocation_model, Table::Evidence);
     let reviewer_family = family::family(&reviewer_model, Table::Evidence);
@@ -135,6 +141,7 @@ pub fn verify(
         "status": status,
         "reason": reason,
         "verified_at": timestamp::format_utc(now),
+        "reviewed_at": reviewed_at,
         "session_events": log.path,
         "tool_call_id": tool_call_id,
         "agent_name": REVIEWER_AGENT,
@@ -168,14 +175,24 @@ pub fn verify(
     }
     let id = evidence_id(evidence);
     evidence.insert("evidence_id".to_owned(), id.into());
-    Ok(Verified { evidence: evidence.clone(), response })
+    Ok(Verified { evidence: evidence.clone(), response, window_start: marker.start_line.start })
+}
+
+/// When the review ended, as the host recorded it: the timestamp of the later of the
+/// reviewer's completion and the root task's return. Freshness is measured from here, so
+/// running `verify` again can never make an old review look new.
+pub(super) fn reviewed_at(completed: (&Line, &Record), tool_completion: (&Line, &Record)) -> Result<String> {
+    let (_, last) = if tool_completion.0.end > completed.0.end { tool_completion } else { completed };
+    last.timestamp
+        .clone()
+        .filter(|t| timestamp::parse(t).is_some())
+        .ok_or_else(|| EvidenceError::evidence("the host recorded no timestamp for the reviewer's completion"))
 }
 
 /// The resolved reviewer model: the completed one, else the started one; both ends must
 /// agree when both name one.
-pub(super) fn reviewer_model(started: &crate::event::Record, completed: &crate::event::Record) -> Result<String> {
-    let model_of =
-        |r: &crate::event::Record| r.subagent.as_ref().and_then(|s| s.model.clone()).filter(|m| !m.is_empty());
+pub(super) fn reviewer_model(started: &Record, completed: &Record) -> Result<String> {
+    let model_of = |r: &Record| r.subagent.as_ref().and_then(|s| s.model.clone()).filter(|m| !m.is_empty());
     let (started_model, completed_model) = (model_of(started), model_of(completed));
     let reviewer = completed_model
         .or_else(|| started_model.clone())
