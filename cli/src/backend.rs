@@ -8,6 +8,7 @@ use judged_core::files::{self, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, Env, EvidenceError, ExitCode, LogState, Verified};
 use judged_core::timestamp;
+use judged_core::worktree::Tree;
 use judged_protocol::{ClientError, paths};
 use serde_json::{Map, Value, json};
 use std::path::{Path, PathBuf};
@@ -32,6 +33,8 @@ pub struct ChallengeArgs<'a> {
     pub max_age_seconds: i64,
     /// When the command started: age checks use it however long the command waits.
     pub started: DateTime<Utc>,
+    /// The artifact the command writes (no part of the reviewed tree).
+    pub output: &'a str,
 }
 
 /// What `verify` is asked.
@@ -41,6 +44,7 @@ pub struct VerifyArgs<'a> {
     /// own call in the host's log).
     pub challenge_name: &'a str,
     pub response_path: &'a str,
+    pub output: &'a str,
     pub started: DateTime<Utc>,
 }
 
@@ -80,7 +84,8 @@ impl Backend {
             Backend::Direct => direct_challenge(args).map_err(CallError::Evidence),
             Backend::Daemon(socket) => {
                 let request = json!({"binding": args.binding, "cwd": args.cwd, "max_age_seconds": args.max_age_seconds,
-                    "session_root": args.session_root, "started_at": timestamp::format_utc(args.started)});
+                    "session_root": args.session_root, "started_at": timestamp::format_utc(args.started),
+                    "writes": [args.output]});
                 into_object(Self::call(socket, "challenge", request)?)
             }
         }
@@ -90,13 +95,19 @@ impl Backend {
         match self {
             Backend::Direct => {
                 let log = load_log(args.challenge).map_err(CallError::Evidence)?;
-                rules::verify(args.challenge, &log, args.response_path, args.started, &FsEnv).map_err(|e| {
-                    CallError::Evidence(e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])))
-                })
+                let mut verified = rules::verify(args.challenge, &log, args.response_path, args.started, &FsEnv)
+                    .map_err(|e| {
+                        CallError::Evidence(e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])))
+                    })?;
+                let cwd = verified.evidence.get("cwd").and_then(Value::as_str).unwrap_or(".");
+                let tree = Tree::of(Path::new(cwd), &[PathBuf::from(args.output), PathBuf::from(args.response_path)]);
+                verified.evidence.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
+                Ok(verified)
             }
             Backend::Daemon(socket) => {
                 let request = json!({"challenge": args.challenge, "response_path": args.response_path,
-                    "challenge_name": args.challenge_name, "started_at": timestamp::format_utc(args.started)});
+                    "challenge_name": args.challenge_name, "started_at": timestamp::format_utc(args.started),
+                    "writes": [args.output, args.response_path]});
                 let answer = Self::call(socket, "verify", request)?;
                 let response = answer["response"].as_str().unwrap_or_default().to_owned();
                 let window_start = answer["window_start"].as_u64().unwrap_or_default();
@@ -182,6 +193,9 @@ fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
         nonce: &nonce,
     };
     let logs: Vec<&SessionLog> = logs.iter().collect();
-    rules::challenge(&request, &logs, &FsEnv)
-        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding])))
+    let mut challenge = rules::challenge(&request, &logs, &FsEnv)
+        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding])))?;
+    let tree = Tree::of(Path::new(&args.cwd), &[PathBuf::from(args.output)]);
+    challenge.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
+    Ok(challenge)
 }

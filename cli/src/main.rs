@@ -222,7 +222,8 @@ fn run(cli: Cli) -> rules::Result<String> {
             let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));
             // Resolved here, so the daemon (with its own cwd) reads the same root.
             let session_root = session_root.map(|root| files::resolve(&root));
-            let args = ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds, started };
+            let args =
+                ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
             let challenge =
                 Value::Object(until_persisted(wait_seconds, || with_backend(mode, |b| b.challenge(&args)))?);
             files::write_atomic(Path::new(&output), pyjson::pretty(&challenge).as_bytes(), replace)?;
@@ -237,7 +238,13 @@ fn run(cli: Cli) -> rules::Result<String> {
             files::check_writable(Path::new(&response_output), replace)?;
             files::check_writable(Path::new(&output), replace)?;
             let challenge_name = Path::new(&given).file_name().and_then(|n| n.to_str()).unwrap_or(&given);
-            let args = VerifyArgs { challenge: &challenge, challenge_name, response_path: &response_output, started };
+            let args = VerifyArgs {
+                challenge: &challenge,
+                challenge_name,
+                response_path: &response_output,
+                output: &output,
+                started,
+            };
             let verified = until_persisted(wait_seconds, || with_backend(mode, |b| b.verify(&args)))
                 .map_err(|e| e.about_artifact(&challenge_path))?;
             let evidence = Value::Object(verified.evidence.clone());

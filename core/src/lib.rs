@@ -12,7 +12,8 @@
 //! * [`gate`] is the review-gate transition table;
 //! * [`host_chain`] is Copilot CLI's own `parentId` chain, checked by ingest and the rules;
 //! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
-//!   writes, session discovery). It is the only module here that touches the disk.
+//!   writes, session discovery). With [`worktree`] (the reviewed git tree), the only
+//!   modules here that touch the disk.
 
 pub mod adapter;
 pub mod chain;
@@ -25,3 +26,4 @@ pub mod log;
 pub mod pyjson;
 pub mod rules;
 pub mod timestamp;
+pub mod worktree;

@@ -12,6 +12,7 @@ use judged_core::event::Host;
 use judged_core::files::{self, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, Env, EvidenceError, LogState};
+use judged_core::worktree::Tree;
 use judged_protocol::ErrorBody;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
@@ -279,6 +280,8 @@ impl Engine {
         let now = request_time(args)?;
         let request = rules::ChallengeRequest { binding, cwd: &cwd, max_age_seconds, now, nonce: &nonce };
         let mut artifact = self.challenge_over(&request, root.as_deref())?;
+        let tree = Tree::of(Path::new(&cwd), &excluded_paths(args)?);
+        artifact.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
         let seen = json!({"binding": binding, "session_events": artifact["session_events"],
             "event_id": artifact["challenge_event_id"], "completion_event_id": artifact["challenge_completion_event_id"]});
         let witness = self.witness.sign(&artifact);
@@ -371,13 +374,21 @@ impl Engine {
             .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", challenge_name])))?;
         self.check_findings(&file, verified.window_start)?;
         let mut evidence = verified.evidence;
+        let excluded = excluded_paths(args)?;
+        let tree = evidence["cwd"].as_str().and_then(|cwd| Tree::of(Path::new(cwd), &excluded));
         // One review is one record: verifying it again neither renews it nor adds a newer
         // one; the evidence is issued again as it was first (same time, same witness).
         let id = evidence["evidence_id"].as_str().unwrap_or_default().to_owned();
         let first = self.ingest.store.journal_find(JournalLookup::EvidenceById, &id)?;
-        if let Some(verified_at) = first.as_ref().and_then(|f| f["verified_at"].as_str()) {
-            evidence.insert("verified_at".into(), verified_at.into());
-        }
+        let tree_sha256 = match &first {
+            // The tree the review saw is the one recorded when it was first verified.
+            Some(first) => {
+                evidence.insert("verified_at".into(), first["verified_at"].clone());
+                first["tree_sha256"].clone()
+            }
+            None => tree.as_ref().map(Tree::digest).into(),
+        };
+        evidence.insert("tree_sha256".into(), tree_sha256);
         let witness = self.witness.sign(&evidence);
         evidence.insert("witness".into(), witness.clone().into());
         if first.is_none() {
@@ -394,6 +405,7 @@ impl Engine {
                     "executor_model": evidence["executor_model"], "reviewer_model": evidence["reviewer_model"],
                     "verified_at": evidence["verified_at"], "reviewed_at": evidence["reviewed_at"],
                     "window_start": verified.window_start, "file_id": file.id,
+                    "tree_sha256": evidence["tree_sha256"], "tree": tree, "tree_excluded": excluded,
                     "score": score, "verdict": verdict, "witness": witness}),
             )?;
         }
@@ -477,6 +489,16 @@ fn request_time(args: &Value) -> Result<chrono::DateTime<chrono::Utc>, EngineErr
         )));
     }
     Ok(started)
+}
+
+/// The files the asking command writes after the answer (its artifacts), which are no
+/// part of the work a review saw.
+fn excluded_paths(args: &Value) -> Result<Vec<PathBuf>, EngineError> {
+    match args.get("writes") {
+        None => Ok(Vec::new()),
+        Some(paths) => serde_json::from_value(paths.clone())
+            .map_err(|_| bad_request("`writes` must be a list of the paths the command writes")),
+    }
 }
 
 /// The longest a client retries one command (`--wait-seconds` is at most 60), with room.

@@ -9,6 +9,7 @@ use crate::engine::Engine;
 use crate::store::{FileState, JournalLookup, StoreError};
 use judged_core::event::Host;
 use judged_core::files;
+use judged_core::worktree::Tree;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -58,6 +59,8 @@ pub struct GateLayer {
     pub freshness_seconds: Option<u64>,
     pub min_task_chars: Option<usize>,
     pub on_error: Option<OnError>,
+    /// Allow only while the working tree is the one the review saw (off by default).
+    pub require_reviewed_tree: Option<bool>,
     pub events: Option<Vec<String>>,
 }
 
@@ -95,21 +98,29 @@ pub struct Settings {
     pub freshness_seconds: u64,
     pub min_task_chars: usize,
     pub on_error: OnError,
+    pub require_reviewed_tree: bool,
     pub events: Vec<String>,
     pub sources: Vec<String>,
 }
 
 impl Settings {
     fn overlay(&mut self, layer: &GateLayer, source: String) {
-        let before = (self.policy, self.freshness_seconds, self.min_task_chars, self.on_error, self.events.clone());
+        let before = self.compared();
         self.policy = layer.policy.unwrap_or(self.policy);
         self.freshness_seconds = layer.freshness_seconds.unwrap_or(self.freshness_seconds);
         self.min_task_chars = layer.min_task_chars.unwrap_or(self.min_task_chars);
+        self.require_reviewed_tree = layer.require_reviewed_tree.unwrap_or(self.require_reviewed_tree);
         self.on_error = layer.on_error.unwrap_or(self.on_error);
         self.events = layer.events.clone().unwrap_or_else(|| self.events.clone());
-        if before != (self.policy, self.freshness_seconds, self.min_task_chars, self.on_error, self.events.clone()) {
+        if before != self.compared() {
             self.sources.push(source);
         }
+    }
+
+    /// Everything a layer can set, to tell whether it set anything.
+    fn compared(&self) -> (Policy, u64, usize, OnError, bool, Vec<String>) {
+        let s = self;
+        (s.policy, s.freshness_seconds, s.min_task_chars, s.on_error, s.require_reviewed_tree, s.events.clone())
     }
 }
 
@@ -121,6 +132,7 @@ impl GateConfig {
             policy: Policy::Evidence,
             freshness_seconds: 3600,
             min_task_chars: 0,
+            require_reviewed_tree: false,
             on_error: OnError::Block,
             events: vec!["TaskCompleted".into(), "agentStop".into()],
             sources: vec!["defaults".into()],
@@ -239,9 +251,12 @@ impl Question {
     }
 }
 
+#[derive(Default)]
 pub struct Verdict {
     pub block: bool,
     pub message: String,
+    /// Whether the working tree was the one the review saw, when the gate required it.
+    pub tree_unchanged: Option<bool>,
 }
 
 /// How a hook call was settled.
@@ -263,6 +278,7 @@ impl Outcome {
         let verdict = Verdict {
             block: settings.on_error == OnError::Block,
             message: format!("judged: {why}; the gate's on_error rule is `{}`.", settings.on_error.as_str()),
+            tree_unchanged: None,
         };
         Outcome::Decided { verdict, settings, reason, key: None, from_record: false }
     }
@@ -317,6 +333,7 @@ impl Engine {
             let verdict = Verdict {
                 block: recorded["decision"] == "block",
                 message: recorded["message"].as_str().unwrap_or_default().to_owned(),
+                tree_unchanged: recorded["tree_unchanged"].as_bool(),
             };
             let reason = "answered from the recorded decision";
             return Ok(Outcome::Decided { verdict, settings, reason, key: Some(key), from_record: true });
@@ -334,6 +351,11 @@ impl Engine {
         // A recorded answer lives at most one freshness window, so an allow never
         // outlives the evidence it rested on by more than that.
         let window = chrono::Utc::now().timestamp() / settings.freshness_seconds.max(1) as i64;
+        // A recorded answer holds only for the tree it saw, when the gate looks at trees.
+        let tree = (settings.require_reviewed_tree)
+            .then(|| question.cwd.as_deref().and_then(|cwd| Tree::of(Path::new(cwd), &[])))
+            .flatten()
+            .map(|tree| tree.digest());
         let material = json!([
             question.event,
             question.session_id,
@@ -345,17 +367,18 @@ impl Engine {
             evidence_seen,
             findings_seen,
             tampers_seen,
-            window
+            window,
+            tree
         ]);
         Ok(judged_core::chain::to_hex(&judged_core::chain::sha256(material.to_string().as_bytes())))
     }
 
     fn judge(&mut self, question: &Question, settings: &Settings) -> Result<(Verdict, &'static str), StoreError> {
         if settings.policy == Policy::Off {
-            return Ok((Verdict { block: false, message: String::new() }, "policy off"));
+            return Ok((Verdict::default(), "policy off"));
         }
         if question.work.chars().count() < settings.min_task_chars {
-            return Ok((Verdict { block: false, message: String::new() }, "skipped: shorter than min_task_chars"));
+            return Ok((Verdict::default(), "skipped: shorter than min_task_chars"));
         }
         let panel_unavailable = || Verdict {
             block: settings.on_error == OnError::Block,
@@ -364,6 +387,7 @@ impl Engine {
                 question.label,
                 settings.on_error.as_str()
             ),
+            tree_unchanged: None,
         };
         if settings.policy == Policy::Panel {
             return Ok((panel_unavailable(), "panel not available"));
@@ -378,17 +402,20 @@ impl Engine {
                 found["score"],
                 found["verdict"].as_str().unwrap_or("?")
             );
-            return Ok((Verdict { block: false, message }, "fresh positive evidence"));
+            if settings.require_reviewed_tree {
+                return Ok(self.reviewed_tree(question, &found, message));
+            }
+            return Ok((Verdict { block: false, message, tree_unchanged: None }, "fresh positive evidence"));
         }
         let missing = self.missing_evidence_message(question, settings);
         if settings.policy == Policy::EvidenceOrPanel {
             let panel = panel_unavailable();
             return Ok((
-                Verdict { block: panel.block, message: format!("{missing}\n{}", panel.message) },
+                Verdict { block: panel.block, message: format!("{missing}\n{}", panel.message), tree_unchanged: None },
                 "no evidence, panel not available",
             ));
         }
-        Ok((Verdict { block: true, message: missing }, "no fresh positive evidence"))
+        Ok((Verdict { block: true, message: missing, tree_unchanged: None }, "no fresh positive evidence"))
     }
 
     /// The newest verified, positive, fresh evidence bound to this session or cwd whose
@@ -445,6 +472,35 @@ impl Engine {
         Ok(None)
     }
 
+    /// Allow on `found` only while the working tree is the one its review saw.
+    fn reviewed_tree(&self, question: &Question, found: &Value, allowed: String) -> (Verdict, &'static str) {
+        let excluded: Vec<PathBuf> = serde_json::from_value(found["tree_excluded"].clone()).unwrap_or_default();
+        let reviewed: Option<Tree> = serde_json::from_value(found["tree"].clone()).unwrap_or(None);
+        let now = question.cwd.as_deref().and_then(|cwd| Tree::of(Path::new(cwd), &excluded));
+        let (moved, paths) = match (&reviewed, &now) {
+            (Some(reviewed), Some(now)) => reviewed.changes_since(now),
+            (None, None) => (false, Vec::new()),
+            _ => (true, Vec::new()),
+        };
+        if !moved && paths.is_empty() {
+            let verdict = Verdict { block: false, message: allowed, tree_unchanged: Some(true) };
+            return (verdict, "fresh positive evidence, tree unchanged");
+        }
+        let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
+        let more =
+            if paths.len() > shown.len() { format!(" and {} more", paths.len() - shown.len()) } else { String::new() };
+        let head = if moved { "HEAD moved since the review; " } else { "" };
+        let message = format!(
+            "judged: {} cannot be marked done yet: the working tree changed since its review ({head}{} file(s) changed: {}{more}).\n\
+             The gate requires the reviewed tree (require_reviewed_tree). Review the work as it is now: \
+             run a new round (judge-evidence marker, challenge, the rubber-duck review, verify).",
+            question.label,
+            paths.len(),
+            if shown.is_empty() { "-".to_owned() } else { shown.join(", ") },
+        );
+        (Verdict { block: true, message, tree_unchanged: Some(false) }, "working tree changed since the review")
+    }
+
     fn missing_evidence_message(&self, question: &Question, settings: &Settings) -> String {
         let binding = suggested_binding();
         let cwd = question.cwd.clone().unwrap_or_else(|| ".".into());
@@ -478,6 +534,7 @@ impl Engine {
             "event": q.event, "host": q.host, "teammate": q.teammate, "session_id": q.session_id, "cwd": q.cwd, "task_id": q.task_id,
             "policy": s.policy.as_str(), "settings_from": s.sources,
             "decision": if v.block { "block" } else { "allow" }, "reason": reason, "message": v.message,
+            "tree_unchanged": v.tree_unchanged,
             "latency_ms": (latency_ms * 1000.0).round() / 1000.0, "key": key,
         });
         self.ingest.store.journal("gate_decided", &body).map(|_| ())

@@ -1137,3 +1137,42 @@ fn a_session_root_named_by_a_request_is_not_kept_watched() {
         assert_eq!(status[key], serde_json::json!([p(&unrelated)]), "{key}: {status}");
     }
 }
+
+/// With `require_reviewed_tree`, the gate allows only while the working tree is the one
+/// the review saw (HEAD and every change; the evidence command's own files left out), and
+/// when it blocks it says what changed.
+#[test]
+fn the_gate_can_require_the_tree_the_review_saw() {
+    let live = Live::copilot("cross-family-ok");
+    let git = |args: &[&str]| {
+        let status = Command::new("git").arg("-C").arg(&live.project).args(args).status().expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    fs::write(live.project.join("cart.rs"), "fn total() {}\n").unwrap();
+    git(&["add", "."]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start"]);
+    fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 0 }\n").unwrap(); // the work under review
+    fs::create_dir_all(&live.home).unwrap();
+    fs::write(live.home.join("config.toml"), "[gate]\nrequire_reviewed_tree = true\n").unwrap();
+    let daemon = live.start_daemon();
+    // The artifacts go into the project, as an agent writes them: no part of the work.
+    let challenge = live.project.join("r1.challenge.json");
+    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    let (evidence, response) = (live.project.join("r1.evidence.json"), live.project.join("r1.response.md"));
+    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    assert!(read_json(&evidence)["tree_sha256"].as_str().is_some_and(|d| d.len() == 64));
+
+    let allowed = hook_in(&daemon, &live.project);
+    assert_eq!(allowed["decision"], "allow", "{allowed}");
+    fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
+    fs::write(live.project.join("notes.md"), "later\n").unwrap();
+    let blocked = hook_in(&daemon, &live.project);
+    assert_eq!(blocked["decision"], "block", "{blocked}");
+    let message = blocked["message"].as_str().unwrap();
+    assert!(message.contains("2 file(s) changed: cart.rs, notes.md"), "{message}");
+    let decisions = daemon.call("decisions", Value::Null).unwrap();
+    let recorded: Vec<&Value> = decisions.as_array().unwrap().iter().map(|d| &d["tree_unchanged"]).collect();
+    assert_eq!(recorded, [&Value::Bool(true), &Value::Bool(false)]);
+}
