@@ -219,6 +219,12 @@ impl Live {
         append(&self.log, &replace_all(&self.rest, STAND_IN_NONCE, nonce));
     }
 
+    /// `challenge` in daemon mode, then the rest of the host's log with its nonce.
+    fn challenge_and_review(&self, challenge: &Path) {
+        self.challenge(Mode::Daemon, challenge, &[]).expect_code(0, "challenge");
+        self.finish(read_json(challenge)["nonce"].as_str().unwrap());
+    }
+
     fn out(&self, name: &str) -> PathBuf {
         self.tmp.path().join("out").join(name)
     }
@@ -765,8 +771,7 @@ fn verify_refusing_an_existing_output_leaves_no_orphan_response() {
     let live = Live::copilot("cross-family-ok");
     let _daemon = live.start_daemon();
     let challenge = live.out("challenge.json");
-    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
-    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    live.challenge_and_review(&challenge);
     for mode in BOTH {
         let (evidence, response) =
             (live.out(&format!("evidence-{mode:?}.json")), live.out(&format!("response-{mode:?}.md")));
@@ -964,8 +969,7 @@ fn a_forged_lifecycle_that_breaks_the_host_chain_is_refused_in_both_modes() {
     let live = Live::copilot("cross-family-ok");
     let daemon = live.start_daemon();
     let challenge = live.out("challenge.json");
-    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
-    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    live.challenge_and_review(&challenge);
     // The host's next event names the event six lines back as its parent.
     let parent = event_id_back(&live.log, 6);
     append(&live.log, host_line(&live.log, "host-next", Some(&parent)).as_bytes());
@@ -1013,8 +1017,7 @@ fn an_in_place_write_restored_before_anyone_asks_is_refused_in_daemon_mode() {
     let unrelated = live.tmp.path().join("unrelated");
     let _daemon = Daemon::start(&live.home, &[&unrelated], &[&unrelated]);
     let challenge = live.out("challenge.json");
-    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
-    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    live.challenge_and_review(&challenge);
     live.validate_challenge(Mode::Daemon, &challenge).expect_code(0, "the daemon has read the whole log");
     std::thread::sleep(std::time::Duration::from_millis(20)); // past the clock tick of that read
     let original = fs::read(&live.log).unwrap();
@@ -1049,8 +1052,7 @@ fn verifying_an_old_review_again_does_not_renew_it() {
     fs::write(live.home.join("config.toml"), "[gate]\nfreshness_seconds = 20\n").unwrap();
     let daemon = live.start_daemon();
     let challenge = live.out("challenge.json");
-    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
-    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    live.challenge_and_review(&challenge);
     let evidence_records = || {
         let status = daemon.call("status", Value::Null).unwrap();
         status["journal_events"].as_u64().unwrap()
@@ -1158,8 +1160,7 @@ fn the_gate_can_require_the_tree_the_review_saw() {
     let daemon = live.start_daemon();
     // The artifacts go into the project, as an agent writes them: no part of the work.
     let challenge = live.project.join("r1.challenge.json");
-    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
-    live.finish(read_json(&challenge)["nonce"].as_str().unwrap());
+    live.challenge_and_review(&challenge);
     let (evidence, response) = (live.project.join("r1.evidence.json"), live.project.join("r1.response.md"));
     live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
     assert!(read_json(&evidence)["tree_sha256"].as_str().is_some_and(|d| d.len() == 64));
