@@ -1,0 +1,470 @@
+//! The `[jury]` table of `config.toml` (or of a project's `.judged.toml`).
+//!
+//! Users and scripts write these names, so they are kept exactly as issue 12 gives them.
+//! Deserializing only checks shapes; [`JuryConfig::validate`] checks meaning and turns the
+//! table into a [`Jury`]: every name resolved, every juror's family derived from its model
+//! (never declared), and every mistake reported with the field to fix.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use judged_core::family::{self, Table};
+use serde::{Deserialize, Serialize};
+
+/// The confidence at or above which an agreeing stage 1 is trusted (inclusive).
+pub const DEFAULT_THRESHOLD: u32 = 80;
+/// The budget of the whole cascade, escalation included.
+pub const DEFAULT_DEADLINE_SECONDS: u64 = 100;
+/// What a hook timeout must add to the cascade deadline: reading the payload, the socket
+/// round trip and writing the answer must still fit after the slowest jury.
+pub const HOOK_TIMEOUT_MARGIN_SECONDS: u64 = 20;
+
+/// The `[jury]` table as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JuryConfig {
+    /// Names of the jurors that run first, in parallel.
+    pub stage_1: Vec<String>,
+    /// The juror, or the jurors to choose from, that break a tie.
+    pub tiebreaker: Tiebreaker,
+    #[serde(default = "default_threshold")]
+    pub threshold: u32,
+    #[serde(default = "default_deadline")]
+    pub deadline_seconds: u64,
+    #[serde(default)]
+    pub jurors: Vec<JurorConfig>,
+}
+
+/// `tiebreaker = "name"` or `tiebreaker = ["a", "b"]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Tiebreaker {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Tiebreaker {
+    fn names(&self) -> &[String] {
+        match self {
+            Tiebreaker::One(name) => std::slice::from_ref(name),
+            Tiebreaker::Many(names) => names,
+        }
+    }
+}
+
+/// One `[[jury.jurors]]` entry as written.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct JurorConfig {
+    pub name: String,
+    pub preset: Preset,
+    pub model: String,
+    /// The CLI to run; the preset's program name on `PATH` when absent.
+    #[serde(default)]
+    pub bin: Option<PathBuf>,
+    /// Appended to the preset's argv; `{model}` is replaced as in `command`.
+    #[serde(default)]
+    pub extra_args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub env_strip: Vec<String>,
+    /// This juror's own limit; the cascade deadline bounds it anyway.
+    #[serde(default)]
+    pub timeout_seconds: Option<u64>,
+    /// argv of a `preset = "command"` juror; `{model}` is replaced by `model`.
+    #[serde(default)]
+    pub command: Option<Vec<String>>,
+    /// Pay-per-token list price of this juror, for the cost estimate only.
+    #[serde(default)]
+    pub price: Option<Price>,
+}
+
+/// US dollars per million tokens.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+}
+
+/// Which CLI a juror is.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    Codex,
+    Gemini,
+    Copilot,
+    Claude,
+    Command,
+}
+
+impl Preset {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Preset::Codex => "codex",
+            Preset::Gemini => "gemini",
+            Preset::Copilot => "copilot",
+            Preset::Claude => "claude",
+            Preset::Command => "command",
+        }
+    }
+}
+
+fn default_threshold() -> u32 {
+    DEFAULT_THRESHOLD
+}
+
+fn default_deadline() -> u64 {
+    DEFAULT_DEADLINE_SECONDS
+}
+
+/// A configuration mistake, named by its field, with what to do about it.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ConfigError {
+    #[error("jury: the file has no [jury] table")]
+    NoJuryTable,
+    #[error("jury: {0}")]
+    Toml(String),
+    #[error("jury.jurors: an entry has an empty `name`; give every juror a name")]
+    EmptyName,
+    #[error("jury.jurors: two jurors are named `{0}`; names must be unique")]
+    DuplicateName(String),
+    #[error("jury.jurors `{0}`: `model` is empty; name the model the CLI should ask for")]
+    EmptyModel(String),
+    #[error(
+        "jury.jurors `{juror}`: model `{model}` has no known family (openai, anthropic, google); \
+         write the provider's model id, e.g. gpt-5.4-mini, claude-sonnet-4.6, gemini-3.1-pro"
+    )]
+    UnknownFamily { juror: String, model: String },
+    #[error("jury.jurors `{0}`: preset \"command\" needs `command = [\"program\", ...]`")]
+    CommandMissing(String),
+    #[error("jury.jurors `{0}`: `command` is empty; give at least the program to run")]
+    CommandEmpty(String),
+    #[error(
+        "jury.jurors `{juror}`: `command` is only for preset \"command\", not \"{preset}\"; use `bin` and `extra_args`"
+    )]
+    CommandNotAllowed { juror: String, preset: &'static str },
+    #[error("jury.jurors `{juror}`: `{field}` has an invalid variable name `{name}`")]
+    InvalidEnvName { juror: String, field: &'static str, name: String },
+    #[error("jury.jurors `{0}`: `timeout_seconds` is 0; leave it out to use the cascade deadline")]
+    ZeroTimeout(String),
+    #[error("jury.jurors `{0}`: `price` must be finite and not negative")]
+    InvalidPrice(String),
+    #[error("jury.stage_1 lists {0} juror(s); list at least two names of [[jury.jurors]]")]
+    StageOneTooSmall(usize),
+    #[error("jury.{field}: `{name}` is not a [[jury.jurors]] name (known: {known})")]
+    UnknownJuror { field: &'static str, name: String, known: String },
+    #[error("jury.{field}: `{name}` is listed twice")]
+    Repeated { field: &'static str, name: String },
+    #[error(
+        "jury.stage_1: every juror is of family {0}; a jury needs two families, so add a juror \
+         of another family"
+    )]
+    SingleFamilyStageOne(&'static str),
+    #[error("jury.tiebreaker: the list is empty; name at least one juror")]
+    NoTiebreaker,
+    #[error("jury.tiebreaker: `{0}` also sits in stage_1; a tiebreaker must be another juror")]
+    TiebreakerInStageOne(String),
+    #[error("jury.threshold: {0} is not a confidence; use 0 to 100 (default 80)")]
+    ThresholdOutOfRange(u32),
+    #[error("jury.deadline_seconds: 0 leaves the jury no time; use at least 1 (default 100)")]
+    ZeroDeadline,
+}
+
+/// A validated juror: the config entry plus what was derived from it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Juror {
+    pub config: JurorConfig,
+    /// Derived from `config.model` with the evidence table.
+    pub family: &'static str,
+}
+
+impl Juror {
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub fn model(&self) -> &str {
+        &self.config.model
+    }
+
+    /// This juror's own limit, if it has one.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.config.timeout_seconds.map(Duration::from_secs)
+    }
+}
+
+/// A validated jury: jurors resolved, in the order the user listed them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Jury {
+    pub stage_1: Vec<Juror>,
+    /// Candidates in the user's order of preference.
+    pub tiebreakers: Vec<Juror>,
+    pub threshold: u8,
+    pub deadline: Duration,
+}
+
+impl Jury {
+    /// The hook timeout `install-hooks` should write: larger than the whole cascade.
+    pub fn hook_timeout_seconds(&self) -> u64 {
+        self.deadline.as_secs() + HOOK_TIMEOUT_MARGIN_SECONDS
+    }
+}
+
+impl JuryConfig {
+    /// The `[jury]` table of a whole TOML document; other tables are not looked at.
+    pub fn from_toml(text: &str) -> Result<JuryConfig, ConfigError> {
+        #[derive(Deserialize)]
+        struct Document {
+            jury: Option<JuryConfig>,
+        }
+        let document: Document = toml::from_str(text).map_err(|e| ConfigError::Toml(e.to_string()))?;
+        document.jury.ok_or(ConfigError::NoJuryTable)
+    }
+
+    /// Check everything and resolve names; the first mistake found is returned.
+    pub fn validate(&self) -> Result<Jury, ConfigError> {
+        if self.threshold > 100 {
+            return Err(ConfigError::ThresholdOutOfRange(self.threshold));
+        }
+        if self.deadline_seconds == 0 {
+            return Err(ConfigError::ZeroDeadline);
+        }
+        let mut jurors: BTreeMap<&str, Juror> = BTreeMap::new();
+        for config in &self.jurors {
+            let juror = validate_juror(config)?;
+            if jurors.insert(config.name.as_str(), juror).is_some() {
+                return Err(ConfigError::DuplicateName(config.name.clone()));
+            }
+        }
+        let resolve = |field: &'static str, names: &[String]| -> Result<Vec<Juror>, ConfigError> {
+            let mut seen = Vec::new();
+            for name in names {
+                if seen.iter().any(|j: &Juror| j.name() == name) {
+                    return Err(ConfigError::Repeated { field, name: name.clone() });
+                }
+                let juror = jurors.get(name.as_str()).ok_or_else(|| ConfigError::UnknownJuror {
+                    field,
+                    name: name.clone(),
+                    known: jurors.keys().copied().collect::<Vec<_>>().join(", "),
+                })?;
+                seen.push(juror.clone());
+            }
+            Ok(seen)
+        };
+        let stage_1 = resolve("stage_1", &self.stage_1)?;
+        if stage_1.len() < 2 {
+            return Err(ConfigError::StageOneTooSmall(stage_1.len()));
+        }
+        if stage_1.iter().all(|j| j.family == stage_1[0].family) {
+            return Err(ConfigError::SingleFamilyStageOne(stage_1[0].family));
+        }
+        let tiebreakers = resolve("tiebreaker", self.tiebreaker.names())?;
+        if tiebreakers.is_empty() {
+            return Err(ConfigError::NoTiebreaker);
+        }
+        if let Some(both) = tiebreakers.iter().find(|t| stage_1.iter().any(|s| s.name() == t.name())) {
+            return Err(ConfigError::TiebreakerInStageOne(both.name().to_owned()));
+        }
+        Ok(Jury {
+            stage_1,
+            tiebreakers,
+            threshold: self.threshold as u8,
+            deadline: Duration::from_secs(self.deadline_seconds),
+        })
+    }
+}
+
+fn validate_juror(config: &JurorConfig) -> Result<Juror, ConfigError> {
+    let name = &config.name;
+    if name.trim().is_empty() {
+        return Err(ConfigError::EmptyName);
+    }
+    if config.model.trim().is_empty() {
+        return Err(ConfigError::EmptyModel(name.clone()));
+    }
+    let family = family::family(&config.model, Table::Evidence)
+        .ok_or_else(|| ConfigError::UnknownFamily { juror: name.clone(), model: config.model.clone() })?;
+    match (config.preset, &config.command) {
+        (Preset::Command, None) => return Err(ConfigError::CommandMissing(name.clone())),
+        (Preset::Command, Some(argv)) if argv.is_empty() => return Err(ConfigError::CommandEmpty(name.clone())),
+        (Preset::Command, Some(_)) | (_, None) => {}
+        (preset, Some(_)) => {
+            return Err(ConfigError::CommandNotAllowed { juror: name.clone(), preset: preset.as_str() });
+        }
+    }
+    let env_names = config.env.keys().map(|k| ("env", k)).chain(config.env_strip.iter().map(|k| ("env_strip", k)));
+    for (field, key) in env_names {
+        if key.is_empty() || key.contains(['=', '\0']) {
+            return Err(ConfigError::InvalidEnvName { juror: name.clone(), field, name: key.clone() });
+        }
+    }
+    if config.timeout_seconds == Some(0) {
+        return Err(ConfigError::ZeroTimeout(name.clone()));
+    }
+    if let Some(price) = config.price {
+        let valid = |x: f64| x.is_finite() && x >= 0.0;
+        if !valid(price.input_per_mtok) || !valid(price.output_per_mtok) {
+            return Err(ConfigError::InvalidPrice(name.clone()));
+        }
+    }
+    Ok(Juror { config: config.clone(), family })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ISSUE_EXAMPLE: &str = r#"
+[jury]
+stage_1 = ["gemini-small", "codex-small"]
+tiebreaker = "claude-big"
+threshold = 80
+deadline_seconds = 100
+
+[[jury.jurors]]
+name = "codex-small"
+preset = "codex"
+model = "gpt-5.4-mini"
+bin = "/opt/codex/bin/codex"
+extra_args = []
+env = {}
+env_strip = ["OPENAI_API_KEY"]
+timeout_seconds = 60
+
+[[jury.jurors]]
+name = "gemini-small"
+preset = "gemini"
+model = "gemini-3.5-flash"
+
+[[jury.jurors]]
+name = "claude-big"
+preset = "claude"
+model = "claude-opus-4.6"
+
+[[jury.jurors]]
+name = "local-judge"
+preset = "command"
+model = "claude-sonnet-4.6"
+command = ["my-judge", "--model", "{model}"]
+"#;
+
+    fn example() -> JuryConfig {
+        JuryConfig::from_toml(ISSUE_EXAMPLE).expect("the issue's example parses")
+    }
+
+    #[test]
+    fn the_issue_example_parses_and_validates() {
+        let jury = example().validate().expect("valid");
+        let names: Vec<_> = jury.stage_1.iter().map(|j| (j.name(), j.family)).collect();
+        assert_eq!(names, [("gemini-small", "google"), ("codex-small", "openai")]);
+        assert_eq!(jury.tiebreakers[0].family, "anthropic");
+        assert_eq!(jury.threshold, 80);
+        assert_eq!(jury.deadline, Duration::from_secs(100));
+        assert!(jury.hook_timeout_seconds() > 100);
+        assert_eq!(jury.stage_1[1].timeout(), Some(Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn defaults_and_a_tiebreaker_list() {
+        let text = ISSUE_EXAMPLE
+            .replace("threshold = 80\n", "")
+            .replace("deadline_seconds = 100\n", "")
+            .replace(r#"tiebreaker = "claude-big""#, r#"tiebreaker = ["claude-big", "local-judge"]"#);
+        let config = JuryConfig::from_toml(&text).expect("parses");
+        assert_eq!((config.threshold, config.deadline_seconds), (80, 100));
+        let jury = config.validate().expect("valid");
+        let names: Vec<_> = jury.tiebreakers.iter().map(Juror::name).collect();
+        assert_eq!(names, ["claude-big", "local-judge"]);
+    }
+
+    #[test]
+    fn unknown_keys_and_presets_are_refused_by_the_parser() {
+        let typo = ISSUE_EXAMPLE.replace("threshold = 80", "treshold = 80");
+        assert!(matches!(JuryConfig::from_toml(&typo), Err(ConfigError::Toml(m)) if m.contains("treshold")));
+        let preset = ISSUE_EXAMPLE.replace(r#"preset = "gemini""#, r#"preset = "agy""#);
+        assert!(matches!(JuryConfig::from_toml(&preset), Err(ConfigError::Toml(m)) if m.contains("agy")));
+        assert_eq!(JuryConfig::from_toml("[gate]\npolicy = \"off\"\n"), Err(ConfigError::NoJuryTable));
+    }
+
+    fn refused(edit: impl FnOnce(&mut JuryConfig)) -> ConfigError {
+        let mut config = example();
+        edit(&mut config);
+        config.validate().expect_err("must be refused")
+    }
+
+    fn juror<'a>(config: &'a mut JuryConfig, name: &str) -> &'a mut JurorConfig {
+        config.jurors.iter_mut().find(|j| j.name == name).expect("juror in the example")
+    }
+
+    #[test]
+    fn every_mistake_names_its_field() {
+        let unknown = refused(|c| c.stage_1[0] = "gemini-smal".into());
+        assert_eq!(
+            unknown.to_string(),
+            "jury.stage_1: `gemini-smal` is not a [[jury.jurors]] name \
+             (known: claude-big, codex-small, gemini-small, local-judge)"
+        );
+        assert!(matches!(
+            refused(|c| c.tiebreaker = Tiebreaker::One("nobody".into())),
+            ConfigError::UnknownJuror { field: "tiebreaker", .. }
+        ));
+        assert_eq!(
+            refused(|c| juror(c, "local-judge").command = None),
+            ConfigError::CommandMissing("local-judge".into())
+        );
+        assert_eq!(
+            refused(|c| juror(c, "local-judge").command = Some(vec![])),
+            ConfigError::CommandEmpty("local-judge".into())
+        );
+        assert!(matches!(
+            refused(|c| juror(c, "codex-small").command = Some(vec!["x".into()])),
+            ConfigError::CommandNotAllowed { preset: "codex", .. }
+        ));
+        assert_eq!(
+            refused(|c| juror(c, "codex-small").model = " ".into()),
+            ConfigError::EmptyModel("codex-small".into())
+        );
+        let family = refused(|c| juror(c, "codex-small").model = "mystery-7b".into());
+        assert!(family.to_string().contains("model `mystery-7b` has no known family"), "{family}");
+        assert!(matches!(
+            refused(|c| juror(c, "codex-small").model = "gpt-5.4-claude".into()),
+            ConfigError::UnknownFamily { .. }
+        ));
+        assert_eq!(refused(|c| c.stage_1.truncate(1)), ConfigError::StageOneTooSmall(1));
+        assert_eq!(
+            refused(|c| c.stage_1[1] = "gemini-small".into()),
+            ConfigError::Repeated { field: "stage_1", name: "gemini-small".into() }
+        );
+        assert_eq!(
+            refused(|c| c.stage_1[1] = "claude-big".into()),
+            ConfigError::TiebreakerInStageOne("claude-big".into())
+        );
+        assert_eq!(
+            refused(|c| juror(c, "gemini-small").model = "gpt-5.4".into()),
+            ConfigError::SingleFamilyStageOne("openai")
+        );
+        assert_eq!(refused(|c| c.tiebreaker = Tiebreaker::Many(vec![])), ConfigError::NoTiebreaker);
+        assert_eq!(refused(|c| c.threshold = 101), ConfigError::ThresholdOutOfRange(101));
+        assert_eq!(refused(|c| c.deadline_seconds = 0), ConfigError::ZeroDeadline);
+        assert_eq!(
+            refused(|c| juror(c, "codex-small").timeout_seconds = Some(0)),
+            ConfigError::ZeroTimeout("codex-small".into())
+        );
+        assert!(matches!(
+            refused(|c| juror(c, "codex-small").env_strip.push("A=B".into())),
+            ConfigError::InvalidEnvName { field: "env_strip", .. }
+        ));
+        assert_eq!(
+            refused(|c| juror(c, "codex-small").price = Some(Price { input_per_mtok: -1.0, output_per_mtok: 1.0 })),
+            ConfigError::InvalidPrice("codex-small".into())
+        );
+        assert_eq!(
+            refused(|c| juror(c, "claude-big").name = "codex-small".into()),
+            ConfigError::DuplicateName("codex-small".into())
+        );
+        assert_eq!(refused(|c| juror(c, "claude-big").name = "".into()), ConfigError::EmptyName);
+    }
+}

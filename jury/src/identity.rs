@@ -1,0 +1,292 @@
+//! Who really answered: each juror CLI's own record of the run.
+//!
+//! A juror's family is derived from the model it was configured with, but a CLI can be
+//! rerouted (Codex's "model rerouted" fallback), a gateway can answer with another model,
+//! and a wrapper can lie. So after every run the model is read back from what the CLI
+//! itself recorded, in the place that carries the model that *answered* where one exists
+//! (host-formats.md §G; findings in the crate README):
+//!
+//! | preset  | record read                                        | carries            |
+//! |---------|----------------------------------------------------|--------------------|
+//! | codex   | `--json` stdout "model rerouted: A -> X" event      | answered (X)       |
+//! | codex   | rollout `turn_context.model` (no reroute event)     | requested only     |
+//! | gemini  | `--output-format json` `stats.models` keys          | answered           |
+//! | claude  | transcript `assistant` records, `message.model`     | answered (API)     |
+//! | copilot | `events.jsonl` root `assistant.message` `data.model`| not yet verified   |
+//! | command | the verdict's own `"model"` key                     | what it says       |
+//!
+//! No record at all is an error: an answer nobody recorded does not count.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::extract;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdentitySource {
+    CodexRerouteEvent,
+    CodexRollout,
+    GeminiStatsModels,
+    ClaudeTranscript,
+    CopilotSessionLog,
+    CommandVerdict,
+}
+
+/// The model a juror's own record names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub model: String,
+    pub source: IdentitySource,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    #[error("no record of the run: {0}")]
+    NoRecord(&'static str),
+    #[error("the record names several models that answered: {}", .0.join(", "))]
+    SeveralModels(Vec<String>),
+    #[error("reading {}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+}
+
+/// Codex: a reroute event on `--json` stdout names the model that answered; without one,
+/// the rollout of this thread (found by the `thread.started` id) names the model it ran.
+pub fn codex(stdout: &str, codex_home: &Path) -> Result<Identity, IdentityError> {
+    let events: Vec<Value> = json_lines(stdout).collect();
+    let rerouted =
+        events.iter().filter(|e| e["type"] == "item.completed" && e["item"]["type"] == "error").find_map(|e| {
+            let message = e["item"]["message"].as_str()?;
+            let target = message.strip_prefix("model rerouted: ")?.split_once("->")?.1;
+            target.split_whitespace().next().map(str::to_owned)
+        });
+    if let Some(model) = rerouted {
+        return Ok(Identity { model, source: IdentitySource::CodexRerouteEvent });
+    }
+    let thread = events
+        .iter()
+        .find(|e| e["type"] == "thread.started")
+        .and_then(|e| e["thread_id"].as_str())
+        .ok_or(IdentityError::NoRecord("codex --json printed no thread.started event"))?;
+    let suffix = format!("-{thread}.jsonl");
+    let rollout =
+        find_file(&codex_home.join("sessions"), 4, &|name| name.starts_with("rollout-") && name.ends_with(&suffix))?
+            .ok_or(IdentityError::NoRecord("codex wrote no rollout for this thread under CODEX_HOME/sessions"))?;
+    let text = read(&rollout)?;
+    let models =
+        distinct(json_lines(&text).filter(|l| l["type"] == "turn_context").map(|l| l["payload"]["model"].clone()));
+    one(models, IdentitySource::CodexRollout, "the codex rollout has no turn_context.model")
+}
+
+/// Gemini: the keys of `stats.models` in the JSON output are the models that answered.
+/// A routing call (`-m auto`) adds a utility model, so main-role models are preferred.
+pub fn gemini(stdout: &str) -> Result<Identity, IdentityError> {
+    let output = extract::object_with_key(stdout, "stats")
+        .map_err(|_| IdentityError::NoRecord("gemini printed no JSON output with stats"))?;
+    let models = output.get("stats").and_then(|s| s.get("models")).and_then(Value::as_object);
+    let Some(models) = models else { return Err(IdentityError::NoRecord("gemini's stats has no models")) };
+    let main: Vec<String> =
+        models.iter().filter(|(_, m)| m.pointer("/roles/main").is_some()).map(|(k, _)| k.clone()).collect();
+    let names = if main.is_empty() { models.keys().cloned().collect() } else { main };
+    one(names, IdentitySource::GeminiStatsModels, "gemini's stats.models is empty")
+}
+
+/// Claude Code: assistant records of this session's transcript carry the API's model.
+pub fn claude(config_dir: &Path, session_id: &str) -> Result<Identity, IdentityError> {
+    let name = format!("{session_id}.jsonl");
+    let transcript = find_file(&config_dir.join("projects"), 1, &|n| n == name)?
+        .ok_or(IdentityError::NoRecord("claude wrote no transcript for this session"))?;
+    let text = read(&transcript)?;
+    let models = distinct(
+        json_lines(&text)
+            .filter(|l| l["type"] == "assistant" && l["message"]["model"] != "<synthetic>")
+            .map(|l| l["message"]["model"].clone()),
+    );
+    one(models, IdentitySource::ClaudeTranscript, "the claude transcript has no assistant message")
+}
+
+/// Copilot CLI: the session whose first prompt holds `marker` (a path unique to this run);
+/// its root (non sub-agent) assistant messages carry `data.model`.
+pub fn copilot(copilot_home: &Path, marker: &str) -> Result<Identity, IdentityError> {
+    let root = copilot_home.join("session-state");
+    let sessions = match fs::read_dir(&root) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Err(IdentityError::NoRecord("copilot wrote no session-state"));
+        }
+        Err(source) => return Err(IdentityError::Io { path: root, source }),
+    };
+    for entry in sessions.flatten() {
+        let path = entry.path().join("events.jsonl");
+        let Ok(text) = fs::read_to_string(&path) else { continue };
+        let mut lines = json_lines(&text);
+        let first_prompt = lines.by_ref().find(|l| l["type"] == "user.message");
+        if !first_prompt.is_some_and(|l| l["data"]["content"].as_str().is_some_and(|c| c.contains(marker))) {
+            continue;
+        }
+        let models = distinct(
+            lines
+                .filter(|l| l["type"] == "assistant.message" && l.get("agentId").is_none())
+                .map(|l| l["data"]["model"].clone()),
+        );
+        return one(models, IdentitySource::CopilotSessionLog, "the copilot session has no assistant message");
+    }
+    Err(IdentityError::NoRecord("copilot wrote no session for this run"))
+}
+
+/// A `command` juror: the `model` key of its verdict, the only record it has.
+pub fn command(answer_model: Option<&str>) -> Result<Identity, IdentityError> {
+    answer_model
+        .map(|m| Identity { model: m.to_owned(), source: IdentitySource::CommandVerdict })
+        .ok_or(IdentityError::NoRecord("the command's verdict has no \"model\" key"))
+}
+
+fn json_lines(text: &str) -> impl Iterator<Item = Value> + '_ {
+    text.lines().filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
+}
+
+/// Distinct non-empty strings, in first-seen order.
+fn distinct(values: impl Iterator<Item = Value>) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for value in values {
+        if let Some(s) = value.as_str().map(str::trim).filter(|s| !s.is_empty())
+            && !seen.iter().any(|x| x == s)
+        {
+            seen.push(s.to_owned());
+        }
+    }
+    seen
+}
+
+fn one(mut models: Vec<String>, source: IdentitySource, none: &'static str) -> Result<Identity, IdentityError> {
+    match models.len() {
+        0 => Err(IdentityError::NoRecord(none)),
+        1 => Ok(Identity { model: models.remove(0), source }),
+        _ => Err(IdentityError::SeveralModels(models)),
+    }
+}
+
+fn read(path: &Path) -> Result<String, IdentityError> {
+    fs::read_to_string(path).map_err(|source| IdentityError::Io { path: path.to_owned(), source })
+}
+
+/// The first file under `dir` (at most `depth` directories down) whose name matches.
+fn find_file(dir: &Path, depth: usize, matches: &dyn Fn(&str) -> bool) -> Result<Option<PathBuf>, IdentityError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(IdentityError::Io { path: dir.to_owned(), source }),
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir && depth > 0 {
+            if let Some(found) = find_file(&path, depth - 1, matches)? {
+                return Ok(Some(found));
+            }
+        } else if !is_dir && entry.file_name().to_str().is_some_and(matches) {
+            return Ok(Some(path));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(name: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples").join(name);
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn repo_fixture(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(rel)
+    }
+
+    /// A CODEX_HOME holding `rollout` for the thread of `stdout`.
+    fn codex_home(stdout: &str, rollout: &str) -> tempfile::TempDir {
+        let home = tempfile::tempdir().expect("tempdir");
+        let thread = json_lines(stdout).find_map(|e| e["thread_id"].as_str().map(str::to_owned)).expect("thread id");
+        let day = home.path().join("sessions/2026/12/01");
+        fs::create_dir_all(&day).expect("mkdir");
+        fs::write(day.join(format!("rollout-2026-12-01T03-06-02-{thread}.jsonl")), sample(rollout)).expect("write");
+        home
+    }
+
+    #[test]
+    fn codex_echo_run_reads_the_rollout() {
+        let stdout = sample("codex-exec_json_stdout_echo.jsonl");
+        let home = codex_home(&stdout, "codex-rollout_echo_model.jsonl");
+        let id = codex(&stdout, home.path()).expect("identity");
+        assert_eq!(id, Identity { model: "juror-model-a".into(), source: IdentitySource::CodexRollout });
+    }
+
+    #[test]
+    fn codex_reroute_event_wins_over_the_rollout_that_records_only_the_request() {
+        let stdout = sample("codex-exec_json_stdout_reroute.jsonl");
+        let home = codex_home(&stdout, "codex-rollout_server_reports_other_model_with_header.jsonl");
+        let id = codex(&stdout, home.path()).expect("identity");
+        assert_eq!(id, Identity { model: "gpt-IMPOSTOR-9".into(), source: IdentitySource::CodexRerouteEvent });
+    }
+
+    #[test]
+    fn codex_without_rollout_or_thread_has_no_record() {
+        let stdout = sample("codex-exec_json_stdout_echo.jsonl");
+        let empty = tempfile::tempdir().expect("tempdir");
+        let err = codex(&stdout, empty.path()).expect_err("no rollout");
+        assert!(matches!(err, IdentityError::NoRecord(m) if m.contains("rollout")));
+        assert!(matches!(codex("", empty.path()), Err(IdentityError::NoRecord(m)) if m.contains("thread.started")));
+    }
+
+    #[test]
+    fn gemini_stats_models_name_the_server_model_not_the_requested_one() {
+        let json = sample("gemini-output_format_json_server_reports_other_model.json");
+        let id = gemini(&format!("Loaded cached credentials.\n{json}")).expect("identity");
+        assert_eq!(id, Identity { model: "gemini-IMPOSTOR-9".into(), source: IdentitySource::GeminiStatsModels });
+        // The chat log names the requested model only: it is not a record of who answered.
+        assert!(sample("gemini-chat_session_server_reports_other_model.jsonl").contains("\"model\":\"juror-gem-a\""));
+        assert!(matches!(gemini("{\"response\":\"x\"}"), Err(IdentityError::NoRecord(_))));
+        let two = r#"{"stats":{"models":{"gemini-a":{"roles":{"main":{}}},"gemini-router":{"roles":{"utility_router":{}}}}}}"#;
+        assert_eq!(gemini(two).expect("main role").model, "gemini-a");
+        let several = r#"{"stats":{"models":{"gemini-a":{},"gpt-5":{}}}}"#;
+        assert!(matches!(gemini(several), Err(IdentityError::SeveralModels(m)) if m == ["gemini-a", "gpt-5"]));
+    }
+
+    #[test]
+    fn claude_transcript_message_model() {
+        let session = "70e11cfc-c3fb-426c-9dfc-374e15ffb0af";
+        let config = tempfile::tempdir().expect("tempdir");
+        let project = config.path().join("projects/-tmp-judged-fixture-claude-marker-challenge-project");
+        fs::create_dir_all(&project).expect("mkdir");
+        let fixture = repo_fixture(&format!("claude-code-2.1.328/marker-challenge/{session}.jsonl"));
+        fs::copy(fixture, project.join(format!("{session}.jsonl"))).expect("copy");
+        let id = claude(config.path(), session).expect("identity");
+        assert_eq!(id, Identity { model: "claude-sonnet-4-6".into(), source: IdentitySource::ClaudeTranscript });
+        assert!(matches!(claude(config.path(), "other-session"), Err(IdentityError::NoRecord(_))));
+    }
+
+    #[test]
+    fn copilot_session_found_by_its_prompt_marker_and_root_model_read() {
+        let home = tempfile::tempdir().expect("tempdir");
+        for (dir, fixture) in [("a", "copilot-1.0.102/cross-family-ok"), ("b", "copilot-1.0.102/same-family")] {
+            let session = home.path().join("session-state").join(dir);
+            fs::create_dir_all(&session).expect("mkdir");
+            fs::copy(repo_fixture(fixture).join("events.jsonl"), session.join("events.jsonl")).expect("copy");
+        }
+        // Both fixtures share the prompt; the sub-agent's gpt-5.4 messages are not the root's.
+        let id = copilot(home.path(), "Run ARIS native review round 1").expect("identity");
+        assert_eq!(id, Identity { model: "claude-sonnet-4.6".into(), source: IdentitySource::CopilotSessionLog });
+        assert!(matches!(copilot(home.path(), "/tmp/judged-juror-x/prompt.md"), Err(IdentityError::NoRecord(_))));
+    }
+
+    #[test]
+    fn a_command_must_say_which_model_answered() {
+        assert_eq!(command(Some("gpt-5.4")).map(|i| i.source).ok(), Some(IdentitySource::CommandVerdict));
+        assert!(matches!(command(None), Err(IdentityError::NoRecord(_))));
+    }
+}

@@ -1,0 +1,424 @@
+//! How each juror CLI is run, and where its answer and its record are read afterwards.
+//!
+//! Every run gets a private scratch directory (0700, removed when the [`Prepared`] is
+//! dropped) for its temp files and, when the caller gives a [`ModelEndpoint`], for the
+//! CLI's whole home/config directory, so a test or an offline setup can point the CLI at a
+//! local server without touching the user's. Without an endpoint the CLI keeps the user's
+//! config directory (that is where its login lives), which is set explicitly in the child's
+//! environment so that the record is read where the CLI wrote it. The prompt is never in
+//! argv: it goes on stdin, or for Copilot CLI (whose `-p` takes the prompt as an argument)
+//! in a 0600 file the argument points to. Flags and environment: host-formats.md §G and the
+//! real-host tests.
+
+use std::ffi::OsString;
+use std::fs::{self, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::config::{Juror, Preset};
+use crate::extract;
+use crate::identity::{self, Identity, IdentityError};
+use crate::run::Spawn;
+
+/// The variable through which Codex's ad-hoc provider reads the endpoint's key.
+const CODEX_KEY_VAR: &str = "JUDGED_JUROR_API_KEY";
+
+/// A model server to use instead of the CLI's provider (tests, offline setups). A
+/// `command` juror ignores it: its `env` is where it is pointed at a server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelEndpoint {
+    /// Codex: the Responses API root (`http://127.0.0.1:PORT/v1`); Gemini and Claude Code:
+    /// the server root; Copilot CLI: the chat-completions root (`…/v1`).
+    pub base_url: String,
+    /// Sent by Codex, Gemini and Claude Code; Copilot CLI's offline mode needs none.
+    pub api_key: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PresetError {
+    #[error("creating the juror's scratch directory: {0}")]
+    Scratch(#[source] io::Error),
+    #[error("writing {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+    #[error("HOME is not set, so {0} cannot be found; set {0} in the juror's `env`")]
+    NoHome(&'static str),
+}
+
+/// A juror run ready to spawn, and how to read it afterwards.
+#[derive(Debug)]
+pub struct Prepared {
+    pub spawn: Spawn,
+    record: Record,
+    /// Kept alive until the record has been read.
+    _scratch: TempDir,
+}
+
+/// Where the CLI's record of the run will be.
+#[derive(Debug)]
+enum Record {
+    Codex { home: PathBuf },
+    Gemini,
+    Claude { config_dir: PathBuf, session_id: String },
+    Copilot { home: PathBuf, marker: String },
+    Command,
+}
+
+/// Build the invocation of `juror` for `prompt`, run in `project`.
+pub fn prepare(
+    juror: &Juror,
+    prompt: &str,
+    project: &Path,
+    endpoint: Option<&ModelEndpoint>,
+) -> Result<Prepared, PresetError> {
+    let scratch = tempfile::Builder::new()
+        .prefix("judged-juror-")
+        .permissions(Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(PresetError::Scratch)?;
+    let dir = scratch.path().to_owned();
+    let config = &juror.config;
+    let model = config.model.as_str();
+    let tmp = mkdir(&dir.join("tmp"))?;
+    let mut env: Vec<(String, OsString)> = config.env.iter().map(|(k, v)| (k.clone(), v.into())).collect();
+    env.push(("TMPDIR".into(), tmp.into()));
+    let mut stdin = prompt.as_bytes().to_vec();
+    let user_dir = |var: &'static str, default: &str| config_dir(juror, var, default);
+
+    let (default_program, mut args, record) = match config.preset {
+        Preset::Codex => {
+            let mut args =
+                strings(&["exec", "--json", "--skip-git-repo-check", "-s", "read-only", "--disable", "plugins"]);
+            args.extend(strings(&["-c", "analytics.enabled=false", "-m", model]));
+            let home = match endpoint {
+                Some(endpoint) => {
+                    env.push(("HOME".into(), mkdir(&dir.join("home"))?.into()));
+                    env.push((CODEX_KEY_VAR.into(), endpoint.api_key.clone().into()));
+                    args.extend(codex_provider_flags(&endpoint.base_url));
+                    mkdir(&dir.join("codex"))?
+                }
+                None => user_dir("CODEX_HOME", ".codex")?,
+            };
+            env.push(("CODEX_HOME".into(), home.clone().into()));
+            ("codex".into(), args, Record::Codex { home })
+        }
+        Preset::Gemini => {
+            env.push(("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()));
+            if let Some(endpoint) = endpoint {
+                let home = mkdir(&dir.join("gemini"))?;
+                write_private(&mkdir(&home.join(".gemini"))?.join("settings.json"), &gemini_settings().to_string())?;
+                env.push(("GEMINI_CLI_HOME".into(), home.into()));
+                env.push(("GOOGLE_GEMINI_BASE_URL".into(), endpoint.base_url.clone().into()));
+                env.push(("GEMINI_API_KEY".into(), endpoint.api_key.clone().into()));
+            }
+            let args = strings(&["-m", model, "--approval-mode", "plan", "--output-format", "json"]);
+            ("gemini".into(), args, Record::Gemini)
+        }
+        Preset::Claude => {
+            let config_dir = match endpoint {
+                Some(endpoint) => {
+                    env.push(("ANTHROPIC_BASE_URL".into(), endpoint.base_url.clone().into()));
+                    env.push(("ANTHROPIC_API_KEY".into(), endpoint.api_key.clone().into()));
+                    env.push(("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into()));
+                    env.push(("DISABLE_AUTOUPDATER".into(), "1".into()));
+                    mkdir(&dir.join("claude"))?
+                }
+                None => user_dir("CLAUDE_CONFIG_DIR", ".claude")?,
+            };
+            env.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into()));
+            let session_id = uuid_v4();
+            let args = strings(&["-p", "--model", model, "--session-id", &session_id, "--permission-mode", "plan"]);
+            ("claude".into(), args, Record::Claude { config_dir, session_id })
+        }
+        Preset::Copilot => {
+            let home = match endpoint {
+                Some(endpoint) => {
+                    env.push(("COPILOT_OFFLINE".into(), "true".into()));
+                    env.push(("COPILOT_PROVIDER_BASE_URL".into(), endpoint.base_url.clone().into()));
+                    mkdir(&dir.join("copilot"))?
+                }
+                None => user_dir("COPILOT_HOME", ".copilot")?,
+            };
+            env.push(("COPILOT_HOME".into(), home.clone().into()));
+            env.push(("COPILOT_MODEL".into(), model.into()));
+            let prompt_file = dir.join("prompt.md");
+            write_private(&prompt_file, prompt)?;
+            stdin.clear();
+            let marker = prompt_file.display().to_string();
+            let instruction = format!("Read the file {marker} with the view tool and answer exactly as it asks.");
+            let mut args = strings(&["-p", &instruction, "-s", "--no-ask-user", "--model", model]);
+            args.extend(strings(&["--available-tools=view", &format!("--add-dir={}", dir.display())]));
+            ("copilot".into(), args, Record::Copilot { home, marker })
+        }
+        Preset::Command => {
+            // Validation guarantees a non-empty command for this preset.
+            let argv: Vec<String> =
+                config.command.iter().flatten().map(|part| part.replace("{model}", model)).collect();
+            let (program, rest) = argv.split_first().map_or((String::new(), &[][..]), |(p, r)| (p.clone(), r));
+            (PathBuf::from(program), rest.to_vec(), Record::Command)
+        }
+    };
+    args.extend(config.extra_args.iter().map(|arg| arg.replace("{model}", model)));
+    if config.preset == Preset::Codex {
+        args.push("-".into()); // the prompt is stdin; options must come before it
+    }
+    let spawn = Spawn {
+        program: config.bin.clone().unwrap_or(default_program),
+        args,
+        env_remove: config.env_strip.clone(),
+        env_set: env,
+        cwd: project.to_owned(),
+        stdin,
+    };
+    Ok(Prepared { spawn, record, _scratch: scratch })
+}
+
+impl Prepared {
+    /// The answer text in the CLI's output: Codex's last agent message of its `--json`
+    /// events, Gemini's `response`, otherwise stdout itself.
+    pub fn answer(&self, stdout: &str) -> String {
+        let answer = match self.record {
+            Record::Codex { .. } => stdout
+                .lines()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .filter(|e| e["type"] == "item.completed" && e["item"]["type"] == "agent_message")
+                .filter_map(|e| e["item"]["text"].as_str().map(str::to_owned))
+                .next_back(),
+            Record::Gemini => extract::object_with_key(stdout, "response")
+                .ok()
+                .and_then(|o| o.get("response").and_then(Value::as_str).map(str::to_owned)),
+            Record::Claude { .. } | Record::Copilot { .. } | Record::Command => Some(stdout.to_owned()),
+        };
+        answer.unwrap_or_default().trim().to_owned()
+    }
+
+    /// Who answered, from the CLI's own record (see [`crate::identity`]).
+    pub fn identity(&self, stdout: &str, answer_model: Option<&str>) -> Result<Identity, IdentityError> {
+        match &self.record {
+            Record::Codex { home } => identity::codex(stdout, home),
+            Record::Gemini => identity::gemini(stdout),
+            Record::Claude { config_dir, session_id } => identity::claude(config_dir, session_id),
+            Record::Copilot { home, marker } => identity::copilot(home, marker),
+            Record::Command => identity::command(answer_model),
+        }
+    }
+}
+
+/// `-c` flags that define a provider for `base_url` (Codex accepts only the Responses API).
+fn codex_provider_flags(base_url: &str) -> Vec<String> {
+    let url = toml::Value::String(base_url.to_owned());
+    let provider = format!(
+        "model_providers.judged={{name=\"judged\",base_url={url},wire_api=\"responses\",\
+         env_key=\"{CODEX_KEY_VAR}\",request_max_retries=0,stream_max_retries=0}}"
+    );
+    strings(&["-c", "model_provider=judged", "-c", &provider])
+}
+
+/// What Gemini CLI needs to run headless against a base URL (host-formats.md §G): API-key
+/// auth (the default choice fails its own validator), no tools, one attempt, no updates.
+fn gemini_settings() -> Value {
+    json!({
+        "security": {"auth": {"selectedType": "gemini-api-key"}},
+        "privacy": {"usageStatisticsEnabled": false},
+        "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false,
+                    "maxAttempts": 1, "retryFetchErrors": false},
+        "tools": {"core": []}
+    })
+}
+
+/// The user's config directory of a CLI: the juror's `env`, the daemon's environment, or
+/// `$HOME/<default>`.
+fn config_dir(juror: &Juror, var: &'static str, default: &str) -> Result<PathBuf, PresetError> {
+    if let Some(dir) = juror.config.env.get(var) {
+        return Ok(dir.into());
+    }
+    if let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty()) {
+        return Ok(dir.into());
+    }
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| Path::new(&h).join(default))
+        .ok_or(PresetError::NoHome(var))
+}
+
+fn mkdir(path: &Path) -> Result<PathBuf, PresetError> {
+    fs::create_dir_all(path).map_err(|source| PresetError::Write { path: path.to_owned(), source })?;
+    Ok(path.to_owned())
+}
+
+/// Create `path` readable by the owner only, and fail rather than reuse an existing file.
+fn write_private(path: &Path, text: &str) -> Result<(), PresetError> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|source| PresetError::Write { path: path.to_owned(), source })
+}
+
+fn strings(parts: &[&str]) -> Vec<String> {
+    parts.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// A random RFC 4122 version-4 UUID, the form Claude Code's `--session-id` requires.
+fn uuid_v4() -> String {
+    let mut b: [u8; 16] = rand::random();
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::config::JurorConfig;
+
+    const PROMPT: &str = "SECRET PROMPT TEXT";
+
+    fn juror(preset: Preset, model: &str) -> Juror {
+        let config = JurorConfig {
+            name: "j".into(),
+            preset,
+            model: model.into(),
+            bin: None,
+            extra_args: vec!["--extra".into()],
+            env: BTreeMap::from([("FROM_CONFIG".to_owned(), "1".to_owned())]),
+            env_strip: vec!["OPENAI_API_KEY".into()],
+            timeout_seconds: None,
+            command: (preset == Preset::Command).then(|| vec!["judge".into(), "--model={model}".into()]),
+            price: None,
+        };
+        Juror { config, family: "openai" }
+    }
+
+    fn endpoint() -> ModelEndpoint {
+        ModelEndpoint { base_url: "http://127.0.0.1:9/v1".into(), api_key: "k".into() }
+    }
+
+    fn env<'a>(p: &'a Prepared, name: &str) -> Option<&'a OsString> {
+        p.spawn.env_set.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+
+    fn prepared(preset: Preset, endpoint: Option<&ModelEndpoint>) -> Prepared {
+        prepare(&juror(preset, "gpt-5.4"), PROMPT, Path::new("/project"), endpoint).expect("prepared")
+    }
+
+    #[test]
+    fn the_prompt_is_never_in_argv() {
+        for preset in [Preset::Codex, Preset::Gemini, Preset::Claude, Preset::Copilot, Preset::Command] {
+            let p = prepared(preset, Some(&endpoint()));
+            assert!(!p.spawn.argv().iter().any(|a| a.contains(PROMPT)), "{preset:?}");
+            assert_eq!(p.spawn.cwd, Path::new("/project"));
+            assert_eq!(p.spawn.env_remove, ["OPENAI_API_KEY"]);
+            assert_eq!(env(&p, "FROM_CONFIG").map(|v| v.as_os_str()), Some("1".as_ref()));
+            assert!(p.spawn.args.contains(&"--extra".to_owned()), "{preset:?}");
+        }
+    }
+
+    #[test]
+    fn codex_argv_reads_stdin_and_gets_provider_flags_only_with_an_endpoint() {
+        let with = prepared(Preset::Codex, Some(&endpoint()));
+        assert_eq!(with.spawn.program, Path::new("codex"));
+        assert_eq!(
+            with.spawn.args[..7],
+            strings(&["exec", "--json", "--skip-git-repo-check", "-s", "read-only", "--disable", "plugins"])
+        );
+        assert_eq!(with.spawn.args.last().map(String::as_str), Some("-"));
+        assert_eq!(with.spawn.stdin, PROMPT.as_bytes());
+        assert!(with.spawn.args.iter().any(|a| a.contains(r#"base_url="http://127.0.0.1:9/v1""#)));
+        assert_eq!(env(&with, CODEX_KEY_VAR).map(|v| v.as_os_str()), Some("k".as_ref()));
+        let home = env(&with, "CODEX_HOME").expect("CODEX_HOME");
+        assert!(Path::new(home).starts_with(std::env::temp_dir()));
+
+        let without = prepared(Preset::Codex, None);
+        assert!(!without.spawn.args.iter().any(|a| a.contains("model_provider")));
+        assert!(env(&without, CODEX_KEY_VAR).is_none());
+    }
+
+    #[test]
+    fn gemini_gets_the_headless_settings_with_an_endpoint() {
+        let p = prepared(Preset::Gemini, Some(&endpoint()));
+        assert_eq!(
+            p.spawn.args,
+            strings(&["-m", "gpt-5.4", "--approval-mode", "plan", "--output-format", "json", "--extra"])
+        );
+        let home = PathBuf::from(env(&p, "GEMINI_CLI_HOME").expect("GEMINI_CLI_HOME"));
+        let settings_path = home.join(".gemini/settings.json");
+        let settings: Value =
+            serde_json::from_str(&fs::read_to_string(&settings_path).expect("settings")).expect("json");
+        assert_eq!(settings["security"]["auth"]["selectedType"], "gemini-api-key");
+        assert_eq!(settings["general"]["maxAttempts"], 1);
+        assert_eq!(fs::metadata(&settings_path).expect("meta").permissions().mode() & 0o777, 0o600);
+        assert_eq!(env(&p, "GEMINI_CLI_TRUST_WORKSPACE").map(|v| v.as_os_str()), Some("true".as_ref()));
+        assert!(env(&prepared(Preset::Gemini, None), "GEMINI_CLI_HOME").is_none());
+    }
+
+    #[test]
+    fn claude_gets_a_fresh_session_id_so_its_transcript_can_be_found() {
+        let p = prepared(Preset::Claude, Some(&endpoint()));
+        let Record::Claude { session_id, .. } = &p.record else { panic!("claude record") };
+        let at = p.spawn.args.iter().position(|a| a == "--session-id").expect("flag");
+        assert_eq!(&p.spawn.args[at + 1], session_id);
+        assert_eq!((session_id.len(), &session_id[14..15]), (36, "4"));
+        assert_ne!(session_id, &uuid_v4());
+        assert_eq!(p.spawn.stdin, PROMPT.as_bytes());
+    }
+
+    #[test]
+    fn copilot_reads_the_prompt_from_a_private_file() {
+        let p = prepared(Preset::Copilot, Some(&endpoint()));
+        assert!(p.spawn.stdin.is_empty());
+        let Record::Copilot { marker, .. } = &p.record else { panic!("copilot record") };
+        assert_eq!(fs::read_to_string(marker).expect("prompt file"), PROMPT);
+        assert_eq!(fs::metadata(marker).expect("meta").permissions().mode() & 0o777, 0o600);
+        assert!(p.spawn.args[1].contains(marker.as_str()));
+        let scratch = p._scratch.path().to_owned();
+        assert_eq!(fs::metadata(&scratch).expect("meta").permissions().mode() & 0o777, 0o700);
+        drop(p);
+        assert!(!scratch.exists(), "the scratch directory outlived the run");
+    }
+
+    #[test]
+    fn command_substitutes_the_model_and_bin_overrides_the_program() {
+        let p = prepared(Preset::Command, None);
+        assert_eq!(
+            (p.spawn.program.as_path(), p.spawn.args.as_slice()),
+            (Path::new("judge"), &strings(&["--model=gpt-5.4", "--extra"])[..])
+        );
+        let mut j = juror(Preset::Command, "gpt-5.4");
+        j.config.bin = Some("/opt/judge".into());
+        let p = prepare(&j, PROMPT, Path::new("/"), None).expect("prepared");
+        assert_eq!(p.spawn.program, Path::new("/opt/judge"));
+    }
+
+    #[test]
+    fn answers_are_read_where_each_cli_prints_them() {
+        let codex_out = fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/samples/codex-exec_json_stdout_reroute.jsonl"
+        ))
+        .expect("sample");
+        assert_eq!(
+            prepared(Preset::Codex, None).answer(&codex_out),
+            r#"{"verdict":"PASS","confidence":90,"reasoning":"ok"}"#
+        );
+        let gemini_out = fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/samples/gemini-output_format_json_server_reports_other_model.json"
+        ))
+        .expect("sample");
+        assert_eq!(
+            prepared(Preset::Gemini, None).answer(&gemini_out),
+            r#"{"verdict":"PASS","confidence":90,"reasoning":"ok"}"#
+        );
+        assert_eq!(prepared(Preset::Command, None).answer("  text \n"), "text");
+        assert_eq!(prepared(Preset::Codex, None).answer("not json"), "");
+    }
+}
