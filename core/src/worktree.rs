@@ -26,19 +26,32 @@ impl Tree {
     /// The tree of the repository holding `dir`, leaving out `excluded` paths (the files
     /// the evidence command itself writes); none outside a repository.
     pub fn of(dir: &Path, excluded: &[PathBuf]) -> Option<Tree> {
-        // Looked for before spawning git: most evidence calls in a non-repository would
-        // otherwise pay a process start to learn there is nothing to record.
-        dir.ancestors().find(|d| d.join(".git").exists())?;
-        let top = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"])?.trim_end());
-        let head = git(dir, &["rev-parse", "--verify", "--quiet", "HEAD"]).unwrap_or_default().trim().to_owned();
-        let status = git(dir, &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])?;
-        let changes = status
-            .split('\0')
-            .filter(|entry| entry.len() > 3)
-            .map(|entry| &entry[3..])
-            .filter(|path| !excluded.iter().any(|e| e == &top.join(path)))
-            .map(|path| (path.to_owned(), content_digest(&top.join(path))))
-            .collect();
+        // Found by looking, not by asking git: an evidence call outside any repository
+        // pays no process start, and one inside pays one.
+        let top = dir.ancestors().find(|d| d.join(".git").exists())?;
+        let status =
+            git(top, &["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames"])?;
+        let mut head = String::new();
+        let mut changes = BTreeMap::new();
+        for entry in status.split('\0').filter(|e| !e.is_empty()) {
+            let path = match entry.as_bytes()[0] {
+                b'#' => {
+                    if let Some(oid) = entry.strip_prefix("# branch.oid ").filter(|oid| *oid != "(initial)") {
+                        head = oid.to_owned();
+                    }
+                    continue;
+                }
+                // `1 XY sub mH mI mW hH hI path`, `u XY sub m1 m2 m3 mW h1 h2 h3 path`, `? path`
+                b'1' => entry.splitn(9, ' ').nth(8),
+                b'u' => entry.splitn(11, ' ').nth(10),
+                b'?' => entry.get(2..),
+                _ => None,
+            };
+            let Some(path) = path else { continue };
+            if !excluded.iter().any(|e| e == &top.join(path)) {
+                changes.insert(path.to_owned(), content_digest(&top.join(path)));
+            }
+        }
         Some(Tree { head, changes })
     }
 
