@@ -237,6 +237,13 @@ impl Layout {
         fs::create_dir_all(claude_home.join("projects"))?;
         let project = root.join("project");
         fs::create_dir_all(&project)?;
+        // A repository of its own, as a user's project is: evidence records the reviewed
+        // tree of the repository holding the cwd, and the bench's work dir sits inside the
+        // judged checkout, whose tree is no part of what is measured.
+        let init = std::process::Command::new("git").args(["init", "-q"]).current_dir(&project).status()?;
+        if !init.success() {
+            return Err(std::io::Error::other("git init failed in the bench project"));
+        }
         Ok(Layout { project: fs::canonicalize(&project)?, copilot_home, claude_home })
     }
 

@@ -10,9 +10,10 @@
 //! or outside `cargo run`), then uses `target/release/{judged,judge-evidence,judge-hook}`.
 //! For each root size it generates the logs (deterministic from `--seed`), times
 //! `sha256sum` over them and a cold-start ingest, then `challenge` and `verify` in
-//! daemon and direct mode next to their baselines. On the largest root it times the
-//! hook shim (alone and under 64 concurrent callers), append-to-visible latency and the
-//! daemon's memory. The tables go to stdout and, as markdown, to `--out`
+//! daemon and direct mode next to their baselines, direct mode's `challenge` again under
+//! `--session-root` (time and peak RSS), and a refused `challenge` with default flags. On
+//! the largest root it times the hook shim (alone and under 64 concurrent callers),
+//! append-to-visible latency and the daemon's memory. The tables go to stdout and, as markdown, to `--out`
 //! (default `bench/results.md`; a directory gets `results.md` inside), and the targets'
 //! figures to the `.json` beside it. `--compare` an earlier `results.json` adds each
 //! figure's change and exits 3 when one is more than 20 % worse.
@@ -24,6 +25,7 @@ mod report;
 use generate::{Generator, Layout, LiveSession, Rng};
 use measure::{Daemon, Samples};
 use serde_json::{Value, json};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -54,6 +56,8 @@ pub struct Runs {
     pub challenge_daemon: usize,
     pub challenge_direct: usize,
     pub reparse: usize,
+    /// Refusals wait for the log to be quiet (300 ms) each: a few runs.
+    pub refusal: usize,
     pub sha: usize,
     pub hook: usize,
     pub concurrent_per_caller: usize,
@@ -128,6 +132,7 @@ impl Options {
                 challenge_daemon: 7,
                 challenge_direct: 5,
                 reparse: 1,
+                refusal: 3,
                 sha: 1,
                 hook: 100,
                 concurrent_per_caller: 2,
@@ -140,6 +145,7 @@ impl Options {
                 challenge_daemon: 21,
                 challenge_direct: 11,
                 reparse: 3,
+                refusal: 7,
                 sha: 3,
                 hook: 500,
                 concurrent_per_caller: 8,
@@ -205,6 +211,16 @@ pub struct Stage {
     pub rtt: Samples,
     pub challenge_daemon: Samples,
     pub challenge_direct: Samples,
+    /// Peak RSS (KiB) of each direct-mode `challenge` process, the root given as
+    /// `COPILOT_HOME` / `CLAUDE_CONFIG_DIR`.
+    pub challenge_direct_rss: Samples,
+    /// The same direct-mode `challenge` with the Copilot root given as `--session-root`,
+    /// and its peak RSS (KiB).
+    pub challenge_session_root: Samples,
+    pub challenge_session_root_rss: Samples,
+    /// `challenge` of a binding no marker carries, default flags: the refusal (exit 3).
+    pub refusal_daemon: Samples,
+    pub refusal_direct: Samples,
     pub reparse: Samples,
     pub verify_daemon: Samples,
     pub verify_direct: Samples,
@@ -266,19 +282,52 @@ impl Bench<'_> {
         self.artifacts.join(name)
     }
 
-    /// `challenge` in `mode`, timed; returns the samples and the nonce of the last run.
-    fn challenge(&self, mode: &str, home: &Path, binding: &str, runs: usize) -> (Samples, String) {
-        let output = self.artifact(&format!("{mode}.challenge.json"));
+    /// `judge-evidence challenge` of `binding` for the project, in `mode`, writing
+    /// `<label>.challenge.json`, with default flags but for `extra`.
+    fn challenge_command(&self, label: &str, mode: &str, home: &Path, binding: &str, extra: &[&OsStr]) -> Command {
         let project = self.layout.project.to_string_lossy().into_owned();
-        let (samples, _) = measure::repeat(&format!("challenge --mode {mode}"), runs, 2, 0, |_| {
-            let mut command = self.evidence(mode, home);
-            command.args(["challenge", "--binding", binding, "--cwd", &project, "--max-age-seconds", "600"]);
-            command.args(["--replace", "--wait-seconds", "0", "--output"]).arg(&output);
-            (command, None)
-        });
+        let mut command = self.evidence(mode, home);
+        command.args(["challenge", "--binding", binding, "--cwd", &project, "--max-age-seconds", "600"]);
+        command.arg("--replace").arg("--output").arg(self.artifact(&format!("{label}.challenge.json"))).args(extra);
+        command
+    }
+
+    /// An accepted `challenge` (`--wait-seconds 0`, and `extra`), timed, as `label`;
+    /// returns the samples, each process's peak RSS in KiB (direct mode only: in daemon
+    /// mode the memory is the daemon's), and the nonce of the last run.
+    fn challenge(
+        &self,
+        label: &str,
+        mode: &str,
+        home: &Path,
+        binding: &str,
+        runs: usize,
+        extra: &[&OsStr],
+    ) -> (Samples, Samples, String) {
+        let extra = [&[OsStr::new("--wait-seconds"), OsStr::new("0")], extra].concat();
+        let what = format!("challenge ({label})");
+        let make = |_| (self.challenge_command(label, mode, home, binding, &extra), None);
+        let (samples, rss_kib) = if mode == "direct" {
+            let (samples, rss_kib, _) = measure::repeat_rss(&what, runs, 2, 0, make);
+            (samples, rss_kib)
+        } else {
+            (measure::repeat(&what, runs, 2, 0, make).0, Samples::default())
+        };
+        let output = self.artifact(&format!("{label}.challenge.json"));
         let challenge: Value =
             serde_json::from_slice(&std::fs::read(&output).expect("challenge written")).expect("challenge is JSON");
-        (samples, challenge["nonce"].as_str().expect("challenge has a nonce").to_owned())
+        (samples, rss_kib, challenge["nonce"].as_str().expect("challenge has a nonce").to_owned())
+    }
+
+    /// A refused `challenge` (`unbound`: a binding no marker carries) with default flags,
+    /// as a user runs it: it waits until the log has been quiet long enough, not the
+    /// whole `--wait-seconds` (issue 10). The log is quiet: nothing appends meanwhile.
+    fn refusal(&self, mode: &str, home: &Path, unbound: &str, runs: usize) -> Samples {
+        let label = format!("{mode}.refused");
+        measure::repeat(&format!("challenge --mode {mode} (refused)"), runs, 1, 3, |_| {
+            (self.challenge_command(&label, mode, home, unbound, &[]), None)
+        })
+        .0
     }
 
     fn verify(&self, mode: &str, home: &Path, runs: usize) -> Samples {
@@ -329,6 +378,7 @@ impl Bench<'_> {
         let files = generate::discover(&self.layout);
         let bytes: u64 = files.iter().map(|f| generate::file_len(f)).sum();
         let mut stage = Stage { mb, files: files.len(), bytes, ..Stage::default() };
+        let runs = self.runs;
 
         eprintln!("judged-bench: {mb} MB: sha256sum and cold-start ingest");
         stage.sha_ms = Samples::new((0..self.runs.sha).map(|_| measure::sha256sum(&files)).collect()).median();
@@ -350,10 +400,21 @@ impl Bench<'_> {
         stage.rtt = daemon.status_round_trips(self.runs.rtt);
 
         eprintln!("judged-bench: {mb} MB: challenge");
-        let (samples, daemon_nonce) = self.challenge("daemon", &daemon.home, &binding, self.runs.challenge_daemon);
+        let home = &daemon.home;
+        let (samples, _, daemon_nonce) = self.challenge("daemon", "daemon", home, &binding, runs.challenge_daemon, &[]);
         stage.challenge_daemon = samples;
-        let (samples, direct_nonce) = self.challenge("direct", &daemon.home, &binding, self.runs.challenge_direct);
-        stage.challenge_direct = samples;
+        let (samples, rss_kib, direct_nonce) =
+            self.challenge("direct", "direct", home, &binding, runs.challenge_direct, &[]);
+        (stage.challenge_direct, stage.challenge_direct_rss) = (samples, rss_kib);
+        let copilot_root = self.layout.copilot_root();
+        let named = [OsStr::new("--session-root"), copilot_root.as_os_str()];
+        let (samples, rss_kib, _) =
+            self.challenge("session-root", "direct", home, &binding, runs.challenge_direct, &named);
+        (stage.challenge_session_root, stage.challenge_session_root_rss) = (samples, rss_kib);
+        eprintln!("judged-bench: {mb} MB: refusals");
+        let unbound = generate::binding(rng);
+        stage.refusal_daemon = self.refusal("daemon", home, &unbound, runs.refusal);
+        stage.refusal_direct = self.refusal("direct", home, &unbound, runs.refusal);
         stage.reparse = Samples::new(
             (0..self.runs.reparse)
                 .map(|_| {
@@ -367,8 +428,8 @@ impl Bench<'_> {
         eprintln!("judged-bench: {mb} MB: verify");
         live.append_review(&daemon_nonce).expect("review appended");
         live.append_review(&direct_nonce).expect("review appended");
-        stage.verify_daemon = self.verify("daemon", &daemon.home, self.runs.challenge_daemon);
-        stage.verify_direct = self.verify("direct", &daemon.home, self.runs.challenge_direct);
+        stage.verify_daemon = self.verify("daemon", &daemon.home, runs.challenge_daemon);
+        stage.verify_direct = self.verify("direct", &daemon.home, runs.challenge_direct);
         stage.rss_after_calls_kib = daemon.vm_kib("VmHWM");
         (stage, daemon)
     }

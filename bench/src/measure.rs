@@ -4,10 +4,11 @@
 use crate::generate::LiveSession;
 use serde_json::Value;
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Latencies in milliseconds, sorted.
@@ -48,6 +49,14 @@ pub fn ms_since(start: Instant) -> f64 {
 
 /// Spawn `command`, write `stdin` (if any), wait; the wall time from spawn to exit.
 pub fn run(command: &mut Command, stdin: Option<&[u8]>) -> (f64, Output) {
+    let (ms, output, _) = run_by(command, stdin, wait);
+    (ms, output)
+}
+
+/// How a spawned child is waited for: its output, and its own peak RSS in KiB when known.
+type Reap = fn(Child) -> (Output, Option<u64>);
+
+fn run_by(command: &mut Command, stdin: Option<&[u8]>, reap: Reap) -> (f64, Output, Option<u64>) {
     command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
     command.stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();
@@ -55,10 +64,40 @@ pub fn run(command: &mut Command, stdin: Option<&[u8]>) -> (f64, Output) {
     if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
         let _ = pipe.write_all(bytes); // a child that does not read its stdin closes the pipe
     }
-    let output = child.wait_with_output().expect("child exits");
-    (ms_since(start), output)
+    let (output, rss_kib) = reap(child);
+    (ms_since(start), output, rss_kib)
 }
 
+fn wait(child: Child) -> (Output, Option<u64>) {
+    (child.wait_with_output().expect("child exits"), None)
+}
+
+/// Everything left in a child's pipe.
+fn drain(pipe: Option<impl Read>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    if let Some(mut pipe) = pipe {
+        let _ = pipe.read_to_end(&mut bytes);
+    }
+    bytes
+}
+
+/// Drain the child's pipes, then reap it with `wait4` for its own peak RSS: the
+/// `RUSAGE_CHILDREN` figure of `getrusage` is the largest of every child reaped so far.
+/// stderr is read on a thread so that neither pipe can fill while the other is read.
+fn wait4(mut child: Child) -> (Output, Option<u64>) {
+    let stderr_pipe = child.stderr.take();
+    let stderr = std::thread::spawn(move || drain(stderr_pipe));
+    let stdout = drain(child.stdout.take());
+    let stderr = stderr.join().expect("stderr reader");
+    let pid = libc::pid_t::try_from(child.id()).expect("a pid fits pid_t");
+    let (mut status, mut usage) = (0, unsafe { std::mem::zeroed::<libc::rusage>() });
+    // SAFETY: `pid` is this process's unreaped child; `status` and `usage` are valid for writes.
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    let status = std::process::ExitStatus::from_raw(status);
+    // Linux reports ru_maxrss in KiB.
+    (Output { status, stdout, stderr }, u64::try_from(usage.ru_maxrss).ok())
+}
 /// Panic with the child's stderr unless it exited with `code`.
 pub fn expect_exit(what: &str, output: &Output, code: i32) {
     if output.status.code() != Some(code) {
@@ -78,20 +117,45 @@ pub fn repeat(
     runs: usize,
     warmup: usize,
     code: i32,
-    mut make: impl FnMut(usize) -> (Command, Option<Vec<u8>>),
+    make: impl FnMut(usize) -> (Command, Option<Vec<u8>>),
 ) -> (Samples, Output) {
-    let mut ms = Vec::with_capacity(runs);
+    let (ms, _, last) = repeat_by(what, runs, warmup, code, make, wait);
+    (ms, last)
+}
+
+/// As [`repeat`], and each timed run's own peak RSS (KiB) as samples too. Only where the
+/// child's memory is the figure: reaping with `wait4` costs a thread per run.
+pub fn repeat_rss(
+    what: &str,
+    runs: usize,
+    warmup: usize,
+    code: i32,
+    make: impl FnMut(usize) -> (Command, Option<Vec<u8>>),
+) -> (Samples, Samples, Output) {
+    repeat_by(what, runs, warmup, code, make, wait4)
+}
+
+fn repeat_by(
+    what: &str,
+    runs: usize,
+    warmup: usize,
+    code: i32,
+    mut make: impl FnMut(usize) -> (Command, Option<Vec<u8>>),
+    reap: Reap,
+) -> (Samples, Samples, Output) {
+    let (mut ms, mut rss_kib) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
     let mut last = None;
     for i in 0..warmup + runs {
         let (mut command, stdin) = make(i);
-        let (elapsed, output) = run(&mut command, stdin.as_deref());
+        let (elapsed, output, rss) = run_by(&mut command, stdin.as_deref(), reap);
         expect_exit(what, &output, code);
         if i >= warmup {
             ms.push(elapsed);
+            rss_kib.extend(rss.map(|kib| kib as f64));
         }
         last = Some(output);
     }
-    (Samples::new(ms), last.expect("at least one run"))
+    (Samples::new(ms), Samples::new(rss_kib), last.expect("at least one run"))
 }
 
 /// `callers` threads, each spawning `per_caller` commands back to back; every call's
