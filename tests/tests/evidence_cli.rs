@@ -270,9 +270,15 @@ impl Live {
 
 /// The `id` of the last event in a log.
 fn last_event_id(log: &Path) -> String {
+    event_id_back(log, 0)
+}
+
+/// The id of the event `back` lines before the last.
+fn event_id_back(log: &Path, back: usize) -> String {
     let text = fs::read_to_string(log).unwrap();
-    let last: Value = serde_json::from_str(text.lines().last().expect("a line")).unwrap();
-    last["id"].as_str().expect("the last event has an id").to_owned()
+    let lines: Vec<&str> = text.lines().collect();
+    let line: Value = serde_json::from_str(lines[lines.len() - 1 - back]).unwrap();
+    line["id"].as_str().expect("the event has an id").to_owned()
 }
 
 fn append(path: &Path, bytes: &[u8]) {
@@ -946,14 +952,6 @@ fn host_line(log: &Path, id: &str, parent: Option<&str>) -> String {
     format!(
         r#"{{"type":"assistant.turn_start","data":{{"turnId":"9"}},"id":"{id}","timestamp":"{now}","parentId":"{parent}"}}"#
     ) + "\n"
-}
-
-/// The id of the event `back` lines before the last.
-fn event_id_back(log: &Path, back: usize) -> String {
-    let text = fs::read_to_string(log).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let line: Value = serde_json::from_str(lines[lines.len() - 1 - back]).unwrap();
-    line["id"].as_str().unwrap().to_owned()
 }
 
 fn hook_in(daemon: &Daemon, project: &Path) -> Value {

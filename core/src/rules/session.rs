@@ -87,14 +87,15 @@ pub(super) fn is_shell_tool(name: &str) -> bool {
 /// hold every one of `words`: the command asking, as the host recorded it at its start.
 /// Searched from the end, where a running call is.
 pub(super) fn shows_running_call(log: &SessionLog, words: &[&str]) -> bool {
-    let mut returned: Vec<&str> = Vec::new();
+    // A set: a refusal scans a long log to its start, past every call that returned.
+    let mut returned: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (_, record) in log.records().rev() {
         returned.extend(record.tool_results.iter().filter_map(|r| r.tool_call_id.as_deref()));
         if !record.root {
             continue;
         }
         let running = record.tool_calls.iter().filter(|call| is_shell_tool(&call.name)).any(|call| {
-            call.id.as_deref().is_some_and(|id| !returned.contains(&id)) && {
+            call.id.as_deref().is_some_and(|id| !returned.contains(id)) && {
                 let arguments = call.arguments_text();
                 words.iter().all(|word| arguments.contains(word))
             }
