@@ -3,14 +3,15 @@
 //! subcommands, flags, artifacts, output bytes and exit codes) plus `gate`, the
 //! reference `review_gate.py` table.
 
-mod backend;
+mod decider;
 
-use backend::{Backend, CallError, ChallengeArgs, VerifyArgs};
 use clap::{Parser, Subcommand, ValueEnum};
+use decider::{CallError, ChallengeArgs, Decider, VerifyArgs};
 use judged_core::files;
-use judged_core::gate::{self, GateInput, NativeEvidence};
 use judged_core::pyjson;
-use judged_core::rules::{self, Artifact, EvidenceError};
+use judged_core::review_text::{self, ParseError};
+use judged_core::round_gate::{self, GateInput, NativeEvidence};
+use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::process::ExitCode;
@@ -143,7 +144,7 @@ fn until_persisted<T>(wait_seconds: u64, mut op: impl FnMut() -> rules::Result<T
             Err(error)
                 if matches!(
                     error.code,
-                    rules::ExitCode::NoBinding | rules::ExitCode::InvocationCount | rules::ExitCode::Lifecycle
+                    rules::RefusalCode::NoBinding | rules::RefusalCode::InvocationCount | rules::RefusalCode::Lifecycle
                 ) =>
             {
                 error
@@ -181,22 +182,26 @@ fn main() -> ExitCode {
     }
 }
 
-/// Run a backend operation in the chosen mode; `auto` falls back to direct mode with a
+/// Run an operation where the chosen mode decides; `auto` falls back to direct mode with a
 /// notice when no daemon answers.
-fn with_backend<T>(mode: Mode, op: impl Fn(&Backend) -> Result<T, CallError>) -> rules::Result<T> {
+fn with_decider<T>(mode: Mode, op: impl Fn(&Decider) -> Result<T, CallError>) -> rules::Result<T> {
     let unreachable =
         || EvidenceError::evidence("judged is not running; start it with `judged start`, or use --mode direct");
-    let backend = if mode == Mode::Direct { Backend::Direct } else { Backend::daemon() };
-    match op(&backend) {
+    let decider = if mode == Mode::Direct { Decider::Direct } else { Decider::daemon() };
+    // The daemon was reached and no evidence decision came back: exit 2, saying so.
+    let transport = |error| EvidenceError::evidence(format!("judged: {error}"));
+    match op(&decider) {
         Ok(value) => Ok(value),
         Err(CallError::Evidence(error)) => Err(error),
+        Err(CallError::Transport(error)) => Err(transport(error)),
         Err(CallError::Unreachable) if mode == Mode::Daemon => Err(unreachable()),
         Err(CallError::Unreachable) => {
             static NOTICE: std::sync::Once = std::sync::Once::new();
             NOTICE
                 .call_once(|| eprintln!("judge-evidence: judged is not running; deciding in direct mode (no witness)"));
-            op(&Backend::Direct).map_err(|e| match e {
+            op(&Decider::Direct).map_err(|e| match e {
                 CallError::Evidence(error) => error,
+                CallError::Transport(error) => transport(error),
                 CallError::Unreachable => unreachable(),
             })
         }
@@ -225,7 +230,7 @@ fn run(cli: Cli) -> rules::Result<String> {
             let args =
                 ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
             let challenge =
-                Value::Object(until_persisted(wait_seconds, || with_backend(mode, |b| b.challenge(&args)))?);
+                Value::Object(until_persisted(wait_seconds, || with_decider(mode, |b| b.challenge(&args)))?);
             files::write_atomic(Path::new(&output), pyjson::pretty(&challenge).as_bytes(), replace)?;
             Ok(pyjson::one_line(&challenge))
         }
@@ -245,7 +250,7 @@ fn run(cli: Cli) -> rules::Result<String> {
                 output: &output,
                 started,
             };
-            let verified = until_persisted(wait_seconds, || with_backend(mode, |b| b.verify(&args)))
+            let verified = until_persisted(wait_seconds, || with_decider(mode, |b| b.verify(&args)))
                 .map_err(|e| e.about_artifact(&challenge_path))?;
             let evidence = Value::Object(verified.evidence.clone());
             files::write_atomic(Path::new(&response_output), verified.response.as_bytes(), replace)?;
@@ -256,17 +261,17 @@ fn run(cli: Cli) -> rules::Result<String> {
             verified.policy()?;
             Ok(pyjson::one_line(&evidence))
         }
-        Cmd::ValidateChallenge { challenge } => validated(mode, "challenge", &challenge),
-        Cmd::Validate { evidence } => validated(mode, "evidence", &evidence),
+        Cmd::ValidateChallenge { challenge } => validated(mode, ArtifactKind::Challenge, &challenge),
+        Cmd::Validate { evidence } => validated(mode, ArtifactKind::Evidence, &evidence),
         Cmd::Gate(args) => Ok(gate_line(mode, args)),
     }
 }
 
 /// Print a revalidated artifact with whether the daemon's witness was checked.
-fn validated(mode: Mode, kind: &str, path: &str) -> rules::Result<String> {
+fn validated(mode: Mode, kind: ArtifactKind, path: &str) -> rules::Result<String> {
     let artifact = load_artifact(path)?;
     let witness_checked =
-        with_backend(mode, |b| b.validate(kind, &artifact)).map_err(|e| e.about_artifact(&files::resolve(path)))?;
+        with_decider(mode, |b| b.validate(kind, &artifact)).map_err(|e| e.about_artifact(&files::resolve(path)))?;
     let mut shown = artifact;
     shown.insert("witness_checked".into(), witness_checked.into());
     Ok(pyjson::one_line(&Value::Object(shown)))
@@ -277,7 +282,9 @@ fn gate_line(mode: Mode, args: GateArgs) -> String {
     let native_evidence = if args.native_evidence.is_empty() {
         None
     } else {
-        match gate::admit_native_evidence(&args.round_backend, rea, || native_evidence(mode, &args.native_evidence)) {
+        match round_gate::admit_native_evidence(&args.round_backend, rea, || {
+            native_evidence(mode, &args.native_evidence)
+        }) {
             Ok(evidence) => Some(evidence),
             Err(transition) => return pyjson::ascii_only(&pyjson::one_line(&transition.to_json())),
         }
@@ -294,18 +301,47 @@ fn gate_line(mode: Mode, args: GateArgs) -> String {
         manual_identity_reported: args.manual_identity_reported && !args.no_manual_identity_reported,
         native_evidence,
     };
-    pyjson::ascii_only(&pyjson::one_line(&gate::evaluate(&input).to_json()))
+    pyjson::ascii_only(&pyjson::one_line(&round_gate::evaluate(&input).to_json()))
+}
+
+/// Why native evidence could not be loaded for `gate`; the gate prints the message as
+/// the reason of a refused round.
+#[derive(Debug)]
+enum NativeEvidenceError {
+    /// The evidence did not revalidate, or an artifact could not be read.
+    Evidence(EvidenceError),
+    /// The stored response (at this path) is not text.
+    ResponseNotUtf8(String),
+    /// The response has no single Score and Verdict.
+    Response(ParseError),
+}
+
+impl std::fmt::Display for NativeEvidenceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            NativeEvidenceError::Evidence(error) => f.write_str(&error.message),
+            NativeEvidenceError::ResponseNotUtf8(path) => write!(f, "response is not UTF-8: {path}"),
+            NativeEvidenceError::Response(error) => error.fmt(f),
+        }
+    }
+}
+
+impl From<EvidenceError> for NativeEvidenceError {
+    fn from(error: EvidenceError) -> Self {
+        NativeEvidenceError::Evidence(error)
+    }
 }
 
 /// Revalidate native evidence and read the verdict from its bound response (§4.3).
-fn native_evidence(mode: Mode, path: &str) -> Result<NativeEvidence, String> {
-    let evidence = load_artifact(path).map_err(|e| e.message)?;
-    with_backend(mode, |b| b.validate("evidence", &evidence)).map_err(|e| e.message)?;
+fn native_evidence(mode: Mode, path: &str) -> Result<NativeEvidence, NativeEvidenceError> {
+    let evidence = load_artifact(path)?;
+    with_decider(mode, |b| b.validate(ArtifactKind::Evidence, &evidence))?;
     let ev = Artifact(&evidence);
-    let response_path = ev.required("response_path").map_err(|e| e.message)?;
-    let (_, bytes) = files::read_artifact(response_path).map_err(|e| e.message)?;
-    let response = String::from_utf8(bytes).map_err(|_| format!("response is not UTF-8: {response_path}"))?;
-    let (score, verdict) = gate::parse_score_verdict(&response)?;
+    let response_path = ev.required("response_path")?;
+    let (_, bytes) = files::read_artifact(response_path)?;
+    let response =
+        String::from_utf8(bytes).map_err(|_| NativeEvidenceError::ResponseNotUtf8(response_path.to_owned()))?;
+    let (score, verdict) = review_text::parse_score_verdict(&response).map_err(NativeEvidenceError::Response)?;
     let field = |k: &str| ev.str(k).unwrap_or_default().to_owned();
     Ok(NativeEvidence {
         evidence_id: field("evidence_id"),
@@ -319,7 +355,7 @@ fn native_evidence(mode: Mode, path: &str) -> Result<NativeEvidence, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use judged_core::rules::{EvidenceError, ExitCode as Code, LogState};
+    use judged_core::rules::{EvidenceError, LogState, RefusalCode as Code};
     use std::cell::Cell;
 
     fn refusal(state: LogState) -> rules::Result<()> {

@@ -16,10 +16,13 @@ pub const SESSION_GENESIS_DOMAIN: &str = "judged.session-chain.v1";
 /// Domain string whose SHA-256 starts the daemon's journal chain.
 pub const JOURNAL_GENESIS_DOMAIN: &str = "judged.journal.v1";
 
+/// The SHA-256 of `bytes`: a line's hash, a prefix's digest, the evidence id's input.
 pub fn sha256(bytes: &[u8]) -> Hash {
     Sha256::digest(bytes).into()
 }
 
+/// `chain_0` of a chain named by `domain` ([`SESSION_GENESIS_DOMAIN`] or
+/// [`JOURNAL_GENESIS_DOMAIN`]): distinct domains can never produce the same chain.
 pub fn genesis(domain: &str) -> Hash {
     sha256(domain.as_bytes())
 }
@@ -32,6 +35,7 @@ pub fn link(previous: &Hash, line_sha256: &Hash) -> Hash {
     hasher.finalize().into()
 }
 
+/// Lowercase hex, as every artifact and the journal write a digest.
 pub fn to_hex(hash: &Hash) -> String {
     hex::encode(hash)
 }

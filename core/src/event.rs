@@ -3,13 +3,17 @@
 use serde_json::Value;
 
 /// Which coding-agent host wrote a log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Host {
+    /// GitHub Copilot CLI: `session-state/<id>/events.jsonl`.
     CopilotCli,
+    /// Claude Code: `projects/<dir>/<session>.jsonl` and its sub-agent transcripts.
     ClaudeCode,
 }
 
 impl Host {
+    /// The name artifacts, the store and the wire use (`copilot-cli`, `claude-code`).
     pub fn as_str(self) -> &'static str {
         match self {
             Host::CopilotCli => "copilot-cli",
@@ -17,6 +21,8 @@ impl Host {
         }
     }
 
+    /// The host [`Host::as_str`] names; `None` for any other spelling, so callers decide
+    /// what an unknown name means (see `rules::Artifact::host`).
     pub fn parse(name: &str) -> Option<Host> {
         match name {
             "copilot-cli" => Some(Host::CopilotCli),
@@ -44,6 +50,8 @@ pub struct Envelope {
     /// Emitted by the root agent: Copilot without a truthy `agentId`, Claude Code
     /// without `isSidechain: true`.
     pub root: bool,
+    /// The host's own timestamp string, unparsed: only the rules that need a time parse
+    /// it, so one malformed timestamp cannot make a line unreadable.
     pub timestamp: Option<String>,
     /// Whether this is the record that opens a session (Copilot `session.start`).
     pub session_start: bool,
@@ -57,11 +65,18 @@ pub struct Envelope {
 /// and what the host's body says.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Record {
+    /// The fields every record carries; read through `Deref` as if they were this
+    /// record's own.
     pub envelope: Envelope,
     /// The host-reported model of the agent that wrote the record.
     pub model: Option<String>,
+    /// The tools the record starts (Copilot `tool.execution_start`: one; a Claude Code
+    /// assistant record: its `tool_use` blocks).
     pub tool_calls: Vec<ToolCall>,
+    /// The tool outcomes the record reports (Copilot `tool.execution_complete`, Claude
+    /// Code `tool_result` blocks).
     pub tool_results: Vec<ToolResult>,
+    /// Set on a Copilot `subagent.*` lifecycle record.
     pub subagent: Option<SubagentEvent>,
     /// Plain message text (Copilot `user.message` `data.content`, Claude Code string content).
     pub text: Option<String>,
@@ -77,7 +92,9 @@ impl std::ops::Deref for Record {
 /// A tool invocation as the host recorded it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
+    /// Copilot `toolCallId`, Claude Code `tool_use` `id`: what the result names.
     pub id: Option<String>,
+    /// The tool's name as the host spells it (`bash`, `task`, `Bash`, …).
     pub name: String,
     /// The arguments as recorded (`null` when absent).
     pub arguments: Value,
@@ -86,6 +103,7 @@ pub struct ToolCall {
 /// The outcome of a tool invocation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
+    /// The [`ToolCall::id`] this result answers.
     pub tool_call_id: Option<String>,
     /// Exactly JSON `true` in the host record (Copilot `success`; Claude Code: not `is_error`).
     pub success: bool,
@@ -95,19 +113,25 @@ pub struct ToolResult {
     pub result: Value,
 }
 
+/// Which end of a sub-agent's life a [`SubagentEvent`] records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SubagentPhase {
+    /// `subagent.started`: the child agent was spawned.
     Started,
+    /// `subagent.completed`: the child answered.
     Completed,
+    /// `subagent.failed`: the child ended without an answer.
     Failed,
 }
 
 /// A sub-agent lifecycle record (Copilot `subagent.started|completed|failed`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SubagentEvent {
+    /// Which lifecycle record this is.
     pub phase: SubagentPhase,
     /// The id of the root tool call that spawned the sub-agent.
     pub tool_call_id: Option<String>,
+    /// The kind of agent (`rubber-duck` for the reviewer), as the host names it.
     pub agent_name: Option<String>,
     /// The resolved model of the sub-agent.
     pub model: Option<String>,

@@ -9,7 +9,10 @@
 /// Which table to use: the evidence helper knows three families, the review gate thirteen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Table {
+    /// The evidence helper's three (OpenAI, Anthropic, Google), strict word boundaries:
+    /// what `challenge`, `verify` and `validate` write and check.
     Evidence,
+    /// All thirteen, as `review_gate.py` derives families for the round gate.
     Gate,
 }
 
@@ -56,11 +59,6 @@ pub fn family(model: &str, table: Table) -> Option<&'static str> {
         }
     }
     found
-}
-
-/// `family` or the literal `"unknown"`, for artifact fields.
-pub fn family_name(model: &str, table: Table) -> &'static str {
-    family(model, table).unwrap_or(UNKNOWN)
 }
 
 fn contains_word(haystack: &str, token: &str, version_suffix: bool) -> bool {

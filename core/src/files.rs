@@ -1,9 +1,11 @@
 //! File-system helpers shared by direct mode and the daemon: safe reads, atomic artifact
-//! writes, path resolution and session discovery. This is the only module of the crate
-//! that touches the disk.
+//! writes, path resolution, session discovery, and [`FsEnv`], the rules' view of the real
+//! file system. With `worktree` (which runs git), the only module of the crate that
+//! touches the disk.
 
 use crate::event::Host;
-use crate::rules::{EvidenceError, Result};
+use crate::rules::{Env, EvidenceError, Result};
+use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
@@ -25,13 +27,7 @@ pub fn resolve(path: &str) -> String {
 
 /// The real uid of this process.
 pub fn current_uid() -> u32 {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc_getuid() }
-}
-
-unsafe extern "C" {
-    #[link_name = "getuid"]
-    fn libc_getuid() -> u32;
+    rustix::process::getuid().as_raw()
 }
 
 /// Refuse a missing file, a symlink or non-regular file, or one owned by another user.
@@ -61,6 +57,37 @@ pub fn read_artifact(path: &str) -> Result<(String, Vec<u8>)> {
     let resolved = resolve(path);
     let bytes = read_safe(Path::new(&resolved), MAX_LOG_BYTES)?;
     Ok((resolved, bytes))
+}
+
+/// The rules' [`Env`] on the real file system, for direct mode and the daemon alike.
+///
+/// The daemon may run under another account than the client, which then cannot let it
+/// read its files: such a client sends the artifact files a rule reads (the stored
+/// response) along with its request, and those are read from here first.
+#[derive(Clone, Debug, Default)]
+pub struct FsEnv {
+    sent: HashMap<String, Vec<u8>>,
+}
+
+impl FsEnv {
+    /// Real paths, with `sent` (path to bytes, as the client named them) read before the
+    /// disk.
+    pub fn with_sent_files(sent: HashMap<String, Vec<u8>>) -> FsEnv {
+        FsEnv { sent }
+    }
+}
+
+impl Env for FsEnv {
+    fn resolve(&self, path: &str) -> String {
+        resolve(path)
+    }
+
+    fn read_file(&self, path: &str) -> Result<Vec<u8>> {
+        match self.sent.get(path) {
+            Some(bytes) => Ok(bytes.clone()),
+            None => read_artifact(path).map(|(_, bytes)| bytes),
+        }
+    }
 }
 
 /// Refuse to overwrite `path` unless `replace`.
@@ -104,7 +131,9 @@ fn random_u64() -> u64 {
 /// A session log found under a root.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Discovered {
+    /// The host whose log it is, told by where it was found (or by its shape).
     pub host: Host,
+    /// The log file, under the root it was found in (not resolved).
     pub path: PathBuf,
 }
 
@@ -181,13 +210,18 @@ pub fn entries(dir: &Path) -> Listing {
 /// As [`entries`], telling a directory that cannot be read from an empty one.
 pub fn read_entries(dir: &Path) -> std::io::Result<Listing> {
     let listing = fs::read_dir(dir)?;
-    Ok(listing.filter_map(|e| e.ok()).map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_dir()))).collect())
+    Ok(listing
+        .filter_map(std::result::Result::ok)
+        .map(|e| (e.path(), e.file_type().is_ok_and(|t| t.is_dir())))
+        .collect())
 }
 
 /// Session roots, per host: where the daemon watches, and where direct mode looks.
 #[derive(Clone, Debug, Default)]
 pub struct Roots {
+    /// Copilot CLI `session-state` directories.
     pub copilot: Vec<PathBuf>,
+    /// Claude Code `projects` directories.
     pub claude: Vec<PathBuf>,
     /// Roots named without a host (`--session-root`): each log's host is told by its shape.
     pub named: Vec<PathBuf>,
@@ -225,6 +259,7 @@ impl Roots {
         found
     }
 
+    /// Every root, whatever its host (to watch them all).
     pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
         self.copilot.iter().chain(&self.claude).chain(&self.named)
     }
@@ -268,6 +303,8 @@ pub fn default_claude_root() -> PathBuf {
     }
 }
 
+/// `$HOME`, else `/`: the default roots then name paths that do not exist, and
+/// discovery finds nothing rather than failing.
 pub fn home_dir() -> PathBuf {
     std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"))
 }
@@ -311,6 +348,25 @@ mod tests {
         ] {
             assert_eq!(host(not_a_log), None, "{not_a_log}");
         }
+    }
+
+    #[test]
+    fn fs_env_reads_files_sent_along_before_the_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let on_disk = dir.path().join("r1.response.md");
+        fs::write(&on_disk, b"from disk").unwrap();
+        let on_disk = on_disk.to_string_lossy().into_owned();
+        let sent_only = dir.path().join("elsewhere.md").to_string_lossy().into_owned();
+
+        let plain = FsEnv::default();
+        assert_eq!(plain.read_file(&on_disk).unwrap(), b"from disk");
+        assert!(plain.read_file(&sent_only).unwrap_err().message.starts_with("file not found"));
+        assert_eq!(plain.resolve(&on_disk), resolve(&on_disk));
+
+        let sent = [(on_disk.clone(), b"sent".to_vec()), (sent_only.clone(), b"sent too".to_vec())];
+        let env = FsEnv::with_sent_files(sent.into_iter().collect());
+        assert_eq!(env.read_file(&on_disk).unwrap(), b"sent", "what the client sent wins");
+        assert_eq!(env.read_file(&sent_only).unwrap(), b"sent too");
     }
 
     /// A root named without a host reads each log once, as the host its shape says.

@@ -9,21 +9,25 @@
 //!   and chain hashes, whether it came from a file or from the daemon's store;
 //! * [`rules`] are the evidence rules (marker, challenge, verify, validate), pure
 //!   functions over a `SessionLog`;
-//! * [`gate`] is the review-gate transition table;
+//! * [`round_gate`] is the review-gate transition table for one completed round, and
+//!   [`review_text`] reads the score and verdict out of a reviewer's answer;
 //! * [`host_chain`] is Copilot CLI's own `parentId` chain, checked by ingest and the rules;
 //! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
 //!   writes, session discovery). With [`worktree`] (the reviewed git tree), the only
 //!   modules here that touch the disk.
+
+#![warn(missing_docs)]
 
 pub mod adapter;
 pub mod chain;
 pub mod event;
 pub mod family;
 pub mod files;
-pub mod gate;
 pub mod host_chain;
 pub mod log;
 pub mod pyjson;
+pub mod review_text;
+pub mod round_gate;
 pub mod rules;
 pub mod timestamp;
 pub mod worktree;

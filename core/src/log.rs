@@ -36,29 +36,40 @@ pub fn complete_len(bytes: &[u8]) -> usize {
 pub struct Line {
     /// 1-based line number.
     pub number: u64,
+    /// Byte offset of the line's first byte in the log.
     pub start: u64,
     /// End offset, terminator included.
     pub end: u64,
+    /// SHA-256 of the line's raw bytes, terminator included: the chain's input.
     pub sha256: Hash,
     /// The session chain through this line.
     pub chain: Hash,
+    /// What the host adapter made of the line.
     pub parsed: Parsed,
 }
 
+/// A line as the host adapter read it. A malformed line is kept, not dropped: the rules
+/// fail closed on it, naming the line, rather than reasoning over a log with a gap.
 #[derive(Clone, Debug)]
 pub enum Parsed {
+    /// A record (boxed: most lines are records, and a `Line` stays small to move).
     Record(Box<Record>),
     /// Only whitespace: skipped, as the reference does.
     Blank,
+    /// Not a record of this host, and why.
     Malformed(LineError),
 }
 
+/// One session log's complete lines, with a running prefix hash so that any prefix's
+/// digest (what artifacts bind) is cheap to compute, however often it is asked.
 #[derive(Clone, Debug)]
 pub struct SessionLog {
+    /// The host that writes the log, which decides how each line is read.
     pub host: Host,
     /// The path the log was read from (resolved by the caller).
     pub path: String,
     bytes: Vec<u8>,
+    /// Every complete line, in file order.
     pub lines: Vec<Line>,
     /// The hash state after each whole multiple of [`PREFIX_CHECKPOINT_BYTES`].
     checkpoints: Vec<Sha256>,
@@ -120,10 +131,12 @@ impl SessionLog {
         self.bytes.len() as u64
     }
 
+    /// Whether no complete line has been written yet.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
     }
 
+    /// The complete lines' raw bytes, as hashed.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }

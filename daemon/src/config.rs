@@ -4,15 +4,37 @@
 //! environment variables (`COPILOT_HOME`, `CLAUDE_CONFIG_DIR`), then their defaults.
 
 use judged_core::files::Roots;
+use judged_protocol::GatePolicy;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
+/// The daemon's settings, resolved.
 #[derive(Clone, Debug)]
 pub struct Config {
     pub data_dir: PathBuf,
     socket_dir: PathBuf,
     pub roots: Roots,
-    pub gate: crate::gate::GateConfig,
+    pub gate: GateConfig,
+}
+
+/// A config file that cannot be used; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{}: {source}", path.display())]
+    Parse { path: PathBuf, source: toml::de::Error },
+}
+
+/// Read a TOML file as `T`; `None` when it does not exist.
+pub fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
+        Ok(text) => {
+            toml::from_str(&text).map(Some).map_err(|source| ConfigError::Parse { path: path.to_owned(), source })
+        }
+    }
 }
 
 /// `config.toml`.
@@ -24,23 +46,20 @@ pub struct ConfigFile {
     #[serde(default)]
     pub claude_roots: Vec<PathBuf>,
     #[serde(default)]
-    pub gate: crate::gate::GateConfig,
+    pub gate: GateConfig,
 }
 
 impl ConfigFile {
     /// Read the file; a missing file is the empty config, a malformed one an error
     /// naming the file and what is wrong.
-    pub fn load(path: &Path) -> Result<ConfigFile, String> {
-        match std::fs::read_to_string(path) {
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(ConfigFile::default()),
-            Err(error) => Err(format!("cannot read {}: {error}", path.display())),
-            Ok(text) => toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
-        }
+    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        Ok(read_toml(path)?.unwrap_or_default())
     }
 }
 
 impl Config {
-    pub fn resolve(copilot_flags: Vec<PathBuf>, claude_flags: Vec<PathBuf>) -> Result<Config, String> {
+    /// Flags over the config file over the hosts' defaults.
+    pub fn resolve(copilot_flags: Vec<PathBuf>, claude_flags: Vec<PathBuf>) -> Result<Config, ConfigError> {
         let file = ConfigFile::load(&judged_protocol::paths::config_path())?;
         let pick = |flags: Vec<PathBuf>, configured: Vec<PathBuf>, default: PathBuf| {
             if !flags.is_empty() {
@@ -73,4 +92,54 @@ impl Config {
     pub fn socket_path(&self) -> PathBuf {
         self.socket_dir.join("judged.sock")
     }
+}
+
+/// What the gate does with a question it cannot judge.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    Block,
+    Allow,
+}
+
+impl OnError {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Block => "block",
+            OnError::Allow => "allow",
+        }
+    }
+}
+
+/// One layer of gate settings; unset fields fall through to the layer below.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct GateLayer {
+    pub policy: Option<GatePolicy>,
+    pub freshness_seconds: Option<u64>,
+    pub min_task_chars: Option<usize>,
+    pub on_error: Option<OnError>,
+    /// Allow only while the working tree is the one the review saw (off by default).
+    pub require_reviewed_tree: Option<bool>,
+    pub events: Option<Vec<String>>,
+}
+
+/// A `[[gate.projects]]` entry: a layer for the projects under `path`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ProjectLayer {
+    pub path: PathBuf,
+    #[serde(flatten)]
+    pub layer: GateLayer,
+}
+
+/// `[gate]` of the user's config.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct GateConfig {
+    #[serde(flatten)]
+    pub base: GateLayer,
+    #[serde(default)]
+    pub projects: Vec<ProjectLayer>,
+    /// Whether a repository's own `.judged.toml` is read (default true). An agent can
+    /// write its repository, so a user who does not trust it to set its own gate turns
+    /// this off and keeps per-project policy in `[[gate.projects]]`.
+    pub trust_project_files: Option<bool>,
 }

@@ -13,6 +13,23 @@ use std::path::{Path, PathBuf};
 /// What marks a hook entry as ours.
 const SHIM: &str = "judge-hook";
 
+/// Why a hooks file cannot be changed; each names the file and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error("cannot {action} {}: {source}", path.display())]
+    Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error("{} is not a JSON object; fix or move it, then run again", .0.display())]
+    NotAnObject(PathBuf),
+    #[error("{}: `{field}` is not {expected}; fix it, then run again", path.display())]
+    Field { path: PathBuf, field: String, expected: &'static str },
+}
+
+fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + use<> {
+    let path = path.to_owned();
+    move |source| InstallError::Io { action, path, source }
+}
+
+/// A planned change to one file: its text before and after.
 pub struct Plan {
     pub path: PathBuf,
     pub before: Option<String>,
@@ -44,8 +61,7 @@ impl Plan {
     }
 
     /// Write the change, keeping a backup of the file it replaces.
-    pub fn apply(&self) -> Result<Option<PathBuf>, String> {
-        let fail = |e: std::io::Error| format!("{}: {e}", self.path.display());
+    pub fn apply(&self) -> Result<Option<PathBuf>, InstallError> {
         let backup = match &self.before {
             Some(before) => {
                 let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
@@ -53,7 +69,7 @@ impl Plan {
                     "{}.judged-backup-{stamp}",
                     self.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
                 ));
-                fs::write(&backup, before).map_err(fail)?;
+                fs::write(&backup, before).map_err(io_error("back up to", &backup))?;
                 Some(backup)
             }
             None => None,
@@ -61,12 +77,14 @@ impl Plan {
         match &self.after {
             Some(after) => {
                 if let Some(parent) = self.path.parent() {
-                    fs::create_dir_all(parent).map_err(fail)?;
+                    fs::create_dir_all(parent).map_err(io_error("create", parent))?;
                 }
                 let temp = self.path.with_extension("judged-tmp");
-                fs::write(&temp, after).and_then(|_| fs::rename(&temp, &self.path)).map_err(fail)?;
+                fs::write(&temp, after)
+                    .and_then(|_| fs::rename(&temp, &self.path))
+                    .map_err(io_error("write", &self.path))?;
             }
-            None => fs::remove_file(&self.path).map_err(fail)?,
+            None => fs::remove_file(&self.path).map_err(io_error("remove", &self.path))?,
         }
         Ok(backup)
     }
@@ -94,13 +112,13 @@ fn lcs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
     pairs
 }
 
-fn read_json(path: &Path) -> Result<(Option<String>, Map<String, Value>), String> {
+fn read_json(path: &Path) -> Result<(Option<String>, Map<String, Value>), InstallError> {
     match fs::read_to_string(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, Map::new())),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) => Err(io_error("read", path)(e)),
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(map)) => Ok((Some(text), map)),
-            _ => Err(format!("{} is not a JSON object; fix or move it, then run again", path.display())),
+            _ => Err(InstallError::NotAnObject(path.to_owned())),
         },
     }
 }
@@ -118,16 +136,17 @@ fn is_ours(group: &Value) -> bool {
 }
 
 /// Add our command hook for each of `events` to a Claude Code settings file.
-pub fn claude_install(settings: &Path, command: &str, events: &[String]) -> Result<Plan, String> {
+pub fn claude_install(settings: &Path, command: &str, events: &[String]) -> Result<Plan, InstallError> {
     let (before, mut map) = read_json(settings)?;
     let hooks = map.entry("hooks").or_insert_with(|| json!({}));
     let Some(hooks) = hooks.as_object_mut() else {
-        return Err(format!("{}: `hooks` is not an object; fix it, then run again", settings.display()));
+        return Err(InstallError::Field { path: settings.to_owned(), field: "hooks".into(), expected: "an object" });
     };
     for event in events {
         let groups = hooks.entry(event.clone()).or_insert_with(|| json!([]));
         let Some(groups) = groups.as_array_mut() else {
-            return Err(format!("{}: `hooks.{event}` is not an array; fix it, then run again", settings.display()));
+            let field = format!("hooks.{event}");
+            return Err(InstallError::Field { path: settings.to_owned(), field, expected: "an array" });
         };
         if !groups.iter().any(is_ours) {
             groups.push(json!({"hooks": [{"type": "command", "command": command, "timeout": 120}]}));
@@ -137,7 +156,7 @@ pub fn claude_install(settings: &Path, command: &str, events: &[String]) -> Resu
 }
 
 /// Remove our hook groups from a Claude Code settings file, and nothing else.
-pub fn claude_uninstall(settings: &Path) -> Result<Plan, String> {
+pub fn claude_uninstall(settings: &Path) -> Result<Plan, InstallError> {
     let (before, mut map) = read_json(settings)?;
     if before.is_none() {
         return Ok(Plan { path: settings.to_path_buf(), before: None, after: None });
@@ -159,14 +178,16 @@ pub fn copilot_path(project: &Path) -> PathBuf {
     project.join(".github/hooks/judged.json")
 }
 
-pub fn copilot_install(project: &Path, command: &str) -> Result<Plan, String> {
+/// Write the Copilot CLI repository hook file with our `agentStop` hook.
+pub fn copilot_install(project: &Path, command: &str) -> Result<Plan, InstallError> {
     let path = copilot_path(project);
     let (before, _) = read_json(&path)?;
     let file = json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": command, "timeoutSec": 120}]}});
     Ok(Plan { path, before, after: Some(pretty(&file)) })
 }
 
-pub fn copilot_uninstall(project: &Path) -> Result<Plan, String> {
+/// Remove the Copilot CLI repository hook file (it holds only our hook).
+pub fn copilot_uninstall(project: &Path) -> Result<Plan, InstallError> {
     let path = copilot_path(project);
     let (before, _) = read_json(&path)?;
     Ok(Plan { path, before, after: None })
@@ -206,7 +227,7 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let settings = dir.join("settings.json");
         fs::write(&settings, "[1, 2]").unwrap();
-        let error = claude_install(&settings, "judge-hook", &["TaskCompleted".into()]).err().unwrap();
+        let error = claude_install(&settings, "judge-hook", &["TaskCompleted".into()]).err().unwrap().to_string();
         assert!(error.contains("settings.json is not a JSON object"));
         fs::remove_dir_all(&dir).unwrap();
     }

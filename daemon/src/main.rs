@@ -1,9 +1,13 @@
 //! `judged start | status | sessions | verify-log | stop`.
 
 use clap::{Parser, Subcommand};
-use judged::config::Config;
-use judged_protocol::{ClientError, paths};
-use serde_json::{Value, json};
+use judged::config::{Config, ConfigError};
+use judged::install::InstallError;
+use judged_protocol::{
+    ClientError, DecisionRecord, PrefixCheck, Request, SessionName, SessionSummary, StatusReport, Stopping, paths,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
@@ -117,7 +121,7 @@ fn hook_command(host: &str, on_error: &str) -> String {
     command
 }
 
-fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), String> {
+fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), CliError> {
     if !plan.changes() {
         println!("{}: already as wanted, nothing to change", plan.path.display());
     } else if dry_run {
@@ -132,116 +136,153 @@ fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Why a `judged` command failed; each says what to do.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Daemon(#[from] judged::DaemonError),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    #[error(transparent)]
+    Install(#[from] InstallError),
+    #[error("judged is already running (pid {0})")]
+    AlreadyRunning(u32),
+    #[error("judged is not running")]
+    NotRunning,
+    #[error("session {0} was rewritten after it was ingested")]
+    Tampered(String),
+    #[error("session {0}'s log no longer exists; its history is kept in the store")]
+    Vanished(String),
+    #[error("cannot {action}: {source}")]
+    Start { action: String, source: std::io::Error },
+    #[error("judged exited during start ({status}); see {}", log.display())]
+    ExitedDuringStart { status: std::process::ExitStatus, log: PathBuf },
+    #[error("{what} within {seconds} s{}", log.as_ref().map(|l| format!("; see {}", l.display())).unwrap_or_default())]
+    TimedOut { what: &'static str, seconds: u64, log: Option<PathBuf> },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("judged: {message}");
+        Err(error) => {
+            eprintln!("judged: {error}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn call(op: &str, args: Value) -> Result<Value, ClientError> {
-    judged_protocol::call(&paths::socket_path(), op, args, Duration::from_secs(30))
+fn call<T: DeserializeOwned>(request: Request) -> Result<T, ClientError> {
+    judged_protocol::call(&paths::socket_path(), request, Duration::from_secs(30))
 }
 
-fn run(command: Cmd) -> Result<(), String> {
+fn print_json<T: Serialize>(value: &T) {
+    println!("{}", serde_json::to_string(value).expect("a reply serializes"));
+}
+
+fn shown<T: std::fmt::Display>(value: &Option<T>) -> String {
+    value.as_ref().map_or_else(|| "-".to_owned(), T::to_string)
+}
+
+fn run(command: Cmd) -> Result<(), CliError> {
     match command {
         Cmd::Start { foreground: true, copilot_roots, claude_roots } => {
             init_logging();
             let config = Config::resolve(copilot_roots, claude_roots)?;
-            judged::run(config).map_err(|e| e.to_string())
+            Ok(judged::run(config)?)
         }
         Cmd::Start { foreground: false, copilot_roots, claude_roots } => start_background(copilot_roots, claude_roots),
         Cmd::Status { json } => {
-            let status = call("status", Value::Null).map_err(|e| e.to_string())?;
+            let status: StatusReport = call(Request::Status)?;
             if json {
-                println!("{status}");
-            } else {
-                for key in [
-                    "pid",
-                    "version",
-                    "uptime_seconds",
-                    "socket",
-                    "data_dir",
-                    "files",
-                    "lines",
-                    "bytes",
-                    "tampered",
-                    "journal_events",
-                ] {
-                    println!("{key:<16} {}", plain(&status[key]));
-                }
-                for key in ["copilot_roots", "claude_roots"] {
-                    for root in status[key].as_array().into_iter().flatten() {
-                        println!("{key:<16} {}", plain(root));
-                    }
+                print_json(&status);
+                return Ok(());
+            }
+            let rows = [
+                ("pid", status.pid.to_string()),
+                ("version", status.version.clone()),
+                ("uptime_seconds", status.uptime_seconds.to_string()),
+                ("socket", status.socket.display().to_string()),
+                ("data_dir", status.data_dir.display().to_string()),
+                ("files", status.files.to_string()),
+                ("lines", status.lines.to_string()),
+                ("bytes", status.bytes.to_string()),
+                ("tampered", status.tampered.to_string()),
+                ("journal_events", status.journal_events.to_string()),
+            ];
+            for (key, value) in rows {
+                println!("{key:<16} {value}");
+            }
+            for (key, roots) in [("copilot_roots", &status.copilot_roots), ("claude_roots", &status.claude_roots)] {
+                for root in roots {
+                    println!("{key:<16} {}", root.display());
                 }
             }
             Ok(())
         }
         Cmd::Sessions { json } => {
-            let sessions = call("sessions", Value::Null).map_err(|e| e.to_string())?;
+            let sessions: Vec<SessionSummary> = call(Request::Sessions)?;
             if json {
-                println!("{sessions}");
+                print_json(&sessions);
                 return Ok(());
             }
             println!(
                 "{:<12} {:<38} {:>7} {:>10} {:<24} {:<8} CWD",
                 "HOST", "SESSION", "EVENTS", "BYTES", "LAST EVENT", "TAMPERED"
             );
-            for s in sessions.as_array().into_iter().flatten() {
+            for s in &sessions {
                 println!(
                     "{:<12} {:<38} {:>7} {:>10} {:<24} {:<8} {}",
-                    plain(&s["host"]),
-                    plain(&s["session"]),
-                    plain(&s["events"]),
-                    plain(&s["bytes"]),
-                    plain(&s["last_event_time"]),
-                    if s["tampered"] == true { "yes" } else { "no" },
-                    plain(&s["cwd"])
+                    s.host.as_str(),
+                    s.session,
+                    s.events,
+                    s.bytes,
+                    shown(&s.last_event_time),
+                    if s.tampered { "yes" } else { "no" },
+                    shown(&s.cwd)
                 );
             }
             Ok(())
         }
         Cmd::VerifyLog { session } => {
-            let result = call("verify_log", json!({"session": session})).map_err(|e| e.to_string())?;
-            println!("{result}");
-            if result["tampered"] == true {
-                Err(format!("session {session} was rewritten after it was ingested"))
-            } else if result["vanished"] == true {
-                Err(format!("session {session}'s log no longer exists; its history is kept in the store"))
+            let checked: PrefixCheck = call(Request::VerifyLog(SessionName { session: session.clone() }))?;
+            print_json(&checked);
+            if checked.tampered {
+                Err(CliError::Tampered(session))
+            } else if checked.vanished {
+                Err(CliError::Vanished(session))
             } else {
                 Ok(())
             }
         }
         Cmd::Rebuild => {
-            let sessions = call("rebuild", Value::Null).map_err(|e| e.to_string())?;
-            println!("rebuilt {} session summaries from the store", sessions.as_array().map_or(0, Vec::len));
+            let sessions: Vec<SessionSummary> = call(Request::Rebuild)?;
+            println!("rebuilt {} session summaries from the store", sessions.len());
             Ok(())
         }
         Cmd::Decisions { json } => {
-            let decisions = call("decisions", Value::Null).map_err(|e| e.to_string())?;
+            let decisions: Vec<DecisionRecord> = call(Request::Decisions)?;
             if json {
-                println!("{decisions}");
+                print_json(&decisions);
                 return Ok(());
             }
             println!(
                 "{:<27} {:<14} {:<7} {:<18} {:>9} {:<38} REASON",
                 "AT", "EVENT", "VERDICT", "POLICY", "LATENCY", "SESSION"
             );
-            for d in decisions.as_array().into_iter().flatten() {
+            for record in &decisions {
+                let d = &record.decision;
                 println!(
                     "{:<27} {:<14} {:<7} {:<18} {:>7}ms {:<38} {}",
-                    plain(&d["at"]),
-                    plain(&d["event"]),
-                    plain(&d["decision"]),
-                    plain(&d["policy"]),
-                    plain(&d["latency_ms"]),
-                    plain(&d["session_id"]),
-                    plain(&d["reason"])
+                    record.at,
+                    d.event,
+                    plain(&d.decision),
+                    plain(&d.policy),
+                    d.latency_ms,
+                    shown(&d.session_id),
+                    d.reason
                 );
             }
             Ok(())
@@ -266,37 +307,39 @@ fn run(command: Cmd) -> Result<(), String> {
             };
             carry_out(plan, dry_run)
         }
-        Cmd::Stop => match call("shutdown", Value::Null) {
-            Ok(_) => wait_until(|| call("status", Value::Null).is_err(), "judged did not stop"),
-            Err(ClientError::Unreachable(_)) => Err("judged is not running".into()),
-            Err(e) => Err(e.to_string()),
+        Cmd::Stop => match call::<Stopping>(Request::Shutdown) {
+            Ok(_) => wait_until(|| call::<StatusReport>(Request::Status).is_err(), "judged did not stop", None),
+            Err(ClientError::Unreachable(_)) => Err(CliError::NotRunning),
+            Err(error) => Err(error.into()),
         },
     }
 }
 
-fn plain(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        Value::Null => "-".into(),
-        other => other.to_string(),
+/// A unit enum's name as it is on the wire (`allow`, `evidence_or_panel`).
+fn plain<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        other => other.map(|v| v.to_string()).unwrap_or_default(),
     }
 }
 
 /// Spawn `judged start --foreground` detached, logging to the data dir, and wait until
 /// the socket answers.
-fn start_background(copilot_roots: Vec<PathBuf>, claude_roots: Vec<PathBuf>) -> Result<(), String> {
-    if let Ok(status) = call("status", Value::Null) {
-        return Err(format!("judged is already running (pid {})", status["pid"]));
+fn start_background(copilot_roots: Vec<PathBuf>, claude_roots: Vec<PathBuf>) -> Result<(), CliError> {
+    if let Ok(status) = call::<StatusReport>(Request::Status) {
+        return Err(CliError::AlreadyRunning(status.pid));
     }
     let data_dir = paths::data_dir();
-    judged::private_dir(&data_dir).map_err(|e| e.to_string())?;
+    judged::private_dir(&data_dir)?;
     let log_path = data_dir.join("judged.log");
+    let start_error = |action: String| move |source| CliError::Start { action, source };
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&log_path)
-        .map_err(|e| format!("cannot open {}: {e}", log_path.display()))?;
-    let mut command = Command::new(std::env::current_exe().map_err(|e| e.to_string())?);
+        .map_err(start_error(format!("open {}", log_path.display())))?;
+    let exe = std::env::current_exe().map_err(start_error("find this executable".into()))?;
+    let mut command = Command::new(exe);
     command.args(["start", "--foreground"]);
     for root in &copilot_roots {
         command.arg("--copilot-root").arg(root);
@@ -310,22 +353,22 @@ fn start_background(copilot_roots: Vec<PathBuf>, claude_roots: Vec<PathBuf>) -> 
         .stderr(log)
         .process_group(0)
         .spawn()
-        .map_err(|e| format!("cannot start judged: {e}"))?;
+        .map_err(start_error("start judged".into()))?;
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
-        if call("status", Value::Null).is_ok() {
+        if call::<StatusReport>(Request::Status).is_ok() {
             println!("judged started (pid {}), socket {}", child.id(), paths::socket_path().display());
             return Ok(());
         }
         if let Ok(Some(status)) = child.try_wait() {
-            return Err(format!("judged exited during start ({status}); see {}", log_path.display()));
+            return Err(CliError::ExitedDuringStart { status, log: log_path });
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Err(format!("judged did not answer within 30 s; see {}", log_path.display()))
+    Err(CliError::TimedOut { what: "judged did not answer", seconds: 30, log: Some(log_path) })
 }
 
-fn wait_until(done: impl Fn() -> bool, failure: &str) -> Result<(), String> {
+fn wait_until(done: impl Fn() -> bool, what: &'static str, log: Option<PathBuf>) -> Result<(), CliError> {
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         if done() {
@@ -333,7 +376,7 @@ fn wait_until(done: impl Fn() -> bool, failure: &str) -> Result<(), String> {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Err(failure.into())
+    Err(CliError::TimedOut { what, seconds: 10, log })
 }
 
 fn init_logging() {

@@ -2,7 +2,7 @@
 //! else (a new session directory, a root that appeared, an overflow) and a periodic
 //! tick reconcile everything. Queries never depend on this latency: they catch up first.
 
-use crate::server::Shared;
+use crate::engine::actor::EngineHandle;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -11,7 +11,8 @@ use tokio::sync::{mpsc, watch};
 /// How often roots are reconciled even without notifications.
 const RECONCILE_EVERY: Duration = Duration::from_secs(2);
 
-pub fn spawn(engine: Shared, mut shutdown: watch::Receiver<bool>) {
+/// Watch the roots and hand the engine what changed, until `shutdown`.
+pub fn spawn(engine: EngineHandle, mut shutdown: watch::Receiver<bool>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<PathBuf>>();
     let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let paths = match event {
@@ -40,16 +41,7 @@ pub fn spawn(engine: Shared, mut shutdown: watch::Receiver<bool>) {
                 _ = tick.tick() => Vec::new(),
                 Some(paths) = rx.recv() => paths,
             };
-            let engine = engine.clone();
-            let roots = tokio::task::spawn_blocking(move || {
-                let mut engine = engine.lock().unwrap_or_else(|p| p.into_inner());
-                if let Err(error) = follow(&mut engine.ingest, &paths) {
-                    tracing::warn!(%error, "ingest failed");
-                }
-                engine.ingest.roots.all().cloned().collect::<Vec<_>>()
-            })
-            .await
-            .unwrap_or_default();
+            let roots = engine.follow(paths).await;
             add_watches(&mut watcher, &roots, &mut watched);
         }
     });
@@ -66,19 +58,4 @@ fn add_watches(watcher: &mut Option<RecommendedWatcher>, roots: &[PathBuf], watc
             Err(error) => tracing::warn!(root = %root.display(), %error, "cannot watch root"),
         }
     }
-}
-
-/// Catch up what a notification names: a log in the shape discovery finds is caught up
-/// alone; a new directory (a session appearing), a rescan or the periodic tick (no paths)
-/// reconciles everything; other files (checkpoints, workspace files) are not logs.
-fn follow(ingest: &mut crate::ingest::Ingestor, paths: &[PathBuf]) -> Result<(), crate::store::StoreError> {
-    if paths.is_empty() || paths.iter().any(|p| p.is_dir()) {
-        return ingest.catch_up_all();
-    }
-    for path in paths {
-        if let Some(host) = ingest.roots.classify(path) {
-            ingest.catch_up(path, host)?;
-        }
-    }
-    Ok(())
 }

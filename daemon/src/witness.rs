@@ -10,6 +10,7 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
+/// The witness key.
 pub struct Witness {
     key: [u8; 32],
 }
@@ -31,16 +32,50 @@ impl Witness {
         Ok(Witness { key })
     }
 
-    /// The witness of `artifact`, over its canonical JSON without the `witness` field.
-    pub fn sign(&self, artifact: &Map<String, Value>) -> String {
+    /// The MAC over `artifact`'s canonical JSON without the `witness` field.
+    fn mac(&self, artifact: &Map<String, Value>) -> Hmac<Sha256> {
         let mut unsigned = artifact.clone();
         unsigned.remove("witness");
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).expect("any key length");
         mac.update(judged_core::pyjson::canonical(&Value::Object(unsigned)).as_bytes());
-        hex::encode(mac.finalize().into_bytes())
+        mac
     }
 
+    /// The witness of `artifact`, hex.
+    pub fn sign(&self, artifact: &Map<String, Value>) -> String {
+        hex::encode(self.mac(artifact).finalize().into_bytes())
+    }
+
+    /// Whether `artifact`'s `witness` field is its witness. Compared in constant time, so
+    /// the time a refusal takes tells nothing about how much of a forged witness matched.
     pub fn check(&self, artifact: &Map<String, Value>) -> bool {
-        artifact.get("witness").and_then(Value::as_str).is_some_and(|w| w == self.sign(artifact))
+        let Some(witness) = artifact.get("witness").and_then(Value::as_str).and_then(|w| hex::decode(w).ok()) else {
+            return false;
+        };
+        self.mac(artifact).verify_slice(&witness).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_witness_checks_only_on_the_fields_it_signed() {
+        let dir = tempfile::tempdir().unwrap();
+        let witness = Witness::load_or_create(&dir.path().join("witness.key")).unwrap();
+        let Value::Object(mut artifact) = json!({"nonce": "n", "status": "verified"}) else { unreachable!() };
+        let signed = witness.sign(&artifact);
+        artifact.insert("witness".into(), signed.clone().into());
+        assert!(witness.check(&artifact));
+        artifact.insert("status".into(), "forged".into());
+        assert!(!witness.check(&artifact), "an edited field");
+        artifact.insert("status".into(), "verified".into());
+        artifact.insert("witness".into(), signed.to_uppercase().replace('A', "G").into());
+        assert!(!witness.check(&artifact), "a witness that is not hex");
+        let reloaded = Witness::load_or_create(&dir.path().join("witness.key")).unwrap();
+        artifact.insert("witness".into(), signed.into());
+        assert!(reloaded.check(&artifact), "the key is kept across restarts");
     }
 }

@@ -10,6 +10,8 @@
 //! `--on-error` is what to do when the daemon cannot be asked (default `block`: an armed
 //! gate fails closed).
 
+use judged_core::event::Host;
+use judged_protocol::{Decision, HookAnswer, HookQuestion, Request};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::ExitCode;
@@ -21,18 +23,25 @@ const DEADLINE: Duration = Duration::from_secs(120);
 /// More stdin than any hook payload has; the rest is not read.
 const MAX_PAYLOAD_BYTES: u64 = 4 * 1024 * 1024;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Host {
-    ClaudeCode,
-    CopilotCli,
-}
-
 struct Options {
     host: Host,
     block_on_error: bool,
 }
 
-fn parse_args() -> Result<Options, String> {
+/// An argument the shim does not take: the hook is misconfigured.
+struct UnexpectedArgument(String);
+
+impl std::fmt::Display for UnexpectedArgument {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "unexpected argument `{}`; usage: judge-hook [--host claude-code|copilot-cli] [--on-error block|allow]",
+            self.0
+        )
+    }
+}
+
+fn parse_args() -> Result<Options, UnexpectedArgument> {
     let mut options = Options { host: Host::ClaudeCode, block_on_error: true };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -42,11 +51,7 @@ fn parse_args() -> Result<Options, String> {
             ("--host", Some("copilot-cli")) => options.host = Host::CopilotCli,
             ("--on-error", Some("block")) => options.block_on_error = true,
             ("--on-error", Some("allow")) => options.block_on_error = false,
-            _ => {
-                return Err(format!(
-                    "unexpected argument `{arg}`; usage: judge-hook [--host claude-code|copilot-cli] [--on-error block|allow]"
-                ));
-            }
+            _ => return Err(UnexpectedArgument(arg)),
         }
     }
     Ok(options)
@@ -70,16 +75,10 @@ fn main() -> ExitCode {
         Ok(payload) => (payload, None),
         Err(error) => (Value::Null, Some(format!("unparseable hook payload: {error}"))),
     };
-    let host = match options.host {
-        Host::ClaudeCode => "claude-code",
-        Host::CopilotCli => "copilot-cli",
-    };
-    let args = json!({"host": host, "payload": payload, "parse_error": parse_error});
+    let question = Request::Hook(HookQuestion { host: options.host, payload, parse_error });
     let socket = judged_protocol::paths::socket_path();
-    match judged_protocol::call(&socket, "hook", args, DEADLINE) {
-        Ok(answer) if answer["decision"] == "block" => {
-            block(options.host, answer["message"].as_str().unwrap_or("judged blocked this step"))
-        }
+    match judged_protocol::call::<HookAnswer>(&socket, question, DEADLINE) {
+        Ok(answer) if answer.decision == Decision::Block => block(options.host, &answer.message),
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
             let why = format!("judge-hook: cannot ask judged ({error}). Start it with `judged start`.");

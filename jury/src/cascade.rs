@@ -13,30 +13,44 @@ use crate::config;
 use crate::packet::{CrossFamily, DownLane, Juror};
 use crate::verdict::Verdict;
 
+/// How stage 1's answers relate (the packet's `cascade.agreement`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Agreement {
+    /// Every juror that answered gave the same verdict, none of them uncertain.
     Agree,
+    /// Pass against fail, or any uncertain answer.
     Disagree,
+    /// Fewer than two jurors answered: nothing to agree on.
     Insufficient,
 }
 
+/// Whether an agreement is confident enough to stand without a tiebreaker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum ConfidenceTier {
+    /// Every agreeing juror's confidence reached the threshold: the verdict stands.
     #[serde(rename = "high")]
     High,
+    /// They agreed, but at least one below the threshold: the tiebreaker decides.
     #[serde(rename = "low")]
     Low,
+    /// There was no agreement to rate.
     #[serde(rename = "n/a")]
     NotApplicable,
 }
 
+/// The jury's verdict: a real one, or `error` when no verdict could be reached (the
+/// cascade escalated and the tiebreaker was down or could not run).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FinalVerdict {
+    /// The artifact passes the rubric.
     Pass,
+    /// It does not.
     Fail,
+    /// The deciding juror could not tell.
     Uncertain,
+    /// No verdict: a gate must not read this as pass.
     Error,
 }
 
@@ -53,8 +67,11 @@ impl From<Verdict> for FinalVerdict {
 /// Stage 1's outcome (§3.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StageOne {
+    /// How the answers relate.
     pub agreement: Agreement,
+    /// Whether an agreement was confident.
     pub confidence_tier: ConfidenceTier,
+    /// Whether a tiebreaker must decide: anything but a confident agreement.
     pub escalate: bool,
     /// The families the tiebreaker must not merely repeat: those of the jurors whose
     /// answers caused the escalation (the ones that answered, when too few did).
@@ -98,8 +115,11 @@ pub fn aggregate(stage_1: &[Juror], threshold: u8) -> StageOne {
     escalating.join(", ")
 )]
 pub struct NoTiebreaker {
+    /// The author's family, which no tiebreaker may share (`None`: unknown author).
     pub author: Option<&'static str>,
+    /// The families of the jurors whose answers escalated.
     pub escalating: Vec<&'static str>,
+    /// Every configured candidate as `name (family)`, so the message says what to add.
     pub candidates: String,
 }
 
@@ -397,7 +417,7 @@ pub(crate) mod tests {
         assert_eq!(pick((E, 0), (P, 90), Some("anthropic")).as_deref(), Ok("gem"));
         let only_same = choose_tiebreaker(&candidates[..1], None, &aggregate(&pair((E, 0), (P, 90)), 80));
         assert_eq!(
-            only_same.map(|c| c.name()).expect_err("only openai").to_string(),
+            only_same.map(super::super::config::Juror::name).expect_err("only openai").to_string(),
             "no tiebreaker is cross-family against the author (unknown) and the escalating juror(s) (openai); \
              candidates: gpt (openai)"
         );

@@ -17,37 +17,56 @@ use crate::verdict::Verdict;
 /// The four criteria, in the order the schema lists them.
 pub const CRITERIA: [&str; 4] = ["correctness", "security", "maintainability", "spec_compliance"];
 
+/// The judge's own verdict string. Advisory only: the [`Band`] decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum JudgeVerdict {
+    /// `PASS`.
     Pass,
+    /// `NEEDS_REVISION`.
     NeedsRevision,
+    /// `REJECT`.
     Reject,
 }
 
+/// How bad a remediation item is; a critical one forces the auto-revise band, a major one
+/// keeps the answer out of auto-approve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
+    /// Must be fixed before anything else: revise, whatever the score.
     Critical,
+    /// Must be fixed; the verdict needs a second opinion.
     Major,
+    /// Worth fixing; does not affect the band.
     Minor,
 }
 
 /// One criterion's score (1–5), the evidence cited and the violations listed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Criterion {
+    /// One of [`CRITERIA`].
     pub name: &'static str,
+    /// 1 (worst) to 5.
     pub score: u8,
+    /// Where the judge looked (`file:line`), as it wrote it; may be empty.
     pub evidence: String,
+    /// What the judge found wrong under this criterion.
     pub violations: Vec<String>,
 }
 
+/// One thing the judge asks to be fixed; shown as a flag (see its `Display`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Remediation {
+    /// How bad it is, which moves the band.
     pub severity: Severity,
+    /// What is wrong.
     pub description: String,
+    /// How to fix it.
     pub suggestion: String,
+    /// Where, when the judge named a file.
     pub file: Option<String>,
+    /// The line in `file`, when named.
     pub line: Option<u64>,
 }
 
@@ -81,6 +100,7 @@ pub enum Band {
 }
 
 impl Band {
+    /// The panel verdict the band stands for, so both formats aggregate alike.
     pub fn verdict(self) -> Verdict {
         match self {
             Band::AutoApprove => Verdict::Pass,
@@ -90,26 +110,39 @@ impl Band {
     }
 }
 
+/// A whole codex-judge answer, kept in the packet beside the juror's panel verdict.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CodexJudgeVerdict {
+    /// What the judge said; advisory.
     pub verdict: JudgeVerdict,
+    /// Every one of [`CRITERIA`], in that order.
     pub criteria: Vec<Criterion>,
+    /// 1 to 5; with the severities, it decides the band.
     pub overall_score: u8,
+    /// The judge's reasoning, as written.
     pub rationale: String,
+    /// What to fix, in the judge's order.
     pub remediation: Vec<Remediation>,
+    /// The band computed from score and severities: what decides.
     pub band: Band,
 }
 
+/// Why an answer is not a codex-judge verdict; the juror is then down with this reason.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum CodexJudgeError {
+    /// The `verdict` string is none of the three.
     #[error("codex-judge: verdict {0} is not PASS, NEEDS_REVISION or REJECT")]
     Verdict(String),
+    /// A score (named by its path) is missing or outside 1..=5.
     #[error("codex-judge: `{0}` must be an integer from 1 to 5")]
     Score(String),
+    /// A criterion of [`CRITERIA`] is absent.
     #[error("codex-judge: criteria.{0} is missing")]
     MissingCriterion(&'static str),
+    /// The remediation item at this index has an unknown severity.
     #[error("codex-judge: remediation[{0}].severity must be critical, major or minor")]
     Severity(usize),
+    /// A field (named by its path) is not of the schema's type.
     #[error("codex-judge: `{0}` has the wrong type")]
     Shape(String),
 }
@@ -202,7 +235,9 @@ fn remediation((i, item): (usize, &Value)) -> Result<Remediation, CodexJudgeErro
 /// A same-family reviewer's verdict that the judge is layered on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReviewerVerdict {
+    /// The reviewer approved the work.
     Approved,
+    /// The reviewer asked for changes.
     Revise,
 }
 
@@ -210,10 +245,16 @@ pub enum ReviewerVerdict {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reconciled<'a> {
     /// Approved; the judge's items become follow-ups in the summary.
-    Approved { follow_ups: &'a [Remediation] },
+    Approved {
+        /// Items to list as follow-ups, not blockers.
+        follow_ups: &'a [Remediation],
+    },
     /// Revise; the judge's items are findings for the fixer, after the reviewer's own
     /// findings when the reviewer also asked for a revision.
-    Revise { fixes: &'a [Remediation] },
+    Revise {
+        /// Items the fixer must address.
+        fixes: &'a [Remediation],
+    },
 }
 
 /// insistir SKILL.md §4.4, "the single source of truth": a REVISE from the reviewer always

@@ -28,10 +28,14 @@ pub struct JuryConfig {
     pub stage_1: Vec<String>,
     /// The juror, or the jurors to choose from, that break a tie.
     pub tiebreaker: Tiebreaker,
+    /// The confidence (0..=100) every agreeing juror must reach for stage 1 to stand;
+    /// read as `u32` so that an out-of-range value is named, not a TOML type error.
     #[serde(default = "default_threshold")]
     pub threshold: u32,
+    /// One deadline for the whole cascade, tiebreaker included.
     #[serde(default = "default_deadline")]
     pub deadline_seconds: u64,
+    /// Every juror the stages may name.
     #[serde(default)]
     pub jurors: Vec<JurorConfig>,
 }
@@ -40,7 +44,9 @@ pub struct JuryConfig {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum Tiebreaker {
+    /// One juror, always used (if it is cross-family).
     One(String),
+    /// Candidates in order of preference; the first fitting one is used.
     Many(Vec<String>),
 }
 
@@ -57,8 +63,11 @@ impl Tiebreaker {
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct JurorConfig {
+    /// How stages, progress and the packet refer to this juror; unique.
     pub name: String,
+    /// Which CLI it is, which decides argv, environment and the identity check.
     pub preset: Preset,
+    /// The model to ask for; the juror's family is derived from it, never declared.
     pub model: String,
     /// The CLI to run; the preset's program name on `PATH` when absent.
     #[serde(default)]
@@ -66,8 +75,10 @@ pub struct JurorConfig {
     /// Appended to the preset's argv; `{model}` is replaced as in `command`.
     #[serde(default)]
     pub extra_args: Vec<String>,
+    /// Variables set for the CLI (after `env_strip`), e.g. its API key.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Inherited variables removed before the CLI starts, e.g. another provider's key.
     #[serde(default)]
     pub env_strip: Vec<String>,
     /// This juror's own limit; the cascade deadline bounds it anyway.
@@ -85,7 +96,9 @@ pub struct JurorConfig {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Price {
+    /// Per million prompt tokens.
     pub input_per_mtok: f64,
+    /// Per million answer tokens.
     pub output_per_mtok: f64,
 }
 
@@ -93,14 +106,20 @@ pub struct Price {
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Preset {
+    /// OpenAI Codex CLI (`codex exec`).
     Codex,
+    /// Google Gemini CLI.
     Gemini,
+    /// GitHub Copilot CLI.
     Copilot,
+    /// Claude Code (`claude -p`).
     Claude,
+    /// Any program given by `command`, which names its model in its answer.
     Command,
 }
 
 impl Preset {
+    /// The spelling in the config file and the packet.
     pub fn as_str(self) -> &'static str {
         match self {
             Preset::Codex => "codex",
@@ -123,52 +142,101 @@ fn default_deadline() -> u64 {
 /// A configuration mistake, named by its field, with what to do about it.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {
+    /// The document has no `[jury]` table.
     #[error("jury: the file has no [jury] table")]
     NoJuryTable,
+    /// The TOML does not parse, or a field has the wrong type (the parser's message).
     #[error("jury: {0}")]
     Toml(String),
+    /// A juror without a name.
     #[error("jury.jurors: an entry has an empty `name`; give every juror a name")]
     EmptyName,
+    /// Two jurors share this name.
     #[error("jury.jurors: two jurors are named `{0}`; names must be unique")]
     DuplicateName(String),
+    /// This juror names no model.
     #[error("jury.jurors `{0}`: `model` is empty; name the model the CLI should ask for")]
     EmptyModel(String),
+    /// The model has no known family, so the juror could never count as cross-family.
     #[error(
         "jury.jurors `{juror}`: model `{model}` has no known family (openai, anthropic, google); \
          write the provider's model id, e.g. gpt-5.4-mini, claude-sonnet-4.6, gemini-3.1-pro"
     )]
-    UnknownFamily { juror: String, model: String },
+    UnknownFamily {
+        /// The juror's name.
+        juror: String,
+        /// The model as configured.
+        model: String,
+    },
+    /// A `command` juror without `command`.
     #[error("jury.jurors `{0}`: preset \"command\" needs `command = [\"program\", ...]`")]
     CommandMissing(String),
+    /// A `command` juror whose `command` is empty.
     #[error("jury.jurors `{0}`: `command` is empty; give at least the program to run")]
     CommandEmpty(String),
+    /// `command` on a juror of a preset that builds its own argv.
     #[error(
         "jury.jurors `{juror}`: `command` is only for preset \"command\", not \"{preset}\"; use `bin` and `extra_args`"
     )]
-    CommandNotAllowed { juror: String, preset: &'static str },
+    CommandNotAllowed {
+        /// The juror's name.
+        juror: String,
+        /// Its preset.
+        preset: &'static str,
+    },
+    /// A name in `env` or `env_strip` that cannot be an environment variable.
     #[error("jury.jurors `{juror}`: `{field}` has an invalid variable name `{name}`")]
-    InvalidEnvName { juror: String, field: &'static str, name: String },
+    InvalidEnvName {
+        /// The juror's name.
+        juror: String,
+        /// `env` or `env_strip`.
+        field: &'static str,
+        /// The offending name.
+        name: String,
+    },
+    /// `timeout_seconds = 0` on this juror.
     #[error("jury.jurors `{0}`: `timeout_seconds` is 0; leave it out to use the cascade deadline")]
     ZeroTimeout(String),
+    /// This juror's price is negative or not finite.
     #[error("jury.jurors `{0}`: `price` must be finite and not negative")]
     InvalidPrice(String),
+    /// Stage 1 lists fewer than two jurors (this many).
     #[error("jury.stage_1 lists {0} juror(s); list at least two names of [[jury.jurors]]")]
     StageOneTooSmall(usize),
+    /// A stage names a juror that is not configured.
     #[error("jury.{field}: `{name}` is not a [[jury.jurors]] name (known: {known})")]
-    UnknownJuror { field: &'static str, name: String, known: String },
+    UnknownJuror {
+        /// `stage_1` or `tiebreaker`.
+        field: &'static str,
+        /// The unknown name.
+        name: String,
+        /// The configured names, to pick from.
+        known: String,
+    },
+    /// A stage names one juror twice.
     #[error("jury.{field}: `{name}` is listed twice")]
-    Repeated { field: &'static str, name: String },
+    Repeated {
+        /// `stage_1` or `tiebreaker`.
+        field: &'static str,
+        /// The repeated name.
+        name: String,
+    },
+    /// Every stage-1 juror is of this one family: no jury could be cross-family.
     #[error(
         "jury.stage_1: every juror is of family {0}; a jury needs two families, so add a juror \
          of another family"
     )]
     SingleFamilyStageOne(&'static str),
+    /// `tiebreaker = []`.
     #[error("jury.tiebreaker: the list is empty; name at least one juror")]
     NoTiebreaker,
+    /// This tiebreaker also sits in stage 1, so it could only repeat itself.
     #[error("jury.tiebreaker: `{0}` also sits in stage_1; a tiebreaker must be another juror")]
     TiebreakerInStageOne(String),
+    /// The threshold is above 100.
     #[error("jury.threshold: {0} is not a confidence; use 0 to 100 (default 80)")]
     ThresholdOutOfRange(u32),
+    /// `deadline_seconds = 0`.
     #[error("jury.deadline_seconds: 0 leaves the jury no time; use at least 1 (default 100)")]
     ZeroDeadline,
 }
@@ -176,16 +244,19 @@ pub enum ConfigError {
 /// A validated juror: the config entry plus what was derived from it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Juror {
+    /// The entry as written.
     pub config: JurorConfig,
     /// Derived from `config.model` with the evidence table.
     pub family: &'static str,
 }
 
 impl Juror {
+    /// The configured name.
     pub fn name(&self) -> &str {
         &self.config.name
     }
 
+    /// The configured (requested) model.
     pub fn model(&self) -> &str {
         &self.config.model
     }
@@ -199,10 +270,13 @@ impl Juror {
 /// A validated jury: jurors resolved, in the order the user listed them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Jury {
+    /// The jurors asked first, in parallel; at least two, of at least two families.
     pub stage_1: Vec<Juror>,
     /// Candidates in the user's order of preference.
     pub tiebreakers: Vec<Juror>,
+    /// The confidence (0..=100) a stage-1 agreement needs to stand.
     pub threshold: u8,
+    /// The one deadline of the whole cascade.
     pub deadline: Duration,
 }
 

@@ -27,9 +27,11 @@ pub const DEFAULT_OUTPUT_CAP: usize = 4 << 20;
 /// What the jury judges.
 #[derive(Clone, Copy, Debug)]
 pub struct Request<'a> {
+    /// What the artifact must pass.
     pub rubric: &'a Rubric,
     /// `--persona`; blank means the rubric's default.
     pub persona: Option<&'a str>,
+    /// The text under judgment, put into every juror's prompt.
     pub artifact: &'a str,
     /// Where jurors run (read-only).
     pub project: &'a Path,
@@ -42,6 +44,8 @@ pub struct Request<'a> {
 pub struct Options {
     /// Per juror name: a model server to use instead of the CLI's provider.
     pub endpoints: BTreeMap<String, ModelEndpoint>,
+    /// Bytes kept of each of a juror's stdout and stderr, so a runaway CLI cannot
+    /// exhaust memory.
     pub output_cap: usize,
 }
 
@@ -54,16 +58,38 @@ impl Default for Options {
 /// Stage of the cascade a juror runs in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
+    /// The parallel first round.
     One,
+    /// The one juror asked after an escalation.
     Tiebreaker,
 }
 
 /// Live progress, for a terminal or a log; called from the jurors' threads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Progress<'a> {
-    Started { juror: &'a str, stage: Stage },
-    Finished { juror: &'a str, verdict: JurorVerdict, latency_ms: u64 },
-    Escalated { agreement: Agreement, tiebreaker: Option<&'a str> },
+    /// A juror's process is about to start.
+    Started {
+        /// The juror's name.
+        juror: &'a str,
+        /// Which stage it runs in.
+        stage: Stage,
+    },
+    /// A juror is done, answered or down.
+    Finished {
+        /// The juror's name.
+        juror: &'a str,
+        /// Its line's verdict (`error`/`timeout` when down).
+        verdict: JurorVerdict,
+        /// How long it ran.
+        latency_ms: u64,
+    },
+    /// Stage 1 did not settle it.
+    Escalated {
+        /// Why: how stage 1's answers related.
+        agreement: Agreement,
+        /// The tiebreaker chosen, or `None` when none could be cross-family.
+        tiebreaker: Option<&'a str>,
+    },
 }
 
 /// Run the jury on `request` and return its packet. Never fails: every failure is a down

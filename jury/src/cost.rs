@@ -16,6 +16,7 @@ pub fn estimate_tokens(text: &str) -> u64 {
 /// Output tokens the "naive jury" of three big-model calls is assumed to produce each.
 const NAIVE_OUTPUT_TOKENS: f64 = 64.0;
 
+/// The packet's cost figures: list-price estimates, not bills.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cost {
     /// Rounded to 6 decimals.

@@ -13,12 +13,16 @@ use serde_json::{Map, Value};
 /// scan linear in practice on hostile input).
 const MAX_CANDIDATES: usize = 64;
 
+/// Why no answer object was found; all of these make the juror ask once more.
 #[derive(Debug, thiserror::Error)]
 pub enum ExtractError {
+    /// Nothing in the text parses as a JSON object.
     #[error("no JSON object in response")]
     NoObject,
+    /// Objects parse, but none has the key the format requires.
     #[error("no JSON object with a \"{0}\" key in response")]
     NoAcceptedObject(&'static str),
+    /// Something looked like the answer but is not valid JSON (the first such error).
     #[error("json decode: {0}")]
     Decode(#[source] serde_json::Error),
 }

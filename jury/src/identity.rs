@@ -26,32 +26,51 @@ use serde_json::Value;
 
 use crate::extract;
 
+/// Which record named the model that answered (the packet's `identity_source`), so a
+/// reader can weigh the check: a CLI's own log, or a `command` juror's word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IdentitySource {
+    /// A model-reroute event on Codex's `--json` stdout.
     CodexRerouteEvent,
+    /// The rollout file Codex wrote for the thread.
     CodexRollout,
+    /// Gemini CLI's `stats.models` in its JSON output.
     GeminiStatsModels,
+    /// Claude Code's transcript of the session.
     ClaudeTranscript,
+    /// Copilot CLI's `events.jsonl` of the session.
     CopilotSessionLog,
+    /// The `model` key of a `command` juror's own answer: declared, not witnessed.
     CommandVerdict,
 }
 
 /// The model a juror's own record names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
+    /// The model id as the record spells it.
     pub model: String,
+    /// Where it was read.
     pub source: IdentitySource,
 }
 
+/// Why no single answering model could be read back; the juror is then down.
 #[derive(Debug, thiserror::Error)]
 pub enum IdentityError {
+    /// The CLI left no record where it should have (what was missing).
     #[error("no record of the run: {0}")]
     NoRecord(&'static str),
+    /// The record names more than one model, so who answered is ambiguous.
     #[error("the record names several models that answered: {}", .0.join(", "))]
     SeveralModels(Vec<String>),
+    /// A record exists but could not be read.
     #[error("reading {}: {source}", path.display())]
-    Io { path: PathBuf, source: io::Error },
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The read error.
+        source: io::Error,
+    },
 }
 
 /// Codex: a reroute event on `--json` stdout names the model that answered; without one,

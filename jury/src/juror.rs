@@ -28,39 +28,78 @@ const REASON_CHARS: usize = 500;
 
 /// What every juror of one cascade shares.
 pub struct Context<'a> {
+    /// The working directory every juror runs in.
     pub project: &'a Path,
+    /// The same prompt for every juror, sent on stdin.
     pub prompt: &'a str,
+    /// How answers are read.
     pub format: VerdictFormat,
+    /// Per juror name, a model server to use instead of the CLI's provider.
     pub endpoints: &'a BTreeMap<String, ModelEndpoint>,
+    /// Bytes kept of each output stream.
     pub output_cap: usize,
 }
 
 /// Why a juror is down.
 #[derive(Debug, thiserror::Error)]
 pub enum Down {
+    /// The juror's scratch home or config could not be set up.
     #[error("{0}")]
     Prepare(#[from] PresetError),
+    /// The CLI could not be started.
     #[error("{program} spawn failed: {source}")]
-    Spawn { program: String, source: io::Error },
+    Spawn {
+        /// The program, as configured or found on `PATH`.
+        program: String,
+        /// Why it did not start.
+        source: io::Error,
+    },
+    /// Killed at a deadline.
     #[error("timeout after {}s ({})", (.after.as_millis() + 500) / 1000, match .by {
         CutBy::JurorTimeout => "its timeout_seconds",
         CutBy::CascadeDeadline | CutBy::NotStarted => "the cascade deadline",
     })]
-    TimedOut { after: Duration, by: CutBy },
+    TimedOut {
+        /// How long it had run.
+        after: Duration,
+        /// Whose deadline.
+        by: CutBy,
+    },
+    /// A tiebreaker the deadline left no time for.
     #[error("the cascade deadline passed before this juror could start")]
     NotStarted,
+    /// The CLI failed.
     #[error("{program} exit {}: {output}", exit_text(*.exit))]
-    Exit { program: String, exit: Exit, output: String },
+    Exit {
+        /// The program.
+        program: String,
+        /// How it ended.
+        exit: Exit,
+        /// The start of its output, for the reason.
+        output: String,
+    },
+    /// It answered, but not in the rubric's format (even when asked again).
     #[error(transparent)]
     Answer(#[from] AnswerError),
+    /// The model that answered could not be read back from the CLI's record.
     #[error("identity: {0}")]
     Identity(#[from] IdentityError),
+    /// The record says a model of another family answered than the one configured.
     #[error(
         "identity: the run's record says {reported} answered (family {}), but this juror is \
          configured as {configured} (family {family})",
         reported_family.unwrap_or("unknown")
     )]
-    OtherFamily { reported: String, reported_family: Option<&'static str>, configured: String, family: &'static str },
+    OtherFamily {
+        /// The model the record names.
+        reported: String,
+        /// Its family, if known.
+        reported_family: Option<&'static str>,
+        /// The configured model.
+        configured: String,
+        /// The configured model's family.
+        family: &'static str,
+    },
 }
 
 fn exit_text(exit: Exit) -> String {

@@ -44,6 +44,8 @@
 //! Everything is synchronous std code with threads; the daemon calls [`convene::convene`]
 //! from a worker thread so a minute-long jury does not hold up anything else.
 
+#![warn(missing_docs)]
+
 pub mod cascade;
 pub mod codex_judge;
 pub mod config;

@@ -18,10 +18,15 @@ pub const VERSION: &str = "judged-jury/1";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JurorVerdict {
+    /// Answered: the artifact passes.
     Pass,
+    /// Answered: it does not.
     Fail,
+    /// Answered, without a verdict: escalates.
     Uncertain,
+    /// Down: failed, answered unreadably, or its identity did not check out (`error` says).
     Error,
+    /// Down: killed at a deadline.
     Timeout,
 }
 
@@ -47,33 +52,46 @@ impl From<Verdict> for JurorVerdict {
     }
 }
 
+/// One juror's line: the reference's keys, then what judged adds about who answered.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Juror {
     /// The configured (requested) model, as the reference names it.
     pub model: String,
     /// Derived from the configured model.
     pub family: &'static str,
+    /// What it answered, or why it is down.
     pub verdict: JurorVerdict,
+    /// 0..=100; 0 for a down juror.
     pub confidence: u8,
+    /// The juror's own remarks, as strings.
     pub flags: Vec<String>,
+    /// The reference's estimate of the prompt's tokens (for the cost only).
     pub tokens_in: u64,
+    /// The reference's estimate of the answer's tokens.
     pub tokens_out: u64,
+    /// Wall time of the run, retries included.
     pub latency_ms: u64,
     /// Dropped by [`Packet::silence`], as the reference's `--silent` does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_response: Option<String>,
+    /// Why the juror is down; `None` when it answered.
     pub error: Option<String>,
     // judged's additions.
+    /// The configured name.
     pub name: String,
+    /// The configured model again, under a name that pairs with `model_reported`.
     pub model_requested: String,
     /// What the CLI's own record says answered; `None` when there was no record.
     pub model_reported: Option<String>,
+    /// Which record `model_reported` was read from.
     pub identity_source: Option<IdentitySource>,
     /// Program and arguments, which never hold the prompt.
     pub argv: Vec<String>,
+    /// The CLI's exit status, when it exited with one.
     pub exit_code: Option<i32>,
     /// 2 when the first answer held no JSON and the juror was asked once more.
     pub attempts: u8,
+    /// The whole codex-judge answer, when the rubric asked for that format.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<CodexJudgeVerdict>,
 }
@@ -85,29 +103,45 @@ impl Juror {
     }
 }
 
+/// How the verdict was reached: stage 1, and the tiebreaker if it escalated.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cascade {
+    /// Stage 1's jurors in configured order ("small fish": small, cheap models).
     pub stage_1_small_fish: Vec<Juror>,
+    /// How their answers related.
     pub agreement: Agreement,
+    /// Whether an agreement was confident enough to stand.
     pub confidence_tier: ConfidenceTier,
+    /// Whether a tiebreaker was needed.
     pub escalated: bool,
+    /// The tiebreaker's line, when one ran (or was cut short).
     pub stage_2_tiebreaker: Option<Juror>,
     /// Why no tiebreaker ran although the cascade escalated (none could be cross-family).
     pub tiebreaker_unavailable: Option<String>,
 }
 
+/// A down juror, as the health block lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DownLane {
+    /// The family that is missing because of it.
     pub family: &'static str,
+    /// Its configured model.
     pub model: String,
+    /// Its error, else its first flag, else "no verdict returned".
     pub reason: String,
+    /// Its name (judged's addition).
     pub juror: String,
 }
 
+/// Whether the jury was really cross-family: the one block a gate must read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CrossFamily {
+    /// Distinct families among the jurors with a real verdict.
     pub distinct_families_returned: usize,
+    /// Fewer than two families answered, or no cross-family tiebreaker could run: the
+    /// verdict is not cross-family evidence.
     pub degraded: bool,
+    /// Every down juror, in juror order.
     pub down_lanes: Vec<DownLane>,
 }
 
@@ -123,30 +157,48 @@ pub enum CutBy {
     NotStarted,
 }
 
+/// A juror a deadline stopped, and whose.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CutShort {
+    /// The juror's name.
     pub juror: String,
+    /// Which deadline.
     pub by: CutBy,
 }
 
+/// The jury's whole answer (jury.md §4), serialized in this field order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Packet {
+    /// [`VERSION`].
     pub version: &'static str,
+    /// The rubric's slug.
     pub rubric: String,
+    /// The persona every juror was asked to judge as, if any.
     pub persona: Option<String>,
+    /// Every juror's line and how they were combined.
     pub cascade: Cascade,
+    /// The verdict a gate acts on, together with `cross_family.degraded`.
     pub final_verdict: FinalVerdict,
+    /// 0..=100, weighed as §3.2 says.
     pub final_confidence: u8,
+    /// Whether two families really answered.
     pub cross_family: CrossFamily,
+    /// Every juror's flags once, then the degraded banner.
     pub all_flags: Vec<String>,
+    /// List-price estimate of this run in US dollars.
     pub cost_usd_estimate: f64,
+    /// The estimate against three big-model calls; `None` without prices.
     pub cost_vs_naive_parallel_jury_ratio: Option<f64>,
     // judged's additions.
+    /// The answer format the rubric asked for.
     pub format: VerdictFormat,
     /// The family of the work's author, which the tiebreaker had to avoid.
     pub author_family: Option<&'static str>,
+    /// The cascade's deadline.
     pub deadline_ms: u64,
+    /// How long the whole cascade took.
     pub elapsed_ms: u64,
+    /// The jurors a deadline stopped.
     pub cut_short: Vec<CutShort>,
 }
 

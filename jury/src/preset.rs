@@ -38,12 +38,22 @@ pub struct ModelEndpoint {
     pub api_key: String,
 }
 
+/// Why a juror's run could not be set up; the juror is down before it starts.
 #[derive(Debug, thiserror::Error)]
 pub enum PresetError {
+    /// The private scratch directory could not be created.
     #[error("creating the juror's scratch directory: {0}")]
     Scratch(#[source] io::Error),
+    /// A config or prompt file for the CLI could not be written.
     #[error("writing {}: {source}", path.display())]
-    Write { path: PathBuf, source: io::Error },
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The write error.
+        source: io::Error,
+    },
+    /// The CLI's config directory defaults under `$HOME`, which is unset (the variable
+    /// that would name it instead).
     #[error("HOME is not set, so {0} cannot be found; set {0} in the juror's `env`")]
     NoHome(&'static str),
 }
@@ -51,6 +61,7 @@ pub enum PresetError {
 /// A juror run ready to spawn, and how to read it afterwards.
 #[derive(Debug)]
 pub struct Prepared {
+    /// The process to run.
     pub spawn: Spawn,
     record: Record,
     /// Kept alive until the record has been read.
@@ -317,7 +328,7 @@ mod tests {
             assert!(!p.spawn.argv().iter().any(|a| a.contains(PROMPT)), "{preset:?}");
             assert_eq!(p.spawn.cwd, Path::new("/project"));
             assert_eq!(p.spawn.env_remove, ["OPENAI_API_KEY"]);
-            assert_eq!(env(&p, "FROM_CONFIG").map(|v| v.as_os_str()), Some("1".as_ref()));
+            assert_eq!(env(&p, "FROM_CONFIG").map(std::ffi::OsString::as_os_str), Some("1".as_ref()));
             assert!(p.spawn.args.contains(&"--extra".to_owned()), "{preset:?}");
         }
     }
@@ -333,7 +344,7 @@ mod tests {
         assert_eq!(with.spawn.args.last().map(String::as_str), Some("-"));
         assert_eq!(with.spawn.stdin, PROMPT.as_bytes());
         assert!(with.spawn.args.iter().any(|a| a.contains(r#"base_url="http://127.0.0.1:9/v1""#)));
-        assert_eq!(env(&with, CODEX_KEY_VAR).map(|v| v.as_os_str()), Some("k".as_ref()));
+        assert_eq!(env(&with, CODEX_KEY_VAR).map(std::ffi::OsString::as_os_str), Some("k".as_ref()));
         let home = env(&with, "CODEX_HOME").expect("CODEX_HOME");
         assert!(Path::new(home).starts_with(std::env::temp_dir()));
 
@@ -356,7 +367,7 @@ mod tests {
         assert_eq!(settings["security"]["auth"]["selectedType"], "gemini-api-key");
         assert_eq!(settings["general"]["maxAttempts"], 1);
         assert_eq!(fs::metadata(&settings_path).expect("meta").permissions().mode() & 0o777, 0o600);
-        assert_eq!(env(&p, "GEMINI_CLI_TRUST_WORKSPACE").map(|v| v.as_os_str()), Some("true".as_ref()));
+        assert_eq!(env(&p, "GEMINI_CLI_TRUST_WORKSPACE").map(std::ffi::OsString::as_os_str), Some("true".as_ref()));
         assert!(env(&prepared(Preset::Gemini, None), "GEMINI_CLI_HOME").is_none());
     }
 

@@ -116,12 +116,21 @@ const BUILT_INS: &[(&str, VerdictFormat, &str)] = &[
 const DEFAULT_PERSONAS: &[(&str, &str)] =
     &[("spec-coherence", "Jeff Dean"), ("prompt-quality", "Shreyas Doshi"), ("prompt-sharpen", "Shreyas Doshi")];
 
+/// A rubric a caller named that cannot be used, worded as the reference's CLI errors.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum RubricError {
+    /// No built-in rubric has this slug.
     #[error("--rubric must be one of: {known} (got '{got}')")]
-    Unknown { got: String, known: String },
+    Unknown {
+        /// The slug asked for.
+        got: String,
+        /// Every accepted slug, comma-separated.
+        known: String,
+    },
+    /// `custom` without a (non-blank) template.
     #[error("rubric=custom requires --rubric-text")]
     CustomWithoutText,
+    /// A template given with a built-in rubric (this slug), which would be ignored.
     #[error("--rubric-text is only read with --rubric custom (got '{0}')")]
     TextWithoutCustom(String),
 }
@@ -166,10 +175,12 @@ impl Rubric {
         BUILT_INS.iter().any(|(s, _, _)| *s == slug)
     }
 
+    /// The slug the packet names the rubric by (`custom` for a caller's template).
     pub fn slug(&self) -> &str {
         &self.slug
     }
 
+    /// The answer format this rubric asks jurors for.
     pub fn format(&self) -> VerdictFormat {
         self.format
     }

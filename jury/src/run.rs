@@ -7,6 +7,7 @@
 //! not an unbounded wait. Plain threads, no async runtime: the daemon calls this from a
 //! worker thread.
 
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -24,12 +25,17 @@ const PIPE_GRACE: Duration = Duration::from_millis(200);
 /// What to run. The prompt goes on stdin, never in `args`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Spawn {
+    /// The program: a path, or a name looked up on `PATH`.
     pub program: PathBuf,
+    /// Its arguments.
     pub args: Vec<String>,
     /// Variables removed from the inherited environment, before `env_set` is applied.
     pub env_remove: Vec<String>,
+    /// Variables set for the process, in order.
     pub env_set: Vec<(String, OsString)>,
+    /// The working directory.
     pub cwd: PathBuf,
+    /// Written to the process's stdin, which is then closed: the prompt goes here.
     pub stdin: Vec<u8>,
 }
 
@@ -43,29 +49,37 @@ impl Spawn {
 /// Captured output of a process that ran.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Finished {
+    /// Standard output, up to the cap.
     pub stdout: Vec<u8>,
+    /// Standard error, up to the cap.
     pub stderr: Vec<u8>,
     /// Output went past the cap, or a pipe was still open after the grace period.
     pub truncated: bool,
+    /// From spawn to exit (or kill).
     pub latency: Duration,
 }
 
 /// How the process ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
+    /// Exited with this status.
     Code(i32),
+    /// Killed by this signal.
     Signal(i32),
     /// The status could not be read back.
     Unknown,
 }
 
+/// How a run ended, with whatever output it left.
 #[derive(Debug)]
 pub enum Outcome {
     /// Exit status 0.
     Answered(Finished),
+    /// Any other end but the deadline: its output may still say why.
     ExitedNonZero(Exit, Finished),
     /// Killed (with its process group) at the deadline.
     TimedOut(Finished),
+    /// The program could not be started.
     SpawnFailed(io::Error),
 }
 
@@ -89,7 +103,7 @@ pub fn run(spawn: &Spawn, deadline: Instant, cap: usize) -> Outcome {
         Err(e) => return Outcome::SpawnFailed(e),
     };
     // The pid is the process group id (process_group(0)); pids fit in pid_t.
-    let pgid = child.id() as libc::pid_t;
+    let pgid = Pid::from_child(&child);
     if let Some(mut stdin) = child.stdin.take() {
         let input = spawn.stdin.clone();
         // Detached: a child that never reads its stdin must not block us; the write fails
@@ -108,8 +122,7 @@ pub fn run(spawn: &Spawn, deadline: Instant, cap: usize) -> Outcome {
     );
     // The leader is exited but not reaped (or still running), so its pid cannot have been
     // reused: killing the group now reaches only our juror and what it started.
-    // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
-    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
     let status = child.wait();
     let latency = started.elapsed();
 
@@ -135,18 +148,12 @@ pub fn run(spawn: &Spawn, deadline: Instant, cap: usize) -> Outcome {
 }
 
 /// Block until `pid` has exited, leaving it a zombie so its pid (and group id) stays ours.
-fn wait_exited_unreaped(pid: libc::pid_t) -> io::Result<()> {
+fn wait_exited_unreaped(pid: Pid) -> io::Result<()> {
     loop {
-        // SAFETY: siginfo_t is plain data that waitid fills in; an all-zero value is valid.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: `info` is a valid, exclusively borrowed siginfo_t for the call.
-        let rc = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
-        if rc == 0 {
-            return Ok(());
-        }
-        let error = io::Error::last_os_error();
-        if error.kind() != io::ErrorKind::Interrupted {
-            return Err(error);
+        match rustix::process::waitid(WaitId::Pid(pid), WaitIdOptions::EXITED | WaitIdOptions::NOWAIT) {
+            Ok(_) => return Ok(()),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(error) => return Err(error.into()),
         }
     }
 }

@@ -47,16 +47,22 @@ impl VerdictFormat {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
+    /// The artifact passes the rubric.
     Pass,
+    /// It does not.
     Fail,
+    /// The juror cannot tell: never agrees, always escalates.
     Uncertain,
 }
 
 /// What a juror answered, in either format.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
+    /// The verdict, mapped from the codex-judge band when that was the format.
     pub verdict: Verdict,
+    /// 0..=100 (a 0–1 confidence is scaled, not floored).
     pub confidence: u8,
+    /// Remarks as strings (a non-string flag keeps its JSON text).
     pub flags: Vec<String>,
     /// The `model` key of the answer, which a `command` juror uses to say who answered.
     pub model: Option<String>,
@@ -64,12 +70,16 @@ pub struct Answer {
     pub judge: Option<CodexJudgeVerdict>,
 }
 
+/// Why an answer could not be read; only [`AnswerError::NotJson`] is worth asking again.
 #[derive(Debug, thiserror::Error)]
 pub enum AnswerError {
+    /// No answer object in the text.
     #[error(transparent)]
     NotJson(#[from] ExtractError),
+    /// A panel answer whose `verdict` is none of the three (as given).
     #[error("unrecognised verdict {0} (expected pass, fail or uncertain)")]
     UnknownVerdict(Value),
+    /// A codex-judge answer that breaks its schema.
     #[error(transparent)]
     CodexJudge(#[from] CodexJudgeError),
 }

@@ -1,130 +1,89 @@
 //! The wire between `judged` and its clients (`judge-evidence`, `judge-hook`, `judged`'s
-//! own subcommands), plus where the socket lives.
+//! own subcommands), and where the socket lives.
 //!
-//! A frame is a 4-byte big-endian length followed by that many bytes of JSON. Every
-//! request carries the protocol version and an id the response echoes. Frames larger
-//! than [`MAX_FRAME_BYTES`] are refused before any allocation. The client side here is
-//! std-only, so the hook shim starts without an async runtime.
+//! Every message is one frame ([`frame`]). A request is an [`Envelope`]: the protocol
+//! version, an id the response echoes, and one typed [`Request`]. The daemon answers
+//! with a [`Response`] holding the reply type that request names, or an [`ErrorBody`].
+//! [`call`] is the whole client: std-only, so the hook shim starts without an async
+//! runtime.
 
+#![warn(missing_docs)]
+
+pub mod frame;
 pub mod paths;
+mod reply;
+mod request;
 
+pub use frame::{Connection, FrameError, MAX_FRAME_BYTES};
+pub use reply::*;
+pub use request::*;
+
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use std::io::{self, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-pub const PROTOCOL_VERSION: u32 = 1;
-/// Hard ceiling on one frame, either direction.
-pub const MAX_FRAME_BYTES: usize = 8 * 1024 * 1024;
+/// The protocol spoken. 2: typed requests (every argument checked, none defaulted by
+/// the daemon) and one `validate` operation for both artifact kinds.
+pub const PROTOCOL_VERSION: u32 = 2;
 
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Request {
+/// A request on the wire: `{"v": 2, "id": 7, "op": "status", "args": null}`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Envelope {
+    /// The protocol version the client speaks.
     pub v: u32,
+    /// Echoed in the response.
     pub id: u64,
-    pub op: String,
-    #[serde(default)]
-    pub args: Value,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Response {
-    pub v: u32,
-    pub id: u64,
+    /// The operation and its arguments.
     #[serde(flatten)]
-    pub outcome: Outcome,
+    pub request: Request,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    Ok(Value),
-    Error(ErrorBody),
+/// The version and id of a request, read before the rest, so a client speaking another
+/// version is told so rather than that its request is malformed.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct Header {
+    /// The protocol version the client speaks.
+    pub v: u32,
+    /// Echoed in the response.
+    #[serde(default)]
+    pub id: u64,
 }
 
-/// A refusal. `exit_code` is set when the error is an evidence decision the CLI must
-/// report with that code (the same one direct mode would give).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ErrorBody {
-    pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<u8>,
-    /// For a refusal a later host write could change: how far the logs it read had got,
-    /// so the client knows whether to ask again.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub log_state: Option<judged_core::rules::LogState>,
-}
-
-impl ErrorBody {
-    /// A refusal that is no evidence decision (a bad request, a transport failure).
-    pub fn message(message: impl Into<String>) -> ErrorBody {
-        ErrorBody { message: message.into(), exit_code: None, log_state: None }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum FrameError {
-    #[error("frame of {0} bytes exceeds the {MAX_FRAME_BYTES}-byte limit")]
-    TooLarge(usize),
-    #[error("malformed frame: {0}")]
-    Malformed(#[from] serde_json::Error),
-    #[error(transparent)]
-    Io(#[from] io::Error),
-}
-
-/// Check a frame header and return the body length.
-pub fn body_len(header: [u8; 4]) -> Result<usize, FrameError> {
-    let len = u32::from_be_bytes(header) as usize;
-    if len > MAX_FRAME_BYTES { Err(FrameError::TooLarge(len)) } else { Ok(len) }
-}
-
-/// Encode a message as one frame.
-pub fn encode<T: Serialize>(message: &T) -> Result<Vec<u8>, FrameError> {
-    let body = serde_json::to_vec(message)?;
-    if body.len() > MAX_FRAME_BYTES {
-        return Err(FrameError::TooLarge(body.len()));
-    }
-    let mut frame = Vec::with_capacity(4 + body.len());
-    frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
-    frame.extend_from_slice(&body);
-    Ok(frame)
-}
-
-pub fn read_frame(reader: &mut impl Read) -> Result<Vec<u8>, FrameError> {
-    let mut header = [0u8; 4];
-    reader.read_exact(&mut header)?;
-    let mut body = vec![0u8; body_len(header)?];
-    reader.read_exact(&mut body)?;
-    Ok(body)
-}
-
+/// Why a call got no reply.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     /// Nothing listens at the socket: the daemon is not running.
     #[error("judged is not running (no socket answers at {0})")]
     Unreachable(String),
+    /// The connection failed or carried something that is not a response.
     #[error("talking to judged: {0}")]
-    Frame(#[from] FrameError),
-    #[error("judged speaks protocol {0}, this client {PROTOCOL_VERSION}")]
+    Transport(#[from] FrameError),
+    /// The daemon closed the connection without answering.
+    #[error("judged closed the connection without answering")]
+    NoAnswer,
+    /// The daemon speaks another protocol version.
+    #[error("judged speaks protocol {0}, this client {PROTOCOL_VERSION}; restart judged after an upgrade")]
     Version(u32),
+    /// The daemon refused the request.
     #[error("{}", .0.message)]
     Refused(ErrorBody),
 }
 
-/// One request, one response, over a fresh connection.
-pub fn call(socket: &Path, op: &str, args: Value, timeout: Duration) -> Result<Value, ClientError> {
-    let mut stream = UnixStream::connect(socket).map_err(|_| ClientError::Unreachable(socket.display().to_string()))?;
+/// One request, one reply of type `T`, over a fresh connection.
+pub fn call<T: DeserializeOwned>(socket: &Path, request: Request, timeout: Duration) -> Result<T, ClientError> {
+    let stream = UnixStream::connect(socket).map_err(|_| ClientError::Unreachable(socket.display().to_string()))?;
     stream.set_read_timeout(Some(timeout)).map_err(FrameError::Io)?;
     stream.set_write_timeout(Some(timeout)).map_err(FrameError::Io)?;
-    let request = Request { v: PROTOCOL_VERSION, id: 1, op: op.to_owned(), args };
-    stream.write_all(&encode(&request)?).map_err(FrameError::Io)?;
-    let response: Response = serde_json::from_slice(&read_frame(&mut stream)?).map_err(FrameError::Malformed)?;
+    let mut connection = Connection::new(stream);
+    connection.send(&Envelope { v: PROTOCOL_VERSION, id: 1, request })?;
+    let response: Response<T> = connection.receive()?.ok_or(ClientError::NoAnswer)?;
     if response.v != PROTOCOL_VERSION {
         return Err(ClientError::Version(response.v));
     }
     match response.outcome {
-        Outcome::Ok(value) => Ok(value),
+        Outcome::Ok(reply) => Ok(reply),
         Outcome::Error(body) => Err(ClientError::Refused(body)),
     }
 }
@@ -132,23 +91,42 @@ pub fn call(socket: &Path, op: &str, args: Value, timeout: Duration) -> Result<V
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Value, json};
+
+    fn parse(wire: Value) -> Result<Envelope, serde_json::Error> {
+        serde_json::from_value(wire)
+    }
 
     #[test]
-    fn frames_round_trip_and_oversize_is_refused_from_the_header() {
-        let request = Request { v: PROTOCOL_VERSION, id: 7, op: "status".into(), args: Value::Null };
-        let frame = encode(&request).unwrap();
-        let body = read_frame(&mut frame.as_slice()).unwrap();
-        let back: Request = serde_json::from_slice(&body).unwrap();
-        assert_eq!((back.id, back.op.as_str()), (7, "status"));
-        assert!(matches!(body_len((MAX_FRAME_BYTES as u32 + 1).to_be_bytes()), Err(FrameError::TooLarge(_))));
-        assert!(matches!(read_frame(&mut &frame[..6]), Err(FrameError::Io(_))));
+    fn requests_are_op_and_args_on_the_wire() {
+        let status = parse(json!({"v": 2, "id": 7, "op": "status", "args": null})).unwrap();
+        assert!(matches!(status.request, Request::Status));
+        assert!(matches!(parse(json!({"v": 2, "id": 7, "op": "status"})).unwrap().request, Request::Status));
+        let events = parse(json!({"v": 2, "id": 1, "op": "events", "args": {"session": "s"}})).unwrap();
+        assert!(matches!(events.request, Request::Events(EventsArgs { from: 1, limit: 1000, .. })));
+        let wire = serde_json::to_value(Envelope { v: 2, id: 3, request: Request::Shutdown }).unwrap();
+        assert_eq!((wire["op"].as_str(), wire["id"].as_u64()), (Some("shutdown"), Some(3)));
+    }
+
+    #[test]
+    fn a_wrong_typed_or_missing_argument_is_refused_not_defaulted() {
+        let wrong = json!({"v": 2, "id": 1, "op": "events", "args": {"session": "s", "limit": "many"}});
+        assert!(parse(wrong).is_err());
+        let missing = json!({"v": 2, "id": 1, "op": "challenge", "args": {"binding": "b", "cwd": "/w"}});
+        assert!(parse(missing).unwrap_err().to_string().contains("max_age_seconds"));
+        assert!(parse(json!({"v": 2, "id": 1, "op": "no_such_op", "args": null})).is_err());
+        let header: Header = serde_json::from_value(json!({"v": 999, "id": 4, "op": "no_such_op"})).unwrap();
+        assert_eq!((header.v, header.id), (999, 4));
     }
 
     #[test]
     fn responses_carry_ok_or_error() {
-        let ok: Response = serde_json::from_str(r#"{"v":1,"id":2,"ok":{"x":1}}"#).unwrap();
+        let ok: Response<Value> = serde_json::from_str(r#"{"v":2,"id":2,"ok":{"x":1}}"#).unwrap();
         assert!(matches!(ok.outcome, Outcome::Ok(_)));
-        let err: Response = serde_json::from_str(r#"{"v":1,"id":2,"error":{"message":"m","exit_code":3}}"#).unwrap();
+        let err: Response<Value> =
+            serde_json::from_str(r#"{"v":2,"id":2,"error":{"message":"m","exit_code":3}}"#).unwrap();
         assert!(matches!(err.outcome, Outcome::Error(ErrorBody { exit_code: Some(3), .. })));
+        let stopping = serde_json::to_value(Reply::Stopping(Stopping { stopping: true })).unwrap();
+        assert_eq!(stopping, json!({"stopping": true}), "a reply is its body alone");
     }
 }

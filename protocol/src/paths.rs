@@ -17,6 +17,7 @@ fn home() -> PathBuf {
     var("HOME").unwrap_or_else(|| PathBuf::from("/"))
 }
 
+/// The directory holding the store, the witness key and the daemon's log.
 pub fn data_dir() -> PathBuf {
     var("JUDGED_HOME")
         .unwrap_or_else(|| var("XDG_DATA_HOME").unwrap_or_else(|| home().join(".local/share")).join("judged"))
@@ -31,10 +32,12 @@ pub fn socket_dir() -> PathBuf {
     }
 }
 
+/// The daemon's socket.
 pub fn socket_path() -> PathBuf {
     socket_dir().join("judged.sock")
 }
 
+/// The user's config file.
 pub fn config_path() -> PathBuf {
     match var("JUDGED_HOME") {
         Some(home) => home.join("config.toml"),

@@ -98,9 +98,9 @@ impl Daemon {
         self.home.join("judged.sock")
     }
 
-    /// One request over the real socket.
+    /// One request over the real socket, named as the wire spells it, its reply as JSON.
     pub fn call(&self, op: &str, args: Value) -> Result<Value, judged_protocol::ClientError> {
-        judged_protocol::call(&self.socket(), op, args, Duration::from_secs(60))
+        judged_protocol::call(&self.socket(), request(op, args), Duration::from_secs(60))
     }
 
     /// Stop the daemon and wait for it to exit.
@@ -126,6 +126,13 @@ impl Daemon {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The typed request `op` with `args`, as a client would build it from the wire's
+/// spelling (panics on one the protocol does not define: a test's typo).
+pub fn request(op: &str, args: Value) -> judged_protocol::Request {
+    serde_json::from_value(serde_json::json!({"op": op, "args": args}))
+        .unwrap_or_else(|error| panic!("`{op}` with {args} is no request: {error}"))
 }
 
 impl Drop for Daemon {

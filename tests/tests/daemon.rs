@@ -5,7 +5,7 @@
 //! append and query without waiting. Where a test is about the watcher itself it polls
 //! `status`, which does not catch up, with a deadline.
 
-use judged_tests::{Daemon, bin, workspace};
+use judged_tests::{Daemon, bin, request, workspace};
 use serde_json::{Value, json};
 use std::fs;
 use std::io::{Read, Write};
@@ -178,7 +178,11 @@ struct BackgroundGuard(PathBuf);
 
 impl Drop for BackgroundGuard {
     fn drop(&mut self) {
-        let _ = judged_protocol::call(&self.0.join("judged.sock"), "shutdown", Value::Null, Duration::from_secs(5));
+        let _ = judged_protocol::call::<Value>(
+            &self.0.join("judged.sock"),
+            judged_protocol::Request::Shutdown,
+            Duration::from_secs(5),
+        );
     }
 }
 
@@ -597,12 +601,14 @@ fn malformed_frames_get_an_error_or_a_close_and_the_daemon_survives() {
     let cases: Vec<(&str, Vec<u8>, bool)> = vec![
         ("oversized length header", vec![0xff, 0xff, 0xff, 0xff, b'{'], false),
         ("header just over the limit", ((judged_protocol::MAX_FRAME_BYTES + 1) as u32).to_be_bytes().to_vec(), false),
-        ("truncated frame", frame(br#"{"v":1,"id":3,"op":"status","args":null}"#)[..20].to_vec(), true),
+        ("truncated frame", frame(br#"{"v":2,"id":3,"op":"status","args":null}"#)[..20].to_vec(), true),
         ("truncated header", vec![0, 0], true),
         ("invalid JSON", frame(b"{not json"), false),
         ("JSON that is not a request", frame(b"[1,2,3]"), false),
         ("wrong protocol version", frame(br#"{"v":999,"id":4,"op":"status","args":null}"#), true),
-        ("unknown operation", frame(br#"{"v":1,"id":5,"op":"no_such_op","args":null}"#), true),
+        ("unknown operation", frame(br#"{"v":2,"id":5,"op":"no_such_op","args":null}"#), true),
+        ("a wrong-typed argument", frame(br#"{"v":2,"id":6,"op":"events","args":{"session":7}}"#), true),
+        ("the protocol before typed requests", frame(br#"{"v":1,"id":7,"op":"status","args":null}"#), true),
     ];
     for (what, bytes, close_write) in cases {
         let answer = raw_exchange(&socket, &bytes, close_write);
@@ -610,7 +616,7 @@ fn malformed_frames_get_an_error_or_a_close_and_the_daemon_survives() {
         assert!(daemon.call("status", Value::Null).is_ok(), "{what}: the daemon still answers");
     }
     // A well-formed raw request still works, and its id is echoed.
-    let answer = raw_exchange(&socket, &frame(br#"{"v":1,"id":42,"op":"status","args":null}"#), true);
+    let answer = raw_exchange(&socket, &frame(br#"{"v":2,"id":42,"op":"status","args":null}"#), true);
     let response: Value = serde_json::from_slice(&answer[4..]).unwrap();
     assert_eq!(response["id"], 42);
     assert!(response["ok"]["pid"].is_u64());
@@ -631,7 +637,7 @@ fn many_concurrent_clients_are_all_answered() {
                     (0..20)
                         .map(|j| {
                             let op = if (i + j) % 4 == 0 { "sessions" } else { "status" };
-                            judged_protocol::call(&socket, op, Value::Null, Duration::from_secs(60))
+                            judged_protocol::call::<Value>(&socket, request(op, Value::Null), Duration::from_secs(60))
                         })
                         .collect::<Vec<_>>()
                 })
@@ -682,7 +688,7 @@ fn background_start_returns_once_the_socket_answers_and_stop_stops_it() {
     );
     assert!(output.status.success(), "judged start: {}", String::from_utf8_lossy(&output.stderr));
     let socket = setup.home.join("judged.sock");
-    let status = judged_protocol::call(&socket, "status", Value::Null, Duration::from_secs(10))
+    let status = judged_protocol::call::<Value>(&socket, judged_protocol::Request::Status, Duration::from_secs(10))
         .expect("the socket answers as soon as `judged start` returns");
     assert!(status["pid"].is_u64());
 
@@ -692,7 +698,10 @@ fn background_start_returns_once_the_socket_answers_and_stop_stops_it() {
 
     let stop = setup.judged(&["stop"]);
     assert!(stop.status.success(), "judged stop: {}", String::from_utf8_lossy(&stop.stderr));
-    assert!(judged_protocol::call(&socket, "status", Value::Null, Duration::from_secs(5)).is_err(), "stopped");
+    assert!(
+        judged_protocol::call::<Value>(&socket, judged_protocol::Request::Status, Duration::from_secs(5)).is_err(),
+        "stopped"
+    );
     let stop_again = setup.judged(&["stop"]);
     assert!(!stop_again.status.success(), "stopping a stopped daemon is an error");
 }

@@ -59,7 +59,7 @@ fn shift_timestamps(text: &[u8], age: chrono::Duration) -> Vec<u8> {
                 let (whole, fraction) = shifted.split_once('.').unwrap_or((&shifted, ""));
                 out.extend_from_slice(whole.as_bytes());
                 if digits > 0 {
-                    out.extend_from_slice(format!(".{:0<digits$.digits$}", fraction).as_bytes());
+                    out.extend_from_slice(format!(".{fraction:0<digits$.digits$}").as_bytes());
                 }
                 i += len;
             }

@@ -17,10 +17,14 @@ use serde_json::{Map, Value};
 /// Why a line could not become a record.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LineError {
+    /// Not UTF-8, or not JSON at all (a torn or garbled write).
     #[error("malformed JSON")]
     Malformed,
+    /// Valid JSON, but an array, string or number where a record must be an object.
     #[error("non-object record")]
     NotAnObject,
+    /// A field the host always writes as an object (Copilot's `data`) holds something
+    /// else; the reference crashes there, so the line fails closed.
     #[error("`{0}` is not an object")]
     FieldNotAnObject(&'static str),
 }

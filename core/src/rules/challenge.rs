@@ -2,18 +2,24 @@
 //! exactly one current session, and re-check such a binding later.
 
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, proves_marker};
-use super::{Artifact, CHALLENGE_SCHEMA, Env, EvidenceError, ExitCode, Result, check_binding};
+use super::{Artifact, CHALLENGE_SCHEMA, Env, EvidenceError, RefusalCode, Result, check_binding};
 use crate::family::{self, Table};
 use crate::log::SessionLog;
 use crate::timestamp;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
+/// What `challenge` is asked: bind this nonce to the one fresh marker call for `binding`
+/// made in a session of `cwd`.
 pub struct ChallengeRequest<'a> {
+    /// `--binding`: the token the marker call carries.
     pub binding: &'a str,
     /// The resolved `--cwd`.
     pub cwd: &'a str,
+    /// `--max-age-seconds`: how old the marker call may be (1..=600).
     pub max_age_seconds: i64,
+    /// The time ages are measured against: when the command started, so that waiting
+    /// for the host to persist its log cannot make a marker look fresher or staler.
     pub now: DateTime<Utc>,
     /// 32 URL-safe base64 characters from 24 CSPRNG bytes; the caller draws it.
     pub nonce: &'a str,
@@ -50,14 +56,14 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
     let (log, session_id, marker) = match candidates.len() {
         0 => {
             return Err(EvidenceError::new(
-                ExitCode::NoBinding,
+                RefusalCode::NoBinding,
                 "binding marker is not present in a current Copilot root session event",
             ));
         }
         1 => candidates.pop().expect("one candidate"),
         n => {
             return Err(EvidenceError::new(
-                ExitCode::AmbiguousBinding,
+                RefusalCode::AmbiguousBinding,
                 format!("ambiguous Copilot session binding: found {n} matching events"),
             ));
         }
@@ -66,7 +72,7 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
     let model = marker.start.model.as_deref().unwrap_or_default().trim();
     let Some(executor_family) = family::family(model, Table::Evidence) else {
         return Err(EvidenceError::new(
-            ExitCode::UnknownExecutorFamily,
+            RefusalCode::UnknownExecutorFamily,
             format!("host-reported executor model has unknown family: {model}"),
         ));
     };
@@ -193,7 +199,7 @@ pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env:
     let model = challenge.required("executor_model")?;
     let derived = family::family(model, Table::Evidence).ok_or_else(|| {
         EvidenceError::new(
-            ExitCode::UnknownExecutorFamily,
+            RefusalCode::UnknownExecutorFamily,
             format!("host-reported executor model has unknown family: {model}"),
         )
     })?;

@@ -17,41 +17,57 @@ pub use challenge::{ChallengeRequest, challenge, check_max_age, validate_challen
 pub use validate::validate;
 pub use verify::{Verified, verify};
 
+use crate::event::Host;
 use crate::log::SessionLog;
 use serde_json::{Map, Value};
 
+/// The `schema` of a challenge artifact (and of the marker object).
 pub const CHALLENGE_SCHEMA: &str = "aris.copilot-native.challenge/v1";
+/// The `schema` of an evidence artifact.
 pub const EVIDENCE_SCHEMA: &str = "aris.copilot-native.evidence/v1";
+/// Where evidence says its models came from (`*_model_source`): the host's session log,
+/// never the caller.
 pub const HOST_SESSION_EVENT: &str = "host-session-event";
+/// The host's name for the reviewer sub-agent, the only agent whose review counts.
 pub const REVIEWER_AGENT: &str = "rubber-duck";
 
-/// Stable exit codes of `judge-evidence`, shared with the reference helper.
+/// Why the rules refused, as the stable exit code of `judge-evidence` (shared with the
+/// reference helper; `code as u8` is the process exit code). Named apart from
+/// `std::process::ExitCode`, which the binaries return and which also means success.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
-pub enum ExitCode {
+pub enum RefusalCode {
+    /// 2: anything else wrong with the evidence, an artifact or the log.
     Evidence = 2,
+    /// 3: no current root marker call for the binding (not in a bound session).
     NoBinding = 3,
+    /// 4: more than one marker call matches the binding.
     AmbiguousBinding = 4,
+    /// 5: the executor's host-reported model has no known family.
     UnknownExecutorFamily = 5,
+    /// 6: not exactly one nonce-bound reviewer invocation (or its child lacks the nonce).
     InvocationCount = 6,
+    /// 7: the reviewer's lifecycle failed or is incomplete.
     Lifecycle = 7,
+    /// 10: verified, but the policy rejects the pair (same or unknown family); the
+    /// artifacts are still written.
     PolicyRejected = 10,
 }
 
-impl ExitCode {
+impl RefusalCode {
     /// The code a refusal carried over the wire; anything unknown is the generic 2.
-    pub fn from_code(code: u8) -> ExitCode {
+    pub fn from_code(code: u8) -> RefusalCode {
         [
-            ExitCode::NoBinding,
-            ExitCode::AmbiguousBinding,
-            ExitCode::UnknownExecutorFamily,
-            ExitCode::InvocationCount,
-            ExitCode::Lifecycle,
-            ExitCode::PolicyRejected,
+            RefusalCode::NoBinding,
+            RefusalCode::AmbiguousBinding,
+            RefusalCode::UnknownExecutorFamily,
+            RefusalCode::InvocationCount,
+            RefusalCode::Lifecycle,
+            RefusalCode::PolicyRejected,
         ]
         .into_iter()
         .find(|c| *c as u8 == code)
-        .unwrap_or(ExitCode::Evidence)
+        .unwrap_or(RefusalCode::Evidence)
     }
 }
 
@@ -59,7 +75,10 @@ impl ExitCode {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct EvidenceError {
-    pub code: ExitCode,
+    /// The exit code the refusal maps to.
+    pub code: RefusalCode,
+    /// What is wrong, in the reference helper's words where it has them: callers match
+    /// on these, so they are kept byte for byte.
     pub message: String,
     /// How far the logs the refusal read had got, when a later host write could change it.
     pub log_state: Option<LogState>,
@@ -89,7 +108,8 @@ impl LogState {
 }
 
 impl EvidenceError {
-    pub fn new(code: ExitCode, message: impl Into<String>) -> EvidenceError {
+    /// A refusal with `code`, before anyone knows how far the logs had got.
+    pub fn new(code: RefusalCode, message: impl Into<String>) -> EvidenceError {
         EvidenceError { code, message: message.into(), log_state: None }
     }
 
@@ -101,7 +121,7 @@ impl EvidenceError {
 
     /// Exit 2, the generic evidence error.
     pub fn evidence(message: impl Into<String>) -> EvidenceError {
-        EvidenceError::new(ExitCode::Evidence, message)
+        EvidenceError::new(RefusalCode::Evidence, message)
     }
 
     /// Name the artifact the refusal is about, unless the message already does. The
@@ -114,6 +134,7 @@ impl EvidenceError {
     }
 }
 
+/// A rule's result: the value, or the refusal to print and exit with.
 pub type Result<T> = std::result::Result<T, EvidenceError>;
 
 /// What the rules need from the outside world.
@@ -153,6 +174,36 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
 }
 
+/// The two artifacts a client can ask to revalidate. Each has its own schema and rule,
+/// and the daemon looks each up in its own journal entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArtifactKind {
+    /// A challenge, written by `challenge` ([`CHALLENGE_SCHEMA`]).
+    Challenge,
+    /// Evidence, written by `verify` ([`EVIDENCE_SCHEMA`]).
+    Evidence,
+}
+
+impl ArtifactKind {
+    /// The kind's name, as the wire and the messages spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArtifactKind::Challenge => "challenge",
+            ArtifactKind::Evidence => "evidence",
+        }
+    }
+
+    /// Revalidate an artifact of this kind against `log` with its rule
+    /// ([`validate_challenge`] or [`validate`]); where its reviewed window starts.
+    pub fn validate(self, artifact: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
+        match self {
+            ArtifactKind::Challenge => validate_challenge(artifact, log, env),
+            ArtifactKind::Evidence => validate(artifact, log, env),
+        }
+    }
+}
+
 /// A loaded artifact: a JSON object with typed field access and field-naming errors.
 pub struct Artifact<'a>(pub &'a Map<String, Value>);
 
@@ -166,6 +217,14 @@ impl<'a> Artifact<'a> {
         }
     }
 
+    /// The host whose session log the artifact is bound to.
+    pub fn host(&self) -> Host {
+        // Artifacts written before the `host` field existed are Copilot CLI's: it was the
+        // only host then, so an absent (or unknown) field keeps reading them as before.
+        self.str("host").and_then(Host::parse).unwrap_or(Host::CopilotCli)
+    }
+
+    /// A string field, if present and a string.
     pub fn str(&self, key: &str) -> Option<&'a str> {
         self.0.get(key).and_then(Value::as_str)
     }

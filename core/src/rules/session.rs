@@ -1,5 +1,7 @@
 //! Lookups shared by the rules: session metadata, the marker lifecycle, the rubber-duck
-//! invocation test and the reviewer lifecycle.
+//! invocation test and the reviewer lifecycle. Where two rules refuse the same finding
+//! in different words (the reference helper's, kept byte for byte), the lookup returns a
+//! fault enum and each rule words it.
 
 use super::{EvidenceError, Result, has_nonce_line, marker_text};
 use crate::event::{Host, Record, SubagentPhase, ToolCall, ToolResult};
@@ -233,6 +235,34 @@ pub(super) struct ReviewerLifecycle<'a> {
     pub tool_completions: Vec<(&'a Line, &'a ToolResult, &'a Record)>,
 }
 
+/// What is wrong with a recorded reviewer lifecycle; `verify` and `validate` each word a
+/// fault (and choose its exit code) their own way, as with [`MarkerFault`].
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum ReviewerFault<'a> {
+    /// The host recorded `subagent.failed` for the task.
+    Failed,
+    /// The root task returned with `success` other than exactly `true`.
+    ToolUnsuccessful,
+    /// Not exactly one `subagent.started`, one `subagent.completed` and one tool
+    /// completion (the counts found).
+    Incomplete { started: usize, completed: usize, tool_completions: usize },
+    /// An end of the lifecycle names another agent than the rubber-duck reviewer.
+    NotReviewer,
+    /// The two ends do not name one and the same child agent.
+    ChildUnbound,
+    /// The child's recorded prompt lacks the nonce line.
+    ChildWithoutNonce(&'a str),
+}
+
+/// A reviewer lifecycle that passed [`ReviewerLifecycle::reviewer`]: the one record of
+/// each kind, and the child agent both ends name.
+pub(super) struct Reviewer<'a> {
+    pub started: (&'a Line, &'a Record),
+    pub completed: (&'a Line, &'a Record),
+    pub tool_completion: (&'a Line, &'a ToolResult, &'a Record),
+    pub child: &'a str,
+}
+
 impl<'a> ReviewerLifecycle<'a> {
     pub fn collect(records: impl Iterator<Item = (&'a Line, &'a Record)>, tool_call_id: &str) -> Self {
         let mut lifecycle = ReviewerLifecycle::default();
@@ -251,8 +281,52 @@ impl<'a> ReviewerLifecycle<'a> {
         lifecycle
     }
 
-    pub fn counts(&self) -> (usize, usize, usize) {
-        (self.started.len(), self.completed.len(), self.tool_completions.len())
+    /// How the lifecycle failed, if the host recorded a failure: a `subagent.failed`, or
+    /// a single tool completion that did not succeed. `verify` says so before counting,
+    /// since a failed reviewer usually never completes and "incomplete" would hide why.
+    pub fn failure(&self) -> Option<ReviewerFault<'a>> {
+        if !self.failed.is_empty() {
+            return Some(ReviewerFault::Failed);
+        }
+        match self.tool_completions.as_slice() {
+            [(_, result, _)] if !result.success => Some(ReviewerFault::ToolUnsuccessful),
+            _ => None,
+        }
+    }
+
+    /// The one rubber-duck reviewer of the task, faults checked in this order: exactly one
+    /// of each lifecycle record, no failure, the rubber-duck agent at both ends, one child
+    /// agent named by both, and the nonce in that child's prompt when one is recorded
+    /// among `records` (the same records the lifecycle was collected from).
+    ///
+    /// Whether the tool completion succeeded is left to the caller, which checks it at
+    /// its own point (see [`ReviewerLifecycle::failure`]).
+    pub fn reviewer(
+        &self,
+        records: impl Iterator<Item = (&'a Line, &'a Record)>,
+        nonce: &str,
+    ) -> std::result::Result<Reviewer<'a>, ReviewerFault<'a>> {
+        let ([started], [completed], [tool_completion]) =
+            (self.started.as_slice(), self.completed.as_slice(), self.tool_completions.as_slice())
+        else {
+            return Err(ReviewerFault::Incomplete {
+                started: self.started.len(),
+                completed: self.completed.len(),
+                tool_completions: self.tool_completions.len(),
+            });
+        };
+        if !self.failed.is_empty() {
+            return Err(ReviewerFault::Failed);
+        }
+        let names = [started.1, completed.1].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
+        if names != [Some(super::REVIEWER_AGENT); 2] {
+            return Err(ReviewerFault::NotReviewer);
+        }
+        let child = child_agent(started.1, completed.1).ok_or(ReviewerFault::ChildUnbound)?;
+        if !child_prompt_has_nonce(records, child, nonce) {
+            return Err(ReviewerFault::ChildWithoutNonce(child));
+        }
+        Ok(Reviewer { started: *started, completed: *completed, tool_completion: *tool_completion, child })
     }
 }
 
@@ -260,7 +334,7 @@ impl<'a> ReviewerLifecycle<'a> {
 ///
 /// Copilot CLI 1.0.102 gives the child its own UUID `agentId`; older hosts used the
 /// task's toolCallId. Either way `subagent.started` and `subagent.completed` must agree.
-pub(super) fn child_agent<'a>(started: &'a Record, completed: &'a Record) -> Option<&'a str> {
+fn child_agent<'a>(started: &'a Record, completed: &'a Record) -> Option<&'a str> {
     match (started.agent_id.as_deref(), completed.agent_id.as_deref()) {
         (Some(a), Some(b)) if a == b => Some(a),
         _ => None,
@@ -268,11 +342,7 @@ pub(super) fn child_agent<'a>(started: &'a Record, completed: &'a Record) -> Opt
 }
 
 /// Whether the child's first prompt, when the host recorded one, carries the nonce.
-pub(super) fn child_prompt_has_nonce<'a>(
-    records: impl Iterator<Item = (&'a Line, &'a Record)>,
-    child: &str,
-    nonce: &str,
-) -> bool {
+fn child_prompt_has_nonce<'a>(records: impl Iterator<Item = (&'a Line, &'a Record)>, child: &str, nonce: &str) -> bool {
     records
         .map(|(_, r)| r)
         .find(|r| r.agent_id.as_deref() == Some(child) && r.kind == "user.message")

@@ -87,7 +87,7 @@ fn validate_after(text: &str, later: &str) -> Result<u64> {
     validate(&verified.evidence, &log_of(later), &env)
 }
 
-fn code(result: Result<impl std::fmt::Debug>) -> (ExitCode, String) {
+fn code(result: Result<impl std::fmt::Debug>) -> (RefusalCode, String) {
     let error = result.expect_err("must fail");
     (error.code, error.message)
 }
@@ -131,29 +131,29 @@ fn same_family_reviewer_is_written_but_rejected_with_exit_10() {
     let verified = verify_text(&text).unwrap();
     assert_eq!(verified.evidence["reason"], "same-model-family");
     assert_eq!(verified.evidence["independence_verified"], false);
-    assert_eq!(verified.policy().unwrap_err().code, ExitCode::PolicyRejected);
+    assert_eq!(verified.policy().unwrap_err().code, RefusalCode::PolicyRejected);
 }
 
 #[test]
 fn reviewer_prompt_without_the_nonce_line_is_exit_6() {
     let text = edited(7, |v| {
-        v["data"]["arguments"]["prompt"] = "Review the work, nonce kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP".into()
+        v["data"]["arguments"]["prompt"] = "Review the work, nonce kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP".into();
     });
-    assert_eq!(code(verify_text(&text)).0, ExitCode::InvocationCount);
+    assert_eq!(code(verify_text(&text)).0, RefusalCode::InvocationCount);
 }
 
 #[test]
 fn another_agent_type_is_no_reviewer_exit_6() {
     let text = edited(7, |v| v["data"]["arguments"]["agent_type"] = "explore".into());
-    assert_eq!(code(verify_text(&text)).0, ExitCode::InvocationCount);
+    assert_eq!(code(verify_text(&text)).0, RefusalCode::InvocationCount);
 }
 
 #[test]
 fn failed_subagent_or_unsuccessful_tool_is_exit_7() {
     let failed = edited(11, |v| v["type"] = "subagent.failed".into());
-    assert_eq!(code(verify_text(&failed)), (ExitCode::Lifecycle, "native rubber-duck subagent failed".into()));
+    assert_eq!(code(verify_text(&failed)), (RefusalCode::Lifecycle, "native rubber-duck subagent failed".into()));
     let unsuccessful = edited(12, |v| v["data"]["success"] = false.into());
-    assert_eq!(code(verify_text(&unsuccessful)).0, ExitCode::Lifecycle);
+    assert_eq!(code(verify_text(&unsuccessful)).0, RefusalCode::Lifecycle);
     let missing = edited(11, |v| v["type"] = "assistant.message".into());
     assert!(code(verify_text(&missing)).1.contains("started=1, completed=0, tool_complete=1"));
 }
@@ -206,7 +206,7 @@ fn host_lifecycle_ends_naming_different_children_are_refused() {
 #[test]
 fn host_child_prompt_must_carry_the_nonce_too() {
     let text = real_host_form("child-a", "child-a", Some("Review it, no nonce here."));
-    assert_eq!(code(verify_text(&text)).0, ExitCode::InvocationCount);
+    assert_eq!(code(verify_text(&text)).0, RefusalCode::InvocationCount);
 }
 
 #[test]
@@ -221,7 +221,7 @@ fn defect_4_bad_timestamp_on_a_marker_candidate_does_not_abort_challenge() {
     let other = log_of(&edited(3, |v| v["timestamp"] = "garbage".into()));
     let env = MemoryEnv::default();
     let request = request(BINDING);
-    assert_eq!(code(challenge(&request, &[&other], &env)).0, ExitCode::NoBinding);
+    assert_eq!(code(challenge(&request, &[&other], &env)).0, RefusalCode::NoBinding);
     assert!(challenge(&request, &[&other, &log], &env).is_ok());
 }
 
@@ -230,7 +230,7 @@ fn defect_5_non_object_data_fails_closed_with_file_and_line() {
     let text = edited(2, |v| v["data"] = json!([1]));
     assert_eq!(
         code(verify_text(&text)),
-        (ExitCode::Evidence, "`data` is not an object in Copilot event at /s/events.jsonl:2".into())
+        (RefusalCode::Evidence, "`data` is not an object in Copilot event at /s/events.jsonl:2".into())
     );
 }
 
@@ -240,7 +240,7 @@ fn defect_6_validate_challenge_unknown_family_is_exit_5() {
     let log = log_of(&text);
     let mut ch = challenge_for(&log);
     ch.insert("executor_model".into(), "mystery-model".into());
-    assert_eq!(code(validate_challenge(&ch, &log, &MemoryEnv::default())).0, ExitCode::UnknownExecutorFamily);
+    assert_eq!(code(validate_challenge(&ch, &log, &MemoryEnv::default())).0, RefusalCode::UnknownExecutorFamily);
     validate_challenge(&challenge_for(&log_of(EXAMPLE)), &log_of(EXAMPLE), &MemoryEnv::default()).unwrap();
 }
 
@@ -294,7 +294,7 @@ fn defect_9_absent_tool_call_ids_never_match() {
         log_text.replacen(n4[3], &serde_json::to_string(&v).unwrap(), 1)
     };
     let log = log_of(&text);
-    assert_eq!(code(challenge(&request(BINDING), &[&log], &MemoryEnv::default())).0, ExitCode::NoBinding);
+    assert_eq!(code(challenge(&request(BINDING), &[&log], &MemoryEnv::default())).0, RefusalCode::NoBinding);
 }
 
 #[test]
@@ -329,14 +329,14 @@ fn challenge_binds_exactly_one_fresh_root_marker() {
 
     let again = log_of(EXAMPLE);
     let twice = [&log, &again];
-    assert_eq!(code(challenge(&request(BINDING), &twice, &env)).0, ExitCode::AmbiguousBinding);
-    assert_eq!(code(challenge(&request("run_20260715_other_binding_0001"), &twice, &env)).0, ExitCode::NoBinding);
+    assert_eq!(code(challenge(&request(BINDING), &twice, &env)).0, RefusalCode::AmbiguousBinding);
+    assert_eq!(code(challenge(&request("run_20260715_other_binding_0001"), &twice, &env)).0, RefusalCode::NoBinding);
     let stale = ChallengeRequest { now: now() + chrono::Duration::seconds(120), ..request(BINDING) };
-    assert_eq!(code(challenge(&stale, &[&log], &env)).0, ExitCode::NoBinding);
+    assert_eq!(code(challenge(&stale, &[&log], &env)).0, RefusalCode::NoBinding);
     let elsewhere = ChallengeRequest { cwd: "/other", ..request(BINDING) };
-    assert_eq!(code(challenge(&elsewhere, &[&log], &env)).0, ExitCode::NoBinding);
+    assert_eq!(code(challenge(&elsewhere, &[&log], &env)).0, RefusalCode::NoBinding);
     let mystery = log_of(&edited(3, |v| v["data"]["model"] = "mystery".into()));
-    assert_eq!(code(challenge(&request(BINDING), &[&mystery], &env)).0, ExitCode::UnknownExecutorFamily);
+    assert_eq!(code(challenge(&request(BINDING), &[&mystery], &env)).0, RefusalCode::UnknownExecutorFamily);
     let bad_age = ChallengeRequest { max_age_seconds: 601, ..request("short") };
     assert_eq!(code(challenge(&bad_age, &[], &env)).1, "--max-age-seconds must be within 1..600");
     assert_eq!(code(challenge(&request("short"), &[], &env)).1, "--binding must be a 16..128 character stable token");
@@ -441,22 +441,22 @@ mod real_host {
     #[test]
     fn host_same_family_reviewer_is_exit_10() {
         let verified = verify_fixture("same-family").1.unwrap();
-        assert_eq!(verified.policy().unwrap_err().code, ExitCode::PolicyRejected);
+        assert_eq!(verified.policy().unwrap_err().code, RefusalCode::PolicyRejected);
     }
 
     #[test]
     fn host_missing_nonce_and_wrong_agent_type_are_exit_6() {
-        assert_eq!(code(verify_fixture("no-nonce").1).0, ExitCode::InvocationCount);
-        assert_eq!(code(verify_fixture("wrong-agent-type").1).0, ExitCode::InvocationCount);
+        assert_eq!(code(verify_fixture("no-nonce").1).0, RefusalCode::InvocationCount);
+        assert_eq!(code(verify_fixture("wrong-agent-type").1).0, RefusalCode::InvocationCount);
     }
 
     #[test]
     fn host_failed_reviewer_is_exit_7() {
         assert_eq!(
             code(verify_fixture("reviewer-error").1),
-            (ExitCode::Lifecycle, "native rubber-duck subagent failed".into())
+            (RefusalCode::Lifecycle, "native rubber-duck subagent failed".into())
         );
-        assert_eq!(code(verify_fixture("reviewer-error-400").1).0, ExitCode::Lifecycle);
+        assert_eq!(code(verify_fixture("reviewer-error-400").1).0, RefusalCode::Lifecycle);
     }
 
     #[test]
@@ -475,7 +475,7 @@ mod real_host {
 #[test]
 fn host_a_chain_break_in_the_reviewed_window_refuses_verify_naming_the_line() {
     let (exit, message) = code(verify_text(SPEC_EXAMPLE));
-    assert_eq!(exit, ExitCode::Evidence);
+    assert_eq!(exit, RefusalCode::Evidence);
     assert!(message.contains("parentId chain break") && message.contains("/s/events.jsonl:11"), "{message}");
 }
 

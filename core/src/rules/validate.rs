@@ -1,7 +1,7 @@
 //! `validate`: re-check an evidence artifact against the log as it is now. Appends after
 //! the bound prefix are fine; any change inside it is not.
 
-use super::session::{self, MarkerIds, ReviewerLifecycle};
+use super::session::{self, MarkerIds, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::verify::{reviewed_at, reviewer_model};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, evidence_id,
@@ -66,34 +66,17 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     let invocations: Vec<_> = session::nonce_bound_invocations(log.records_within(prefix), nonce)
         .filter(|(_, _, call)| call.id.as_deref() == Some(tool_call_id))
         .collect();
-    let lifecycle = ReviewerLifecycle::collect(log.records_within(prefix), tool_call_id);
-    let (
-        [(invocation_line, invocation, _)],
-        [(started_line, started)],
-        [(completed_line, completed)],
-        [(tool_line, tool_result, tool_record)],
-    ) = (
-        invocations.as_slice(),
-        lifecycle.started.as_slice(),
-        lifecycle.completed.as_slice(),
-        lifecycle.tool_completions.as_slice(),
-    )
-    else {
+    let [(invocation_line, invocation, _)] = invocations.as_slice() else {
         return fail("evidence lifecycle events are missing or duplicated");
     };
-    if !lifecycle.failed.is_empty() {
-        return fail("evidence contains a failed native reviewer lifecycle");
-    }
-    let names = [started, completed].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
-    if names != [Some(REVIEWER_AGENT); 2] {
-        return fail("evidence lifecycle agent mismatch");
-    }
-    let Some(child) = session::child_agent(started, completed) else {
-        return fail("evidence child agent id mismatch");
-    };
-    if ev.str("child_agent_id").is_some_and(|stored| stored != child)
-        || !session::child_prompt_has_nonce(log.records_within(prefix), child, nonce)
-    {
+    let lifecycle = ReviewerLifecycle::collect(log.records_within(prefix), tool_call_id);
+    let Reviewer {
+        started: (started_line, started),
+        completed: (completed_line, completed),
+        tool_completion: (tool_line, tool_result, tool_record),
+        child,
+    } = lifecycle.reviewer(log.records_within(prefix), nonce).map_err(lifecycle_refusal)?;
+    if ev.str("child_agent_id").is_some_and(|stored| stored != child) {
         return fail("evidence child agent id mismatch");
     }
     if marker.completion_line.end >= invocation_line.end
@@ -103,7 +86,7 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     }
     // Defect fix (spec §8.7): success is exactly `true` here as in verify.
     if !tool_result.success {
-        return fail("evidence tool completion is not successful");
+        return Err(lifecycle_refusal(ReviewerFault::ToolUnsuccessful));
     }
     let invocation_model = invocation.model.as_deref().map(str::trim).unwrap_or_default();
     let reviewer =
@@ -148,4 +131,16 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
         return fail("native evidence id does not match its bound fields");
     }
     Ok(marker.start_line.start)
+}
+
+/// `validate`'s words for a faulty reviewer lifecycle, all exit 2: evidence that no
+/// longer matches its log is forged or stale, whatever the fault.
+fn lifecycle_refusal(fault: ReviewerFault) -> EvidenceError {
+    EvidenceError::evidence(match fault {
+        ReviewerFault::Incomplete { .. } => "evidence lifecycle events are missing or duplicated",
+        ReviewerFault::Failed => "evidence contains a failed native reviewer lifecycle",
+        ReviewerFault::NotReviewer => "evidence lifecycle agent mismatch",
+        ReviewerFault::ChildUnbound | ReviewerFault::ChildWithoutNonce(_) => "evidence child agent id mismatch",
+        ReviewerFault::ToolUnsuccessful => "evidence tool completion is not successful",
+    })
 }

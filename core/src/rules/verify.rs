@@ -2,10 +2,10 @@
 //! family reviewed the work after the challenge, and build the evidence artifact.
 
 use super::challenge::revalidate;
-use super::session::{self, ReviewerLifecycle};
+use super::session::{self, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, ExitCode, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, evidence_id,
-    extract_response,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, RefusalCode, Result,
+    evidence_id, extract_response,
 };
 use crate::event::Record;
 use crate::family::{self, Table};
@@ -17,7 +17,9 @@ use serde_json::{Map, Value, json};
 /// A verification outcome: the evidence and the response to write beside it.
 #[derive(Debug)]
 pub struct Verified {
+    /// The evidence artifact; `status` says whether the policy accepted the pair.
     pub evidence: Map<String, Value>,
+    /// The reviewer's response, exactly as `response_sha256` hashes it.
     pub response: String,
     /// Where the reviewed window starts in the log (the marker call): an integrity finding
     /// from here on undoes the evidence.
@@ -32,7 +34,7 @@ impl Verified {
             return Ok(());
         }
         let reason = self.evidence.get("reason").and_then(Value::as_str).unwrap_or_default();
-        Err(EvidenceError::new(ExitCode::PolicyRejected, format!("native reviewer evidence rejected: {reason}")))
+        Err(EvidenceError::new(RefusalCode::PolicyRejected, format!("native reviewer evidence rejected: {reason}")))
     }
 }
 
@@ -63,7 +65,7 @@ pub fn verify(
         .collect();
     let [(invocation_line, invocation, call)] = invocations.as_slice() else {
         return Err(EvidenceError::new(
-            ExitCode::InvocationCount,
+            RefusalCode::InvocationCount,
             format!("expected exactly one nonce-bound native rubber-duck invocation, found {}", invocations.len()),
         ));
     };
@@ -85,39 +87,15 @@ pub fn verify(
     }
 
     let lifecycle = ReviewerLifecycle::collect(log.records(), tool_call_id);
-    if !lifecycle.failed.is_empty() {
-        return Err(EvidenceError::new(ExitCode::Lifecycle, "native rubber-duck subagent failed"));
+    if let Some(fault) = lifecycle.failure() {
+        return Err(lifecycle_refusal(fault));
     }
-    if let [(_, result, _)] = lifecycle.tool_completions.as_slice()
-        && !result.success
-    {
-        return Err(EvidenceError::new(ExitCode::Lifecycle, "native rubber-duck tool execution did not succeed"));
-    }
-    let ([(started_line, started)], [(completed_line, completed)], [(tool_line, tool_result, tool_record)]) =
-        (lifecycle.started.as_slice(), lifecycle.completed.as_slice(), lifecycle.tool_completions.as_slice())
-    else {
-        let (s, c, t) = lifecycle.counts();
-        return Err(EvidenceError::new(
-            ExitCode::Lifecycle,
-            format!(
-                "native rubber-duck lifecycle is incomplete or ambiguous (started={s}, completed={c}, tool_complete={t})"
-            ),
-        ));
-    };
-    let names = [started, completed].map(|r| r.subagent.as_ref().and_then(|s| s.agent_name.as_deref()));
-    if names != [Some(REVIEWER_AGENT); 2] {
-        return Err(EvidenceError::evidence("nonce-bound task was not completed by the rubber-duck subagent"));
-    }
-    // Host fix (spec §9): bind the child by the agent id both lifecycle ends name, not by
-    // requiring it to equal the toolCallId, which the real host never writes.
-    let child = session::child_agent(started, completed)
-        .ok_or_else(|| EvidenceError::evidence("rubber-duck lifecycle is not bound to one child agent id"))?;
-    if !session::child_prompt_has_nonce(log.records(), child, nonce) {
-        return Err(EvidenceError::new(
-            ExitCode::InvocationCount,
-            format!("rubber-duck child agent {child} did not receive the nonce line"),
-        ));
-    }
+    let Reviewer {
+        started: (started_line, started),
+        completed: (completed_line, completed),
+        tool_completion: (tool_line, tool_result, tool_record),
+        child,
+    } = lifecycle.reviewer(log.records(), nonce).map_err(lifecycle_refusal)?;
     if !session::lifecycle_ordered(invocation_line.end, started_line.end, completed_line.end, tool_line.end) {
         return Err(EvidenceError::evidence("native rubber-duck lifecycle events are out of order"));
     }
@@ -176,6 +154,35 @@ pub fn verify(
     let id = evidence_id(evidence);
     evidence.insert("evidence_id".to_owned(), id.into());
     Ok(Verified { evidence: evidence.clone(), response, window_start: marker.start_line.start })
+}
+
+/// `verify`'s words and exit codes for a faulty reviewer lifecycle: the reference
+/// helper's, so a failed or incomplete review exits 7, a child without the nonce exits 6.
+fn lifecycle_refusal(fault: ReviewerFault) -> EvidenceError {
+    match fault {
+        ReviewerFault::Failed => EvidenceError::new(RefusalCode::Lifecycle, "native rubber-duck subagent failed"),
+        ReviewerFault::ToolUnsuccessful => {
+            EvidenceError::new(RefusalCode::Lifecycle, "native rubber-duck tool execution did not succeed")
+        }
+        ReviewerFault::Incomplete { started: s, completed: c, tool_completions: t } => EvidenceError::new(
+            RefusalCode::Lifecycle,
+            format!(
+                "native rubber-duck lifecycle is incomplete or ambiguous (started={s}, completed={c}, tool_complete={t})"
+            ),
+        ),
+        ReviewerFault::NotReviewer => {
+            EvidenceError::evidence("nonce-bound task was not completed by the rubber-duck subagent")
+        }
+        // Host fix (spec §9): the child is bound by the agent id both lifecycle ends name,
+        // not by requiring it to equal the toolCallId, which the real host never writes.
+        ReviewerFault::ChildUnbound => {
+            EvidenceError::evidence("rubber-duck lifecycle is not bound to one child agent id")
+        }
+        ReviewerFault::ChildWithoutNonce(child) => EvidenceError::new(
+            RefusalCode::InvocationCount,
+            format!("rubber-duck child agent {child} did not receive the nonce line"),
+        ),
+    }
 }
 
 /// When the review ended, as the host recorded it: the timestamp of the later of the

@@ -3,28 +3,16 @@
 //! `judged_core::rules`; the daemon adds its witness.
 
 use chrono::{DateTime, Utc};
-use judged_core::event::Host;
-use judged_core::files::{self, Roots};
+use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, Artifact, Env, EvidenceError, ExitCode, LogState, Verified};
-use judged_core::timestamp;
+use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, LogState, RefusalCode, Verified};
 use judged_core::worktree::Tree;
-use judged_protocol::{ClientError, paths};
-use serde_json::{Map, Value, json};
+use judged_protocol::{ClientError, Request, Validation, Verification, paths};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// The real file system.
-pub struct FsEnv;
-
-impl Env for FsEnv {
-    fn resolve(&self, path: &str) -> String {
-        files::resolve(path)
-    }
-    fn read_file(&self, path: &str) -> rules::Result<Vec<u8>> {
-        files::read_artifact(path).map(|(_, bytes)| bytes)
-    }
-}
 
 pub struct ChallengeArgs<'a> {
     pub binding: &'a str,
@@ -48,124 +36,133 @@ pub struct VerifyArgs<'a> {
     pub started: DateTime<Utc>,
 }
 
-pub enum Backend {
+/// Where one command's evidence decision is made.
+pub enum Decider {
+    /// In this process, from the log files.
     Direct,
+    /// By the daemon listening at this socket.
     Daemon(PathBuf),
 }
 
-/// What a daemon-mode call needs from a refusal: the evidence exit code, or a
-/// fallback to direct mode when nothing listens.
+/// Why a backend gave no answer.
 pub enum CallError {
+    /// Nothing listens at the socket: `auto` mode decides in direct mode instead.
     Unreachable,
+    /// An evidence decision, with its exit code (either mode).
     Evidence(EvidenceError),
+    /// The daemon was reached but the exchange failed (a bad frame, a refused request,
+    /// another protocol version): no evidence decision was made.
+    Transport(ClientError),
 }
 
-impl Backend {
-    pub fn daemon() -> Backend {
-        Backend::Daemon(paths::socket_path())
+impl Decider {
+    /// The daemon at its default socket.
+    pub fn daemon() -> Decider {
+        Decider::Daemon(paths::socket_path())
     }
 
-    fn call(socket: &Path, op: &str, args: Value) -> Result<Value, CallError> {
-        match judged_protocol::call(socket, op, args, Duration::from_secs(120)) {
-            Ok(value) => Ok(value),
+    fn call<T: DeserializeOwned>(socket: &Path, request: Request) -> Result<T, CallError> {
+        match judged_protocol::call(socket, request, Duration::from_secs(120)) {
+            Ok(reply) => Ok(reply),
             Err(ClientError::Unreachable(_)) => Err(CallError::Unreachable),
-            Err(ClientError::Refused(body)) => {
-                let code = ExitCode::from_code(body.exit_code.unwrap_or(2));
+            Err(ClientError::Refused(body)) if body.exit_code.is_some() => {
+                let code = RefusalCode::from_code(body.exit_code.unwrap_or_default());
                 let mut error = EvidenceError::new(code, body.message);
                 error.log_state = body.log_state;
                 Err(CallError::Evidence(error))
             }
-            Err(other) => Err(CallError::Evidence(EvidenceError::evidence(format!("judged: {other}")))),
+            Err(other) => Err(CallError::Transport(other)),
         }
     }
 
     pub fn challenge(&self, args: &ChallengeArgs) -> Result<Map<String, Value>, CallError> {
         match self {
-            Backend::Direct => direct_challenge(args).map_err(CallError::Evidence),
-            Backend::Daemon(socket) => {
-                let request = json!({"binding": args.binding, "cwd": args.cwd, "max_age_seconds": args.max_age_seconds,
-                    "session_root": args.session_root, "started_at": timestamp::format_utc(args.started),
-                    "writes": [args.output]});
-                into_object(Self::call(socket, "challenge", request)?)
-            }
+            Decider::Direct => direct_challenge(args).map_err(CallError::Evidence),
+            Decider::Daemon(socket) => Self::call(
+                socket,
+                Request::Challenge(judged_protocol::ChallengeArgs {
+                    binding: args.binding.to_owned(),
+                    cwd: args.cwd.clone(),
+                    max_age_seconds: args.max_age_seconds,
+                    session_root: args.session_root.clone(),
+                    started_at: args.started,
+                    writes: vec![PathBuf::from(args.output)],
+                }),
+            ),
         }
     }
 
     pub fn verify(&self, args: &VerifyArgs) -> Result<Verified, CallError> {
         match self {
-            Backend::Direct => {
+            Decider::Direct => {
                 let log = load_log(args.challenge).map_err(CallError::Evidence)?;
-                let mut verified = rules::verify(args.challenge, &log, args.response_path, args.started, &FsEnv)
-                    .map_err(|e| {
-                        CallError::Evidence(e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])))
-                    })?;
+                let mut verified =
+                    rules::verify(args.challenge, &log, args.response_path, args.started, &FsEnv::default()).map_err(
+                        |e| {
+                            CallError::Evidence(
+                                e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])),
+                            )
+                        },
+                    )?;
                 let cwd = verified.evidence.get("cwd").and_then(Value::as_str).unwrap_or(".");
                 let tree = Tree::of(Path::new(cwd), &[PathBuf::from(args.output), PathBuf::from(args.response_path)]);
                 verified.evidence.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
                 Ok(verified)
             }
-            Backend::Daemon(socket) => {
-                let request = json!({"challenge": args.challenge, "response_path": args.response_path,
-                    "challenge_name": args.challenge_name, "started_at": timestamp::format_utc(args.started),
-                    "writes": [args.output, args.response_path]});
-                let answer = Self::call(socket, "verify", request)?;
-                let response = answer["response"].as_str().unwrap_or_default().to_owned();
-                let window_start = answer["window_start"].as_u64().unwrap_or_default();
-                Ok(Verified { evidence: into_object(answer["evidence"].clone())?, response, window_start })
+            Decider::Daemon(socket) => {
+                let request = Request::Verify(judged_protocol::VerifyArgs {
+                    challenge: args.challenge.clone(),
+                    response_path: args.response_path.to_owned(),
+                    challenge_name: args.challenge_name.to_owned(),
+                    started_at: args.started,
+                    writes: vec![PathBuf::from(args.output), PathBuf::from(args.response_path)],
+                });
+                let verification: Verification = Self::call(socket, request)?;
+                Ok(Verified {
+                    evidence: verification.evidence,
+                    response: verification.response,
+                    window_start: verification.window_start,
+                })
             }
         }
     }
 
-    /// Revalidate a challenge (`kind == "challenge"`) or evidence artifact; returns
-    /// whether the daemon's witness was checked.
-    pub fn validate(&self, kind: &str, artifact: &Map<String, Value>) -> Result<bool, CallError> {
+    /// Revalidate a challenge or evidence artifact; returns whether the daemon's witness
+    /// was checked.
+    pub fn validate(&self, kind: ArtifactKind, artifact: &Map<String, Value>) -> Result<bool, CallError> {
         match self {
-            Backend::Direct => {
+            Decider::Direct => {
                 let log = load_log(artifact).map_err(CallError::Evidence)?;
-                let result = if kind == "challenge" {
-                    rules::validate_challenge(artifact, &log, &FsEnv)
-                } else {
-                    rules::validate(artifact, &log, &FsEnv)
-                };
-                result.map(|_| false).map_err(CallError::Evidence)
+                kind.validate(artifact, &log, &FsEnv::default()).map(|_| false).map_err(CallError::Evidence)
             }
-            Backend::Daemon(socket) => {
+            Decider::Daemon(socket) => {
                 // The daemon may run under another account: send the response file along.
-                let mut files = Map::new();
+                let mut files = BTreeMap::new();
                 if let Some(path) = artifact.get("response_path").and_then(Value::as_str)
                     && let Ok((_, bytes)) = files::read_artifact(path)
                 {
-                    files.insert(path.to_owned(), hex::encode(bytes).into());
+                    files.insert(path.to_owned(), hex::encode(bytes));
                 }
-                let op = if kind == "challenge" { "validate_challenge" } else { "validate" };
-                let answer = Self::call(socket, op, json!({kind: artifact, "files": files}))?;
-                Ok(answer["witness_checked"] == true)
+                let request =
+                    Request::Validate(judged_protocol::ValidateArgs { kind, artifact: artifact.clone(), files });
+                let validation: Validation = Self::call(socket, request)?;
+                Ok(validation.witness_checked)
             }
         }
-    }
-}
-
-fn into_object(value: Value) -> Result<Map<String, Value>, CallError> {
-    match value {
-        Value::Object(map) => Ok(map),
-        _ => Err(CallError::Evidence(EvidenceError::evidence("judged answered with a non-object artifact"))),
     }
 }
 
 /// The log an artifact names, read from disk.
 fn load_log(artifact: &Map<String, Value>) -> rules::Result<SessionLog> {
-    let path = Artifact(artifact).required("session_events")?;
-    let host = artifact.get("host").and_then(Value::as_str).and_then(Host::parse).unwrap_or(Host::CopilotCli);
-    let resolved = files::resolve(path);
+    let artifact = Artifact(artifact);
+    let resolved = files::resolve(artifact.required("session_events")?);
     let bytes = files::read_safe(Path::new(&resolved), files::MAX_LOG_BYTES)?;
-    Ok(SessionLog::from_bytes(host, resolved, bytes))
+    Ok(SessionLog::from_bytes(artifact.host(), resolved, bytes))
 }
 
 /// Direct-mode challenge: stream the roots, read only the sessions whose recorded cwd
 /// is the requested one, and bind.
 fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
-    rules::check_max_age(args.max_age_seconds)?;
-    rules::check_binding(args.binding)?;
     let roots = match &args.session_root {
         Some(root) => Roots::named(PathBuf::from(files::resolve(root))),
         None => Roots::defaults(),
@@ -193,7 +190,7 @@ fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
         nonce: &nonce,
     };
     let logs: Vec<&SessionLog> = logs.iter().collect();
-    let mut challenge = rules::challenge(&request, &logs, &FsEnv)
+    let mut challenge = rules::challenge(&request, &logs, &FsEnv::default())
         .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding])))?;
     let tree = Tree::of(Path::new(&args.cwd), &[PathBuf::from(args.output)]);
     challenge.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());

@@ -1,0 +1,164 @@
+//! `challenge`: bind a fresh nonce to this session's marker call.
+
+use super::{Answer, Engine, EngineError, request_time};
+use crate::store::{ChallengeIssued, JournalEvent, MarkerSeen};
+use judged_core::event::Host;
+use judged_core::files::{self, FsEnv, Roots};
+use judged_core::log::SessionLog;
+use judged_core::rules::{self, LogState};
+use judged_core::worktree::Tree;
+use judged_protocol::{ChallengeArgs, Reply};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+impl Engine {
+    pub(super) fn challenge(&mut self, args: &ChallengeArgs) -> Answer {
+        let cwd = files::resolve(&args.cwd);
+        // As in direct mode, `--session-root` is where to look, for either host's layout.
+        // It is looked at for this request only: watching every root a client ever named
+        // would keep a watch per root until restart (issue 10).
+        let root = args.session_root.as_deref().map(|r| PathBuf::from(files::resolve(r)));
+        let nonce = rules::new_nonce();
+        let request = rules::ChallengeRequest {
+            binding: &args.binding,
+            cwd: &cwd,
+            max_age_seconds: args.max_age_seconds,
+            now: request_time(args.started_at)?,
+            nonce: &nonce,
+        };
+        let mut artifact = self.challenge_over(&request, root.as_deref())?;
+        let tree = Tree::of(Path::new(&cwd), &args.writes);
+        artifact.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
+        let field = |key: &str| artifact.get(key).and_then(Value::as_str).map(str::to_owned);
+        let session_events = field("session_events").unwrap_or_default();
+        let seen = MarkerSeen {
+            binding: args.binding.clone(),
+            session_events: session_events.clone(),
+            event_id: field("challenge_event_id"),
+            completion_event_id: field("challenge_completion_event_id"),
+        };
+        let witness = self.witness.sign(&artifact);
+        let issued = ChallengeIssued { nonce, binding: args.binding.clone(), session_events, witness: witness.clone() };
+        self.store.journal_together(&[JournalEvent::MarkerSeen(seen), JournalEvent::ChallengeIssued(issued)])?;
+        artifact.insert("witness".into(), witness.into());
+        Ok(Reply::Challenge(artifact))
+    }
+
+    /// The challenge over the logs of `request.cwd` (under `root`, when given).
+    ///
+    /// Only the logs that can hold the binding are caught up: this cwd's, those whose cwd
+    /// is not recorded yet, and those not in the store yet (a second one holding the
+    /// binding makes it ambiguous). Other projects' logs cannot, and following them is
+    /// the watcher's job, so the answer costs about the same however many sessions the
+    /// user has. New logs are looked for in the roots and in every Claude Code project
+    /// directory (one `stat` each; several cwds can share a directory name, `/w/my-app`
+    /// and `/w/my_app` both write to `-w-my-app`); sub-agent transcripts never hold a root
+    /// marker, so their directories are taken as last read.
+    fn challenge_over(
+        &mut self,
+        request: &rules::ChallengeRequest,
+        root: Option<&Path>,
+    ) -> Result<Map<String, Value>, EngineError> {
+        let mut stale: Vec<(PathBuf, Host)> = (self.store.files())
+            .filter(|f| f.cwd.is_none() || self.resolved_cwds.same(f, request.cwd))
+            .map(|f| (PathBuf::from(&f.path), f.host))
+            .collect();
+        // Paths compare as bytes here: `Path`'s component-wise comparison cost more than
+        // the rest of the request at a few hundred sessions.
+        let same_path = |a: &Path, b: &Path| a.as_os_str() == b.as_os_str();
+        let roots: Vec<PathBuf> = self.ingest.roots().all().cloned().collect();
+        let claude_roots = self.ingest.roots().claude.clone();
+        let look = |dir: &Path| {
+            roots.iter().any(|r| same_path(r, dir))
+                || dir.parent().is_some_and(|p| claude_roots.iter().any(|r| same_path(r, p)))
+        };
+        let found = match root {
+            Some(root) => self.ingest.discover_in(&Roots::named(root.to_path_buf())),
+            None => self.ingest.discover_looking_at(look),
+        };
+        for found in found {
+            if self.store.file_by_path(&found.path.to_string_lossy()).is_none() {
+                stale.push((found.path, found.host));
+            }
+        }
+        for (path, host) in stale {
+            self.ingest.catch_up(&mut self.store, &path, host)?;
+        }
+        self.logs.trim();
+        let mut ids = Vec::new();
+        for file in self.store.files() {
+            let under_root = root.is_none_or(|r| Path::new(&file.path).starts_with(r));
+            if !file.tampered && under_root && self.resolved_cwds.same(file, request.cwd) {
+                self.logs.refresh(&self.store, file)?;
+                ids.push(file.id);
+            }
+        }
+        let logs: Vec<&SessionLog> = ids.iter().map(|&id| self.logs.get(id)).collect();
+        rules::challenge(request, &logs, &FsEnv::default())
+            .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", request.binding])).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::Ingestor;
+    use crate::store::Store;
+    use crate::witness::Witness;
+    use std::fs;
+    use std::time::Instant;
+
+    const FIXTURE: &str = include_str!(
+        "../../../fixtures/claude-code-2.1.328/marker-challenge/70e11cfc-c3fb-426c-9dfc-374e15ffb0af.jsonl"
+    );
+    const FIXTURE_CWD: &str = "/tmp/judged-fixture/claude/marker-challenge/project";
+
+    fn engine(dir: &Path, roots: Roots) -> Engine {
+        Engine::new(
+            Store::open(&dir.join("judged.db")).unwrap(),
+            Ingestor::new(roots),
+            Default::default(),
+            Witness::load_or_create(&dir.join("witness.key")).unwrap(),
+            Instant::now(),
+            dir.to_path_buf(),
+            dir.join("sock"),
+        )
+    }
+
+    /// Claude Code names a project's directory after its cwd with every byte outside
+    /// [A-Za-z0-9] turned into `-`, so `/w/my-app` and `/w/my_app` share `-w-my-app`: a
+    /// directory whose known sessions have another cwd can still get one of this cwd
+    /// (found by a review). Driven through the engine, without the watcher, whose timing
+    /// would decide an end-to-end test.
+    #[test]
+    fn a_new_session_in_a_project_directory_shared_with_another_cwd_is_caught_up() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = fs::canonicalize(tmp.path()).unwrap();
+        let (mine, theirs) = (dir.join("my_app"), dir.join("my-app"));
+        fs::create_dir_all(&mine).unwrap();
+        fs::create_dir_all(&theirs).unwrap();
+        let root = dir.join("projects");
+        let project = root.join("-w-my-app");
+        fs::create_dir_all(&project).unwrap();
+        let log = |cwd: &Path| FIXTURE.replace(FIXTURE_CWD, cwd.to_str().unwrap());
+        fs::write(project.join("theirs.jsonl"), log(&theirs)).unwrap();
+        // Past the listings' settle time, so the directory's listing is kept.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let mut engine = engine(&dir, Roots { claude: vec![root.clone()], ..Roots::default() });
+        let request = || {
+            judged_protocol::Request::Challenge(ChallengeArgs {
+                binding: "run_20261130_a1b2c3d4_r1_review_7e91c4ab".into(),
+                cwd: mine.to_string_lossy().into_owned(),
+                max_age_seconds: 600,
+                session_root: None,
+                started_at: chrono::Utc::now(),
+                writes: Vec::new(),
+            })
+        };
+        assert!(engine.handle(request()).is_err(), "no session of this cwd yet");
+        let new = project.join("mine.jsonl");
+        fs::write(&new, log(&mine)).unwrap();
+        let _ = engine.handle(request());
+        assert!(engine.store.file_by_path(new.to_str().unwrap()).is_some(), "{} was not caught up", new.display());
+    }
+}

@@ -1,0 +1,70 @@
+//! What the engine keeps parsed between requests.
+
+use crate::store::{Columns, FileState, Store, StoreError};
+use judged_core::files;
+use judged_core::log::SessionLog;
+use std::collections::HashMap;
+
+/// Parsed session logs by file id, extended as lines arrive, so an evidence request
+/// parses only what the host wrote since the last one.
+#[derive(Default)]
+pub struct LogCache(HashMap<i64, SessionLog>);
+
+impl LogCache {
+    /// Sessions kept parsed between requests.
+    const CAPACITY: usize = 16;
+
+    /// Make room before a request; a request itself may add as many logs as it needs,
+    /// so nothing it refreshed is evicted while it runs.
+    pub fn trim(&mut self) {
+        if self.0.len() > Self::CAPACITY {
+            self.0.clear();
+        }
+    }
+
+    /// Bring the cached log of `file` up to the store.
+    pub fn refresh(&mut self, store: &Store, file: &FileState) -> Result<(), StoreError> {
+        let log =
+            self.0.entry(file.id).or_insert_with(|| SessionLog::from_bytes(file.host, file.path.clone(), Vec::new()));
+        let have = log.lines.len() as u64;
+        if have < file.lines {
+            let mut more = Vec::new();
+            store.scan_lines(file.id, have + 1, Columns::WithRaw, |line| {
+                more.extend_from_slice(&line.raw);
+                true
+            })?;
+            log.append(&more);
+        }
+        Ok(())
+    }
+
+    /// The log of `file_id`, refreshed by this request.
+    pub fn get(&self, file_id: i64) -> &SessionLog {
+        &self.0[&file_id]
+    }
+}
+
+/// Recorded session cwds, resolved: a challenge compares every session's cwd, and
+/// resolving is several syscalls a path.
+#[derive(Default)]
+pub struct ResolvedCwds(rustc_hash::FxHashMap<String, String>);
+
+impl ResolvedCwds {
+    /// Cwds remembered at most; a daemon's users have far fewer projects.
+    const CAPACITY: usize = 10_000;
+
+    /// Whether the session's recorded cwd resolves to `cwd` (itself resolved).
+    pub fn same(&mut self, file: &FileState, cwd: &str) -> bool {
+        let Some(recorded) = file.cwd.as_deref() else { return false };
+        if let Some(resolved) = self.0.get(recorded) {
+            return resolved == cwd;
+        }
+        if self.0.len() >= Self::CAPACITY {
+            self.0.clear();
+        }
+        let resolved = files::resolve(recorded);
+        let same = resolved == cwd;
+        self.0.insert(recorded.to_owned(), resolved);
+        same
+    }
+}

@@ -1,0 +1,247 @@
+//! Requests in, replies out: the daemon's state and what each operation does with it.
+//!
+//! One owner. The [`Engine`] holds the store, the ingest caches, the parsed logs and the
+//! witness key, and lives on one thread ([`actor`]): requests and the watcher's hints
+//! reach it as jobs over a channel and are applied one at a time, so no lock guards its
+//! state. Socket I/O stays on the async runtime. The rule that keeps it answering: a job
+//! runs in milliseconds. Work that takes seconds or minutes (a jury of reviewer
+//! processes) runs outside the engine and reports back as a job of its own, so `status`,
+//! `challenge` and hook questions are answered while it runs.
+//!
+//! Every operation that names a session, file or cwd first catches the store up with the
+//! files (read-your-writes). Evidence operations run the same `judged_core::rules` as the
+//! CLI's direct mode, over the log as the daemon witnessed it, after checking that the
+//! file still holds exactly those bytes. One file per operation: [`queries`],
+//! [`challenge`], [`verify`], [`validate`]; the gate is [`crate::hook_gate`].
+
+pub mod actor;
+mod challenge;
+mod logs;
+mod queries;
+mod validate;
+mod verify;
+
+use crate::config::GateConfig;
+use crate::hook_gate::{self, HookGate};
+use crate::ingest::Ingestor;
+use crate::integrity;
+use crate::store::{ChallengeIssued, EvidenceVerified, FileState, Lookup, Store, StoreError};
+use crate::witness::Witness;
+use judged_core::event::Host;
+use judged_core::files;
+use judged_core::rules::{ArtifactKind, EvidenceError};
+use judged_protocol::{ErrorBody, Reply, Request};
+use logs::{LogCache, ResolvedCwds};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The daemon's state.
+pub struct Engine {
+    store: Store,
+    ingest: Ingestor,
+    logs: LogCache,
+    resolved_cwds: ResolvedCwds,
+    gate: GateConfig,
+    witness: Witness,
+    started: Instant,
+    data_dir: PathBuf,
+    socket: PathBuf,
+}
+
+/// Why an operation was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An evidence decision: the client reports it with its exit code.
+    #[error(transparent)]
+    Evidence(#[from] EvidenceError),
+    /// The request names something that is not there or asks for something out of range.
+    #[error("{0}")]
+    BadRequest(String),
+}
+
+impl From<EngineError> for ErrorBody {
+    fn from(error: EngineError) -> ErrorBody {
+        match error {
+            EngineError::Evidence(e) => {
+                ErrorBody { message: e.message, exit_code: Some(e.code as u8), log_state: e.log_state }
+            }
+            other => ErrorBody::message(other.to_string()),
+        }
+    }
+}
+
+type Answer = Result<Reply, EngineError>;
+
+fn bad_request(message: impl Into<String>) -> EngineError {
+    EngineError::BadRequest(message.into())
+}
+
+fn evidence_error(message: impl Into<String>) -> EngineError {
+    EvidenceError::evidence(message).into()
+}
+
+impl Engine {
+    /// The engine over an opened store; `started` is when the daemon started.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        store: Store,
+        ingest: Ingestor,
+        gate: GateConfig,
+        witness: Witness,
+        started: Instant,
+        data_dir: PathBuf,
+        socket: PathBuf,
+    ) -> Engine {
+        Engine {
+            store,
+            ingest,
+            logs: LogCache::default(),
+            resolved_cwds: ResolvedCwds::default(),
+            gate,
+            witness,
+            started,
+            data_dir,
+            socket,
+        }
+    }
+
+    /// Apply one request. [`Request::Shutdown`] is the server's, which answers it before
+    /// it stops; here it is only acknowledged.
+    pub fn handle(&mut self, request: Request) -> Answer {
+        match request {
+            Request::Status => self.status(),
+            Request::Sessions => self.sessions(),
+            Request::Events(args) => self.events(&args),
+            Request::ChainHead(args) => self.chain_head(&args),
+            Request::VerifyLog(args) => self.verify_log(&args.session),
+            Request::Challenge(args) => self.challenge(&args),
+            Request::Verify(args) => self.verify(&args),
+            Request::Validate(args) => self.validate(&args),
+            Request::Rebuild => self.rebuild(),
+            Request::Hook(question) => {
+                let mut gate = HookGate { store: &mut self.store, ingest: &mut self.ingest, config: &self.gate };
+                Ok(Reply::Hook(gate.answer(&question)?))
+            }
+            Request::Decisions => Ok(Reply::Decisions(hook_gate::decisions(&self.store)?)),
+            Request::Shutdown => Ok(Reply::Stopping(judged_protocol::Stopping { stopping: true })),
+        }
+    }
+
+    /// A watcher's hint: catch up what a notification names. A log in the shape
+    /// discovery finds is caught up alone; a new directory (a session appearing), a
+    /// rescan or the periodic tick (no paths) reconciles everything; other files
+    /// (checkpoints, workspace files) are not logs. Returns the roots to watch.
+    pub fn follow(&mut self, paths: &[PathBuf]) -> Vec<PathBuf> {
+        let caught_up = if paths.is_empty() || paths.iter().any(|p| p.is_dir()) {
+            self.ingest.catch_up_all(&mut self.store)
+        } else {
+            paths.iter().try_for_each(|path| match self.ingest.roots().classify(path) {
+                Some(host) => self.ingest.catch_up(&mut self.store, path, host),
+                None => Ok(()),
+            })
+        };
+        if let Err(error) = caught_up {
+            tracing::warn!(%error, "ingest failed");
+        }
+        self.ingest.roots().all().cloned().collect()
+    }
+
+    /// On start: re-check the store's own chains, re-hash every ingested prefix against
+    /// its file, then catch up from the stored offsets.
+    pub fn recover(&mut self) -> Result<(), StoreError> {
+        if let Err(error) = self.store.verify_chains() {
+            tracing::error!(%error, "the store's own history does not verify");
+            let failed = crate::store::StoreIntegrityFailed { error: error.to_string() };
+            self.store.journal(&crate::store::JournalEvent::StoreIntegrityFailed(failed))?;
+        }
+        let files: Vec<FileState> = self.store.files().cloned().collect();
+        for file in files {
+            self.ingest.verify_prefix(&mut self.store, &file)?;
+        }
+        self.ingest.catch_up_all(&mut self.store)?;
+        tracing::info!(files = self.store.files().count(), "caught up");
+        Ok(())
+    }
+
+    /// The witnessed log at `path`, after checking the file still holds those bytes;
+    /// its state, whose id keys it in the log cache.
+    fn witnessed_log(&mut self, path: &str, host: Host) -> Result<FileState, EngineError> {
+        let resolved = files::resolve(path);
+        let meta = files::check_safe_file(Path::new(&resolved))?;
+        // The same cap as direct mode, so both modes refuse the same logs.
+        if meta.len() > files::MAX_LOG_BYTES {
+            return Err(evidence_error(format!("file exceeds {} bytes: {resolved}", files::MAX_LOG_BYTES)));
+        }
+        self.ingest.catch_up(&mut self.store, Path::new(&resolved), host)?;
+        let file = self
+            .store
+            .file_by_path(&resolved)
+            .cloned()
+            .ok_or_else(|| evidence_error(format!("file not found: {resolved}")))?;
+        if self.ingest.verify_prefix_if_changed(&mut self.store, &file)?.tampered {
+            return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
+        }
+        self.logs.trim();
+        self.logs.refresh(&self.store, &file)?;
+        Ok(self.store.file_by_path(&resolved).cloned().unwrap_or(file))
+    }
+
+    /// The witnessed log an artifact names.
+    fn log_for(&mut self, artifact: &Map<String, Value>) -> Result<FileState, EngineError> {
+        let artifact = judged_core::rules::Artifact(artifact);
+        let path = artifact.required("session_events")?;
+        self.witnessed_log(path, artifact.host())
+    }
+
+    /// The artifact was issued by this daemon, unchanged: its witness verifies and the
+    /// journal recorded it.
+    fn check_witnessed(&self, artifact: &Map<String, Value>, kind: ArtifactKind) -> Result<(), EngineError> {
+        let what = kind.as_str();
+        let Some(witness) = artifact.get("witness").and_then(Value::as_str) else {
+            return Err(evidence_error(format!("{what} carries no judged witness: it was not issued by this daemon")));
+        };
+        if !self.witness.check(artifact) {
+            return Err(evidence_error(format!("{what} witness does not match its fields: the artifact was edited")));
+        }
+        let recorded = match kind {
+            ArtifactKind::Challenge => {
+                self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, witness)?.is_some()
+            }
+            ArtifactKind::Evidence => {
+                self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceByWitness, witness)?.is_some()
+            }
+        };
+        if !recorded {
+            return Err(evidence_error(format!("{what} is not in judged's journal: it was not issued by this daemon")));
+        }
+        Ok(())
+    }
+
+    /// Refuse evidence whose log has an integrity finding that undoes it.
+    fn check_findings(&self, file: &FileState, window_start: u64) -> Result<(), EngineError> {
+        match integrity::undoing_finding(&self.store, file, window_start)? {
+            Some(refusal) => Err(refusal.into()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The time a request's age checks use: when the client's command started (it may retry
+/// while the host persists its log, and a marker dated ahead must not grow acceptable
+/// while it waits). A start time in the future, or older than the longest wait, is
+/// refused.
+fn request_time(started_at: chrono::DateTime<chrono::Utc>) -> Result<chrono::DateTime<chrono::Utc>, EngineError> {
+    let age = chrono::Utc::now() - started_at;
+    if age < chrono::Duration::seconds(-2) || age > chrono::Duration::seconds(MAX_REQUEST_AGE_SECONDS) {
+        return Err(bad_request(format!(
+            "`started_at` {started_at} is not within the last {MAX_REQUEST_AGE_SECONDS} s of judged's clock"
+        )));
+    }
+    Ok(started_at)
+}
+
+/// The longest a client retries one command (`--wait-seconds` is at most 60), with room.
+const MAX_REQUEST_AGE_SECONDS: i64 = 90;

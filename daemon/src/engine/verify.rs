@@ -1,0 +1,95 @@
+//! `verify`: check a reviewer's nonce-bound lifecycle against a challenge this daemon
+//! issued, and issue the evidence once per review.
+
+use super::{Answer, Engine, request_time};
+use crate::store::{EvidenceVerified, FileState, JournalEvent, Lookup};
+use judged_core::files::FsEnv;
+use judged_core::rules::{self, Artifact, ArtifactKind, LogState};
+use judged_core::worktree::Tree;
+use judged_protocol::{Reply, Verification, VerifyArgs};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+impl Engine {
+    pub(super) fn verify(&mut self, args: &VerifyArgs) -> Answer {
+        self.check_witnessed(&args.challenge, ArtifactKind::Challenge)?;
+        let file = self.log_for(&args.challenge)?;
+        let log = self.logs.get(file.id);
+        let now = request_time(args.started_at)?;
+        let verified = rules::verify(&args.challenge, log, &args.response_path, now, &FsEnv::default())
+            .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", &args.challenge_name])))?;
+        self.check_findings(&file, verified.window_start)?;
+        let mut evidence = verified.evidence;
+        let evidence_id = Artifact(&evidence).str("evidence_id").unwrap_or_default().to_owned();
+        // One review is one record: verifying it again neither renews it nor adds a newer
+        // one; the evidence is issued again as it was first (same time, same tree, same
+        // witness).
+        let first = self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, &evidence_id)?;
+        let tree = match &first {
+            Some(first) => {
+                evidence.insert("verified_at".into(), first.verified_at.clone().into());
+                evidence.insert("tree_sha256".into(), first.tree_sha256.clone().into());
+                None
+            }
+            None => {
+                let cwd = Artifact(&evidence).str("cwd").map(str::to_owned);
+                let tree = cwd.and_then(|cwd| Tree::of(Path::new(&cwd), &args.writes));
+                evidence.insert("tree_sha256".into(), tree.as_ref().map(Tree::digest).into());
+                tree
+            }
+        };
+        let witness = self.witness.sign(&evidence);
+        evidence.insert("witness".into(), witness.clone().into());
+        if first.is_none() {
+            let seen = Seen { file: &file, window_start: verified.window_start, tree, excluded: &args.writes };
+            let record = evidence_record(&evidence, &verified.response, seen, witness);
+            self.store.journal(&JournalEvent::EvidenceVerified(Box::new(record)))?;
+        }
+        Ok(Reply::Verification(Verification {
+            evidence,
+            response: verified.response,
+            window_start: verified.window_start,
+        }))
+    }
+}
+
+/// What the daemon saw of a review it verified: its log, where the reviewed window starts,
+/// and the working tree (less the files the asking command writes).
+struct Seen<'a> {
+    file: &'a FileState,
+    window_start: u64,
+    tree: Option<Tree>,
+    excluded: &'a [std::path::PathBuf],
+}
+
+/// What the journal keeps of newly verified evidence: enough for the gate to answer from
+/// it alone. The verdict is read once here.
+fn evidence_record(evidence: &Map<String, Value>, response: &str, seen: Seen, witness: String) -> EvidenceVerified {
+    let artifact = Artifact(evidence);
+    let field = |key: &str| artifact.str(key).map(str::to_owned);
+    let (score, verdict) = match judged_core::review_text::parse_score_verdict(response) {
+        Ok((score, verdict)) => (Some(score), Some(verdict)),
+        Err(_) => (None, None),
+    };
+    EvidenceVerified {
+        evidence_id: field("evidence_id").unwrap_or_default(),
+        status: field("status").unwrap_or_default(),
+        reason: field("reason"),
+        session_events: seen.file.path.clone(),
+        host: seen.file.host,
+        session_id: field("session_id"),
+        cwd: field("cwd"),
+        executor_model: field("executor_model"),
+        reviewer_model: field("reviewer_model"),
+        verified_at: field("verified_at").unwrap_or_default(),
+        reviewed_at: field("reviewed_at"),
+        window_start: seen.window_start,
+        file_id: Some(seen.file.id),
+        tree_sha256: field("tree_sha256"),
+        tree: seen.tree,
+        tree_excluded: seen.excluded.to_vec(),
+        score,
+        verdict,
+        witness,
+    }
+}

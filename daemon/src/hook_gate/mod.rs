@@ -1,0 +1,235 @@
+//! The review gate a hook asks: may this task (or turn) be marked done?
+//!
+//! [`policy`] decides from the settings and what was found; this module finds it: the
+//! newest fresh positive evidence in the journal, whether its log still holds, and how
+//! the working tree moved since its review. Every decision on a gated event is a journal
+//! event; a repeated question with unchanged inputs is answered from that record.
+
+mod policy;
+
+use crate::config::GateConfig;
+use crate::ingest::Ingestor;
+use crate::integrity;
+use crate::store::{EvidenceVerified, IntegrityFinding, JournalEvent, Lookup, Store, StoreError, TamperDetected};
+use judged_core::files;
+use judged_core::review_text::is_positive;
+use judged_core::worktree::Tree;
+use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
+use policy::{Question, Settings, TreeChange, Verdict};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// How a hook call was settled.
+enum Settlement {
+    /// The event is not one the gate covers: allowed, not recorded.
+    NotGated,
+    Decided {
+        verdict: Verdict,
+        settings: Settings,
+        reason: &'static str,
+        key: Option<String>,
+        from_record: bool,
+    },
+}
+
+impl Settlement {
+    /// The on_error rule's answer to a question the gate could not judge.
+    fn failure(settings: Settings, why: &str, reason: &'static str) -> Settlement {
+        Settlement::Decided {
+            verdict: Verdict::failure(&settings, why),
+            settings,
+            reason,
+            key: None,
+            from_record: false,
+        }
+    }
+}
+
+/// The gate, over the store and the logs, for one question.
+pub struct HookGate<'a> {
+    pub store: &'a mut Store,
+    pub ingest: &'a mut Ingestor,
+    pub config: &'a GateConfig,
+}
+
+impl HookGate<'_> {
+    /// Decide a hook call and record the decision; the answer the shim relays.
+    pub fn answer(&mut self, asked: &HookQuestion) -> Result<HookAnswer, StoreError> {
+        let started = Instant::now();
+        let question = Question::from_payload(asked.host, &asked.payload);
+        match self.settle(&question, asked)? {
+            Settlement::NotGated => {
+                Ok(HookAnswer { decision: Decision::Allow, message: String::new(), gated: false, from_record: false })
+            }
+            Settlement::Decided { verdict, settings, reason, key, from_record } => {
+                let decision = if verdict.block { Decision::Block } else { Decision::Allow };
+                let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+                let record = GateDecision {
+                    event: question.event,
+                    host: question.host,
+                    teammate: question.teammate,
+                    session_id: question.session_id,
+                    cwd: question.cwd,
+                    task_id: question.task_id,
+                    policy: settings.policy,
+                    settings_from: settings.sources,
+                    decision,
+                    reason: reason.to_owned(),
+                    message: verdict.message.clone(),
+                    tree_unchanged: verdict.tree_unchanged,
+                    latency_ms: (latency_ms * 1000.0).round() / 1000.0,
+                    key,
+                };
+                self.store.journal(&JournalEvent::GateDecided(record))?;
+                Ok(HookAnswer { decision, message: verdict.message, gated: true, from_record })
+            }
+        }
+    }
+
+    fn settle(&mut self, question: &Question, asked: &HookQuestion) -> Result<Settlement, StoreError> {
+        let settings = match question.cwd.as_deref().map(|cwd| self.config.settings_for(Path::new(cwd))) {
+            None => self.config.user_settings(),
+            Some(Ok(settings)) => settings,
+            Some(Err(error)) => {
+                let why = format!("gate config is invalid: {error}");
+                return Ok(Settlement::failure(self.config.user_settings(), &why, "config error"));
+            }
+        };
+        if let Some(error) = &asked.parse_error {
+            return Ok(Settlement::failure(settings, error, "unparseable payload"));
+        }
+        if !asked.payload.is_object() {
+            return Ok(Settlement::failure(settings, "hook payload is not a JSON object", "unparseable payload"));
+        }
+        if !policy::is_known_event(&question.event) {
+            let why = format!("unknown hook event `{}`", question.event);
+            return Ok(Settlement::failure(settings, &why, "unknown event"));
+        }
+        if !settings.events.contains(&question.event) {
+            return Ok(Settlement::NotGated);
+        }
+        let key = self.decision_key(question, &settings)?;
+        if let Some(recorded) = self.store.journal_find::<GateDecision>(Lookup::DecisionByKey, &key)? {
+            let verdict = Verdict {
+                block: recorded.decision == Decision::Block,
+                message: recorded.message,
+                tree_unchanged: recorded.tree_unchanged,
+            };
+            let reason = "answered from the recorded decision";
+            return Ok(Settlement::Decided { verdict, settings, reason, key: Some(key), from_record: true });
+        }
+        let (verdict, reason) = match policy::decide_without_evidence(question, &settings) {
+            Some(decided) => decided,
+            None => {
+                let found = self.fresh_positive_evidence(question, &settings)?;
+                let change = |evidence: &EvidenceVerified| {
+                    settings.require_reviewed_tree.then(|| tree_change(question, evidence))
+                };
+                let found = found.as_ref().map(|evidence| (evidence, change(evidence)));
+                policy::decide_with_evidence(question, &settings, found)
+            }
+        };
+        Ok(Settlement::Decided { verdict, settings, reason, key: Some(key), from_record: false })
+    }
+
+    /// What makes two questions the same: the question and the evidence it could see.
+    fn decision_key(&self, question: &Question, settings: &Settings) -> Result<String, StoreError> {
+        let evidence_seen = self.store.journal_last_seq::<EvidenceVerified>()?;
+        // A finding or tamper recorded since can undo the evidence an answer rested on.
+        let findings_seen = self.store.journal_last_seq::<IntegrityFinding>()?;
+        let tampers_seen = self.store.journal_last_seq::<TamperDetected>()?;
+        // A recorded answer lives at most one freshness window, so an allow never
+        // outlives the evidence it rested on by more than that.
+        let window = chrono::Utc::now().timestamp() / settings.freshness_seconds.max(1) as i64;
+        // A recorded answer holds only for the tree it saw, when the gate looks at trees.
+        let tree = (settings.require_reviewed_tree)
+            .then(|| question.cwd.as_deref().and_then(|cwd| Tree::of(Path::new(cwd), &[])))
+            .flatten()
+            .map(|tree| tree.digest());
+        let material = serde_json::json!([
+            question.event,
+            question.session_id,
+            question.cwd,
+            question.task_id,
+            question.work,
+            settings.policy_name(),
+            settings.freshness_seconds,
+            evidence_seen,
+            findings_seen,
+            tampers_seen,
+            window,
+            tree
+        ]);
+        Ok(judged_core::chain::to_hex(&judged_core::chain::sha256(material.to_string().as_bytes())))
+    }
+
+    /// The newest verified, positive, fresh evidence bound to this session or cwd whose
+    /// log is still what the daemon witnessed (checked now, for that log only).
+    fn fresh_positive_evidence(
+        &mut self,
+        question: &Question,
+        settings: &Settings,
+    ) -> Result<Option<EvidenceVerified>, StoreError> {
+        let oldest = chrono::Utc::now() - chrono::Duration::seconds(settings.freshness_seconds as i64);
+        let cwd = question.cwd.as_deref().map(files::resolve);
+        // Newest first, and only until the freshness window ends or a candidate holds:
+        // the journal keeps every verification ever made, and a decision must not cost
+        // more as it grows. (Should the clock have been set back, older evidence is
+        // missed and the gate blocks.) A candidate whose log was rewritten since is
+        // skipped, and the scan resumes past it.
+        for skip in 0.. {
+            let mut found = None;
+            let mut seen = 0;
+            self.store.journal_newest_first(|_, at, evidence: EvidenceVerified| {
+                // Verified after the review ended, so nothing older can be fresh.
+                if judged_core::timestamp::parse(at).is_none_or(|t| t < oldest) {
+                    return false;
+                }
+                // Fresh means the review itself is recent, as the host recorded its end:
+                // verifying an old review again does not renew it (issue 10).
+                let reviewed = evidence.reviewed_at.as_deref().and_then(judged_core::timestamp::parse);
+                let positive = reviewed.is_some_and(|t| t >= oldest)
+                    && evidence.status == "verified"
+                    && evidence.score.zip(evidence.verdict.as_deref()).is_some_and(|(s, v)| is_positive(s, v));
+                let bound = (question.session_id.is_some() && evidence.session_id == question.session_id)
+                    || (cwd.is_some() && evidence.cwd.as_deref().map(files::resolve) == cwd);
+                if positive && bound {
+                    if seen == skip {
+                        found = Some(evidence);
+                        return false;
+                    }
+                    seen += 1;
+                }
+                true
+            })?;
+            let Some(evidence) = found else { break };
+            self.ingest.catch_up(self.store, Path::new(&evidence.session_events), evidence.host)?;
+            let Some(file) = self.store.file_by_path(&evidence.session_events) else { continue };
+            if !file.tampered && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none() {
+                return Ok(Some(evidence));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// How the working tree moved since `evidence`'s review.
+fn tree_change(question: &Question, evidence: &EvidenceVerified) -> TreeChange {
+    let excluded: &[PathBuf] = &evidence.tree_excluded;
+    let now = question.cwd.as_deref().and_then(|cwd| Tree::of(Path::new(cwd), excluded));
+    let (moved, paths) = match (&evidence.tree, &now) {
+        (Some(reviewed), Some(now)) => reviewed.changes_since(now),
+        (None, None) => (false, Vec::new()),
+        _ => (true, Vec::new()),
+    };
+    TreeChange { moved, paths }
+}
+
+/// Every recorded gate decision, oldest first.
+pub fn decisions(store: &Store) -> Result<Vec<DecisionRecord>, StoreError> {
+    Ok(store
+        .journal_of_kind::<GateDecision>()?
+        .into_iter()
+        .map(|(seq, at, decision)| DecisionRecord { seq, at, decision })
+        .collect())
+}

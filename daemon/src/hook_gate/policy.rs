@@ -1,0 +1,335 @@
+//! The review gate's policy, with no I/O but reading a project's `.judged.toml`: the
+//! settings and how they layer, what a hook's payload asks, and the decision table.
+//!
+//! Layers, nearest wins: defaults, the user's `[gate]` in config.toml, the longest
+//! matching `[[gate.projects]]` entry, the project's own `.judged.toml`.
+
+use crate::config::{ConfigError, GateConfig, GateLayer, OnError, read_toml};
+use crate::store::EvidenceVerified;
+use judged_core::event::Host;
+use judged_protocol::GatePolicy;
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::Path;
+
+fn policy_name(policy: GatePolicy) -> &'static str {
+    match policy {
+        GatePolicy::Off => "off",
+        GatePolicy::Evidence => "evidence",
+        GatePolicy::Panel => "panel",
+        GatePolicy::EvidenceOrPanel => "evidence_or_panel",
+    }
+}
+
+/// `.judged.toml` in a project.
+#[derive(Debug, Default, Deserialize)]
+struct ProjectFile {
+    #[serde(default)]
+    gate: GateLayer,
+}
+
+/// The settings in force for one decision, and where they came from.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub policy: GatePolicy,
+    pub freshness_seconds: u64,
+    pub min_task_chars: usize,
+    pub on_error: OnError,
+    pub require_reviewed_tree: bool,
+    pub events: Vec<String>,
+    pub sources: Vec<String>,
+}
+
+impl Settings {
+    fn overlay(&mut self, layer: &GateLayer, source: String) {
+        let before = self.compared();
+        self.policy = layer.policy.unwrap_or(self.policy);
+        self.freshness_seconds = layer.freshness_seconds.unwrap_or(self.freshness_seconds);
+        self.min_task_chars = layer.min_task_chars.unwrap_or(self.min_task_chars);
+        self.require_reviewed_tree = layer.require_reviewed_tree.unwrap_or(self.require_reviewed_tree);
+        self.on_error = layer.on_error.unwrap_or(self.on_error);
+        self.events = layer.events.clone().unwrap_or_else(|| self.events.clone());
+        if before != self.compared() {
+            self.sources.push(source);
+        }
+    }
+
+    /// Everything a layer can set, to tell whether it set anything.
+    fn compared(&self) -> (GatePolicy, u64, usize, OnError, bool, Vec<String>) {
+        let s = self;
+        (s.policy, s.freshness_seconds, s.min_task_chars, s.on_error, s.require_reviewed_tree, s.events.clone())
+    }
+
+    /// The policy's name as written in the config.
+    pub fn policy_name(&self) -> &'static str {
+        policy_name(self.policy)
+    }
+}
+
+impl GateConfig {
+    /// The settings with no project's layers (for a question without a cwd, or whose
+    /// project file cannot be read).
+    pub fn user_settings(&self) -> Settings {
+        let mut settings = Settings {
+            policy: GatePolicy::Evidence,
+            freshness_seconds: 3600,
+            min_task_chars: 0,
+            require_reviewed_tree: false,
+            on_error: OnError::Block,
+            events: vec!["TaskCompleted".into(), "agentStop".into()],
+            sources: vec!["defaults".into()],
+        };
+        settings.overlay(&self.base, "user config [gate]".into());
+        settings
+    }
+
+    /// Settings for a hook fired in `cwd`: the user's, then the longest matching
+    /// `[[gate.projects]]`, then the nearest `.judged.toml`.
+    pub fn settings_for(&self, cwd: &Path) -> Result<Settings, ConfigError> {
+        let mut settings = self.user_settings();
+        if let Some(project) =
+            self.projects.iter().filter(|p| cwd.starts_with(&p.path)).max_by_key(|p| p.path.as_os_str().len())
+        {
+            settings.overlay(&project.layer, format!("user config [[gate.projects]] {}", project.path.display()));
+        }
+        let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
+        if let Some(file) = self.trust_project_files.unwrap_or(true).then(project_file).flatten() {
+            let project: ProjectFile = read_toml(&file)?.unwrap_or_default();
+            settings.overlay(&project.gate, file.display().to_string());
+        }
+        Ok(settings)
+    }
+}
+
+/// Hook events the hosts can send (Claude Code 2.1.328's list, Copilot CLI's camelCase names).
+const KNOWN_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "WorktreeCreate",
+    "WorktreeRemove",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "FileChanged",
+    "DirectoryAdded",
+    "MessageDisplay",
+    "sessionStart",
+    "sessionEnd",
+    "userPromptSubmitted",
+    "preToolUse",
+    "postToolUse",
+    "agentStop",
+    "subagentStop",
+    "subagentStart",
+    "preCompact",
+    "errorOccurred",
+    "notification",
+    "permissionRequest",
+];
+
+/// Whether a host can send `event` at all.
+pub fn is_known_event(event: &str) -> bool {
+    KNOWN_EVENTS.contains(&event)
+}
+
+fn text(payload: &Value, key: &str) -> Option<String> {
+    payload.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+/// What the hook is asking about.
+pub struct Question {
+    pub event: String,
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub task_id: Option<String>,
+    /// Who asked: the host, and the teammate when an agent team's member did.
+    pub host: Host,
+    pub teammate: Option<String>,
+    /// What would be judged: the task's subject and description, or the final message.
+    pub work: String,
+    pub label: String,
+}
+
+impl Question {
+    /// Read a hook's payload. Copilot CLI's `agentStop` payload names no event.
+    pub fn from_payload(host: Host, payload: &Value) -> Question {
+        let default_event = if host == Host::CopilotCli { "agentStop" } else { "" };
+        let event = text(payload, "hook_event_name").unwrap_or_else(|| default_event.into());
+        let subject = text(payload, "task_subject");
+        let work = match &subject {
+            Some(subject) => [Some(subject.clone()), text(payload, "task_description")]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("\n"),
+            None => text(payload, "last_assistant_message").unwrap_or_default(),
+        };
+        let label = match &subject {
+            Some(subject) => format!("task \"{subject}\""),
+            None => format!("this {event}"),
+        };
+        Question {
+            event,
+            session_id: text(payload, "session_id").or_else(|| text(payload, "sessionId")),
+            cwd: text(payload, "cwd"),
+            task_id: text(payload, "task_id"),
+            host,
+            teammate: text(payload, "teammate_name"),
+            work,
+            label,
+        }
+    }
+}
+
+/// A decision and what the host is told.
+#[derive(Default)]
+pub struct Verdict {
+    pub block: bool,
+    pub message: String,
+    /// Whether the working tree was the one the review saw, when the gate required it.
+    pub tree_unchanged: Option<bool>,
+}
+
+impl Verdict {
+    /// The on_error rule's answer to a question the gate could not judge.
+    pub fn failure(settings: &Settings, why: &str) -> Verdict {
+        Verdict {
+            block: settings.on_error == OnError::Block,
+            message: format!("judged: {why}; the gate's on_error rule is `{}`.", settings.on_error.as_str()),
+            tree_unchanged: None,
+        }
+    }
+}
+
+/// The decision when no evidence needs looking up, if there is one: the policy is off,
+/// the work is too short to gate, or only the jury could judge it.
+pub fn decide_without_evidence(question: &Question, settings: &Settings) -> Option<(Verdict, &'static str)> {
+    if settings.policy == GatePolicy::Off {
+        return Some((Verdict::default(), "policy off"));
+    }
+    if question.work.chars().count() < settings.min_task_chars {
+        return Some((Verdict::default(), "skipped: shorter than min_task_chars"));
+    }
+    (settings.policy == GatePolicy::Panel).then(|| (panel_unavailable(question, settings), "panel not available"))
+}
+
+/// The working tree against the one the review saw.
+pub struct TreeChange {
+    /// HEAD moved (or one of the two is not a repository).
+    pub moved: bool,
+    /// Paths whose content differs.
+    pub paths: Vec<String>,
+}
+
+/// The decision once the newest fresh positive evidence was looked for (`found`), with
+/// the tree's change since its review when the settings require the reviewed tree.
+pub fn decide_with_evidence(
+    question: &Question,
+    settings: &Settings,
+    found: Option<(&EvidenceVerified, Option<TreeChange>)>,
+) -> (Verdict, &'static str) {
+    let Some((evidence, change)) = found else {
+        let missing = missing_evidence_message(question, settings);
+        if settings.policy == GatePolicy::EvidenceOrPanel {
+            let panel = panel_unavailable(question, settings);
+            let message = format!("{missing}\n{}", panel.message);
+            return (Verdict { block: panel.block, message, tree_unchanged: None }, "no evidence, panel not available");
+        }
+        return (Verdict { block: true, message: missing, tree_unchanged: None }, "no fresh positive evidence");
+    };
+    let unknown = || "?".to_owned();
+    let message = format!(
+        "judged: {} has verified cross-family review {} ({} reviewed {}, {} {}).",
+        question.label,
+        evidence.evidence_id,
+        evidence.reviewer_model.clone().unwrap_or_else(unknown),
+        evidence.executor_model.clone().unwrap_or_else(unknown),
+        evidence.score.map_or_else(|| "null".to_owned(), |s| serde_json::json!(s).to_string()),
+        evidence.verdict.clone().unwrap_or_else(unknown),
+    );
+    match change {
+        None => (Verdict { block: false, message, tree_unchanged: None }, "fresh positive evidence"),
+        Some(TreeChange { moved: false, paths }) if paths.is_empty() => {
+            (Verdict { block: false, message, tree_unchanged: Some(true) }, "fresh positive evidence, tree unchanged")
+        }
+        Some(change) => (tree_changed(question, &change), "working tree changed since the review"),
+    }
+}
+
+fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
+    let paths = &change.paths;
+    let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
+    let more =
+        if paths.len() > shown.len() { format!(" and {} more", paths.len() - shown.len()) } else { String::new() };
+    let head = if change.moved { "HEAD moved since the review; " } else { "" };
+    let message = format!(
+        "judged: {} cannot be marked done yet: the working tree changed since its review ({head}{} file(s) changed: {}{more}).\n\
+         The gate requires the reviewed tree (require_reviewed_tree). Review the work as it is now: \
+         run a new round (judge-evidence marker, challenge, the rubber-duck review, verify).",
+        question.label,
+        paths.len(),
+        if shown.is_empty() { "-".to_owned() } else { shown.join(", ") },
+    );
+    Verdict { block: true, message, tree_unchanged: Some(false) }
+}
+
+fn panel_unavailable(question: &Question, settings: &Settings) -> Verdict {
+    Verdict {
+        block: settings.on_error == OnError::Block,
+        message: format!(
+            "judged: {} cannot be judged: the jury panel is not available in this version of judged, and on_error is `{}`.",
+            question.label,
+            settings.on_error.as_str()
+        ),
+        tree_unchanged: None,
+    }
+}
+
+fn missing_evidence_message(question: &Question, settings: &Settings) -> String {
+    let binding = suggested_binding();
+    let cwd = question.cwd.clone().unwrap_or_else(|| ".".into());
+    format!(
+        "judged: {label} cannot be marked done yet: no verified cross-family review of this work.\n\
+         The gate (policy `{policy}`, from {sources}) needs a positive verdict (Score >= 6/10, Verdict ready or almost) \
+         from a reviewer of another model family, verified by judge-evidence within the last {minutes} min for session {session} or cwd {cwd}.\n\
+         To satisfy it, run these as separate root Bash calls:\n\
+         \x20 judge-evidence marker --binding {binding}\n\
+         \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
+         then run the rubber-duck reviewer (task tool, agent_type rubber-duck) with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
+         \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
+        label = question.label,
+        policy = settings.policy_name(),
+        sources = settings.sources.join(" < "),
+        minutes = settings.freshness_seconds / 60,
+        session = question.session_id.as_deref().unwrap_or("?"),
+    )
+}
+
+/// A fresh binding in the SKILL's convention: `run_<YYYYMMDD>_<8hex>_r1_review_<8hex>`.
+fn suggested_binding() -> String {
+    let hex = || format!("{:08x}", rand::random::<u32>());
+    format!("run_{}_{}_r1_review_{}", chrono::Utc::now().format("%Y%m%d"), hex(), hex())
+}

@@ -1,0 +1,129 @@
+//! A file's summary fields (session id, cwd, last host id and time), moved forward by each
+//! batch of lines as it is ingested, and recomputed from the store by replay.
+
+use crate::store::{Columns, FileState, IntegrityFinding, Store, StoreError, TamperDetected};
+use judged_core::adapter::Envelope;
+use judged_core::event::Host;
+
+/// Summary fields a batch of lines moves forward.
+#[derive(Default, Debug)]
+pub struct FileUpdate {
+    session_id: Option<String>,
+    cwd: Option<String>,
+    last_host_id: Option<Option<String>>,
+    last_event_time: Option<String>,
+}
+
+impl FileUpdate {
+    /// Fold one record's envelope into the summary. Copilot CLI names its session and
+    /// cwd in `session.start`; every Claude Code record carries them.
+    pub fn observe(&mut self, host: Host, record: &Envelope) {
+        if self.session_id.is_none() && (record.session_start || host == Host::ClaudeCode) {
+            self.session_id = record.session_id.clone();
+        }
+        if self.cwd.is_none() && (record.session_start || host == Host::ClaudeCode) {
+            self.cwd = record.cwd.clone();
+        }
+        if record.id.is_some() {
+            self.last_host_id = Some(record.id.clone());
+        }
+        if let Some(t) = &record.timestamp {
+            self.last_event_time = Some(t.clone());
+        }
+    }
+
+    /// Move `file`'s summary forward; the first session id and cwd seen stay.
+    pub fn apply(&self, file: &mut FileState) {
+        if file.session_id.is_none() {
+            file.session_id = self.session_id.clone();
+        }
+        if file.cwd.is_none() {
+            file.cwd = self.cwd.clone();
+        }
+        if let Some(id) = &self.last_host_id {
+            file.last_host_id = id.clone();
+        }
+        if let Some(t) = &self.last_event_time {
+            file.last_event_time = Some(t.clone());
+        }
+    }
+}
+
+/// Recompute every derived `files` column from the lines and the journal.
+pub fn replay(store: &mut Store) -> Result<(), StoreError> {
+    let tampered: Vec<i64> =
+        store.journal_of_kind::<TamperDetected>()?.into_iter().map(|(_, _, t)| t.file_id).collect();
+    let findings: Vec<i64> =
+        store.journal_of_kind::<IntegrityFinding>()?.into_iter().map(|(_, _, f)| f.file_id).collect();
+    let files: Vec<FileState> = store.files().cloned().collect();
+    for file in files {
+        let mut state = FileState {
+            tampered: tampered.contains(&file.id),
+            findings: findings.iter().filter(|&&id| id == file.id).count() as u64,
+            ..file.unreplayed()
+        };
+        let mut update = FileUpdate::default();
+        store.scan_lines(state.id, 0, Columns::WithRaw, |line| {
+            if let Ok(record) = judged_core::adapter::envelope(state.host, line.raw.trim_ascii_end()) {
+                update.observe(state.host, &record);
+            }
+            state.offset = line.end;
+            state.lines = line.seq;
+            state.chain = line.chain;
+            true
+        })?;
+        update.apply(&mut state);
+        store.save_replayed(&state)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::Ingestor;
+    use judged_core::files::Roots;
+    use std::io::Write;
+    use std::path::{Path, PathBuf};
+
+    const REAL_LOG: &[u8] = include_bytes!("../../../fixtures/copilot-1.0.102/cross-family-ok/events.jsonl");
+
+    /// A store and ingestor over one Copilot session written by the real client.
+    fn ingested(dir: &Path) -> (Store, Ingestor, PathBuf) {
+        let session = dir.join("root/s1");
+        std::fs::create_dir_all(&session).unwrap();
+        let log = session.join("events.jsonl");
+        std::fs::write(&log, REAL_LOG).unwrap();
+        let mut store = Store::open(&dir.join("judged.db")).unwrap();
+        let mut ingest = Ingestor::new(Roots { copilot: vec![dir.join("root")], ..Roots::default() });
+        ingest.catch_up_all(&mut store).unwrap();
+        (store, ingest, log)
+    }
+
+    #[test]
+    fn replay_rebuilds_the_derived_file_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, mut ingest, log) = ingested(dir.path());
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&log)
+            .unwrap()
+            .write_all(b"{\"type\":\"x\",\"id\":\"late\",\"parentId\":\"wrong\"}\n")
+            .unwrap();
+        ingest.catch_up_all(&mut store).unwrap();
+        let files = |store: &Store| format!("{:?}", store.files().collect::<Vec<_>>());
+        let before = files(&store);
+        // The derived columns lost, behind the store's back.
+        rusqlite::Connection::open(dir.path().join("judged.db"))
+            .unwrap()
+            .execute("UPDATE files SET offset = 0, lines = 0, session_id = NULL, cwd = NULL, findings = 0", [])
+            .unwrap();
+        replay(&mut store).unwrap();
+        // Read back from the database, not from the in-memory mirror.
+        let reopened = Store::open(&dir.path().join("judged.db")).unwrap();
+        assert_eq!(files(&reopened), before);
+        let file = reopened.files().next().unwrap();
+        assert_eq!((file.lines, file.findings), (44, 1));
+        assert_eq!(file.cwd.as_deref(), Some("/tmp/judged-fixture/copilot/cross-family-ok/project"));
+    }
+}

@@ -1,0 +1,156 @@
+//! The `lines` table: every complete line of every watched log, raw bytes kept, chained
+//! per file.
+
+use super::journal::{self, JournalEvent};
+use super::{FileState, Result, Store, StoreError, hash_from};
+use judged_core::chain::{self, Hash};
+use rusqlite::{OptionalExtension, params};
+
+/// One complete line ready to append.
+pub struct NewLine<'a> {
+    /// Its first byte's offset in the file.
+    pub start: u64,
+    /// The line, newline included.
+    pub raw: &'a [u8],
+    /// The record type, when the line parsed.
+    pub kind: Option<String>,
+}
+
+/// One stored line.
+pub struct StoredLine {
+    pub seq: u64,
+    pub start: u64,
+    pub end: u64,
+    pub sha256: Hash,
+    pub chain: Hash,
+    pub kind: Option<String>,
+    pub raw: Vec<u8>,
+}
+
+fn stored_line(r: &rusqlite::Row) -> rusqlite::Result<StoredLine> {
+    Ok(StoredLine {
+        seq: r.get::<_, i64>(0)? as u64,
+        start: r.get::<_, i64>(1)? as u64,
+        end: r.get::<_, i64>(2)? as u64,
+        sha256: hash_from(r.get(3)?),
+        chain: hash_from(r.get(4)?),
+        kind: r.get(5)?,
+        raw: r.get(6)?,
+    })
+}
+
+/// Whether a scan reads the lines' bytes or only their hashes and offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Columns {
+    /// Everything, `raw` included.
+    WithRaw,
+    /// Everything but `raw`, which reads as empty (re-hashing a file reads its own bytes).
+    WithoutRaw,
+}
+
+impl Store {
+    /// Append a batch of complete lines of `file` and move its offset, in one transaction,
+    /// together with the journal events the batch produced. `file` carries the summary
+    /// fields the caller moved forward; this fills in lines, chain and offset.
+    pub fn append_lines(&mut self, file: &mut FileState, batch: &[NewLine], events: &[JournalEvent]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO lines (file_id, seq, start, end, line_sha256, chain, kind, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?;
+            let (mut seq, mut head) = (file.lines, file.chain);
+            for line in batch {
+                let sha = chain::sha256(line.raw);
+                head = chain::link(&head, &sha);
+                seq += 1;
+                let end = line.start + line.raw.len() as u64;
+                insert.execute(params![
+                    file.id,
+                    seq as i64,
+                    line.start as i64,
+                    end as i64,
+                    sha.to_vec(),
+                    head.to_vec(),
+                    line.kind.as_deref(),
+                    line.raw
+                ])?;
+            }
+            file.lines = seq;
+            file.chain = head;
+        }
+        if let Some(last) = batch.last() {
+            file.offset = last.start + last.raw.len() as u64;
+        }
+        for event in events {
+            journal::append(&tx, event)?;
+        }
+        super::files::save(&tx, file)?;
+        tx.commit()?;
+        self.committed(file);
+        Ok(())
+    }
+
+    /// Stored lines of a file, from `from_seq`, at most `limit`.
+    pub fn lines(&self, file_id: i64, from_seq: u64, limit: u64) -> Result<Vec<StoredLine>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, start, end, line_sha256, chain, kind, raw FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![file_id, from_seq as i64, limit.min(i64::MAX as u64) as i64], stored_line)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Visit a file's stored lines in order, one row at a time (a session can be larger
+    /// than the memory the daemon should use), until `visit` returns false.
+    pub fn scan_lines(
+        &self,
+        file_id: i64,
+        from_seq: u64,
+        columns: Columns,
+        mut visit: impl FnMut(StoredLine) -> bool,
+    ) -> Result<()> {
+        let raw = if columns == Columns::WithRaw { "raw" } else { "x''" };
+        let sql = format!(
+            "SELECT seq, start, end, line_sha256, chain, kind, {raw} FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut rows = stmt.query(params![file_id, from_seq as i64])?;
+        while let Some(row) = rows.next()? {
+            if !visit(stored_line(row)?) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// The chain head after line `seq` (0 = genesis).
+    pub fn chain_at(&self, file_id: i64, seq: u64) -> Result<Option<Hash>> {
+        if seq == 0 {
+            return Ok(Some(chain::genesis(chain::SESSION_GENESIS_DOMAIN)));
+        }
+        Ok(self
+            .conn
+            .prepare_cached("SELECT chain FROM lines WHERE file_id = +?1 AND seq = +?2")?
+            .query_row(params![file_id, seq as i64], |r| r.get::<_, Vec<u8>>(0))
+            .optional()?
+            .map(hash_from))
+    }
+
+    /// Re-check every file's line chain; `Err(Integrity)` names the first break.
+    pub(super) fn verify_line_chains(&self) -> Result<()> {
+        for file in self.files() {
+            let mut head = chain::genesis(chain::SESSION_GENESIS_DOMAIN);
+            let mut broken = None;
+            self.scan_lines(file.id, 0, Columns::WithRaw, |line| {
+                head = chain::link(&head, &chain::sha256(&line.raw));
+                if head != line.chain {
+                    broken = Some(line.seq);
+                }
+                broken.is_none()
+            })?;
+            if let Some(seq) = broken {
+                return Err(StoreError::Integrity(format!("{} chain breaks at line {seq}", file.path)));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,299 @@
+//! What the daemon answers: one type per operation (named on each [`crate::Request`]
+//! variant), and the envelope around it.
+
+use judged_core::event::Host;
+use judged_core::rules::LogState;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+/// Any reply, as the daemon sends it: the body alone, untagged (the client knows which
+/// type it asked for).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Reply {
+    /// To [`crate::Request::Status`].
+    Status(StatusReport),
+    /// To [`crate::Request::Sessions`] and [`crate::Request::Rebuild`].
+    Sessions(Vec<SessionSummary>),
+    /// To [`crate::Request::Events`].
+    Events(Vec<EventLine>),
+    /// To [`crate::Request::ChainHead`].
+    ChainHead(ChainHead),
+    /// To [`crate::Request::VerifyLog`].
+    PrefixCheck(PrefixCheck),
+    /// To [`crate::Request::Challenge`]: the challenge artifact, whose fields are the
+    /// reference helper's (free-form here; `judged_core::rules` builds it).
+    Challenge(Map<String, Value>),
+    /// To [`crate::Request::Verify`].
+    Verification(Verification),
+    /// To [`crate::Request::Validate`].
+    Validation(Validation),
+    /// To [`crate::Request::Hook`].
+    Hook(HookAnswer),
+    /// To [`crate::Request::Decisions`].
+    Decisions(Vec<DecisionRecord>),
+    /// To [`crate::Request::Shutdown`].
+    Stopping(Stopping),
+}
+
+/// One response: the request's id echoed, and the reply or a refusal.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Response<T> {
+    /// The protocol version.
+    pub v: u32,
+    /// The request's id.
+    pub id: u64,
+    /// The answer.
+    #[serde(flatten)]
+    pub outcome: Outcome<T>,
+}
+
+/// A reply, or why there is none.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome<T> {
+    /// The operation's reply.
+    Ok(T),
+    /// A refusal.
+    Error(ErrorBody),
+}
+
+/// A refusal. `exit_code` is set when the error is an evidence decision the CLI must
+/// report with that code (the same one direct mode would give).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// What is wrong and what to do, for a person.
+    pub message: String,
+    /// The evidence exit code, for an evidence decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<u8>,
+    /// For a refusal a later host write could change: how far the logs it read had got,
+    /// so the client knows whether to ask again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_state: Option<LogState>,
+}
+
+impl ErrorBody {
+    /// A refusal that is no evidence decision (a bad request, a transport failure).
+    pub fn message(message: impl Into<String>) -> ErrorBody {
+        ErrorBody { message: message.into(), exit_code: None, log_state: None }
+    }
+}
+
+/// The daemon's state.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StatusReport {
+    /// The daemon's process id.
+    pub pid: u32,
+    /// Its version.
+    pub version: String,
+    /// The protocol it speaks.
+    pub protocol: u32,
+    /// Seconds since it started.
+    pub uptime_seconds: u64,
+    /// Where its store, key and log live.
+    pub data_dir: PathBuf,
+    /// Where it listens.
+    pub socket: PathBuf,
+    /// Copilot CLI session-state roots watched.
+    pub copilot_roots: Vec<PathBuf>,
+    /// Claude Code projects roots watched.
+    pub claude_roots: Vec<PathBuf>,
+    /// Logs witnessed.
+    pub files: u64,
+    /// Lines stored, over all logs.
+    pub lines: u64,
+    /// Bytes ingested, over all logs.
+    pub bytes: u64,
+    /// Logs found rewritten.
+    pub tampered: u64,
+    /// Events in the daemon's journal.
+    pub journal_events: u64,
+    /// Full reconciliations of the roots so far (a busy idle daemon is a bug).
+    pub catch_up_passes: u64,
+}
+
+/// One witnessed session.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SessionSummary {
+    /// The host that writes it.
+    pub host: Host,
+    /// Its key: the session directory (Copilot) or transcript name (Claude Code).
+    pub session: String,
+    /// The host's session id, once a line names it.
+    pub session_id: Option<String>,
+    /// The session's working directory, once a line names it.
+    pub cwd: Option<String>,
+    /// The log file.
+    pub path: String,
+    /// Lines stored.
+    pub events: u64,
+    /// Bytes ingested.
+    pub bytes: u64,
+    /// The newest line's timestamp.
+    pub last_event_time: Option<String>,
+    /// The file no longer holds the bytes ingested.
+    pub tampered: bool,
+    /// Integrity findings recorded about it.
+    pub integrity_findings: u64,
+}
+
+/// One stored line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EventLine {
+    /// Its number in the log (1-based).
+    pub seq: u64,
+    /// Its first byte's offset.
+    pub start: u64,
+    /// The offset after its last byte.
+    pub end: u64,
+    /// The record type, when it parsed.
+    pub kind: Option<String>,
+    /// SHA-256 of its bytes, hex.
+    pub line_sha256: String,
+    /// The log's chain head after it, hex.
+    pub chain_sha256: String,
+    /// The line as written (lossy UTF-8).
+    pub raw: String,
+}
+
+/// A session's chain head after one line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ChainHead {
+    /// The session's key.
+    pub session: String,
+    /// The line.
+    pub seq: u64,
+    /// The chain head, hex.
+    pub chain_sha256: String,
+}
+
+/// A log's ingested history checked against its file (`judged verify-log` prints it).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PrefixCheck {
+    /// The session's key.
+    pub session: String,
+    /// The log file.
+    pub path: String,
+    /// Lines ingested.
+    pub lines: u64,
+    /// Bytes ingested.
+    pub bytes: u64,
+    /// The chain head after the last line, hex.
+    pub chain_sha256: String,
+    /// The file no longer holds the bytes ingested (now or at an earlier check).
+    pub tampered: bool,
+    /// The file is gone; its history stays in the store.
+    pub vanished: bool,
+    /// Integrity findings recorded about it.
+    pub findings: u64,
+}
+
+/// Verified evidence.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Verification {
+    /// The evidence artifact (the reference's fields, plus the witness).
+    pub evidence: Map<String, Value>,
+    /// The reviewer's response, for the client to write.
+    pub response: String,
+    /// The byte offset where the reviewed window starts in the log.
+    pub window_start: u64,
+}
+
+/// A revalidated artifact.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Validation {
+    /// The daemon's witness on it was checked (always, when the daemon answers).
+    pub witness_checked: bool,
+}
+
+/// The gate's answer to a hook.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HookAnswer {
+    /// Allow or block.
+    pub decision: Decision,
+    /// What the host shows when it blocks: what to do.
+    pub message: String,
+    /// Whether the event is one the gate covers (otherwise allowed, not recorded).
+    pub gated: bool,
+    /// Answered from an earlier decision on the same inputs.
+    #[serde(default)]
+    pub from_record: bool,
+}
+
+/// Allow or block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// The step may go on.
+    Allow,
+    /// The step is blocked.
+    Block,
+}
+
+/// Which review the gate asks for (`policy` in `[gate]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GatePolicy {
+    /// The gate allows everything.
+    Off,
+    /// Verified cross-family evidence.
+    Evidence,
+    /// A verdict of judged's own jury.
+    Panel,
+    /// Evidence, else the jury.
+    EvidenceOrPanel,
+}
+
+/// One gate decision, as the journal records it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateDecision {
+    /// The hook event (`TaskCompleted`, `agentStop`, …).
+    pub event: String,
+    /// The host that asked.
+    pub host: Host,
+    /// The agent-team member that asked, when one did.
+    pub teammate: Option<String>,
+    /// The host's session id.
+    pub session_id: Option<String>,
+    /// The session's working directory.
+    pub cwd: Option<String>,
+    /// The task, for a task event.
+    pub task_id: Option<String>,
+    /// The policy in force.
+    pub policy: GatePolicy,
+    /// Where the settings came from, lowest layer first.
+    pub settings_from: Vec<String>,
+    /// The decision.
+    pub decision: Decision,
+    /// Why, in a few words.
+    pub reason: String,
+    /// What the host was told.
+    pub message: String,
+    /// Whether the working tree was the one the review saw, when the gate required it.
+    pub tree_unchanged: Option<bool>,
+    /// How long deciding took.
+    pub latency_ms: f64,
+    /// What makes two questions the same (absent for a question the gate could not judge).
+    pub key: Option<String>,
+}
+
+/// A recorded gate decision with its place in the journal.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DecisionRecord {
+    /// The journal sequence number.
+    pub seq: i64,
+    /// When it was recorded.
+    pub at: String,
+    /// The decision.
+    #[serde(flatten)]
+    pub decision: GateDecision,
+}
+
+/// The daemon is stopping.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Stopping {
+    /// Always true.
+    pub stopping: bool,
+}

@@ -1,0 +1,146 @@
+//! What a client can ask: one [`Request`] enum, a struct per operation that takes
+//! arguments. The daemon answers each with the reply type its variant names.
+
+use chrono::{DateTime, Utc};
+use judged_core::event::Host;
+use judged_core::rules::ArtifactKind;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One request, as `{"op": <name>, "args": <arguments>}` on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "op", content = "args", rename_all = "snake_case")]
+pub enum Request {
+    /// The daemon's state. Reply: [`crate::StatusReport`].
+    Status,
+    /// Every witnessed session, caught up. Reply: a list of [`crate::SessionSummary`].
+    Sessions,
+    /// Stored lines of one session. Reply: a list of [`crate::EventLine`].
+    Events(EventsArgs),
+    /// The chain head after one line. Reply: [`crate::ChainHead`].
+    ChainHead(ChainHeadArgs),
+    /// Re-hash a session's ingested prefix against its file. Reply: [`crate::PrefixCheck`].
+    VerifyLog(SessionName),
+    /// Bind a nonce to this session's marker call. Reply: the challenge artifact.
+    Challenge(ChallengeArgs),
+    /// Verify a reviewer's lifecycle against a challenge. Reply: [`crate::Verification`].
+    Verify(VerifyArgs),
+    /// Re-check a challenge or evidence artifact. Reply: [`crate::Validation`].
+    Validate(ValidateArgs),
+    /// Recompute the per-session summaries from the store. Reply: as [`Request::Sessions`].
+    Rebuild,
+    /// A host's hook asks the review gate. Reply: [`crate::HookAnswer`].
+    Hook(HookQuestion),
+    /// Every recorded gate decision. Reply: a list of [`crate::DecisionRecord`].
+    Decisions,
+    /// Stop the daemon. Reply: [`crate::Stopping`].
+    Shutdown,
+}
+
+/// A session named by its key, its host session id, or its log's path.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SessionName {
+    /// The name.
+    pub session: String,
+}
+
+/// Which lines of a session to list.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EventsArgs {
+    /// The session.
+    pub session: String,
+    /// The first line (1-based).
+    #[serde(default = "first_line")]
+    pub from: u64,
+    /// Lines at most; the daemon caps it at [`EventsArgs::MAX_LIMIT`].
+    #[serde(default = "EventsArgs::default_limit")]
+    pub limit: u64,
+}
+
+fn first_line() -> u64 {
+    1
+}
+
+impl EventsArgs {
+    /// The most lines one request lists.
+    pub const MAX_LIMIT: u64 = 10_000;
+
+    fn default_limit() -> u64 {
+        1000
+    }
+}
+
+/// Which chain head to show.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ChainHeadArgs {
+    /// The session.
+    pub session: String,
+    /// After this line (0 is the genesis); the last line when absent.
+    #[serde(default)]
+    pub seq: Option<u64>,
+}
+
+/// `judge-evidence challenge`, asked of the daemon.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ChallengeArgs {
+    /// The marker's binding.
+    pub binding: String,
+    /// The session's working directory, resolved by the client.
+    pub cwd: String,
+    /// How old the marker call may be.
+    pub max_age_seconds: i64,
+    /// Where to look for session logs instead of the watched roots (either host's layout).
+    #[serde(default)]
+    pub session_root: Option<String>,
+    /// When the client's command started: age checks use it however long it retries.
+    pub started_at: DateTime<Utc>,
+    /// The files the command writes after the answer, which are no part of the work.
+    #[serde(default)]
+    pub writes: Vec<PathBuf>,
+}
+
+/// `judge-evidence verify`, asked of the daemon.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct VerifyArgs {
+    /// The challenge artifact as written (free-form: its fields are the reference's).
+    pub challenge: Map<String, Value>,
+    /// Where the client writes the reviewer's response.
+    pub response_path: String,
+    /// How the calling command names the challenge file, to find its own call in the log.
+    #[serde(default)]
+    pub challenge_name: String,
+    /// When the client's command started.
+    pub started_at: DateTime<Utc>,
+    /// The files the command writes after the answer.
+    #[serde(default)]
+    pub writes: Vec<PathBuf>,
+}
+
+/// `judge-evidence validate-challenge` or `validate`, asked of the daemon.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ValidateArgs {
+    /// Which artifact this is.
+    pub kind: ArtifactKind,
+    /// The artifact as written.
+    pub artifact: Map<String, Value>,
+    /// Files the artifact names, sent along as hex, since the daemon may run under
+    /// another account and not be able to read them.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
+}
+
+/// What a host's hook asks, as the shim read it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct HookQuestion {
+    /// The host that ran the hook.
+    pub host: Host,
+    /// The hook's stdin JSON, as the host wrote it (free-form: each host and event has
+    /// its own fields).
+    #[serde(default)]
+    pub payload: Value,
+    /// Why the payload could not be read, when it could not.
+    #[serde(default)]
+    pub parse_error: Option<String>,
+}
