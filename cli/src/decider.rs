@@ -2,12 +2,13 @@
 //! mode), or by `judged` over the logs it witnessed (daemon mode). Both run the same
 //! `judged_core::rules`; the daemon adds its witness.
 
+use crate::panel::{self, PanelAnswer, PanelRequest};
 use chrono::{DateTime, Utc};
 use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, LogState, RefusalCode, Verified};
 use judged_core::worktree::Tree;
-use judged_protocol::{ClientError, Request, Validation, Verification, paths};
+use judged_protocol::{ClientError, PanelReply, Request, Validation, Verification, paths};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -62,17 +63,7 @@ impl Decider {
     }
 
     fn call<T: DeserializeOwned>(socket: &Path, request: Request) -> Result<T, CallError> {
-        match judged_protocol::call(socket, request, Duration::from_secs(120)) {
-            Ok(reply) => Ok(reply),
-            Err(ClientError::Unreachable(_)) => Err(CallError::Unreachable),
-            Err(ClientError::Refused(body)) if body.exit_code.is_some() => {
-                let code = RefusalCode::from_code(body.exit_code.unwrap_or_default());
-                let mut error = EvidenceError::new(code, body.message);
-                error.log_state = body.log_state;
-                Err(CallError::Evidence(error))
-            }
-            Err(other) => Err(CallError::Transport(other)),
-        }
+        judged_protocol::call(socket, request, Duration::from_secs(120)).map_err(refusal)
     }
 
     pub fn challenge(&self, args: &ChallengeArgs) -> Result<Map<String, Value>, CallError> {
@@ -149,6 +140,55 @@ impl Decider {
                 Ok(validation.witness_checked)
             }
         }
+    }
+}
+
+impl Decider {
+    /// Convene the jury: the daemon's (journaled, with progress frames while a person
+    /// watches) or this process's.
+    pub fn panel(&self, request: &PanelRequest) -> Result<PanelAnswer, CallError> {
+        match self {
+            Decider::Direct => {
+                panel::convene_here(request).map_err(|e| CallError::Evidence(EvidenceError::evidence(e.to_string())))
+            }
+            Decider::Daemon(socket) => {
+                let args = judged_protocol::PanelArgs {
+                    rubric: request.rubric.clone(),
+                    rubric_text: request.rubric_text.clone(),
+                    persona: request.persona.clone(),
+                    artifact: request.artifact.clone(),
+                    cwd: request.cwd.clone(),
+                    author_model: request.author_model.clone(),
+                    progress: panel::wants_progress(),
+                };
+                // A jury takes up to its deadline; without progress frames that is one wait.
+                let reply: PanelReply =
+                    judged_protocol::call_with_progress(socket, Request::Panel(args), PANEL_WAIT, |progress| {
+                        panel::show_progress(&progress);
+                    })
+                    .map_err(refusal)?;
+                Ok(PanelAnswer { packet: reply.packet })
+            }
+        }
+    }
+}
+
+/// The longest a client waits for one frame of a jury's answer; the daemon's jury deadline
+/// is what really bounds it.
+const PANEL_WAIT: Duration = Duration::from_secs(3600);
+
+/// What a failed call comes to: an evidence decision (with its code), no daemon, or a
+/// transport failure.
+fn refusal(error: ClientError) -> CallError {
+    match error {
+        ClientError::Unreachable(_) => CallError::Unreachable,
+        ClientError::Refused(body) if body.exit_code.is_some() => {
+            let code = RefusalCode::from_code(body.exit_code.unwrap_or_default());
+            let mut error = EvidenceError::new(code, body.message);
+            error.log_state = body.log_state;
+            CallError::Evidence(error)
+        }
+        other => CallError::Transport(other),
     }
 }
 

@@ -4,6 +4,7 @@
 //! reference `review_gate.py` table.
 
 mod decider;
+mod panel;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use decider::{CallError, ChallengeArgs, Decider, VerifyArgs};
@@ -86,6 +87,35 @@ enum Cmd {
     },
     /// The review-gate transition for one completed round (reference review_gate.py).
     Gate(GateArgs),
+    /// Convene the cross-family jury on an artifact and print its packet (jury.md §4).
+    Panel(PanelCmd),
+}
+
+#[derive(clap::Args)]
+struct PanelCmd {
+    /// The rubric (`custom` takes `--rubric-text`); an unknown slug lists the known ones.
+    #[arg(long)]
+    rubric: String,
+    #[arg(long = "rubric-text")]
+    rubric_text: Option<String>,
+    /// The artifact to judge, from a file (`-` for stdin).
+    #[arg(long = "artifact-file", conflicts_with = "artifact", required_unless_present = "artifact")]
+    artifact_file: Option<String>,
+    /// The artifact to judge, inline.
+    #[arg(long)]
+    artifact: Option<String>,
+    /// The lens every juror judges as (the rubric's default otherwise).
+    #[arg(long)]
+    persona: Option<String>,
+    /// The model that wrote the work: the tiebreaker must be of another family.
+    #[arg(long = "author-model")]
+    author_model: Option<String>,
+    /// The project (jurors run there; its `.judged.toml` may hold the `[jury]`).
+    #[arg(long)]
+    cwd: Option<String>,
+    /// Print the packet on one line instead of indented.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -264,7 +294,35 @@ fn run(cli: Cli) -> rules::Result<String> {
         Cmd::ValidateChallenge { challenge } => validated(mode, ArtifactKind::Challenge, &challenge),
         Cmd::Validate { evidence } => validated(mode, ArtifactKind::Evidence, &evidence),
         Cmd::Gate(args) => Ok(gate_line(mode, args)),
+        Cmd::Panel(args) => panel_packet(mode, args),
     }
+}
+
+/// Convene the jury and show its packet. Like the reference, a jury that ran exits 0
+/// whatever its verdict: the packet says it.
+fn panel_packet(mode: Mode, args: PanelCmd) -> rules::Result<String> {
+    let artifact = match (&args.artifact, &args.artifact_file) {
+        (Some(text), _) => text.clone(),
+        (None, Some(path)) if path == "-" => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .map_err(|e| EvidenceError::evidence(format!("failed to read the artifact from stdin: {e}")))?;
+            text
+        }
+        (None, Some(path)) => std::fs::read_to_string(path)
+            .map_err(|e| EvidenceError::evidence(format!("failed to read --artifact-file {path}: {e}")))?,
+        (None, None) => return Err(EvidenceError::evidence("give --artifact-file F or --artifact TEXT")),
+    };
+    let request = panel::PanelRequest {
+        rubric: args.rubric,
+        rubric_text: args.rubric_text,
+        persona: args.persona,
+        artifact,
+        cwd: files::resolve(args.cwd.as_deref().unwrap_or(".")),
+        author_model: args.author_model,
+    };
+    let answer = with_decider(mode, |d| d.panel(&request))?;
+    Ok(if args.json { answer.packet } else { panel::indent(&answer.packet) })
 }
 
 /// Print a revalidated artifact with whether the daemon's witness was checked.

@@ -76,6 +76,43 @@ impl Tree {
     }
 }
 
+/// The working tree's changes as text for a reader (a jury): the diff against HEAD, then
+/// each untracked file whole, at most `limit` bytes, with a note of what was cut.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangesText {
+    /// The diff and the untracked files, cut to the limit.
+    pub text: String,
+    /// Bytes left out to stay within the limit.
+    pub cut_bytes: usize,
+}
+
+/// The changes of the repository holding `dir` as text; none outside a repository.
+pub fn changes_text(dir: &Path, limit: usize) -> Option<ChangesText> {
+    let top = dir.ancestors().find(|d| d.join(".git").exists())?;
+    // A repository without commits has no HEAD to diff against: its staged files are
+    // the change.
+    let diff = git(top, &["diff", "--no-color", "--no-ext-diff", "HEAD"])
+        .or_else(|| git(top, &["diff", "--no-color", "--no-ext-diff", "--cached"]))
+        .unwrap_or_default();
+    let mut whole = diff;
+    let untracked = git(top, &["ls-files", "--others", "--exclude-standard", "-z"]).unwrap_or_default();
+    for path in untracked.split('\0').filter(|p| !p.is_empty()) {
+        let content = std::fs::read(top.join(path)).map(|b| String::from_utf8_lossy(&b).into_owned());
+        let content = content.unwrap_or_else(|e| format!("(unreadable: {e})"));
+        whole.push_str(&format!("--- /dev/null\n+++ b/{path} (untracked)\n{content}\n"));
+    }
+    if whole.len() <= limit {
+        return Some(ChangesText { text: whole, cut_bytes: 0 });
+    }
+    let mut end = limit;
+    while !whole.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut_bytes = whole.len() - end;
+    whole.truncate(end);
+    Some(ChangesText { text: whole, cut_bytes })
+}
+
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
     let output = Command::new("git")
         .arg("-C")
@@ -132,5 +169,26 @@ mod tests {
         fs::write(dir.join("new.rs"), "fn n() { 2 }\n").unwrap();
         let now = Tree::of(dir, &[dir.join("evidence.json")]).unwrap();
         assert_eq!(reviewed.changes_since(&now), (false, vec!["b.rs".to_owned(), "new.rs".to_owned()]));
+    }
+
+    #[test]
+    fn the_changes_a_jury_reads_are_the_diff_and_the_untracked_files_cut_to_a_limit() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        assert_eq!(changes_text(dir, 100), None, "no repository, no changes");
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        run(dir, &["add", "."]);
+        let staged = changes_text(dir, 10_000).unwrap();
+        assert!(staged.text.contains("+fn a() {}"), "no commit yet: the staged files: {staged:?}");
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap();
+        fs::write(dir.join("new.rs"), "fn n() {}\n").unwrap();
+        let changes = changes_text(dir, 10_000).unwrap();
+        assert!(changes.text.contains("-fn a() {}") && changes.text.contains("+fn a() { 1 }"), "{changes:?}");
+        assert!(changes.text.contains("+++ b/new.rs (untracked)\nfn n() {}"), "{changes:?}");
+        assert_eq!(changes.cut_bytes, 0);
+        let cut = changes_text(dir, 20).unwrap();
+        assert_eq!((cut.text.len(), cut.cut_bytes), (20, changes.text.len() - 20));
     }
 }

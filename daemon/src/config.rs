@@ -4,6 +4,7 @@
 //! environment variables (`COPILOT_HOME`, `CLAUDE_CONFIG_DIR`), then their defaults.
 
 use judged_core::files::Roots;
+use judged_jury::config::JuryConfig;
 use judged_protocol::GatePolicy;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,10 @@ pub struct Config {
     socket_dir: PathBuf,
     pub roots: Roots,
     pub gate: GateConfig,
+    /// The user's `[jury]`, checked.
+    pub jury: Option<JuryConfig>,
+    /// The config file these came from.
+    pub path: PathBuf,
 }
 
 /// A config file that cannot be used; each names the file.
@@ -24,6 +29,8 @@ pub enum ConfigError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("{}: {source}", path.display())]
     Parse { path: PathBuf, source: toml::de::Error },
+    #[error("{}: {source}", path.display())]
+    Jury { path: PathBuf, source: judged_jury::config::ConfigError },
 }
 
 /// Read a TOML file as `T`; `None` when it does not exist.
@@ -47,6 +54,9 @@ pub struct ConfigFile {
     pub claude_roots: Vec<PathBuf>,
     #[serde(default)]
     pub gate: GateConfig,
+    /// The jury `panel` and the gate's panel policies convene.
+    #[serde(default)]
+    pub jury: Option<JuryConfig>,
 }
 
 impl ConfigFile {
@@ -60,7 +70,12 @@ impl ConfigFile {
 impl Config {
     /// Flags over the config file over the hosts' defaults.
     pub fn resolve(copilot_flags: Vec<PathBuf>, claude_flags: Vec<PathBuf>) -> Result<Config, ConfigError> {
-        let file = ConfigFile::load(&judged_protocol::paths::config_path())?;
+        let path = judged_protocol::paths::config_path();
+        let file = ConfigFile::load(&path)?;
+        // A jury that cannot run is refused at start, not at the first gated task.
+        if let Some(jury) = &file.jury {
+            jury.validate().map_err(|source| ConfigError::Jury { path: path.clone(), source })?;
+        }
         let pick = |flags: Vec<PathBuf>, configured: Vec<PathBuf>, default: PathBuf| {
             if !flags.is_empty() {
                 flags
@@ -82,6 +97,8 @@ impl Config {
                 named: Vec::new(),
             },
             gate: file.gate,
+            jury: file.jury,
+            path,
         })
     }
 
@@ -121,6 +138,9 @@ pub struct GateLayer {
     /// Allow only while the working tree is the one the review saw (off by default).
     pub require_reviewed_tree: Option<bool>,
     pub events: Option<Vec<String>>,
+    /// The rubric the jury judges a task by under the panel policies (default
+    /// `spec-coherence`, the reference gate's).
+    pub panel_rubric: Option<String>,
 }
 
 /// A `[[gate.projects]]` entry: a layer for the projects under `path`.

@@ -136,7 +136,12 @@ fn is_ours(group: &Value) -> bool {
 }
 
 /// Add our command hook for each of `events` to a Claude Code settings file.
-pub fn claude_install(settings: &Path, command: &str, events: &[String]) -> Result<Plan, InstallError> {
+pub fn claude_install(
+    settings: &Path,
+    command: &str,
+    events: &[String],
+    timeout_seconds: u64,
+) -> Result<Plan, InstallError> {
     let (before, mut map) = read_json(settings)?;
     let hooks = map.entry("hooks").or_insert_with(|| json!({}));
     let Some(hooks) = hooks.as_object_mut() else {
@@ -149,7 +154,7 @@ pub fn claude_install(settings: &Path, command: &str, events: &[String]) -> Resu
             return Err(InstallError::Field { path: settings.to_owned(), field, expected: "an array" });
         };
         if !groups.iter().any(is_ours) {
-            groups.push(json!({"hooks": [{"type": "command", "command": command, "timeout": 120}]}));
+            groups.push(json!({"hooks": [{"type": "command", "command": command, "timeout": timeout_seconds}]}));
         }
     }
     Ok(Plan { path: settings.to_path_buf(), after: Some(pretty(&Value::Object(map))), before })
@@ -179,10 +184,10 @@ pub fn copilot_path(project: &Path) -> PathBuf {
 }
 
 /// Write the Copilot CLI repository hook file with our `agentStop` hook.
-pub fn copilot_install(project: &Path, command: &str) -> Result<Plan, InstallError> {
+pub fn copilot_install(project: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
     let path = copilot_path(project);
     let (before, _) = read_json(&path)?;
-    let file = json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": command, "timeoutSec": 120}]}});
+    let file = json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": command, "timeoutSec": timeout_seconds}]}});
     Ok(Plan { path, before, after: Some(pretty(&file)) })
 }
 
@@ -205,11 +210,13 @@ mod tests {
         let theirs = json!({"model": "opus", "hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "their-gate"}]}]}});
         fs::write(&settings, pretty(&theirs)).unwrap();
 
-        let plan = claude_install(&settings, "/bin/judge-hook --host claude-code", &["TaskCompleted".into()]).unwrap();
+        let plan =
+            claude_install(&settings, "/bin/judge-hook --host claude-code", &["TaskCompleted".into()], 120).unwrap();
         assert!(plan.changes());
         assert!(plan.diff().contains("+") && plan.diff().contains("judge-hook"));
         plan.apply().unwrap().expect("a backup of the replaced file");
-        let again = claude_install(&settings, "/bin/judge-hook --host claude-code", &["TaskCompleted".into()]).unwrap();
+        let again =
+            claude_install(&settings, "/bin/judge-hook --host claude-code", &["TaskCompleted".into()], 120).unwrap();
         assert!(!again.changes(), "installing twice changes nothing");
         let installed: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
         assert_eq!(installed["hooks"]["TaskCompleted"].as_array().unwrap().len(), 2);
@@ -227,7 +234,7 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let settings = dir.join("settings.json");
         fs::write(&settings, "[1, 2]").unwrap();
-        let error = claude_install(&settings, "judge-hook", &["TaskCompleted".into()]).err().unwrap().to_string();
+        let error = claude_install(&settings, "judge-hook", &["TaskCompleted".into()], 120).err().unwrap().to_string();
         assert!(error.contains("settings.json is not a JSON object"));
         fs::remove_dir_all(&dir).unwrap();
     }

@@ -11,6 +11,7 @@ pub mod hook_gate;
 pub mod ingest;
 pub mod install;
 mod integrity;
+pub mod panel;
 pub mod server;
 pub mod store;
 mod watch;
@@ -24,6 +25,14 @@ use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// A unit enum's name as it is on the wire (`allow`, `evidence_or_panel`, `pass`).
+pub fn wire_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        other => other.map(|v| v.to_string()).unwrap_or_default(),
+    }
+}
 
 /// Why the daemon could not start or run.
 #[derive(Debug, thiserror::Error)]
@@ -83,8 +92,17 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let witness = witness::Witness::load_or_create(&key_path).map_err(io_error("load the witness key", &key_path))?;
     let socket = config.socket_path();
     let ingest = ingest::Ingestor::new(config.roots.clone());
-    let mut engine =
-        Engine::new(store, ingest, config.gate.clone(), witness, started, config.data_dir.clone(), socket.clone());
+    let juries = engine::Juries { user: config.jury.clone(), config_path: config.path.clone() };
+    let mut engine = Engine::new(
+        store,
+        ingest,
+        config.gate.clone(),
+        juries,
+        witness,
+        started,
+        config.data_dir.clone(),
+        socket.clone(),
+    );
     engine.recover()?;
     let (handle, engine_thread) = EngineHandle::spawn(engine).map_err(DaemonError::Threads)?;
 

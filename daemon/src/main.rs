@@ -109,8 +109,26 @@ impl HookTarget {
     }
 }
 
+/// The host's hook timeout when no jury is configured: the evidence gate answers in
+/// milliseconds.
+const HOOK_TIMEOUT_SECONDS: u64 = 120;
+/// How much sooner than the host the shim gives up, so it answers (blocking, with a
+/// message) before the host kills it.
+const SHIM_MARGIN_SECONDS: u64 = 10;
+
+/// The host's hook timeout: larger than the configured jury's whole deadline.
+fn hook_timeout_seconds() -> Result<u64, CliError> {
+    let path = paths::config_path();
+    let jury = judged::config::ConfigFile::load(&path)?.jury;
+    match jury.map(|jury| jury.validate()) {
+        None => Ok(HOOK_TIMEOUT_SECONDS),
+        Some(Ok(jury)) => Ok(jury.hook_timeout_seconds().max(HOOK_TIMEOUT_SECONDS)),
+        Some(Err(source)) => Err(ConfigError::Jury { path, source }.into()),
+    }
+}
+
 /// The shim's command line: the `judge-hook` next to this binary when there is one.
-fn hook_command(host: &str, on_error: &str) -> String {
+fn hook_command(host: &str, on_error: &str, hook_timeout: u64) -> String {
     let beside =
         std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join("judge-hook"))).filter(|p| p.is_file());
     let shim = beside.map(|p| p.display().to_string()).unwrap_or_else(|| "judge-hook".into());
@@ -118,6 +136,7 @@ fn hook_command(host: &str, on_error: &str) -> String {
     if on_error == "allow" {
         command.push_str(" --on-error allow");
     }
+    command.push_str(&format!(" --timeout {}", hook_timeout - SHIM_MARGIN_SECONDS));
     command
 }
 
@@ -278,8 +297,8 @@ fn run(command: Cmd) -> Result<(), CliError> {
                     "{:<27} {:<14} {:<7} {:<18} {:>7}ms {:<38} {}",
                     record.at,
                     d.event,
-                    plain(&d.decision),
-                    plain(&d.policy),
+                    judged::wire_name(&d.decision),
+                    judged::wire_name(&d.policy),
                     d.latency_ms,
                     shown(&d.session_id),
                     d.reason
@@ -288,14 +307,13 @@ fn run(command: Cmd) -> Result<(), CliError> {
             Ok(())
         }
         Cmd::InstallHooks { target, events, on_error, dry_run } => {
+            let timeout = hook_timeout_seconds()?;
             let plan = if target.copilot {
-                judged::install::copilot_install(&target.project_dir(), &hook_command("copilot-cli", &on_error))?
+                let command = hook_command("copilot-cli", &on_error, timeout);
+                judged::install::copilot_install(&target.project_dir(), &command, timeout)?
             } else {
-                judged::install::claude_install(
-                    &target.claude_settings(),
-                    &hook_command("claude-code", &on_error),
-                    &events,
-                )?
+                let command = hook_command("claude-code", &on_error, timeout);
+                judged::install::claude_install(&target.claude_settings(), &command, &events, timeout)?
             };
             carry_out(plan, dry_run)
         }
@@ -312,14 +330,6 @@ fn run(command: Cmd) -> Result<(), CliError> {
             Err(ClientError::Unreachable(_)) => Err(CliError::NotRunning),
             Err(error) => Err(error.into()),
         },
-    }
-}
-
-/// A unit enum's name as it is on the wire (`allow`, `evidence_or_panel`).
-fn plain<T: Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(name)) => name,
-        other => other.map(|v| v.to_string()).unwrap_or_default(),
     }
 }
 

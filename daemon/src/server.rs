@@ -89,7 +89,22 @@ async fn connection(stream: Stream, engine: EngineHandle, shutdown: watch::Sende
             let _ = shutdown.send(true);
             return;
         }
-        let outcome = match engine.ask(envelope.request).await {
+        let wants_progress = matches!(&envelope.request, Request::Panel(args) if args.progress);
+        let (progress, mut steps) = tokio::sync::mpsc::unbounded_channel();
+        let asked = engine.ask_with_progress(envelope.request, wants_progress.then_some(progress));
+        tokio::pin!(asked);
+        // Progress frames while the engine (or a jury) works, then the answer.
+        let answer = loop {
+            tokio::select! {
+                answer = &mut asked => break answer,
+                Some(step) = steps.recv() => {
+                    if reply(&mut connection, envelope.id, Outcome::Progress(step)).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        };
+        let outcome = match answer {
             Ok(answer) => Outcome::Ok(answer),
             Err(refusal) => Outcome::Error(refusal),
         };

@@ -17,15 +17,17 @@ use std::io::Read;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Hooks in Claude Code time out after 600 s by default; the daemon answers in
-/// milliseconds unless a jury runs.
-const DEADLINE: Duration = Duration::from_secs(120);
+/// How long to wait for the daemon unless `--timeout` says: it answers in milliseconds
+/// unless a jury sits, and `install-hooks` writes the jury's deadline in `--timeout`, with
+/// the host's own hook timeout larger still, so the shim answers before the host kills it.
+const DEFAULT_TIMEOUT_SECONDS: u64 = 110;
 /// More stdin than any hook payload has; the rest is not read.
 const MAX_PAYLOAD_BYTES: u64 = 4 * 1024 * 1024;
 
 struct Options {
     host: Host,
     block_on_error: bool,
+    timeout: Duration,
 }
 
 /// An argument the shim does not take: the hook is misconfigured.
@@ -35,14 +37,15 @@ impl std::fmt::Display for UnexpectedArgument {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(
             f,
-            "unexpected argument `{}`; usage: judge-hook [--host claude-code|copilot-cli] [--on-error block|allow]",
+            "unexpected argument `{}`; usage: judge-hook [--host claude-code|copilot-cli] [--on-error block|allow] [--timeout SECONDS]",
             self.0
         )
     }
 }
 
 fn parse_args() -> Result<Options, UnexpectedArgument> {
-    let mut options = Options { host: Host::ClaudeCode, block_on_error: true };
+    let mut options =
+        Options { host: Host::ClaudeCode, block_on_error: true, timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS) };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = args.next();
@@ -51,6 +54,9 @@ fn parse_args() -> Result<Options, UnexpectedArgument> {
             ("--host", Some("copilot-cli")) => options.host = Host::CopilotCli,
             ("--on-error", Some("block")) => options.block_on_error = true,
             ("--on-error", Some("allow")) => options.block_on_error = false,
+            ("--timeout", Some(seconds)) if seconds.parse::<u64>().is_ok_and(|s| s > 0) => {
+                options.timeout = Duration::from_secs(seconds.parse().unwrap_or(DEFAULT_TIMEOUT_SECONDS));
+            }
             _ => return Err(UnexpectedArgument(arg)),
         }
     }
@@ -77,7 +83,7 @@ fn main() -> ExitCode {
     };
     let question = Request::Hook(HookQuestion { host: options.host, payload, parse_error });
     let socket = judged_protocol::paths::socket_path();
-    match judged_protocol::call::<HookAnswer>(&socket, question, DEADLINE) {
+    match judged_protocol::call::<HookAnswer>(&socket, question, options.timeout) {
         Ok(answer) if answer.decision == Decision::Block => block(options.host, &answer.message),
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {

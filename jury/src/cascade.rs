@@ -14,7 +14,7 @@ use crate::packet::{CrossFamily, DownLane, Juror};
 use crate::verdict::Verdict;
 
 /// How stage 1's answers relate (the packet's `cascade.agreement`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Agreement {
     /// Every juror that answered gave the same verdict, none of them uncertain.
@@ -41,7 +41,7 @@ pub enum ConfidenceTier {
 
 /// The jury's verdict: a real one, or `error` when no verdict could be reached (the
 /// cascade escalated and the tiebreaker was down or could not run).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FinalVerdict {
     /// The artifact passes the rubric.

@@ -6,7 +6,7 @@
 //! (never declared), and every mistake reported with the field to fix.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use judged_core::family::{self, Table};
@@ -239,6 +239,40 @@ pub enum ConfigError {
     /// `deadline_seconds = 0`.
     #[error("jury.deadline_seconds: 0 leaves the jury no time; use at least 1 (default 100)")]
     ZeroDeadline,
+    /// The file holding the table cannot be read (the reason).
+    #[error("cannot read it: {0}")]
+    Unreadable(String),
+}
+
+/// A `[jury]` table that cannot be used, with the file it is in.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("{}: {source}", path.display())]
+pub struct FileError {
+    /// The file.
+    pub path: PathBuf,
+    /// What is wrong in it.
+    pub source: ConfigError,
+}
+
+/// The jury for work in `cwd`: the nearest `.judged.toml`'s `[jury]` when project files
+/// are trusted and it has one, else the user's (`user`, with the file it came from).
+/// `None` when neither has a jury.
+pub fn for_project(
+    user: Option<(&JuryConfig, &Path)>,
+    trust_project_files: bool,
+    cwd: &Path,
+) -> Result<Option<(JuryConfig, PathBuf)>, FileError> {
+    let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
+    if let Some(path) = trust_project_files.then(project_file).flatten() {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| FileError { path: path.clone(), source: ConfigError::Unreadable(e.to_string()) })?;
+        match JuryConfig::from_toml(&text) {
+            Ok(jury) => return Ok(Some((jury, path))),
+            Err(ConfigError::NoJuryTable) => {}
+            Err(source) => return Err(FileError { path, source }),
+        }
+    }
+    Ok(user.map(|(jury, path)| (jury.clone(), path.to_owned())))
 }
 
 /// A validated juror: the config entry plus what was derived from it.

@@ -56,7 +56,8 @@ impl Default for Options {
 }
 
 /// Stage of the cascade a juror runs in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Stage {
     /// The parallel first round.
     One,

@@ -15,7 +15,7 @@ use crate::verdict::{Verdict, VerdictFormat};
 pub const VERSION: &str = "judged-jury/1";
 
 /// One juror's line in the packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JurorVerdict {
     /// Answered: the artifact passes.

@@ -73,18 +73,32 @@ pub enum ClientError {
 
 /// One request, one reply of type `T`, over a fresh connection.
 pub fn call<T: DeserializeOwned>(socket: &Path, request: Request, timeout: Duration) -> Result<T, ClientError> {
+    call_with_progress(socket, request, timeout, |_| {})
+}
+
+/// As [`call`], handing each progress frame that comes before the reply to `on_progress`;
+/// `timeout` bounds each wait for a frame, not the whole call.
+pub fn call_with_progress<T: DeserializeOwned>(
+    socket: &Path,
+    request: Request,
+    timeout: Duration,
+    mut on_progress: impl FnMut(PanelProgress),
+) -> Result<T, ClientError> {
     let stream = UnixStream::connect(socket).map_err(|_| ClientError::Unreachable(socket.display().to_string()))?;
     stream.set_read_timeout(Some(timeout)).map_err(FrameError::Io)?;
     stream.set_write_timeout(Some(timeout)).map_err(FrameError::Io)?;
     let mut connection = Connection::new(stream);
     connection.send(&Envelope { v: PROTOCOL_VERSION, id: 1, request })?;
-    let response: Response<T> = connection.receive()?.ok_or(ClientError::NoAnswer)?;
-    if response.v != PROTOCOL_VERSION {
-        return Err(ClientError::Version(response.v));
-    }
-    match response.outcome {
-        Outcome::Ok(reply) => Ok(reply),
-        Outcome::Error(body) => Err(ClientError::Refused(body)),
+    loop {
+        let response: Response<T> = connection.receive()?.ok_or(ClientError::NoAnswer)?;
+        if response.v != PROTOCOL_VERSION {
+            return Err(ClientError::Version(response.v));
+        }
+        match response.outcome {
+            Outcome::Ok(reply) => return Ok(reply),
+            Outcome::Error(body) => return Err(ClientError::Refused(body)),
+            Outcome::Progress(progress) => on_progress(progress),
+        }
     }
 }
 

@@ -35,6 +35,8 @@ pub enum Reply {
     Decisions(Vec<DecisionRecord>),
     /// To [`crate::Request::Shutdown`].
     Stopping(Stopping),
+    /// To [`crate::Request::Panel`].
+    Panel(PanelReply),
 }
 
 /// One response: the request's id echoed, and the reply or a refusal.
@@ -49,7 +51,7 @@ pub struct Response<T> {
     pub outcome: Outcome<T>,
 }
 
-/// A reply, or why there is none.
+/// A reply, or why there is none, or news of the work before either.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome<T> {
@@ -57,6 +59,8 @@ pub enum Outcome<T> {
     Ok(T),
     /// A refusal.
     Error(ErrorBody),
+    /// How a long operation is going; the reply follows on the same connection.
+    Progress(PanelProgress),
 }
 
 /// A refusal. `exit_code` is set when the error is an evidence decision the CLI must
@@ -277,6 +281,9 @@ pub struct GateDecision {
     pub latency_ms: f64,
     /// What makes two questions the same (absent for a question the gate could not judge).
     pub key: Option<String>,
+    /// The key of the jury verdict it rested on, when the jury decided.
+    #[serde(default)]
+    pub panel: Option<String>,
 }
 
 /// A recorded gate decision with its place in the journal.
@@ -296,4 +303,60 @@ pub struct DecisionRecord {
 pub struct Stopping {
     /// Always true.
     pub stopping: bool,
+}
+
+/// The jury's answer: what a caller acts on, and the packet as the daemon wrote it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PanelReply {
+    /// The journal key of this panel (rubric, persona, artifact and jury).
+    pub key: String,
+    /// The verdict a gate acts on, together with `degraded`.
+    pub final_verdict: judged_jury::cascade::FinalVerdict,
+    /// 0..=100.
+    pub final_confidence: u8,
+    /// Fewer than two families really answered: the verdict is not cross-family evidence.
+    pub degraded: bool,
+    /// The packet (jury.md §4 plus judged's keys) as JSON text, byte for byte as
+    /// journaled: its key order is the reference's, which a `Value` would not keep.
+    pub packet: String,
+}
+
+/// One step of a running jury.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PanelProgress {
+    /// Since the jury was convened.
+    pub elapsed_ms: u64,
+    /// The whole cascade's deadline.
+    pub deadline_ms: u64,
+    /// What happened.
+    pub step: PanelStep,
+}
+
+/// What happened in a running jury.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PanelStep {
+    /// A juror's process is starting.
+    Started {
+        /// The juror's name.
+        juror: String,
+        /// Stage 1 or the tiebreaker.
+        stage: judged_jury::convene::Stage,
+    },
+    /// A juror is done, answered or down.
+    Finished {
+        /// The juror's name.
+        juror: String,
+        /// Its answer, or `error`/`timeout` when down.
+        verdict: judged_jury::packet::JurorVerdict,
+        /// How long it ran.
+        latency_ms: u64,
+    },
+    /// Stage 1 did not settle it; the tiebreaker (if one can be cross-family) is asked.
+    Escalated {
+        /// How stage 1's answers related.
+        agreement: judged_jury::cascade::Agreement,
+        /// The tiebreaker chosen, or none when none could be cross-family.
+        tiebreaker: Option<String>,
+    },
 }

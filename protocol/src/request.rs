@@ -35,6 +35,9 @@ pub enum Request {
     Hook(HookQuestion),
     /// Every recorded gate decision. Reply: a list of [`crate::DecisionRecord`].
     Decisions,
+    /// Convene the jury on an artifact. Reply: [`crate::PanelReply`], after
+    /// [`crate::PanelProgress`] frames when `progress` is asked for.
+    Panel(PanelArgs),
     /// Stop the daemon. Reply: [`crate::Stopping`].
     Shutdown,
 }
@@ -143,4 +146,27 @@ pub struct HookQuestion {
     /// Why the payload could not be read, when it could not.
     #[serde(default)]
     pub parse_error: Option<String>,
+}
+
+/// `judge-evidence panel`, asked of the daemon.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PanelArgs {
+    /// The rubric's slug (`custom` with `rubric_text`).
+    pub rubric: String,
+    /// The template of a `custom` rubric.
+    #[serde(default)]
+    pub rubric_text: Option<String>,
+    /// The lens every juror judges as; the rubric's default when absent.
+    #[serde(default)]
+    pub persona: Option<String>,
+    /// The text under judgment.
+    pub artifact: String,
+    /// The project: jurors run there, and its `.judged.toml` may hold the `[jury]`.
+    pub cwd: String,
+    /// The model that wrote the work; the tiebreaker must be of another family.
+    #[serde(default)]
+    pub author_model: Option<String>,
+    /// Send progress frames while the jury runs.
+    #[serde(default)]
+    pub progress: bool,
 }

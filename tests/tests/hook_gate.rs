@@ -134,11 +134,13 @@ fn policy_off_and_short_tasks_allow_and_are_recorded() {
 }
 
 #[test]
-fn panel_is_not_available_yet_and_follows_the_on_error_rule() {
+fn panel_without_a_configured_jury_follows_the_on_error_rule() {
     let s = setup(Some("policy = \"panel\""));
     let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("jury panel is not available"));
+    assert!(stderr(&output).contains("no [jury] is configured"), "{}", stderr(&output));
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    assert_eq!(recorded[0]["reason"], "jury not available");
     let s = setup(Some("policy = \"panel\"\non_error = \"allow\""));
     let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
     assert_eq!(output.status.code(), Some(0));

@@ -1,30 +1,49 @@
 //! The engine's one owner: a thread that applies jobs in order. Async callers hand it a
 //! job and await the reply; nothing else touches the engine.
+//!
+//! A request that needs the jury comes back from the engine as [`JuryWork`]; this module
+//! runs it on a thread of its own and hands the packet back to the engine as one more
+//! job, so the engine answers everything else while a jury sits.
 
-use super::Engine;
-use judged_protocol::{ErrorBody, Reply, Request};
+use super::{Engine, Handled, JuryWork};
+use judged_protocol::{ErrorBody, PanelProgress, Reply, Request};
 use std::path::PathBuf;
-use std::sync::mpsc;
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot};
+
+type ReplyTo = oneshot::Sender<Result<Reply, ErrorBody>>;
 
 /// Work for the engine, with where its answer goes.
 enum Job {
-    Request(Request, oneshot::Sender<Result<Reply, ErrorBody>>),
+    Request {
+        request: Request,
+        progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+        reply: ReplyTo,
+    },
     /// A watcher's hint (paths changed, or none: reconcile); answered with the roots.
     Follow(Vec<PathBuf>, oneshot::Sender<Vec<PathBuf>>),
+    /// A jury has answered: finish the request that waited for it.
+    JuryDone(Box<JuryDone>),
+}
+
+/// A jury's packet, the work it was, and who waits for the answer.
+struct JuryDone {
+    work: JuryWork,
+    packet: judged_jury::packet::Packet,
+    reply: ReplyTo,
 }
 
 /// A way to the engine. Cheap to clone; the engine stops once every handle is gone.
 #[derive(Clone)]
 pub struct EngineHandle {
-    jobs: mpsc::Sender<Job>,
+    jobs: mpsc::UnboundedSender<Job>,
 }
 
 /// The engine's thread, joined to wait for the store's last commit and checkpoint.
 pub struct EngineThread(std::thread::JoinHandle<()>);
 
 impl EngineThread {
-    /// Wait until the engine has stopped (every handle dropped).
+    /// Wait until the engine has stopped (every handle dropped). A jury still sitting
+    /// then is not waited for: its answer has no one left to go to.
     pub fn join(self) {
         if self.0.join().is_err() {
             tracing::error!("the engine thread panicked while stopping");
@@ -35,15 +54,28 @@ impl EngineThread {
 impl EngineHandle {
     /// Start the engine on a thread of its own.
     pub fn spawn(mut engine: Engine) -> std::io::Result<(EngineHandle, EngineThread)> {
-        let (jobs, queue) = mpsc::channel::<Job>();
+        let (jobs, mut queue) = mpsc::unbounded_channel::<Job>();
+        // Juries report back through this; it does not keep the engine running.
+        let back = jobs.downgrade();
         let thread = std::thread::Builder::new().name("engine".into()).spawn(move || {
-            for job in queue {
+            while let Some(job) = queue.blocking_recv() {
                 match job {
-                    Job::Request(request, reply) => {
-                        let _ = reply.send(apply(&mut engine, request));
-                    }
+                    Job::Request { request, progress, reply } => match handle(&mut engine, request) {
+                        Ok(Handled::Answer(answer)) => {
+                            let _ = reply.send(answer.map_err(ErrorBody::from));
+                        }
+                        Ok(Handled::Jury(work)) => convene(work, progress, reply, back.clone()),
+                        Err(refusal) => {
+                            let _ = reply.send(Err(refusal));
+                        }
+                    },
                     Job::Follow(paths, reply) => {
                         let _ = reply.send(engine.follow(&paths));
+                    }
+                    Job::JuryDone(done) => {
+                        let JuryDone { work, packet, reply } = *done;
+                        let answer = guarded(|| engine.after_jury(work, packet).map_err(ErrorBody::from));
+                        let _ = reply.send(answer.and_then(|answer| answer));
                     }
                 }
             }
@@ -53,9 +85,18 @@ impl EngineHandle {
 
     /// Ask the engine; its reply or refusal.
     pub async fn ask(&self, request: Request) -> Result<Reply, ErrorBody> {
+        self.ask_with_progress(request, None).await
+    }
+
+    /// As [`EngineHandle::ask`], with a jury's progress sent to `progress` meanwhile.
+    pub async fn ask_with_progress(
+        &self,
+        request: Request,
+        progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+    ) -> Result<Reply, ErrorBody> {
         let (reply, answer) = oneshot::channel();
         let stopped = || ErrorBody::message("judged is stopping");
-        self.jobs.send(Job::Request(request, reply)).map_err(|_| stopped())?;
+        self.jobs.send(Job::Request { request, progress, reply }).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
 
@@ -69,12 +110,41 @@ impl EngineHandle {
     }
 }
 
-/// One request, a panic in it answered as an internal error: the engine goes on serving
+/// Run a jury on a thread of its own and give its packet back to the engine.
+fn convene(
+    work: JuryWork,
+    progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+    reply: ReplyTo,
+    back: mpsc::WeakUnboundedSender<Job>,
+) {
+    let spawned = std::thread::Builder::new().name("jury".into()).spawn(move || {
+        let tell = |step: PanelProgress| {
+            if let Some(progress) = &progress {
+                let _ = progress.send(step);
+            }
+        };
+        let packet = work.run.convene(&tell);
+        match back.upgrade() {
+            Some(engine) => {
+                let _ = engine.send(Job::JuryDone(Box::new(JuryDone { work, packet, reply })));
+            }
+            None => tracing::warn!("a jury answered after judged stopped; its packet is not kept"),
+        }
+    });
+    if let Err(error) = spawned {
+        tracing::error!(%error, "cannot start a jury thread");
+    }
+}
+
+/// One request, a panic in it answered as an internal error.
+fn handle(engine: &mut Engine, request: Request) -> Result<Handled, ErrorBody> {
+    guarded(|| engine.handle(request))
+}
+
+/// Run `work`, a panic in it answered as an internal error: the engine goes on serving
 /// the others (every change it makes commits in one transaction, so a request that
 /// panicked left nothing half-written).
-fn apply(engine: &mut Engine, request: Request) -> Result<Reply, ErrorBody> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.handle(request))) {
-        Ok(answer) => answer.map_err(ErrorBody::from),
-        Err(_) => Err(ErrorBody::message("internal error: the request panicked")),
-    }
+fn guarded<T>(work: impl FnOnce() -> T) -> Result<T, ErrorBody> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+        .map_err(|_| ErrorBody::message("internal error: the request panicked"))
 }

@@ -118,6 +118,7 @@ mod tests {
             Store::open(&dir.join("judged.db")).unwrap(),
             Ingestor::new(roots),
             Default::default(),
+            crate::engine::Juries { user: None, config_path: dir.join("config.toml") },
             Witness::load_or_create(&dir.join("witness.key")).unwrap(),
             Instant::now(),
             dir.to_path_buf(),
@@ -155,7 +156,8 @@ mod tests {
                 writes: Vec::new(),
             })
         };
-        assert!(engine.handle(request()).is_err(), "no session of this cwd yet");
+        let refused = matches!(engine.handle(request()), crate::engine::Handled::Answer(Err(_)));
+        assert!(refused, "no session of this cwd yet");
         let new = project.join("mine.jsonl");
         fs::write(&new, log(&mine)).unwrap();
         let _ = engine.handle(request());

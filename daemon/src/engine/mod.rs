@@ -17,19 +17,22 @@
 pub mod actor;
 mod challenge;
 mod logs;
+mod panel;
 mod queries;
 mod validate;
 mod verify;
 
 use crate::config::GateConfig;
-use crate::hook_gate::{self, HookGate};
+use crate::hook_gate::{self, GateAnswer, HookGate, PendingDecision};
 use crate::ingest::Ingestor;
 use crate::integrity;
+use crate::panel::{JurySource, PanelRun};
 use crate::store::{ChallengeIssued, EvidenceVerified, FileState, Lookup, Store, StoreError};
 use crate::witness::Witness;
 use judged_core::event::Host;
 use judged_core::files;
 use judged_core::rules::{ArtifactKind, EvidenceError};
+use judged_jury::config::JuryConfig;
 use judged_protocol::{ErrorBody, Reply, Request};
 use logs::{LogCache, ResolvedCwds};
 use serde_json::{Map, Value};
@@ -43,6 +46,7 @@ pub struct Engine {
     logs: LogCache,
     resolved_cwds: ResolvedCwds,
     gate: GateConfig,
+    juries: Juries,
     witness: Witness,
     started: Instant,
     data_dir: PathBuf,
@@ -75,6 +79,43 @@ impl From<EngineError> for ErrorBody {
 
 type Answer = Result<Reply, EngineError>;
 
+/// The user's jury, and the config file it came from.
+pub struct Juries {
+    pub user: Option<JuryConfig>,
+    pub config_path: PathBuf,
+}
+
+impl Juries {
+    /// Where a project's jury comes from, under `gate`'s trust in project files.
+    fn source<'a>(&'a self, gate: &GateConfig) -> JurySource<'a> {
+        JurySource {
+            user: self.user.as_ref(),
+            user_path: &self.config_path,
+            trust_project_files: gate.trust_project_files.unwrap_or(true),
+        }
+    }
+}
+
+/// What a request comes to: an answer now, or a jury to convene first.
+pub enum Handled {
+    Answer(Answer),
+    Jury(JuryWork),
+}
+
+/// A jury to convene off the engine's thread, and what to do with its packet.
+pub struct JuryWork {
+    pub run: PanelRun,
+    pub then: AfterJury,
+}
+
+/// Who waits for a jury.
+pub enum AfterJury {
+    /// `judge-evidence panel`: the packet is the reply.
+    Panel { cwd: String },
+    /// A hook: the gate decides on the packet.
+    Gate(Box<PendingDecision>),
+}
+
 fn bad_request(message: impl Into<String>) -> EngineError {
     EngineError::BadRequest(message.into())
 }
@@ -90,6 +131,7 @@ impl Engine {
         store: Store,
         ingest: Ingestor,
         gate: GateConfig,
+        juries: Juries,
         witness: Witness,
         started: Instant,
         data_dir: PathBuf,
@@ -101,6 +143,7 @@ impl Engine {
             logs: LogCache::default(),
             resolved_cwds: ResolvedCwds::default(),
             gate,
+            juries,
             witness,
             started,
             data_dir,
@@ -108,9 +151,28 @@ impl Engine {
         }
     }
 
-    /// Apply one request. [`Request::Shutdown`] is the server's, which answers it before
-    /// it stops; here it is only acknowledged.
-    pub fn handle(&mut self, request: Request) -> Answer {
+    /// Apply one request. A jury is not convened here: it comes back as work for the
+    /// caller to run off this thread, and [`Engine::after_jury`] finishes the request.
+    pub fn handle(&mut self, request: Request) -> Handled {
+        match request {
+            Request::Hook(question) => match self.hook_gate().answer(&question) {
+                Ok(GateAnswer::Now(answer)) => Handled::Answer(Ok(Reply::Hook(answer))),
+                Ok(GateAnswer::Jury(pending, mut run)) => {
+                    run.author_model = pending.session_id().and_then(|s| self.author_model(s));
+                    Handled::Jury(JuryWork { run: *run, then: AfterJury::Gate(pending) })
+                }
+                Err(error) => Handled::Answer(Err(error.into())),
+            },
+            Request::Panel(args) => match self.panel(&args) {
+                Ok(run) => Handled::Jury(JuryWork { run, then: AfterJury::Panel { cwd: args.cwd } }),
+                Err(error) => Handled::Answer(Err(error)),
+            },
+            other => Handled::Answer(self.answer(other)),
+        }
+    }
+
+    /// The requests answered at once.
+    fn answer(&mut self, request: Request) -> Answer {
         match request {
             Request::Status => self.status(),
             Request::Sessions => self.sessions(),
@@ -121,13 +183,51 @@ impl Engine {
             Request::Verify(args) => self.verify(&args),
             Request::Validate(args) => self.validate(&args),
             Request::Rebuild => self.rebuild(),
-            Request::Hook(question) => {
-                let mut gate = HookGate { store: &mut self.store, ingest: &mut self.ingest, config: &self.gate };
-                Ok(Reply::Hook(gate.answer(&question)?))
-            }
             Request::Decisions => Ok(Reply::Decisions(hook_gate::decisions(&self.store)?)),
+            // The server answers it before it stops; here it is only acknowledged.
             Request::Shutdown => Ok(Reply::Stopping(judged_protocol::Stopping { stopping: true })),
+            Request::Hook(_) | Request::Panel(_) => unreachable!("handled by Engine::handle"),
         }
+    }
+
+    /// Finish a request that waited for a jury: journal the jury, then answer.
+    pub fn after_jury(&mut self, work: JuryWork, packet: judged_jury::packet::Packet) -> Answer {
+        let JuryWork { run, then } = work;
+        match then {
+            AfterJury::Panel { cwd } => {
+                let convened = run.record(&mut self.store, packet, &cwd)?;
+                Ok(Reply::Panel(crate::panel::reply(convened)))
+            }
+            AfterJury::Gate(pending) => {
+                let cwd = pending.cwd().to_owned();
+                let convened = run.record(&mut self.store, packet, &cwd)?;
+                Ok(Reply::Hook(self.hook_gate().finish(*pending, &convened)?))
+            }
+        }
+    }
+
+    /// Where a project's jury comes from.
+    fn jury_source(&self) -> JurySource<'_> {
+        self.juries.source(&self.gate)
+    }
+
+    /// The review gate over this engine's store and logs.
+    fn hook_gate(&mut self) -> HookGate<'_> {
+        HookGate {
+            store: &mut self.store,
+            ingest: &mut self.ingest,
+            config: &self.gate,
+            juries: self.juries.source(&self.gate),
+        }
+    }
+
+    /// The model that wrote a session's latest record: the author a tiebreaker must not
+    /// share a family with.
+    fn author_model(&mut self, session: &str) -> Option<String> {
+        let file = self.store.file_by_session(session).cloned()?;
+        self.logs.trim();
+        self.logs.refresh(&self.store, &file).ok()?;
+        self.logs.get(file.id).records().rev().find_map(|(_, record)| record.model.clone())
     }
 
     /// A watcher's hint: catch up what a notification names. A log in the shape

@@ -10,39 +10,73 @@ mod policy;
 use crate::config::GateConfig;
 use crate::ingest::Ingestor;
 use crate::integrity;
-use crate::store::{EvidenceVerified, IntegrityFinding, JournalEvent, Lookup, Store, StoreError, TamperDetected};
+use crate::panel::{self, JurySource, PanelAsk, PanelRun, PanelSource};
+use crate::store::{
+    EvidenceVerified, IntegrityFinding, JournalEvent, Lookup, PanelConvened, Store, StoreError, TamperDetected,
+};
 use judged_core::files;
 use judged_core::review_text::is_positive;
-use judged_core::worktree::Tree;
+use judged_core::worktree::{Tree, changes_text};
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Settings, TreeChange, Verdict};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+/// The most of the working tree's changes a jury is shown: small models judge, and the
+/// prompt must fit them.
+const PANEL_CHANGES_BYTES: usize = 60 * 1024;
+
 /// How a hook call was settled.
 enum Settlement {
     /// The event is not one the gate covers: allowed, not recorded.
     NotGated,
-    Decided {
-        verdict: Verdict,
-        settings: Settings,
-        reason: &'static str,
-        key: Option<String>,
-        from_record: bool,
-    },
+    Decided(Decided),
+    /// Only the jury can decide: it is to be convened (off the engine's thread).
+    Jury(Box<PendingDecision>, PanelRun),
+}
+
+/// A decision made, to record and answer.
+struct Decided {
+    verdict: Verdict,
+    settings: Settings,
+    reason: &'static str,
+    key: Option<String>,
+    from_record: bool,
+    panel: Option<String>,
 }
 
 impl Settlement {
     /// The on_error rule's answer to a question the gate could not judge.
     fn failure(settings: Settings, why: &str, reason: &'static str) -> Settlement {
-        Settlement::Decided {
-            verdict: Verdict::failure(&settings, why),
-            settings,
-            reason,
-            key: None,
-            from_record: false,
-        }
+        let verdict = Verdict::failure(&settings, why);
+        Settlement::Decided(Decided { verdict, settings, reason, key: None, from_record: false, panel: None })
     }
+}
+
+/// A hook question that waits for the jury.
+pub struct PendingDecision {
+    question: Question,
+    settings: Settings,
+    key: String,
+    started: Instant,
+}
+
+impl PendingDecision {
+    /// The session the question came from, to find the author's model in.
+    pub fn session_id(&self) -> Option<&str> {
+        self.question.session_id.as_deref()
+    }
+
+    /// The project the question is about.
+    pub fn cwd(&self) -> &str {
+        self.question.cwd.as_deref().unwrap_or(".")
+    }
+}
+
+/// The gate's answer: now, or once the jury (to convene off the engine's thread) has.
+pub enum GateAnswer {
+    Now(HookAnswer),
+    Jury(Box<PendingDecision>, Box<PanelRun>),
 }
 
 /// The gate, over the store and the logs, for one question.
@@ -50,43 +84,73 @@ pub struct HookGate<'a> {
     pub store: &'a mut Store,
     pub ingest: &'a mut Ingestor,
     pub config: &'a GateConfig,
+    pub juries: JurySource<'a>,
 }
 
 impl HookGate<'_> {
-    /// Decide a hook call and record the decision; the answer the shim relays.
-    pub fn answer(&mut self, asked: &HookQuestion) -> Result<HookAnswer, StoreError> {
+    /// Decide a hook call and record the decision; the answer the shim relays, or the
+    /// jury to convene first.
+    pub fn answer(&mut self, asked: &HookQuestion) -> Result<GateAnswer, StoreError> {
         let started = Instant::now();
         let question = Question::from_payload(asked.host, &asked.payload);
-        match self.settle(&question, asked)? {
-            Settlement::NotGated => {
-                Ok(HookAnswer { decision: Decision::Allow, message: String::new(), gated: false, from_record: false })
-            }
-            Settlement::Decided { verdict, settings, reason, key, from_record } => {
-                let decision = if verdict.block { Decision::Block } else { Decision::Allow };
-                let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
-                let record = GateDecision {
-                    event: question.event,
-                    host: question.host,
-                    teammate: question.teammate,
-                    session_id: question.session_id,
-                    cwd: question.cwd,
-                    task_id: question.task_id,
-                    policy: settings.policy,
-                    settings_from: settings.sources,
-                    decision,
-                    reason: reason.to_owned(),
-                    message: verdict.message.clone(),
-                    tree_unchanged: verdict.tree_unchanged,
-                    latency_ms: (latency_ms * 1000.0).round() / 1000.0,
-                    key,
-                };
-                self.store.journal(&JournalEvent::GateDecided(record))?;
-                Ok(HookAnswer { decision, message: verdict.message, gated: true, from_record })
-            }
+        match self.settle(&question, asked, started)? {
+            Settlement::NotGated => Ok(GateAnswer::Now(HookAnswer {
+                decision: Decision::Allow,
+                message: String::new(),
+                gated: false,
+                from_record: false,
+            })),
+            Settlement::Decided(decided) => Ok(GateAnswer::Now(self.record(&question, decided, started)?)),
+            Settlement::Jury(pending, run) => Ok(GateAnswer::Jury(pending, Box::new(run))),
         }
     }
 
-    fn settle(&mut self, question: &Question, asked: &HookQuestion) -> Result<Settlement, StoreError> {
+    /// Decide a question that waited for the jury, on its verdict.
+    pub fn finish(&mut self, pending: PendingDecision, panel: &PanelConvened) -> Result<HookAnswer, StoreError> {
+        let (verdict, reason) = policy::decide_with_panel(&pending.question, panel);
+        let decided = Decided {
+            verdict,
+            settings: pending.settings,
+            reason,
+            key: Some(pending.key),
+            from_record: false,
+            panel: Some(panel.key.clone()),
+        };
+        self.record(&pending.question, decided, pending.started)
+    }
+
+    /// Journal a decision; the answer to relay.
+    fn record(&mut self, question: &Question, decided: Decided, started: Instant) -> Result<HookAnswer, StoreError> {
+        let Decided { verdict, settings, reason, key, from_record, panel } = decided;
+        let decision = if verdict.block { Decision::Block } else { Decision::Allow };
+        let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let record = GateDecision {
+            event: question.event.clone(),
+            host: question.host,
+            teammate: question.teammate.clone(),
+            session_id: question.session_id.clone(),
+            cwd: question.cwd.clone(),
+            task_id: question.task_id.clone(),
+            policy: settings.policy,
+            settings_from: settings.sources,
+            decision,
+            reason: reason.to_owned(),
+            message: verdict.message.clone(),
+            tree_unchanged: verdict.tree_unchanged,
+            latency_ms: (latency_ms * 1000.0).round() / 1000.0,
+            key,
+            panel,
+        };
+        self.store.journal(&JournalEvent::GateDecided(record))?;
+        Ok(HookAnswer { decision, message: verdict.message, gated: true, from_record })
+    }
+
+    fn settle(
+        &mut self,
+        question: &Question,
+        asked: &HookQuestion,
+        started: Instant,
+    ) -> Result<Settlement, StoreError> {
         let settings = match question.cwd.as_deref().map(|cwd| self.config.settings_for(Path::new(cwd))) {
             None => self.config.user_settings(),
             Some(Ok(settings)) => settings,
@@ -116,20 +180,54 @@ impl HookGate<'_> {
                 tree_unchanged: recorded.tree_unchanged,
             };
             let reason = "answered from the recorded decision";
-            return Ok(Settlement::Decided { verdict, settings, reason, key: Some(key), from_record: true });
+            let decided =
+                Decided { verdict, settings, reason, key: Some(key), from_record: true, panel: recorded.panel };
+            return Ok(Settlement::Decided(decided));
         }
-        let (verdict, reason) = match policy::decide_without_evidence(question, &settings) {
-            Some(decided) => decided,
-            None => {
-                let found = self.fresh_positive_evidence(question, &settings)?;
-                let change = |evidence: &EvidenceVerified| {
-                    settings.require_reviewed_tree.then(|| tree_change(question, evidence))
-                };
-                let found = found.as_ref().map(|evidence| (evidence, change(evidence)));
-                policy::decide_with_evidence(question, &settings, found)
-            }
+        let decided = |(verdict, reason): (Verdict, &'static str), settings, panel| {
+            Settlement::Decided(Decided {
+                verdict,
+                settings,
+                reason,
+                key: Some(key.clone()),
+                from_record: false,
+                panel,
+            })
         };
-        Ok(Settlement::Decided { verdict, settings, reason, key: Some(key), from_record: false })
+        if let Some(at_once) = policy::decide_at_once(question, &settings) {
+            return Ok(decided(at_once, settings, None));
+        }
+        if settings.uses_evidence() {
+            if let Some(evidence) = self.fresh_positive_evidence(question, &settings)? {
+                let change = settings.require_reviewed_tree.then(|| tree_change(question, &evidence));
+                return Ok(decided(policy::decide_with_evidence(question, &evidence, change), settings, None));
+            }
+            if !settings.uses_panel() {
+                return Ok(decided(policy::decide_without_evidence(question, &settings), settings, None));
+            }
+        }
+        // Only the jury can decide: on the work as it is now.
+        let project = PathBuf::from(question.cwd.as_deref().map_or_else(|| ".".into(), files::resolve));
+        let changes = changes_text(&project, PANEL_CHANGES_BYTES);
+        let ask = PanelAsk {
+            rubric: &settings.panel_rubric,
+            rubric_text: None,
+            persona: None,
+            artifact: policy::panel_artifact(question, changes.as_ref()),
+            project: project.clone(),
+            author_model: None,
+            source: PanelSource::Gate,
+        };
+        let run = match self.juries.jury_for(&project).and_then(|(jury, from)| PanelRun::new(&jury, &from, ask)) {
+            Ok(run) => run,
+            Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
+        };
+        if let Some(reused) = panel::reusable(self.store, &run.key)? {
+            let (verdict, _) = policy::decide_with_panel(question, &reused);
+            return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key)));
+        }
+        let question = question.clone();
+        Ok(Settlement::Jury(Box::new(PendingDecision { question, settings, key, started }), run))
     }
 
     /// What makes two questions the same: the question and the evidence it could see.
@@ -141,8 +239,9 @@ impl HookGate<'_> {
         // A recorded answer lives at most one freshness window, so an allow never
         // outlives the evidence it rested on by more than that.
         let window = chrono::Utc::now().timestamp() / settings.freshness_seconds.max(1) as i64;
-        // A recorded answer holds only for the tree it saw, when the gate looks at trees.
-        let tree = (settings.require_reviewed_tree)
+        // A recorded answer holds only for the tree it saw, when the gate looks at trees
+        // (the reviewed tree, or the jury's artifact, which shows the tree's changes).
+        let tree = (settings.require_reviewed_tree || settings.uses_panel())
             .then(|| question.cwd.as_deref().and_then(|cwd| Tree::of(Path::new(cwd), &[])))
             .flatten()
             .map(|tree| tree.digest());
@@ -153,6 +252,7 @@ impl HookGate<'_> {
             question.task_id,
             question.work,
             settings.policy_name(),
+            settings.panel_rubric,
             settings.freshness_seconds,
             evidence_seen,
             findings_seen,

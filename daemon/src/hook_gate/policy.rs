@@ -5,8 +5,11 @@
 //! matching `[[gate.projects]]` entry, the project's own `.judged.toml`.
 
 use crate::config::{ConfigError, GateConfig, GateLayer, OnError, read_toml};
-use crate::store::EvidenceVerified;
+use crate::store::{EvidenceVerified, PanelConvened};
+use crate::wire_name;
 use judged_core::event::Host;
+use judged_core::worktree::ChangesText;
+use judged_jury::cascade::FinalVerdict;
 use judged_protocol::GatePolicy;
 use serde::Deserialize;
 use serde_json::Value;
@@ -37,6 +40,7 @@ pub struct Settings {
     pub on_error: OnError,
     pub require_reviewed_tree: bool,
     pub events: Vec<String>,
+    pub panel_rubric: String,
     pub sources: Vec<String>,
 }
 
@@ -49,15 +53,35 @@ impl Settings {
         self.require_reviewed_tree = layer.require_reviewed_tree.unwrap_or(self.require_reviewed_tree);
         self.on_error = layer.on_error.unwrap_or(self.on_error);
         self.events = layer.events.clone().unwrap_or_else(|| self.events.clone());
+        self.panel_rubric = layer.panel_rubric.clone().unwrap_or_else(|| self.panel_rubric.clone());
         if before != self.compared() {
             self.sources.push(source);
         }
     }
 
     /// Everything a layer can set, to tell whether it set anything.
-    fn compared(&self) -> (GatePolicy, u64, usize, OnError, bool, Vec<String>) {
+    fn compared(&self) -> (GatePolicy, u64, usize, OnError, bool, Vec<String>, String) {
         let s = self;
-        (s.policy, s.freshness_seconds, s.min_task_chars, s.on_error, s.require_reviewed_tree, s.events.clone())
+        let events = s.events.clone();
+        (
+            s.policy,
+            s.freshness_seconds,
+            s.min_task_chars,
+            s.on_error,
+            s.require_reviewed_tree,
+            events,
+            s.panel_rubric.clone(),
+        )
+    }
+
+    /// Whether the jury may be asked.
+    pub fn uses_panel(&self) -> bool {
+        matches!(self.policy, GatePolicy::Panel | GatePolicy::EvidenceOrPanel)
+    }
+
+    /// Whether verified evidence is looked for.
+    pub fn uses_evidence(&self) -> bool {
+        matches!(self.policy, GatePolicy::Evidence | GatePolicy::EvidenceOrPanel)
     }
 
     /// The policy's name as written in the config.
@@ -77,6 +101,7 @@ impl GateConfig {
             require_reviewed_tree: false,
             on_error: OnError::Block,
             events: vec!["TaskCompleted".into(), "agentStop".into()],
+            panel_rubric: "spec-coherence".into(),
             sources: vec!["defaults".into()],
         };
         settings.overlay(&self.base, "user config [gate]".into());
@@ -160,6 +185,7 @@ fn text(payload: &Value, key: &str) -> Option<String> {
 }
 
 /// What the hook is asking about.
+#[derive(Clone)]
 pub struct Question {
     pub event: String,
     pub session_id: Option<String>,
@@ -224,16 +250,16 @@ impl Verdict {
     }
 }
 
-/// The decision when no evidence needs looking up, if there is one: the policy is off,
-/// the work is too short to gate, or only the jury could judge it.
-pub fn decide_without_evidence(question: &Question, settings: &Settings) -> Option<(Verdict, &'static str)> {
+/// The decision when nothing needs looking up, if there is one: the policy is off, or
+/// the work is too short to gate.
+pub fn decide_at_once(question: &Question, settings: &Settings) -> Option<(Verdict, &'static str)> {
     if settings.policy == GatePolicy::Off {
         return Some((Verdict::default(), "policy off"));
     }
     if question.work.chars().count() < settings.min_task_chars {
         return Some((Verdict::default(), "skipped: shorter than min_task_chars"));
     }
-    (settings.policy == GatePolicy::Panel).then(|| (panel_unavailable(question, settings), "panel not available"))
+    None
 }
 
 /// The working tree against the one the review saw.
@@ -244,22 +270,13 @@ pub struct TreeChange {
     pub paths: Vec<String>,
 }
 
-/// The decision once the newest fresh positive evidence was looked for (`found`), with
-/// the tree's change since its review when the settings require the reviewed tree.
+/// The decision on the newest fresh positive evidence, with the tree's change since its
+/// review when the settings require the reviewed tree.
 pub fn decide_with_evidence(
     question: &Question,
-    settings: &Settings,
-    found: Option<(&EvidenceVerified, Option<TreeChange>)>,
+    evidence: &EvidenceVerified,
+    change: Option<TreeChange>,
 ) -> (Verdict, &'static str) {
-    let Some((evidence, change)) = found else {
-        let missing = missing_evidence_message(question, settings);
-        if settings.policy == GatePolicy::EvidenceOrPanel {
-            let panel = panel_unavailable(question, settings);
-            let message = format!("{missing}\n{}", panel.message);
-            return (Verdict { block: panel.block, message, tree_unchanged: None }, "no evidence, panel not available");
-        }
-        return (Verdict { block: true, message: missing, tree_unchanged: None }, "no fresh positive evidence");
-    };
     let unknown = || "?".to_owned();
     let message = format!(
         "judged: {} has verified cross-family review {} ({} reviewed {}, {} {}).",
@@ -279,6 +296,65 @@ pub fn decide_with_evidence(
     }
 }
 
+/// The decision without evidence under the `evidence` policy.
+pub fn decide_without_evidence(question: &Question, settings: &Settings) -> (Verdict, &'static str) {
+    let message = missing_evidence_message(question, settings);
+    (Verdict { block: true, message, tree_unchanged: None }, "no fresh positive evidence")
+}
+
+/// The decision on the jury's verdict. Only a healthy cross-family pass allows: a degraded
+/// or errored jury is no cross-family review, whatever it said.
+pub fn decide_with_panel(question: &Question, panel: &PanelConvened) -> (Verdict, &'static str) {
+    let verdict = wire_name(&panel.final_verdict);
+    let block = |message: String| Verdict { block: true, message, tree_unchanged: None };
+    if panel.degraded || panel.final_verdict == FinalVerdict::Error {
+        let down = if panel.down.is_empty() { "none reported".to_owned() } else { panel.down.join("; ") };
+        let message = format!(
+            "judged: {} cannot be marked done yet: the cross-family jury could not judge it (verdict {verdict}, \
+             degraded: fewer than two model families answered). Down: {down}.\n\
+             Fix the juror(s) named (`judge-evidence panel --rubric {} --artifact-file F` shows the whole packet), \
+             then complete again.",
+            question.label, panel.rubric
+        );
+        return (block(message), if panel.degraded { "jury degraded" } else { "jury error" });
+    }
+    if panel.final_verdict == FinalVerdict::Pass {
+        let message = format!(
+            "judged: {} passed the cross-family jury ({verdict}, confidence {}, rubric {}).",
+            question.label, panel.final_confidence, panel.rubric
+        );
+        return (Verdict { block: false, message, tree_unchanged: None }, "jury pass");
+    }
+    let flags: String = panel.flags.iter().map(|f| format!("\n  - {f}")).collect();
+    let message = format!(
+        "judged: {} was not passed by the cross-family jury.\nVerdict: {verdict} (confidence {}). Flags:{flags}\n\
+         Address the flagged issues, update the work, and complete again.",
+        question.label, panel.final_confidence
+    );
+    (block(message), "jury did not pass")
+}
+
+/// What the jury judges for a gated task: the work as the host described it, and the
+/// working tree's changes.
+pub fn panel_artifact(question: &Question, changes: Option<&ChangesText>) -> String {
+    let mut artifact = format!("{}\n\n{}\n", question.label, question.work);
+    match changes {
+        Some(changes) => {
+            let cut = if changes.cut_bytes > 0 {
+                format!(", cut: {} more bytes not shown", changes.cut_bytes)
+            } else {
+                String::new()
+            };
+            artifact.push_str(&format!(
+                "\nWorking tree changes (the diff against HEAD, then untracked files{cut}):\n{}",
+                changes.text
+            ));
+        }
+        None => artifact.push_str("\n(The project is not a git repository: no changes could be shown.)\n"),
+    }
+    artifact
+}
+
 fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
     let paths = &change.paths;
     let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
@@ -294,18 +370,6 @@ fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
         if shown.is_empty() { "-".to_owned() } else { shown.join(", ") },
     );
     Verdict { block: true, message, tree_unchanged: Some(false) }
-}
-
-fn panel_unavailable(question: &Question, settings: &Settings) -> Verdict {
-    Verdict {
-        block: settings.on_error == OnError::Block,
-        message: format!(
-            "judged: {} cannot be judged: the jury panel is not available in this version of judged, and on_error is `{}`.",
-            question.label,
-            settings.on_error.as_str()
-        ),
-        tree_unchanged: None,
-    }
 }
 
 fn missing_evidence_message(question: &Question, settings: &Settings) -> String {

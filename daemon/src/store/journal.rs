@@ -4,9 +4,12 @@
 //! integrity error, never a silent null.
 
 use super::{Result, Store, StoreError, hash_from};
+use crate::panel::PanelSource;
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
 use judged_core::worktree::Tree;
+use judged_jury::cascade::FinalVerdict;
+use judged_jury::packet::JurorVerdict;
 use judged_protocol::GateDecision;
 use rusqlite::{OptionalExtension, params};
 use serde::de::DeserializeOwned;
@@ -37,6 +40,10 @@ pub enum JournalEvent {
     GateDecided(GateDecision),
     /// The store's own chains did not verify on start.
     StoreIntegrityFailed(StoreIntegrityFailed),
+    /// A juror ran (one per juror of a panel, before the panel's own event).
+    JurorRan(JurorRan),
+    /// A jury answered.
+    PanelConvened(Box<PanelConvened>),
 }
 
 /// A body type of one journal kind, for reading events of that kind back.
@@ -62,6 +69,8 @@ journal_bodies! {
     EvidenceVerified => "evidence_verified",
     GateDecision => "gate_decided",
     StoreIntegrityFailed => "store_integrity_failed",
+    JurorRan => "juror_ran",
+    PanelConvened => "panel_convened",
 }
 
 impl JournalEvent {
@@ -208,6 +217,47 @@ pub struct StoreIntegrityFailed {
     pub error: String,
 }
 
+/// `juror_ran`: who ran, as asked and as its own record says, and how it ended.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct JurorRan {
+    /// The panel's key.
+    pub panel: String,
+    pub name: String,
+    /// Program and arguments; never the prompt.
+    pub argv: Vec<String>,
+    pub model_requested: String,
+    pub model_reported: Option<String>,
+    /// Which of the CLI's records the reported model was read from.
+    pub identity_source: Option<String>,
+    pub exit_code: Option<i32>,
+    pub latency_ms: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub verdict: JurorVerdict,
+    pub error: Option<String>,
+}
+
+/// `panel_convened`: the jury's verdict, and its whole packet.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PanelConvened {
+    /// What makes two panels the same question of the same jury.
+    pub key: String,
+    pub source: PanelSource,
+    pub rubric: String,
+    pub cwd: String,
+    pub artifact_sha256: String,
+    pub final_verdict: FinalVerdict,
+    pub final_confidence: u8,
+    pub degraded: bool,
+    /// `juror: reason` of every juror that was down.
+    pub down: Vec<String>,
+    /// Every juror's flags, then the degraded banner (the packet's `all_flags`).
+    pub flags: Vec<String>,
+    /// The packet as JSON text, as the jury wrote it (its key order is the reference's,
+    /// which a `Value` would not keep).
+    pub packet: String,
+}
+
 /// The journal lookups by one field of one kind (each has its partial index).
 #[derive(Clone, Copy, Debug)]
 pub enum Lookup {
@@ -219,6 +269,8 @@ pub enum Lookup {
     EvidenceByWitness,
     /// Verified evidence by its evidence id (one review, however often verified).
     EvidenceById,
+    /// A jury's verdict by its question's key.
+    PanelByKey,
 }
 
 impl Lookup {
@@ -228,6 +280,7 @@ impl Lookup {
             Lookup::ChallengeByWitness => (ChallengeIssued::KIND, "$.witness"),
             Lookup::EvidenceByWitness => (EvidenceVerified::KIND, "$.witness"),
             Lookup::EvidenceById => (EvidenceVerified::KIND, "$.evidence_id"),
+            Lookup::PanelByKey => (PanelConvened::KIND, "$.key"),
         }
     }
 

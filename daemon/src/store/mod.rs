@@ -15,8 +15,8 @@ mod lines;
 
 pub use files::FileState;
 pub use journal::{
-    ChallengeIssued, EvidenceVerified, FileRefused, Finding, IntegrityFinding, JournalBody, JournalEvent, Lookup,
-    MalformedLine, MarkerSeen, StoreIntegrityFailed, TamperDetected,
+    ChallengeIssued, EvidenceVerified, FileRefused, Finding, IntegrityFinding, JournalBody, JournalEvent, JurorRan,
+    Lookup, MalformedLine, MarkerSeen, PanelConvened, StoreIntegrityFailed, TamperDetected,
 };
 pub use lines::{Columns, NewLine, StoredLine};
 
@@ -103,6 +103,8 @@ CREATE INDEX IF NOT EXISTS journal_evidence_id ON journal(json_extract(body, '$.
     WHERE kind = 'evidence_verified';
 CREATE INDEX IF NOT EXISTS journal_finding_file ON journal(json_extract(body, '$.file_id'))
     WHERE kind = 'integrity_finding';
+CREATE INDEX IF NOT EXISTS journal_panel_key ON journal(json_extract(body, '$.key'))
+    WHERE kind = 'panel_convened';
 CREATE TRIGGER IF NOT EXISTS lines_append_only_u BEFORE UPDATE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS lines_append_only_d BEFORE DELETE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS journal_append_only_u BEFORE UPDATE ON journal BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
@@ -212,6 +214,7 @@ mod tests {
             (Lookup::ChallengeByWitness, "journal_challenge_witness"),
             (Lookup::EvidenceByWitness, "journal_evidence_witness"),
             (Lookup::EvidenceById, "journal_evidence_id"),
+            (Lookup::PanelByKey, "journal_panel_key"),
         ] {
             let plan: String = store
                 .conn

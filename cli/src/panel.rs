@@ -1,0 +1,197 @@
+//! `judge-evidence panel`: convene the cross-family jury on an artifact and print its
+//! packet. The daemon convenes it and journals every juror's run; in direct mode this
+//! process does, from the user's `[jury]`, and nothing is recorded.
+
+use judged_core::files;
+use judged_jury::config::{JuryConfig, for_project};
+use judged_jury::convene::{self, Options, Progress};
+use judged_jury::rubric::Rubric;
+use judged_protocol::{PanelProgress, PanelStep};
+use serde::Deserialize;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// What `panel` was asked.
+pub struct PanelRequest {
+    pub rubric: String,
+    pub rubric_text: Option<String>,
+    pub persona: Option<String>,
+    pub artifact: String,
+    pub cwd: String,
+    pub author_model: Option<String>,
+}
+
+/// The jury's answer, as printed.
+pub struct PanelAnswer {
+    /// The packet, key order as the jury wrote it.
+    pub packet: String,
+}
+
+/// Why direct mode cannot convene a jury.
+#[derive(Debug, thiserror::Error)]
+pub enum DirectPanelError {
+    #[error("{}: {source}", path.display())]
+    UserConfig { path: PathBuf, source: toml::de::Error },
+    #[error(transparent)]
+    Jury(#[from] judged_jury::config::FileError),
+    #[error("no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {} (see the README)", .0.display())]
+    NoJury(PathBuf),
+    #[error("{}: {source}", path.display())]
+    Invalid { path: PathBuf, source: judged_jury::config::ConfigError },
+    #[error(transparent)]
+    Rubric(#[from] judged_jury::rubric::RubricError),
+}
+
+/// The parts of the user's `config.toml` a direct-mode jury needs.
+#[derive(Default, Deserialize)]
+struct UserConfig {
+    jury: Option<JuryConfig>,
+    #[serde(default)]
+    gate: GateTrust,
+}
+
+#[derive(Default, Deserialize)]
+struct GateTrust {
+    trust_project_files: Option<bool>,
+}
+
+/// Convene the jury in this process.
+pub fn convene_here(request: &PanelRequest) -> Result<PanelAnswer, DirectPanelError> {
+    let path = judged_protocol::paths::config_path();
+    let user: UserConfig = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            toml::from_str(&text).map_err(|source| DirectPanelError::UserConfig { path: path.clone(), source })?
+        }
+        Err(_) => UserConfig::default(),
+    };
+    let cwd = PathBuf::from(files::resolve(&request.cwd));
+    let trust = user.gate.trust_project_files.unwrap_or(true);
+    let (config, from) = for_project(user.jury.as_ref().map(|j| (j, path.as_path())), trust, &cwd)?
+        .ok_or(DirectPanelError::NoJury(path))?;
+    let jury = config.validate().map_err(|source| DirectPanelError::Invalid { path: from, source })?;
+    let rubric = Rubric::resolve(&request.rubric, request.rubric_text.as_deref())?;
+    let asked = convene::Request {
+        rubric: &rubric,
+        persona: request.persona.as_deref(),
+        artifact: &request.artifact,
+        project: &cwd,
+        author_model: request.author_model.as_deref(),
+    };
+    let started = Instant::now();
+    let deadline_ms = jury.deadline.as_millis() as u64;
+    let show = |step: &Progress<'_>| {
+        let step = match *step {
+            Progress::Started { juror, stage } => PanelStep::Started { juror: juror.to_owned(), stage },
+            Progress::Finished { juror, verdict, latency_ms } => {
+                PanelStep::Finished { juror: juror.to_owned(), verdict, latency_ms }
+            }
+            Progress::Escalated { agreement, tiebreaker } => {
+                PanelStep::Escalated { agreement, tiebreaker: tiebreaker.map(str::to_owned) }
+            }
+        };
+        show_progress(&PanelProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
+    };
+    let packet = convene::convene(&jury, &asked, &Options::default(), &show);
+    Ok(PanelAnswer { packet: serde_json::to_string(&packet).expect("a packet serializes") })
+}
+
+/// Whether progress is shown: only to a person at a terminal.
+pub fn wants_progress() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// One line of progress on stderr, when a person is watching.
+pub fn show_progress(progress: &PanelProgress) {
+    if !wants_progress() {
+        return;
+    }
+    let at = format!("[{:5.1}s / {}s]", progress.elapsed_ms as f64 / 1000.0, progress.deadline_ms / 1000);
+    let line = match &progress.step {
+        PanelStep::Started { juror, stage } => format!("{juror} started ({})", wire(stage)),
+        PanelStep::Finished { juror, verdict, latency_ms } => {
+            format!("{juror} finished: {} in {:.1}s", wire(verdict), *latency_ms as f64 / 1000.0)
+        }
+        PanelStep::Escalated { agreement, tiebreaker: Some(tiebreaker) } => {
+            format!("escalated ({}): asking {tiebreaker}", wire(agreement))
+        }
+        PanelStep::Escalated { agreement, tiebreaker: None } => {
+            format!("escalated ({}): no tiebreaker can be cross-family", wire(agreement))
+        }
+    };
+    eprintln!("judge-evidence: {at} {line}");
+}
+
+fn wire<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// Indent compact JSON two spaces a level, keeping its key order (a `Value` would sort
+/// the keys, and the packet's order is the reference's).
+pub fn indent(compact: &str) -> String {
+    let mut out = String::with_capacity(compact.len() * 2);
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut chars = compact.chars().peekable();
+    let newline = |out: &mut String, depth: usize| {
+        out.push('\n');
+        out.push_str(&"  ".repeat(depth));
+    };
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_string = true;
+                out.push(c);
+            }
+            '{' | '[' => {
+                out.push(c);
+                let close = if c == '{' { '}' } else { ']' };
+                if chars.peek() == Some(&close) {
+                    out.push(chars.next().unwrap_or(close));
+                } else {
+                    depth += 1;
+                    newline(&mut out, depth);
+                }
+            }
+            '}' | ']' => {
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c);
+            }
+            ',' => {
+                out.push(c);
+                newline(&mut out, depth);
+            }
+            ':' => out.push_str(": "),
+            c if c.is_whitespace() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::indent;
+
+    #[test]
+    fn indenting_keeps_key_order_and_strings() {
+        let compact = r#"{"z":1,"a":{"s":"x, {y}: \"q\"","e":[],"o":{}},"l":[1,2]}"#;
+        let shown = indent(compact);
+        assert_eq!(
+            shown,
+            "{\n  \"z\": 1,\n  \"a\": {\n    \"s\": \"x, {y}: \\\"q\\\"\",\n    \"e\": [],\n    \"o\": {}\n  },\n  \"l\": [\n    1,\n    2\n  ]\n}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&shown).unwrap();
+        assert_eq!(back, serde_json::from_str::<serde_json::Value>(compact).unwrap());
+    }
+}

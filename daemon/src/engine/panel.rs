@@ -1,0 +1,26 @@
+//! `panel`: convene the jury on an artifact (the run itself happens off the engine's
+//! thread; see [`super::actor`]).
+
+use super::{Engine, EngineError};
+use crate::panel::{PanelAsk, PanelRun, PanelSource};
+use judged_core::files;
+use judged_protocol::PanelArgs;
+use std::path::PathBuf;
+
+impl Engine {
+    /// The jury run `args` asks for, checked.
+    pub(super) fn panel(&self, args: &PanelArgs) -> Result<PanelRun, EngineError> {
+        let project = PathBuf::from(files::resolve(&args.cwd));
+        let (jury, from) = self.jury_source().jury_for(&project).map_err(|e| EngineError::BadRequest(e.to_string()))?;
+        let ask = PanelAsk {
+            rubric: &args.rubric,
+            rubric_text: args.rubric_text.as_deref(),
+            persona: args.persona.as_deref(),
+            artifact: args.artifact.clone(),
+            project,
+            author_model: args.author_model.clone(),
+            source: PanelSource::Cli,
+        };
+        PanelRun::new(&jury, &from, ask).map_err(|e| EngineError::BadRequest(e.to_string()))
+    }
+}

@@ -1,0 +1,219 @@
+//! The jury, as the daemon runs it: which jury applies to a project, the run itself (off
+//! the engine's thread: a jury takes up to its deadline), and what the journal keeps of
+//! it. The cascade, the jurors and the packet are `judged_jury`'s.
+
+use crate::store::{JournalEvent, JurorRan, Lookup, PanelConvened, Store, StoreError};
+use crate::wire_name;
+use judged_core::chain;
+use judged_jury::config::{Jury, JuryConfig};
+use judged_jury::convene::{self, Options, Progress};
+use judged_jury::packet::Packet;
+use judged_jury::rubric::{Rubric, RubricError};
+use judged_protocol::{PanelProgress, PanelReply, PanelStep};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The most of a juror's raw answer the journal keeps: enough to read why it said what it
+/// said, bounded so one chatty juror cannot fill the store or a reply frame.
+const RAW_RESPONSE_BYTES: usize = 64 * 1024;
+
+/// Who asked for a jury.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PanelSource {
+    /// `judge-evidence panel`.
+    Cli,
+    /// The review gate, for a hook.
+    Gate,
+}
+
+/// Why no jury can be convened.
+#[derive(Debug, thiserror::Error)]
+pub enum PanelError {
+    #[error(
+        "no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {config} (see the README), \
+         or to the project's .judged.toml"
+    )]
+    NoJury { config: PathBuf },
+    #[error("{source} (in {})", path.display())]
+    InvalidJury { path: PathBuf, source: judged_jury::config::ConfigError },
+    #[error(transparent)]
+    ProjectFile(#[from] judged_jury::config::FileError),
+    #[error(transparent)]
+    Rubric(#[from] RubricError),
+}
+
+/// Where the jury for a project comes from: the project's own `[jury]` (when project
+/// files are trusted), else the user's.
+pub struct JurySource<'a> {
+    /// The user's `[jury]`, already validated when the daemon started.
+    pub user: Option<&'a JuryConfig>,
+    /// The user's config file, to name in messages.
+    pub user_path: &'a Path,
+    /// Whether a project's `.judged.toml` is read (`[gate] trust_project_files`).
+    pub trust_project_files: bool,
+}
+
+impl JurySource<'_> {
+    /// The jury for work in `cwd`, with the file it came from.
+    pub fn jury_for(&self, cwd: &Path) -> Result<(JuryConfig, PathBuf), PanelError> {
+        let user = self.user.map(|jury| (jury, self.user_path));
+        judged_jury::config::for_project(user, self.trust_project_files, cwd)?
+            .ok_or_else(|| PanelError::NoJury { config: self.user_path.to_owned() })
+    }
+}
+
+/// What a jury is asked, owned, so it can run on a thread of its own.
+pub struct PanelRun {
+    /// What makes two runs the same question of the same jury.
+    pub key: String,
+    pub source: PanelSource,
+    jury: Jury,
+    rubric: Rubric,
+    persona: Option<String>,
+    artifact: String,
+    project: PathBuf,
+    /// The model that wrote the work; the tiebreaker must be of another family.
+    pub author_model: Option<String>,
+}
+
+/// A panel to convene.
+pub struct PanelAsk<'a> {
+    pub rubric: &'a str,
+    pub rubric_text: Option<&'a str>,
+    pub persona: Option<&'a str>,
+    pub artifact: String,
+    pub project: PathBuf,
+    pub author_model: Option<String>,
+    pub source: PanelSource,
+}
+
+impl PanelRun {
+    /// Check the jury and the rubric, and key the question.
+    pub fn new(config: &JuryConfig, from: &Path, ask: PanelAsk) -> Result<PanelRun, PanelError> {
+        let jury = config.validate().map_err(|source| PanelError::InvalidJury { path: from.to_owned(), source })?;
+        let rubric = Rubric::resolve(ask.rubric, ask.rubric_text)?;
+        let material = serde_json::json!([
+            rubric.slug(),
+            ask.rubric_text,
+            ask.persona,
+            chain::to_hex(&chain::sha256(ask.artifact.as_bytes())),
+            format!("{config:?}"),
+        ]);
+        Ok(PanelRun {
+            key: chain::to_hex(&chain::sha256(material.to_string().as_bytes())),
+            source: ask.source,
+            jury,
+            rubric,
+            persona: ask.persona.map(str::to_owned),
+            artifact: ask.artifact,
+            project: ask.project,
+            author_model: ask.author_model,
+        })
+    }
+
+    /// Run the jury (seconds to minutes; never on the engine's thread), telling
+    /// `progress` each step.
+    pub fn convene(&self, progress: &(dyn Fn(PanelProgress) + Sync)) -> Packet {
+        let started = Instant::now();
+        let deadline_ms = self.jury.deadline.as_millis() as u64;
+        let request = convene::Request {
+            rubric: &self.rubric,
+            persona: self.persona.as_deref(),
+            artifact: &self.artifact,
+            project: &self.project,
+            author_model: self.author_model.as_deref(),
+        };
+        let tell = |step: &Progress<'_>| {
+            let step = match *step {
+                Progress::Started { juror, stage } => PanelStep::Started { juror: juror.to_owned(), stage },
+                Progress::Finished { juror, verdict, latency_ms } => {
+                    PanelStep::Finished { juror: juror.to_owned(), verdict, latency_ms }
+                }
+                Progress::Escalated { agreement, tiebreaker } => {
+                    PanelStep::Escalated { agreement, tiebreaker: tiebreaker.map(str::to_owned) }
+                }
+            };
+            progress(PanelProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
+        };
+        convene::convene(&self.jury, &request, &Options::default(), &tell)
+    }
+
+    /// The hook timeout a gate running this jury needs.
+    pub fn hook_timeout_seconds(&self) -> u64 {
+        self.jury.hook_timeout_seconds()
+    }
+
+    /// Journal every juror's run and the packet, in one transaction.
+    pub fn record(&self, store: &mut Store, mut packet: Packet, cwd: &str) -> Result<PanelConvened, StoreError> {
+        let lines = packet.cascade.stage_1_small_fish.iter_mut().chain(packet.cascade.stage_2_tiebreaker.as_mut());
+        for line in lines {
+            if let Some(raw) = &mut line.raw_response
+                && raw.len() > RAW_RESPONSE_BYTES
+            {
+                let mut end = RAW_RESPONSE_BYTES;
+                while !raw.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let cut = raw.len() - end;
+                raw.truncate(end);
+                raw.push_str(&format!("\n[judged: {cut} more bytes not kept]"));
+            }
+        }
+        let mut events: Vec<JournalEvent> = packet
+            .jurors()
+            .map(|line| {
+                JournalEvent::JurorRan(JurorRan {
+                    panel: self.key.clone(),
+                    name: line.name.clone(),
+                    argv: line.argv.clone(),
+                    model_requested: line.model_requested.clone(),
+                    model_reported: line.model_reported.clone(),
+                    identity_source: line.identity_source.map(|s| wire_name(&s)),
+                    exit_code: line.exit_code,
+                    latency_ms: line.latency_ms,
+                    tokens_in: line.tokens_in,
+                    tokens_out: line.tokens_out,
+                    verdict: line.verdict,
+                    error: line.error.clone(),
+                })
+            })
+            .collect();
+        let text = serde_json::to_string(&packet).map_err(StoreError::Body)?;
+        let convened = PanelConvened {
+            key: self.key.clone(),
+            source: self.source,
+            rubric: packet.rubric.clone(),
+            cwd: cwd.to_owned(),
+            artifact_sha256: chain::to_hex(&chain::sha256(self.artifact.as_bytes())),
+            final_verdict: packet.final_verdict,
+            final_confidence: packet.final_confidence,
+            degraded: packet.cross_family.degraded,
+            down: packet.cross_family.down_lanes.iter().map(|d| format!("{}: {}", d.juror, d.reason)).collect(),
+            flags: packet.all_flags.clone(),
+            packet: text,
+        };
+        events.push(JournalEvent::PanelConvened(Box::new(convened.clone())));
+        store.journal_together(&events)?;
+        Ok(convened)
+    }
+}
+
+/// The newest healthy verdict on the same question of the same jury: a degraded or
+/// errored one is asked again, since a juror that was down may be back.
+pub fn reusable(store: &Store, key: &str) -> Result<Option<PanelConvened>, StoreError> {
+    let found = store.journal_find::<PanelConvened>(Lookup::PanelByKey, key)?;
+    Ok(found.filter(|p| !p.degraded && p.final_verdict != judged_jury::cascade::FinalVerdict::Error))
+}
+
+/// The reply to `judge-evidence panel`.
+pub fn reply(convened: PanelConvened) -> PanelReply {
+    PanelReply {
+        key: convened.key,
+        final_verdict: convened.final_verdict,
+        final_confidence: convened.final_confidence,
+        degraded: convened.degraded,
+        packet: convened.packet,
+    }
+}

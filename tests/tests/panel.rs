@@ -1,0 +1,339 @@
+//! The jury run by the daemon (issue 12): `judge-evidence panel`, and the gate's `panel`
+//! and `evidence_or_panel` policies, with `preset = "command"` jurors from
+//! `fixtures/jurors/` standing in for the CLIs (the real CLIs are in `real_jurors.rs`).
+
+use judged_tests::{Daemon, bin, workspace};
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// A fake juror's command line.
+fn juror(script: &str, args: &[&str]) -> String {
+    let path = workspace().join("fixtures/jurors").join(script);
+    let argv: Vec<String> =
+        std::iter::once(path.display().to_string()).chain(args.iter().map(ToString::to_string)).collect();
+    serde_json::to_string(&argv).unwrap()
+}
+
+/// A `[jury]` with two stage-1 command jurors of two families and a third-family
+/// tiebreaker who passes; each juror line is `(name, model, command, extra)`.
+fn jury_toml(stage_1: [(&str, &str, String, &str); 2], deadline_seconds: u64) -> String {
+    jury_with_tiebreaker(stage_1, juror("canned.sh", &["pass", "95", "{model}"]), deadline_seconds)
+}
+
+/// As [`jury_toml`], with the tiebreaker's command given.
+fn jury_with_tiebreaker(stage_1: [(&str, &str, String, &str); 2], tiebreaker: String, deadline_seconds: u64) -> String {
+    let mut text = format!(
+        "[jury]\nstage_1 = [\"{}\", \"{}\"]\ntiebreaker = \"big\"\ndeadline_seconds = {deadline_seconds}\n",
+        stage_1[0].0, stage_1[1].0
+    );
+    let tiebreaker = ("big", "claude-sonnet-4.6", tiebreaker, "");
+    for (name, model, command, extra) in stage_1.into_iter().chain([tiebreaker]) {
+        text.push_str(&format!(
+            "\n[[jury.jurors]]\nname = \"{name}\"\npreset = \"command\"\nmodel = \"{model}\"\ncommand = {command}\n{extra}\n"
+        ));
+    }
+    text
+}
+
+/// Two agreeing, confident jurors of two families.
+fn passing_jury(record: &Path) -> String {
+    let recorded = format!("env = {{ JURY_RECORD = \"{}\" }}", record.display());
+    jury_toml(
+        [
+            ("small-openai", "gpt-5.4-mini", juror("canned.sh", &["pass", "90", "{model}"]), &recorded),
+            ("small-google", "gemini-3-flash", juror("canned.sh", &["pass", "85", "{model}"]), ""),
+        ],
+        30,
+    )
+}
+
+/// Fields drop in order: the daemon stops before its home directory is removed.
+struct Setup {
+    daemon: Daemon,
+    home: PathBuf,
+    project: PathBuf,
+    dir: tempfile::TempDir,
+}
+
+/// A daemon whose config.toml holds `config`, and a git repository as the project.
+fn setup(config: &str) -> Setup {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (home, project) = (dir.path().join("home"), dir.path().join("project"));
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join("config.toml"), config).unwrap();
+    git(&project, &["init", "-q"]);
+    std::fs::write(project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
+    git(&project, &["add", "."]);
+    git(&project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+    let daemon = Daemon::start(&home, &[&dir.path().join("sessions")], &[]);
+    Setup { daemon, home, project, dir }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git").arg("-C").arg(dir).args(args).status().expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+fn evidence(home: &Path, args: &[&str]) -> Output {
+    Command::new(bin("judge-evidence")).args(args).env("JUDGED_HOME", home).output().expect("judge-evidence runs")
+}
+
+fn panel(s: &Setup, artifact: &str) -> Output {
+    let file = s.dir.path().join("artifact.md");
+    std::fs::write(&file, artifact).unwrap();
+    let cwd = s.project.to_str().unwrap();
+    evidence(
+        &s.home,
+        &["panel", "--rubric", "spec-coherence", "--artifact-file", file.to_str().unwrap(), "--cwd", cwd, "--json"],
+    )
+}
+
+fn journal_events(daemon: &Daemon) -> u64 {
+    daemon.call("status", Value::Null).expect("status")["journal_events"].as_u64().unwrap()
+}
+
+fn task_completed(cwd: &Path, subject: &str) -> Value {
+    json!({
+        "session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": cwd, "hook_event_name": "TaskCompleted",
+        "task_id": "7", "task_subject": subject, "task_description": "Totals must round half-even",
+    })
+}
+
+fn hook(home: &Path, payload: &Value) -> Output {
+    let mut child = Command::new(bin("judge-hook"))
+        .env("JUDGED_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("judge-hook runs");
+    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn decisions(daemon: &Daemon) -> Vec<Value> {
+    daemon.call("decisions", Value::Null).expect("decisions").as_array().cloned().unwrap_or_default()
+}
+
+#[test]
+fn panel_through_the_daemon_prints_the_packet_and_journals_every_juror() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(&passing_jury(&dir.path().join("prompt")));
+    let before = journal_events(&s.daemon);
+    let output = panel(&s, "The cart totals round half-even now.");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let packet: Value = serde_json::from_slice(&output.stdout).expect("the packet is JSON");
+    assert_eq!(
+        (packet["final_verdict"].as_str(), packet["cross_family"]["degraded"].as_bool()),
+        (Some("pass"), Some(false))
+    );
+    assert_eq!(packet["version"], "judged-jury/1");
+    let jurors = packet["cascade"]["stage_1_small_fish"].as_array().unwrap();
+    assert_eq!(jurors.len(), 2);
+    assert_eq!(
+        (jurors[0]["model_requested"].as_str(), jurors[0]["model_reported"].as_str()),
+        (Some("gpt-5.4-mini"), Some("gpt-5.4-mini"))
+    );
+    // The reference's key order is kept: `version` first, `cascade` before `final_verdict`.
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.starts_with("{\"version\":") && text.find("\"cascade\"") < text.find("\"final_verdict\""), "{text}");
+    // Two juror runs and the packet, in the journal.
+    assert_eq!(journal_events(&s.daemon) - before, 3);
+    // The juror ran in the project and read the artifact on stdin.
+    let prompt = std::fs::read_to_string(dir.path().join("prompt")).unwrap();
+    assert!(prompt.contains("The cart totals round half-even now."), "{prompt}");
+    let cwd = std::fs::read_to_string(dir.path().join("prompt.cwd")).unwrap();
+    assert_eq!(Path::new(cwd.trim()).canonicalize().unwrap(), s.project.canonicalize().unwrap());
+}
+
+#[test]
+fn a_bad_rubric_or_a_missing_jury_is_refused_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(&passing_jury(&dir.path().join("prompt")));
+    let file = s.dir.path().join("a.md");
+    std::fs::write(&file, "x").unwrap();
+    let output = evidence(&s.home, &["panel", "--rubric", "vibes", "--artifact-file", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("--rubric must be one of: hallucination, flattery, spec-coherence"), "{message}");
+    let bare = setup("");
+    let output =
+        evidence(&bare.home, &["panel", "--rubric", "spec-coherence", "--artifact-file", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no [jury] is configured"), "{}", stderr(&output));
+}
+
+/// A jury of a minute must not stop the daemon answering anything else meanwhile.
+#[test]
+fn the_daemon_answers_while_a_jury_sits() {
+    let slow = jury_toml(
+        [
+            ("slow-openai", "gpt-5.4-mini", juror("sleep.sh", &[]), ""),
+            ("slow-google", "gemini-3-flash", juror("sleep.sh", &[]), ""),
+        ],
+        4,
+    );
+    let s = setup(&slow);
+    let sitting = std::thread::scope(|scope| {
+        let jury = scope.spawn(|| panel(&s, "anything"));
+        // Wait until the jurors have started: the panel is on its way.
+        let started = std::time::Instant::now();
+        while journal_events(&s.daemon) == 0 && started.elapsed() < std::time::Duration::from_secs(1) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let status = s.daemon.call("status", Value::Null);
+        let sessions = s.daemon.call("sessions", Value::Null);
+        let still_sitting = !jury.is_finished();
+        let output = jury.join().unwrap();
+        (status.is_ok() && sessions.is_ok(), still_sitting, output)
+    });
+    let (answered, still_sitting, output) = sitting;
+    assert!(answered, "status and sessions answered");
+    assert!(still_sitting, "they were answered while the jury sat");
+    let packet: Value = serde_json::from_slice(&output.stdout).expect("the packet is JSON");
+    assert_eq!(packet["final_verdict"], "error", "both jurors cut short: {packet}");
+    let cut: Vec<&str> = packet["cut_short"].as_array().unwrap().iter().map(|c| c["juror"].as_str().unwrap()).collect();
+    assert_eq!(cut, ["slow-openai", "slow-google", "big"], "the tiebreaker had no time left to start");
+}
+
+#[test]
+fn the_gate_asks_the_jury_about_the_work_and_reuses_its_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("prompt");
+    let s = setup(&format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury(&record)));
+    std::fs::write(s.project.join("cart.rs"), "fn total() -> u32 { round_half_even(1) }\n").unwrap();
+    std::fs::write(s.project.join("rounding.rs"), "fn round_half_even() {}\n").unwrap();
+    let payload = task_completed(&s.project, "Fix cart rounding");
+    let output = hook(&s.home, &payload);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    // The jury judged the work: the task and the tree's changes, untracked files included.
+    let prompt = std::fs::read_to_string(&record).unwrap();
+    for shown in [
+        "task \"Fix cart rounding\"",
+        "Totals must round half-even",
+        "+fn total() -> u32 { round_half_even(1) }",
+        "rounding.rs (untracked)",
+    ] {
+        assert!(prompt.contains(shown), "`{shown}` not in the jury's prompt: {prompt}");
+    }
+    let recorded = decisions(&s.daemon);
+    assert_eq!((recorded[0]["decision"].as_str(), recorded[0]["reason"].as_str()), (Some("allow"), Some("jury pass")));
+    assert!(recorded[0]["panel"].is_string());
+    // The same task on the same tree: answered without a jury.
+    std::fs::remove_file(&record).unwrap();
+    let again = hook(&s.home, &payload);
+    assert_eq!(again.status.code(), Some(0));
+    assert!(!record.exists(), "no juror ran again");
+    // A changed tree is judged again.
+    std::fs::write(s.project.join("rounding.rs"), "fn round_half_even() { todo!() }\n").unwrap();
+    let changed = hook(&s.home, &payload);
+    assert_eq!(changed.status.code(), Some(0));
+    assert!(record.exists(), "the jury saw the new tree");
+    let reasons: Vec<String> = decisions(&s.daemon).iter().map(|d| d["reason"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(reasons, ["jury pass", "answered from the recorded decision", "jury pass"]);
+}
+
+#[test]
+fn a_degraded_jury_blocks_naming_the_lane_that_was_down() {
+    // The OpenAI juror's record names a Google model, and the tiebreaker answers nothing:
+    // only one family really answered.
+    let impostor = jury_with_tiebreaker(
+        [
+            ("small-openai", "gpt-5.4-mini", juror("impostor.sh", &[]), ""),
+            ("small-google", "gemini-3-flash", juror("canned.sh", &["pass", "90", "{model}"]), ""),
+        ],
+        juror("empty.sh", &[]),
+        30,
+    );
+    let s = setup(&format!("[gate]\npolicy = \"panel\"\n\n{impostor}"));
+    let output = hook(&s.home, &task_completed(&s.project, "Fix cart rounding"));
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(message.contains("could not judge it") && message.contains("small-openai"), "{message}");
+    let recorded = decisions(&s.daemon);
+    assert_eq!(recorded[0]["decision"], "block");
+}
+
+#[test]
+fn without_evidence_evidence_or_panel_asks_the_jury_and_a_fail_blocks_with_its_flags() {
+    let failing = jury_toml(
+        [
+            (
+                "small-openai",
+                "gpt-5.4-mini",
+                juror("canned.sh", &["fail", "90", "{model}", "rounding is still half-up"]),
+                "",
+            ),
+            ("small-google", "gemini-3-flash", juror("canned.sh", &["fail", "88", "{model}"]), ""),
+        ],
+        30,
+    );
+    let s = setup(&format!("[gate]\npolicy = \"evidence_or_panel\"\n\n{failing}"));
+    let output = hook(&s.home, &task_completed(&s.project, "Fix cart rounding"));
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("was not passed by the cross-family jury")
+            && message.contains("  - rounding is still half-up"),
+        "{message}"
+    );
+    assert_eq!(decisions(&s.daemon)[0]["reason"], "jury did not pass");
+}
+
+#[test]
+fn install_hooks_gives_the_hook_more_time_than_the_jury() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(&jury_toml(
+        [
+            ("small-openai", "gpt-5.4-mini", juror("canned.sh", &["pass", "90", "{model}"]), ""),
+            ("small-google", "gemini-3-flash", juror("canned.sh", &["pass", "90", "{model}"]), ""),
+        ],
+        300,
+    ));
+    let output = Command::new(bin("judged"))
+        .args(["install-hooks", "--claude", "--project"])
+        .arg(dir.path())
+        .env("JUDGED_HOME", &s.home)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let settings: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join(".claude/settings.json")).unwrap()).unwrap();
+    let hook = &settings["hooks"]["TaskCompleted"][0]["hooks"][0];
+    assert_eq!(hook["timeout"], 320, "the jury's deadline and a margin");
+    assert!(hook["command"].as_str().unwrap().ends_with("--timeout 310"), "{hook}");
+}
+
+#[test]
+fn a_client_that_asks_for_progress_hears_each_juror_before_the_packet() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(&passing_jury(&dir.path().join("prompt")));
+    let args = judged_protocol::PanelArgs {
+        rubric: "spec-coherence".into(),
+        rubric_text: None,
+        persona: None,
+        artifact: "anything".into(),
+        cwd: s.project.display().to_string(),
+        author_model: None,
+        progress: true,
+    };
+    let mut steps = Vec::new();
+    let reply: judged_protocol::PanelReply = judged_protocol::call_with_progress(
+        &s.daemon.socket(),
+        judged_protocol::Request::Panel(args),
+        std::time::Duration::from_secs(60),
+        |progress| steps.push(serde_json::to_value(progress.step).unwrap()),
+    )
+    .expect("the jury answers");
+    assert_eq!(reply.final_verdict, judged_jury::cascade::FinalVerdict::Pass);
+    let started = steps.iter().filter(|s| s.get("started").is_some()).count();
+    let finished = steps.iter().filter(|s| s.get("finished").is_some()).count();
+    assert_eq!((started, finished), (2, 2), "{steps:?}");
+}
