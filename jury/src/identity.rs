@@ -9,10 +9,12 @@
 //! | preset  | record read                                        | carries            |
 //! |---------|----------------------------------------------------|--------------------|
 //! | codex   | `--json` stdout "model rerouted: A -> X" event      | answered (X)       |
-//! | codex   | rollout `turn_context.model` (no reroute event)     | requested only     |
+//! | codex   | stderr SSE trace, `response.model`                  | answered (server)  |
+//! | codex   | rollout `turn_context.model`: not read              | requested only     |
 //! | gemini  | `--output-format json` `stats.models` keys          | answered           |
 //! | claude  | transcript `assistant` records, `message.model`     | answered (API)     |
-//! | copilot | `events.jsonl` root `assistant.message` `data.model`| not yet verified   |
+//! | copilot | debug log `[rust:model_wire] response` `model`      | answered (server)  |
+//! | copilot | `events.jsonl` `data.model`: not read               | configured only    |
 //! | command | the verdict's own `"model"` key                     | what it says       |
 //!
 //! No record at all is an error: an answer nobody recorded does not count.
@@ -26,6 +28,13 @@ use serde_json::Value;
 
 use crate::extract;
 
+/// What starts a Copilot CLI debug-log entry holding a model's response (1.0.102).
+const COPILOT_WIRE_RESPONSE: &str = "[rust:model_wire] response";
+
+/// What precedes each raw Responses API event in Codex's trace on stderr
+/// (`RUST_LOG=codex_api::sse::responses=trace`, Codex CLI 0.169.0).
+const CODEX_SSE_EVENT: &str = "codex_api::sse::responses: SSE event: ";
+
 /// Which record named the model that answered (the packet's `identity_source`), so a
 /// reader can weigh the check: a CLI's own log, or a `command` juror's word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -33,14 +42,14 @@ use crate::extract;
 pub enum IdentitySource {
     /// A model-reroute event on Codex's `--json` stdout.
     CodexRerouteEvent,
-    /// The rollout file Codex wrote for the thread.
-    CodexRollout,
+    /// `response.model` in Codex's trace of the raw Responses API events (stderr).
+    CodexSseTrace,
     /// Gemini CLI's `stats.models` in its JSON output.
     GeminiStatsModels,
     /// Claude Code's transcript of the session.
     ClaudeTranscript,
-    /// Copilot CLI's `events.jsonl` of the session.
-    CopilotSessionLog,
+    /// The `model` of the wire responses in Copilot CLI's debug log.
+    CopilotDebugLog,
     /// The `model` key of a `command` juror's own answer: declared, not witnessed.
     CommandVerdict,
 }
@@ -74,8 +83,11 @@ pub enum IdentityError {
 }
 
 /// Codex: a reroute event on `--json` stdout names the model that answered; without one,
-/// the rollout of this thread (found by the `thread.started` id) names the model it ran.
-pub fn codex(stdout: &str, codex_home: &Path) -> Result<Identity, IdentityError> {
+/// the `response.model` of the raw Responses API events Codex traces on stderr (the preset
+/// sets `RUST_LOG` for it) names the model the server says answered. Its rollout under
+/// `CODEX_HOME/sessions/` records only the model asked for (host-formats.md §G), so it is
+/// no record of who answered: without an event or a trace, the juror is down.
+pub fn codex(stdout: &str, stderr: &str) -> Result<Identity, IdentityError> {
     let events: Vec<Value> = json_lines(stdout).collect();
     let rerouted =
         events.iter().filter(|e| e["type"] == "item.completed" && e["item"]["type"] == "error").find_map(|e| {
@@ -86,19 +98,21 @@ pub fn codex(stdout: &str, codex_home: &Path) -> Result<Identity, IdentityError>
     if let Some(model) = rerouted {
         return Ok(Identity { model, source: IdentitySource::CodexRerouteEvent });
     }
-    let thread = events
-        .iter()
-        .find(|e| e["type"] == "thread.started")
-        .and_then(|e| e["thread_id"].as_str())
-        .ok_or(IdentityError::NoRecord("codex --json printed no thread.started event"))?;
-    let suffix = format!("-{thread}.jsonl");
-    let rollout =
-        find_file(&codex_home.join("sessions"), 4, &|name| name.starts_with("rollout-") && name.ends_with(&suffix))?
-            .ok_or(IdentityError::NoRecord("codex wrote no rollout for this thread under CODEX_HOME/sessions"))?;
-    let text = read(&rollout)?;
-    let models =
-        distinct(json_lines(&text).filter(|l| l["type"] == "turn_context").map(|l| l["payload"]["model"].clone()));
-    one(models, IdentitySource::CodexRollout, "the codex rollout has no turn_context.model")
+    let traced = distinct(
+        stderr
+            .lines()
+            .filter_map(|l| l.split_once(CODEX_SSE_EVENT).map(|(_, json)| json))
+            .filter_map(|json| serde_json::from_str::<Value>(json.trim()).ok())
+            .filter(|e| e["type"].as_str().is_some_and(|t| t.starts_with("response.")))
+            .map(|e| e["response"]["model"].clone()),
+    );
+    if !traced.is_empty() {
+        return one(traced, IdentitySource::CodexSseTrace, "the codex SSE trace names no model");
+    }
+    Err(IdentityError::NoRecord(
+        "codex left no record of the model that answered: no reroute event on stdout and no SSE trace on stderr \
+         (its rollout names only the model asked for)",
+    ))
 }
 
 /// Gemini: the keys of `stats.models` in the JSON output are the models that answered.
@@ -128,9 +142,12 @@ pub fn claude(config_dir: &Path, session_id: &str) -> Result<Identity, IdentityE
     one(models, IdentitySource::ClaudeTranscript, "the claude transcript has no assistant message")
 }
 
-/// Copilot CLI: the session whose first prompt holds `marker` (a path unique to this run);
-/// its root (non sub-agent) assistant messages carry `data.model`.
-pub fn copilot(copilot_home: &Path, marker: &str) -> Result<Identity, IdentityError> {
+/// Copilot CLI: the session whose first prompt holds `marker` (a path unique to this run)
+/// shows the run happened; the `model` of the wire responses in its debug log (the preset
+/// passes `--log-level debug --log-dir`) names the model the server says answered. The
+/// session's own `data.model` is only the model configured (observed with an impostor
+/// server, Copilot CLI 1.0.102), so without the debug log the juror is down.
+pub fn copilot(copilot_home: &Path, marker: &str, log_dir: &Path) -> Result<Identity, IdentityError> {
     let root = copilot_home.join("session-state");
     let sessions = match fs::read_dir(&root) {
         Ok(entries) => entries,
@@ -147,14 +164,61 @@ pub fn copilot(copilot_home: &Path, marker: &str) -> Result<Identity, IdentityEr
         if !first_prompt.is_some_and(|l| l["data"]["content"].as_str().is_some_and(|c| c.contains(marker))) {
             continue;
         }
-        let models = distinct(
-            lines
-                .filter(|l| l["type"] == "assistant.message" && l.get("agentId").is_none())
-                .map(|l| l["data"]["model"].clone()),
+        if !lines.any(|l| l["type"] == "assistant.message" && l.get("agentId").is_none()) {
+            return Err(IdentityError::NoRecord("the copilot session has no assistant message"));
+        }
+        return one(
+            copilot_wire_models(log_dir)?,
+            IdentitySource::CopilotDebugLog,
+            "copilot's debug log names no model that answered (its session log names only the model configured)",
         );
-        return one(models, IdentitySource::CopilotSessionLog, "the copilot session has no assistant message");
     }
     Err(IdentityError::NoRecord("copilot wrote no session for this run"))
+}
+
+/// The `model` of every model response in the Copilot CLI debug logs under `log_dir`: an
+/// entry `<timestamp> [DEBUG] [rust:model_wire] response (…):` followed by `data:` and the
+/// response as pretty-printed JSON, up to the next timestamped entry.
+fn copilot_wire_models(log_dir: &Path) -> Result<Vec<String>, IdentityError> {
+    let entries = match fs::read_dir(log_dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(IdentityError::Io { path: log_dir.to_owned(), source }),
+    };
+    let mut models = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "log") {
+            continue;
+        }
+        let text = read(&path)?;
+        let mut body: Option<String> = None;
+        for line in text.lines().chain(std::iter::once("0000-00-00T end")) {
+            if !starts_with_timestamp(line) {
+                if let Some(body) = body.as_mut() {
+                    body.push_str(line);
+                    body.push('\n');
+                }
+                continue;
+            }
+            if let Some(done) = body.take()
+                && let Some(at) = done.find('{')
+                && let Some(Ok(response)) = serde_json::Deserializer::from_str(&done[at..]).into_iter::<Value>().next()
+            {
+                models.push(response["model"].clone());
+            }
+            if line.contains(COPILOT_WIRE_RESPONSE) {
+                body = Some(String::new());
+            }
+        }
+    }
+    Ok(distinct(models.into_iter()))
+}
+
+/// `YYYY-MM-DDT…`: the start of a log entry.
+fn starts_with_timestamp(line: &str) -> bool {
+    let b = line.as_bytes();
+    b.len() > 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-' && b[10] == b'T'
 }
 
 /// A `command` juror: the `model` key of its verdict, the only record it has.
@@ -227,39 +291,34 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(rel)
     }
 
-    /// A CODEX_HOME holding `rollout` for the thread of `stdout`.
-    fn codex_home(stdout: &str, rollout: &str) -> tempfile::TempDir {
-        let home = tempfile::tempdir().expect("tempdir");
-        let thread = json_lines(stdout).find_map(|e| e["thread_id"].as_str().map(str::to_owned)).expect("thread id");
-        let day = home.path().join("sessions/2026/12/01");
-        fs::create_dir_all(&day).expect("mkdir");
-        fs::write(day.join(format!("rollout-2026-12-01T03-06-02-{thread}.jsonl")), sample(rollout)).expect("write");
-        home
-    }
-
     #[test]
-    fn codex_echo_run_reads_the_rollout() {
+    fn codex_without_a_reroute_event_or_a_trace_has_no_record_of_who_answered() {
         let stdout = sample("codex-exec_json_stdout_echo.jsonl");
-        let home = codex_home(&stdout, "codex-rollout_echo_model.jsonl");
-        let id = codex(&stdout, home.path()).expect("identity");
-        assert_eq!(id, Identity { model: "juror-model-a".into(), source: IdentitySource::CodexRollout });
+        let err = codex(&stdout, "").expect_err("the rollout does not count");
+        assert!(matches!(err, IdentityError::NoRecord(m) if m.contains("no SSE trace")));
+        assert!(matches!(codex("", ""), Err(IdentityError::NoRecord(_))));
     }
 
     #[test]
-    fn codex_reroute_event_wins_over_the_rollout_that_records_only_the_request() {
+    fn codex_reroute_event_names_the_model_that_answered() {
         let stdout = sample("codex-exec_json_stdout_reroute.jsonl");
-        let home = codex_home(&stdout, "codex-rollout_server_reports_other_model_with_header.jsonl");
-        let id = codex(&stdout, home.path()).expect("identity");
+        let id = codex(&stdout, "").expect("identity");
         assert_eq!(id, Identity { model: "gpt-IMPOSTOR-9".into(), source: IdentitySource::CodexRerouteEvent });
     }
 
     #[test]
-    fn codex_without_rollout_or_thread_has_no_record() {
-        let stdout = sample("codex-exec_json_stdout_echo.jsonl");
-        let empty = tempfile::tempdir().expect("tempdir");
-        let err = codex(&stdout, empty.path()).expect_err("no rollout");
-        assert!(matches!(err, IdentityError::NoRecord(m) if m.contains("rollout")));
-        assert!(matches!(codex("", empty.path()), Err(IdentityError::NoRecord(m)) if m.contains("thread.started")));
+    fn codex_sse_trace_names_the_server_model_the_rollout_does_not() {
+        // Codex CLI 0.169.0 against a server answering gpt-5.4-mini as gemini-2.5-flash,
+        // without an `openai-model` header: no reroute event, the rollout says gpt-5.4-mini.
+        let read = |name: &str| fs::read_to_string(repo_fixture(&format!("jurors/{name}"))).expect("fixture");
+        let stdout = read("codex-0.169.0_json_stdout_impostor_no_header.jsonl");
+        let stderr = read("codex-0.169.0_sse_trace_impostor.stderr");
+        let id = codex(&stdout, &stderr).expect("identity");
+        assert_eq!(id, Identity { model: "gemini-2.5-flash".into(), source: IdentitySource::CodexSseTrace });
+        let two = format!(
+            "{stderr}\nX codex_api::sse::responses: SSE event: {{\"type\":\"response.completed\",\"response\":{{\"model\":\"gpt-5.4-mini\"}}}}"
+        );
+        assert!(matches!(codex(&stdout, &two), Err(IdentityError::SeveralModels(_))));
     }
 
     #[test]
@@ -298,9 +357,19 @@ mod tests {
             fs::copy(repo_fixture(fixture).join("events.jsonl"), session.join("events.jsonl")).expect("copy");
         }
         // Both fixtures share the prompt; the sub-agent's gpt-5.4 messages are not the root's.
-        let id = copilot(home.path(), "Run ARIS native review round 1").expect("identity");
-        assert_eq!(id, Identity { model: "claude-sonnet-4.6".into(), source: IdentitySource::CopilotSessionLog });
-        assert!(matches!(copilot(home.path(), "/tmp/judged-juror-x/prompt.md"), Err(IdentityError::NoRecord(_))));
+        let no_logs = home.path().join("no-logs");
+        let configured_only = copilot(home.path(), "Run ARIS native review round 1", &no_logs);
+        assert!(matches!(configured_only, Err(IdentityError::NoRecord(m)) if m.contains("debug log")));
+        let other = copilot(home.path(), "/tmp/judged-juror-x/prompt.md", &no_logs);
+        assert!(matches!(other, Err(IdentityError::NoRecord(_))));
+        // Copilot CLI 1.0.102 against a server answering as gpt-IMPOSTOR-9: the debug log's
+        // wire response says so (its session log says claude-sonnet-4.6, as configured).
+        let logs = home.path().join("logs");
+        fs::create_dir_all(&logs).expect("mkdir");
+        let log = repo_fixture("jurors/copilot-1.0.102_debug_log_impostor.log");
+        fs::copy(log, logs.join("process-1-2.log")).expect("copy");
+        let id = copilot(home.path(), "Run ARIS native review round 1", &logs).expect("identity");
+        assert_eq!(id, Identity { model: "gpt-IMPOSTOR-9".into(), source: IdentitySource::CopilotDebugLog });
     }
 
     #[test]

@@ -218,7 +218,8 @@ fn attempt(
     line.tokens_out += estimate_tokens(&answer_text);
     line.raw_response = Some(answer_text.clone());
     let answer = verdict::parse(context.format, &answer_text)?;
-    let identity = prepared.identity(&stdout, answer.model.as_deref())?;
+    let stderr = String::from_utf8_lossy(&finished.stderr);
+    let identity = prepared.identity(&stdout, &stderr, answer.model.as_deref())?;
     line.model_reported = Some(identity.model.clone());
     line.identity_source = Some(identity.source);
     let reported_family = family::family(&identity.model, Table::Evidence);

@@ -27,6 +27,10 @@ use crate::run::Spawn;
 /// The variable through which Codex's ad-hoc provider reads the endpoint's key.
 const CODEX_KEY_VAR: &str = "JUDGED_JUROR_API_KEY";
 
+/// The `RUST_LOG` directive that makes Codex print every raw Responses API event on
+/// stderr, `response.model` included (observed in Codex CLI 0.169.0).
+pub const CODEX_SSE_TRACE: &str = "codex_api::sse::responses=trace";
+
 /// A model server to use instead of the CLI's provider (tests, offline setups). A
 /// `command` juror ignores it: its `env` is where it is pointed at a server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,10 +75,10 @@ pub struct Prepared {
 /// Where the CLI's record of the run will be.
 #[derive(Debug)]
 enum Record {
-    Codex { home: PathBuf },
+    Codex,
     Gemini,
     Claude { config_dir: PathBuf, session_id: String },
-    Copilot { home: PathBuf, marker: String },
+    Copilot { home: PathBuf, marker: String, logs: PathBuf },
     Command,
 }
 
@@ -113,14 +117,22 @@ pub fn prepare(
                 }
                 None => user_dir("CODEX_HOME", ".codex")?,
             };
-            env.push(("CODEX_HOME".into(), home.clone().into()));
-            ("codex".into(), args, Record::Codex { home })
+            env.push(("CODEX_HOME".into(), home.into()));
+            // The only place Codex shows the model the server says answered (without a
+            // reroute) is its raw SSE trace on stderr; its rollout records the request.
+            let rust_log = match config.env.get("RUST_LOG").map(|v| v.trim()).filter(|v| !v.is_empty()) {
+                Some(user) => format!("{user},{CODEX_SSE_TRACE}"),
+                None => CODEX_SSE_TRACE.to_owned(),
+            };
+            env.push(("RUST_LOG".into(), rust_log.into()));
+            ("codex".into(), args, Record::Codex)
         }
         Preset::Gemini => {
             env.push(("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()));
             if let Some(endpoint) = endpoint {
                 let home = mkdir(&dir.join("gemini"))?;
                 write_private(&mkdir(&home.join(".gemini"))?.join("settings.json"), &gemini_settings().to_string())?;
+                env.push(("HOME".into(), home.clone().into()));
                 env.push(("GEMINI_CLI_HOME".into(), home.into()));
                 env.push(("GOOGLE_GEMINI_BASE_URL".into(), endpoint.base_url.clone().into()));
                 env.push(("GEMINI_API_KEY".into(), endpoint.api_key.clone().into()));
@@ -162,7 +174,11 @@ pub fn prepare(
             let instruction = format!("Read the file {marker} with the view tool and answer exactly as it asks.");
             let mut args = strings(&["-p", &instruction, "-s", "--no-ask-user", "--model", model]);
             args.extend(strings(&["--available-tools=view", &format!("--add-dir={}", dir.display())]));
-            ("copilot".into(), args, Record::Copilot { home, marker })
+            // Its session log names only the configured model; the model the server says
+            // answered is in its debug log's wire responses (Copilot CLI 1.0.102).
+            let logs = mkdir(&dir.join("copilot-logs"))?;
+            args.extend(strings(&["--log-level", "debug", &format!("--log-dir={}", logs.display())]));
+            ("copilot".into(), args, Record::Copilot { home, marker, logs })
         }
         Preset::Command => {
             // Validation guarantees a non-empty command for this preset.
@@ -192,7 +208,7 @@ impl Prepared {
     /// events, Gemini's `response`, otherwise stdout itself.
     pub fn answer(&self, stdout: &str) -> String {
         let answer = match self.record {
-            Record::Codex { .. } => stdout
+            Record::Codex => stdout
                 .lines()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
                 .filter(|e| e["type"] == "item.completed" && e["item"]["type"] == "agent_message")
@@ -206,13 +222,14 @@ impl Prepared {
         answer.unwrap_or_default().trim().to_owned()
     }
 
-    /// Who answered, from the CLI's own record (see [`crate::identity`]).
-    pub fn identity(&self, stdout: &str, answer_model: Option<&str>) -> Result<Identity, IdentityError> {
+    /// Who answered, from the CLI's own record (see [`crate::identity`]): its output
+    /// (Codex's SSE trace is on stderr) or the files it wrote.
+    pub fn identity(&self, stdout: &str, stderr: &str, answer_model: Option<&str>) -> Result<Identity, IdentityError> {
         match &self.record {
-            Record::Codex { home } => identity::codex(stdout, home),
+            Record::Codex => identity::codex(stdout, stderr),
             Record::Gemini => identity::gemini(stdout),
             Record::Claude { config_dir, session_id } => identity::claude(config_dir, session_id),
-            Record::Copilot { home, marker } => identity::copilot(home, marker),
+            Record::Copilot { home, marker, logs } => identity::copilot(home, marker, logs),
             Record::Command => identity::command(answer_model),
         }
     }
@@ -347,6 +364,12 @@ mod tests {
         assert_eq!(env(&with, CODEX_KEY_VAR).map(std::ffi::OsString::as_os_str), Some("k".as_ref()));
         let home = env(&with, "CODEX_HOME").expect("CODEX_HOME");
         assert!(Path::new(home).starts_with(std::env::temp_dir()));
+        assert_eq!(env(&with, "RUST_LOG").map(std::ffi::OsString::as_os_str), Some(CODEX_SSE_TRACE.as_ref()));
+        let mut j = juror(Preset::Codex, "gpt-5.4");
+        j.config.env.insert("RUST_LOG".into(), "warn".into());
+        let p = prepare(&j, PROMPT, Path::new("/"), None).expect("prepared");
+        let rust_log = format!("warn,{CODEX_SSE_TRACE}");
+        assert_eq!(env(&p, "RUST_LOG").map(std::ffi::OsString::as_os_str), Some(rust_log.as_ref()));
 
         let without = prepared(Preset::Codex, None);
         assert!(!without.spawn.args.iter().any(|a| a.contains("model_provider")));
@@ -361,6 +384,7 @@ mod tests {
             strings(&["-m", "gpt-5.4", "--approval-mode", "plan", "--output-format", "json", "--extra"])
         );
         let home = PathBuf::from(env(&p, "GEMINI_CLI_HOME").expect("GEMINI_CLI_HOME"));
+        assert_eq!(env(&p, "HOME").map(PathBuf::from), Some(home.clone()));
         let settings_path = home.join(".gemini/settings.json");
         let settings: Value =
             serde_json::from_str(&fs::read_to_string(&settings_path).expect("settings")).expect("json");

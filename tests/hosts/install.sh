@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Install the pinned real host clients (Copilot CLI, Claude Code) from npm into a cache dir.
+# Install the pinned real host clients (Copilot CLI, Claude Code) and juror CLIs (Codex CLI,
+# Gemini CLI) from npm into a cache dir.
 #
-#   tests/hosts/install.sh            # installs into $JUDGED_HOSTS_CACHE or <repo>/.cache/hosts
+#   tests/hosts/install.sh                 # all four, into $JUDGED_HOSTS_CACHE or <repo>/.cache/hosts
+#   tests/hosts/install.sh codex gemini    # only the named ones (copilot claude codex gemini)
 #
 # Idempotent: a client whose installed package.json already has the pinned version is skipped.
-# On success prints two lines:
+# On success prints one line per client, in this order:
 #   COPILOT_BIN=<abs path>
 #   CLAUDE_BIN=<abs path>
+#   CODEX_BIN=<abs path>     (the native binary of the platform package, not the node wrapper)
+#   GEMINI_BIN=<abs path>    (bundle/gemini.js, a `#!/usr/bin/env node` script)
 # Exits non-zero with a message on stderr if npm is missing or the install fails.
 set -euo pipefail
 
@@ -21,13 +25,20 @@ die() { echo "install.sh: $*" >&2; exit 1; }
 command -v npm >/dev/null 2>&1 || die "npm not found on PATH (need Node.js >= 20 and npm)"
 command -v node >/dev/null 2>&1 || die "node not found on PATH"
 
+# PLAT: the npm platform-package suffix; TRIPLE: the Rust target Codex's package vendors.
 case "$(uname -s)-$(uname -m)" in
-  Linux-x86_64) PLAT=linux-x64 ;;
-  Linux-aarch64) PLAT=linux-arm64 ;;
-  Darwin-arm64) PLAT=darwin-arm64 ;;
-  Darwin-x86_64) PLAT=darwin-x64 ;;
+  Linux-x86_64) PLAT=linux-x64 TRIPLE=x86_64-unknown-linux-musl ;;
+  Linux-aarch64) PLAT=linux-arm64 TRIPLE=aarch64-unknown-linux-musl ;;
+  Darwin-arm64) PLAT=darwin-arm64 TRIPLE=aarch64-apple-darwin ;;
+  Darwin-x86_64) PLAT=darwin-x64 TRIPLE=x86_64-apple-darwin ;;
   *) die "unsupported platform $(uname -s)-$(uname -m)" ;;
 esac
+
+WANT="${*:-copilot claude codex gemini}"
+for name in $WANT; do
+  case "$name" in copilot|claude|codex|gemini) ;; *) die "unknown client '$name' (copilot claude codex gemini)" ;; esac
+done
+wanted() { case " $WANT " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 installed_version() { # <prefix> <package>
   local pj="$1/node_modules/$2/package.json"
@@ -53,8 +64,23 @@ install_one() { # <dir-name> <package> <version> <platform-package> <binary-name
   printf '%s' "$binpath"
 }
 
-COPILOT_BIN="$(install_one copilot @github/copilot "$COPILOT_VERSION" "@github/copilot-$PLAT" copilot)"
-CLAUDE_BIN="$(install_one claude-code @anthropic-ai/claude-code "$CLAUDE_CODE_VERSION" "@anthropic-ai/claude-code-$PLAT" claude)"
+if wanted copilot; then
+  COPILOT_BIN="$(install_one copilot @github/copilot "$COPILOT_VERSION" "@github/copilot-$PLAT" copilot)"
+fi
+if wanted claude; then
+  CLAUDE_BIN="$(install_one claude-code @anthropic-ai/claude-code "$CLAUDE_CODE_VERSION" "@anthropic-ai/claude-code-$PLAT" claude)"
+fi
+# Codex: @openai/codex is a node wrapper; its optional dependency @openai/codex-<plat> (an npm
+# alias of @openai/codex@<v>-<plat>) holds the native binary under vendor/<triple>/bin/.
+if wanted codex; then
+  CODEX_BIN="$(install_one codex @openai/codex "$CODEX_VERSION" "@openai/codex-$PLAT" "vendor/$TRIPLE/bin/codex")"
+fi
+# Gemini CLI: one bundled node script, no platform package.
+if wanted gemini; then
+  GEMINI_BIN="$(install_one gemini-cli @google/gemini-cli "$GEMINI_CLI_VERSION" "@google/gemini-cli" bundle/gemini.js)"
+fi
 
-echo "COPILOT_BIN=$COPILOT_BIN"
-echo "CLAUDE_BIN=$CLAUDE_BIN"
+if wanted copilot; then echo "COPILOT_BIN=$COPILOT_BIN"; fi
+if wanted claude; then echo "CLAUDE_BIN=$CLAUDE_BIN"; fi
+if wanted codex; then echo "CODEX_BIN=$CODEX_BIN"; fi
+if wanted gemini; then echo "GEMINI_BIN=$GEMINI_BIN"; fi

@@ -6,11 +6,15 @@ Python 3 standard library only.  Serves on 127.0.0.1 (a free port unless --port)
   * OpenAI chat completions   POST /v1/chat/completions  (Copilot CLI; SSE or JSON)
   * Anthropic Messages        POST /v1/messages[?beta=true] (Claude Code; SSE or JSON)
   * Anthropic token count     POST /v1/messages/count_tokens
+  * OpenAI Responses API      POST /v1/responses  (Codex CLI juror; SSE or JSON)
+  * Gemini API                POST /v1beta/models/M:streamGenerateContent[?alt=sse],
+                              M:generateContent, M:countTokens  (Gemini CLI juror)
   * model listings            GET  /v1/models, /models
   * anything else             GET/HEAD -> 200 {} ; other POST -> 404 JSON error
 
 Usage:
   model_server.py --scenario S.json [--port-file F] [--log L.jsonl] [--var k=v ...]
+                  [--impostor REQUESTED=REPORTED ...] [--no-model-header]
 
 The port is printed as the first stdout line (and written to --port-file).
 
@@ -47,7 +51,8 @@ Request classification:
   * other (e.g. title generation): a short plain text answer "OK".
 
 Placeholders `{{name}}` in every string of a tool step are resolved, in order, from:
-`--var name=value`, scenario `vars`, and finally the most recent tool result text in
+`--var name=value`, scenario `vars`, a scenario `capture` {"name": "regex"} matched
+against the user messages (group 1), and finally the most recent tool result text in
 the conversation that contains `"name"` (the JSON string value after it; e.g. `{{nonce}}`
 takes "nonce" from the `challenge` output).  An unresolved placeholder is left as is.
 
@@ -57,6 +62,19 @@ object as arguments; for Claude Code a `task` step is sent as the `Agent` tool w
 {"subagent_type": agent_type, "description": ..., "prompt": ...} plus "model" and
 "run_in_background" when given (Claude Code's `model` enum is sonnet/opus/haiku/fable).
 A raw `{"tool": ..., "input": {"prompt": ...}}` step also identifies its child by prompt.
+
+Jurors (Responses API and Gemini API requests; a juror is asked once and answers text):
+  "juror": {"text": "{\"verdict\":\"pass\",...}",        # the answer (default: a pass)
+            "by_model": {"gpt-5.4-mini": "..."}}           # optional, per requested model
+  "impostors": {"gpt-5.4-mini": "gemini-2.5-flash"}        # requested -> reported model
+  "model_header": true                                     # Responses: send `openai-model`
+
+Which model the server says answered (every API): `--impostor REQ=REP` / scenario
+`impostors` for that requested model, else the scenario's `model`, else the request's
+model. It goes where each API reports it: chat completions and Anthropic `model`,
+Responses `response.model` (and the `openai-model` response header unless
+`--no-model-header` / `"model_header": false`), Gemini `modelVersion`. Every juror
+request is logged with `kind: "juror"`, `request_model` and `reported_model`.
 """
 
 import argparse
@@ -67,9 +85,11 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 PLACEHOLDER = re.compile(r"\{\{([A-Za-z0-9_.-]+)\}\}")
+DEFAULT_JUROR_TEXT = '{"verdict":"pass","confidence":92,"flags":[]}'
+GEMINI_PATH = re.compile(r"/models/([^/:]+):(streamGenerateContent|generateContent|countTokens)$")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -150,6 +170,9 @@ class Scenario:
         self.root = list(self.data.get("root") or [])
         self.reviewer = dict(self.data.get("reviewer") or {})
         self.model = self.data.get("model")
+        self.impostors = dict(self.data.get("impostors") or {})
+        self.model_header = bool(self.data.get("model_header", True))
+        self.juror = dict(self.data.get("juror") or {})
         self.prompt = self.data.get("prompt")
         if isinstance(self.prompt, str):
             self.prompt = self.substitute(self.prompt, [])
@@ -192,6 +215,18 @@ class Scenario:
             return {k: self.substitute(v, results, keep_unresolved) for k, v in value.items()}
         return value
 
+    def reported_model(self, requested):
+        """The model the server says answered a request for `requested`."""
+        if requested in self.impostors:
+            return self.impostors[requested]
+        return self.model or requested or "scripted-model"
+
+    def juror_text(self, requested):
+        by_model = self.juror.get("by_model") or {}
+        if requested in by_model:
+            return by_model[requested]
+        return self.juror.get("text", DEFAULT_JUROR_TEXT)
+
     def classify(self, req):
         users = user_texts(req)
         for key in self.child_keys:
@@ -208,6 +243,15 @@ class Scenario:
         results = tool_results(req)
         n_assistant = sum(1 for m in req.get("messages") or [] if m.get("role") == "assistant")
         idx = max(len(results), n_assistant)
+        # "capture": {"name": "regex with one group"} reads a value from the user messages
+        # (e.g. the prompt file a Copilot juror is told to view); it resolves like the
+        # most recent tool result.
+        for name, pattern in (self.data.get("capture") or {}).items():
+            for text in user_texts(req):
+                m = re.search(pattern, text)
+                if m:
+                    results = results + [json.dumps({name: m.group(1)})]
+                    break
         if idx >= len(self.root):
             return idx, ("text", self.data.get("default_text", "Done."))
         step = self.root[idx]
@@ -242,6 +286,12 @@ class State:
         self.log_path = log_path
         self.lock = threading.Lock()
         self.seq = 0
+        self.ids = 0
+
+    def next_id(self):
+        with self.lock:
+            self.ids += 1
+            return self.ids
 
     def log(self, record):
         if not self.log_path:
@@ -330,6 +380,13 @@ class Handler(BaseHTTPRequestHandler):
         if path.endswith("/messages"):
             self._handle(req, "anthropic")
             return
+        if path.endswith("/responses"):
+            self._handle_responses(req)
+            return
+        gemini = GEMINI_PATH.search(path)
+        if gemini:
+            self._handle_gemini(req, unquote(gemini.group(1)), gemini.group(2))
+            return
         self.state.log({"method": "POST", "path": self.path, "kind": "unknown", "body": req})
         self._send_json(404, {"error": {"type": "not_found_error", "message": "unsupported path %s" % path}})
 
@@ -337,7 +394,7 @@ class Handler(BaseHTTPRequestHandler):
     def _handle(self, req, flavor):
         sc = self.state.scenario
         kind = sc.classify(req)
-        model = sc.model or req.get("model") or "scripted-model"
+        model = sc.reported_model(req.get("model"))
         entry = {"method": "POST", "path": self.path, "flavor": flavor, "kind": kind,
                  "request_model": req.get("model"), "stream": bool(req.get("stream")),
                  "n_messages": len(req.get("messages") or []),
@@ -448,6 +505,97 @@ class Handler(BaseHTTPRequestHandler):
                    "usage": {"output_tokens": 10}}, "message_delta")
         self._sse({"type": "message_stop"}, "message_stop")
 
+    # -- jurors: the OpenAI Responses API (Codex CLI) and the Gemini API (Gemini CLI)
+    def _log_juror(self, api, requested, reported, text, extra=None):
+        entry = {"method": "POST", "path": self.path, "flavor": api, "kind": "juror",
+                 "request_model": requested, "reported_model": reported, "reply": ["text", text]}
+        entry.update(extra or {})
+        self.state.log(entry)
+
+    def _handle_responses(self, req):
+        sc = self.state.scenario
+        requested = req.get("model")
+        reported = sc.reported_model(requested)
+        text = sc.juror_text(requested)
+        stream = req.get("stream") is not False
+        self._log_juror("responses", requested, reported, text,
+                        {"stream": stream, "headers": dict(self.headers),
+                         "input": req.get("input"), "instructions_chars": len(req.get("instructions") or "")})
+        created = int(time.time())
+        rid = "resp_scripted_%d" % self.state.next_id()
+        mid = "msg_scripted_%d" % self.state.next_id()
+        usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 120}
+        part = {"type": "output_text", "text": text, "annotations": []}
+        item = {"type": "message", "id": mid, "status": "completed", "role": "assistant", "content": [part]}
+        response = {"id": rid, "object": "response", "created_at": created, "status": "completed",
+                    "model": reported, "output": [item], "usage": usage}
+        headers = {"openai-model": reported} if sc.model_header else {}
+        if not stream:
+            self._send_json(200, response, headers)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.close_connection = True
+        seq = iter(range(1000))
+
+        def event(kind, **fields):
+            self._sse(dict({"type": kind, "sequence_number": next(seq)}, **fields), kind)
+
+        event("response.created", response=dict(response, status="in_progress", output=[], usage=None))
+        event("response.in_progress", response=dict(response, status="in_progress", output=[], usage=None))
+        event("response.output_item.added", output_index=0,
+              item=dict(item, status="in_progress", content=[]))
+        event("response.content_part.added", item_id=mid, output_index=0, content_index=0,
+              part=dict(part, text=""))
+        event("response.output_text.delta", item_id=mid, output_index=0, content_index=0, delta=text)
+        event("response.output_text.done", item_id=mid, output_index=0, content_index=0, text=text)
+        event("response.content_part.done", item_id=mid, output_index=0, content_index=0, part=part)
+        event("response.output_item.done", output_index=0, item=item)
+        event("response.completed", response=response)
+
+    def _handle_gemini(self, req, requested, method):
+        sc = self.state.scenario
+        if method == "countTokens":
+            self.state.log({"method": "POST", "path": self.path, "flavor": "gemini", "kind": "count_tokens"})
+            self._send_json(200, {"totalTokens": 100})
+            return
+        reported = sc.reported_model(requested)
+        text = sc.juror_text(requested)
+        contents = req.get("contents") or []
+        self._log_juror("gemini", requested, reported, text,
+                        {"stream": method == "streamGenerateContent", "headers": dict(self.headers),
+                         "contents": contents})
+        rid = "gemini-scripted-%d" % self.state.next_id()
+        usage = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
+
+        def answer(chunk, finish):
+            candidate = {"content": {"role": "model", "parts": [{"text": chunk}]}, "index": 0}
+            if finish:
+                candidate["finishReason"] = "STOP"
+            out = {"candidates": [candidate], "modelVersion": reported, "responseId": rid}
+            if finish:
+                out["usageMetadata"] = usage
+            return out
+
+        if method == "generateContent":
+            self._send_json(200, answer(text, True))
+            return
+        # streamGenerateContent: SSE with ?alt=sse, otherwise a JSON array of chunks.
+        half = len(text) // 2
+        chunks = [answer(text[:half], False), answer(text[half:], True)]
+        if "alt=sse" not in (urlparse(self.path).query or ""):
+            self._send_json(200, chunks)
+            return
+        self._start_sse()
+        for c in chunks:
+            self._sse(c)
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -456,6 +604,10 @@ def main(argv=None):
     ap.add_argument("--port-file")
     ap.add_argument("--log")
     ap.add_argument("--var", action="append", default=[], help="name=value placeholder (repeatable)")
+    ap.add_argument("--impostor", action="append", default=[],
+                    help="REQUESTED=REPORTED: answer requests for a model as another (repeatable)")
+    ap.add_argument("--no-model-header", action="store_true",
+                    help="Responses API: do not send the openai-model header")
     args = ap.parse_args(argv)
     cli_vars = {}
     for kv in args.var:
@@ -464,6 +616,13 @@ def main(argv=None):
             ap.error("--var needs name=value: %r" % kv)
         cli_vars[k] = v
     scenario = Scenario(args.scenario, cli_vars)
+    for kv in args.impostor:
+        k, sep, v = kv.partition("=")
+        if not sep or not k or not v:
+            ap.error("--impostor needs REQUESTED=REPORTED: %r" % kv)
+        scenario.impostors[k] = v
+    if args.no_model_header:
+        scenario.model_header = False
     Handler.state = State(scenario, args.log)
     httpd = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     httpd.daemon_threads = True

@@ -26,42 +26,132 @@ pub struct Clients {
 /// with `CI` set it panics instead, because CI installs the clients and must run these.
 pub fn clients() -> Option<Clients> {
     static INSTALLED: OnceLock<Result<Clients, String>> = OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| {
+        let bins = install(&["copilot", "claude"])?;
+        Ok(Clients { copilot: bins[0].clone(), claude: bins[1].clone() })
+    });
+    available(installed, "the real host clients")
+}
+
+/// The pinned juror CLIs (Codex CLI, Gemini CLI), as [`clients`] (same `SKIP`/`CI` rule).
+#[derive(Clone, Debug)]
+pub struct JurorClients {
+    /// The native `codex` binary of the platform package.
+    pub codex: PathBuf,
+    /// `bundle/gemini.js` (a node script).
+    pub gemini: PathBuf,
+}
+
+/// The pinned juror CLIs, installed (or found in the cache) by `tests/hosts/install.sh`.
+pub fn jurors() -> Option<JurorClients> {
+    static INSTALLED: OnceLock<Result<JurorClients, String>> = OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| {
+        let bins = install(&["codex", "gemini"])?;
+        Ok(JurorClients { codex: bins[0].clone(), gemini: bins[1].clone() })
+    });
+    available(installed, "the real juror CLIs")
+}
+
+fn available<T: Clone>(installed: &Result<T, String>, what: &str) -> Option<T> {
     let test = std::thread::current().name().unwrap_or("real-host test").to_owned();
-    match INSTALLED.get_or_init(install) {
+    match installed {
         Ok(clients) => Some(clients.clone()),
         Err(why) if std::env::var_os("CI").is_some() => {
-            panic!("{test}: the real host clients are required when CI is set: {why}")
+            panic!("{test}: {what} are required when CI is set: {why}")
         }
         Err(why) => {
-            let _ = writeln!(std::io::stderr(), "SKIP: {test}: the real host clients are not available: {why}");
+            let _ = writeln!(std::io::stderr(), "SKIP: {test}: {what} are not available: {why}");
             None
         }
     }
 }
 
-fn install() -> Result<Clients, String> {
+/// `install.sh NAMES…`; the binaries it printed, in the order of `names`.
+fn install(names: &[&str]) -> Result<Vec<PathBuf>, String> {
     let python = Command::new("python3").arg("--version").output();
     if !python.is_ok_and(|o| o.status.success()) {
         return Err("python3 is not on PATH (tests/hosts/drive.py needs it)".into());
     }
     let script = workspace().join("tests/hosts/install.sh");
-    let output =
-        Command::new("bash").arg(&script).output().map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    let output = Command::new("bash")
+        .arg(&script)
+        .args(names)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
         let said: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
         return Err(format!("{} failed ({}): {}", script.display(), output.status, said.join(" | ")));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let find = |key: &str| {
+    let find = |name: &&str| {
+        let key = format!("{}_BIN=", name.to_uppercase());
         stdout
             .lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .find_map(|l| l.strip_prefix(&key))
             .map(PathBuf::from)
             .filter(|p| p.is_file())
             .ok_or_else(|| format!("{} printed no usable {key}: {stdout}", script.display()))
     };
-    Ok(Clients { copilot: find("COPILOT_BIN")?, claude: find("CLAUDE_BIN")? })
+    names.iter().map(find).collect()
+}
+
+/// `tests/hosts/model_server.py` on a free port, stopped when dropped.
+pub struct ModelServer {
+    /// Its port on 127.0.0.1.
+    pub port: u16,
+    /// Where it logs every request (JSON lines).
+    pub log: PathBuf,
+    child: std::process::Child,
+    _dir: tempfile::TempDir,
+}
+
+impl ModelServer {
+    /// Serve `tests/hosts/scenarios/<scenario>.json`, with extra server `args` (e.g.
+    /// `--impostor gemini-2.5-flash=gpt-5.4-mini`).
+    pub fn start(scenario: &str, args: &[&str]) -> ModelServer {
+        use std::io::BufRead;
+        let dir = tempfile::Builder::new().prefix("judged-model-server-").tempdir().expect("temp dir");
+        let log = dir.path().join("server.jsonl");
+        let scenario_path = workspace().join("tests/hosts/scenarios").join(format!("{scenario}.json"));
+        let mut child = Command::new("python3")
+            .arg(workspace().join("tests/hosts/model_server.py"))
+            .arg("--scenario")
+            .arg(&scenario_path)
+            .arg("--log")
+            .arg(&log)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("python3 runs model_server.py");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("piped stdout");
+        let read = std::io::BufReader::new(stdout).read_line(&mut line);
+        let Some(port) = read.ok().and_then(|_| line.trim().parse().ok()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("model_server.py printed no port: {line:?}");
+        };
+        ModelServer { port, log, child, _dir: dir }
+    }
+
+    /// `http://127.0.0.1:PORT` (append `/v1` for the OpenAI APIs).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Every request logged so far.
+    pub fn requests(&self) -> Vec<Value> {
+        if self.log.exists() { read_jsonl(&self.log) } else { Vec::new() }
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// Where `judge-evidence` makes its decisions in a lab.

@@ -388,6 +388,65 @@ fn claude_task_completed_is_allowed_after_a_verified_review_of_the_project() {
     }
 }
 
+/// A `.judged.toml` arming the gate with the jury: two `command` jurors (fixtures/jurors)
+/// of two families, the first answering with `first` (a script and its arguments).
+fn panel_gate(first: &[&str]) -> String {
+    let jurors = judged_tests::workspace().join("fixtures/jurors");
+    let command = |args: &[&str]| {
+        let mut argv = vec![jurors.join(args[0]).display().to_string()];
+        argv.extend(args[1..].iter().map(ToString::to_string));
+        serde_json::to_string(&argv).expect("argv")
+    };
+    format!(
+        "[gate]\npolicy = \"panel\"\n\n[jury]\nstage_1 = [\"small-openai\", \"small-google\"]\ntiebreaker = \"big\"\n\
+         deadline_seconds = 30\n\n\
+         [[jury.jurors]]\nname = \"small-openai\"\npreset = \"command\"\nmodel = \"gpt-5.4-mini\"\ncommand = {}\n\n\
+         [[jury.jurors]]\nname = \"small-google\"\npreset = \"command\"\nmodel = \"gemini-3-flash\"\ncommand = {}\n\n\
+         [[jury.jurors]]\nname = \"big\"\npreset = \"command\"\nmodel = \"claude-sonnet-4.6\"\ncommand = {}\n",
+        command(first),
+        command(&["canned.sh", "pass", "90", "{model}"]),
+        command(&["empty.sh"]),
+    )
+}
+
+/// Claude Code completes a task under the `panel` policy; its records and the decisions
+/// recorded for it.
+fn claude_task_completed_under_the_jury(lab: &Lab, first: &[&str]) -> (Vec<Value>, Vec<Value>) {
+    install_hooks(lab, &[]);
+    project_gate(lab, &panel_gate(first));
+    let records = lab.run(Host::Claude, "claude-task-completed").records();
+    let decisions = decisions_for(lab, "TaskCompleted", &session_id(&records));
+    assert!(!decisions.is_empty(), "no TaskCompleted decision recorded: {:?}", lab.decisions());
+    (records, decisions)
+}
+
+#[test]
+fn claude_task_completed_is_allowed_by_a_healthy_passing_jury() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    let (records, decisions) = claude_task_completed_under_the_jury(&lab, &["canned.sh", "pass", "92", "{model}"]);
+    let (block, result) = hosts::claude_result(&records, is_task_update);
+    assert_eq!(hosts::claude_result_text(block), "Updated task #1 status", "{result}");
+    for decision in &decisions {
+        assert_eq!((decision["decision"].as_str(), decision["policy"].as_str()), (Some("allow"), Some("panel")));
+        assert!(decision["panel"].is_string(), "{decision}");
+    }
+}
+
+#[test]
+fn claude_task_completed_is_blocked_by_a_degraded_jury() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    // The OpenAI juror's record names a Google model; the tiebreaker answers nothing.
+    let (records, decisions) = claude_task_completed_under_the_jury(&lab, &["impostor.sh"]);
+    let (block, result) = hosts::claude_result(&records, is_task_update);
+    let text = hosts::claude_result_text(block);
+    assert!(text.starts_with("TaskCompleted hook feedback:"), "{text}");
+    assert!(text.contains("the cross-family jury could not judge it") && text.contains("small-openai"), "{text}");
+    assert_eq!(result["success"], false, "{result}");
+    assert!(decisions.iter().all(|d| d["decision"] == "block" && d["reason"] == "jury degraded"), "{decisions:?}");
+}
+
 fn stop_feedback(records: &[Value]) -> Vec<String> {
     records
         .iter()
