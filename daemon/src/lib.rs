@@ -11,6 +11,7 @@ pub mod hook_gate;
 pub mod ingest;
 pub mod install;
 mod integrity;
+mod logs;
 pub mod panel;
 pub mod server;
 pub mod store;

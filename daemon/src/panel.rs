@@ -75,7 +75,7 @@ pub struct PanelRun {
     artifact: String,
     project: PathBuf,
     /// The model that wrote the work; the tiebreaker must be of another family.
-    pub author_model: Option<String>,
+    author_model: Option<String>,
 }
 
 /// A panel to convene.
@@ -94,10 +94,14 @@ impl PanelRun {
     pub fn new(config: &JuryConfig, from: &Path, ask: PanelAsk) -> Result<PanelRun, PanelError> {
         let jury = config.validate().map_err(|source| PanelError::InvalidJury { path: from.to_owned(), source })?;
         let rubric = Rubric::resolve(ask.rubric, ask.rubric_text)?;
+        // Who asked and for whose work are part of the question: the gate reuses only the
+        // verdicts it convened itself, on the author it found in the session's log.
         let material = serde_json::json!([
+            ask.source,
             rubric.slug(),
             ask.rubric_text,
             ask.persona,
+            ask.author_model,
             chain::to_hex(&chain::sha256(ask.artifact.as_bytes())),
             format!("{config:?}"),
         ]);

@@ -104,6 +104,12 @@ async fn connection(stream: Stream, engine: EngineHandle, shutdown: watch::Sende
                 }
             }
         };
+        // Steps told before the answer came, and not yet sent.
+        while let Ok(step) = steps.try_recv() {
+            if reply(&mut connection, envelope.id, Outcome::Progress(step)).await.is_err() {
+                return;
+            }
+        }
         let outcome = match answer {
             Ok(answer) => Outcome::Ok(answer),
             Err(refusal) => Outcome::Error(refusal),

@@ -68,7 +68,7 @@ fn setup(config: &str) -> Setup {
     std::fs::write(project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
     git(&project, &["add", "."]);
     git(&project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
-    let daemon = Daemon::start(&home, &[&dir.path().join("sessions")], &[]);
+    let daemon = Daemon::start(&home, &[&dir.path().join("sessions")], &[&dir.path().join("claude")]);
     Setup { daemon, home, project, dir }
 }
 
@@ -336,4 +336,35 @@ fn a_client_that_asks_for_progress_hears_each_juror_before_the_packet() {
     let started = steps.iter().filter(|s| s.get("started").is_some()).count();
     let finished = steps.iter().filter(|s| s.get("finished").is_some()).count();
     assert_eq!((started, finished), (2, 2), "{steps:?}");
+}
+
+/// A Claude Code session wrote the work (its transcript names claude-sonnet-4-6): the
+/// tiebreaker may not be a Claude, so when stage 1 splits and the only tiebreaker left is
+/// one, no cross-family verdict can be had and the gate blocks.
+#[test]
+fn the_gate_tells_the_jury_who_wrote_the_work() {
+    let split = jury_toml(
+        [
+            ("small-openai", "gpt-5.4-mini", juror("canned.sh", &["pass", "90", "{model}"]), ""),
+            ("small-google", "gemini-3-flash", juror("canned.sh", &["fail", "90", "{model}"]), ""),
+        ],
+        30,
+    );
+    let s = setup(&format!("[gate]\npolicy = \"panel\"\n\n{split}"));
+    let session = "70e11cfc-c3fb-426c-9dfc-374e15ffb0af";
+    let fixture = workspace().join(format!("fixtures/claude-code-2.1.328/marker-challenge/{session}.jsonl"));
+    let project = s.dir.path().join("claude/-project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::copy(fixture, project.join(format!("{session}.jsonl"))).unwrap();
+    let mut payload = task_completed(&s.project, "Fix cart rounding");
+    payload["session_id"] = session.into();
+    let output = hook(&s.home, &payload);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let recorded = decisions(&s.daemon);
+    assert_eq!(recorded[0]["reason"], "jury degraded", "{recorded:?}");
+    // Without an author on record, the Claude tiebreaker breaks the tie and the task passes.
+    let mut unknown = task_completed(&s.project, "Fix cart rounding");
+    unknown["session_id"] = "no-such-session".into();
+    let output = hook(&s.home, &unknown);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }

@@ -16,7 +16,6 @@
 
 pub mod actor;
 mod challenge;
-mod logs;
 mod panel;
 mod queries;
 mod validate;
@@ -26,6 +25,7 @@ use crate::config::GateConfig;
 use crate::hook_gate::{self, GateAnswer, HookGate, PendingDecision};
 use crate::ingest::Ingestor;
 use crate::integrity;
+use crate::logs::{LogCache, ResolvedCwds};
 use crate::panel::{JurySource, PanelRun};
 use crate::store::{ChallengeIssued, EvidenceVerified, FileState, Lookup, Store, StoreError};
 use crate::witness::Witness;
@@ -34,7 +34,6 @@ use judged_core::files;
 use judged_core::rules::{ArtifactKind, EvidenceError};
 use judged_jury::config::JuryConfig;
 use judged_protocol::{ErrorBody, Reply, Request};
-use logs::{LogCache, ResolvedCwds};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -157,8 +156,7 @@ impl Engine {
         match request {
             Request::Hook(question) => match self.hook_gate().answer(&question) {
                 Ok(GateAnswer::Now(answer)) => Handled::Answer(Ok(Reply::Hook(answer))),
-                Ok(GateAnswer::Jury(pending, mut run)) => {
-                    run.author_model = pending.session_id().and_then(|s| self.author_model(s));
+                Ok(GateAnswer::Jury(pending, run)) => {
                     Handled::Jury(JuryWork { run: *run, then: AfterJury::Gate(pending) })
                 }
                 Err(error) => Handled::Answer(Err(error.into())),
@@ -216,18 +214,10 @@ impl Engine {
         HookGate {
             store: &mut self.store,
             ingest: &mut self.ingest,
+            logs: &mut self.logs,
             config: &self.gate,
             juries: self.juries.source(&self.gate),
         }
-    }
-
-    /// The model that wrote a session's latest record: the author a tiebreaker must not
-    /// share a family with.
-    fn author_model(&mut self, session: &str) -> Option<String> {
-        let file = self.store.file_by_session(session).cloned()?;
-        self.logs.trim();
-        self.logs.refresh(&self.store, &file).ok()?;
-        self.logs.get(file.id).records().rev().find_map(|(_, record)| record.model.clone())
     }
 
     /// A watcher's hint: catch up what a notification names. A log in the shape

@@ -10,6 +10,7 @@ mod policy;
 use crate::config::GateConfig;
 use crate::ingest::Ingestor;
 use crate::integrity;
+use crate::logs::{LogCache, author_model};
 use crate::panel::{self, JurySource, PanelAsk, PanelRun, PanelSource};
 use crate::store::{
     EvidenceVerified, IntegrityFinding, JournalEvent, Lookup, PanelConvened, Store, StoreError, TamperDetected,
@@ -62,11 +63,6 @@ pub struct PendingDecision {
 }
 
 impl PendingDecision {
-    /// The session the question came from, to find the author's model in.
-    pub fn session_id(&self) -> Option<&str> {
-        self.question.session_id.as_deref()
-    }
-
     /// The project the question is about.
     pub fn cwd(&self) -> &str {
         self.question.cwd.as_deref().unwrap_or(".")
@@ -83,6 +79,7 @@ pub enum GateAnswer {
 pub struct HookGate<'a> {
     pub store: &'a mut Store,
     pub ingest: &'a mut Ingestor,
+    pub logs: &'a mut LogCache,
     pub config: &'a GateConfig,
     pub juries: JurySource<'a>,
 }
@@ -206,7 +203,9 @@ impl HookGate<'_> {
                 return Ok(decided(policy::decide_without_evidence(question, &settings), settings, None));
             }
         }
-        // Only the jury can decide: on the work as it is now.
+        // Only the jury can decide: on the work as it is now, told who wrote it (the
+        // session's log caught up first: the jury takes seconds, this milliseconds).
+        self.ingest.catch_up_all(self.store)?;
         let project = PathBuf::from(question.cwd.as_deref().map_or_else(|| ".".into(), files::resolve));
         let changes = changes_text(&project, PANEL_CHANGES_BYTES);
         let ask = PanelAsk {
@@ -215,7 +214,7 @@ impl HookGate<'_> {
             persona: None,
             artifact: policy::panel_artifact(question, changes.as_ref()),
             project: project.clone(),
-            author_model: None,
+            author_model: question.session_id.as_deref().and_then(|s| author_model(self.store, self.logs, s)),
             source: PanelSource::Gate,
         };
         let run = match self.juries.jury_for(&project).and_then(|(jury, from)| PanelRun::new(&jury, &from, ask)) {

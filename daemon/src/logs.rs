@@ -1,4 +1,4 @@
-//! What the engine keeps parsed between requests.
+//! What the daemon keeps parsed between requests: session logs and resolved cwds.
 
 use crate::store::{Columns, FileState, Store, StoreError};
 use judged_core::files;
@@ -67,4 +67,13 @@ impl ResolvedCwds {
         self.0.insert(recorded.to_owned(), resolved);
         same
     }
+}
+
+/// The model that wrote a session's latest record: the author a tiebreaker must not share
+/// a family with. `None` when the session is unknown or names no model.
+pub fn author_model(store: &Store, logs: &mut LogCache, session: &str) -> Option<String> {
+    let file = store.file_by_session(session)?.clone();
+    logs.trim();
+    logs.refresh(store, &file).ok()?;
+    logs.get(file.id).records().rev().find_map(|(_, record)| record.model.clone())
 }
