@@ -18,6 +18,8 @@ pub struct Config {
     pub gate: GateConfig,
     /// The user's `[jury]`, checked.
     pub jury: Option<JuryConfig>,
+    /// How many clients, bytes and seconds the socket grants.
+    pub server: ServerLimits,
     /// The config file these came from.
     pub path: PathBuf,
 }
@@ -57,6 +59,30 @@ pub struct ConfigFile {
     /// The jury `panel` and the gate's panel policies convene.
     #[serde(default)]
     pub jury: Option<JuryConfig>,
+    #[serde(default)]
+    pub server: ServerLimits,
+}
+
+/// `[server]`: what the socket grants its clients. The defaults suit any user; a test
+/// lowers them to watch each limit work.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerLimits {
+    /// Seconds a connection may sit between requests.
+    pub idle_seconds: u64,
+    /// Seconds a client has to finish a frame it started.
+    pub frame_seconds: u64,
+    /// Connections served at once (fewer when the descriptor limit is low).
+    pub max_connections: usize,
+    /// MiB of large requests held for all clients together; a frame of up to 64 KiB is
+    /// not counted (the connection limit bounds those).
+    pub buffered_mib: usize,
+}
+
+impl Default for ServerLimits {
+    fn default() -> ServerLimits {
+        ServerLimits { idle_seconds: 30, frame_seconds: 10, max_connections: 512, buffered_mib: 64 }
+    }
 }
 
 impl ConfigFile {
@@ -98,6 +124,7 @@ impl Config {
             },
             gate: file.gate,
             jury: file.jury,
+            server: file.server,
             path,
         })
     }

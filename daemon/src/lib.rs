@@ -48,6 +48,8 @@ pub enum DaemonError {
     Threads(std::io::Error),
     #[error(transparent)]
     Store(#[from] store::StoreError),
+    #[error("cannot listen on the socket: {0}")]
+    Bind(#[from] server::BindError),
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> DaemonError + use<> {
@@ -113,7 +115,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
         .build()
         .map_err(DaemonError::Threads)?;
     runtime.block_on(async {
-        let listener = server::bind(&socket).map_err(io_error("listen on", &socket))?;
+        let listener = server::bind(&socket)?;
         tracing::info!(socket = %socket.display(), "listening");
         let (shutdown, _) = tokio::sync::watch::channel(false);
         watch::spawn(handle.clone(), shutdown.subscribe());
@@ -127,7 +129,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
             }
             let _ = signals.send(true);
         });
-        server::serve(listener, handle, shutdown).await;
+        server::serve(listener, handle, shutdown, &config.server).await;
         Ok::<(), DaemonError>(())
     })?;
     // Dropping the runtime drops every task's handle to the engine; the engine thread

@@ -336,13 +336,23 @@ fn run(command: Cmd) -> Result<(), CliError> {
 /// Spawn `judged start --foreground` detached, logging to the data dir, and wait until
 /// the socket answers.
 fn start_background(copilot_roots: Vec<PathBuf>, claude_roots: Vec<PathBuf>) -> Result<(), CliError> {
+    let data_dir = paths::data_dir();
+    judged::private_dir(&data_dir)?;
+    let start_error = |action: String| move |source| CliError::Start { action, source };
+    // One start at a time: a second `judged start` waits here, then finds the first's
+    // daemon answering and says so, instead of starting one that loses the pid lock.
+    let lock_path = data_dir.join("judged.start.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(start_error(format!("open {}", lock_path.display())))?;
+    lock.lock().map_err(start_error(format!("lock {}", lock_path.display())))?;
     if let Ok(status) = call::<StatusReport>(Request::Status) {
         return Err(CliError::AlreadyRunning(status.pid));
     }
-    let data_dir = paths::data_dir();
-    judged::private_dir(&data_dir)?;
     let log_path = data_dir.join("judged.log");
-    let start_error = |action: String| move |source| CliError::Start { action, source };
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -366,8 +376,12 @@ fn start_background(copilot_roots: Vec<PathBuf>, claude_roots: Vec<PathBuf>) -> 
         .map_err(start_error("start judged".into()))?;
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
-        if call::<StatusReport>(Request::Status).is_ok() {
-            println!("judged started (pid {}), socket {}", child.id(), paths::socket_path().display());
+        if let Ok(status) = call::<StatusReport>(Request::Status) {
+            if status.pid != child.id() {
+                // Another daemon (started without this lock) holds the pid file.
+                return Err(CliError::AlreadyRunning(status.pid));
+            }
+            println!("judged started (pid {}), socket {}", status.pid, paths::socket_path().display());
             return Ok(());
         }
         if let Ok(Some(status)) = child.try_wait() {

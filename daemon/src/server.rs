@@ -5,6 +5,7 @@
 //! checked by peer credentials, so only the daemon's own uid is served. A bad frame gets
 //! an error response and a close; it never takes the daemon down.
 
+use crate::config::ServerLimits;
 use crate::engine::actor::EngineHandle;
 use interprocess::local_socket::tokio::{Stream, prelude::*};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions};
@@ -12,14 +13,62 @@ use interprocess::os::unix::local_socket::ListenerOptionsExt;
 use judged_protocol::{
     Connection, Envelope, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Request, Response, Stopping,
 };
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
-use tokio::sync::watch;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{Semaphore, watch};
 
-/// Bind the socket (the caller has already made sure no live daemon owns it).
-pub fn bind(path: &Path) -> std::io::Result<interprocess::local_socket::tokio::Listener> {
-    let _ = std::fs::remove_file(path);
+/// Frames up to this size are read without reserving: the connection limit bounds them.
+/// A larger frame's announced length is reserved against `[server] buffered_mib` before
+/// its body is read, and one that cannot be reserved in time is refused.
+const SMALL_FRAME_BYTES: usize = 64 * 1024;
+/// How long a refusal may take to write.
+const REFUSAL_TIME: Duration = Duration::from_secs(5);
+/// Descriptors kept for everything but connections: the store, logs being read, the
+/// watcher, jurors' pipes.
+const DESCRIPTORS_KEPT: u64 = 64;
+/// The least time between two warnings about failing accepts.
+const ACCEPT_WARNING_EVERY: Duration = Duration::from_secs(10);
+
+/// Why the socket cannot be bound.
+#[derive(Debug, thiserror::Error)]
+pub enum BindError {
+    #[error("{} exists and is not a socket; move it away (judged will not delete it)", .0.display())]
+    NotASocket(std::path::PathBuf),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Bind the socket. The caller holds the pid lock, so a socket already there is a dead
+/// daemon's and is replaced; anything else at that path is refused, not deleted.
+pub fn bind(path: &Path) -> Result<interprocess::local_socket::tokio::Listener, BindError> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_socket() => std::fs::remove_file(path)?,
+        Ok(_) => return Err(BindError::NotASocket(path.to_owned())),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => return Err(error.into()),
+    }
     let name = path.to_fs_name::<GenericFilePath>()?;
-    ListenerOptions::new().name(name).mode(0o600).create_tokio()
+    Ok(ListenerOptions::new().name(name).mode(0o600).create_tokio()?)
+}
+
+/// What every connection shares: the engine, the stop signal, and the limits.
+#[derive(Clone)]
+struct Shared {
+    engine: EngineHandle,
+    shutdown: watch::Sender<bool>,
+    /// KiB of large frames that may be held, for all connections together.
+    buffered: Arc<Semaphore>,
+    idle: Duration,
+    frame_time: Duration,
+}
+
+/// The connections the descriptor limit leaves room for, at most `wanted`.
+fn connection_limit(wanted: usize) -> usize {
+    let descriptors = rustix::process::getrlimit(rustix::process::Resource::Nofile).current.unwrap_or(u64::MAX);
+    let room = descriptors.saturating_sub(DESCRIPTORS_KEPT).max(1);
+    wanted.max(1).min(usize::try_from(room).unwrap_or(wanted))
 }
 
 /// Serve until `shutdown` turns true.
@@ -27,20 +76,96 @@ pub async fn serve(
     listener: interprocess::local_socket::tokio::Listener,
     engine: EngineHandle,
     shutdown: watch::Sender<bool>,
+    limits: &ServerLimits,
 ) {
     let mut stop = shutdown.subscribe();
+    let limit = connection_limit(limits.max_connections);
+    let connections = Arc::new(Semaphore::new(limit));
+    let shared = Shared {
+        engine,
+        shutdown,
+        buffered: Arc::new(Semaphore::new(limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS))),
+        idle: Duration::from_secs(limits.idle_seconds.max(1)),
+        frame_time: Duration::from_secs(limits.frame_seconds.max(1)),
+    };
+    // One descriptor kept free, so that when they run out the daemon can still accept a
+    // connection to shed it, instead of spinning on an accept that keeps failing.
+    let mut reserve = std::fs::File::open("/dev/null").ok();
+    let mut failing = AcceptFailures::default();
     loop {
         tokio::select! {
             _ = stop.changed() => break,
             accepted = listener.accept() => match accepted {
                 Ok(stream) => {
-                    let (engine, shutdown) = (engine.clone(), shutdown.clone());
-                    tokio::spawn(async move { connection(stream, engine, shutdown).await });
+                    failing.recovered();
+                    match connections.clone().try_acquire_owned() {
+                        Ok(slot) => {
+                            let shared = shared.clone();
+                            tokio::spawn(async move {
+                                connection(stream, shared).await;
+                                drop(slot);
+                            });
+                        }
+                        Err(_) => {
+                            tokio::spawn(refuse(stream, format!(
+                                "judged is serving its limit of {limit} connections; try again shortly"
+                            )));
+                        }
+                    }
                 }
-                Err(error) => tracing::warn!(%error, "accept failed"),
+                Err(error) => {
+                    failing.note(&error);
+                    let out_of_descriptors = matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE));
+                    if out_of_descriptors && reserve.take().is_some() {
+                        // Use the reserved descriptor to take one waiting connection off the
+                        // queue and close it, then keep one free again.
+                        if let Ok(Ok(stream)) = tokio::time::timeout(Duration::from_millis(10), listener.accept()).await {
+                            drop(stream);
+                        }
+                        reserve = std::fs::File::open("/dev/null").ok();
+                    }
+                    tokio::time::sleep(failing.pause()).await;
+                }
             },
         }
     }
+}
+
+/// Failing accepts in a row: waited on longer each time, and warned about at most every
+/// [`ACCEPT_WARNING_EVERY`].
+#[derive(Default)]
+struct AcceptFailures {
+    in_a_row: u32,
+    unreported: u64,
+    warned: Option<Instant>,
+}
+
+impl AcceptFailures {
+    fn note(&mut self, error: &std::io::Error) {
+        self.in_a_row = self.in_a_row.saturating_add(1);
+        self.unreported += 1;
+        if self.warned.is_none_or(|at| at.elapsed() >= ACCEPT_WARNING_EVERY) {
+            tracing::warn!(%error, failures = self.unreported, "accept failed; backing off");
+            self.unreported = 0;
+            self.warned = Some(Instant::now());
+        }
+    }
+
+    fn recovered(&mut self) {
+        self.in_a_row = 0;
+    }
+
+    /// 10 ms after the first failure, doubling to 1 s.
+    fn pause(&self) -> Duration {
+        Duration::from_millis(10u64.saturating_mul(1 << self.in_a_row.min(7)).min(1000))
+    }
+}
+
+/// Answer a connection with one refusal and close it.
+async fn refuse(stream: Stream, message: String) {
+    let mut connection = Connection::new(stream);
+    let refusal: Outcome<Reply> = Outcome::Error(ErrorBody::message(message));
+    let _ = tokio::time::timeout(REFUSAL_TIME, reply(&mut connection, 0, refusal)).await;
 }
 
 /// A request as read: a typed envelope, or the answer to give instead.
@@ -55,7 +180,7 @@ fn parse(body: &[u8]) -> Result<Envelope, (u64, String)> {
     serde_json::from_slice(body).map_err(|error| (header.id, format!("malformed request: {error}")))
 }
 
-async fn connection(stream: Stream, engine: EngineHandle, shutdown: watch::Sender<bool>) {
+async fn connection(stream: Stream, shared: Shared) {
     let own_uid = judged_core::files::current_uid();
     match stream.peer_creds().ok().and_then(|c| c.euid()) {
         Some(uid) if uid == own_uid => {}
@@ -64,17 +189,43 @@ async fn connection(stream: Stream, engine: EngineHandle, shutdown: watch::Sende
             return;
         }
     }
+    let Shared { engine, shutdown, buffered, idle, frame_time } = shared;
     let mut connection = Connection::new(stream);
     loop {
-        let body = match connection.receive_async().await {
-            Ok(Some(body)) => body,
-            Ok(None) => return,
-            Err(error) => {
+        let len = match tokio::time::timeout(idle, connection.receive_header_async()).await {
+            Err(_) | Ok(Ok(None)) => return, // idle too long, or closed
+            Ok(Ok(Some(len))) => len,
+            Ok(Err(error)) => {
                 let _ = reply(&mut connection, 0, Outcome::Error(ErrorBody::message(error.to_string()))).await;
                 return;
             }
         };
-        let envelope = match parse(&body) {
+        // Hold a large frame's announced bytes against what all clients may buffer
+        // together, and give the client a bounded time to send them.
+        let kib = if len > SMALL_FRAME_BYTES { u32::try_from(len.div_ceil(1024)).unwrap_or(u32::MAX) } else { 0 };
+        let body = tokio::time::timeout(frame_time, async {
+            let held = buffered.acquire_many(kib).await;
+            (held, connection.receive_body_async(len).await)
+        })
+        .await;
+        let (held, body) = match body {
+            Ok((held, Ok(body))) => (held, body),
+            Ok((_, Err(error))) => {
+                let _ = reply(&mut connection, 0, Outcome::Error(ErrorBody::message(error.to_string()))).await;
+                return;
+            }
+            Err(_) => {
+                let message = format!(
+                    "the frame was not taken within {} s (sent too slowly, or judged is holding its limit of large requests)",
+                    frame_time.as_secs()
+                );
+                let _ = reply(&mut connection, 0, Outcome::Error(ErrorBody::message(message))).await;
+                return;
+            }
+        };
+        let envelope = parse(&body);
+        drop((body, held));
+        let envelope = match envelope {
             Ok(envelope) => envelope,
             Err((id, message)) => {
                 let _ = reply(&mut connection, id, Outcome::Error(ErrorBody::message(message))).await;

@@ -41,10 +41,27 @@ pub fn spawn(engine: EngineHandle, mut shutdown: watch::Receiver<bool>) {
                 _ = tick.tick() => Vec::new(),
                 Some(paths) = rx.recv() => paths,
             };
-            let roots = engine.follow(paths).await;
+            let roots = engine.follow(coalesce(paths, &mut rx)).await;
             add_watches(&mut watcher, &roots, &mut watched);
         }
     });
+}
+
+/// `first` and every hint already waiting, as one: a burst of new session directories
+/// (thousands at once) costs one reconcile, not one each. An empty list means reconcile.
+fn coalesce(first: Vec<PathBuf>, waiting: &mut mpsc::UnboundedReceiver<Vec<PathBuf>>) -> Vec<PathBuf> {
+    let mut everything = first.is_empty();
+    let mut paths = first;
+    while let Ok(more) = waiting.try_recv() {
+        everything |= more.is_empty();
+        paths.extend(more);
+    }
+    if everything {
+        return Vec::new();
+    }
+    paths.sort();
+    paths.dedup();
+    paths
 }
 
 fn add_watches(watcher: &mut Option<RecommendedWatcher>, roots: &[PathBuf], watched: &mut Vec<PathBuf>) {

@@ -98,16 +98,26 @@ impl<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> Connection<S> {
         Ok(())
     }
 
-    /// As [`Connection::receive`], on an async stream; the body is returned as read, so
-    /// the caller can answer a malformed one.
-    pub async fn receive_async(&mut self) -> Result<Option<Vec<u8>>, FrameError> {
+    /// The next frame's header, on an async stream: its body's length, checked against
+    /// [`MAX_FRAME_BYTES`], or `None` on a clean close. The caller decides how long to wait
+    /// and whether it can hold that many bytes before [`Connection::receive_body_async`].
+    pub async fn receive_header_async(&mut self) -> Result<Option<usize>, FrameError> {
         use tokio::io::AsyncReadExt;
         let mut header = [0u8; 4];
         let read = self.stream.read_exact(&mut header).await.map(|_| ());
-        let Some(len) = frame_body(read, header)? else { return Ok(None) };
-        let mut body = vec![0u8; len];
-        self.stream.read_exact(&mut body).await?;
-        Ok(Some(body))
+        frame_body(read, header)
+    }
+
+    /// A frame's body of `len` bytes, as read (so the caller can answer a malformed one).
+    /// The buffer grows with the bytes that arrive, not with the length announced.
+    pub async fn receive_body_async(&mut self, len: usize) -> Result<Vec<u8>, FrameError> {
+        use tokio::io::AsyncReadExt;
+        let mut body = Vec::new();
+        (&mut self.stream).take(len as u64).read_to_end(&mut body).await?;
+        if body.len() < len {
+            return Err(FrameError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the frame ended early")));
+        }
+        Ok(body)
     }
 }
 

@@ -50,6 +50,8 @@ pub struct Ingestor {
     roots: Roots,
     /// Paths already journaled as refused, so a refusal is recorded once.
     refused: HashSet<PathBuf>,
+    /// Logs whose ingest is paused at a line too long to hold, journaled once.
+    paused: HashSet<PathBuf>,
     /// Full reconciliations so far (`status` shows it: a busy idle daemon is a bug).
     passes: u64,
     /// How each file looked when it was last found consistent and fully ingested; a file
@@ -84,6 +86,7 @@ impl Ingestor {
         Ingestor {
             roots,
             refused: HashSet::new(),
+            paused: HashSet::new(),
             passes: 0,
             unchanged: HashMap::new(),
             verified: HashMap::new(),
@@ -227,14 +230,23 @@ impl Ingestor {
         }
         if meta.len() < file.offset {
             let tamper = truncated(&file, meta.len());
-            store.mark_tampered(&mut file, tamper)?;
+            tampered(store, &mut file, tamper)?;
             return Ok(false);
         }
         if file.lines > 0 && !self.last_line_intact(store, &file, path)? {
             return Ok(false); // last_line_intact recorded the tamper
         }
-        if meta.len() > file.offset {
-            read_appended(store, &mut file, path)?;
+        if meta.len() > file.offset
+            && let Appended::Paused(offset) = read_appended(store, &mut file, path)?
+            && self.paused.insert(path.to_path_buf())
+        {
+            let error = format!(
+                "a line at byte {offset} is longer than {MAX_LINE_BYTES} bytes without a newline; no host writes such \
+                 lines, so ingest of this file is paused here (move the file out of the root if it is not a session log)"
+            );
+            tracing::warn!(path = %file.path, offset, "{error}");
+            let malformed = MalformedLine { file_id: file.id, path: file.path.clone(), seq: None, offset, error };
+            store.journal(&JournalEvent::MalformedLine(malformed))?;
         }
         Ok(true)
     }
@@ -282,10 +294,10 @@ impl Ingestor {
             if meta.as_ref().is_some_and(|m| !m.is_file()) {
                 let tamper =
                     TamperDetected { reason: "replaced by a symlink or non-regular file".into(), ..tamper(&file, 0) };
-                store.mark_tampered(&mut file, tamper)?;
+                tampered(store, &mut file, tamper)?;
             } else if len < file.offset {
                 let tamper = truncated(&file, len);
-                store.mark_tampered(&mut file, tamper)?;
+                tampered(store, &mut file, tamper)?;
             } else if let Some(handle) = open_log(path) {
                 // Stream both sides: a session may be larger than the daemon's memory budget.
                 let mut reader = std::io::BufReader::with_capacity(1 << 20, handle);
@@ -352,24 +364,39 @@ fn record_rewrite(
     expected: &chain::Hash,
     found: Option<&[u8]>,
 ) -> Result<(), StoreError> {
-    tracing::warn!(path = %file.path, offset, "log rewritten inside its ingested history");
     let rewritten = TamperDetected {
         reason: "rewritten".into(),
         expected_sha256: Some(chain::to_hex(expected)),
         found_sha256: found.map(|b| chain::to_hex(&chain::sha256(b))),
         ..tamper(file, offset)
     };
-    store.mark_tampered(file, rewritten)
+    tampered(store, file, rewritten)
+}
+
+/// Record that `file` no longer holds what was ingested, in the journal and the daemon's
+/// log: it is not read again.
+fn tampered(store: &mut Store, file: &mut FileState, tamper: TamperDetected) -> Result<(), StoreError> {
+    tracing::warn!(path = %file.path, reason = %tamper.reason, offset = tamper.offset,
+        "log no longer holds what judged ingested; it is not read again and evidence resting on it is refused");
+    store.mark_tampered(file, tamper)
+}
+
+/// How far reading what was appended got.
+enum Appended {
+    /// Every complete line is ingested (or the file cannot be read now).
+    Read,
+    /// Stopped at a line too long to hold, starting at this offset.
+    Paused(u64),
 }
 
 /// Ingest what was appended to `path` after `file.offset`. A file that cannot be opened
 /// or read now (replaced, gone, an I/O error) is left as it is: the next pass reads it
 /// again, and a replacement is caught by the prefix checks.
-fn read_appended(store: &mut Store, file: &mut FileState, path: &Path) -> Result<(), StoreError> {
-    let Some(mut handle) = open_log(path) else { return Ok(()) };
+fn read_appended(store: &mut Store, file: &mut FileState, path: &Path) -> Result<Appended, StoreError> {
+    let Some(mut handle) = open_log(path) else { return Ok(Appended::Read) };
     if let Err(error) = handle.seek(SeekFrom::Start(file.offset)) {
         tracing::warn!(path = %file.path, %error, "cannot seek in log; it is read again next pass");
-        return Ok(());
+        return Ok(Appended::Read);
     }
     let mut pending: Vec<u8> = Vec::new();
     loop {
@@ -385,15 +412,7 @@ fn read_appended(store: &mut Store, file: &mut FileState, path: &Path) -> Result
         }
         if pending.len() > MAX_LINE_BYTES && !pending.contains(&b'\n') {
             // No host writes such a line; holding it would grow without bound.
-            let malformed = MalformedLine {
-                file_id: file.id,
-                path: file.path.clone(),
-                seq: None,
-                offset: file.offset,
-                error: format!("line longer than {MAX_LINE_BYTES} bytes; ingest of this file paused"),
-            };
-            store.journal(&JournalEvent::MalformedLine(malformed))?;
-            return Ok(());
+            return Ok(Appended::Paused(file.offset));
         }
         let complete = judged_core::log::complete_len(&pending);
         if complete > 0 {
@@ -401,7 +420,7 @@ fn read_appended(store: &mut Store, file: &mut FileState, path: &Path) -> Result
             pending.drain(..complete);
         }
     }
-    Ok(())
+    Ok(Appended::Read)
 }
 
 /// Ingest bytes that are whole lines, starting at `file.offset`.
@@ -459,6 +478,10 @@ fn ingest_complete(store: &mut Store, file: &mut FileState, bytes: &[u8]) -> Res
         }
         update.apply(file);
         store.append_lines(file, &lines, &events)?;
+        let malformed = events.iter().filter(|e| matches!(e, JournalEvent::MalformedLine(_))).count();
+        if malformed > 0 {
+            tracing::warn!(path = %file.path, lines = malformed, "lines that are not records of their host (journaled)");
+        }
     }
     Ok(())
 }

@@ -1,0 +1,300 @@
+//! The daemon as a hostile local client and a careless log writer find it (issue 13):
+//! connections that idle, stall or pile up, clients that announce large frames, a low
+//! descriptor limit, a burst of new sessions, two starts at once, and the smaller cases.
+//! Each limit is lowered in `[server]` so the test watches it work.
+
+use judged_tests::{Daemon, bin};
+use serde_json::Value;
+use std::fs;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A temp `JUDGED_HOME` holding `config` as its config.toml, and a Copilot root.
+struct Home {
+    dir: tempfile::TempDir,
+    home: PathBuf,
+    copilot: PathBuf,
+}
+
+impl Home {
+    fn new(config: &str) -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, copilot) = (dir.path().join("home"), dir.path().join("copilot"));
+        fs::create_dir_all(&home).unwrap();
+        fs::create_dir_all(&copilot).unwrap();
+        fs::write(home.join("config.toml"), config).unwrap();
+        Home { dir, home, copilot }
+    }
+
+    fn start(&self) -> Daemon {
+        Daemon::start(&self.home, &[&self.copilot], &[])
+    }
+
+    /// The daemon with its stderr (its log) written to `stderr.log` in the temp dir.
+    fn start_logging(&self) -> (Daemon, PathBuf) {
+        let log = self.dir.path().join("stderr.log");
+        let file = fs::File::create(&log).unwrap();
+        let daemon =
+            Daemon::spawn(&bin("judged"), &self.home, &[&self.copilot], &[], file.into(), Duration::from_secs(30));
+        (daemon, log)
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.home.join("judged.sock")
+    }
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut frame = (body.len() as u32).to_be_bytes().to_vec();
+    frame.extend_from_slice(body);
+    frame
+}
+
+/// What the daemon sends on `stream` until it closes it (or 15 s pass).
+fn until_closed(stream: &mut UnixStream) -> Vec<u8> {
+    stream.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+    let mut answer = Vec::new();
+    match stream.read_to_end(&mut answer) {
+        Ok(_) => answer,
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => answer,
+        Err(e) => panic!("the daemon did not close the connection: {e} (got {} bytes)", answer.len()),
+    }
+}
+
+fn error_message(answer: &[u8]) -> String {
+    assert!(answer.len() > 4, "an error frame, not a bare close");
+    let response: Value = serde_json::from_slice(&answer[4..]).expect("JSON");
+    response["error"]["message"].as_str().unwrap_or_else(|| panic!("an error: {response}")).to_owned()
+}
+
+fn status(daemon: &Daemon) -> Value {
+    daemon.call("status", Value::Null).expect("status answers")
+}
+
+#[test]
+fn an_idle_connection_is_closed() {
+    let home = Home::new("[server]\nidle_seconds = 1\n");
+    let _daemon = home.start();
+    let mut idle = UnixStream::connect(home.socket()).unwrap();
+    let answer = until_closed(&mut idle);
+    assert!(answer.is_empty(), "closed without a word");
+}
+
+#[test]
+fn a_frame_left_half_sent_is_refused_and_closed() {
+    let home = Home::new("[server]\nframe_seconds = 1\n");
+    let daemon = home.start();
+    let mut stalled = UnixStream::connect(home.socket()).unwrap();
+    stalled.write_all(&100u32.to_be_bytes()).unwrap();
+    stalled.write_all(b"{\"v\":2,").unwrap();
+    let message = error_message(&until_closed(&mut stalled));
+    assert!(message.contains("not taken within 1 s"), "{message}");
+    status(&daemon);
+}
+
+#[test]
+fn connections_beyond_the_limit_are_refused_with_a_message() {
+    let home = Home::new("[server]\nmax_connections = 4\n");
+    let daemon = home.start();
+    // Four connections, each served one request (so each holds its place), then idle.
+    let held: Vec<UnixStream> = (0..4)
+        .map(|_| {
+            let mut stream = UnixStream::connect(home.socket()).unwrap();
+            stream.write_all(&frame(br#"{"v":2,"id":1,"op":"status","args":null}"#)).unwrap();
+            let mut header = [0u8; 4];
+            stream.read_exact(&mut header).unwrap();
+            let mut body = vec![0u8; u32::from_be_bytes(header) as usize];
+            stream.read_exact(&mut body).unwrap();
+            assert!(String::from_utf8_lossy(&body).contains("\"ok\""), "served");
+            stream
+        })
+        .collect();
+    let mut fifth = UnixStream::connect(home.socket()).unwrap();
+    let message = error_message(&until_closed(&mut fifth));
+    assert!(message.contains("limit of 4 connections"), "{message}");
+    drop(held);
+    let answered = (0..50).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        daemon.call("status", Value::Null).is_ok()
+    });
+    assert!(answered, "a freed slot serves again");
+}
+
+/// Clients that announce large frames and send most of them hold the daemon's buffer
+/// budget; past it, a large frame is refused, and small requests are served throughout.
+#[test]
+fn large_frames_share_a_bounded_buffer_and_small_requests_go_on() {
+    let home = Home::new("[server]\nbuffered_mib = 1\nframe_seconds = 2\n");
+    let daemon = home.start();
+    let announce = |stream: &mut UnixStream, len: u32, send: usize| {
+        stream.write_all(&len.to_be_bytes()).unwrap();
+        stream.write_all(&vec![b' '; send]).unwrap();
+    };
+    let mut first = UnixStream::connect(home.socket()).unwrap();
+    announce(&mut first, 900 * 1024, 100 * 1024);
+    std::thread::sleep(Duration::from_millis(200));
+    let mut second = UnixStream::connect(home.socket()).unwrap();
+    announce(&mut second, 900 * 1024, 0);
+    // Small requests are not held up by the budget.
+    status(&daemon);
+    let message = error_message(&until_closed(&mut second));
+    assert!(message.contains("limit of large requests"), "{message}");
+    drop(first);
+    status(&daemon);
+}
+
+/// With few descriptors and more clients than fit, the daemon neither spins nor floods its
+/// log: connections past its limit are refused, and it serves again once they leave.
+#[test]
+fn running_out_of_descriptors_neither_spins_nor_floods_the_log() {
+    let home = Home::new("[server]\nidle_seconds = 3\n");
+    let log = home.dir.path().join("stderr.log");
+    let mut daemon = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 96 && exec {} start --foreground --copilot-root {}",
+            bin("judged").display(),
+            home.copilot.display()
+        ))
+        .env("JUDGED_HOME", &home.home)
+        .env("JUDGED_LOG", "warn")
+        .stdin(Stdio::null())
+        .stderr(fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let call =
+        || judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Status, Duration::from_secs(5));
+    let started = Instant::now();
+    while call().is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the daemon started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let clients: Vec<UnixStream> = (0..150).filter_map(|_| UnixStream::connect(home.socket()).ok()).collect();
+    std::thread::sleep(Duration::from_secs(1));
+    drop(clients);
+    let answered = (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(100));
+        call().is_ok()
+    });
+    let _ = Command::new("kill").arg(daemon.id().to_string()).status();
+    let _ = daemon.wait();
+    assert!(answered, "status answers once the clients are gone");
+    let text = fs::read_to_string(&log).unwrap();
+    let warnings = text.matches("accept failed").count();
+    assert!(warnings <= 5, "{warnings} accept warnings:\n{}", &text[..text.len().min(2000)]);
+}
+
+/// Thousands of sessions appearing at once are one reconcile, not one each.
+#[test]
+fn a_burst_of_new_sessions_costs_a_few_passes_not_one_each() {
+    let home = Home::new("");
+    let daemon = home.start();
+    let before = status(&daemon)["catch_up_passes"].as_u64().unwrap();
+    let line = b"{\"type\":\"session.start\",\"id\":\"a\",\"data\":{\"sessionId\":\"s\"}}\n";
+    for i in 0..2000 {
+        let session = home.copilot.join(format!("s{i:05}"));
+        fs::create_dir(&session).unwrap();
+        fs::write(session.join("events.jsonl"), line).unwrap();
+    }
+    let started = Instant::now();
+    while status(&daemon)["files"].as_u64() != Some(2000) {
+        assert!(started.elapsed() < Duration::from_secs(60), "all 2000 sessions ingested");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let passes = status(&daemon)["catch_up_passes"].as_u64().unwrap() - before;
+    assert!(passes < 100, "{passes} full passes for 2000 new sessions");
+}
+
+#[test]
+fn two_starts_at_once_start_one_daemon_and_both_say_so_truthfully() {
+    let home = Home::new("");
+    let start = || {
+        Command::new(bin("judged"))
+            .args(["start", "--copilot-root"])
+            .arg(&home.copilot)
+            .env("JUDGED_HOME", &home.home)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (start(), start());
+    let outputs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+    let call = judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Status, Duration::from_secs(5));
+    let pid = call.expect("one daemon runs")["pid"].as_u64().unwrap();
+    let said: Vec<String> = outputs
+        .iter()
+        .map(|o| format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+        .collect();
+    let started: Vec<&String> = said.iter().filter(|s| s.contains("judged started")).collect();
+    let running: Vec<&String> = said.iter().filter(|s| s.contains("already running")).collect();
+    let _ = judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Shutdown, Duration::from_secs(5));
+    assert_eq!((started.len(), running.len()), (1, 1), "{said:?}");
+    assert!(started[0].contains(&format!("pid {pid}")) && running[0].contains(&format!("pid {pid}")), "{said:?}");
+}
+
+#[test]
+fn a_file_that_is_not_a_socket_at_the_socket_path_is_kept_and_start_refused() {
+    let home = Home::new("");
+    fs::write(home.socket(), "my notes").unwrap();
+    let output = Command::new(bin("judged"))
+        .args(["start", "--foreground", "--copilot-root"])
+        .arg(&home.copilot)
+        .env("JUDGED_HOME", &home.home)
+        .env("JUDGED_LOG", "error")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(message.contains("exists and is not a socket"), "{message}");
+    assert_eq!(fs::read_to_string(home.socket()).unwrap(), "my notes");
+}
+
+#[test]
+fn a_wrong_typed_argument_is_refused_naming_it() {
+    let home = Home::new("");
+    let _daemon = home.start();
+    let body = br#"{"v":2,"id":8,"op":"challenge","args":{"binding":"run_x","cwd":"/","max_age_seconds":"60","started_at":"2026-12-01T00:00:00Z"}}"#;
+    let mut stream = UnixStream::connect(home.socket()).unwrap();
+    stream.write_all(&frame(body)).unwrap();
+    stream.shutdown(std::net::Shutdown::Write).unwrap();
+    let message = error_message(&until_closed(&mut stream));
+    assert!(message.contains("invalid type: string \"60\""), "{message}");
+}
+
+/// A line longer than ingest holds is journaled once, with what to do, not again at every
+/// later append; problems found in logs reach the daemon's own log too.
+#[test]
+fn log_problems_are_journaled_once_and_logged() {
+    let home = Home::new("");
+    let (daemon, log) = home.start_logging();
+    let session = home.copilot.join("huge");
+    fs::create_dir(&session).unwrap();
+    let events = session.join("events.jsonl");
+    let journal = || status(&daemon)["journal_events"].as_u64().unwrap();
+    let sessions = || daemon.call("sessions", Value::Null).unwrap();
+    let mut file = fs::OpenOptions::new().create(true).append(true).open(&events).unwrap();
+    file.write_all(&vec![b'x'; 64 * 1024 * 1024 + 10]).unwrap();
+    sessions();
+    let after_first = journal();
+    for _ in 0..3 {
+        file.write_all(b"xxxx").unwrap();
+        sessions();
+    }
+    assert_eq!(journal(), after_first, "journaled once");
+    // A truncated log is journaled as a tamper and reaches the daemon's log.
+    let small = home.copilot.join("small");
+    fs::create_dir(&small).unwrap();
+    let line = b"{\"type\":\"session.start\",\"id\":\"a\",\"data\":{\"sessionId\":\"s\"}}\n";
+    fs::write(small.join("events.jsonl"), [&line[..], &line[..]].concat()).unwrap();
+    sessions();
+    fs::write(small.join("events.jsonl"), line).unwrap();
+    sessions();
+    let text = fs::read_to_string(&log).unwrap();
+    assert!(text.contains("longer than 67108864 bytes"), "{text}");
+    assert!(text.contains("log no longer holds what judged ingested"), "{text}");
+    let _ = Path::new(&log);
+}
