@@ -221,16 +221,21 @@ impl Engine {
     }
 
     /// A watcher's hint: catch up what a notification names. A log in the shape
-    /// discovery finds is caught up alone; a new directory (a session appearing), a
-    /// rescan or the periodic tick (no paths) reconciles everything; other files
-    /// (checkpoints, workspace files) are not logs. Returns the roots to watch.
+    /// discovery finds is caught up alone; a new directory (a session appearing) is looked
+    /// through; a rescan or the periodic tick (no paths) reconciles everything; other
+    /// files (checkpoints, workspace files) are not logs. Returns the roots to watch.
     pub fn follow(&mut self, paths: &[PathBuf]) -> Vec<PathBuf> {
-        let caught_up = if paths.is_empty() || paths.iter().any(|p| p.is_dir()) {
+        let caught_up = if paths.is_empty() {
             self.ingest.catch_up_all(&mut self.store)
         } else {
-            paths.iter().try_for_each(|path| match self.ingest.roots().classify(path) {
-                Some(host) => self.ingest.catch_up(&mut self.store, path, host),
-                None => Ok(()),
+            paths.iter().try_for_each(|path| {
+                if path.is_dir() {
+                    return self.ingest.catch_up_under(&mut self.store, path);
+                }
+                match self.ingest.roots().classify(path) {
+                    Some(host) => self.ingest.catch_up(&mut self.store, path, host),
+                    None => Ok(()),
+                }
             })
         };
         if let Err(error) = caught_up {

@@ -134,6 +134,30 @@ impl Ingestor {
         Ok(())
     }
 
+    /// Catch up the logs under `dir`, a directory that just appeared: what a reconcile
+    /// would find there, at a cost proportional to it, not to every root. Logs sit at most
+    /// four levels below a root (Claude Code's sub-agent transcripts), so three levels of
+    /// directories below `dir` are enough.
+    pub fn catch_up_under(&mut self, store: &mut Store, dir: &Path) -> Result<(), StoreError> {
+        let mut directories = vec![(dir.to_path_buf(), 0)];
+        while let Some((directory, depth)) = directories.pop() {
+            let Ok(entries) = fs::read_dir(&directory) else { continue };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                match entry.file_type() {
+                    Ok(kind) if kind.is_dir() && depth < 3 => directories.push((path, depth + 1)),
+                    Ok(kind) if kind.is_file() => {
+                        if let Some(host) = self.roots.classify(&path) {
+                            self.catch_up(store, &path, host)?;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Check a file is one we may read; journal a refusal once.
     fn admissible(&mut self, store: &mut Store, path: &Path) -> Result<Option<fs::Metadata>, StoreError> {
         // Vanished: nothing to read, nothing lost.
