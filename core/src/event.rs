@@ -10,14 +10,18 @@ pub enum Host {
     CopilotCli,
     /// Claude Code: `projects/<dir>/<session>.jsonl` and its sub-agent transcripts.
     ClaudeCode,
+    /// OpenAI Codex CLI: `sessions/YYYY/MM/DD/rollout-<ts>-<thread>.jsonl`.
+    CodexCli,
 }
 
 impl Host {
-    /// The name artifacts, the store and the wire use (`copilot-cli`, `claude-code`).
+    /// The name artifacts, the store and the wire use (`copilot-cli`, `claude-code`,
+    /// `codex-cli`).
     pub fn as_str(self) -> &'static str {
         match self {
             Host::CopilotCli => "copilot-cli",
             Host::ClaudeCode => "claude-code",
+            Host::CodexCli => "codex-cli",
         }
     }
 
@@ -27,6 +31,7 @@ impl Host {
         match name {
             "copilot-cli" => Some(Host::CopilotCli),
             "claude-code" => Some(Host::ClaudeCode),
+            "codex-cli" => Some(Host::CodexCli),
             _ => None,
         }
     }

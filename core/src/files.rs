@@ -179,6 +179,33 @@ fn discover_claude(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<D
     found.into_iter().map(|path| Discovered { host: Host::ClaudeCode, path }).collect()
 }
 
+/// A Codex CLI rollout's file name: `rollout-<timestamp>-<thread id>.jsonl`.
+fn is_rollout(name: &str) -> bool {
+    name.starts_with("rollout-") && name.ends_with(".jsonl")
+}
+
+/// Session logs under a Codex CLI root: `YYYY/MM/DD/rollout-*.jsonl`, sorted (bytewise).
+fn discover_codex(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
+    let mut found = Vec::new();
+    for (year, _) in list(root).iter().filter(|(_, is_dir)| *is_dir) {
+        for (month, _) in list(year).iter().filter(|(_, is_dir)| *is_dir) {
+            for (day, _) in list(month).iter().filter(|(_, is_dir)| *is_dir) {
+                let rollouts = list(day);
+                found.extend(
+                    rollouts
+                        .iter()
+                        .filter(|(path, is_dir)| {
+                            !is_dir && path.file_name().and_then(|n| n.to_str()).is_some_and(is_rollout)
+                        })
+                        .map(|(path, _)| Discovered { host: Host::CodexCli, path: path.clone() }),
+                );
+            }
+        }
+    }
+    found.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
+    found
+}
+
 /// Session logs under a root of either host, each read as the host its shape says: a
 /// session directory holding `events.jsonl` is Copilot CLI's (and nothing else in it is a
 /// log), any other is a Claude Code project directory. Reading every Copilot log as a
@@ -223,6 +250,8 @@ pub struct Roots {
     pub copilot: Vec<PathBuf>,
     /// Claude Code `projects` directories.
     pub claude: Vec<PathBuf>,
+    /// Codex CLI `sessions` directories.
+    pub codex: Vec<PathBuf>,
     /// Roots named without a host (`--session-root`): each log's host is told by its shape.
     pub named: Vec<PathBuf>,
 }
@@ -235,7 +264,12 @@ impl Roots {
 
     /// The hosts' own defaults (`$COPILOT_HOME`, `$CLAUDE_CONFIG_DIR`, else the home dir).
     pub fn defaults() -> Roots {
-        Roots { copilot: vec![default_copilot_root()], claude: vec![default_claude_root()], named: Vec::new() }
+        Roots {
+            copilot: vec![default_copilot_root()],
+            claude: vec![default_claude_root()],
+            codex: vec![default_codex_root()],
+            named: Vec::new(),
+        }
     }
 
     /// Every session log under the roots.
@@ -253,6 +287,9 @@ impl Roots {
         for root in &self.claude {
             found.extend(discover_claude(root, list));
         }
+        for root in &self.codex {
+            found.extend(discover_codex(root, list));
+        }
         for root in &self.named {
             found.extend(discover_named(root, list));
         }
@@ -261,15 +298,18 @@ impl Roots {
 
     /// Every root, whatever its host (to watch them all).
     pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
-        self.copilot.iter().chain(&self.claude).chain(&self.named)
+        self.copilot.iter().chain(&self.claude).chain(&self.codex).chain(&self.named)
     }
 
     /// The host whose log `path` is, when it has the shape discovery finds under a root:
-    /// `<copilot root>/*/events.jsonl`, `<claude root>/*/*.jsonl` or
-    /// `<claude root>/*/*/subagents/agent-*.jsonl`.
+    /// `<copilot root>/*/events.jsonl`, `<claude root>/*/*.jsonl`,
+    /// `<claude root>/*/*/subagents/agent-*.jsonl` or `<codex root>/*/*/*/rollout-*.jsonl`.
     pub fn classify(&self, path: &Path) -> Option<Host> {
         let depth = |root: &PathBuf| path.strip_prefix(root).ok().map(|rest| rest.components().count());
         let name = path.file_name()?.to_str()?;
+        if self.codex.iter().any(|root| depth(root) == Some(4)) && is_rollout(name) {
+            return Some(Host::CodexCli);
+        }
         if self.copilot.iter().any(|root| depth(root) == Some(2)) && name == "events.jsonl" {
             return Some(Host::CopilotCli);
         }
@@ -291,6 +331,15 @@ pub fn default_copilot_root() -> PathBuf {
     match std::env::var_os("COPILOT_HOME").filter(|v| !v.is_empty()) {
         Some(home) => PathBuf::from(home).join("session-state"),
         None => home_dir().join(".copilot").join("session-state"),
+    }
+}
+
+/// The default Codex CLI sessions root: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+/// It appears when Codex is first used, and is picked up then.
+pub fn default_codex_root() -> PathBuf {
+    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
+        Some(home) => PathBuf::from(home).join("sessions"),
+        None => home_dir().join(".codex").join("sessions"),
     }
 }
 
@@ -317,7 +366,7 @@ pub fn peek_cwd(host: Host, path: &Path) -> Option<String> {
     fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
     head.split(|&b| b == b'\n').filter_map(|line| crate::adapter::envelope(host, line.trim_ascii()).ok()).find_map(
         |record| match host {
-            Host::CopilotCli if record.session_start => record.cwd,
+            Host::CopilotCli | Host::CodexCli if record.session_start => record.cwd,
             Host::ClaudeCode => record.cwd,
             _ => None,
         },
@@ -330,14 +379,22 @@ mod tests {
 
     #[test]
     fn only_paths_in_the_discovered_shapes_are_logs() {
-        let roots = Roots { copilot: vec!["/c".into()], claude: vec!["/p".into()], named: vec!["/n".into()] };
+        let roots = Roots {
+            copilot: vec!["/c".into()],
+            claude: vec!["/p".into()],
+            codex: vec!["/x".into()],
+            named: vec!["/n".into()],
+        };
         let host = |p: &str| roots.classify(Path::new(p));
         assert_eq!(host("/c/s1/events.jsonl"), Some(Host::CopilotCli));
         assert_eq!(host("/p/proj/s.jsonl"), Some(Host::ClaudeCode));
         assert_eq!(host("/p/proj/s/subagents/agent-a1.jsonl"), Some(Host::ClaudeCode));
         assert_eq!(host("/n/s1/events.jsonl"), Some(Host::CopilotCli));
         assert_eq!(host("/n/proj/s.jsonl"), Some(Host::ClaudeCode));
+        assert_eq!(host("/x/2026/12/01/rollout-2026-12-01T03-06-02-01a2.jsonl"), Some(Host::CodexCli));
         for not_a_log in [
+            "/x/2026/12/rollout-2026-12-01T03-06-02-01a2.jsonl",
+            "/x/2026/12/01/history.jsonl",
             "/c/s1/deep/notes.jsonl",
             "/c/s1/workspace.yaml",
             "/c/events.jsonl",

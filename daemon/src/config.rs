@@ -46,6 +46,36 @@ pub fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T
     }
 }
 
+/// Roots named on the command line; each replaces the config file's for its host.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct RootFlags {
+    /// A Copilot CLI session-state root to watch (repeatable).
+    #[arg(long = "copilot-root")]
+    pub copilot: Vec<PathBuf>,
+    /// A Claude Code projects root to watch (repeatable).
+    #[arg(long = "claude-root")]
+    pub claude: Vec<PathBuf>,
+    /// A Codex CLI sessions root to watch (repeatable).
+    #[arg(long = "codex-root")]
+    pub codex: Vec<PathBuf>,
+}
+
+impl RootFlags {
+    /// The flags again, to start another `judged` with the same roots.
+    pub fn as_args(&self) -> Vec<std::ffi::OsString> {
+        let mut args = Vec::new();
+        for (flag, roots) in
+            [("--copilot-root", &self.copilot), ("--claude-root", &self.claude), ("--codex-root", &self.codex)]
+        {
+            for root in roots {
+                args.push(flag.into());
+                args.push(root.clone().into_os_string());
+            }
+        }
+        args
+    }
+}
+
 /// `config.toml`.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -54,6 +84,8 @@ pub struct ConfigFile {
     pub copilot_roots: Vec<PathBuf>,
     #[serde(default)]
     pub claude_roots: Vec<PathBuf>,
+    #[serde(default)]
+    pub codex_roots: Vec<PathBuf>,
     #[serde(default)]
     pub gate: GateConfig,
     /// The jury `panel` and the gate's panel policies convene.
@@ -95,7 +127,7 @@ impl ConfigFile {
 
 impl Config {
     /// Flags over the config file over the hosts' defaults.
-    pub fn resolve(copilot_flags: Vec<PathBuf>, claude_flags: Vec<PathBuf>) -> Result<Config, ConfigError> {
+    pub fn resolve(flags: RootFlags) -> Result<Config, ConfigError> {
         let path = judged_protocol::paths::config_path();
         let file = ConfigFile::load(&path)?;
         // A jury that cannot run is refused at start, not at the first gated task.
@@ -118,8 +150,9 @@ impl Config {
             data_dir: judged_protocol::paths::data_dir(),
             socket_dir: judged_protocol::paths::socket_dir(),
             roots: Roots {
-                copilot: absolute(pick(copilot_flags, file.copilot_roots, judged_core::files::default_copilot_root())),
-                claude: absolute(pick(claude_flags, file.claude_roots, judged_core::files::default_claude_root())),
+                copilot: absolute(pick(flags.copilot, file.copilot_roots, judged_core::files::default_copilot_root())),
+                claude: absolute(pick(flags.claude, file.claude_roots, judged_core::files::default_claude_root())),
+                codex: absolute(pick(flags.codex, file.codex_roots, judged_core::files::default_codex_root())),
                 named: Vec::new(),
             },
             gate: file.gate,

@@ -1,7 +1,7 @@
 //! `judged start | status | sessions | verify-log | stop`.
 
 use clap::{Parser, Subcommand};
-use judged::config::{Config, ConfigError};
+use judged::config::{Config, ConfigError, RootFlags};
 use judged::install::InstallError;
 use judged_protocol::{
     ClientError, DecisionRecord, PrefixCheck, Request, SessionName, SessionSummary, StatusReport, Stopping, paths,
@@ -27,12 +27,8 @@ enum Cmd {
         /// Run attached, logging to stderr (for systemd, launchd and tests).
         #[arg(long)]
         foreground: bool,
-        /// A Copilot CLI session-state root to watch (repeatable).
-        #[arg(long = "copilot-root")]
-        copilot_roots: Vec<PathBuf>,
-        /// A Claude Code projects root to watch (repeatable).
-        #[arg(long = "claude-root")]
-        claude_roots: Vec<PathBuf>,
+        #[command(flatten)]
+        roots: RootFlags,
     },
     /// Show the daemon's state.
     Status {
@@ -207,12 +203,12 @@ fn shown<T: std::fmt::Display>(value: &Option<T>) -> String {
 
 fn run(command: Cmd) -> Result<(), CliError> {
     match command {
-        Cmd::Start { foreground: true, copilot_roots, claude_roots } => {
+        Cmd::Start { foreground: true, roots } => {
             init_logging();
-            let config = Config::resolve(copilot_roots, claude_roots)?;
+            let config = Config::resolve(roots)?;
             Ok(judged::run(config)?)
         }
-        Cmd::Start { foreground: false, copilot_roots, claude_roots } => start_background(copilot_roots, claude_roots),
+        Cmd::Start { foreground: false, roots } => start_background(&roots),
         Cmd::Status { json } => {
             let status: StatusReport = call(Request::Status)?;
             if json {
@@ -234,7 +230,12 @@ fn run(command: Cmd) -> Result<(), CliError> {
             for (key, value) in rows {
                 println!("{key:<16} {value}");
             }
-            for (key, roots) in [("copilot_roots", &status.copilot_roots), ("claude_roots", &status.claude_roots)] {
+            let roots = [
+                ("copilot_roots", &status.copilot_roots),
+                ("claude_roots", &status.claude_roots),
+                ("codex_roots", &status.codex_roots),
+            ];
+            for (key, roots) in roots {
                 for root in roots {
                     println!("{key:<16} {}", root.display());
                 }
@@ -335,7 +336,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
 
 /// Spawn `judged start --foreground` detached, logging to the data dir, and wait until
 /// the socket answers.
-fn start_background(copilot_roots: Vec<PathBuf>, claude_roots: Vec<PathBuf>) -> Result<(), CliError> {
+fn start_background(roots: &RootFlags) -> Result<(), CliError> {
     let data_dir = paths::data_dir();
     judged::private_dir(&data_dir)?;
     let start_error = |action: String| move |source| CliError::Start { action, source };
@@ -361,12 +362,7 @@ fn start_background(copilot_roots: Vec<PathBuf>, claude_roots: Vec<PathBuf>) -> 
     let exe = std::env::current_exe().map_err(start_error("find this executable".into()))?;
     let mut command = Command::new(exe);
     command.args(["start", "--foreground"]);
-    for root in &copilot_roots {
-        command.arg("--copilot-root").arg(root);
-    }
-    for root in &claude_roots {
-        command.arg("--claude-root").arg(root);
-    }
+    command.args(roots.as_args());
     let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -101,9 +101,10 @@ fn main() -> ExitCode {
     }
 }
 
+/// Block the way `host` listens (Codex CLI runs no hooks; exit 2 is the common answer).
 fn block(host: Host, message: &str) -> ExitCode {
     match host {
-        Host::ClaudeCode => {
+        Host::ClaudeCode | Host::CodexCli => {
             eprintln!("{message}");
             ExitCode::from(2)
         }

@@ -104,6 +104,9 @@ pub struct StatusReport {
     pub copilot_roots: Vec<PathBuf>,
     /// Claude Code projects roots watched.
     pub claude_roots: Vec<PathBuf>,
+    /// Codex CLI sessions roots watched.
+    #[serde(default)]
+    pub codex_roots: Vec<PathBuf>,
     /// Logs witnessed.
     pub files: u64,
     /// Lines stored, over all logs.

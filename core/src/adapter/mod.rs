@@ -6,6 +6,7 @@
 //! [`Record`], the host's body (`data` or `message`).
 
 mod claude;
+mod codex;
 mod copilot;
 
 pub use crate::event::Envelope;
@@ -57,6 +58,8 @@ struct Fields<'a> {
     cwd: Option<&'a RawValue>,
     #[serde(borrow)]
     message: Option<&'a RawValue>,
+    #[serde(borrow)]
+    payload: Option<&'a RawValue>,
 }
 
 /// Read the envelope of one line (without its terminator) of a `host` log.
@@ -75,10 +78,11 @@ pub fn parse_line(host: Host, line: &[u8]) -> Result<Record, LineError> {
     Ok(match host {
         Host::CopilotCli => copilot::record(envelope, &body),
         Host::ClaudeCode => claude::record(envelope, &body),
+        Host::CodexCli => codex::record(envelope, &body),
     })
 }
 
-/// The envelope and the host's body (`data` or `message`), unparsed.
+/// The envelope and the host's body (`data`, `message` or `payload`), unparsed.
 fn read(host: Host, line: &[u8]) -> Result<(Envelope, Option<&RawValue>), LineError> {
     let text = std::str::from_utf8(line).map_err(|_| LineError::Malformed)?;
     if !text.trim_start().starts_with('{') {
@@ -91,6 +95,7 @@ fn read(host: Host, line: &[u8]) -> Result<(Envelope, Option<&RawValue>), LineEr
     Ok(match host {
         Host::CopilotCli => copilot::envelope(&fields)?,
         Host::ClaudeCode => claude::envelope(&fields),
+        Host::CodexCli => codex::envelope(&fields),
     })
 }
 

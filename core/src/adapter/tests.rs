@@ -65,3 +65,25 @@ fn claude_bookkeeping_records_that_echo_messages_carry_no_tool_results() {
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "echoed"}]}}));
     assert!(blob.tool_results.is_empty());
 }
+
+/// A real Codex CLI 0.169.0 rollout (host-formats.md §G): the run's id and cwd open it, the
+/// model asked for, the prompt and the answer are read.
+#[test]
+fn a_codex_rollout_reads_as_a_run() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../jury/tests/samples/codex-rollout_echo_model.jsonl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let records: Vec<Record> = text.lines().map(|l| parse_line(Host::CodexCli, l.as_bytes()).unwrap()).collect();
+    let start = &records[0];
+    assert!(start.session_start);
+    assert_eq!(start.session_id.as_deref(), Some("01a22f91-020c-7062-a834-09c37e8bcd24"));
+    assert_eq!(start.cwd.as_deref(), Some("/home/dev/probe/runs/c1_text/work"));
+    assert!(records[1..].iter().all(|r| !r.session_start && r.cwd.is_none()), "only session_meta opens the run");
+    let model = records.iter().find_map(|r| r.model.clone());
+    assert_eq!(model.as_deref(), Some("juror-model-a"));
+    let prompt =
+        records.iter().filter(|r| r.kind == "response_item.message.user").filter_map(|r| r.text.clone()).next_back();
+    assert_eq!(prompt.as_deref(), Some("Review: is 2+2=4? Answer with a JSON verdict."));
+    let done = records.iter().find(|r| r.kind == "event_msg.task_complete").expect("the turn completed");
+    assert_eq!(done.text.as_deref(), Some("{\"verdict\":\"PASS\",\"confidence\":90,\"reasoning\":\"ok\"}"));
+    assert!(records.iter().all(|r| r.root && r.id.is_none()), "a rollout has no record ids to chain");
+}

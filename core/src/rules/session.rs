@@ -17,6 +17,7 @@ pub(super) fn ensure_parsed(log: &SessionLog) -> Result<()> {
             let host = match log.host {
                 Host::CopilotCli => "Copilot event",
                 Host::ClaudeCode => "Claude Code record",
+                Host::CodexCli => "Codex CLI record",
             };
             Err(EvidenceError::evidence(format!("{error} in {host} at {}:{number}", log.path)))
         }
@@ -51,6 +52,12 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
                 start.cwd.clone().ok_or_else(|| EvidenceError::evidence("session.start is missing context.cwd"))?;
             Ok(SessionMeta { session_id, cwd })
         }
+        // A rollout opens with its `session_meta`.
+        Host::CodexCli => log
+            .records_within(within)
+            .find(|(_, r)| r.session_start)
+            .and_then(|(_, r)| Some(SessionMeta { session_id: r.session_id.clone()?, cwd: r.cwd.clone()? }))
+            .ok_or_else(|| EvidenceError::evidence("Codex CLI rollout has no session_meta with id and cwd")),
         // A transcript has no opening record; every conversation record carries both.
         Host::ClaudeCode => log
             .records_within(within)

@@ -18,6 +18,7 @@ impl Engine {
             socket: self.socket.clone(),
             copilot_roots: roots.copilot.clone(),
             claude_roots: roots.claude.clone(),
+            codex_roots: roots.codex.clone(),
             files: files.len() as u64,
             lines: files.iter().map(|f| f.lines).sum(),
             bytes: files.iter().map(|f| f.offset).sum(),
