@@ -4,6 +4,7 @@
 
 use crate::panel::{self, PanelAnswer, PanelRequest};
 use chrono::{DateTime, Utc};
+use judged_core::event::Host;
 use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, LogState, RefusalCode, Verified};
@@ -87,14 +88,16 @@ impl Decider {
         match self {
             Decider::Direct => {
                 let log = load_log(args.challenge).map_err(CallError::Evidence)?;
+                let rollouts = if log.host == Host::ClaudeCode { codex_rollouts(args.challenge) } else { Vec::new() };
+                let rollouts: Vec<&SessionLog> = rollouts.iter().collect();
+                let env = FsEnv::default();
                 let mut verified =
-                    rules::verify(args.challenge, &log, args.response_path, args.started, &FsEnv::default()).map_err(
-                        |e| {
+                    rules::verify_review(args.challenge, &log, &rollouts, args.response_path, args.started, &env)
+                        .map_err(|e| {
                             CallError::Evidence(
                                 e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])),
                             )
-                        },
-                    )?;
+                        })?;
                 let cwd = verified.evidence.get("cwd").and_then(Value::as_str).unwrap_or(".");
                 let tree = Tree::of(Path::new(cwd), &[PathBuf::from(args.output), PathBuf::from(args.response_path)]);
                 verified.evidence.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
@@ -124,7 +127,13 @@ impl Decider {
         match self {
             Decider::Direct => {
                 let log = load_log(artifact).map_err(CallError::Evidence)?;
-                kind.validate(artifact, &log, &FsEnv::default()).map(|_| false).map_err(CallError::Evidence)
+                let reviewer = match rules::reviewer_log(artifact) {
+                    Some((path, host)) => Some(read_log(path, host).map_err(CallError::Evidence)?),
+                    None => None,
+                };
+                kind.validate(artifact, &log, reviewer.as_ref(), &FsEnv::default())
+                    .map(|_| false)
+                    .map_err(CallError::Evidence)
             }
             Decider::Daemon(socket) => {
                 // The daemon may run under another account: send the response file along.
@@ -195,9 +204,32 @@ fn refusal(error: ClientError) -> CallError {
 /// The log an artifact names, read from disk.
 fn load_log(artifact: &Map<String, Value>) -> rules::Result<SessionLog> {
     let artifact = Artifact(artifact);
-    let resolved = files::resolve(artifact.required("session_events")?);
+    read_log(artifact.required("session_events")?, artifact.host())
+}
+
+/// A `host` log read from disk, with the safe-file checks.
+fn read_log(path: &str, host: Host) -> rules::Result<SessionLog> {
+    let resolved = files::resolve(path);
     let bytes = files::read_safe(Path::new(&resolved), files::MAX_LOG_BYTES)?;
-    Ok(SessionLog::from_bytes(artifact.host(), resolved, bytes))
+    Ok(SessionLog::from_bytes(host, resolved, bytes))
+}
+
+/// The Codex CLI rollouts that may hold the review of a Claude Code challenge: those
+/// written to since the challenge (a run after it can only be in one of them).
+fn codex_rollouts(challenge: &Map<String, Value>) -> Vec<SessionLog> {
+    let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
+    let recent = |path: &Path| {
+        let modified =
+            std::fs::metadata(path).and_then(|m| m.modified()).ok().map(chrono::DateTime::<chrono::Utc>::from);
+        since.is_none_or(|since| modified.is_some_and(|m| m >= since))
+    };
+    let roots = Roots { codex: vec![files::default_codex_root()], ..Roots::default() };
+    roots
+        .discover()
+        .into_iter()
+        .filter(|found| files::check_safe_file(&found.path).is_ok() && recent(&found.path))
+        .filter_map(|found| read_log(&found.path.to_string_lossy(), Host::CodexCli).ok())
+        .collect()
 }
 
 /// Direct-mode challenge: stream the roots, read only the sessions whose recorded cwd

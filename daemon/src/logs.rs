@@ -14,8 +14,8 @@ impl LogCache {
     /// Sessions kept parsed between requests.
     const CAPACITY: usize = 16;
 
-    /// Make room before a request; a request itself may add as many logs as it needs,
-    /// so nothing it refreshed is evicted while it runs.
+    /// Make room before a request (and only then): a request may add as many logs as it
+    /// needs, so nothing it refreshed is evicted while it runs.
     pub fn trim(&mut self) {
         if self.0.len() > Self::CAPACITY {
             self.0.clear();
@@ -73,7 +73,6 @@ impl ResolvedCwds {
 /// a family with. `None` when the session is unknown or names no model.
 pub fn author_model(store: &Store, logs: &mut LogCache, session: &str) -> Option<String> {
     let file = store.file_by_session(session)?.clone();
-    logs.trim();
     logs.refresh(store, &file).ok()?;
     logs.get(file.id).records().rev().find_map(|(_, record)| record.model.clone())
 }

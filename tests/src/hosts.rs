@@ -193,16 +193,23 @@ pub struct Lab {
     pub daemon: Option<Daemon>,
     pub judged_home: PathBuf,
     clients: Clients,
+    /// Directories put on the clients' PATH after the workspace's binaries (a reviewer CLI).
+    tools: Vec<PathBuf>,
     // Declared last: dropped after the daemon has stopped.
     dir: tempfile::TempDir,
 }
 
 impl Lab {
-    /// A lab in `mode`; in daemon mode the daemon watches both clients' log roots.
+    /// A lab in `mode`; in daemon mode the daemon watches both clients' log roots, and the
+    /// Codex CLI root of the Claude Code home (where a review run from Claude Code writes).
     pub fn new(clients: &Clients, mode: Mode) -> Lab {
         let dir = tempfile::Builder::new().prefix("judged-hosts-").tempdir().expect("temp dir");
         let judged_home = dir.path().join("judged-home");
-        let mut lab = Lab { mode, daemon: None, judged_home, clients: clients.clone(), dir };
+        let mut lab = Lab { mode, daemon: None, judged_home, clients: clients.clone(), tools: Vec::new(), dir };
+        let codex_root = lab.workdir(Host::Claude).join("home/.codex/sessions");
+        std::fs::create_dir_all(&lab.judged_home).expect("judged home");
+        std::fs::write(lab.judged_home.join("config.toml"), format!("codex_roots = [{codex_root:?}]\n"))
+            .expect("config.toml");
         if mode == Mode::Daemon {
             let copilot_root = lab.workdir(Host::Copilot).join("home/.copilot/session-state");
             let claude_root = lab.workdir(Host::Claude).join("home/.claude/projects");
@@ -225,11 +232,17 @@ impl Lab {
         self.workdir(host).join("project")
     }
 
+    /// Put the directory of `program` (a reviewer CLI) on the clients' PATH.
+    pub fn with_tool(mut self, program: &Path) -> Lab {
+        self.tools.push(program.parent().expect("a program in a directory").to_path_buf());
+        self
+    }
+
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut command = Command::new(program);
         let path = std::env::var_os("PATH").unwrap_or_default();
-        let path =
-            std::env::join_paths(std::iter::once(bin_dir()).chain(std::env::split_paths(&path))).expect("PATH joins");
+        let dirs = std::iter::once(bin_dir()).chain(self.tools.iter().cloned()).chain(std::env::split_paths(&path));
+        let path = std::env::join_paths(dirs).expect("PATH joins");
         command
             .env("PATH", path)
             .env("JUDGED_HOME", &self.judged_home)

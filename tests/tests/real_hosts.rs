@@ -447,6 +447,103 @@ fn claude_task_completed_is_blocked_by_a_degraded_jury() {
     assert!(decisions.iter().all(|d| d["decision"] == "block" && d["reason"] == "jury degraded"), "{decisions:?}");
 }
 
+/// Claude Code with the Codex CLI on its PATH (both offline against the scripted server),
+/// a `TaskCompleted` gate installed; the run of `scenario`, its records and decisions.
+/// `None` (the test skips) when the Codex CLI cannot be installed.
+fn claude_with_codex(lab_mode: Mode, scenario: &str) -> Option<(Lab, Vec<Value>, Vec<Value>)> {
+    let clients = hosts::clients()?;
+    let jurors = hosts::jurors()?;
+    let lab = Lab::new(&clients, lab_mode).with_tool(&jurors.codex);
+    install_hooks(&lab, &[]);
+    let records = lab.run(Host::Claude, scenario).records();
+    let decisions =
+        if lab_mode == Mode::Daemon { decisions_for(&lab, "TaskCompleted", &session_id(&records)) } else { Vec::new() };
+    Some((lab, records, decisions))
+}
+
+/// The text a scripted Bash step printed, found by a word of its command.
+fn bash_output(records: &[Value], needle: &'static str) -> String {
+    let (block, _) = hosts::claude_result(records, is_bash_running(needle));
+    hosts::claude_result_text(block)
+}
+
+/// Issue 14: Claude Code's reviewer is the Codex CLI, run as a root Bash call; the Codex
+/// rollout of that run is the evidence of who reviewed, and the gate lets the task finish.
+#[test]
+fn claude_code_reviewed_by_codex_passes_the_gate() {
+    let Some((lab, records, decisions)) = claude_with_codex(Mode::Daemon, "claude-codex-review") else { return };
+    let verified = bash_output(&records, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
+    let evidence = hosts::read_json(&lab.project(Host::Claude).join("review.evidence.json"));
+    assert_eq!(evidence["status"], "verified", "{evidence}");
+    assert_eq!(
+        (evidence["executor_family"].as_str(), evidence["reviewer_family"].as_str()),
+        (Some("anthropic"), Some("openai"))
+    );
+    assert_eq!(
+        (evidence["reviewer_model"].as_str(), evidence["identity_source"].as_str()),
+        (Some("gpt-5.4"), Some("codex-rollout"))
+    );
+    assert_eq!(evidence["agent_name"], "codex-exec");
+    let response = std::fs::read_to_string(lab.project(Host::Claude).join("review.response.md")).unwrap();
+    assert!(response.starts_with("Score: 8/10\nVerdict: ready"), "{response}");
+    let (block, _) = hosts::claude_result(&records, is_task_update);
+    assert_eq!(hosts::claude_result_text(block), "Updated task #1 status");
+    assert!(
+        decisions.iter().all(|d| d["decision"] == "allow" && d["reason"] == "fresh positive evidence"),
+        "{decisions:?}"
+    );
+    // The evidence revalidates against both logs as they are.
+    let validated = lab.judge_evidence(&["validate", "--evidence", "review.evidence.json"], &lab.project(Host::Claude));
+    assert!(validated.status.success(), "{}", String::from_utf8_lossy(&validated.stderr));
+    // Direct mode reaches the same verdict from the files.
+    let direct = std::process::Command::new(judged_tests::bin("judge-evidence"))
+        .args(["--mode", "direct", "validate", "--evidence", "review.evidence.json"])
+        .current_dir(lab.project(Host::Claude))
+        .output()
+        .expect("judge-evidence runs");
+    assert!(direct.status.success(), "{}", String::from_utf8_lossy(&direct.stderr));
+}
+
+#[test]
+fn claude_code_reviewed_by_codex_verifies_in_direct_mode() {
+    let Some((lab, records, _)) = claude_with_codex(Mode::Direct, "claude-codex-review") else { return };
+    let verified = bash_output(&records, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
+    let evidence = hosts::read_json(&lab.project(Host::Claude).join("review.evidence.json"));
+    assert_eq!((evidence["status"].as_str(), evidence["reviewer_model"].as_str()), (Some("verified"), Some("gpt-5.4")));
+}
+
+/// The refusals: the verify step's exit and message, and the gate keeps the task open.
+fn claude_codex_refused(scenario: &str, exit: i64, says: &str) {
+    let Some((_lab, records, decisions)) = claude_with_codex(Mode::Daemon, scenario) else { return };
+    let verified = bash_output(&records, VERIFY);
+    assert!(verified.contains(&format!("VERIFY_EXIT={exit}")) && verified.contains(says), "{scenario}: {verified}");
+    if exit != 10 {
+        assert!(decisions.iter().all(|d| d["decision"] == "block"), "{scenario}: {decisions:?}");
+    }
+}
+
+#[test]
+fn claude_codex_review_without_the_nonce_is_refused() {
+    claude_codex_refused("claude-codex-review-no-nonce", 6, "found 0");
+}
+
+#[test]
+fn claude_codex_review_from_another_cwd_is_refused() {
+    claude_codex_refused("claude-codex-review-other-cwd", 6, "not in the challenge's cwd");
+}
+
+#[test]
+fn claude_codex_review_by_the_same_family_is_rejected() {
+    claude_codex_refused("claude-codex-review-same-family", 10, "same-model-family");
+}
+
+#[test]
+fn claude_codex_review_run_twice_is_refused() {
+    claude_codex_refused("claude-codex-review-two-runs", 6, "found 2");
+}
+
 fn stop_feedback(records: &[Value]) -> Vec<String> {
     records
         .iter()

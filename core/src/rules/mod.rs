@@ -6,6 +6,7 @@
 //! caller's business, through [`Env`].
 
 mod challenge;
+mod codex_review;
 mod session;
 mod validate;
 mod verify;
@@ -14,6 +15,7 @@ mod verify;
 mod tests;
 
 pub use challenge::{ChallengeRequest, challenge, check_max_age, validate_challenge};
+pub use codex_review::{CODEX_REVIEWER, validate_codex_review, verify_codex_review};
 pub use validate::validate;
 pub use verify::{Verified, verify};
 
@@ -194,13 +196,53 @@ impl ArtifactKind {
         }
     }
 
-    /// Revalidate an artifact of this kind against `log` with its rule
-    /// ([`validate_challenge`] or [`validate`]); where its reviewed window starts.
-    pub fn validate(self, artifact: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
-        match self {
-            ArtifactKind::Challenge => validate_challenge(artifact, log, env),
-            ArtifactKind::Evidence => validate(artifact, log, env),
+    /// Revalidate an artifact of this kind against `log` (and, for evidence of a review
+    /// recorded in another host's log, that `reviewer` log: see [`reviewer_log`]) with its
+    /// rule; where its reviewed window starts.
+    pub fn validate(
+        self,
+        artifact: &Map<String, Value>,
+        log: &SessionLog,
+        reviewer: Option<&SessionLog>,
+        env: &dyn Env,
+    ) -> Result<u64> {
+        match (self, reviewer_log(artifact)) {
+            (ArtifactKind::Challenge, _) => validate_challenge(artifact, log, env),
+            (ArtifactKind::Evidence, None) => validate(artifact, log, env),
+            (ArtifactKind::Evidence, Some((path, _))) => match reviewer {
+                Some(rollout) => validate_codex_review(artifact, log, rollout, env),
+                None => Err(EvidenceError::evidence(format!("the reviewer's log {path} was not read"))),
+            },
         }
+    }
+}
+
+/// The other host's log that evidence rests on besides its session log (the Codex CLI
+/// rollout of a Claude Code review), with that host; `None` for a review recorded in the
+/// session log itself.
+pub fn reviewer_log(evidence: &Map<String, Value>) -> Option<(&str, Host)> {
+    let evidence = Artifact(evidence);
+    (evidence.str("agent_name") == Some(CODEX_REVIEWER))
+        .then(|| evidence.str("reviewer_session_events"))
+        .flatten()
+        .map(|path| (path, Host::CodexCli))
+}
+
+/// Verify the review a challenge binds, whichever host wrote the session: a Copilot CLI
+/// rubber-duck recorded in `log` itself ([`verify`]), or, for Claude Code, a Codex CLI run
+/// among `rollouts` ([`verify_codex_review`]; callers pass the Codex rollouts that may hold
+/// it only for a Claude Code challenge).
+pub fn verify_review(
+    challenge: &Map<String, Value>,
+    log: &SessionLog,
+    rollouts: &[&SessionLog],
+    response_path: &str,
+    now: chrono::DateTime<chrono::Utc>,
+    env: &dyn Env,
+) -> Result<Verified> {
+    match log.host {
+        Host::ClaudeCode => verify_codex_review(challenge, log, rollouts, response_path, now, env),
+        Host::CopilotCli | Host::CodexCli => verify(challenge, log, response_path, now, env),
     }
 }
 

@@ -84,7 +84,6 @@ impl Engine {
         for (path, host) in stale {
             self.ingest.catch_up(&mut self.store, &path, host)?;
         }
-        self.logs.trim();
         let mut ids = Vec::new();
         for file in self.store.files() {
             let under_root = root.is_none_or(|r| Path::new(&file.path).starts_with(r));

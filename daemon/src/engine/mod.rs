@@ -153,6 +153,8 @@ impl Engine {
     /// Apply one request. A jury is not convened here: it comes back as work for the
     /// caller to run off this thread, and [`Engine::after_jury`] finishes the request.
     pub fn handle(&mut self, request: Request) -> Handled {
+        // Room for the logs this request reads; none it reads is dropped while it runs.
+        self.logs.trim();
         match request {
             Request::Hook(question) => match self.hook_gate().answer(&question) {
                 Ok(GateAnswer::Now(answer)) => Handled::Answer(Ok(Reply::Hook(answer))),
@@ -279,7 +281,6 @@ impl Engine {
         if self.ingest.verify_prefix_if_changed(&mut self.store, &file)?.tampered {
             return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
         }
-        self.logs.trim();
         self.logs.refresh(&self.store, &file)?;
         Ok(self.store.file_by_path(&resolved).cloned().unwrap_or(file))
     }

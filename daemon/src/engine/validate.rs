@@ -3,6 +3,7 @@
 
 use super::{Answer, Engine, bad_request};
 use judged_core::files::FsEnv;
+use judged_core::rules;
 use judged_protocol::{Reply, ValidateArgs, Validation};
 use std::collections::HashMap;
 
@@ -10,7 +11,16 @@ impl Engine {
     pub(super) fn validate(&mut self, args: &ValidateArgs) -> Answer {
         self.check_witnessed(&args.artifact, args.kind)?;
         let file = self.log_for(&args.artifact)?;
+        // Evidence of a review recorded in another host's log rests on that log too.
+        let reviewer = match rules::reviewer_log(&args.artifact) {
+            Some((path, host)) => {
+                let path = path.to_owned();
+                Some(self.witnessed_log(&path, host)?)
+            }
+            None => None,
+        };
         let log = self.logs.get(file.id);
+        let reviewer_log = reviewer.as_ref().map(|f| self.logs.get(f.id));
         let sent = args
             .files
             .iter()
@@ -20,8 +30,11 @@ impl Engine {
             })
             .collect::<Result<HashMap<String, Vec<u8>>, _>>()?;
         let env = FsEnv::with_sent_files(sent);
-        let window_start = args.kind.validate(&args.artifact, log, &env)?;
+        let window_start = args.kind.validate(&args.artifact, log, reviewer_log, &env)?;
         self.check_findings(&file, window_start)?;
+        if let Some(reviewer) = &reviewer {
+            self.check_findings(reviewer, 0)?;
+        }
         Ok(Reply::Validation(Validation { witness_checked: true }))
     }
 }

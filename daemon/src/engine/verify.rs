@@ -1,9 +1,11 @@
 //! `verify`: check a reviewer's nonce-bound lifecycle against a challenge this daemon
 //! issued, and issue the evidence once per review.
 
-use super::{Answer, Engine, request_time};
+use super::{Answer, Engine, EngineError, request_time};
 use crate::store::{EvidenceVerified, FileState, JournalEvent, Lookup};
-use judged_core::files::FsEnv;
+use judged_core::event::Host;
+use judged_core::files::{FsEnv, Roots};
+use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, LogState};
 use judged_core::worktree::Tree;
 use judged_protocol::{Reply, Verification, VerifyArgs};
@@ -11,12 +13,43 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 impl Engine {
+    /// The Codex CLI rollouts that may hold the review of a Claude Code challenge, caught up
+    /// and witnessed: those written since the challenge, not tampered. Their ids in the
+    /// log cache.
+    fn codex_rollouts(&mut self, challenge: &Map<String, Value>) -> Result<Vec<i64>, EngineError> {
+        let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
+        let codex = Roots { codex: self.ingest.roots().codex.clone(), ..Roots::default() };
+        for found in self.ingest.discover_in(&codex) {
+            self.ingest.catch_up(&mut self.store, &found.path, found.host)?;
+        }
+        let recent = |file: &FileState| {
+            let last = file.last_event_time.as_deref().and_then(judged_core::timestamp::parse);
+            since.is_none_or(|since| last.is_some_and(|last| last >= since))
+        };
+        let candidates: Vec<FileState> =
+            self.store.files().filter(|f| f.host == Host::CodexCli && !f.tampered && recent(f)).cloned().collect();
+        let mut ids = Vec::new();
+        for file in candidates {
+            if !self.ingest.verify_prefix_if_changed(&mut self.store, &file)?.tampered {
+                self.logs.refresh(&self.store, &file)?;
+                ids.push(file.id);
+            }
+        }
+        Ok(ids)
+    }
+
     pub(super) fn verify(&mut self, args: &VerifyArgs) -> Answer {
         self.check_witnessed(&args.challenge, ArtifactKind::Challenge)?;
         let file = self.log_for(&args.challenge)?;
+        let rollouts = match file.host {
+            Host::ClaudeCode => self.codex_rollouts(&args.challenge)?,
+            Host::CopilotCli | Host::CodexCli => Vec::new(),
+        };
         let log = self.logs.get(file.id);
+        let rollouts: Vec<&SessionLog> = rollouts.iter().map(|&id| self.logs.get(id)).collect();
         let now = request_time(args.started_at)?;
-        let verified = rules::verify(&args.challenge, log, &args.response_path, now, &FsEnv::default())
+        let env = FsEnv::default();
+        let verified = rules::verify_review(&args.challenge, log, &rollouts, &args.response_path, now, &env)
             .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", &args.challenge_name])))?;
         self.check_findings(&file, verified.window_start)?;
         let mut evidence = verified.evidence;
