@@ -1,9 +1,10 @@
 //! `judged-bench`: whole-process figures for `judged`, in one run on one machine.
 //!
 //! ```text
-//! cargo run --release -p judged-bench -- [--quick] [--max-mb N] [--out PATH] [--work DIR]
-//!                                        [--seed N] [--live-mb N] [--no-build] [--keep]
-//!                                        [--compare RESULTS.json]
+//! cargo run --release -p judged-bench -- [jury | load] [--quick] [--max-mb N] [--out PATH]
+//!                                        [--work DIR] [--seed N] [--live-mb N] [--no-build]
+//!                                        [--keep] [--compare RESULTS.json]
+//!                                        [--clients N] [--requests N]
 //! ```
 //!
 //! It first runs `$CARGO build --release --workspace --bins` (skipped with `--no-build`
@@ -16,9 +17,17 @@
 //! append-to-visible latency and the daemon's memory. The tables go to stdout and, as markdown, to `--out`
 //! (default `bench/results.md`; a directory gets `results.md` inside), and the targets'
 //! figures to the `.json` beside it. `--compare` an earlier `results.json` adds each
-//! figure's change and exits 3 when one is more than 20 % worse.
+//! figure's change and exits 3 when one is more than 20 % worse. Last, on a daemon of its
+//! own, the jury (issue 12): its overhead over its slowest juror and a gate answer from a
+//! reused verdict.
+//!
+//! `jury` takes only the jury's figures (`bench/results-jury.md`); `load` runs the load
+//! suite of issue 13 (`bench/results-load.md`): `--clients` concurrent clients (200) each
+//! making `--requests` (50) mixed requests while the live session is appended to.
 
 mod generate;
+mod jury;
+mod load;
 mod measure;
 mod report;
 
@@ -31,9 +40,33 @@ use std::process::Command;
 
 pub const MB: u64 = 1_000_000;
 
+/// What a run measures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Every figure but the load suite (the default).
+    #[default]
+    Full,
+    /// Only the jury's figures.
+    Jury,
+    /// The load suite.
+    Load,
+}
+
+impl Mode {
+    /// The report's default file name.
+    fn report(self) -> &'static str {
+        match self {
+            Mode::Full => "results.md",
+            Mode::Jury => "results-jury.md",
+            Mode::Load => "results-load.md",
+        }
+    }
+}
+
 /// Command-line options.
 #[derive(Clone, Debug)]
 pub struct Options {
+    pub mode: Mode,
     pub quick: bool,
     pub max_mb: u64,
     pub out: PathBuf,
@@ -44,6 +77,9 @@ pub struct Options {
     pub keep: bool,
     /// An earlier run's figures (`results.json`) to compare with.
     pub compare: Option<PathBuf>,
+    /// The load suite's concurrent clients, and the requests each makes.
+    pub clients: usize,
+    pub requests: usize,
     /// The arguments as given, for the reproduce line.
     pub args: Vec<String>,
 }
@@ -62,6 +98,15 @@ pub struct Runs {
     pub hook: usize,
     pub concurrent_per_caller: usize,
     pub append: usize,
+    /// `judge-evidence panel` runs, and gate answers from a reused verdict.
+    pub jury_panel: usize,
+    pub jury_gate: usize,
+}
+
+impl Runs {
+    fn jury(&self) -> jury::JuryRuns {
+        jury::JuryRuns { panel: self.jury_panel, gate: self.jury_gate, spawn: self.spawn }
+    }
 }
 
 pub const CONCURRENT_CALLERS: usize = 64;
@@ -74,6 +119,7 @@ impl Options {
         let workspace = workspace();
         let args: Vec<String> = std::env::args().skip(1).collect();
         let mut options = Options {
+            mode: Mode::Full,
             quick: false,
             max_mb: 0,
             out: workspace.join("bench/results.md"),
@@ -83,9 +129,20 @@ impl Options {
             build: std::env::var_os("CARGO").is_some(),
             keep: false,
             compare: None,
+            clients: 0,
+            requests: 0,
             args: args.clone(),
         };
-        let mut it = args.into_iter();
+        let mut it = args.into_iter().peekable();
+        match it.peek().map(String::as_str) {
+            Some("jury") => options.mode = Mode::Jury,
+            Some("load") => options.mode = Mode::Load,
+            _ => {}
+        }
+        if options.mode != Mode::Full {
+            it.next();
+            options.out = workspace.join("bench").join(options.mode.report());
+        }
         while let Some(arg) = it.next() {
             let mut value = |name: &str| it.next().ok_or_else(|| format!("{name} needs a value"));
             match arg.as_str() {
@@ -98,9 +155,15 @@ impl Options {
                 "--no-build" => options.build = false,
                 "--keep" => options.keep = true,
                 "--compare" => options.compare = Some(PathBuf::from(value("--compare")?)),
+                "--clients" => {
+                    options.clients = value("--clients")?.parse().map_err(|e| format!("--clients: {e}"))?;
+                }
+                "--requests" => {
+                    options.requests = value("--requests")?.parse().map_err(|e| format!("--requests: {e}"))?;
+                }
                 "-h" | "--help" => {
                     println!(
-                        "usage: judged-bench [--quick] [--max-mb N] [--out PATH] [--work DIR] [--seed N] [--live-mb N] [--no-build] [--keep] [--compare RESULTS.json]"
+                        "usage: judged-bench [jury | load] [--quick] [--max-mb N] [--out PATH] [--work DIR] [--seed N] [--live-mb N] [--no-build] [--keep] [--compare RESULTS.json] [--clients N] [--requests N]"
                     );
                     std::process::exit(0);
                 }
@@ -108,10 +171,20 @@ impl Options {
             }
         }
         if options.max_mb == 0 {
-            options.max_mb = if options.quick { 20 } else { 400 };
+            options.max_mb = match (options.mode, options.quick) {
+                (Mode::Load, true) => 5,
+                (Mode::Load, false) | (_, true) => 20,
+                _ => 400,
+            };
+        }
+        if options.clients == 0 {
+            options.clients = if options.quick { 50 } else { 200 };
+        }
+        if options.requests == 0 {
+            options.requests = if options.quick { 10 } else { 50 };
         }
         if options.out.is_dir() || options.out.extension().is_none_or(|e| e != "md") {
-            options.out = options.out.join("results.md");
+            options.out = options.out.join(options.mode.report());
         }
         Ok(options)
     }
@@ -137,6 +210,8 @@ impl Options {
                 hook: 100,
                 concurrent_per_caller: 2,
                 append: 50,
+                jury_panel: 5,
+                jury_gate: 50,
             }
         } else {
             Runs {
@@ -150,6 +225,8 @@ impl Options {
                 hook: 500,
                 concurrent_per_caller: 8,
                 append: 200,
+                jury_panel: 20,
+                jury_gate: 200,
             }
         }
     }
@@ -248,8 +325,13 @@ pub struct Results {
     pub spawn_true: Samples,
     pub stages: Vec<Stage>,
     pub hooks: Hooks,
+    /// The jury's figures (issue 12).
+    pub jury: Option<jury::JuryFigures>,
+    /// The load suite (issue 13), and the root it ran over.
+    pub load: Option<load::LoadFigures>,
     pub copilot_sessions: u64,
     pub claude_sessions: u64,
+    pub mode: Mode,
     pub load_before: String,
     pub load_after: String,
     pub started_at: String,
@@ -353,9 +435,14 @@ impl Bench<'_> {
 
     /// A Claude Code `TaskCompleted` payload for the project.
     fn task_completed(&self, live: &LiveSession, task: usize) -> Value {
+        self.task_payload(&live.session_id, &live.path, task)
+    }
+
+    /// A Claude Code `TaskCompleted` payload for the project, from session `session_id`.
+    fn task_payload(&self, session_id: &str, transcript: &Path, task: usize) -> Value {
         json!({
-            "session_id": live.session_id,
-            "transcript_path": live.path,
+            "session_id": session_id,
+            "transcript_path": transcript,
             "cwd": self.layout.project,
             "permission_mode": "default",
             "hook_event_name": "TaskCompleted",
@@ -432,6 +519,37 @@ impl Bench<'_> {
         stage.verify_direct = self.verify("direct", &daemon.home, runs.challenge_direct);
         stage.rss_after_calls_kib = daemon.vm_kib("VmHWM");
         (stage, daemon)
+    }
+
+    /// The load suite's daemon: a root of `mb` MB with a marker in the live session, a
+    /// cold-start ingest, then one accepted `challenge` and its verified review, so that
+    /// a `TaskCompleted` for the project is allowed. Returns the root's figures, the
+    /// daemon and the marker's binding.
+    fn load_setup(
+        &self,
+        generator: &mut Generator,
+        live: &mut LiveSession,
+        rng: &mut Rng,
+        mb: u64,
+    ) -> (Stage, Daemon, String) {
+        eprintln!("judged-bench: load: generating a {mb} MB root");
+        generator.grow_to(mb * MB).expect("root written");
+        let _ = Command::new("sync").status();
+        let binding = generate::binding(rng);
+        live.append_marker(&binding).expect("marker appended");
+        let files = generate::discover(&self.layout);
+        let bytes: u64 = files.iter().map(|f| generate::file_len(f)).sum();
+        let home = self.options.work.join("home-load");
+        let (daemon, ready_ms) =
+            Daemon::start(&self.bins.judged, &home, &self.layout.copilot_root(), &self.layout.claude_root());
+        let status = daemon.status();
+        let lines = status["lines"].as_u64().unwrap_or(0);
+        let stage = Stage { mb, files: files.len(), bytes, lines, ingest_ms: ready_ms, ..Stage::default() };
+        std::thread::sleep(SETTLE);
+        let (_, _, nonce) = self.challenge("daemon", "daemon", &daemon.home, &binding, 1, &[]);
+        live.append_review(&nonce).expect("review appended");
+        self.verify("daemon", &daemon.home, 1);
+        (stage, daemon, binding)
     }
 
     /// The hook shim and append-to-visible, against the daemon of the largest root.
@@ -517,8 +635,12 @@ fn main() {
         None => None,
     };
     let started = std::time::Instant::now();
-    let mut results =
-        Results { load_before: load_average(), started_at: generate::iso(generate::now_ms()), ..Results::default() };
+    let mut results = Results {
+        mode: options.mode,
+        load_before: load_average(),
+        started_at: generate::iso(generate::now_ms()),
+        ..Results::default()
+    };
 
     let _ = std::fs::remove_dir_all(&options.work);
     let layout = Layout::create(&options.work.join("root")).expect("work dir");
@@ -528,26 +650,40 @@ fn main() {
 
     let mut generator = Generator::new(options.seed, layout);
     let mut rng = Rng::new(options.seed ^ 0xb1d);
-    let mut live = generator.live_session((options.live_mb * MB as f64) as u64).expect("live session written");
-    results.spawn_true = measure::repeat("/bin/true", bench.runs.spawn, 5, 0, |_| (Command::new("/bin/true"), None)).0;
-
-    let stages = options.stages();
-    let mut last_daemon = None;
-    for (i, &mb) in stages.iter().enumerate() {
-        let (stage, daemon) = bench.stage(&mut generator, &mut live, &mut rng, mb);
-        eprintln!("{}", report::stage_line(&stage, &results.spawn_true));
-        results.stages.push(stage);
-        if i + 1 < stages.len() {
-            let home = daemon.home.clone();
+    match options.mode {
+        Mode::Jury => results.jury = Some(jury::measure(&bins, &options.work, bench.runs.jury())),
+        Mode::Load => {
+            let mut live = generator.live_session((options.live_mb * MB as f64) as u64).expect("live session written");
+            let (stage, daemon, binding) = bench.load_setup(&mut generator, &mut live, &mut rng, options.max_mb);
+            let (clients, requests) = (options.clients, options.requests);
+            results.load = Some(load::run(&bench, &bins, &daemon, &mut live, &binding, clients, requests));
+            results.stages.push(stage);
             daemon.stop();
-            let _ = std::fs::remove_dir_all(home);
-        } else {
-            last_daemon = Some(daemon);
+        }
+        Mode::Full => {
+            let mut live = generator.live_session((options.live_mb * MB as f64) as u64).expect("live session written");
+            results.spawn_true =
+                measure::repeat("/bin/true", bench.runs.spawn, 5, 0, |_| (Command::new("/bin/true"), None)).0;
+            let stages = options.stages();
+            let mut last_daemon = None;
+            for (i, &mb) in stages.iter().enumerate() {
+                let (stage, daemon) = bench.stage(&mut generator, &mut live, &mut rng, mb);
+                eprintln!("{}", report::stage_line(&stage, &results.spawn_true));
+                results.stages.push(stage);
+                if i + 1 < stages.len() {
+                    let home = daemon.home.clone();
+                    daemon.stop();
+                    let _ = std::fs::remove_dir_all(home);
+                } else {
+                    last_daemon = Some(daemon);
+                }
+            }
+            let daemon = last_daemon.expect("at least one stage");
+            results.hooks = bench.hooks(&daemon, &mut live);
+            daemon.stop();
+            results.jury = Some(jury::measure(&bins, &options.work, bench.runs.jury()));
         }
     }
-    let daemon = last_daemon.expect("at least one stage");
-    results.hooks = bench.hooks(&daemon, &mut live);
-    daemon.stop();
 
     results.copilot_sessions = generator.written.copilot_sessions;
     results.claude_sessions = generator.written.claude_sessions;

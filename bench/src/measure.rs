@@ -53,6 +53,20 @@ pub fn run(command: &mut Command, stdin: Option<&[u8]>) -> (f64, Output) {
     (ms, output)
 }
 
+/// As [`run`], but a child that cannot be spawned is an error, not a panic: under load
+/// the bench counts failures instead of stopping at the first.
+pub fn try_run(command: &mut Command, stdin: Option<&[u8]>) -> Result<(f64, Output), String> {
+    command.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = command.spawn().map_err(|e| format!("cannot spawn: {e}"))?;
+    if let (Some(bytes), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        let _ = pipe.write_all(bytes);
+    }
+    let output = child.wait_with_output().map_err(|e| format!("cannot wait: {e}"))?;
+    Ok((ms_since(start), output))
+}
+
 /// How a spawned child is waited for: its output, and its own peak RSS in KiB when known.
 type Reap = fn(Child) -> (Output, Option<u64>);
 
@@ -226,8 +240,23 @@ impl Daemon {
     /// Start over `copilot_root` and `claude_root`; returns the daemon and the time from
     /// spawn to its first answer (it catches up with every log before it listens).
     pub fn start(judged: &Path, home: &Path, copilot_root: &Path, claude_root: &Path) -> (Daemon, f64) {
+        Daemon::start_configured(judged, home, copilot_root, claude_root, None)
+    }
+
+    /// As [`Daemon::start`], with `config` as the home's `config.toml` (the daemon reads
+    /// its `[gate]` and `[jury]` from there).
+    pub fn start_configured(
+        judged: &Path,
+        home: &Path,
+        copilot_root: &Path,
+        claude_root: &Path,
+        config: Option<&str>,
+    ) -> (Daemon, f64) {
         let _ = fs::remove_dir_all(home);
         fs::DirBuilder::new().recursive(true).mode(0o700).create(home).expect("daemon home");
+        if let Some(config) = config {
+            fs::write(home.join("config.toml"), config).expect("daemon config written");
+        }
         let log = fs::File::create(home.join("judged.log")).expect("daemon log");
         let start = Instant::now();
         let daemon = judged_tests::Daemon::spawn(

@@ -1,7 +1,9 @@
 //! The figures as markdown tables, and the issue's targets as ratios, each met or missed.
 
+use crate::jury::{FAST_SECONDS, JuryFigures, SLOW_SECONDS};
+use crate::load::LoadFigures;
 use crate::measure::Samples;
-use crate::{CONCURRENT_CALLERS, MB, Options, Results, Stage};
+use crate::{CONCURRENT_CALLERS, MB, Mode, Options, Results, Stage};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
@@ -70,7 +72,94 @@ fn at_192(stages: &[Stage]) -> &Stage {
     stages.iter().min_by_key(|s| s.mb.abs_diff(192)).expect("at least one stage")
 }
 
+/// Every target a run of this mode measured.
 fn targets(r: &Results) -> Vec<Target> {
+    let mut out = if r.mode == Mode::Full { stage_targets(r) } else { Vec::new() };
+    out.extend(r.jury.as_ref().map(jury_targets).unwrap_or_default());
+    out.extend(r.load.as_ref().map(load_targets).unwrap_or_default());
+    out
+}
+
+/// A spawned client's latency next to spawning `/bin/true`, median and p99: ≤ 2×.
+fn vs_true(out: &mut Vec<Target>, keys: [&'static str; 2], what: &str, s: &Samples, spawn_true: &Samples) {
+    for (key, name, q) in [(keys[0], "median", 0.5), (keys[1], "p99", 0.99)] {
+        let (value, floor) = (s.quantile(q), spawn_true.quantile(q));
+        out.push(Target {
+            key,
+            what: format!("{what} vs `/bin/true` spawn, {name}"),
+            target: "≤ 2×".into(),
+            measured: format!("{} ({} vs {})", ratio(value / floor), ms(value), ms(floor)),
+            met: value / floor <= 2.0,
+            value: value / floor,
+            lower_is_better: true,
+        });
+    }
+}
+
+fn jury_targets(j: &JuryFigures) -> Vec<Target> {
+    let mut out = Vec::new();
+    for (key, name, value) in
+        [("jury_overhead_median_ms", "median", j.overhead.median()), ("jury_overhead_p99_ms", "p99", j.overhead.p99())]
+    {
+        out.push(Target {
+            key,
+            what: format!(
+                "jury overhead over its slowest juror (`judge-evidence panel` end to end − the slowest juror's own wall time), {name} of {} (issue 12)",
+                j.overhead.len()
+            ),
+            target: "≤ 50 ms".into(),
+            measured: ms(value),
+            met: value <= 50.0,
+            value,
+            lower_is_better: true,
+        });
+    }
+    vs_true(
+        &mut out,
+        ["gate_panel_recorded_vs_true_median", "gate_panel_recorded_vs_true_p99"],
+        "gate (policy panel), the same `TaskCompleted` again (answered from the recorded decision)",
+        &j.gate_recorded,
+        &j.spawn_true,
+    );
+    vs_true(
+        &mut out,
+        ["gate_panel_reused_vs_true_median", "gate_panel_reused_vs_true_p99"],
+        "gate (policy panel), a new task with the same work and tree (the jury's verdict reused)",
+        &j.gate_reused,
+        &j.spawn_true,
+    );
+    out
+}
+
+fn load_targets(l: &LoadFigures) -> Vec<Target> {
+    let requests = l.kinds.iter().map(|k| k.samples.len() + k.errors).sum::<usize>();
+    vec![
+        Target {
+            key: "load_errors",
+            what: format!("load: failed requests of {requests} ({} clients × {}, issue 13)", l.clients, l.per_client),
+            target: "0".into(),
+            measured: l.errors.to_string(),
+            met: l.errors == 0,
+            value: l.errors as f64,
+            lower_is_better: true,
+        },
+        Target {
+            key: "load_appends_visible",
+            what: "load: every line appended during the load visible afterwards".into(),
+            target: "all".into(),
+            measured: if l.all_visible {
+                format!("all, {} after the last client", ms(l.visible_after_ms))
+            } else {
+                "**not all**".into()
+            },
+            met: l.all_visible,
+            value: if l.all_visible { 1.0 } else { 0.0 },
+            lower_is_better: false,
+        },
+    ]
+}
+
+fn stage_targets(r: &Results) -> Vec<Target> {
     let stages = &r.stages;
     let (first, last) = (stages.first().expect("a stage"), stages.last().expect("a stage"));
     let mut out = Vec::new();
@@ -220,7 +309,7 @@ fn commit() -> String {
     };
     // The results this run is about to overwrite are not a change to what is measured.
     let status = ["status", "--porcelain", "--untracked-files=no", "--", ":(top)"];
-    let results = [":(top,exclude)bench/results.md", ":(top,exclude)bench/results.json"];
+    let results = [":(top,exclude,glob)bench/results*.md", ":(top,exclude,glob)bench/results*.json"];
     match (git(&["rev-parse", "--short", "HEAD"]), git(&[&status[..], &results[..]].concat())) {
         (Some(head), Some(changes)) if !changes.is_empty() => format!("commit {head} with uncommitted changes"),
         (Some(head), _) => format!("commit {head}"),
@@ -234,13 +323,19 @@ const REGRESSION: f64 = 1.2;
 
 /// The targets' figures of this run, for `--compare` in a later one.
 pub fn figures(r: &Results) -> Value {
+    let max_mb = if r.mode == Mode::Jury { None } else { r.stages.last().map(|s| s.mb) };
     let ratios: Map<String, Value> = targets(r)
         .into_iter()
         .map(|t| {
             (t.key.to_owned(), json!({"value": t.value, "better": if t.lower_is_better { "lower" } else { "higher" }}))
         })
         .collect();
-    json!({"commit": commit(), "run": r.started_at, "max_mb": r.stages.last().map(|s| s.mb), "targets": ratios})
+    let mode = match r.mode {
+        Mode::Full => "full",
+        Mode::Jury => "jury",
+        Mode::Load => "load",
+    };
+    json!({"commit": commit(), "run": r.started_at, "mode": mode, "max_mb": max_mb, "targets": ratios})
 }
 
 /// Each target's figure next to the same figure of an earlier run (`figures` output), as
@@ -268,7 +363,9 @@ pub fn compare(r: &Results, earlier: &Value, earlier_path: &str) -> (String, boo
     let mut regressed = false;
     for t in targets(r) {
         let Some(before) = earlier["targets"][t.key]["value"].as_f64() else { continue };
-        let worse_by = if t.lower_is_better { t.value / before } else { before / t.value };
+        // A figure of 0 (no errors) compares by whether it stayed 0.
+        let (better, worse) = if t.lower_is_better { (before, t.value) } else { (t.value, before) };
+        let worse_by = if better == 0.0 { if worse == 0.0 { 1.0 } else { f64::INFINITY } } else { worse / better };
         let verdict = if worse_by > REGRESSION {
             regressed = true;
             "**regression**"
@@ -287,14 +384,17 @@ pub fn compare(r: &Results, earlier: &Value, earlier_path: &str) -> (String, boo
 }
 
 pub fn render(options: &Options, r: &Results) -> String {
-    let runs = options.runs();
     let mut md = String::new();
     let command = std::iter::once("cargo run --release -p judged-bench --".to_owned())
         .chain(options.args.iter().cloned())
         .collect::<Vec<_>>()
         .join(" ");
-    let last = r.stages.last().expect("a stage");
-    let _ = writeln!(md, "# judged benchmark\n");
+    let (title, issues) = match r.mode {
+        Mode::Full => ("judged benchmark", "issues 6, 10 and 12"),
+        Mode::Jury => ("judged benchmark: the jury", "issue 12"),
+        Mode::Load => ("judged benchmark: load", "issue 13"),
+    };
+    let _ = writeln!(md, "# {title}\n");
     let _ = writeln!(md, "- Machine: {}", machine());
     let _ = writeln!(
         md,
@@ -302,6 +402,38 @@ pub fn render(options: &Options, r: &Results) -> String {
         r.started_at, r.seconds, r.load_before, r.load_after
     );
     let _ = writeln!(md, "- Command: `{command}` (seed {:#x}), at {}", options.seed, commit());
+    match r.mode {
+        Mode::Full => render_stages(&mut md, options, r),
+        Mode::Load => {
+            if let Some(load) = &r.load {
+                render_load(&mut md, options, r, load);
+            }
+        }
+        Mode::Jury => md.push('\n'),
+    }
+    if let Some(jury) = &r.jury {
+        render_jury(&mut md, jury);
+    }
+    let _ = writeln!(md, "\n## Targets ({issues})\n");
+    let _ = writeln!(md, "| target | wanted | measured | |");
+    let _ = writeln!(md, "|---|---:|---:|---|");
+    for t in targets(r) {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} |",
+            t.what,
+            t.target,
+            t.measured,
+            if t.met { "met" } else { "**missed**" }
+        );
+    }
+    md
+}
+
+/// The figures of the root sizes, the hook shim, append-to-visible and memory.
+fn render_stages(md: &mut String, options: &Options, r: &Results) {
+    let runs = options.runs();
+    let last = r.stages.last().expect("a stage");
     let _ = writeln!(
         md,
         "- Root: generated Copilot CLI and Claude Code logs, {} Copilot and {} Claude Code sessions at {} MB, all but one in other cwds; the live project session has {:.1} MB of history and gets each round's marker and reviewer lifecycle appended with fresh timestamps. Logs are in the page cache (just written, then synced to disk), as for a daemon tailing them.",
@@ -404,34 +536,24 @@ pub fn render(options: &Options, r: &Results) -> String {
     let _ = writeln!(md, "\n## Hook shim round trip ({} MB root, {} runs each)\n", last.mb, runs.hook);
     let _ = writeln!(md, "| what | median | p99 | median ÷ `/bin/true` | p99 ÷ `/bin/true` |");
     let _ = writeln!(md, "|---|---:|---:|---:|---:|");
-    let row = |md: &mut String, what: &str, s: &Samples, base: &Samples| {
-        let _ = writeln!(
-            md,
-            "| {what} | {} | {} | {} | {} |",
-            ms(s.median()),
-            ms(s.p99()),
-            ratio(s.median() / base.median()),
-            ratio(s.p99() / base.p99())
-        );
-    };
-    row(&mut md, "spawn `/bin/true`", &h.spawn_true, &h.spawn_true);
-    row(&mut md, "`judge-hook`, ungated event (spawn + one round trip, no decision)", &h.ungated, &h.spawn_true);
+    row(md, "spawn `/bin/true`", &h.spawn_true, &h.spawn_true);
+    row(md, "`judge-hook`, ungated event (spawn + one round trip, no decision)", &h.ungated, &h.spawn_true);
     row(
-        &mut md,
+        md,
         "`judge-hook`, `TaskCompleted`, a new task each call (evidence decision, journaled)",
         &h.decision,
         &h.spawn_true,
     );
     row(
-        &mut md,
+        md,
         "`judge-hook`, `TaskCompleted`, the same question again (answered from the record)",
         &h.recorded,
         &h.spawn_true,
     );
     let (ct, wall_t) = &h.concurrent_true;
     let (ch, wall_h) = &h.concurrent_hook;
-    row(&mut md, &format!("spawn `/bin/true`, {CONCURRENT_CALLERS} concurrent callers"), ct, ct);
-    row(&mut md, &format!("`judge-hook` `TaskCompleted`, {CONCURRENT_CALLERS} concurrent callers"), ch, ct);
+    row(md, &format!("spawn `/bin/true`, {CONCURRENT_CALLERS} concurrent callers"), ct, ct);
+    row(md, &format!("`judge-hook` `TaskCompleted`, {CONCURRENT_CALLERS} concurrent callers"), ch, ct);
     let _ = writeln!(
         md,
         "\nUnder {CONCURRENT_CALLERS} concurrent callers ({} calls each): `/bin/true` {:.0} calls/s, `judge-hook` {:.0} decisions/s.",
@@ -465,19 +587,154 @@ pub fn render(options: &Options, r: &Results) -> String {
         last.bytes as f64 / MB as f64,
         last.db_bytes as f64 / last.bytes as f64
     );
+}
 
-    let _ = writeln!(md, "\n## Targets (issues 6 and 10)\n");
-    let _ = writeln!(md, "| target | wanted | measured | |");
-    let _ = writeln!(md, "|---|---:|---:|---|");
-    for t in targets(r) {
+/// A row of latencies next to spawning `/bin/true`.
+fn row(md: &mut String, what: &str, s: &Samples, base: &Samples) {
+    let _ = writeln!(
+        md,
+        "| {what} | {} | {} | {} | {} |",
+        ms(s.median()),
+        ms(s.p99()),
+        ratio(s.median() / base.median()),
+        ratio(s.p99() / base.p99())
+    );
+}
+
+/// The jury's overhead over its slowest juror, and the gate on a verdict already given.
+fn render_jury(md: &mut String, j: &JuryFigures) {
+    let _ = writeln!(md, "\n## The jury (issue 12)\n");
+    let _ = writeln!(
+        md,
+        "A daemon of its own (no logs; `[gate] policy = \"panel\"`, a `[jury]` in its `config.toml`) over a small git repository with uncommitted changes. Stage 1: two `preset = \"command\"` jurors, `fast-openai` (gpt-5.4-mini) sleeping {:.0} ms and `slow-google` (gemini-3-flash) sleeping {:.0} ms, each a bash script that reads the prompt, sleeps, prints a confident `pass` and records its own start and end (`EPOCHREALTIME`); the `claude-sonnet-4.6` tiebreaker is configured but never asked (stage 1 agrees at confidence 90). {} runs of `judge-evidence --mode daemon panel --rubric spec-coherence --artifact-file F --json` after 1 warm-up, spawn to exit. The overhead is, run by run, that time minus the slowest juror's own; its launch (the `bash` start before its first clock reading) counts as overhead.\n",
+        FAST_SECONDS * 1000.0,
+        SLOW_SECONDS * 1000.0,
+        j.runs
+    );
+    let _ = writeln!(md, "| what | median | p99 |\n|---|---:|---:|");
+    for (what, s) in [
+        ("`judge-evidence panel`, spawn to exit", &j.end_to_end),
+        ("the packet's `elapsed_ms` (the cascade, in the daemon)", &j.elapsed),
+        ("the slowest juror's own wall time (its script, start to end)", &j.slowest_self),
+        ("the slowest juror's `latency_ms` in the packet", &j.slowest_reported),
+        ("**overhead: spawn to exit − the slowest juror's own time**", &j.overhead),
+        ("spawn to exit − the slowest `latency_ms`", &j.overhead_reported),
+        ("`elapsed_ms` − the slowest `latency_ms` (in the daemon)", &j.cascade_overhead),
+    ] {
+        let _ = writeln!(md, "| {what} | {} | {} |", ms(s.median()), ms(s.p99()));
+    }
+    let _ = writeln!(
+        md,
+        "\n### The gate on a verdict already given ({} runs each after 5 warm-ups)\n",
+        j.gate_recorded.len()
+    );
+    let _ = writeln!(
+        md,
+        "`judge-hook --host claude-code` with a `TaskCompleted` for the repository: the first call convenes the jury ({}); then the same payload again, and a new `task_id` each call with the same subject, description and tree (the decision is new, the jury's verdict is looked up by its question). Decisions as journaled: {}. Daemon peak RSS at the end: {}.\n",
+        ms(j.gate_first_ms),
+        j.reasons.iter().map(|(reason, n)| format!("{n} × {reason}")).collect::<Vec<_>>().join(", "),
+        mib(j.rss_kib)
+    );
+    let _ = writeln!(md, "| what | median | p99 | median ÷ `/bin/true` | p99 ÷ `/bin/true` |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|");
+    row(md, "spawn `/bin/true` (stdin piped)", &j.spawn_true, &j.spawn_true);
+    row(
+        md,
+        "`judge-hook`, the same `TaskCompleted` again (answered from the recorded decision)",
+        &j.gate_recorded,
+        &j.spawn_true,
+    );
+    row(
+        md,
+        "`judge-hook`, a new task with the same work and tree (the jury's verdict reused)",
+        &j.gate_reused,
+        &j.spawn_true,
+    );
+}
+
+/// The load suite: latencies per kind next to `/bin/true`, failures, the daemon's memory.
+fn render_load(md: &mut String, options: &Options, r: &Results, l: &LoadFigures) {
+    let stage = r.stages.last();
+    let _ = writeln!(
+        md,
+        "- Root: generated Copilot CLI and Claude Code logs, {} MB in {} logs ({} lines, ingested cold in {}); the live project session ({:.1} MB of history) carries the marker every `challenge` asks for and a verified cross-family review, so every `TaskCompleted` is allowed.\n",
+        stage.map_or(0, |s| s.mb),
+        stage.map_or(0, |s| s.files),
+        stage.map_or(0, |s| s.lines),
+        ms(stage.map_or(f64::NAN, |s| s.ingest_ms)),
+        options.live_mb
+    );
+    let _ = writeln!(md, "## Load (issue 13)\n");
+    let requests = l.clients * l.per_client;
+    let _ = writeln!(
+        md,
+        "{} client threads released together, each spawning {} requests back to back, the kinds in turn: `judged status --json`; an accepted daemon-mode `challenge` of the live session's marker (`--wait-seconds 0`, its own output file per client, `--replace`); a `judge-hook --host claude-code` `TaskCompleted` with a new `task_id` (an evidence decision, journaled). Meanwhile one event is appended to the live session every {} ms ({} events, {} bytes, {} failed appends, over both harnesses). First the same harness spawns `/bin/true` ({:.1} s, {} failures), then the real clients ({:.1} s, {:.0} requests/s). A request fails when it cannot be spawned or exits other than 0.\n",
+        l.clients,
+        l.per_client,
+        2,
+        l.appended,
+        l.appended_bytes,
+        l.append_errors,
+        l.true_wall_ms / 1000.0,
+        l.true_errors,
+        l.wall_ms / 1000.0,
+        requests as f64 / (l.wall_ms / 1000.0)
+    );
+    let _ = writeln!(md, "| kind | requests | errors | p50 | p99 | p50 ÷ `/bin/true` | p99 ÷ `/bin/true` |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|---:|---:|");
+    let base = &l.spawn_true;
+    let _ = writeln!(
+        md,
+        "| spawn `/bin/true`, same harness | {} | {} | {} | {} | 1.00× | 1.00× |",
+        base.len() + l.true_errors,
+        l.true_errors,
+        ms(base.median()),
+        ms(base.p99())
+    );
+    for k in &l.kinds {
         let _ = writeln!(
             md,
-            "| {} | {} | {} | {} |",
-            t.what,
-            t.target,
-            t.measured,
-            if t.met { "met" } else { "**missed**" }
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            k.name,
+            k.samples.len() + k.errors,
+            k.errors,
+            ms(k.samples.median()),
+            ms(k.samples.p99()),
+            ratio(k.samples.median() / base.median()),
+            ratio(k.samples.p99() / base.p99())
         );
     }
-    md
+    if l.first_errors.is_empty() {
+        let _ = writeln!(md, "\nNo request failed.");
+    } else {
+        let _ = writeln!(md, "\n{} requests failed. By what they said (numbers as `N`):\n", l.errors);
+        for (said, count) in &l.error_kinds {
+            let _ = writeln!(md, "- {count} × `{}`", said.replace('`', "'"));
+        }
+        let _ = writeln!(md, "\nThe first {} as they came:\n", l.first_errors.len());
+        for e in &l.first_errors {
+            let _ = writeln!(md, "- `{}`", e.replace('`', "'"));
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\nDuring the real clients the daemon used {:.1} s of CPU and the clients {:.1} s, in {:.1} s on {} cores. After the last client, every appended line was {} in `status` ({} later). Daemon RSS: {} before the load, {} after, peak (VmHWM) {}. `judged.log` (level warn) got {} lines during the load{}",
+        l.daemon_cpu_s,
+        l.clients_cpu_s,
+        l.wall_ms / 1000.0,
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        if l.all_visible { "visible" } else { "**not** visible" },
+        ms(l.visible_after_ms),
+        mib(l.rss_before_kib),
+        mib(l.rss_after_kib),
+        mib(l.hwm_after_kib),
+        l.log_lines,
+        if l.log_first.is_empty() { ".".to_owned() } else { ", the first:".to_owned() }
+    );
+    if !l.log_first.is_empty() {
+        let _ = writeln!(md);
+        for line in &l.log_first {
+            let _ = writeln!(md, "    {}", line.chars().take(300).collect::<String>());
+        }
+    }
 }

@@ -5,6 +5,7 @@
 
 mod decider;
 mod panel;
+mod route;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use decider::{CallError, ChallengeArgs, Decider, VerifyArgs};
@@ -89,6 +90,59 @@ enum Cmd {
     Gate(GateArgs),
     /// Convene the cross-family jury on an artifact and print its packet (jury.md §4).
     Panel(PanelCmd),
+    /// Which reviewer backend a review call uses, per the reviewer-routing document, or
+    /// REVIEW_UNAVAILABLE with the reason.
+    #[command(after_help = route::AFTER_HELP)]
+    Route(RouteArgs),
+}
+
+/// `route`'s flags; `route.rs` turns them into a typed `judged_core::route::RouteInput`.
+#[derive(clap::Args)]
+struct RouteArgs {
+    /// The executor's model, as the caller declares it (required by `--reviewer copilot`;
+    /// the native path uses the model the bound challenge's host event reports instead).
+    #[arg(long = "executor-model")]
+    executor_model: Option<String>,
+    /// An explicit reviewer directive: it always wins, and skips the native probe.
+    #[arg(long, value_parser = ["codex", "oracle-pro", "agy", "manual", "copilot"])]
+    reviewer: Option<String>,
+    /// The backends positively available (space- or comma-separated): an MCP tool that is
+    /// registered, `copilot` = the Copilot CLI advertising --model, --effort and --allow-tool,
+    /// `llm-chat` = the opt-in HTTP fallback enabled. Codex is assumed only where the
+    /// document assumes it.
+    #[arg(long, num_args = 1.., value_delimiter = ',', value_parser = ["codex", "copilot", "oracle-pro", "agy", "manual", "llm-chat"])]
+    available: Vec<String>,
+    /// This round's challenge: native review when it revalidates (as `validate-challenge`)
+    /// and binds a Copilot CLI session; a native fallback takes the executor from it.
+    #[arg(long = "bound-challenge")]
+    bound_challenge: Option<String>,
+    /// How the `--attempted` call failed.
+    #[arg(long = "error-class", requires = "attempted", value_parser = route::ERROR_CLASSES)]
+    error_class: Option<String>,
+    /// What failed: a backend name, or the Codex pair MODEL:EFFORT (`gpt-5.6-sol:ultra`).
+    #[arg(long, requires = "error_class")]
+    attempted: Option<String>,
+    /// The error itself positively establishes that no model request was dispatched.
+    #[arg(long = "not-dispatched", requires = "error_class")]
+    not_dispatched: bool,
+    /// The reviewer-invoking skill: it decides the tier and which backends are wired.
+    #[arg(long, default_value = "auto-review-loop")]
+    skill: String,
+    /// Override the skill's tier (e.g. `regular` for a beast-mode axis probe).
+    #[arg(long, value_parser = ["deep-audit", "regular"])]
+    tier: Option<String>,
+    /// An explicit Codex reviewer-model override (legacy/repro runs): no automatic chain.
+    #[arg(long = "reviewer-model")]
+    reviewer_model: Option<String>,
+    /// The manual reviewer's response: its first line must be `Reviewer-Model: <id>`.
+    #[arg(long = "manual-response")]
+    manual_response: Option<String>,
+    /// Where the custom-agent profiles of `--reviewer copilot` live.
+    #[arg(long = "agents-dir", default_value = ".github/agents")]
+    agents_dir: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -195,6 +249,10 @@ fn until_persisted<T>(wait_seconds: u64, mut op: impl FnMut() -> rules::Result<T
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // `route` prints its decision whether routed or not, with its own exit codes.
+    if let Cmd::Route(args) = &cli.command {
+        return route::main(cli.mode, args);
+    }
     match run(cli) {
         Ok(output) => {
             println!("{output}");
@@ -295,6 +353,7 @@ fn run(cli: Cli) -> rules::Result<String> {
         Cmd::Validate { evidence } => validated(mode, ArtifactKind::Evidence, &evidence),
         Cmd::Gate(args) => Ok(gate_line(mode, args)),
         Cmd::Panel(args) => panel_packet(mode, args),
+        Cmd::Route(_) => unreachable!("`route` is run by main"),
     }
 }
 

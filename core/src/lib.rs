@@ -28,6 +28,7 @@ pub mod log;
 pub mod pyjson;
 pub mod review_text;
 pub mod round_gate;
+pub mod route;
 pub mod rules;
 pub mod timestamp;
 pub mod worktree;

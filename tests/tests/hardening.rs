@@ -316,3 +316,44 @@ fn log_problems_are_journaled_once_and_logged() {
     assert!(text.contains("log no longer holds what judged ingested"), "{text}");
     let _ = Path::new(&log);
 }
+
+/// A host appending while queries look at its log: a look inside one `write(2)` sees the
+/// change time move before the size (the load bench caught appends taken for in-place
+/// writes, which then refused verified reviews). Appends are never findings.
+#[test]
+fn a_log_being_appended_to_while_queried_has_no_in_place_write() {
+    let home = Home::new("");
+    let daemon = home.start();
+    let session = home.copilot.join("busy");
+    fs::create_dir(&session).unwrap();
+    let log = session.join("events.jsonl");
+    let line = |n: usize| {
+        let parent = if n == 0 { "null".to_owned() } else { format!("\"e{}\"", n - 1) };
+        let kind = if n == 0 { "session.start" } else { "assistant.message" };
+        format!(
+            "{{\"type\":\"{kind}\",\"id\":\"e{n}\",\"parentId\":{parent},\"timestamp\":\"2026-12-01T00:00:00.000Z\",\"data\":{{\"sessionId\":\"s\",\"content\":\"{}\"}}}}\n",
+            "x".repeat(200)
+        )
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut file = fs::OpenOptions::new().create(true).append(true).open(&log).unwrap();
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                file.write_all(line(n).as_bytes()).unwrap();
+                n += 1;
+                // A busy host, not a flood the daemon must fall behind on.
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        });
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(4) {
+            let _ = daemon.call("sessions", Value::Null);
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let sessions = daemon.call("sessions", Value::Null).unwrap();
+    let busy = sessions.as_array().unwrap().iter().find(|s| s["session"] == "busy").expect("the session").clone();
+    assert_eq!((busy["integrity_findings"].as_u64(), busy["tampered"].as_bool()), (Some(0), Some(false)), "{busy}");
+}

@@ -33,6 +33,8 @@ use std::path::{Path, PathBuf};
 const BATCH_LINES: usize = 4096;
 /// Bytes read from a file at a time.
 const READ_CHUNK: usize = 8 * 1024 * 1024;
+/// How long to wait before looking again at a log that seems changed without growing.
+const APPEND_SETTLE: std::time::Duration = std::time::Duration::from_millis(20);
 /// The longest line ingest holds while waiting for its newline.
 const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
@@ -188,8 +190,8 @@ impl Ingestor {
 
     /// Ingest what was appended to `path` since the stored offset.
     pub fn catch_up(&mut self, store: &mut Store, path: &Path, host: Host) -> Result<(), StoreError> {
-        let Some(meta) = self.admissible(store, path)? else { return Ok(()) };
-        let fingerprint = Fingerprint::of(&meta);
+        let Some(mut meta) = self.admissible(store, path)? else { return Ok(()) };
+        let mut fingerprint = Fingerprint::of(&meta);
         let last = self.unchanged.get(path).copied();
         if last == Some(fingerprint) {
             return Ok(());
@@ -197,7 +199,15 @@ impl Ingestor {
         if let Some(last) = last
             && fingerprint.len <= last.len
         {
-            self.in_place_write(store, path, last, fingerprint)?;
+            // A write(2) updates the change time before the size, so a look inside a
+            // host's append sees the file changed without growing (the load bench caught
+            // it: appends taken for in-place writes). Look again once the append is done.
+            std::thread::sleep(APPEND_SETTLE);
+            let Some(again) = self.admissible(store, path)? else { return Ok(()) };
+            (meta, fingerprint) = (again.clone(), Fingerprint::of(&again));
+            if fingerprint.len <= last.len && fingerprint != last {
+                self.in_place_write(store, path, last, fingerprint)?;
+            }
         }
         if self.bring_up_to_date(store, path, host, &meta)? {
             self.unchanged.insert(path.to_path_buf(), fingerprint);
