@@ -63,7 +63,8 @@ impl Decider {
         Decider::Daemon(paths::socket_path())
     }
 
-    fn call<T: DeserializeOwned>(socket: &Path, request: Request) -> Result<T, CallError> {
+    /// One request to the daemon at `socket`, its refusals sorted.
+    pub(crate) fn call<T: DeserializeOwned>(socket: &Path, request: Request) -> Result<T, CallError> {
         judged_protocol::call(socket, request, Duration::from_secs(120)).map_err(refusal)
     }
 

@@ -6,6 +6,7 @@
 mod decider;
 mod panel;
 mod route;
+mod trace;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use decider::{CallError, ChallengeArgs, Decider, VerifyArgs};
@@ -94,6 +95,8 @@ enum Cmd {
     /// REVIEW_UNAVAILABLE with the reason.
     #[command(after_help = route::AFTER_HELP)]
     Route(RouteArgs),
+    /// Write a review-tracing record (reference `save_trace.sh`) and journal it.
+    Trace(Box<trace::TraceCmd>),
 }
 
 /// `route`'s flags; `route.rs` turns them into a typed `judged_core::route::RouteInput`.
@@ -253,6 +256,10 @@ fn main() -> ExitCode {
     if let Cmd::Route(args) = &cli.command {
         return route::main(cli.mode, args);
     }
+    // `trace` answers as the reference does: `Error: …` and exit 1.
+    if let Cmd::Trace(args) = &cli.command {
+        return trace::main(cli.mode, args);
+    }
     match run(cli) {
         Ok(output) => {
             println!("{output}");
@@ -354,6 +361,7 @@ fn run(cli: Cli) -> rules::Result<String> {
         Cmd::Gate(args) => Ok(gate_line(mode, args)),
         Cmd::Panel(args) => panel_packet(mode, args),
         Cmd::Route(_) => unreachable!("`route` is run by main"),
+        Cmd::Trace(_) => unreachable!("`trace` is run by main"),
     }
 }
 

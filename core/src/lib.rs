@@ -31,4 +31,5 @@ pub mod round_gate;
 pub mod route;
 pub mod rules;
 pub mod timestamp;
+pub mod trace;
 pub mod worktree;

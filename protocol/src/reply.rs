@@ -37,6 +37,8 @@ pub enum Reply {
     Stopping(Stopping),
     /// To [`crate::Request::Panel`].
     Panel(PanelReply),
+    /// To [`crate::Request::Trace`].
+    Trace(TraceReply),
 }
 
 /// One response: the request's id echoed, and the reply or a refusal.
@@ -362,4 +364,13 @@ pub enum PanelStep {
         /// The tiebreaker chosen, or none when none could be cross-family.
         tiebreaker: Option<String>,
     },
+}
+
+/// A journaled review trace.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TraceReply {
+    /// The provenance as the daemon derived it: what the trace files must say.
+    pub provenance: judged_core::trace::Provenance,
+    /// The journal event's sequence number.
+    pub journal_seq: i64,
 }

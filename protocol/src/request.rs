@@ -35,6 +35,8 @@ pub enum Request {
     Hook(HookQuestion),
     /// Every recorded gate decision. Reply: a list of [`crate::DecisionRecord`].
     Decisions,
+    /// Journal a review-tracing record. Reply: [`crate::TraceReply`].
+    Trace(TraceArgs),
     /// Convene the jury on an artifact. Reply: [`crate::PanelReply`], after
     /// [`crate::PanelProgress`] frames when `progress` is asked for.
     Panel(PanelArgs),
@@ -169,4 +171,27 @@ pub struct PanelArgs {
     /// Send progress frames while the jury runs.
     #[serde(default)]
     pub progress: bool,
+}
+
+/// `judge-evidence trace`, asked of the daemon: the caller's flags and, for a host-recorded
+/// backend, the evidence artifact. The daemon derives the provenance itself (identities
+/// only from evidence it verified) and journals the record.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TraceArgs {
+    /// `--skill`.
+    pub skill: String,
+    /// `--purpose`.
+    pub purpose: String,
+    /// The run directory the record is written to.
+    pub trace_path: String,
+    /// The call's number in its run.
+    pub call_number: u32,
+    /// The caller's flags that bear on provenance.
+    pub input: judged_core::trace::TraceInput,
+    /// `--native-evidence`, as read.
+    #[serde(default)]
+    pub evidence: Option<Map<String, Value>>,
+    /// The evidence file as given (absolute).
+    #[serde(default)]
+    pub evidence_path: Option<String>,
 }

@@ -1175,3 +1175,136 @@ fn the_gate_can_require_the_tree_the_review_saw() {
     let recorded: Vec<&Value> = decisions.as_array().unwrap().iter().map(|d| &d["tree_unchanged"]).collect();
     assert_eq!(recorded, [&Value::Bool(true), &Value::Bool(false)]);
 }
+
+// ---------------------------------------------------------------------------------------
+// Traces (issue 14: the reference `save_trace.sh` record, evidence-protocol.md §5)
+// ---------------------------------------------------------------------------------------
+
+/// The one run directory `trace` wrote under `cwd`, and its files by name.
+fn trace_files(cwd: &Path, skill: &str) -> (PathBuf, Vec<String>) {
+    let skill_dir = cwd.join(".aris/traces").join(skill);
+    let runs: Vec<PathBuf> = fs::read_dir(&skill_dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let [run] = runs.as_slice() else { panic!("one run directory: {runs:?}") };
+    let mut names: Vec<String> =
+        fs::read_dir(run).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    (run.clone(), names)
+}
+
+#[test]
+fn a_native_trace_takes_its_identities_from_the_evidence_in_both_modes() {
+    let scenario = Scenario::run("cross-family-ok");
+    let cwd = scenario.live.tmp.path();
+    for (n, mode) in BOTH.into_iter().enumerate() {
+        let evidence = &scenario.verified(mode).evidence;
+        let purpose = format!("round{n}");
+        let run = scenario.live.judge(
+            mode,
+            &[
+                "trace",
+                "--skill",
+                "auto-review-loop",
+                "--purpose",
+                &purpose,
+                "--backend",
+                "copilot-native",
+                "--native-evidence",
+                p(evidence),
+                "--prompt",
+                "Review round",
+                "--effort",
+                "xhigh",
+            ],
+        );
+        assert_eq!(run.code, 0, "{mode:?}: {run:?}");
+        let (dir, names) = trace_files(cwd, "auto-review-loop");
+        let prefix = format!("{:03}-{purpose}", n + 1);
+        assert!(
+            run.stderr.contains(&format!("Trace saved: {}/{prefix}", dir.strip_prefix(cwd).unwrap().display())),
+            "{run:?}"
+        );
+        for name in [
+            format!("{prefix}.request.json"),
+            format!("{prefix}.meta.json"),
+            format!("{prefix}.response.md"),
+            "run.meta.json".into(),
+        ] {
+            assert!(names.contains(&name), "{name} in {names:?}");
+        }
+        let request = read_json(&dir.join(format!("{prefix}.request.json")));
+        let ev = read_json(evidence);
+        assert_eq!(request["call_number"], n as u64 + 1);
+        assert_eq!(request["tool"], "task(agent_type=rubber-duck)");
+        assert_eq!(
+            (request["executor_model"].clone(), request["reported_reviewer_model"].clone()),
+            (ev["executor_model"].clone(), ev["reviewer_model"].clone())
+        );
+        assert_eq!(request["model"], ev["reviewer_model"]);
+        assert_eq!(
+            (request["executor_model_source"].as_str(), request["reviewer_model_source"].as_str()),
+            (Some("host-session-event"), Some("host-session-event"))
+        );
+        assert_eq!(
+            (request["family_relation"].as_str(), request["independence_verified"].as_bool()),
+            (Some("different"), Some(true))
+        );
+        assert_eq!(request["native_evidence_id"], ev["evidence_id"]);
+        assert_eq!(request["prompt"], "Review round\n");
+        let response = fs::read(dir.join(format!("{prefix}.response.md"))).unwrap();
+        assert_eq!(response, fs::read(&scenario.verified(mode).response).unwrap(), "the response is the evidence's");
+    }
+}
+
+#[test]
+fn traces_that_claim_what_no_evidence_shows_are_refused() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let run = live.judge(Mode::Direct, &["trace", "--skill", "s", "--purpose", "p", "--backend", "copilot-native"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("Error: successful --backend copilot-native traces require --native-evidence"),
+        "{run:?}"
+    );
+    let evidence = &scenario.verified(Mode::Direct).evidence;
+    let run = live.judge(
+        Mode::Direct,
+        &["trace", "--skill", "s", "--purpose", "p", "--backend", "codex", "--native-evidence", p(evidence)],
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    let run = live.judge(Mode::Direct, &["trace", "--skill", "s", "--purpose", "p"]);
+    assert_eq!(run.code, 0, "a codex trace needs no evidence: {run:?}");
+    let (dir, _) = trace_files(live.tmp.path(), "s");
+    let request = read_json(&dir.join("001-p.request.json"));
+    assert_eq!(
+        (request["independence_verified"].as_str(), request["executor_model_source"].as_str()),
+        (Some("unverified"), Some("unavailable"))
+    );
+    // A failed native dispatch is traced without claiming evidence.
+    let run = live.judge(
+        Mode::Direct,
+        &[
+            "trace",
+            "--skill",
+            "s",
+            "--purpose",
+            "q",
+            "--backend",
+            "copilot-native",
+            "--status",
+            "error",
+            "--executor-model",
+            "claude-sonnet-4.6",
+        ],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let request = read_json(&dir.join("002-q.request.json"));
+    assert_eq!(
+        (request["executor_model_source"].as_str(), request["native_evidence_id"].clone()),
+        (Some("caller-declared"), Value::Null)
+    );
+    let run = live.judge(Mode::Direct, &["trace", "--skill", "s"]);
+    assert_eq!((run.code, run.stderr.trim()), (1, "Error: --skill and --purpose are required"));
+    let off = live.judge(Mode::Direct, &["trace", "--skill", "off", "--purpose", "p", "--trace-mode", "off"]);
+    assert_eq!(off.code, 0);
+    assert!(!live.tmp.path().join(".aris/traces/off").exists(), "off writes nothing");
+}

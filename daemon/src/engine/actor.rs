@@ -15,7 +15,8 @@ type ReplyTo = oneshot::Sender<Result<Reply, ErrorBody>>;
 /// Work for the engine, with where its answer goes.
 enum Job {
     Request {
-        request: Request,
+        // Boxed: requests differ widely in size, and the queue holds many.
+        request: Box<Request>,
         progress: Option<mpsc::UnboundedSender<PanelProgress>>,
         reply: ReplyTo,
     },
@@ -60,7 +61,7 @@ impl EngineHandle {
         let thread = std::thread::Builder::new().name("engine".into()).spawn(move || {
             while let Some(job) = queue.blocking_recv() {
                 match job {
-                    Job::Request { request, progress, reply } => match handle(&mut engine, request) {
+                    Job::Request { request, progress, reply } => match handle(&mut engine, *request) {
                         Ok(Handled::Answer(answer)) => {
                             let _ = reply.send(answer.map_err(ErrorBody::from));
                         }
@@ -96,7 +97,7 @@ impl EngineHandle {
     ) -> Result<Reply, ErrorBody> {
         let (reply, answer) = oneshot::channel();
         let stopped = || ErrorBody::message("judged is stopping");
-        self.jobs.send(Job::Request { request, progress, reply }).map_err(|_| stopped())?;
+        self.jobs.send(Job::Request { request: Box::new(request), progress, reply }).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
 

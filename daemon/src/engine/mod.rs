@@ -18,6 +18,7 @@ pub mod actor;
 mod challenge;
 mod panel;
 mod queries;
+mod trace;
 mod validate;
 mod verify;
 
@@ -182,6 +183,7 @@ impl Engine {
             Request::Challenge(args) => self.challenge(&args),
             Request::Verify(args) => self.verify(&args),
             Request::Validate(args) => self.validate(&args),
+            Request::Trace(args) => self.trace(&args),
             Request::Rebuild => self.rebuild(),
             Request::Decisions => Ok(Reply::Decisions(hook_gate::decisions(&self.store)?)),
             // The server answers it before it stops; here it is only acknowledged.

@@ -44,6 +44,8 @@ pub enum JournalEvent {
     JurorRan(JurorRan),
     /// A jury answered.
     PanelConvened(Box<PanelConvened>),
+    /// A review call was traced (evidence-protocol.md §5).
+    ReviewTraced(Box<ReviewTraced>),
 }
 
 /// A body type of one journal kind, for reading events of that kind back.
@@ -71,6 +73,7 @@ journal_bodies! {
     StoreIntegrityFailed => "store_integrity_failed",
     JurorRan => "juror_ran",
     PanelConvened => "panel_convened",
+    ReviewTraced => "review_traced",
 }
 
 impl JournalEvent {
@@ -256,6 +259,18 @@ pub struct PanelConvened {
     /// The packet as JSON text, as the jury wrote it (its key order is the reference's,
     /// which a `Value` would not keep).
     pub packet: String,
+}
+
+/// `review_traced`: a review call's trace record, its provenance derived by the daemon.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReviewTraced {
+    pub skill: String,
+    pub purpose: String,
+    pub trace_path: String,
+    pub call_number: u32,
+    pub backend: String,
+    pub status: String,
+    pub provenance: judged_core::trace::Provenance,
 }
 
 /// The journal lookups by one field of one kind (each has its partial index).
