@@ -4,14 +4,23 @@
 //! chosen `settings.json`, leaving everything else as it was. Copilot CLI: a
 //! `.github/hooks/judged.json` file with an `agentStop` hook, the one Copilot event where
 //! an agent declares its work done (Copilot has no task-completion hook). Our entries
-//! are recognised by their command naming `judge-hook`, so uninstall removes only them.
+//! are recognised by their command naming `judge-hook`, so uninstall removes only them,
+//! and installing again brings their command up to date. [`hook_program`] decides how
+//! the command names `judge-hook`: by its bare name when PATH finds it.
 
 use serde_json::{Map, Value, json};
+use std::ffi::OsStr;
 use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// What marks a hook entry as ours.
 const SHIM: &str = "judge-hook";
+
+/// How the three binaries get on PATH (README, "Install for daily use"); named in every
+/// message that asks the user to install them.
+pub const INSTALL_COMMAND: &str =
+    "for crate in daemon cli hook-shims; do cargo install --locked --path \"$crate\"; done";
 
 /// Why a hooks file cannot be changed; each names the file and what to do.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +31,11 @@ pub enum InstallError {
     NotAnObject(PathBuf),
     #[error("{}: `{field}` is not {expected}; fix it, then run again", path.display())]
     Field { path: PathBuf, field: String, expected: &'static str },
+    #[error(
+        "cannot find `judge-hook` on PATH or beside judged{}; install the tools from a checkout with `{INSTALL_COMMAND}`, then run again",
+        beside.as_ref().map(|b| format!(" ({})", b.display())).unwrap_or_default()
+    )]
+    ShimNotFound { beside: Option<PathBuf> },
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + use<> {
@@ -112,6 +126,105 @@ fn lcs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// Where `name` resolves on `path` (a `PATH` value) as a shell finds it: the first
+/// executable file of that name. Empty and relative entries are skipped: a hook must not
+/// depend on the directory the host runs it in.
+pub fn find_on_path(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(path?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|file| fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+}
+
+/// Whether two paths name the same file (symlinks followed, hard links included).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
+}
+
+/// `word` as one word of a POSIX shell command line (the hosts run hooks through a shell).
+pub fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'+' | b':' | b','));
+    if plain { word.to_owned() } else { format!("'{}'", word.replace('\'', "'\\''")) }
+}
+
+/// The program a hook command runs, and what the user should know about it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct HookProgram {
+    /// The first word of the hook command: `judge-hook`, or a quoted absolute path.
+    pub program: String,
+    pub warnings: Vec<String>,
+}
+
+/// How a hook names `judge-hook`, so it resolves wherever the tools are installed.
+///
+/// - `judge-hook` on PATH (`on_path`) is the one beside this `judged` (`beside`), or there
+///   is none beside it: the bare name.
+/// - On PATH, but another binary than the one beside `judged` (say, judged run from a
+///   build tree with an older install on PATH): the bare name too, with a warning naming
+///   both, since the hook will run the one on PATH.
+/// - Not on PATH: the absolute path of the one beside `judged` (what a build tree's
+///   tests and `cargo run` need), with a warning that it breaks when the build moves.
+/// - `absolute`: that absolute path whatever PATH says (the one beside `judged`, else
+///   the one on PATH).
+///
+/// `committed` is the file the command goes into when it is a project file that gets
+/// committed: an absolute path there is a path on this machine only, so it is warned of.
+pub fn hook_program(
+    beside: Option<&Path>,
+    on_path: Option<&Path>,
+    absolute: bool,
+    committed: Option<&Path>,
+) -> Result<HookProgram, InstallError> {
+    let not_found = || InstallError::ShimNotFound { beside: beside.map(Path::to_path_buf) };
+    let committed_warning = |path: &Path| {
+        committed.map(|file| {
+            format!(
+                "{} is a project file that gets committed, and {} is a path on this machine only: on another \
+                 checkout or machine the hook does not run and the gate is off there; without --absolute \
+                 it names `judge-hook` as found on PATH",
+                file.display(),
+                path.display()
+            )
+        })
+    };
+    let mut warnings = Vec::new();
+    let chosen = if absolute {
+        beside.or(on_path).ok_or_else(not_found)?
+    } else {
+        match (beside, on_path) {
+            (Some(beside), Some(on_path)) if !same_file(beside, on_path) => {
+                warnings.push(format!(
+                    "`judge-hook` on PATH is {}, not {} beside this judged; the hook runs the one on PATH \
+                     (compare `judge-hook --version` with `judged --version`, or pass --absolute to pin {})",
+                    on_path.display(),
+                    beside.display(),
+                    beside.display()
+                ));
+                return Ok(HookProgram { program: SHIM.to_owned(), warnings });
+            }
+            (_, Some(_)) => return Ok(HookProgram { program: SHIM.to_owned(), warnings }),
+            (Some(beside), None) => {
+                warnings.push(format!(
+                    "`judge-hook` is not on PATH, so the hook names {} by its absolute path, which breaks when \
+                     that build moves (cargo clean, another checkout); install the tools with `{INSTALL_COMMAND}` \
+                     and run install-hooks again to write the bare name",
+                    beside.display()
+                ));
+                beside
+            }
+            (None, None) => return Err(not_found()),
+        }
+    };
+    warnings.extend(committed_warning(chosen));
+    Ok(HookProgram { program: shell_word(&chosen.to_string_lossy()), warnings })
+}
+
 fn read_json(path: &Path) -> Result<(Option<String>, Map<String, Value>), InstallError> {
     match fs::read_to_string(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, Map::new())),
@@ -153,7 +266,15 @@ pub fn claude_install(
             let field = format!("hooks.{event}");
             return Err(InstallError::Field { path: settings.to_owned(), field, expected: "an array" });
         };
-        if !groups.iter().any(is_ours) {
+        if groups.iter().any(is_ours) {
+            // Ours already: bring its command up to date (a build-tree path becomes the
+            // installed name), leaving the rest of the group as it is.
+            let ours = groups.iter_mut().filter(|g| is_ours(g)).filter_map(|g| g["hooks"].as_array_mut());
+            for hook in ours.flatten().filter(|h| h["command"].as_str().is_some_and(|c| c.contains(SHIM))) {
+                hook["command"] = json!(command);
+                hook["timeout"] = json!(timeout_seconds);
+            }
+        } else {
             groups.push(json!({"hooks": [{"type": "command", "command": command, "timeout": timeout_seconds}]}));
         }
     }
@@ -226,6 +347,90 @@ mod tests {
         let restored: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
         assert_eq!(restored, theirs);
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn installing_again_updates_our_command_and_keeps_theirs() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("settings.json");
+        let events = ["TaskCompleted".to_owned()];
+        claude_install(&settings, "/build/target/release/judge-hook --host claude-code", &events, 120)
+            .unwrap()
+            .apply()
+            .unwrap();
+        let plan = claude_install(&settings, "judge-hook --host claude-code --timeout 50", &events, 60).unwrap();
+        assert!(plan.changes());
+        plan.apply().unwrap();
+        let installed: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
+        let groups = installed["hooks"]["TaskCompleted"].as_array().unwrap();
+        assert_eq!(groups.len(), 1, "updated in place, not added twice: {installed}");
+        assert_eq!(groups[0]["hooks"][0]["command"], "judge-hook --host claude-code --timeout 50");
+        assert_eq!(groups[0]["hooks"][0]["timeout"], 60);
+    }
+
+    /// Two executables in `dir`, and a hard link to the first.
+    fn programs(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+        let (a, b, link) = (dir.join("a/judge-hook"), dir.join("b/judge-hook"), dir.join("c/judge-hook"));
+        for file in [&a, &b] {
+            fs::create_dir_all(file.parent().unwrap()).unwrap();
+            fs::write(file, "#!/bin/sh\n").unwrap();
+            fs::set_permissions(file, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        fs::create_dir_all(link.parent().unwrap()).unwrap();
+        fs::hard_link(&a, &link).unwrap();
+        (a, b, link)
+    }
+
+    #[test]
+    fn path_lookup_finds_the_first_executable_and_skips_relative_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, _) = programs(dir.path());
+        fs::write(dir.path().join("b/plain"), "").unwrap();
+        let path = std::env::join_paths([
+            "relative",
+            b.parent().unwrap().to_str().unwrap(),
+            a.parent().unwrap().to_str().unwrap(),
+        ])
+        .unwrap();
+        assert_eq!(find_on_path("judge-hook", Some(&path)), Some(b.clone()));
+        assert_eq!(find_on_path("plain", Some(&path)), None, "not executable");
+        assert_eq!(find_on_path("judge-hook", None), None);
+    }
+
+    #[test]
+    fn the_hook_names_judge_hook_bare_when_path_finds_this_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, link) = programs(dir.path());
+        let bare = |beside: Option<&Path>, on_path: &Path| hook_program(beside, Some(on_path), false, None).unwrap();
+        assert_eq!(bare(Some(&a), &link), HookProgram { program: "judge-hook".into(), warnings: vec![] });
+        assert_eq!(bare(None, &b), HookProgram { program: "judge-hook".into(), warnings: vec![] });
+        let other = bare(Some(&a), &b);
+        assert_eq!(other.program, "judge-hook");
+        assert!(other.warnings[0].contains("not ") && other.warnings[0].contains("--absolute"), "{other:?}");
+    }
+
+    #[test]
+    fn an_absolute_path_only_when_asked_or_when_path_finds_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, _) = programs(dir.path());
+        let asked = hook_program(Some(&a), Some(&b), true, None).unwrap();
+        assert_eq!(asked, HookProgram { program: a.display().to_string(), warnings: vec![] });
+        let committed = Path::new("/p/.github/hooks/judged.json");
+        let asked = hook_program(None, Some(&b), true, Some(committed)).unwrap();
+        assert_eq!(asked.program, b.display().to_string());
+        assert!(asked.warnings[0].contains("judged.json is a project file that gets committed"), "{asked:?}");
+        let fallback = hook_program(Some(&a), None, false, None).unwrap();
+        assert_eq!(fallback.program, a.display().to_string());
+        assert!(fallback.warnings[0].contains("not on PATH") && fallback.warnings[0].contains(INSTALL_COMMAND));
+        let error = hook_program(None, None, false, None).unwrap_err().to_string();
+        assert!(error.contains("cannot find `judge-hook`") && error.contains("cargo install --locked"), "{error}");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_word("/usr/local/bin/judge-hook"), "/usr/local/bin/judge-hook");
+        assert_eq!(shell_word("/home/me/My Tools/judge-hook"), "'/home/me/My Tools/judge-hook'");
+        assert_eq!(shell_word("/x/it's"), "'/x/it'\\''s'");
     }
 
     #[test]

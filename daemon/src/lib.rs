@@ -96,18 +96,21 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let socket = config.socket_path();
     let ingest = ingest::Ingestor::new(config.roots.clone());
     let juries = engine::Juries { user: config.jury.clone(), config_path: config.path.clone() };
-    let mut engine = Engine::new(
+    // The socket answers `progress` during the catch-up on start; everything else waits
+    // for it (read-your-writes holds from the first answer on).
+    let catch_up = std::sync::Arc::new(ingest::CatchUpProgress::default());
+    let engine = Engine::new(
         store,
         ingest,
         config.gate.clone(),
         juries,
+        catch_up.clone(),
         witness,
         started,
         config.data_dir.clone(),
         socket.clone(),
     );
-    engine.recover()?;
-    let (handle, engine_thread) = EngineHandle::spawn(engine).map_err(DaemonError::Threads)?;
+    let (handle, engine_thread) = EngineHandle::spawn(engine, catch_up.clone()).map_err(DaemonError::Threads)?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -129,7 +132,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
             }
             let _ = signals.send(true);
         });
-        server::serve(listener, handle, shutdown, &config.server).await;
+        server::serve(listener, handle, shutdown, &config.server, catch_up).await;
         Ok::<(), DaemonError>(())
     })?;
     // Dropping the runtime drops every task's handle to the engine; the engine thread

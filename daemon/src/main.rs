@@ -1,6 +1,8 @@
 //! `judged start | status | sessions | verify-log | stop`.
 
-use clap::{Parser, Subcommand};
+mod service;
+
+use clap::{CommandFactory, Parser, Subcommand};
 use judged::config::{Config, ConfigError, RootFlags};
 use judged::install::InstallError;
 use judged_protocol::{
@@ -64,6 +66,9 @@ enum Cmd {
         /// Show the change without writing it.
         #[arg(long)]
         dry_run: bool,
+        /// Name `judge-hook` by its absolute path, not by its name on PATH.
+        #[arg(long)]
+        absolute: bool,
     },
     /// Remove what `install-hooks` added, and only that.
     UninstallHooks {
@@ -71,6 +76,14 @@ enum Cmd {
         target: HookTarget,
         #[arg(long)]
         dry_run: bool,
+    },
+    /// Run judged at login: a systemd user unit (Linux) or a launchd agent (macOS).
+    #[command(subcommand)]
+    Service(service::ServiceCmd),
+    /// Print judged's shell completions (`judged completions bash > ~/.local/share/bash-completion/completions/judged`).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
     },
 }
 
@@ -123,17 +136,29 @@ fn hook_timeout_seconds() -> Result<u64, CliError> {
     }
 }
 
-/// The shim's command line: the `judge-hook` next to this binary when there is one.
-fn hook_command(host: &str, on_error: &str, hook_timeout: u64) -> String {
+/// The shim's command line, naming `judge-hook` as [`judged::install::hook_program`]
+/// decides (by name when PATH finds it); its warnings go to stderr. `committed` is the
+/// file it goes into when that is a project file that gets committed.
+fn hook_command(
+    host: &str,
+    on_error: &str,
+    hook_timeout: u64,
+    absolute: bool,
+    committed: Option<&std::path::Path>,
+) -> Result<String, CliError> {
     let beside =
         std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join("judge-hook"))).filter(|p| p.is_file());
-    let shim = beside.map(|p| p.display().to_string()).unwrap_or_else(|| "judge-hook".into());
-    let mut command = format!("{shim} --host {host}");
+    let on_path = judged::install::find_on_path("judge-hook", std::env::var_os("PATH").as_deref());
+    let shim = judged::install::hook_program(beside.as_deref(), on_path.as_deref(), absolute, committed)?;
+    for warning in &shim.warnings {
+        eprintln!("judged: warning: {warning}");
+    }
+    let mut command = format!("{} --host {host}", shim.program);
     if on_error == "allow" {
         command.push_str(" --on-error allow");
     }
     command.push_str(&format!(" --timeout {}", hook_timeout - SHIM_MARGIN_SECONDS));
-    command
+    Ok(command)
 }
 
 fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), CliError> {
@@ -162,6 +187,8 @@ enum CliError {
     Client(#[from] ClientError),
     #[error(transparent)]
     Install(#[from] InstallError),
+    #[error(transparent)]
+    Service(#[from] service::ServiceError),
     #[error("judged is already running (pid {0})")]
     AlreadyRunning(u32),
     #[error("judged is not running")]
@@ -206,6 +233,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
         Cmd::Start { foreground: true, roots } => {
             init_logging();
             let config = Config::resolve(roots)?;
+            service::notify_when_ready(config.socket_path());
             Ok(judged::run(config)?)
         }
         Cmd::Start { foreground: false, roots } => start_background(&roots),
@@ -307,16 +335,24 @@ fn run(command: Cmd) -> Result<(), CliError> {
             }
             Ok(())
         }
-        Cmd::InstallHooks { target, events, on_error, dry_run } => {
+        Cmd::InstallHooks { target, events, on_error, dry_run, absolute } => {
             let timeout = hook_timeout_seconds()?;
             let plan = if target.copilot {
-                let command = hook_command("copilot-cli", &on_error, timeout);
+                let committed = judged::install::copilot_path(&target.project_dir());
+                let command = hook_command("copilot-cli", &on_error, timeout, absolute, Some(&committed))?;
                 judged::install::copilot_install(&target.project_dir(), &command, timeout)?
             } else {
-                let command = hook_command("claude-code", &on_error, timeout);
-                judged::install::claude_install(&target.claude_settings(), &command, &events, timeout)?
+                let settings = target.claude_settings();
+                let committed = Some(settings.as_path()).filter(|_| !target.user);
+                let command = hook_command("claude-code", &on_error, timeout, absolute, committed)?;
+                judged::install::claude_install(&settings, &command, &events, timeout)?
             };
             carry_out(plan, dry_run)
+        }
+        Cmd::Service(command) => Ok(service::run(command)?),
+        Cmd::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "judged", &mut std::io::stdout());
+            Ok(())
         }
         Cmd::UninstallHooks { target, dry_run } => {
             let plan = if target.copilot {

@@ -7,6 +7,7 @@
 
 use crate::config::ServerLimits;
 use crate::engine::actor::EngineHandle;
+use crate::ingest::CatchUpProgress;
 use interprocess::local_socket::tokio::{Stream, prelude::*};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions};
 use interprocess::os::unix::local_socket::ListenerOptionsExt;
@@ -58,6 +59,8 @@ pub fn bind(path: &Path) -> Result<interprocess::local_socket::tokio::Listener, 
 struct Shared {
     engine: EngineHandle,
     shutdown: watch::Sender<bool>,
+    /// Read by `progress` without the engine, which is busy during the catch-up.
+    catch_up: Arc<CatchUpProgress>,
     /// KiB of large frames that may be held, for all connections together.
     buffered: Arc<Semaphore>,
     idle: Duration,
@@ -77,6 +80,7 @@ pub async fn serve(
     engine: EngineHandle,
     shutdown: watch::Sender<bool>,
     limits: &ServerLimits,
+    catch_up: Arc<CatchUpProgress>,
 ) {
     let mut stop = shutdown.subscribe();
     let limit = connection_limit(limits.max_connections);
@@ -84,6 +88,7 @@ pub async fn serve(
     let shared = Shared {
         engine,
         shutdown,
+        catch_up,
         buffered: Arc::new(Semaphore::new(limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS))),
         idle: Duration::from_secs(limits.idle_seconds.max(1)),
         frame_time: Duration::from_secs(limits.frame_seconds.max(1)),
@@ -189,7 +194,7 @@ async fn connection(stream: Stream, shared: Shared) {
             return;
         }
     }
-    let Shared { engine, shutdown, buffered, idle, frame_time } = shared;
+    let Shared { engine, shutdown, catch_up, buffered, idle, frame_time } = shared;
     let mut connection = Connection::new(stream);
     loop {
         let len = match tokio::time::timeout(idle, connection.receive_header_async()).await {
@@ -232,6 +237,12 @@ async fn connection(stream: Stream, shared: Shared) {
                 return;
             }
         };
+        if let Request::Progress = envelope.request {
+            if reply(&mut connection, envelope.id, Outcome::Ok(Reply::CatchUp(catch_up.report()))).await.is_err() {
+                return;
+            }
+            continue;
+        }
         if let Request::Shutdown = envelope.request {
             // Answer first: once the server stops, this connection's task is dropped
             // with the runtime, and `judged stop` would read a closed socket.

@@ -14,6 +14,8 @@ use std::path::PathBuf;
 pub enum Reply {
     /// To [`crate::Request::Status`].
     Status(StatusReport),
+    /// To [`crate::Request::Progress`].
+    CatchUp(CatchUp),
     /// To [`crate::Request::Sessions`] and [`crate::Request::Rebuild`].
     Sessions(Vec<SessionSummary>),
     /// To [`crate::Request::Events`].
@@ -121,6 +123,28 @@ pub struct StatusReport {
     pub journal_events: u64,
     /// Full reconciliations of the roots so far (a busy idle daemon is a bug).
     pub catch_up_passes: u64,
+    /// The catch-up on start.
+    #[serde(default)]
+    pub catch_up: CatchUp,
+    /// Bytes the logs hold that are not ingested yet (what the watcher has still to read).
+    #[serde(default)]
+    pub lag_bytes: u64,
+}
+
+/// How far the catch-up on start has got: the logs found under the roots, and how much
+/// of them is ingested.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct CatchUp {
+    /// Logs found.
+    pub files_found: u64,
+    /// Logs caught up.
+    pub files_done: u64,
+    /// Their bytes.
+    pub bytes_found: u64,
+    /// Bytes caught up.
+    pub bytes_done: u64,
+    /// The catch-up has ended (the daemon answers everything else from here on).
+    pub done: bool,
 }
 
 /// One witnessed session.

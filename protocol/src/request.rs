@@ -15,6 +15,9 @@ use std::path::PathBuf;
 pub enum Request {
     /// The daemon's state. Reply: [`crate::StatusReport`].
     Status,
+    /// How far the catch-up on start has got, answered even while it runs. Reply:
+    /// [`crate::CatchUp`].
+    Progress,
     /// Every witnessed session, caught up. Reply: a list of [`crate::SessionSummary`].
     Sessions,
     /// Stored lines of one session. Reply: a list of [`crate::EventLine`].

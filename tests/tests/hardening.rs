@@ -357,3 +357,54 @@ fn a_log_being_appended_to_while_queried_has_no_in_place_write() {
     let busy = sessions.as_array().unwrap().iter().find(|s| s["session"] == "busy").expect("the session").clone();
     assert_eq!((busy["integrity_findings"].as_u64(), busy["tampered"].as_bool()), (Some(0), Some(false)), "{busy}");
 }
+
+/// The socket answers `progress` while the catch-up on start runs (everything else waits
+/// for it), and `status` reports the catch-up and the lag behind the logs.
+#[test]
+fn the_catch_up_on_start_reports_its_progress_while_it_runs() {
+    let home = Home::new("");
+    // A large log, so the catch-up takes a while.
+    let session = home.copilot.join("large");
+    fs::create_dir(&session).unwrap();
+    let mut text = String::new();
+    for n in 0..60_000 {
+        let parent = if n == 0 { "null".to_owned() } else { format!("\"e{}\"", n - 1) };
+        text.push_str(&format!(
+            "{{\"type\":\"assistant.message\",\"id\":\"e{n}\",\"parentId\":{parent},\"data\":{{\"content\":\"{}\"}}}}\n",
+            "y".repeat(300)
+        ));
+    }
+    fs::write(session.join("events.jsonl"), &text).unwrap();
+    let mut daemon = Command::new(bin("judged"))
+        .args(["start", "--foreground", "--copilot-root"])
+        .arg(&home.copilot)
+        .env("JUDGED_HOME", &home.home)
+        .env("JUDGED_LOG", "warn")
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let progress =
+        || judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Progress, Duration::from_secs(5));
+    let started = Instant::now();
+    let mut seen_running = None;
+    let finished = loop {
+        if let Ok(report) = progress() {
+            if report["done"] == true {
+                break report;
+            }
+            seen_running.get_or_insert(report);
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the catch-up ended");
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let status =
+        judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Status, Duration::from_secs(30));
+    let _ = judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Shutdown, Duration::from_secs(5));
+    let _ = daemon.wait();
+    let running = seen_running.expect("progress answered while the catch-up ran");
+    assert_eq!((running["files_found"].as_u64(), running["done"].as_bool()), (Some(1), Some(false)), "{running}");
+    let size = text.len() as u64;
+    assert_eq!((finished["files_done"].as_u64(), finished["bytes_done"].as_u64()), (Some(1), Some(size)), "{finished}");
+    let status = status.unwrap();
+    assert_eq!((status["catch_up"]["done"].as_bool(), status["lag_bytes"].as_u64()), (Some(true), Some(0)), "{status}");
+}

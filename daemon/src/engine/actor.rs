@@ -53,12 +53,21 @@ impl EngineThread {
 }
 
 impl EngineHandle {
-    /// Start the engine on a thread of its own.
-    pub fn spawn(mut engine: Engine) -> std::io::Result<(EngineHandle, EngineThread)> {
+    /// Start the engine on a thread of its own: it first recovers (re-checks the store,
+    /// catches up with the logs, counting in `progress`), then serves the jobs that queued
+    /// meanwhile, in order.
+    pub fn spawn(
+        mut engine: Engine,
+        progress: std::sync::Arc<crate::ingest::CatchUpProgress>,
+    ) -> std::io::Result<(EngineHandle, EngineThread)> {
         let (jobs, mut queue) = mpsc::unbounded_channel::<Job>();
         // Juries report back through this; it does not keep the engine running.
         let back = jobs.downgrade();
         let thread = std::thread::Builder::new().name("engine".into()).spawn(move || {
+            if let Err(error) = engine.recover(&progress) {
+                tracing::error!(%error, "catching up on start failed; serving what the store holds");
+                progress.finish();
+            }
             while let Some(job) = queue.blocking_recv() {
                 match job {
                     Job::Request { request, progress, reply } => match handle(&mut engine, *request) {

@@ -118,6 +118,7 @@ mod tests {
             Ingestor::new(roots),
             Default::default(),
             crate::engine::Juries { user: None, config_path: dir.join("config.toml") },
+            Default::default(),
             Witness::load_or_create(&dir.join("witness.key")).unwrap(),
             Instant::now(),
             dir.to_path_buf(),

@@ -47,6 +47,7 @@ pub struct Engine {
     resolved_cwds: ResolvedCwds,
     gate: GateConfig,
     juries: Juries,
+    catch_up: std::sync::Arc<crate::ingest::CatchUpProgress>,
     witness: Witness,
     started: Instant,
     data_dir: PathBuf,
@@ -132,6 +133,7 @@ impl Engine {
         ingest: Ingestor,
         gate: GateConfig,
         juries: Juries,
+        catch_up: std::sync::Arc<crate::ingest::CatchUpProgress>,
         witness: Witness,
         started: Instant,
         data_dir: PathBuf,
@@ -144,6 +146,7 @@ impl Engine {
             resolved_cwds: ResolvedCwds::default(),
             gate,
             juries,
+            catch_up,
             witness,
             started,
             data_dir,
@@ -188,6 +191,8 @@ impl Engine {
             Request::Decisions => Ok(Reply::Decisions(hook_gate::decisions(&self.store)?)),
             // The server answers it before it stops; here it is only acknowledged.
             Request::Shutdown => Ok(Reply::Stopping(judged_protocol::Stopping { stopping: true })),
+            // The server answers it from the shared counters, even during the catch-up.
+            Request::Progress => Ok(Reply::CatchUp(self.catch_up.report())),
             Request::Hook(_) | Request::Panel(_) => unreachable!("handled by Engine::handle"),
         }
     }
@@ -250,7 +255,7 @@ impl Engine {
 
     /// On start: re-check the store's own chains, re-hash every ingested prefix against
     /// its file, then catch up from the stored offsets.
-    pub fn recover(&mut self) -> Result<(), StoreError> {
+    pub fn recover(&mut self, progress: &crate::ingest::CatchUpProgress) -> Result<(), StoreError> {
         if let Err(error) = self.store.verify_chains() {
             tracing::error!(%error, "the store's own history does not verify");
             let failed = crate::store::StoreIntegrityFailed { error: error.to_string() };
@@ -260,7 +265,7 @@ impl Engine {
         for file in files {
             self.ingest.verify_prefix(&mut self.store, &file)?;
         }
-        self.ingest.catch_up_all(&mut self.store)?;
+        self.ingest.catch_up_counted(&mut self.store, progress)?;
         tracing::info!(files = self.store.files().count(), "caught up");
         Ok(())
     }

@@ -25,6 +25,13 @@ impl Engine {
             tampered: files.iter().filter(|f| f.tampered).count() as u64,
             journal_events: self.store.journal_len()?,
             catch_up_passes: self.ingest.passes(),
+            catch_up: self.catch_up.report(),
+            // Each log's size against what is ingested: what the watcher has still to read.
+            lag_bytes: files
+                .iter()
+                .filter(|f| !f.tampered)
+                .map(|f| std::fs::symlink_metadata(&f.path).map_or(0, |m| m.len().saturating_sub(f.offset)))
+                .sum(),
         }))
     }
 

@@ -28,6 +28,7 @@ use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Lines per transaction while catching up a large file.
 const BATCH_LINES: usize = 4096;
@@ -45,6 +46,35 @@ enum Recheck {
     Always,
     /// Only when it changed (evidence requests, which clients retry).
     IfChanged,
+}
+
+/// How far the catch-up on start has got, shared with the server, which answers
+/// `progress` from it while the engine is busy catching up.
+#[derive(Debug, Default)]
+pub struct CatchUpProgress {
+    files_found: AtomicU64,
+    files_done: AtomicU64,
+    bytes_found: AtomicU64,
+    bytes_done: AtomicU64,
+    done: AtomicBool,
+}
+
+impl CatchUpProgress {
+    /// The catch-up has ended (or failed; the daemon serves what it has).
+    pub fn finish(&self) {
+        self.done.store(true, Ordering::Release);
+    }
+
+    /// As the wire says it.
+    pub fn report(&self) -> judged_protocol::CatchUp {
+        judged_protocol::CatchUp {
+            files_found: self.files_found.load(Ordering::Relaxed),
+            files_done: self.files_done.load(Ordering::Relaxed),
+            bytes_found: self.bytes_found.load(Ordering::Relaxed),
+            bytes_done: self.bytes_done.load(Ordering::Relaxed),
+            done: self.done.load(Ordering::Acquire),
+        }
+    }
 }
 
 /// What makes catching up cheap: the roots, and how each file and directory looked.
@@ -127,6 +157,23 @@ impl Ingestor {
     pub fn discover_in(&mut self, roots: &Roots) -> Vec<files::Discovered> {
         let listings = &mut self.listings;
         roots.discover_with(&mut |dir| listings.list(dir))
+    }
+
+    /// The catch-up on start: every log under the roots, counted in `progress` as it goes.
+    pub fn catch_up_counted(&mut self, store: &mut Store, progress: &CatchUpProgress) -> Result<(), StoreError> {
+        self.passes += 1;
+        let found = self.discover();
+        let size = |path: &Path| fs::symlink_metadata(path).map_or(0, |m| m.len());
+        let sizes: Vec<u64> = found.iter().map(|f| size(&f.path)).collect();
+        progress.files_found.store(found.len() as u64, Ordering::Relaxed);
+        progress.bytes_found.store(sizes.iter().sum(), Ordering::Relaxed);
+        for (log, bytes) in found.iter().zip(sizes) {
+            self.catch_up(store, &log.path, log.host)?;
+            progress.files_done.fetch_add(1, Ordering::Relaxed);
+            progress.bytes_done.fetch_add(bytes, Ordering::Relaxed);
+        }
+        progress.finish();
+        Ok(())
     }
 
     /// Discover every log under the roots and catch each up.
