@@ -8,7 +8,7 @@ mod panel;
 mod route;
 mod trace;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use decider::{CallError, ChallengeArgs, Decider, VerifyArgs};
 use judged_core::files;
 use judged_core::pyjson;
@@ -95,6 +95,11 @@ enum Cmd {
     /// REVIEW_UNAVAILABLE with the reason.
     #[command(after_help = route::AFTER_HELP)]
     Route(RouteArgs),
+    /// Print judge-evidence's shell completions.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Write a review-tracing record (reference `save_trace.sh`) and journal it.
     Trace(Box<trace::TraceCmd>),
 }
@@ -256,6 +261,13 @@ fn main() -> ExitCode {
     if let Cmd::Route(args) = &cli.command {
         return route::main(cli.mode, args);
     }
+    if let Cmd::Completions { shell } = cli.command {
+        // Into a buffer first: `| head` must not make it panic on a closed pipe.
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut Cli::command(), "judge-evidence", &mut script);
+        let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
+        return ExitCode::SUCCESS;
+    }
     // `trace` answers as the reference does: `Error: …` and exit 1.
     if let Cmd::Trace(args) = &cli.command {
         return trace::main(cli.mode, args);
@@ -280,12 +292,21 @@ fn main() -> ExitCode {
 /// Run an operation where the chosen mode decides; `auto` falls back to direct mode with a
 /// notice when no daemon answers.
 fn with_decider<T>(mode: Mode, op: impl Fn(&Decider) -> Result<T, CallError>) -> rules::Result<T> {
-    let unreachable =
-        || EvidenceError::evidence("judged is not running; start it with `judged start`, or use --mode direct");
+    let unreachable = || {
+        let why = autostarted().err().unwrap_or_default();
+        EvidenceError::evidence(format!(
+            "judged is not running ({why}); start it with `judged start`, or use --mode direct"
+        ))
+    };
     let decider = if mode == Mode::Direct { Decider::Direct } else { Decider::daemon() };
     // The daemon was reached and no evidence decision came back: exit 2, saying so.
     let transport = |error| EvidenceError::evidence(format!("judged: {error}"));
-    match op(&decider) {
+    let answer = match op(&decider) {
+        // No daemon: start one (once per command), then ask it.
+        Err(CallError::Unreachable) if mode != Mode::Direct && autostarted().is_ok() => op(&decider),
+        answer => answer,
+    };
+    match answer {
         Ok(value) => Ok(value),
         Err(CallError::Evidence(error)) => Err(error),
         Err(CallError::Transport(error)) => Err(transport(error)),
@@ -301,6 +322,16 @@ fn with_decider<T>(mode: Mode, op: impl Fn(&Decider) -> Result<T, CallError>) ->
             })
         }
     }
+}
+
+/// How long a command waits for a daemon it started (the catch-up of a large root first).
+const AUTOSTART_WAIT: Duration = Duration::from_secs(30);
+
+/// Start `judged` when its socket does not answer, once per command (a command asks
+/// again while the host persists its log); why it was not, when it was not.
+fn autostarted() -> Result<(), String> {
+    static STARTED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    STARTED.get_or_init(|| judged_protocol::autostart::start_judged(AUTOSTART_WAIT).map_err(|e| e.to_string())).clone()
 }
 
 fn load_artifact(path: &str) -> rules::Result<Map<String, Value>> {
@@ -361,6 +392,7 @@ fn run(cli: Cli) -> rules::Result<String> {
         Cmd::Gate(args) => Ok(gate_line(mode, args)),
         Cmd::Panel(args) => panel_packet(mode, args),
         Cmd::Route(_) => unreachable!("`route` is run by main"),
+        Cmd::Completions { .. } => unreachable!("`completions` is run by main"),
         Cmd::Trace(_) => unreachable!("`trace` is run by main"),
     }
 }

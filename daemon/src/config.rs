@@ -93,6 +93,10 @@ pub struct ConfigFile {
     pub jury: Option<JuryConfig>,
     #[serde(default)]
     pub server: ServerLimits,
+    /// Whether `judge-evidence` and `judge-hook` start judged when its socket does not
+    /// answer (default true; read by them, not by the daemon).
+    #[serde(default)]
+    pub auto_start: Option<bool>,
 }
 
 /// `[server]`: what the socket grants its clients. The defaults suit any user; a test

@@ -351,7 +351,10 @@ fn run(command: Cmd) -> Result<(), CliError> {
         }
         Cmd::Service(command) => Ok(service::run(command)?),
         Cmd::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "judged", &mut std::io::stdout());
+            // Into a buffer first: `| head` must not make it panic on a closed pipe.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "judged", &mut script);
+            let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
             Ok(())
         }
         Cmd::UninstallHooks { target, dry_run } => {

@@ -1,9 +1,8 @@
 //! `judged service install | uninstall | status`: run the daemon at login.
 //!
 //! Linux: a systemd user unit, `$XDG_CONFIG_HOME/systemd/user/judged.service`, of
-//! `Type=notify`: the daemon tells systemd it is ready once its socket answers (what
-//! `judged start` waits for), so units ordered after it and `systemctl --user start`
-//! wait for a daemon that answers. macOS: a launchd agent,
+//! `Type=notify`: the daemon tells systemd it is ready once its socket answers, so
+//! `systemctl --user start` and units ordered after it wait for a daemon that answers. macOS: a launchd agent,
 //! `~/Library/LaunchAgents/dev.judged.plist`. Either runs `judged start --foreground`
 //! with the environment `judged start` resolves its paths and config from (the
 //! variables set when `service install` runs are written into the file), restarts it
@@ -11,7 +10,7 @@
 //! only a file with that line.
 
 use judged::install::{find_on_path, same_file};
-use judged_protocol::{Request, StatusReport, paths};
+use judged_protocol::{CatchUp, Request, StatusReport, paths};
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::fs;
@@ -104,9 +103,7 @@ pub enum ServiceError {
         .0.display()
     )]
     NotOurs(PathBuf),
-    #[error(
-        "`{command}` failed: {detail}\nthe file is written; run this yourself once the service manager answers:\n  {then}"
-    )]
+    #[error("`{command}` failed: {detail}\nrun this yourself once the service manager answers:\n  {then}")]
     Manager { command: String, detail: String, then: String },
 }
 
@@ -303,6 +300,16 @@ fn run_steps(steps: &[Step]) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// Run `steps` in order, reporting a failure and going on.
+fn run_reporting(steps: &[Step]) {
+    for step in steps {
+        println!("running  {}", step.shown());
+        if let Err(detail) = step.run() {
+            eprintln!("judged: warning: `{}` failed: {detail}", step.shown());
+        }
+    }
+}
+
 fn program_found(name: &str) -> bool {
     find_on_path(name, std::env::var_os("PATH").as_deref()).is_some()
 }
@@ -462,12 +469,7 @@ fn uninstall(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Se
     }
     if managed {
         // A service that is not loaded has nothing to stop: go on and remove the file.
-        for step in &before {
-            println!("running  {}", step.shown());
-            if let Err(detail) = step.run() {
-                eprintln!("judged: warning: `{}` failed: {detail}", step.shown());
-            }
-        }
+        run_reporting(&before);
     }
     fs::remove_file(&path).map_err(io_error("remove", &path))?;
     println!("removed  {}", path.display());
@@ -476,7 +478,8 @@ fn uninstall(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Se
         println!("removed  {}", link.display());
     }
     if managed {
-        run_steps(&after)?;
+        // The file is gone, as asked; a manager that cannot reload is only reported.
+        run_reporting(&after);
     } else {
         let why = if files_only { "not run (--files-only)" } else { "not found on PATH" };
         println!("{program}: {why}; to stop a running service, run:\n  {}", shown_all(&by_hand));
@@ -534,13 +537,15 @@ fn status(manager: Manager) -> Result<(), ServiceError> {
 }
 
 /// Under systemd (`$NOTIFY_SOCKET` set, `Type=notify`): tell it `READY=1` once the socket
-/// at `socket` answers a status request, from a thread that ends when it has told.
+/// at `socket` answers, from a thread that ends when it has told. It asks for the
+/// catch-up's progress, answered while a first catch-up of a large root runs (requests
+/// made meanwhile wait for it), so a long catch-up does not run into the start timeout.
 pub fn notify_when_ready(socket: PathBuf) {
     let Some(target) = std::env::var_os("NOTIFY_SOCKET").filter(|v| !v.is_empty()) else {
         return;
     };
     let spawned = std::thread::Builder::new().name("sd-notify".into()).spawn(move || {
-        while judged_protocol::call::<StatusReport>(&socket, Request::Status, Duration::from_secs(5)).is_err() {
+        while judged_protocol::call::<CatchUp>(&socket, Request::Progress, Duration::from_secs(5)).is_err() {
             std::thread::sleep(Duration::from_millis(20));
         }
         if let Err(error) = sd_notify(&target, "READY=1") {

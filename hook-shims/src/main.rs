@@ -6,12 +6,13 @@
 //! decision, and its record, are the daemon's; this process only carries the question,
 //! so it starts without an async runtime or a config parser.
 //!
-//! Usage: `judge-hook [--host claude-code|copilot-cli] [--on-error block|allow]`.
+//! Usage: `judge-hook [--host claude-code|copilot-cli] [--on-error block|allow]`, or
+//! `judge-hook --version`.
 //! `--on-error` is what to do when the daemon cannot be asked (default `block`: an armed
 //! gate fails closed).
 
 use judged_core::event::Host;
-use judged_protocol::{Decision, HookAnswer, HookQuestion, Request};
+use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request, autostart};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::ExitCode;
@@ -21,6 +22,8 @@ use std::time::Duration;
 /// unless a jury sits, and `install-hooks` writes the jury's deadline in `--timeout`, with
 /// the host's own hook timeout larger still, so the shim answers before the host kills it.
 const DEFAULT_TIMEOUT_SECONDS: u64 = 110;
+/// The longest a hook waits for a daemon it started.
+const AUTOSTART_WAIT: Duration = Duration::from_secs(20);
 /// More stdin than any hook payload has; the rest is not read.
 const MAX_PAYLOAD_BYTES: u64 = 4 * 1024 * 1024;
 
@@ -64,6 +67,11 @@ fn parse_args() -> Result<Options, UnexpectedArgument> {
 }
 
 fn main() -> ExitCode {
+    // `judge-hook --version` alone: the same line as `judged --version`'s, for checks.
+    if std::env::args().len() == 2 && matches!(std::env::args().nth(1).as_deref(), Some("--version" | "-V")) {
+        println!("judge-hook {}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
     let options = match parse_args() {
         Ok(options) => options,
         Err(message) => {
@@ -83,11 +91,21 @@ fn main() -> ExitCode {
     };
     let question = Request::Hook(HookQuestion { host: options.host, payload, parse_error });
     let socket = judged_protocol::paths::socket_path();
-    match judged_protocol::call::<HookAnswer>(&socket, question, options.timeout) {
+    let ask = || judged_protocol::call::<HookAnswer>(&socket, question.clone(), options.timeout);
+    let mut answer = ask();
+    let mut not_started = String::new();
+    if let Err(ClientError::Unreachable(_)) = answer {
+        // No daemon: start one (a bounded wait that fits the hook's own time), then ask it.
+        match autostart::start_judged(AUTOSTART_WAIT.min(options.timeout)) {
+            Ok(()) => answer = ask(),
+            Err(why) => not_started = format!("; it could not be started for you: {why}"),
+        }
+    }
+    match answer {
         Ok(answer) if answer.decision == Decision::Block => block(options.host, &answer.message),
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
-            let why = format!("judge-hook: cannot ask judged ({error}). Start it with `judged start`.");
+            let why = format!("judge-hook: cannot ask judged ({error}){not_started}. Start it with `judged start`.");
             if options.block_on_error {
                 block(
                     options.host,

@@ -9,6 +9,7 @@
 
 #![warn(missing_docs)]
 
+pub mod autostart;
 pub mod frame;
 pub mod paths;
 mod reply;

@@ -208,8 +208,11 @@ impl Lab {
         let mut lab = Lab { mode, daemon: None, judged_home, clients: clients.clone(), tools: Vec::new(), dir };
         let codex_root = lab.workdir(Host::Claude).join("home/.codex/sessions");
         std::fs::create_dir_all(&lab.judged_home).expect("judged home");
-        std::fs::write(lab.judged_home.join("config.toml"), format!("codex_roots = [{codex_root:?}]\n"))
-            .expect("config.toml");
+        std::fs::write(
+            lab.judged_home.join("config.toml"),
+            format!("codex_roots = [{codex_root:?}]\nauto_start = false\n"),
+        )
+        .expect("config.toml");
         if mode == Mode::Daemon {
             let copilot_root = lab.workdir(Host::Copilot).join("home/.copilot/session-state");
             let claude_root = lab.workdir(Host::Claude).join("home/.claude/projects");

@@ -201,7 +201,11 @@ impl Live {
         };
         fs::create_dir_all(log.parent().unwrap()).unwrap();
         fs::write(&log, &text[..split]).unwrap();
-        Live { home: tmp.path().join("home"), project, root, claude, log, rest: text[split..].to_vec(), tmp }
+        // The no-daemon paths are tested as such: nothing starts a daemon behind them.
+        let home = tmp.path().join("home");
+        fs::create_dir_all(&home).unwrap();
+        fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+        Live { home, project, root, claude, log, rest: text[split..].to_vec(), tmp }
     }
 
     /// A daemon watching this session's root (and an empty root for the other host).

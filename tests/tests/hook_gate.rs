@@ -59,11 +59,13 @@ fn setup_with(project_gate: Option<&str>, user_gate: Option<&str>) -> Setup {
     let (home, project, root) = (dir.path().join("home"), dir.path().join("project"), dir.path().join("sessions"));
     std::fs::create_dir_all(&project).unwrap();
     std::fs::create_dir_all(&home).unwrap();
-    for (path, gate) in [(project.join(".judged.toml"), project_gate), (home.join("config.toml"), user_gate)] {
-        if let Some(gate) = gate {
-            std::fs::write(path, format!("[gate]\n{gate}\n")).unwrap();
-        }
+    if let Some(gate) = project_gate {
+        std::fs::write(project.join(".judged.toml"), format!("[gate]\n{gate}\n")).unwrap();
     }
+    // The daemon-down paths are tested as such: the hook starts no daemon here (but in
+    // `a_hook_with_no_daemon_starts_one`).
+    let user = user_gate.map(|gate| format!("[gate]\n{gate}\n")).unwrap_or_default();
+    std::fs::write(home.join("config.toml"), format!("auto_start = false\n{user}")).unwrap();
     let daemon = Daemon::start(&home, &[&root], &[]);
     Setup { daemon: Some(daemon), home, project, _dir: dir }
 }
@@ -226,4 +228,44 @@ fn a_user_who_does_not_trust_project_files_keeps_the_gate_shut() {
     let s = setup_with(Some("policy = \"off\""), Some("trust_project_files = false"));
     let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
     assert_eq!(output.status.code(), Some(2), "the repository's policy = off is ignored");
+}
+
+/// With no daemon running, the hook starts one (as ssh-agent's clients do) and is answered
+/// by it; callers at once start one daemon between them.
+#[test]
+fn a_hook_with_no_daemon_starts_one() {
+    let s = setup(None);
+    std::fs::write(s.home.join("config.toml"), "").unwrap();
+    let mut s = s;
+    s.daemon.take().expect("running").stop();
+    let payload = task_completed(&s.project, "Fix cart rounding").to_string();
+    let outputs: Vec<Output> = std::thread::scope(|scope| {
+        let calls: Vec<_> = (0..3).map(|_| scope.spawn(|| hook(&s.home, payload.as_bytes(), &[]))).collect();
+        calls.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    let socket = s.home.join("judged.sock");
+    let status =
+        judged_protocol::call::<Value>(&socket, judged_protocol::Request::Status, std::time::Duration::from_secs(10));
+    let decisions = judged_protocol::call::<Value>(
+        &socket,
+        judged_protocol::Request::Decisions,
+        std::time::Duration::from_secs(10),
+    );
+    let _ =
+        judged_protocol::call::<Value>(&socket, judged_protocol::Request::Shutdown, std::time::Duration::from_secs(5));
+    assert!(status.is_ok(), "a daemon was started");
+    for output in &outputs {
+        assert_eq!(output.status.code(), Some(2));
+        assert!(stderr(output).contains("cannot be marked done yet"), "answered by the gate: {}", stderr(output));
+    }
+    assert_eq!(decisions.unwrap().as_array().map(Vec::len), Some(3), "one daemon decided all three");
+}
+
+#[test]
+fn a_hook_with_auto_start_off_says_why_the_daemon_was_not_started() {
+    let mut s = setup(None);
+    s.daemon.take().expect("running").stop();
+    let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("auto_start = false"), "{}", stderr(&output));
 }

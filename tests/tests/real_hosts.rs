@@ -277,7 +277,8 @@ fn claude_marker_challenge_direct() {
 // ------------------------------------------------------- Claude Code: the installed gate
 
 /// `judged install-hooks --claude --project <claude project> [extra]`, checked to name
-/// the workspace's `judge-hook`.
+/// `judge-hook` by its name: the lab's PATH has this build's binaries first, so that is
+/// this build's `judge-hook`, and the host runs it.
 fn install_hooks(lab: &Lab, extra: &[&str]) {
     let project = lab.project(Host::Claude);
     std::fs::create_dir_all(&project).expect("project dir");
@@ -287,8 +288,10 @@ fn install_hooks(lab: &Lab, extra: &[&str]) {
     let output = lab.judged(&args);
     assert!(output.status.success(), "install-hooks failed: {}", String::from_utf8_lossy(&output.stderr));
     let settings = std::fs::read_to_string(project.join(".claude/settings.json")).expect("settings.json written");
-    let shim = judged_tests::bin("judge-hook");
-    assert!(settings.contains(shim.to_string_lossy().as_ref()), "the hook runs this build's judge-hook: {settings}");
+    assert!(
+        settings.contains("\"judge-hook --host claude-code "),
+        "the hook names judge-hook as PATH finds it: {settings}"
+    );
 }
 
 fn project_gate(lab: &Lab, toml: &str) {

@@ -1,0 +1,86 @@
+//! Starting `judged` for a client whose socket does not answer, as ssh-agent's and
+//! gpg-agent's clients do: `judged start` (which takes the start lock, so concurrent
+//! callers start one daemon, and returns once the socket answers), waited on for a bounded
+//! time. `auto_start = false` in the user's config turns it off.
+
+use crate::paths;
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Why `judged` was not started.
+#[derive(Debug, thiserror::Error)]
+pub enum AutoStartError {
+    /// The user turned auto-start off.
+    #[error("auto_start = false in {}", .0.display())]
+    Off(PathBuf),
+    /// `judged` could not be run.
+    #[error("cannot run {program}: {source}")]
+    Spawn {
+        /// The program tried.
+        program: String,
+        /// Why it did not run.
+        source: std::io::Error,
+    },
+    /// `judged start` failed (its log says why).
+    #[error("`judged start` failed ({0}); see judged.log in {dir}", dir = paths::data_dir().display())]
+    Failed(std::process::ExitStatus),
+    /// It was still starting (catching up with the logs) when the wait ended.
+    #[error("judged is still starting after {} s (catching up with the logs)", .0.as_secs())]
+    StillStarting(Duration),
+}
+
+/// The part of `config.toml` read here.
+#[derive(Default, Deserialize)]
+struct AutoStart {
+    auto_start: Option<bool>,
+}
+
+/// Whether the user's config allows starting the daemon (default yes; an unreadable
+/// config is the daemon's to report, so it is tried).
+fn allowed() -> Result<(), AutoStartError> {
+    let path = paths::config_path();
+    let config: AutoStart =
+        std::fs::read_to_string(&path).ok().and_then(|text| toml::from_str(&text).ok()).unwrap_or_default();
+    match config.auto_start {
+        Some(false) => Err(AutoStartError::Off(path)),
+        _ => Ok(()),
+    }
+}
+
+/// The `judged` to start: the one installed beside this client, else the one on PATH.
+fn judged() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("judged")))
+        .filter(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from("judged"))
+}
+
+/// Start `judged` in the background and wait at most `wait` for it to answer.
+pub fn start_judged(wait: Duration) -> Result<(), AutoStartError> {
+    allowed()?;
+    let program = judged();
+    let mut child = Command::new(&program)
+        .arg("start")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|source| AutoStartError::Spawn { program: program.display().to_string(), source })?;
+    let deadline = Instant::now() + wait;
+    loop {
+        match child.try_wait() {
+            // `judged start` also says so when another caller's start won the race.
+            Ok(Some(status))
+                if status.success() || std::os::unix::net::UnixStream::connect(paths::socket_path()).is_ok() =>
+            {
+                return Ok(());
+            }
+            Ok(Some(status)) => return Err(AutoStartError::Failed(status)),
+            Ok(None) if Instant::now() >= deadline => return Err(AutoStartError::StillStarting(wait)),
+            _ => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
