@@ -6,7 +6,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 use judged::config::{Config, ConfigError, RootFlags};
 use judged::install::InstallError;
 use judged_protocol::{
-    ClientError, DecisionRecord, PrefixCheck, Request, SessionName, SessionSummary, StatusReport, Stopping, paths,
+    CatchUp, ClientError, DecisionRecord, PrefixCheck, Request, SessionName, SessionSummary, StatusReport, Stopping,
+    paths,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -409,22 +410,53 @@ fn start_background(roots: &RootFlags) -> Result<(), CliError> {
         .process_group(0)
         .spawn()
         .map_err(start_error("start judged".into()))?;
+    // The socket answers within a bounded time; the catch-up of the logs then takes what
+    // it takes, shown at a terminal (Ctrl-C stops the watching, not the daemon).
     let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if let Ok(status) = call::<StatusReport>(Request::Status) {
-            if status.pid != child.id() {
-                // Another daemon (started without this lock) holds the pid file.
-                return Err(CliError::AlreadyRunning(status.pid));
+    let shown = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    loop {
+        match call::<CatchUp>(Request::Progress) {
+            Ok(progress) if progress.done => break,
+            Ok(progress) if shown => eprint!("\r\x1b[2K{}", progress_line(&progress)),
+            Ok(_) => {}
+            Err(_) if Instant::now() >= deadline => {
+                return Err(CliError::TimedOut { what: "judged did not answer", seconds: 30, log: Some(log_path) });
             }
-            println!("judged started (pid {}), socket {}", status.pid, paths::socket_path().display());
-            return Ok(());
+            Err(_) => {
+                if let Ok(Some(status)) = child.try_wait() {
+                    return Err(CliError::ExitedDuringStart { status, log: log_path });
+                }
+            }
         }
-        if let Ok(Some(status)) = child.try_wait() {
-            return Err(CliError::ExitedDuringStart { status, log: log_path });
-        }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(50));
     }
-    Err(CliError::TimedOut { what: "judged did not answer", seconds: 30, log: Some(log_path) })
+    if shown {
+        eprint!("\r\x1b[2K");
+    }
+    let status: StatusReport = call(Request::Status)?;
+    if status.pid != child.id() {
+        // Another daemon (started without this lock) holds the pid file.
+        return Err(CliError::AlreadyRunning(status.pid));
+    }
+    println!("judged started (pid {}), socket {}", status.pid, paths::socket_path().display());
+    Ok(())
+}
+
+/// One line of catch-up progress: logs and bytes ingested of those found.
+fn progress_line(progress: &CatchUp) -> String {
+    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+    let percent = if progress.bytes_found == 0 { 100 } else { progress.bytes_done * 100 / progress.bytes_found };
+    let width = 30;
+    let filled = (percent as usize * width / 100).min(width);
+    format!(
+        "judged: catching up [{}{}] {percent:>3}%  {}/{} logs, {:.1}/{:.1} MiB",
+        "#".repeat(filled),
+        " ".repeat(width - filled),
+        progress.files_done,
+        progress.files_found,
+        mib(progress.bytes_done),
+        mib(progress.bytes_found)
+    )
 }
 
 fn wait_until(done: impl Fn() -> bool, what: &'static str, log: Option<PathBuf>) -> Result<(), CliError> {
@@ -441,4 +473,19 @@ fn wait_until(done: impl Fn() -> bool, what: &'static str, log: Option<PathBuf>)
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("JUDGED_LOG").unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_line_shows_logs_and_bytes_of_those_found() {
+        let half = CatchUp { files_found: 4, files_done: 2, bytes_found: 4 << 20, bytes_done: 2 << 20, done: false };
+        let line = progress_line(&half);
+        assert!(line.contains("[###############               ]  50%"), "{line}");
+        assert!(line.ends_with("2/4 logs, 2.0/4.0 MiB"), "{line}");
+        let empty = CatchUp::default();
+        assert!(progress_line(&empty).contains("100%"), "nothing to catch up is done");
+    }
 }
