@@ -81,15 +81,7 @@ pub fn convene_here(request: &PanelRequest) -> Result<PanelAnswer, DirectPanelEr
     let started = Instant::now();
     let deadline_ms = jury.deadline.as_millis() as u64;
     let show = |step: &Progress<'_>| {
-        let step = match *step {
-            Progress::Started { juror, stage } => PanelStep::Started { juror: juror.to_owned(), stage },
-            Progress::Finished { juror, verdict, latency_ms } => {
-                PanelStep::Finished { juror: juror.to_owned(), verdict, latency_ms }
-            }
-            Progress::Escalated { agreement, tiebreaker } => {
-                PanelStep::Escalated { agreement, tiebreaker: tiebreaker.map(str::to_owned) }
-            }
-        };
+        let step = PanelStep::from(step);
         show_progress(&PanelProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
     };
     let packet = convene::convene(&jury, &asked, &Options::default(), &show);

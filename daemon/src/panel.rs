@@ -130,15 +130,7 @@ impl PanelRun {
             author_model: self.author_model.as_deref(),
         };
         let tell = |step: &Progress<'_>| {
-            let step = match *step {
-                Progress::Started { juror, stage } => PanelStep::Started { juror: juror.to_owned(), stage },
-                Progress::Finished { juror, verdict, latency_ms } => {
-                    PanelStep::Finished { juror: juror.to_owned(), verdict, latency_ms }
-                }
-                Progress::Escalated { agreement, tiebreaker } => {
-                    PanelStep::Escalated { agreement, tiebreaker: tiebreaker.map(str::to_owned) }
-                }
-            };
+            let step = PanelStep::from(step);
             progress(PanelProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
         };
         convene::convene(&self.jury, &request, &Options::default(), &tell)

@@ -41,6 +41,8 @@ pub enum Reply {
     Panel(PanelReply),
     /// To [`crate::Request::Trace`].
     Trace(TraceReply),
+    /// To [`crate::Request::Report`].
+    Report(ReportData),
 }
 
 /// One response: the request's id echoed, and the reply or a refusal.
@@ -397,4 +399,149 @@ pub struct TraceReply {
     pub provenance: judged_core::trace::Provenance,
     /// The journal event's sequence number.
     pub journal_seq: i64,
+}
+
+impl From<&judged_jury::convene::Progress<'_>> for PanelStep {
+    fn from(progress: &judged_jury::convene::Progress<'_>) -> PanelStep {
+        use judged_jury::convene::Progress;
+        match *progress {
+            Progress::Started { juror, stage } => PanelStep::Started { juror: juror.to_owned(), stage },
+            Progress::Finished { juror, verdict, latency_ms } => {
+                PanelStep::Finished { juror: juror.to_owned(), verdict, latency_ms }
+            }
+            Progress::Escalated { agreement, tiebreaker } => {
+                PanelStep::Escalated { agreement, tiebreaker: tiebreaker.map(str::to_owned) }
+            }
+        }
+    }
+}
+
+/// What `judged report` shows: the gate's decisions over a period, oldest first, each
+/// with what it rested on, and the review calls traced in that period.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReportData {
+    /// The start of the period (absent: since the journal began).
+    pub since: Option<String>,
+    /// When the daemon answered.
+    pub generated_at: String,
+    /// The gate's decisions, oldest first.
+    pub decisions: Vec<ReportDecision>,
+    /// Review calls traced (`judge-evidence trace`), oldest first.
+    #[serde(default)]
+    pub traces: Vec<ReportTrace>,
+}
+
+/// One gate decision and what it rested on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReportDecision {
+    /// The journal sequence number of the decision.
+    pub seq: i64,
+    /// When it was recorded.
+    pub at: String,
+    /// The decision as journaled.
+    pub decision: GateDecision,
+    /// The verified review an allow rested on (evidence policies).
+    #[serde(default)]
+    pub review: Option<ReportReview>,
+    /// The jury verdict it rested on (panel policies), allow or block.
+    #[serde(default)]
+    pub jury: Option<ReportJury>,
+}
+
+/// Verified evidence, as the journal recorded it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReportReview {
+    /// The review's evidence id.
+    pub evidence_id: String,
+    /// The host whose log recorded the review.
+    pub host: Host,
+    /// The host's session id.
+    pub session_id: Option<String>,
+    /// The log the reviewer's identity was read from.
+    pub session_events: String,
+    /// Where the reviewer's identity comes from (the host's own log).
+    pub identity_source: String,
+    /// The executor's model, as the host recorded it.
+    pub executor_model: Option<String>,
+    /// Its family, derived from the model.
+    pub executor_family: Option<String>,
+    /// The reviewer's model, as the host recorded it.
+    pub reviewer_model: Option<String>,
+    /// Its family, derived from the model.
+    pub reviewer_family: Option<String>,
+    /// The response's Score.
+    pub score: Option<f64>,
+    /// The response's Verdict.
+    pub verdict: Option<String>,
+    /// The host's time of the review's end.
+    pub reviewed_at: Option<String>,
+    /// When judged verified it.
+    pub verified_at: String,
+    /// judged's witness (HMAC) on the evidence.
+    pub witness: String,
+}
+
+/// A jury verdict, as the journal recorded it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReportJury {
+    /// The panel's key.
+    pub key: String,
+    /// The rubric it judged by.
+    pub rubric: String,
+    /// `pass`, `fail`, `uncertain` or `error`.
+    pub final_verdict: String,
+    /// 0..=100.
+    pub final_confidence: u8,
+    /// Fewer than two families answered.
+    pub degraded: bool,
+    /// `juror: reason` of every juror that was down.
+    pub down: Vec<String>,
+    /// Every juror's flags.
+    pub flags: Vec<String>,
+    /// Each juror that ran, stage 1 first.
+    pub jurors: Vec<ReportJuror>,
+}
+
+/// One juror of a jury, from its packet.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReportJuror {
+    /// The configured name.
+    pub name: String,
+    /// `stage_1` or `tiebreaker`.
+    pub stage: String,
+    /// The model configured.
+    pub model_requested: String,
+    /// The model the CLI's own record says answered.
+    pub model_reported: Option<String>,
+    /// The family, derived from the model.
+    pub family: Option<String>,
+    /// Which record `model_reported` was read from.
+    pub identity_source: Option<String>,
+    /// Its verdict, or `error`/`timeout` when down.
+    pub verdict: String,
+    /// 0..=100.
+    pub confidence: u8,
+    /// Wall time.
+    pub latency_ms: u64,
+    /// Why it was down.
+    pub error: Option<String>,
+}
+
+/// A traced review call.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReportTrace {
+    /// When it was journaled.
+    pub at: String,
+    /// `--skill`.
+    pub skill: String,
+    /// `--purpose`.
+    pub purpose: String,
+    /// The run directory.
+    pub trace_path: String,
+    /// The review backend.
+    pub backend: String,
+    /// The call's status.
+    pub status: String,
+    /// The provenance the daemon derived.
+    pub provenance: judged_core::trace::Provenance,
 }

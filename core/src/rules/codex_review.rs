@@ -12,7 +12,9 @@
 use super::challenge::revalidate;
 use super::session::{self, MarkerIds};
 use super::verify::Verified;
-use super::{Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, RefusalCode, Result, evidence_id, has_nonce_line};
+use super::{
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, RefusalCode, Result, evidence_id, has_nonce_line, repeat_challenge,
+};
 use crate::event::{Host, Record, ToolCall};
 use crate::family::{self, Table};
 use crate::log::{Line, SessionLog};
@@ -212,18 +214,7 @@ pub fn verify_codex_review(
         "reviewer_prefix_sha256": run.log.prefix_sha256(run_end),
     });
     let evidence = evidence.as_object_mut().expect("an object literal");
-    for key in [
-        "binding",
-        "nonce",
-        "cwd",
-        "session_id",
-        "challenge_event_id",
-        "challenge_completion_event_id",
-        "challenge_tool_call_id",
-        "challenge_event_timestamp",
-    ] {
-        evidence.insert(key.to_owned(), challenge.0.get(key).cloned().unwrap_or(Value::Null));
-    }
+    repeat_challenge(evidence, &challenge, &["challenge_event_timestamp"]);
     let id = evidence_id(evidence);
     evidence.insert("evidence_id".to_owned(), id.into());
     Ok(Verified { evidence: evidence.clone(), response: answer, window_start: marker.start_line.start })

@@ -284,6 +284,23 @@ impl<'a> Artifact<'a> {
     }
 }
 
+/// Copy into evidence the challenge fields it repeats (binding, nonce, session, marker
+/// ids), and `extra` ones.
+fn repeat_challenge(evidence: &mut Map<String, Value>, challenge: &Artifact, extra: &[&str]) {
+    let fields = [
+        "binding",
+        "nonce",
+        "cwd",
+        "session_id",
+        "challenge_event_id",
+        "challenge_completion_event_id",
+        "challenge_tool_call_id",
+    ];
+    for key in fields.iter().chain(extra) {
+        evidence.insert((*key).to_owned(), challenge.0.get(*key).cloned().unwrap_or(Value::Null));
+    }
+}
+
 /// The nonce line the reviewer's prompt must carry: `ARIS_REVIEW_NONCE=<nonce>` alone on
 /// a line, trailing whitespace allowed.
 pub fn has_nonce_line(prompt: &str, nonce: &str) -> bool {

@@ -5,7 +5,7 @@ use super::challenge::revalidate;
 use super::session::{self, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, RefusalCode, Result,
-    evidence_id, extract_response,
+    evidence_id, extract_response, repeat_challenge,
 };
 use crate::event::Record;
 use crate::family::{self, Table};
@@ -140,17 +140,7 @@ pub fn verify(
         "chain_sha256": log.chain_at(final_offset),
     });
     let evidence = evidence.as_object_mut().expect("an object literal");
-    for key in [
-        "binding",
-        "nonce",
-        "cwd",
-        "session_id",
-        "challenge_event_id",
-        "challenge_completion_event_id",
-        "challenge_tool_call_id",
-    ] {
-        evidence.insert(key.to_owned(), challenge.0.get(key).cloned().unwrap_or(Value::Null));
-    }
+    repeat_challenge(evidence, &challenge, &[]);
     let id = evidence_id(evidence);
     evidence.insert("evidence_id".to_owned(), id.into());
     Ok(Verified { evidence: evidence.clone(), response, window_start: marker.start_line.start })
