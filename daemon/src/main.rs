@@ -445,7 +445,7 @@ fn start_background(roots: &RootFlags) -> Result<(), CliError> {
 /// One line of catch-up progress: logs and bytes ingested of those found.
 fn progress_line(progress: &CatchUp) -> String {
     let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
-    let percent = if progress.bytes_found == 0 { 100 } else { progress.bytes_done * 100 / progress.bytes_found };
+    let percent = (progress.bytes_done * 100).checked_div(progress.bytes_found).unwrap_or(100);
     let width = 30;
     let filled = (percent as usize * width / 100).min(width);
     format!(
