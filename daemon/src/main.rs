@@ -1,5 +1,7 @@
 //! `judged start | status | sessions | verify-log | stop`.
 
+mod doctor;
+mod report;
 mod service;
 
 use clap::{CommandFactory, Parser, Subcommand};
@@ -81,6 +83,24 @@ enum Cmd {
     /// Run judged at login: a systemd user unit (Linux) or a launchd agent (macOS).
     #[command(subcommand)]
     Service(service::ServiceCmd),
+    /// Check the daemon, roots, hooks, gate policy, jurors and data dir; each problem with its fix.
+    Doctor {
+        /// One JSON object: each check's name, status (ok/warn/fail), detail and fix.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What the gate decided, per project and session, with the review or jury behind each allow.
+    Report {
+        /// Only decisions since then: `7d`, `24h`, `30m` or an ISO-8601 time (default: 7d).
+        #[arg(long, default_value = "7d")]
+        since: String,
+        /// Also write a self-contained HTML report (timeline and table) to FILE.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Print the report's data as JSON instead of the table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print judged's shell completions (`judged completions bash > ~/.local/share/bash-completion/completions/judged`).
     Completions {
         #[arg(value_enum)]
@@ -194,6 +214,12 @@ enum CliError {
     AlreadyRunning(u32),
     #[error("judged is not running")]
     NotRunning,
+    #[error("{0}")]
+    Usage(String),
+    #[error("some checks failed; each is listed above with its fix")]
+    DoctorFailed,
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: std::io::Error },
     #[error("session {0} was rewritten after it was ingested")]
     Tampered(String),
     #[error("session {0}'s log no longer exists; its history is kept in the store")]
@@ -351,6 +377,29 @@ fn run(command: Cmd) -> Result<(), CliError> {
             carry_out(plan, dry_run)
         }
         Cmd::Service(command) => Ok(service::run(command)?),
+        Cmd::Doctor { json } => {
+            if doctor::run(json) {
+                Ok(())
+            } else {
+                Err(CliError::DoctorFailed)
+            }
+        }
+        Cmd::Report { since, html, json } => {
+            let since = report::parse_since(&since, chrono::Utc::now()).map_err(CliError::Usage)?;
+            let data: judged_protocol::ReportData =
+                call(Request::Report(judged_protocol::ReportArgs { since: Some(since) }))?;
+            if json {
+                print_json(&data);
+            } else {
+                print!("{}", report::text(&data));
+            }
+            if let Some(path) = html {
+                std::fs::write(&path, report::html(&data))
+                    .map_err(|source| CliError::Write { path: path.clone(), source })?;
+                eprintln!("judged: wrote {}", path.display());
+            }
+            Ok(())
+        }
         Cmd::Completions { shell } => {
             // Into a buffer first: `| head` must not make it panic on a closed pipe.
             let mut script = Vec::new();

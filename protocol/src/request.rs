@@ -45,6 +45,17 @@ pub enum Request {
     Panel(PanelArgs),
     /// Stop the daemon. Reply: [`crate::Stopping`].
     Shutdown,
+    /// The gate's decisions over a period, each with the review or jury behind it, for
+    /// `judged report` (read-only). Reply: [`crate::ReportData`].
+    Report(ReportArgs),
+}
+
+/// `judged report`: which decisions to report.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ReportArgs {
+    /// Decisions recorded at or after this time; every one when absent.
+    #[serde(default)]
+    pub since: Option<DateTime<Utc>>,
 }
 
 /// A session named by its key, its host session id, or its log's path.

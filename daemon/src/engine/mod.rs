@@ -18,6 +18,7 @@ pub mod actor;
 mod challenge;
 mod panel;
 mod queries;
+mod report;
 mod trace;
 mod validate;
 mod verify;
@@ -193,6 +194,7 @@ impl Engine {
             Request::Shutdown => Ok(Reply::Stopping(judged_protocol::Stopping { stopping: true })),
             // The server answers it from the shared counters, even during the catch-up.
             Request::Progress => Ok(Reply::CatchUp(self.catch_up.report())),
+            Request::Report(args) => self.report(&args),
             Request::Hook(_) | Request::Panel(_) => unreachable!("handled by Engine::handle"),
         }
     }

@@ -38,6 +38,8 @@ pub enum StoreError {
     Body(serde_json::Error),
     #[error("cannot start the checkpoint thread: {0}")]
     Thread(std::io::Error),
+    #[error("cannot make {} owner-only: {source}", path.display())]
+    Private { path: std::path::PathBuf, source: std::io::Error },
 }
 
 /// The store's result.
@@ -134,6 +136,14 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         let mut conn = Connection::open(path)?;
         conn.execute_batch(SCHEMA)?;
+        // The store holds every log line: owner-only, whatever the umask (the WAL and its
+        // index are created by the schema's first write above).
+        for file in [path.to_path_buf(), path.with_extension("db-wal"), path.with_extension("db-shm")] {
+            if file.exists() {
+                std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+                    .map_err(|source| StoreError::Private { path: file.clone(), source })?;
+            }
+        }
         // Transactions take the write lock when they begin. A deferred one that reads first
         // (every journal write reads the chain head) gets BUSY at once, without waiting,
         // when it must upgrade while the checkpoint thread's RESTART holds the lock.

@@ -1,0 +1,163 @@
+//! `report`: the gate's decisions over a period, each with the review or the jury it
+//! rested on, read from the journal alone (nothing is caught up or recorded).
+//!
+//! An allow under an evidence policy names its evidence in the message the gate wrote
+//! ([`crate::hook_gate`]'s "has verified cross-family review <id>"); that review is
+//! looked up by its id. A decision of the jury carries the panel's key.
+
+use super::{Answer, Engine};
+use crate::store::{EvidenceVerified, Lookup, PanelConvened, ReviewTraced, Store, StoreError};
+use crate::wire_name;
+use judged_core::family::{Table, family};
+use judged_core::timestamp;
+use judged_protocol::{
+    Decision, GateDecision, Reply, ReportArgs, ReportData, ReportDecision, ReportJuror, ReportJury, ReportReview,
+    ReportTrace,
+};
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+
+/// What the gate writes before the evidence id in an evidence allow.
+const EVIDENCE_MARK: &str = "has verified cross-family review ";
+
+impl Engine {
+    pub(super) fn report(&mut self, args: &ReportArgs) -> Answer {
+        let since = args.since;
+        let within = |at: &str| since.is_none_or(|since| timestamp::parse(at).is_some_and(|t| t >= since));
+        let mut decisions = Vec::new();
+        self.store.journal_newest_first(|seq, at, decision: GateDecision| {
+            if !within(at) {
+                return false;
+            }
+            decisions.push((seq, at.to_owned(), decision));
+            true
+        })?;
+        decisions.reverse();
+        let mut reviews: FxHashMap<String, Option<ReportReview>> = FxHashMap::default();
+        let mut juries: FxHashMap<String, Option<ReportJury>> = FxHashMap::default();
+        let mut reported = Vec::with_capacity(decisions.len());
+        for (seq, at, decision) in decisions {
+            let review = match evidence_id(&decision) {
+                Some(id) => match reviews.get(id) {
+                    Some(found) => found.clone(),
+                    None => {
+                        let found = review_by_id(&self.store, id)?;
+                        reviews.insert(id.to_owned(), found.clone());
+                        found
+                    }
+                },
+                None => None,
+            };
+            let jury = match &decision.panel {
+                Some(key) => match juries.get(key) {
+                    Some(found) => found.clone(),
+                    None => {
+                        let found = self.store.journal_find::<PanelConvened>(Lookup::PanelByKey, key)?.map(jury);
+                        juries.insert(key.clone(), found.clone());
+                        found
+                    }
+                },
+                None => None,
+            };
+            reported.push(ReportDecision { seq, at, decision, review, jury });
+        }
+        let mut traces = Vec::new();
+        self.store.journal_newest_first(|_, at, traced: ReviewTraced| {
+            if !within(at) {
+                return false;
+            }
+            traces.push(ReportTrace {
+                at: at.to_owned(),
+                skill: traced.skill,
+                purpose: traced.purpose,
+                trace_path: traced.trace_path,
+                backend: traced.backend,
+                status: traced.status,
+                provenance: traced.provenance,
+            });
+            true
+        })?;
+        traces.reverse();
+        Ok(Reply::Report(ReportData {
+            since: since.map(timestamp::format_utc),
+            generated_at: timestamp::format_utc(chrono::Utc::now()),
+            decisions: reported,
+            traces,
+        }))
+    }
+}
+
+/// The evidence id an evidence allow names in its message.
+fn evidence_id(decision: &GateDecision) -> Option<&str> {
+    if decision.decision != Decision::Allow || decision.panel.is_some() {
+        return None;
+    }
+    let rest = &decision.message[decision.message.find(EVIDENCE_MARK)? + EVIDENCE_MARK.len()..];
+    let id = rest.split([' ', '\n']).next()?;
+    (!id.is_empty()).then_some(id)
+}
+
+fn review_by_id(store: &Store, id: &str) -> Result<Option<ReportReview>, StoreError> {
+    Ok(store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, id)?.map(review))
+}
+
+fn family_of(model: Option<&str>) -> Option<String> {
+    model.and_then(|m| family(m, Table::Evidence)).map(str::to_owned)
+}
+
+fn review(evidence: EvidenceVerified) -> ReportReview {
+    ReportReview {
+        identity_source: format!("{} session log", evidence.host.as_str()),
+        executor_family: family_of(evidence.executor_model.as_deref()),
+        reviewer_family: family_of(evidence.reviewer_model.as_deref()),
+        evidence_id: evidence.evidence_id,
+        host: evidence.host,
+        session_id: evidence.session_id,
+        session_events: evidence.session_events,
+        executor_model: evidence.executor_model,
+        reviewer_model: evidence.reviewer_model,
+        score: evidence.score,
+        verdict: evidence.verdict,
+        reviewed_at: evidence.reviewed_at,
+        verified_at: evidence.verified_at,
+        witness: evidence.witness,
+    }
+}
+
+/// A journaled jury, with each juror read from its packet.
+fn jury(panel: PanelConvened) -> ReportJury {
+    let packet: Value = serde_json::from_str(&panel.packet).unwrap_or(Value::Null);
+    let cascade = &packet["cascade"];
+    let stage_1 = cascade["stage_1_small_fish"].as_array().into_iter().flatten().map(|j| ("stage_1", j));
+    let tiebreaker = Some(&cascade["stage_2_tiebreaker"]).filter(|j| j.is_object()).map(|j| ("tiebreaker", j));
+    let text = |v: &Value| v.as_str().map(str::to_owned);
+    let jurors = stage_1
+        .chain(tiebreaker)
+        .map(|(stage, j)| {
+            let requested = text(&j["model_requested"]).or_else(|| text(&j["model"])).unwrap_or_default();
+            let reported = text(&j["model_reported"]);
+            ReportJuror {
+                name: text(&j["name"]).unwrap_or_default(),
+                stage: stage.to_owned(),
+                family: family(reported.as_deref().unwrap_or(&requested), Table::Gate).map(str::to_owned),
+                model_requested: requested,
+                model_reported: reported,
+                identity_source: text(&j["identity_source"]),
+                verdict: text(&j["verdict"]).unwrap_or_default(),
+                confidence: j["confidence"].as_u64().map_or(0, |c| c.min(100) as u8),
+                latency_ms: j["latency_ms"].as_u64().unwrap_or(0),
+                error: text(&j["error"]),
+            }
+        })
+        .collect();
+    ReportJury {
+        key: panel.key,
+        rubric: panel.rubric,
+        final_verdict: wire_name(&panel.final_verdict),
+        final_confidence: panel.final_confidence,
+        degraded: panel.degraded,
+        down: panel.down,
+        flags: panel.flags,
+        jurors,
+    }
+}

@@ -1,0 +1,200 @@
+//! `judged doctor` (issue 15): a healthy setup passes; a broken one fails, naming each
+//! problem's fix. Everything the doctor reads (the hosts' config dirs, the data dir, the
+//! hooks files) is a temp directory of the test's.
+
+use judged_tests::{Daemon, bin, workspace};
+use serde_json::Value;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The user's machine, in a temp dir: the data dir, the hosts' homes and a project.
+struct Machine {
+    home: PathBuf,
+    project: PathBuf,
+    claude_config: PathBuf,
+    tmp: tempfile::TempDir,
+}
+
+impl Machine {
+    fn new(config: &str) -> Machine {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("judged");
+        let project = tmp.path().join("project");
+        let claude_config = tmp.path().join("claude");
+        for dir in [&home, &project, &claude_config.join("projects"), &tmp.path().join("copilot/session-state")] {
+            fs::create_dir_all(dir).unwrap();
+        }
+        fs::create_dir_all(tmp.path().join("codex/sessions")).unwrap();
+        // The daemon watches this Codex root too (it inherits no CODEX_HOME from the test).
+        let codex = tmp.path().join("codex/sessions");
+        fs::write(home.join("config.toml"), format!("codex_roots = [\"{}\"]\n{config}", codex.display())).unwrap();
+        Machine { home, project, claude_config, tmp }
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(bin(program));
+        command
+            .env("JUDGED_HOME", &self.home)
+            .env("HOME", self.tmp.path())
+            .env("CLAUDE_CONFIG_DIR", &self.claude_config)
+            .env("COPILOT_HOME", self.tmp.path().join("copilot"))
+            .env("CODEX_HOME", self.tmp.path().join("codex"))
+            .env_remove("XDG_RUNTIME_DIR")
+            .current_dir(&self.project);
+        command
+    }
+
+    fn daemon(&self) -> Daemon {
+        let copilot = self.tmp.path().join("copilot/session-state");
+        Daemon::start(&self.home, &[&copilot], &[&self.claude_config.join("projects")])
+    }
+
+    fn judged(&self, args: &[&str]) -> Output {
+        self.command("judged").args(args).output().expect("judged runs")
+    }
+
+    /// `judged doctor --json` and `judged doctor`: the checks by name, and the text.
+    fn doctor(&self) -> (Option<i32>, Vec<Value>, String) {
+        let json = self.judged(&["doctor", "--json"]);
+        let body: Value = serde_json::from_slice(&json.stdout)
+            .unwrap_or_else(|e| panic!("doctor --json prints JSON ({e}): {}", String::from_utf8_lossy(&json.stdout)));
+        let text = self.judged(&["doctor"]);
+        assert_eq!(text.status.code(), json.status.code(), "both forms agree");
+        assert_eq!(body["ok"].as_bool(), Some(json.status.success()));
+        let checks = body["checks"].as_array().cloned().expect("checks");
+        (json.status.code(), checks, String::from_utf8_lossy(&text.stdout).into_owned())
+    }
+}
+
+fn juror(script: &str) -> String {
+    workspace().join("fixtures/jurors").join(script).display().to_string()
+}
+
+/// A jury of two `command` jurors from the fixtures.
+fn jury(first_program: &str, second_bin: Option<&str>) -> String {
+    let bin = second_bin.map(|b| format!("bin = \"{b}\"\n")).unwrap_or_default();
+    format!(
+        "[jury]\nstage_1 = [\"small-openai\", \"small-google\"]\ntiebreaker = \"big\"\n\n\
+         [[jury.jurors]]\nname = \"small-openai\"\npreset = \"command\"\nmodel = \"gpt-5.4-mini\"\n\
+         command = [\"{first_program}\", \"pass\", \"90\", \"{{model}}\"]\n\n\
+         [[jury.jurors]]\nname = \"small-google\"\npreset = \"command\"\nmodel = \"gemini-3-flash\"\n{bin}\
+         command = [\"{canned}\", \"pass\", \"85\", \"{{model}}\"]\n\n\
+         [[jury.jurors]]\nname = \"big\"\npreset = \"command\"\nmodel = \"claude-sonnet-4.6\"\n\
+         command = [\"{canned}\", \"pass\", \"95\", \"{{model}}\"]\n",
+        canned = juror("canned.sh")
+    )
+}
+
+fn named<'a>(checks: &'a [Value], name: &str) -> &'a Value {
+    checks.iter().find(|c| c["name"] == name).unwrap_or_else(|| panic!("no check {name}: {checks:#?}"))
+}
+
+fn status_of(checks: &[Value], name: &str) -> String {
+    named(checks, name)["status"].as_str().unwrap().to_owned()
+}
+
+fn fix_of(checks: &[Value], name: &str) -> String {
+    named(checks, name)["fix"].as_str().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn a_healthy_setup_passes_and_says_what_is_in_force() {
+    let m = Machine::new(&format!(
+        "auto_start = false\n[gate]\npolicy = \"evidence_or_panel\"\n\n{}",
+        jury(&juror("canned.sh"), None)
+    ));
+    let _daemon = m.daemon();
+    for target in [&["--claude"][..], &["--claude", "--user"], &["--copilot"]] {
+        let output = m.judged(&[&["install-hooks"][..], target].concat());
+        assert!(output.status.success(), "install-hooks {target:?}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    let (code, checks, text) = m.doctor();
+    let failed: Vec<&Value> = checks.iter().filter(|c| c["status"] == "fail").collect();
+    assert_eq!(code, Some(0), "{failed:#?}\n{text}");
+    for name in [
+        "daemon",
+        "catch_up",
+        "config",
+        "roots.copilot-cli",
+        "roots.claude-code",
+        "roots.codex-cli",
+        "hooks.claude-code.project",
+        "hooks.claude-code.user",
+        "hooks.copilot-cli.project",
+        "gate",
+        "jury",
+        "juror.small-openai",
+        "juror.small-google",
+        "data_dir",
+        "witness_key",
+        "socket",
+    ] {
+        assert_eq!(status_of(&checks, name), "ok", "{name}: {:#}", named(&checks, name));
+    }
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(named(&checks, "daemon")["detail"].as_str().unwrap().contains(&format!("judged {version}")));
+    let hook = named(&checks, "hooks.claude-code.project")["detail"].as_str().unwrap().to_owned();
+    assert!(hook.contains(&format!("judge-hook {version}")), "{hook}");
+    let gate = named(&checks, "gate")["detail"].as_str().unwrap().to_owned();
+    assert!(gate.contains("policy evidence_or_panel") && gate.contains("user config [gate]"), "{gate}");
+    let roots = named(&checks, "roots.claude-code")["detail"].as_str().unwrap().to_owned();
+    assert!(roots.contains(&m.claude_config.join("projects").display().to_string()), "{roots}");
+    assert!(text.contains("0 failed"), "{text}");
+}
+
+#[test]
+fn a_broken_setup_fails_naming_each_fix() {
+    let m =
+        Machine::new(&format!("auto_start = false\n{}", jury("/nonexistent/juror.sh", Some("/nonexistent/bin/judge"))));
+    let daemon = m.daemon();
+    // A hook naming a binary that is gone (a cleaned build tree).
+    let settings = m.project.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let hooks = serde_json::json!({"hooks": {"TaskCompleted": [{"hooks": [
+        {"type": "command", "command": "/gone/target/release/judge-hook --host claude-code --timeout 110"}]}]}});
+    fs::write(&settings, hooks.to_string()).unwrap();
+    // A data dir and a key opened up.
+    fs::set_permissions(&m.home, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(m.home.join("witness.key"), fs::Permissions::from_mode(0o644)).unwrap();
+
+    let (code, checks, text) = m.doctor();
+    assert_ne!(code, Some(0), "{text}");
+    assert_eq!(status_of(&checks, "daemon"), "ok");
+    assert_eq!(status_of(&checks, "hooks.claude-code.project"), "fail");
+    let hook = named(&checks, "hooks.claude-code.project")["detail"].as_str().unwrap().to_owned();
+    assert!(hook.contains("/gone/target/release/judge-hook") && hook.contains("does not exist"), "{hook}");
+    assert!(fix_of(&checks, "hooks.claude-code.project").contains("judged install-hooks --claude"));
+    for juror in ["juror.small-openai", "juror.small-google"] {
+        assert_eq!(status_of(&checks, juror), "fail", "{juror}");
+        assert!(fix_of(&checks, juror).contains(juror.trim_start_matches("juror.")), "{juror}");
+    }
+    assert!(named(&checks, "juror.small-openai")["detail"].as_str().unwrap().contains("/nonexistent/juror.sh"));
+    assert!(named(&checks, "juror.small-google")["detail"].as_str().unwrap().contains("/nonexistent/bin/judge"));
+    assert_eq!(status_of(&checks, "data_dir"), "fail");
+    assert_eq!(fix_of(&checks, "data_dir"), format!("chmod 700 {}", m.home.display()));
+    assert_eq!(status_of(&checks, "witness_key"), "fail");
+    assert_eq!(fix_of(&checks, "witness_key"), format!("chmod 600 {}", m.home.join("witness.key").display()));
+    // The text names each fix too.
+    for fix in ["judged install-hooks --claude", "chmod 700", "chmod 600", "juror `small-openai`"] {
+        assert!(text.contains(fix), "{fix} in:\n{text}");
+    }
+    fs::set_permissions(&m.home, fs::Permissions::from_mode(0o700)).unwrap();
+    drop(daemon);
+}
+
+#[test]
+fn with_the_daemon_down_it_fails_and_still_checks_the_roots_judged_would_watch() {
+    let m = Machine::new("auto_start = false\n");
+    let (code, checks, text) = m.doctor();
+    assert_ne!(code, Some(0), "{text}");
+    assert_eq!(status_of(&checks, "daemon"), "fail");
+    assert!(fix_of(&checks, "daemon").contains("judged start"));
+    let roots = named(&checks, "roots.claude-code")["detail"].as_str().unwrap().to_owned();
+    assert!(roots.contains(&m.claude_config.join("projects").display().to_string()), "{roots}");
+    assert!(roots.contains("once judged starts"), "{roots}");
+    assert_eq!(status_of(&checks, "hooks.claude-code"), "warn", "no hook installed is a warning");
+    assert!(fix_of(&checks, "hooks.claude-code").contains("judged install-hooks --claude --user"));
+    assert_eq!(status_of(&checks, "jury"), "ok");
+}

@@ -1,0 +1,281 @@
+//! `judged report` (issue 15): after a blocked task, one the jury passed (`panel`, with
+//! `command` jurors from `fixtures/jurors/`) and one allowed on verified evidence (a live
+//! copy of the real Copilot CLI `cross-family-ok` log, challenged and verified through the
+//! daemon), the report lists each with its reason and what stood behind each allow, as
+//! text and as one self-contained HTML file that headless Chromium renders.
+
+use judged_tests::{Daemon, bin, skip, workspace};
+use serde_json::{Value, json};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BINDING: &str = "run_20261130_a1b2c3d4_r1_review_7e91c4ab";
+/// The nonce of the stand-in `judge-evidence` the fixtures were recorded with.
+const STAND_IN_NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
+const FIXTURE_CWD: &str = "/tmp/judged-fixture/copilot/cross-family-ok/project";
+
+/// An ISO-8601 timestamp at the start of `s`: the time, its fraction digits, its length.
+fn parse_iso(s: &[u8]) -> Option<(chrono::NaiveDateTime, usize, usize)> {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
+    let fits = s.len() >= SHAPE.len()
+        && SHAPE.iter().zip(s).all(|(p, c)| if *p == b'd' { c.is_ascii_digit() } else { p == c });
+    if !fits {
+        return None;
+    }
+    let digits = if s.get(19) == Some(&b'.') { s[20..].iter().take_while(|c| c.is_ascii_digit()).count() } else { 0 };
+    let len = if digits > 0 { 20 + digits } else { 19 };
+    let time =
+        chrono::NaiveDateTime::parse_from_str(std::str::from_utf8(&s[..len]).ok()?, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
+    Some((time, digits, len))
+}
+
+/// Every timestamp moved so the first is a few seconds ago (as `evidence_cli.rs` does).
+fn shift_to_now(text: &[u8]) -> Vec<u8> {
+    let first = (0..text.len()).find_map(|i| parse_iso(&text[i..])).expect("timestamps").0;
+    let shift = chrono::Utc::now().naive_utc() - chrono::Duration::seconds(2) - first;
+    let (mut out, mut i) = (Vec::with_capacity(text.len()), 0);
+    while i < text.len() {
+        match parse_iso(&text[i..]) {
+            Some((time, digits, len)) => {
+                let shifted = (time + shift).format("%Y-%m-%dT%H:%M:%S%.f").to_string();
+                let (whole, fraction) = shifted.split_once('.').unwrap_or((&shifted, ""));
+                out.extend_from_slice(whole.as_bytes());
+                if digits > 0 {
+                    out.extend_from_slice(format!(".{fraction:0<digits$.digits$}").as_bytes());
+                }
+                i += len;
+            }
+            None => {
+                out.push(text[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git").arg("-C").arg(dir).args(args).status().expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+fn canned(verdict: &str, confidence: &str) -> String {
+    let path = workspace().join("fixtures/jurors/canned.sh");
+    serde_json::to_string(&[path.display().to_string(), verdict.into(), confidence.into(), "{model}".into()]).unwrap()
+}
+
+fn jury() -> String {
+    let mut text = "[jury]\nstage_1 = [\"small-openai\", \"small-google\"]\ntiebreaker = \"big\"\n".to_owned();
+    for (name, model, confidence) in [
+        ("small-openai", "gpt-5.4-mini", "90"),
+        ("small-google", "gemini-3-flash", "85"),
+        ("big", "claude-sonnet-4.6", "95"),
+    ] {
+        text.push_str(&format!(
+            "\n[[jury.jurors]]\nname = \"{name}\"\npreset = \"command\"\nmodel = \"{model}\"\ncommand = {}\n",
+            canned("pass", confidence)
+        ));
+    }
+    text
+}
+
+fn hook(home: &Path, payload: &Value) -> Output {
+    let mut child = Command::new(bin("judge-hook"))
+        .env("JUDGED_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("judge-hook runs");
+    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn task(cwd: &Path, session: &str, id: &str, subject: &str) -> Value {
+    json!({"session_id": session, "cwd": cwd, "hook_event_name": "TaskCompleted", "task_id": id,
+        "task_subject": subject, "task_description": "Totals must round half-even"})
+}
+
+fn evidence_cli(home: &Path, cwd: &Path, args: &[&str]) -> Output {
+    let output = Command::new(bin("judge-evidence"))
+        .args(["--mode", "daemon"])
+        .args(args)
+        .env("JUDGED_HOME", home)
+        .env_remove("JUDGE_EVIDENCE_MODE")
+        .current_dir(cwd)
+        .output()
+        .expect("judge-evidence runs");
+    assert!(output.status.success(), "judge-evidence {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    output
+}
+
+/// Three projects and their decisions: blocked (evidence policy, no review), allowed by
+/// the jury (panel policy), allowed on verified evidence.
+struct Decided {
+    home: PathBuf,
+    blocked: PathBuf,
+    jury: PathBuf,
+    reviewed: PathBuf,
+    out: PathBuf,
+    _daemon: Daemon,
+    _tmp: tempfile::TempDir,
+}
+
+fn decide() -> Decided {
+    let _ = bin("judged"); // build before any clock starts
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, out) = (tmp.path().join("home"), tmp.path().join("out"));
+    let (blocked, jury_project, reviewed) =
+        (tmp.path().join("blocked"), tmp.path().join("jury <b>&</b>"), tmp.path().join("reviewed"));
+    for dir in [&home, &out, &blocked, &jury_project, &reviewed] {
+        fs::create_dir_all(dir).unwrap();
+    }
+    fs::write(home.join("config.toml"), format!("auto_start = false\n\n{}", jury())).unwrap();
+    // The jury's project: a git repository gated by the panel.
+    git(&jury_project, &["init", "-q"]);
+    fs::write(jury_project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
+    git(&jury_project, &["add", "."]);
+    git(&jury_project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+    fs::write(jury_project.join(".judged.toml"), "[gate]\npolicy = \"panel\"\n").unwrap();
+    fs::write(jury_project.join("cart.rs"), "fn total() -> u32 { round_half_even(1) }\n").unwrap();
+
+    // The reviewed project: a live copy of the real Copilot CLI log, up to the challenge.
+    let fixture = fs::read(workspace().join("fixtures/copilot-1.0.102/cross-family-ok/events.jsonl")).unwrap();
+    let text = String::from_utf8(fixture).unwrap().replace(FIXTURE_CWD, reviewed.to_str().unwrap());
+    let text = shift_to_now(text.as_bytes());
+    let session_id = {
+        let at = text.windows(13).position(|w| w == b"\"sessionId\":\"").expect("session id") + 13;
+        String::from_utf8(text[at..at + 36].to_vec()).unwrap()
+    };
+    let split = {
+        let nonce_at = text.windows(32).position(|w| w == STAND_IN_NONCE.as_bytes()).expect("stand-in nonce");
+        text[..nonce_at].iter().rposition(|&b| b == b'\n').unwrap() + 1
+    };
+    let root = tmp.path().join("copilot/session-state");
+    let log = root.join(&session_id).join("events.jsonl");
+    fs::create_dir_all(log.parent().unwrap()).unwrap();
+    fs::write(&log, &text[..split]).unwrap();
+    let claude = tmp.path().join("claude/projects");
+    fs::create_dir_all(&claude).unwrap();
+    let daemon = Daemon::start(&home, &[&root], &[&claude]);
+
+    // 1. Blocked: the default `evidence` policy, and no review.
+    let output = hook(&home, &task(&blocked, "session-blocked", "1", "Ship the <script>alert(1)</script> fix"));
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    // 2. Allowed by the jury.
+    let output = hook(&home, &task(&jury_project, "session-jury", "2", "Fix cart rounding"));
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    // 3. Allowed on verified evidence: challenge, the review with its nonce, verify.
+    let challenge = out.join("r1.challenge.json");
+    let c = challenge.to_str().unwrap();
+    let cwd = reviewed.to_str().unwrap();
+    let r = root.to_str().unwrap();
+    let args = ["challenge", "--output", c, "--binding", BINDING, "--cwd", cwd, "--session-root", r];
+    evidence_cli(&home, &out, &[&args[..], &["--wait-seconds", "0", "--max-age-seconds", "600"]].concat());
+    let nonce =
+        serde_json::from_slice::<Value>(&fs::read(&challenge).unwrap()).unwrap()["nonce"].as_str().unwrap().to_owned();
+    let rest = String::from_utf8(text[split..].to_vec()).unwrap().replace(STAND_IN_NONCE, &nonce);
+    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(rest.as_bytes()).unwrap();
+    let (e, resp) = (out.join("r1.evidence.json"), out.join("r1.response.md"));
+    let args =
+        ["verify", "--challenge", c, "--output", e.to_str().unwrap(), "--response-output", resp.to_str().unwrap()];
+    evidence_cli(&home, &out, &[&args[..], &["--wait-seconds", "0"]].concat());
+    let output = hook(&home, &task(&reviewed, &session_id, "3", "Fix the cart"));
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    Decided { home, blocked, jury: jury_project, reviewed, out, _daemon: daemon, _tmp: tmp }
+}
+
+fn report(d: &Decided, args: &[&str]) -> String {
+    let output = Command::new(bin("judged")).arg("report").args(args).env("JUDGED_HOME", &d.home).output().unwrap();
+    assert!(output.status.success(), "judged report {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn find_chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn the_report_lists_each_decision_with_its_reason_and_what_stood_behind_it() {
+    let d = decide();
+    let text = report(&d, &["--since", "1h"]);
+    assert!(text.contains("3 decision(s)") && text.contains("2 allowed, 1 blocked"), "{text}");
+    // Grouped by project, then session.
+    for project in [&d.blocked, &d.jury, &d.reviewed] {
+        assert!(text.contains(&format!("project {}", project.display())), "{project:?} in:\n{text}");
+    }
+    assert!(text.contains("session session-jury (claude-code)"), "{text}");
+    // The block, and why.
+    assert!(text.contains("BLOCK") && text.contains("reason: no fresh positive evidence"), "{text}");
+    assert!(text.contains("no verified cross-family review of this work"), "{text}");
+    // The jury behind the panel allow: each juror, asked and answered, and its identity source.
+    assert!(text.contains("reason: jury pass"), "{text}");
+    assert!(text.contains("jury pass: confidence"), "{text}");
+    assert!(text.contains("stage_1 small-openai (openai): asked gpt-5.4-mini, answered gpt-5.4-mini"), "{text}");
+    assert!(text.contains("identity: command_verdict"), "{text}");
+    // The review behind the evidence allow: reviewer and executor with their families,
+    // where the identity was read, the witness.
+    assert!(text.contains("reason: fresh positive evidence"), "{text}");
+    let evidence: Value = serde_json::from_slice(&fs::read(d.out.join("r1.evidence.json")).unwrap()).unwrap();
+    let id = evidence["evidence_id"].as_str().unwrap();
+    assert!(text.contains(&format!("review {id}: gpt-5.4 (openai) reviewed claude-sonnet-4.6 (anthropic)")), "{text}");
+    assert!(text.contains("identity from the copilot-cli session log"), "{text}");
+    assert!(text.contains(&format!("witness {}", evidence["witness"].as_str().unwrap())), "{text}");
+    // The same as data, and nothing before a later start.
+    let data: Value = serde_json::from_str(&report(&d, &["--json"])).unwrap();
+    let decisions = data["decisions"].as_array().unwrap();
+    assert_eq!(decisions.len(), 3);
+    assert_eq!(decisions[1]["jury"]["jurors"].as_array().map(Vec::len), Some(2));
+    assert_eq!(decisions[2]["review"]["reviewer_family"], "openai");
+    let later = report(&d, &["--since", "2999-01-01T00:00:00Z"]);
+    assert!(later.contains("0 decision(s)"), "{later}");
+}
+
+#[test]
+fn the_html_report_is_self_contained_escaped_and_renders() {
+    let d = decide();
+    let file = d.out.join("report.html");
+    report(&d, &["--since", "7d", "--html", file.to_str().unwrap()]);
+    let html = fs::read_to_string(&file).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    for wanted in
+        ["Timeline", "<svg", "BLOCK", "ALLOW", "no fresh positive evidence", "jury pass", "small-google", "gpt-5.4"]
+    {
+        assert!(html.contains(wanted), "{wanted} in the HTML");
+    }
+    assert!(html.contains(&d.reviewed.display().to_string()));
+    // No network: no URL, no external script, style or font.
+    for banned in ["http://", "https://", "<script", "<link", "@import", "src="] {
+        assert!(!html.contains(banned), "{banned} in the HTML");
+    }
+    // What the journal holds is text: escaped, never markup.
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the task subject is escaped");
+    assert!(html.contains("jury &lt;b&gt;&amp;&lt;/b&gt;"), "the project path is escaped");
+    assert!(!html.contains("<b>&</b>"));
+
+    let Some(chromium) = find_chromium() else {
+        // Installing Chromium in CI is not robust (it is large and distribution-specific): skip there too.
+        return skip(false, "no chromium on PATH to render the HTML report (apt-get install chromium)");
+    };
+    let profile = d.out.join("chromium-profile");
+    let output = Command::new(&chromium)
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", file.display()))
+        .stdin(Stdio::null())
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success() && !dom.is_empty(), "chromium: {}", String::from_utf8_lossy(&output.stderr));
+    // The rendered document holds the table's rows, with no script of the journal's run.
+    assert!(dom.contains("<table>") && dom.contains("class=\"verdict block\""), "{dom}");
+    assert!(dom.contains("small-openai") && dom.contains("<circle"), "{dom}");
+    assert!(!dom.contains("<script>alert"), "{dom}");
+}
