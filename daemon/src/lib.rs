@@ -23,7 +23,7 @@ use engine::Engine;
 use engine::actor::EngineHandle;
 use std::fs::{self, File};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -72,8 +72,13 @@ pub fn private_dir(dir: &Path) -> Result<(), DaemonError> {
 
 /// Take the pid file's lock and write our pid into it; the lock lasts as long as the file.
 fn lock_pid_file(path: &Path) -> Result<File, DaemonError> {
-    let mut pid_file =
-        File::options().create(true).truncate(false).write(true).open(path).map_err(io_error("open", path))?;
+    let mut pid_file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(io_error("open", path))?;
     if pid_file.try_lock().is_err() {
         return Err(DaemonError::AlreadyRunning(path.to_owned()));
     }

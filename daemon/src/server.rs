@@ -191,6 +191,15 @@ async fn connection(stream: Stream, shared: Shared) {
         Some(uid) if uid == own_uid => {}
         other => {
             tracing::warn!(peer_uid = ?other, "refusing a connection from another user");
+            let message = format!(
+                "judged serves only the user it runs as (uid {own_uid}); this connection is from uid {}",
+                other.map_or_else(|| "unknown".to_owned(), |uid| uid.to_string())
+            );
+            let _ = tokio::time::timeout(
+                REFUSAL_TIME,
+                reply(&mut Connection::new(stream), 0, Outcome::Error(ErrorBody::message(message))),
+            )
+            .await;
             return;
         }
     }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 use sha2::Sha256;
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 /// The witness key.
@@ -16,20 +16,39 @@ pub struct Witness {
 }
 
 impl Witness {
-    /// Load the key, creating it (mode 0600) on first start.
+    /// Load the key (made owner-only again if its mode was loosened), creating it on first
+    /// start: written whole to a temporary file, synced, then renamed into place, so a
+    /// crash can never leave a partial key behind.
     pub fn load_or_create(path: &Path) -> std::io::Result<Witness> {
-        if let Ok(bytes) = fs::read(path) {
-            if let Ok(key) = <[u8; 32]>::try_from(bytes.as_slice()) {
-                return Ok(Witness { key });
+        match fs::read(path) {
+            Ok(bytes) => {
+                let key = <[u8; 32]>::try_from(bytes.as_slice()).map_err(|_| {
+                    std::io::Error::other(format!(
+                        "{} is not a 32-byte witness key; move it away to start with a new key \
+                         (artifacts it witnessed will no longer validate)",
+                        path.display()
+                    ))
+                })?;
+                let mode = fs::metadata(path)?.permissions().mode();
+                if mode & 0o077 != 0 {
+                    tracing::warn!(path = %path.display(), mode = format!("{mode:o}"), "witness key was readable by others; made owner-only");
+                    fs::set_permissions(path, fs::Permissions::from_mode(0o600))?;
+                }
+                Ok(Witness { key })
             }
-            return Err(std::io::Error::other(format!("{} is not a 32-byte witness key", path.display())));
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                let mut key = [0u8; 32];
+                rand::fill(&mut key);
+                let temp = path.with_extension("key.tmp");
+                let _ = fs::remove_file(&temp);
+                let mut file = fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp)?;
+                file.write_all(&key)?;
+                file.sync_all()?;
+                fs::rename(&temp, path)?;
+                Ok(Witness { key })
+            }
+            Err(error) => Err(error),
         }
-        let mut key = [0u8; 32];
-        rand::fill(&mut key);
-        let mut file = fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(path)?;
-        file.write_all(&key)?;
-        file.sync_all()?;
-        Ok(Witness { key })
     }
 
     /// The MAC over `artifact`'s canonical JSON without the `witness` field.

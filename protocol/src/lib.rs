@@ -58,6 +58,9 @@ pub enum ClientError {
     /// Nothing listens at the socket: the daemon is not running.
     #[error("judged is not running (no socket answers at {0})")]
     Unreachable(String),
+    /// The socket is there, but this user may not use it (the daemon runs as another).
+    #[error("the socket {0} is not this user's: judged serves only the user it runs as")]
+    NotPermitted(String),
     /// The connection failed or carried something that is not a response.
     #[error("talking to judged: {0}")]
     Transport(#[from] FrameError),
@@ -85,13 +88,22 @@ pub fn call_with_progress<T: DeserializeOwned>(
     timeout: Duration,
     mut on_progress: impl FnMut(PanelProgress),
 ) -> Result<T, ClientError> {
-    let stream = UnixStream::connect(socket).map_err(|_| ClientError::Unreachable(socket.display().to_string()))?;
+    let stream = UnixStream::connect(socket).map_err(|error| match error.kind() {
+        std::io::ErrorKind::PermissionDenied => ClientError::NotPermitted(socket.display().to_string()),
+        _ => ClientError::Unreachable(socket.display().to_string()),
+    })?;
     stream.set_read_timeout(Some(timeout)).map_err(FrameError::Io)?;
     stream.set_write_timeout(Some(timeout)).map_err(FrameError::Io)?;
     let mut connection = Connection::new(stream);
-    connection.send(&Envelope { v: PROTOCOL_VERSION, id: 1, request })?;
+    // A daemon that refuses this user answers why before it closes; read that rather
+    // than the broken pipe a refused send leaves.
+    let sent = connection.send(&Envelope { v: PROTOCOL_VERSION, id: 1, request });
     loop {
-        let response: Response<T> = connection.receive()?.ok_or(ClientError::NoAnswer)?;
+        let response: Response<T> = match connection.receive() {
+            Ok(Some(response)) => response,
+            Ok(None) => return Err(sent.err().map_or(ClientError::NoAnswer, ClientError::Transport)),
+            Err(error) => return Err(sent.err().map_or(ClientError::Transport(error), ClientError::Transport)),
+        };
         if response.v != PROTOCOL_VERSION {
             return Err(ClientError::Version(response.v));
         }

@@ -140,3 +140,38 @@ impl Drop for Daemon {
         self.shutdown();
     }
 }
+
+/// `judged start --foreground` on `home` watching the given roots, not yet spawned: for
+/// tests that must act before the socket answers (kill it during catch-up, see it refuse
+/// to start) and so cannot use [`Daemon::start`].
+pub fn judged_foreground(home: &Path, copilot_roots: &[&Path], claude_roots: &[&Path]) -> Command {
+    let mut command = Command::new(bin("judged"));
+    command.args(["start", "--foreground"]).env("JUDGED_HOME", home).env("JUDGED_LOG", "warn");
+    for root in copilot_roots {
+        command.arg("--copilot-root").arg(root);
+    }
+    for root in claude_roots {
+        command.arg("--claude-root").arg(root);
+    }
+    command.stdin(Stdio::null()).stdout(Stdio::null());
+    command
+}
+
+/// `status` over the socket of `home`, if something answers there within `timeout`.
+pub fn status_at(home: &Path, timeout: Duration) -> Option<Value> {
+    judged_protocol::call(&home.join("judged.sock"), judged_protocol::Request::Status, timeout).ok()
+}
+
+/// SIGKILL `pid` (no chance to clean up: what a crash or the OOM killer does).
+pub fn kill_9(pid: u32) {
+    let status = Command::new("kill").args(["-9", &pid.to_string()]).status().expect("kill runs");
+    assert!(status.success(), "kill -9 {pid} failed");
+}
+
+/// Print the conventional `SKIP: reason` for a test the machine cannot run, or fail when
+/// `CI` is set and `ci_must_have` says CI has to provide what is missing. Returns so the
+/// caller can `return` right after.
+pub fn skip(ci_must_have: bool, reason: &str) {
+    assert!(!(ci_must_have && std::env::var_os("CI").is_some()), "CI must be able to run this: {reason}");
+    eprintln!("SKIP: {reason}");
+}

@@ -322,6 +322,7 @@ impl Ingestor {
         if meta.len() > file.offset
             && let Appended::Paused(offset) = read_appended(store, &mut file, path)?
             && self.paused.insert(path.to_path_buf())
+            && !paused_on_record(store, &file, offset)?
         {
             let error = format!(
                 "a line at byte {offset} is longer than {MAX_LINE_BYTES} bytes without a newline; no host writes such \
@@ -462,6 +463,17 @@ fn tampered(store: &mut Store, file: &mut FileState, tamper: TamperDetected) -> 
     tracing::warn!(path = %file.path, reason = %tamper.reason, offset = tamper.offset,
         "log no longer holds what judged ingested; it is not read again and evidence resting on it is refused");
     store.mark_tampered(file, tamper)
+}
+
+/// Whether the journal already holds the pause of `file` at `offset` (from before a
+/// restart): it is recorded once.
+fn paused_on_record(store: &Store, file: &FileState, offset: u64) -> Result<bool, StoreError> {
+    let mut found = false;
+    store.journal_newest_first(|_, _, line: MalformedLine| {
+        found = line.file_id == file.id && line.seq.is_none() && line.offset == offset;
+        !found
+    })?;
+    Ok(found)
 }
 
 /// How far reading what was appended got.
