@@ -15,6 +15,7 @@ mod logs;
 pub mod panel;
 pub mod server;
 pub mod store;
+mod tree_watch;
 mod watch;
 pub mod witness;
 

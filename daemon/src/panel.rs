@@ -78,40 +78,55 @@ pub struct PanelRun {
     author_model: Option<String>,
 }
 
-/// A panel to convene.
+/// A panel to convene, but for the artifact.
 pub struct PanelAsk<'a> {
     pub rubric: &'a str,
     pub rubric_text: Option<&'a str>,
     pub persona: Option<&'a str>,
-    pub artifact: String,
     pub project: PathBuf,
     pub author_model: Option<String>,
     pub source: PanelSource,
 }
 
-impl PanelRun {
-    /// Check the jury and the rubric, and key the question.
-    pub fn new(config: &JuryConfig, from: &Path, ask: PanelAsk) -> Result<PanelRun, PanelError> {
-        let jury = config.validate().map_err(|source| PanelError::InvalidJury { path: from.to_owned(), source })?;
-        let rubric = Rubric::resolve(ask.rubric, ask.rubric_text)?;
-        // Who asked and for whose work are part of the question: the gate reuses only the
-        // verdicts it convened itself, on the author it found in the session's log.
+impl PanelAsk<'_> {
+    /// What makes two runs the same question of the same jury, `work` naming what is
+    /// judged: the artifact's digest, or whatever determines the artifact (for the gate,
+    /// the task and the working tree's digest, so a reused verdict costs no `git diff`).
+    /// Who asked and for whose work are part of the question: the gate reuses only the
+    /// verdicts it convened itself, on the author it found in the session's log.
+    pub fn key(&self, config: &JuryConfig, work: &str) -> String {
         let material = serde_json::json!([
-            ask.source,
-            rubric.slug(),
-            ask.rubric_text,
-            ask.persona,
-            ask.author_model,
-            chain::to_hex(&chain::sha256(ask.artifact.as_bytes())),
+            self.source,
+            self.rubric,
+            self.rubric_text,
+            self.persona,
+            self.author_model,
+            work,
             format!("{config:?}"),
         ]);
+        chain::to_hex(&chain::sha256(material.to_string().as_bytes()))
+    }
+}
+
+impl PanelRun {
+    /// Check the jury and the rubric: the run of `ask` on `artifact`, under `key` (from
+    /// [`PanelAsk::key`]).
+    pub fn new(
+        config: &JuryConfig,
+        from: &Path,
+        ask: PanelAsk,
+        artifact: String,
+        key: String,
+    ) -> Result<PanelRun, PanelError> {
+        let jury = config.validate().map_err(|source| PanelError::InvalidJury { path: from.to_owned(), source })?;
+        let rubric = Rubric::resolve(ask.rubric, ask.rubric_text)?;
         Ok(PanelRun {
-            key: chain::to_hex(&chain::sha256(material.to_string().as_bytes())),
+            key,
             source: ask.source,
             jury,
             rubric,
             persona: ask.persona.map(str::to_owned),
-            artifact: ask.artifact,
+            artifact,
             project: ask.project,
             author_model: ask.author_model,
         })

@@ -236,8 +236,26 @@ fn the_gate_asks_the_jury_about_the_work_and_reuses_its_verdict() {
     let changed = hook(&s.home, &payload);
     assert_eq!(changed.status.code(), Some(0));
     assert!(record.exists(), "the jury saw the new tree");
+    // Another task about the same work on the same tree: the verdict is reused.
+    std::fs::remove_file(&record).unwrap();
+    let mut another = payload.clone();
+    another["task_id"] = json!("8");
+    assert_eq!(hook(&s.home, &another).status.code(), Some(0));
+    assert!(!record.exists(), "no juror ran for the same work");
+    // A file in a directory that did not exist is a new tree too.
+    std::fs::create_dir_all(s.project.join("src/new")).unwrap();
+    std::fs::write(s.project.join("src/new/tax.rs"), "fn tax() {}\n").unwrap();
+    let mut third = payload.clone();
+    third["task_id"] = json!("9");
+    assert_eq!(hook(&s.home, &third).status.code(), Some(0));
+    assert!(record.exists(), "the jury saw the new directory's file");
+    let prompt = std::fs::read_to_string(&record).unwrap();
+    assert!(prompt.contains("src/new/tax.rs (untracked)"), "{prompt}");
     let reasons: Vec<String> = decisions(&s.daemon).iter().map(|d| d["reason"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(reasons, ["jury pass", "answered from the recorded decision", "jury pass"]);
+    assert_eq!(
+        reasons,
+        ["jury pass", "answered from the recorded decision", "jury pass", "reused jury verdict", "jury pass"]
+    );
 }
 
 #[test]

@@ -30,6 +30,7 @@ use crate::integrity;
 use crate::logs::{LogCache, ResolvedCwds};
 use crate::panel::{JurySource, PanelRun};
 use crate::store::{ChallengeIssued, EvidenceVerified, FileState, Lookup, Store, StoreError};
+use crate::tree_watch::TreeWatch;
 use crate::witness::Witness;
 use judged_core::event::Host;
 use judged_core::files;
@@ -46,6 +47,8 @@ pub struct Engine {
     ingest: Ingestor,
     logs: LogCache,
     resolved_cwds: ResolvedCwds,
+    /// The working trees the gate keys its decisions by.
+    trees: TreeWatch,
     gate: GateConfig,
     juries: Juries,
     catch_up: std::sync::Arc<crate::ingest::CatchUpProgress>,
@@ -145,6 +148,7 @@ impl Engine {
             ingest,
             logs: LogCache::default(),
             resolved_cwds: ResolvedCwds::default(),
+            trees: TreeWatch::default(),
             gate,
             juries,
             catch_up,
@@ -226,6 +230,7 @@ impl Engine {
             store: &mut self.store,
             ingest: &mut self.ingest,
             logs: &mut self.logs,
+            trees: &mut self.trees,
             config: &self.gate,
             juries: self.juries.source(&self.gate),
         }

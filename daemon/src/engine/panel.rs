@@ -3,7 +3,7 @@
 
 use super::{Engine, EngineError};
 use crate::panel::{PanelAsk, PanelRun, PanelSource};
-use judged_core::files;
+use judged_core::{chain, files};
 use judged_protocol::PanelArgs;
 use std::path::PathBuf;
 
@@ -16,11 +16,11 @@ impl Engine {
             rubric: &args.rubric,
             rubric_text: args.rubric_text.as_deref(),
             persona: args.persona.as_deref(),
-            artifact: args.artifact.clone(),
             project,
             author_model: args.author_model.clone(),
             source: PanelSource::Cli,
         };
-        PanelRun::new(&jury, &from, ask).map_err(|e| EngineError::BadRequest(e.to_string()))
+        let key = ask.key(&jury, &chain::to_hex(&chain::sha256(args.artifact.as_bytes())));
+        PanelRun::new(&jury, &from, ask, args.artifact.clone(), key).map_err(|e| EngineError::BadRequest(e.to_string()))
     }
 }

@@ -15,6 +15,7 @@ use crate::panel::{self, JurySource, PanelAsk, PanelRun, PanelSource};
 use crate::store::{
     EvidenceVerified, IntegrityFinding, JournalEvent, Lookup, PanelConvened, Store, StoreError, TamperDetected,
 };
+use crate::tree_watch::TreeWatch;
 use judged_core::files;
 use judged_core::review_text::is_positive;
 use judged_core::worktree::{Tree, changes_text};
@@ -80,6 +81,7 @@ pub struct HookGate<'a> {
     pub store: &'a mut Store,
     pub ingest: &'a mut Ingestor,
     pub logs: &'a mut LogCache,
+    pub trees: &'a mut TreeWatch,
     pub config: &'a GateConfig,
     pub juries: JurySource<'a>,
 }
@@ -203,34 +205,62 @@ impl HookGate<'_> {
                 return Ok(decided(policy::decide_without_evidence(question, &settings), settings, None));
             }
         }
-        // Only the jury can decide: on the work as it is now, told who wrote it (the
-        // session's log caught up first: the jury takes seconds, this milliseconds).
-        self.ingest.catch_up_all(self.store)?;
+        // Only the jury can decide: on the work as it is now, told who wrote it.
         let project = PathBuf::from(question.cwd.as_deref().map_or_else(|| ".".into(), files::resolve));
-        let changes = changes_text(&project, PANEL_CHANGES_BYTES);
+        let (jury, from) = match self.juries.jury_for(&project) {
+            Ok(found) => found,
+            Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
+        };
         let ask = PanelAsk {
             rubric: &settings.panel_rubric,
             rubric_text: None,
             persona: None,
-            artifact: policy::panel_artifact(question, changes.as_ref()),
             project: project.clone(),
-            author_model: question.session_id.as_deref().and_then(|s| author_model(self.store, self.logs, s)),
+            author_model: self.author_model(question)?,
             source: PanelSource::Gate,
         };
-        let run = match self.juries.jury_for(&project).and_then(|(jury, from)| PanelRun::new(&jury, &from, ask)) {
-            Ok(run) => run,
-            Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
+        // The artifact is the task and the tree's changes, so the task and the tree's
+        // digest name it: a verdict on them is found without building it.
+        let artifact = || policy::panel_artifact(question, changes_text(&project, PANEL_CHANGES_BYTES).as_ref());
+        let tree = self.trees.digest(&project);
+        let work_of_tree = |tree: &str| digest_of(&serde_json::json!([question.label, question.work, tree]));
+        let (panel_key, built) = match &tree {
+            Some(tree) => (ask.key(&jury, &work_of_tree(tree)), None),
+            None => {
+                let built = artifact();
+                (ask.key(&jury, &digest_of(&built)), Some(built))
+            }
         };
-        if let Some(reused) = panel::reusable(self.store, &run.key)? {
+        if let Some(reused) = panel::reusable(self.store, &panel_key)? {
             let (verdict, _) = policy::decide_with_panel(question, &reused);
             return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key)));
         }
+        let built = built.unwrap_or_else(artifact);
+        // A tree that moved while its changes were read: the verdict is keyed by what
+        // the jury saw, so that no later question about either tree reuses it.
+        let moved = tree.is_some() && self.trees.digest(&project) != tree;
+        let panel_key = if moved { ask.key(&jury, &digest_of(&built)) } else { panel_key };
+        let run = match PanelRun::new(&jury, &from, ask, built, panel_key) {
+            Ok(run) => run,
+            Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
+        };
         let question = question.clone();
         Ok(Settlement::Jury(Box::new(PendingDecision { question, settings, key, started }), run))
     }
 
+    /// The model that wrote the session's work, its log caught up first (the jury takes
+    /// seconds, this milliseconds); every log is caught up only for a session not seen yet.
+    fn author_model(&mut self, question: &Question) -> Result<Option<String>, StoreError> {
+        let Some(session) = question.session_id.as_deref() else { return Ok(None) };
+        match self.store.file_by_session(session).map(|file| (PathBuf::from(&file.path), file.host)) {
+            Some((path, host)) => self.ingest.catch_up(self.store, &path, host)?,
+            None => self.ingest.catch_up_all(self.store)?,
+        }
+        Ok(author_model(self.store, self.logs, session))
+    }
+
     /// What makes two questions the same: the question and the evidence it could see.
-    fn decision_key(&self, question: &Question, settings: &Settings) -> Result<String, StoreError> {
+    fn decision_key(&mut self, question: &Question, settings: &Settings) -> Result<String, StoreError> {
         let evidence_seen = self.store.journal_last_seq::<EvidenceVerified>()?;
         // A finding or tamper recorded since can undo the evidence an answer rested on.
         let findings_seen = self.store.journal_last_seq::<IntegrityFinding>()?;
@@ -241,9 +271,8 @@ impl HookGate<'_> {
         // A recorded answer holds only for the tree it saw, when the gate looks at trees
         // (the reviewed tree, or the jury's artifact, which shows the tree's changes).
         let tree = (settings.require_reviewed_tree || settings.uses_panel())
-            .then(|| question.cwd.as_deref().and_then(|cwd| Tree::of(Path::new(cwd), &[])))
-            .flatten()
-            .map(|tree| tree.digest());
+            .then(|| question.cwd.as_deref().and_then(|cwd| self.trees.digest(Path::new(cwd))))
+            .flatten();
         let material = serde_json::json!([
             question.event,
             question.session_id,
@@ -259,7 +288,7 @@ impl HookGate<'_> {
             window,
             tree
         ]);
-        Ok(judged_core::chain::to_hex(&judged_core::chain::sha256(material.to_string().as_bytes())))
+        Ok(digest_of(&material))
     }
 
     /// The newest verified, positive, fresh evidence bound to this session or cwd whose
@@ -310,6 +339,11 @@ impl HookGate<'_> {
         }
         Ok(None)
     }
+}
+
+/// The SHA-256 of a text, or of a value's JSON, in hex.
+fn digest_of(material: &impl ToString) -> String {
+    judged_core::chain::to_hex(&judged_core::chain::sha256(material.to_string().as_bytes()))
 }
 
 /// How the working tree moved since `evidence`'s review.
