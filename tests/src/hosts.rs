@@ -199,6 +199,16 @@ pub struct Lab {
     dir: tempfile::TempDir,
 }
 
+/// A failed test keeps its lab (the clients' logs, the daemon's store) to look at.
+impl Drop for Lab {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.dir.disable_cleanup(true);
+            eprintln!("the failed test's lab is kept: {}", self.dir.path().display());
+        }
+    }
+}
+
 impl Lab {
     /// A lab in `mode`; in daemon mode the daemon watches both clients' log roots, and the
     /// Codex CLI root of the Claude Code home (where a review run from Claude Code writes).
