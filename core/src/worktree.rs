@@ -55,6 +55,13 @@ impl Tree {
         Some(Tree { head, changes })
     }
 
+    /// This tree of the repository at `top`, but for the `excluded` paths: what
+    /// [`Tree::of`] gives with them, from a tree read without.
+    pub fn without(&self, top: &Path, excluded: &[PathBuf]) -> Tree {
+        let changes = self.changes.iter().filter(|(path, _)| !excluded.iter().any(|e| e == &top.join(path)));
+        Tree { head: self.head.clone(), changes: changes.map(|(p, d)| (p.clone(), d.clone())).collect() }
+    }
+
     /// One digest of the whole tree.
     pub fn digest(&self) -> String {
         let canonical = serde_json::to_string(self).expect("a tree serializes");
@@ -160,6 +167,7 @@ mod tests {
         fs::write(dir.join("new.rs"), "fn n() {}\n").unwrap(); // untracked
         fs::write(dir.join("evidence.json"), "{}").unwrap(); // the command's own output
         let reviewed = Tree::of(dir, &[dir.join("evidence.json")]).unwrap();
+        assert_eq!(Tree::of(dir, &[]).unwrap().without(dir, &[dir.join("evidence.json")]), reviewed);
         assert_eq!(reviewed.changes.keys().collect::<Vec<_>>(), ["a.rs", "new.rs"]);
         assert_ne!(reviewed.digest(), clean.digest());
         assert_eq!(Tree::of(dir, &[dir.join("evidence.json")]).unwrap().digest(), reviewed.digest(), "stable");

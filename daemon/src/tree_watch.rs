@@ -1,6 +1,7 @@
-//! The working trees the gate keys its decisions by, watched with inotify, so that asking
-//! again about an unchanged tree costs no `git` process (a gate answer from a recorded
-//! decision or a reused jury verdict should cost about a process spawn: issue 12's bench).
+//! The working trees evidence records and the gate keys its decisions by, watched with
+//! inotify, so that asking again about an unchanged tree costs no `git` process (a gate
+//! answer from a recorded decision or a reused jury verdict should cost about a process
+//! spawn: issue 12's bench; a `challenge` about as much as a status round trip: issue 11's).
 //!
 //! Sound because the kernel queues an event when a write happens: the queue is read, without
 //! blocking, before every digest, so any change made before the hook was asked has moved its
@@ -32,11 +33,11 @@ const MAX_WATCHES: usize = 20_000;
 /// storage); refs, the index and HEAD are watched.
 const UNWATCHED: &[&str] = &[".git/objects", ".git/logs", ".git/lfs"];
 
-/// One repository: its generation, and the digest computed at some generation.
+/// One repository: its generation, and the tree read at some generation.
 #[derive(Default)]
 struct Repo {
     generation: u64,
-    digest: Option<(u64, String)>,
+    tree: Option<(u64, Tree)>,
     /// Too large to watch, or a watch could not be added: always `git`.
     unwatched: bool,
     /// The directories an ignore rule matches, not watched.
@@ -110,9 +111,15 @@ fn changes_ignore_rules(top: &Path, dir: &Path, name: &std::ffi::OsStr) -> bool 
 }
 
 impl TreeWatch {
-    /// The digest of the tree of the repository holding `dir` (as `Tree::of(dir, &[])`
-    /// gives it); `None` outside a repository.
+    /// The digest of the tree of the repository holding `dir`, as `Tree::of(dir, &[])`
+    /// gives it; `None` outside a repository.
     pub fn digest(&mut self, dir: &Path) -> Option<String> {
+        self.tree(dir, &[]).map(|tree| tree.digest())
+    }
+
+    /// The tree of the repository holding `dir` but for the `excluded` paths, as
+    /// `Tree::of(dir, excluded)` gives it; `None` outside a repository.
+    pub fn tree(&mut self, dir: &Path, excluded: &[PathBuf]) -> Option<Tree> {
         let top = dir.ancestors().find(|d| d.join(".git").exists())?.to_path_buf();
         self.drain();
         if !self.repos.contains_key(&top) {
@@ -120,22 +127,23 @@ impl TreeWatch {
             self.repos.insert(top.clone(), repo);
         }
         let repo = self.repos.get(&top).expect("inserted above");
-        if let Some((generation, digest)) = &repo.digest
+        if let Some((generation, tree)) = &repo.tree
             && !repo.unwatched
             && *generation == repo.generation
         {
-            return Some(digest.clone());
+            return Some(tree.without(&top, excluded));
         }
         let generation = repo.generation;
-        let digest = Tree::of(&top, &[])?.digest();
+        let tree = Tree::of(&top, &[])?;
         #[cfg(test)]
         {
             self.computed += 1;
         }
+        let without = tree.without(&top, excluded);
         if let Some(repo) = self.repos.get_mut(&top) {
-            repo.digest = Some((generation, digest.clone()));
+            repo.tree = Some((generation, tree));
         }
-        Some(digest)
+        Some(without)
     }
 
     /// Watch a repository not watched yet: every directory but the unwatched ones.

@@ -6,7 +6,6 @@ use judged_core::event::Host;
 use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, LogState};
-use judged_core::worktree::Tree;
 use judged_protocol::{ChallengeArgs, Reply};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -27,7 +26,7 @@ impl Engine {
             nonce: &nonce,
         };
         let mut artifact = self.challenge_over(&request, root.as_deref())?;
-        let tree = Tree::of(Path::new(&cwd), &args.writes);
+        let tree = self.trees.tree(Path::new(&cwd), &args.writes);
         artifact.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
         let field = |key: &str| artifact.get(key).and_then(Value::as_str).map(str::to_owned);
         let session_events = field("session_events").unwrap_or_default();

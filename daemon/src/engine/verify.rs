@@ -66,7 +66,7 @@ impl Engine {
             }
             None => {
                 let cwd = Artifact(&evidence).str("cwd").map(str::to_owned);
-                let tree = cwd.and_then(|cwd| Tree::of(Path::new(&cwd), &args.writes));
+                let tree = cwd.and_then(|cwd| self.trees.tree(Path::new(&cwd), &args.writes));
                 evidence.insert("tree_sha256".into(), tree.as_ref().map(Tree::digest).into());
                 tree
             }

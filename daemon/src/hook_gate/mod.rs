@@ -18,7 +18,7 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::files;
 use judged_core::review_text::is_positive;
-use judged_core::worktree::{Tree, changes_text};
+use judged_core::worktree::changes_text;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Settings, TreeChange, Verdict};
 use std::path::{Path, PathBuf};
@@ -198,7 +198,7 @@ impl HookGate<'_> {
         }
         if settings.uses_evidence() {
             if let Some(evidence) = self.fresh_positive_evidence(question, &settings)? {
-                let change = settings.require_reviewed_tree.then(|| tree_change(question, &evidence));
+                let change = settings.require_reviewed_tree.then(|| tree_change(self.trees, question, &evidence));
                 return Ok(decided(policy::decide_with_evidence(question, &evidence, change), settings, None));
             }
             if !settings.uses_panel() {
@@ -347,9 +347,8 @@ fn digest_of(material: &impl ToString) -> String {
 }
 
 /// How the working tree moved since `evidence`'s review.
-fn tree_change(question: &Question, evidence: &EvidenceVerified) -> TreeChange {
-    let excluded: &[PathBuf] = &evidence.tree_excluded;
-    let now = question.cwd.as_deref().and_then(|cwd| Tree::of(Path::new(cwd), excluded));
+fn tree_change(trees: &mut TreeWatch, question: &Question, evidence: &EvidenceVerified) -> TreeChange {
+    let now = question.cwd.as_deref().and_then(|cwd| trees.tree(Path::new(cwd), &evidence.tree_excluded));
     let (moved, paths) = match (&evidence.tree, &now) {
         (Some(reviewed), Some(now)) => reviewed.changes_since(now),
         (None, None) => (false, Vec::new()),
