@@ -89,11 +89,12 @@ impl Decider {
         match self {
             Decider::Direct => {
                 let log = load_log(args.challenge).map_err(CallError::Evidence)?;
-                let rollouts = if log.host == Host::ClaudeCode { codex_rollouts(args.challenge) } else { Vec::new() };
-                let rollouts: Vec<&SessionLog> = rollouts.iter().collect();
+                let reviewer_logs =
+                    if log.host == Host::ClaudeCode { reviewer_logs(args.challenge) } else { Vec::new() };
+                let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().collect();
                 let env = FsEnv::default();
                 let mut verified =
-                    rules::verify_review(args.challenge, &log, &rollouts, args.response_path, args.started, &env)
+                    rules::verify_review(args.challenge, &log, &reviewer_logs, args.response_path, args.started, &env)
                         .map_err(|e| {
                             CallError::Evidence(
                                 e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])),
@@ -215,21 +216,26 @@ fn read_log(path: &str, host: Host) -> rules::Result<SessionLog> {
     Ok(SessionLog::from_bytes(host, resolved, bytes))
 }
 
-/// The Codex CLI rollouts that may hold the review of a Claude Code challenge: those
-/// written to since the challenge (a run after it can only be in one of them).
-fn codex_rollouts(challenge: &Map<String, Value>) -> Vec<SessionLog> {
+/// The reviewer CLIs' logs (Codex rollouts, Copilot session logs) that may hold the review
+/// of a Claude Code challenge: those written to since the challenge (a run after it can
+/// only be in one of them).
+fn reviewer_logs(challenge: &Map<String, Value>) -> Vec<SessionLog> {
     let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
     let recent = |path: &Path| {
         let modified =
             std::fs::metadata(path).and_then(|m| m.modified()).ok().map(chrono::DateTime::<chrono::Utc>::from);
         since.is_none_or(|since| modified.is_some_and(|m| m >= since))
     };
-    let roots = Roots { codex: vec![files::default_codex_root()], ..Roots::default() };
+    let roots = Roots {
+        codex: vec![files::default_codex_root()],
+        copilot: vec![files::default_copilot_root()],
+        ..Roots::default()
+    };
     roots
         .discover()
         .into_iter()
         .filter(|found| files::check_safe_file(&found.path).is_ok() && recent(&found.path))
-        .filter_map(|found| read_log(&found.path.to_string_lossy(), Host::CodexCli).ok())
+        .filter_map(|found| read_log(&found.path.to_string_lossy(), found.host).ok())
         .collect()
 }
 

@@ -83,7 +83,8 @@ pub struct Record {
     pub tool_results: Vec<ToolResult>,
     /// Set on a Copilot `subagent.*` lifecycle record.
     pub subagent: Option<SubagentEvent>,
-    /// Plain message text (Copilot `user.message` `data.content`, Claude Code string content).
+    /// Plain message text (Copilot `user.message` and `assistant.message` `data.content`,
+    /// Claude Code string content).
     pub text: Option<String>,
 }
 

@@ -7,8 +7,9 @@ use crate::family::{self, Table};
 use serde::{Deserialize, Serialize};
 
 /// Backends whose reviewer identity the host records; a successful trace of one needs
-/// evidence (`copilot-native`: the rubber-duck; `codex-exec`: Claude Code's Codex run).
-const HOST_RECORDED: &[&str] = &["copilot-native", "codex-exec"];
+/// evidence (`copilot-native`: the rubber-duck; `codex-exec` and `copilot-prompt`: Claude
+/// Code's Codex or Copilot CLI run).
+const HOST_RECORDED: &[&str] = &["copilot-native", "codex-exec", "copilot-prompt"];
 /// Reported models that say nothing about who answered.
 const NO_MODEL: &[&str] = &["unknown", "unavailable", "none", "null"];
 
@@ -141,7 +142,7 @@ pub enum TraceError {
     #[error("successful --backend {0} traces require --native-evidence")]
     EvidenceRequired(String),
     /// Evidence given with a backend whose reviewer no host records.
-    #[error("--native-evidence is valid only with --backend copilot-native (or codex-exec)")]
+    #[error("--native-evidence is valid only with --backend copilot-native (or codex-exec, copilot-prompt)")]
     EvidenceWithOtherBackend,
     /// A caller value contradicts the evidence.
     #[error("--{flag} {given} disagrees with the host-recorded {host}")]

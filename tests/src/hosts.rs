@@ -211,7 +211,8 @@ impl Drop for Lab {
 
 impl Lab {
     /// A lab in `mode`; in daemon mode the daemon watches both clients' log roots, and the
-    /// Codex CLI root of the Claude Code home (where a review run from Claude Code writes).
+    /// Codex CLI and Copilot CLI roots of the Claude Code home (where a review run from
+    /// Claude Code writes).
     pub fn new(clients: &Clients, mode: Mode) -> Lab {
         let dir = tempfile::Builder::new().prefix("judged-hosts-").tempdir().expect("temp dir");
         let judged_home = dir.path().join("judged-home");
@@ -225,8 +226,10 @@ impl Lab {
         .expect("config.toml");
         if mode == Mode::Daemon {
             let copilot_root = lab.workdir(Host::Copilot).join("home/.copilot/session-state");
+            // Where a `copilot -p` review run from Claude Code writes.
+            let reviewer_root = lab.workdir(Host::Claude).join("home/.copilot/session-state");
             let claude_root = lab.workdir(Host::Claude).join("home/.claude/projects");
-            lab.daemon = Some(Daemon::start(&lab.judged_home, &[&copilot_root], &[&claude_root]));
+            lab.daemon = Some(Daemon::start(&lab.judged_home, &[&copilot_root, &reviewer_root], &[&claude_root]));
         }
         lab
     }

@@ -450,13 +450,27 @@ fn claude_task_completed_is_blocked_by_a_degraded_jury() {
     assert!(decisions.iter().all(|d| d["decision"] == "block" && d["reason"] == "jury degraded"), "{decisions:?}");
 }
 
-/// Claude Code with the Codex CLI on its PATH (both offline against the scripted server),
-/// a `TaskCompleted` gate installed; the run of `scenario`, its records and decisions.
-/// `None` (the test skips) when the Codex CLI cannot be installed.
-fn claude_with_codex(lab_mode: Mode, scenario: &str) -> Option<(Lab, Vec<Value>, Vec<Value>)> {
+/// A reviewer CLI Claude Code runs through Bash in a scenario.
+#[derive(Clone, Copy)]
+enum ReviewerCli {
+    Codex,
+    Copilot,
+}
+
+/// Claude Code with `reviewer` on its PATH (both offline against the scripted server), a
+/// `TaskCompleted` gate installed; the run of `scenario`, its records and decisions.
+/// `None` (the test skips) when a client cannot be installed.
+fn claude_with_reviewer(
+    lab_mode: Mode,
+    scenario: &str,
+    reviewer: ReviewerCli,
+) -> Option<(Lab, Vec<Value>, Vec<Value>)> {
     let clients = hosts::clients()?;
-    let jurors = hosts::jurors()?;
-    let lab = Lab::new(&clients, lab_mode).with_tool(&jurors.codex);
+    let tool = match reviewer {
+        ReviewerCli::Codex => hosts::jurors()?.codex,
+        ReviewerCli::Copilot => clients.copilot.clone(),
+    };
+    let lab = Lab::new(&clients, lab_mode).with_tool(&tool);
     install_hooks(&lab, &[]);
     let records = lab.run(Host::Claude, scenario).records();
     let decisions =
@@ -470,11 +484,10 @@ fn bash_output(records: &[Value], needle: &'static str) -> String {
     hosts::claude_result_text(block)
 }
 
-/// Issue 14: Claude Code's reviewer is the Codex CLI, run as a root Bash call; the Codex
-/// rollout of that run is the evidence of who reviewed, and the gate lets the task finish.
-#[test]
-fn claude_code_reviewed_by_codex_passes_the_gate() {
-    let Some((lab, records, decisions)) = claude_with_codex(Mode::Daemon, "claude-codex-review") else { return };
+/// Issue 14: Claude Code's reviewer is a reviewer CLI run as a root Bash call; that CLI's
+/// own log of the run is the evidence of who reviewed, and the gate lets the task finish.
+fn claude_code_reviewed_by_a_cli_passes_the_gate(reviewer: ReviewerCli, scenario: &str, identity: [&str; 2]) {
+    let Some((lab, records, decisions)) = claude_with_reviewer(Mode::Daemon, scenario, reviewer) else { return };
     let verified = bash_output(&records, VERIFY);
     assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
     let evidence = hosts::read_json(&lab.project(Host::Claude).join("review.evidence.json"));
@@ -485,9 +498,9 @@ fn claude_code_reviewed_by_codex_passes_the_gate() {
     );
     assert_eq!(
         (evidence["reviewer_model"].as_str(), evidence["identity_source"].as_str()),
-        (Some("gpt-5.4"), Some("codex-rollout"))
+        (Some("gpt-5.4"), Some(identity[0]))
     );
-    assert_eq!(evidence["agent_name"], "codex-exec");
+    assert_eq!(evidence["agent_name"], identity[1]);
     let response = std::fs::read_to_string(lab.project(Host::Claude).join("review.response.md")).unwrap();
     assert!(response.starts_with("Score: 8/10\nVerdict: ready"), "{response}");
     let (block, _) = hosts::claude_result(&records, is_task_update);
@@ -509,8 +522,41 @@ fn claude_code_reviewed_by_codex_passes_the_gate() {
 }
 
 #[test]
+fn claude_code_reviewed_by_codex_passes_the_gate() {
+    claude_code_reviewed_by_a_cli_passes_the_gate(
+        ReviewerCli::Codex,
+        "claude-codex-review",
+        ["codex-rollout", "codex-exec"],
+    );
+}
+
+#[test]
+fn claude_code_reviewed_by_copilot_prompt_passes_the_gate() {
+    claude_code_reviewed_by_a_cli_passes_the_gate(
+        ReviewerCli::Copilot,
+        "claude-copilot-review",
+        ["copilot-session", "copilot-prompt"],
+    );
+}
+
+#[test]
+fn claude_code_reviewed_by_copilot_prompt_verifies_in_direct_mode() {
+    let Some((lab, records, _)) = claude_with_reviewer(Mode::Direct, "claude-copilot-review", ReviewerCli::Copilot)
+    else {
+        return;
+    };
+    let verified = bash_output(&records, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
+    let evidence = hosts::read_json(&lab.project(Host::Claude).join("review.evidence.json"));
+    assert_eq!((evidence["status"].as_str(), evidence["reviewer_model"].as_str()), (Some("verified"), Some("gpt-5.4")));
+    assert_eq!(evidence["reviewer_host"], "copilot-cli");
+}
+
+#[test]
 fn claude_code_reviewed_by_codex_verifies_in_direct_mode() {
-    let Some((lab, records, _)) = claude_with_codex(Mode::Direct, "claude-codex-review") else { return };
+    let Some((lab, records, _)) = claude_with_reviewer(Mode::Direct, "claude-codex-review", ReviewerCli::Codex) else {
+        return;
+    };
     let verified = bash_output(&records, VERIFY);
     assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
     let evidence = hosts::read_json(&lab.project(Host::Claude).join("review.evidence.json"));
@@ -518,8 +564,8 @@ fn claude_code_reviewed_by_codex_verifies_in_direct_mode() {
 }
 
 /// The refusals: the verify step's exit and message, and the gate keeps the task open.
-fn claude_codex_refused(scenario: &str, exit: i64, says: &str) {
-    let Some((_lab, records, decisions)) = claude_with_codex(Mode::Daemon, scenario) else { return };
+fn claude_cli_review_refused(reviewer: ReviewerCli, scenario: &str, exit: i64, says: &str) {
+    let Some((_lab, records, decisions)) = claude_with_reviewer(Mode::Daemon, scenario, reviewer) else { return };
     let verified = bash_output(&records, VERIFY);
     assert!(verified.contains(&format!("VERIFY_EXIT={exit}")) && verified.contains(says), "{scenario}: {verified}");
     if exit != 10 {
@@ -529,22 +575,32 @@ fn claude_codex_refused(scenario: &str, exit: i64, says: &str) {
 
 #[test]
 fn claude_codex_review_without_the_nonce_is_refused() {
-    claude_codex_refused("claude-codex-review-no-nonce", 6, "found 0");
+    claude_cli_review_refused(ReviewerCli::Codex, "claude-codex-review-no-nonce", 6, "found 0");
 }
 
 #[test]
 fn claude_codex_review_from_another_cwd_is_refused() {
-    claude_codex_refused("claude-codex-review-other-cwd", 6, "not in the challenge's cwd");
+    claude_cli_review_refused(ReviewerCli::Codex, "claude-codex-review-other-cwd", 6, "not in the challenge's cwd");
 }
 
 #[test]
 fn claude_codex_review_by_the_same_family_is_rejected() {
-    claude_codex_refused("claude-codex-review-same-family", 10, "same-model-family");
+    claude_cli_review_refused(ReviewerCli::Codex, "claude-codex-review-same-family", 10, "same-model-family");
 }
 
 #[test]
 fn claude_codex_review_run_twice_is_refused() {
-    claude_codex_refused("claude-codex-review-two-runs", 6, "found 2");
+    claude_cli_review_refused(ReviewerCli::Codex, "claude-codex-review-two-runs", 6, "found 2");
+}
+
+#[test]
+fn claude_copilot_prompt_review_without_the_nonce_is_refused() {
+    claude_cli_review_refused(ReviewerCli::Copilot, "claude-copilot-review-no-nonce", 6, "found 0");
+}
+
+#[test]
+fn claude_copilot_prompt_review_by_the_same_family_is_rejected() {
+    claude_cli_review_refused(ReviewerCli::Copilot, "claude-copilot-review-same-family", 10, "same-model-family");
 }
 
 fn stop_feedback(records: &[Value]) -> Vec<String> {

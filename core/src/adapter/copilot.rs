@@ -86,7 +86,7 @@ pub(super) fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
                 model: any_str(data, "model"),
             });
         }
-        "user.message" => record.text = any_str(data, "content"),
+        "user.message" | "assistant.message" => record.text = any_str(data, "content"),
         _ => {}
     }
     record

@@ -6,7 +6,7 @@
 //! caller's business, through [`Env`].
 
 mod challenge;
-mod codex_review;
+mod cli_review;
 mod session;
 mod validate;
 mod verify;
@@ -15,7 +15,7 @@ mod verify;
 mod tests;
 
 pub use challenge::{ChallengeRequest, challenge, check_max_age, validate_challenge};
-pub use codex_review::{CODEX_REVIEWER, validate_codex_review, verify_codex_review};
+pub use cli_review::{ReviewerCli, validate_cli_review, verify_cli_review};
 pub use validate::validate;
 pub use verify::{Verified, verify};
 
@@ -210,38 +210,36 @@ impl ArtifactKind {
             (ArtifactKind::Challenge, _) => validate_challenge(artifact, log, env),
             (ArtifactKind::Evidence, None) => validate(artifact, log, env),
             (ArtifactKind::Evidence, Some((path, _))) => match reviewer {
-                Some(rollout) => validate_codex_review(artifact, log, rollout, env),
+                Some(run_log) => validate_cli_review(artifact, log, run_log, env),
                 None => Err(EvidenceError::evidence(format!("the reviewer's log {path} was not read"))),
             },
         }
     }
 }
 
-/// The other host's log that evidence rests on besides its session log (the Codex CLI
-/// rollout of a Claude Code review), with that host; `None` for a review recorded in the
+/// The other host's log that evidence rests on besides its session log (the reviewer
+/// CLI's log of a Claude Code review), with that host; `None` for a review recorded in the
 /// session log itself.
 pub fn reviewer_log(evidence: &Map<String, Value>) -> Option<(&str, Host)> {
     let evidence = Artifact(evidence);
-    (evidence.str("agent_name") == Some(CODEX_REVIEWER))
-        .then(|| evidence.str("reviewer_session_events"))
-        .flatten()
-        .map(|path| (path, Host::CodexCli))
+    let cli = evidence.str("agent_name").and_then(ReviewerCli::of_evidence)?;
+    evidence.str("reviewer_session_events").map(|path| (path, cli.host()))
 }
 
 /// Verify the review a challenge binds, whichever host wrote the session: a Copilot CLI
-/// rubber-duck recorded in `log` itself ([`verify`]), or, for Claude Code, a Codex CLI run
-/// among `rollouts` ([`verify_codex_review`]; callers pass the Codex rollouts that may hold
-/// it only for a Claude Code challenge).
+/// rubber-duck recorded in `log` itself ([`verify`]), or, for Claude Code, a reviewer CLI's
+/// run among `reviewer_logs` ([`verify_cli_review`]; callers pass the Codex rollouts and
+/// Copilot session logs that may hold it only for a Claude Code challenge).
 pub fn verify_review(
     challenge: &Map<String, Value>,
     log: &SessionLog,
-    rollouts: &[&SessionLog],
+    reviewer_logs: &[&SessionLog],
     response_path: &str,
     now: chrono::DateTime<chrono::Utc>,
     env: &dyn Env,
 ) -> Result<Verified> {
     match log.host {
-        Host::ClaudeCode => verify_codex_review(challenge, log, rollouts, response_path, now, env),
+        Host::ClaudeCode => verify_cli_review(challenge, log, reviewer_logs, response_path, now, env),
         Host::CopilotCli | Host::CodexCli => verify(challenge, log, response_path, now, env),
     }
 }

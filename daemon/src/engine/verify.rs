@@ -6,28 +6,30 @@ use crate::store::{EvidenceVerified, FileState, JournalEvent, Lookup};
 use judged_core::event::Host;
 use judged_core::files::{FsEnv, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, Artifact, ArtifactKind, LogState};
+use judged_core::rules::{self, Artifact, ArtifactKind, LogState, ReviewerCli};
 use judged_core::worktree::Tree;
 use judged_protocol::{Reply, Verification, VerifyArgs};
 use serde_json::{Map, Value};
 use std::path::Path;
 
 impl Engine {
-    /// The Codex CLI rollouts that may hold the review of a Claude Code challenge, caught up
-    /// and witnessed: those written since the challenge, not tampered. Their ids in the
-    /// log cache.
-    fn codex_rollouts(&mut self, challenge: &Map<String, Value>) -> Result<Vec<i64>, EngineError> {
+    /// The reviewer CLIs' logs (Codex rollouts, Copilot session logs) that may hold the
+    /// review of a Claude Code challenge, caught up and witnessed: those written since the
+    /// challenge, not tampered. Their ids in the log cache.
+    fn reviewer_logs(&mut self, challenge: &Map<String, Value>) -> Result<Vec<i64>, EngineError> {
         let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
-        let codex = Roots { codex: self.ingest.roots().codex.clone(), ..Roots::default() };
-        for found in self.ingest.discover_in(&codex) {
+        let roots = self.ingest.roots();
+        let reviewers = Roots { codex: roots.codex.clone(), copilot: roots.copilot.clone(), ..Roots::default() };
+        for found in self.ingest.discover_in(&reviewers) {
             self.ingest.catch_up(&mut self.store, &found.path, found.host)?;
         }
         let recent = |file: &FileState| {
             let last = file.last_event_time.as_deref().and_then(judged_core::timestamp::parse);
             since.is_none_or(|since| last.is_some_and(|last| last >= since))
         };
+        let reviewer_host = |host: Host| ReviewerCli::ALL.iter().any(|cli| cli.host() == host);
         let candidates: Vec<FileState> =
-            self.store.files().filter(|f| f.host == Host::CodexCli && !f.tampered && recent(f)).cloned().collect();
+            self.store.files().filter(|f| reviewer_host(f.host) && !f.tampered && recent(f)).cloned().collect();
         let mut ids = Vec::new();
         for file in candidates {
             if !self.ingest.verify_prefix_if_changed(&mut self.store, &file)?.tampered {
@@ -41,15 +43,15 @@ impl Engine {
     pub(super) fn verify(&mut self, args: &VerifyArgs) -> Answer {
         self.check_witnessed(&args.challenge, ArtifactKind::Challenge)?;
         let file = self.log_for(&args.challenge)?;
-        let rollouts = match file.host {
-            Host::ClaudeCode => self.codex_rollouts(&args.challenge)?,
+        let reviewer_logs = match file.host {
+            Host::ClaudeCode => self.reviewer_logs(&args.challenge)?,
             Host::CopilotCli | Host::CodexCli => Vec::new(),
         };
         let log = self.logs.get(file.id);
-        let rollouts: Vec<&SessionLog> = rollouts.iter().map(|&id| self.logs.get(id)).collect();
+        let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();
         let now = request_time(args.started_at)?;
         let env = FsEnv::default();
-        let verified = rules::verify_review(&args.challenge, log, &rollouts, &args.response_path, now, &env)
+        let verified = rules::verify_review(&args.challenge, log, &reviewer_logs, &args.response_path, now, &env)
             .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", &args.challenge_name])))?;
         self.check_findings(&file, verified.window_start)?;
         let mut evidence = verified.evidence;

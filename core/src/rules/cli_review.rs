@@ -1,0 +1,467 @@
+//! Reviewer evidence for Claude Code (issue 14): after a `host: claude-code` challenge, the
+//! agent runs a reviewer CLI as a root Bash call, the Codex CLI (`codex exec`) or the
+//! Copilot CLI (`copilot -p`), and that CLI's own log of the run (a Codex rollout, a
+//! Copilot session log) is the record of the review.
+//!
+//! Exactly one reviewer run may carry the challenge's nonce line in its prompt; it must run
+//! in the challenge's cwd, start after the challenge and inside the one root Bash call of
+//! the transcript that started it (between the call and its result), and complete. The
+//! reviewer's model comes from the run's log (a rollout's `turn_context.model`, the model
+//! the run asked for, which is all a rollout records, host-formats.md §G; the model on a
+//! Copilot session's own records), the executor's from the transcript; the same family is
+//! rejected (exit 10) as for Copilot's rubber-duck.
+
+use super::challenge::revalidate;
+use super::session::{self, MarkerIds};
+use super::verify::Verified;
+use super::{
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, RefusalCode, Result, evidence_id, has_nonce_line, repeat_challenge,
+};
+use crate::event::{Host, Record, ToolCall};
+use crate::family::{self, Table};
+use crate::log::{Line, SessionLog};
+use crate::{chain, timestamp};
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value, json};
+
+/// Where the executor's model was read: the Claude Code transcript.
+const CLAUDE_TRANSCRIPT: &str = "claude-transcript";
+
+/// A reviewer CLI whose own log of a run is the record of a review.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReviewerCli {
+    /// `codex exec`: the run's rollout under the Codex CLI's `sessions` root.
+    Codex,
+    /// `copilot -p`: the run's session log under the Copilot CLI's `session-state` root.
+    Copilot,
+}
+
+impl ReviewerCli {
+    /// Every reviewer CLI.
+    pub const ALL: [ReviewerCli; 2] = [ReviewerCli::Codex, ReviewerCli::Copilot];
+
+    /// The `agent_name` of evidence of a review by this CLI.
+    pub fn agent_name(self) -> &'static str {
+        match self {
+            ReviewerCli::Codex => "codex-exec",
+            ReviewerCli::Copilot => "copilot-prompt",
+        }
+    }
+
+    /// Where the reviewer's model was read (`identity_source`).
+    pub fn identity_source(self) -> &'static str {
+        match self {
+            ReviewerCli::Codex => "codex-rollout",
+            ReviewerCli::Copilot => "copilot-session",
+        }
+    }
+
+    /// The host that writes this CLI's log of a run.
+    pub fn host(self) -> Host {
+        match self {
+            ReviewerCli::Codex => Host::CodexCli,
+            ReviewerCli::Copilot => Host::CopilotCli,
+        }
+    }
+
+    /// The CLI whose review `agent_name` names.
+    pub fn of_evidence(agent_name: &str) -> Option<ReviewerCli> {
+        ReviewerCli::ALL.into_iter().find(|cli| cli.agent_name() == agent_name)
+    }
+
+    fn of_host(host: Host) -> Option<ReviewerCli> {
+        ReviewerCli::ALL.into_iter().find(|cli| cli.host() == host)
+    }
+
+    /// The CLI as messages name it.
+    fn name(self) -> &'static str {
+        match self {
+            ReviewerCli::Codex => "Codex",
+            ReviewerCli::Copilot => "Copilot CLI",
+        }
+    }
+
+    /// The command as messages name it.
+    fn command(self) -> &'static str {
+        match self {
+            ReviewerCli::Codex => "`codex exec`",
+            ReviewerCli::Copilot => "`copilot -p`",
+        }
+    }
+
+    /// Whether a shell call runs this CLI non-interactively: one of its simple commands
+    /// (past `NAME=value` assignments) is `codex exec …`, or `copilot … -p|--prompt …`.
+    fn runs_in(self, call: &ToolCall) -> bool {
+        let command = call.arguments.get("command").and_then(Value::as_str).unwrap_or_default();
+        command.split([';', '|', '&', '\n']).any(|simple| {
+            let mut words = simple.split_whitespace().skip_while(|w| is_assignment(w));
+            let program = words.next().unwrap_or_default();
+            let is = |name: &str| program == name || program.ends_with(&format!("/{name}"));
+            match self {
+                ReviewerCli::Codex => is("codex") && words.next() == Some("exec"),
+                ReviewerCli::Copilot => {
+                    is("copilot") && words.any(|w| w == "-p" || w == "--prompt" || w.starts_with("--prompt="))
+                }
+            }
+        })
+    }
+}
+
+/// A shell `NAME=value` word.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=')
+        .is_some_and(|(name, _)| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// A reviewer CLI's run as its own log records it, up to where it completed.
+struct CliRun<'a> {
+    cli: ReviewerCli,
+    log: &'a SessionLog,
+    session_id: String,
+    cwd: String,
+    started: DateTime<Utc>,
+    model: String,
+    /// The run's answer, and when and where (the line's end) it completed.
+    completed: Option<(String, String, u64)>,
+}
+
+impl<'a> CliRun<'a> {
+    /// The run a reviewer CLI's log records, when its prompt carries `nonce`; `None` for
+    /// any other log.
+    fn bound(log: &'a SessionLog, nonce: &str) -> Option<CliRun<'a>> {
+        let cli = ReviewerCli::of_host(log.host)?;
+        let own = || log.records().filter(|(_, r)| r.root);
+        let prompt_kind = match cli {
+            ReviewerCli::Codex => "response_item.message.user",
+            ReviewerCli::Copilot => "user.message",
+        };
+        let prompted = own()
+            .filter(|(_, r)| r.kind == prompt_kind)
+            .any(|(_, r)| r.text.as_deref().is_some_and(|t| has_nonce_line(t, nonce)));
+        if !prompted {
+            return None;
+        }
+        let (_, start) = own().find(|(_, r)| r.session_start)?;
+        let mut models: Vec<&str> = own().filter_map(|(_, r)| r.model.as_deref()).collect();
+        models.dedup();
+        let completed = match cli {
+            ReviewerCli::Codex => own()
+                .find(|(_, r)| r.kind == "event_msg.task_complete")
+                .and_then(|(line, r)| Some((r.text.clone().unwrap_or_default(), r.timestamp.clone()?, line.end))),
+            ReviewerCli::Copilot => copilot_completion(log),
+        };
+        Some(CliRun {
+            cli,
+            log,
+            session_id: start.session_id.clone()?,
+            cwd: start.cwd.clone()?,
+            started: start.timestamp.as_deref().and_then(timestamp::parse)?,
+            model: if models.len() == 1 { models[0].to_owned() } else { String::new() },
+            completed,
+        })
+    }
+}
+
+/// A `copilot -p` run completes with its session's shutdown, no error before it; its
+/// answer is the last thing the model said.
+fn copilot_completion(log: &SessionLog) -> Option<(String, String, u64)> {
+    let mut answer = None;
+    for (line, record) in log.records().filter(|(_, r)| r.root) {
+        match record.kind.as_str() {
+            "assistant.message" => answer = record.text.clone().filter(|t| !t.is_empty()).or(answer),
+            "session.error" => return None,
+            "session.shutdown" => return Some((answer?, record.timestamp.clone()?, line.end)),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A root Bash call of the transcript that runs a reviewer CLI, with its result.
+struct BashRun<'a> {
+    call: &'a ToolCall,
+    started: DateTime<Utc>,
+    returned: Option<(&'a Line, &'a Record, DateTime<Utc>)>,
+}
+
+/// The root Bash calls after byte `after` that run `cli`.
+fn cli_calls(log: &SessionLog, after: u64, cli: ReviewerCli) -> Vec<BashRun<'_>> {
+    let mut runs: Vec<BashRun> = Vec::new();
+    for (line, record) in log.records() {
+        if line.start < after || !record.root {
+            continue;
+        }
+        let Some(started) = record.timestamp.as_deref().and_then(timestamp::parse) else { continue };
+        for call in record.tool_calls.iter().filter(|c| session::is_shell_tool(&c.name) && cli.runs_in(c)) {
+            runs.push(BashRun { call, started, returned: None });
+        }
+    }
+    for (line, record) in log.records() {
+        for result in &record.tool_results {
+            let Some(at) = record.timestamp.as_deref().and_then(timestamp::parse) else { continue };
+            if let Some(run) = runs.iter_mut().find(|r| r.call.id.is_some() && r.call.id == result.tool_call_id) {
+                run.returned.get_or_insert((line, record, at));
+            }
+        }
+    }
+    runs
+}
+
+/// Verify the reviewer CLI's review bound to a Claude Code `challenge`: `log` is the
+/// transcript, `reviewer_logs` the reviewer CLIs' logs that may hold the run (any cwd;
+/// those of another cwd are refused by name).
+pub fn verify_cli_review(
+    challenge: &Map<String, Value>,
+    log: &SessionLog,
+    reviewer_logs: &[&SessionLog],
+    response_path: &str,
+    now: DateTime<Utc>,
+    env: &dyn Env,
+) -> Result<Verified> {
+    let challenge = Artifact(challenge);
+    let marker = revalidate(&challenge, log, env)?;
+    let nonce = challenge.required("nonce")?;
+    let executor_model = challenge.required("executor_model")?;
+    let cwd = env.resolve(challenge.required("cwd")?);
+    let challenge_time = challenge
+        .str("challenge_event_timestamp")
+        .and_then(timestamp::parse)
+        .ok_or_else(|| EvidenceError::evidence("challenge_event_timestamp is not an ISO-8601 timestamp"))?;
+    let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
+
+    let runs: Vec<CliRun> = reviewer_logs.iter().filter_map(|l| CliRun::bound(l, nonce)).collect();
+    if let Some(elsewhere) = runs.iter().find(|r| env.resolve(&r.cwd) != cwd) {
+        return Err(EvidenceError::new(
+            RefusalCode::InvocationCount,
+            format!(
+                "the nonce-bound {} run {} ran in {}, not in the challenge's cwd {cwd}",
+                elsewhere.cli.name(),
+                elsewhere.log.path,
+                elsewhere.cwd
+            ),
+        ));
+    }
+    let runs: Vec<CliRun> = runs.into_iter().filter(|r| r.started >= challenge_time).collect();
+    let [run] = runs.as_slice() else {
+        return Err(EvidenceError::new(
+            RefusalCode::InvocationCount,
+            format!(
+                "expected exactly one nonce-bound reviewer run (`codex exec` or `copilot -p`) after the challenge, found {}",
+                runs.len()
+            ),
+        ));
+    };
+    let calls: Vec<BashRun> = cli_calls(log, prefix, run.cli)
+        .into_iter()
+        .filter(|c| c.started <= run.started && c.returned.as_ref().is_none_or(|(_, _, at)| run.started <= *at))
+        .collect();
+    let [call] = calls.as_slice() else {
+        return Err(EvidenceError::new(
+            RefusalCode::InvocationCount,
+            format!(
+                "expected exactly one root Bash call running {} around the {} run {}, found {}",
+                run.cli.command(),
+                run.cli.name(),
+                run.log.path,
+                calls.len()
+            ),
+        ));
+    };
+    let Some((answer, completed_at, run_end)) = run.completed.clone() else {
+        let message = format!("the {} reviewer run did not complete", run.cli.name());
+        return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
+    };
+    let Some((tool_line, tool_record, _)) = call.returned else {
+        let message = format!("the Bash call running {} has not returned", run.cli.command());
+        return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
+    };
+    if tool_record.tool_results.iter().any(|r| r.tool_call_id == call.call.id && !r.success) {
+        let message = format!("the Bash call running {} did not succeed", run.cli.command());
+        return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
+    }
+    if run.model.is_empty() {
+        return Err(EvidenceError::evidence(format!(
+            "the {} log {} names no single model for the run",
+            run.cli.name(),
+            run.log.path
+        )));
+    }
+    let executor_family = family::family(executor_model, Table::Evidence);
+    let reviewer_family = family::family(&run.model, Table::Evidence);
+    let (status, reason, relation) = match (executor_family, reviewer_family) {
+        (Some(e), Some(r)) if e != r => ("verified", "host-event-verified-cross-family", "different"),
+        (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
+        _ => ("rejected", "unknown-model-family", "unknown"),
+    };
+    let final_offset = tool_line.end;
+    let reviewed_at = tool_record.timestamp.clone().unwrap_or(completed_at);
+    let mut evidence = json!({
+        "schema": EVIDENCE_SCHEMA,
+        "status": status,
+        "reason": reason,
+        "verified_at": timestamp::format_utc(now),
+        "reviewed_at": reviewed_at,
+        "session_events": log.path,
+        "tool_call_id": call.call.id,
+        "agent_name": run.cli.agent_name(),
+        "executor_model": executor_model,
+        "executor_model_source": CLAUDE_TRANSCRIPT,
+        "executor_family": executor_family.unwrap_or(family::UNKNOWN),
+        "reviewer_model": run.model,
+        "reviewer_model_source": run.cli.identity_source(),
+        "reviewer_family": reviewer_family.unwrap_or(family::UNKNOWN),
+        "family_relation": relation,
+        "identity_source": run.cli.identity_source(),
+        "identity_assurance": "host-recorded",
+        "independence_verified": status == "verified",
+        "response_path": response_path,
+        "response_sha256": chain::to_hex(&chain::sha256(answer.as_bytes())),
+        "event_prefix_bytes": final_offset,
+        "event_prefix_sha256": log.prefix_sha256(final_offset),
+        "host": log.host.as_str(),
+        "chain_sha256": log.chain_at(final_offset),
+        "reviewer_host": run.cli.host().as_str(),
+        "reviewer_session_events": run.log.path,
+        "reviewer_session_id": run.session_id,
+        "reviewer_prefix_bytes": run_end,
+        "reviewer_prefix_sha256": run.log.prefix_sha256(run_end),
+    });
+    let evidence = evidence.as_object_mut().expect("an object literal");
+    repeat_challenge(evidence, &challenge, &["challenge_event_timestamp"]);
+    let id = evidence_id(evidence);
+    evidence.insert("evidence_id".to_owned(), id.into());
+    Ok(Verified { evidence: evidence.clone(), response: answer, window_start: marker.start_line.start })
+}
+
+/// Revalidate evidence of a reviewer CLI's review against the transcript and the run's log
+/// as they are now: both bound prefixes unchanged, the marker lifecycle and the run
+/// re-derived from them, the response file the run's answer. Where the reviewed window
+/// starts.
+pub fn validate_cli_review(
+    evidence: &Map<String, Value>,
+    log: &SessionLog,
+    run_log: &SessionLog,
+    env: &dyn Env,
+) -> Result<u64> {
+    let fail = |message: &str| Err(EvidenceError::evidence(message));
+    let ev = Artifact(evidence);
+    let Some(cli) = ev.str("agent_name").and_then(ReviewerCli::of_evidence) else {
+        return fail("not evidence of a reviewer CLI's review");
+    };
+    let (name, kind) = (cli.name(), if cli == ReviewerCli::Codex { "rollout" } else { "session log" });
+    if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
+        return fail("not evidence of a reviewer CLI's review");
+    }
+    if ev.str("status") != Some("verified") || evidence.get("independence_verified") != Some(&Value::Bool(true)) {
+        return fail(&format!("{name} review evidence is not verified"));
+    }
+    session::ensure_parsed(log)?;
+    session::ensure_parsed(run_log)?;
+    let Some(prefix) = ev.prefix_len("event_prefix_bytes", log.len()) else {
+        return fail("evidence event prefix length is invalid");
+    };
+    if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
+        return fail("Claude Code evidence transcript prefix was modified");
+    }
+    let Some(run_prefix) = ev.prefix_len("reviewer_prefix_bytes", run_log.len()) else {
+        return fail("evidence reviewer prefix length is invalid");
+    };
+    if run_log.prefix_sha256(run_prefix) != ev.required("reviewer_prefix_sha256")? {
+        return fail(&format!("the {name} {kind} of the review was modified"));
+    }
+    let ids = MarkerIds {
+        start_event_id: ev.required("challenge_event_id")?,
+        completion_event_id: ev.required("challenge_completion_event_id")?,
+        tool_call_id: ev.required("challenge_tool_call_id")?,
+        executor_model: ev.required("executor_model")?,
+        binding: ev.required("binding")?,
+    };
+    let marker = session::bound_marker(log, &ids, prefix)
+        .map_err(|_| EvidenceError::evidence("evidence challenge marker lifecycle is invalid"))?;
+    // Re-derive the run from its log as bound, and compare.
+    let bound =
+        SessionLog::from_bytes(cli.host(), run_log.path.clone(), run_log.bytes()[..run_prefix as usize].to_vec());
+    let Some(run) = CliRun::bound(&bound, ev.required("nonce")?) else {
+        return fail(&format!("the {name} {kind} no longer carries the nonce"));
+    };
+    let Some((answer, _, _)) = run.completed.clone() else { return fail(&format!("the {name} run did not complete")) };
+    if env.resolve(&run.cwd) != env.resolve(ev.required("cwd")?)
+        || Some(run.model.as_str()) != ev.str("reviewer_model")
+        || Some(run.session_id.as_str()) != ev.str("reviewer_session_id")
+    {
+        return fail(&format!("evidence does not match the {name} {kind} of the review"));
+    }
+    let (Some(ef), Some(rf)) =
+        (family::family(ev.required("executor_model")?, Table::Evidence), family::family(&run.model, Table::Evidence))
+    else {
+        return fail("evidence no longer establishes a known cross-family pair");
+    };
+    if ef == rf || ev.str("executor_family") != Some(ef) || ev.str("reviewer_family") != Some(rf) {
+        return fail("evidence no longer establishes a known cross-family pair");
+    }
+    let stored = env.read_file(ev.required("response_path")?)?;
+    if stored != answer.as_bytes() || ev.str("response_sha256") != Some(chain::to_hex(&chain::sha256(&stored)).as_str())
+    {
+        return fail(&format!("the response artifact does not match the {name} run's answer"));
+    }
+    if ev.str("evidence_id") != Some(evidence_id(evidence).as_str()) {
+        return fail("native evidence id does not match its bound fields");
+    }
+    Ok(marker.start_line.start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bash(command: &str) -> ToolCall {
+        ToolCall { id: Some("t".into()), name: "Bash".into(), arguments: json!({ "command": command }) }
+    }
+
+    /// A reviewer run is a simple command of the Bash call, past its assignments; the
+    /// CLI's name elsewhere in the line is not one.
+    #[test]
+    fn a_bash_call_runs_a_reviewer_cli_only_as_a_command() {
+        let cases = [
+            ("codex exec -", Some(ReviewerCli::Codex)),
+            ("printf 'x' | FOO=1 /usr/local/bin/codex exec --skip-git-repo-check -", Some(ReviewerCli::Codex)),
+            ("N=1; codex exec \"$N\"", Some(ReviewerCli::Codex)),
+            ("codex login", None),
+            ("echo codex exec", None),
+            ("copilot -p 'review this'", Some(ReviewerCli::Copilot)),
+            ("COPILOT_MODEL=gpt-5.4 copilot --no-color --prompt='review'", Some(ReviewerCli::Copilot)),
+            ("cd x && copilot --model gpt-5.4 --prompt review", Some(ReviewerCli::Copilot)),
+            ("copilot", None),
+            ("gh copilot -p review", None),
+        ];
+        for (command, expected) in cases {
+            let found = ReviewerCli::ALL.into_iter().find(|cli| cli.runs_in(&bash(command)));
+            assert_eq!(found, expected, "{command}");
+        }
+    }
+
+    /// A `copilot -p` run that errored has not completed, even though its session shuts
+    /// down routinely after the error (as the real client's log shows).
+    #[test]
+    fn a_copilot_run_completes_with_its_shutdown_and_not_after_an_error() {
+        let line = |kind: &str, data: Value| {
+            json!({"type": kind, "data": data, "id": kind, "timestamp": "2026-12-01T10:00:00.000Z", "parentId": null})
+                .to_string()
+        };
+        let answered = [
+            line("assistant.message", json!({"content": "Score: 8/10", "model": "gpt-5.4"})),
+            line("assistant.message", json!({"content": "", "model": "gpt-5.4"})),
+            line("session.shutdown", json!({"shutdownType": "routine"})),
+        ];
+        let log = SessionLog::from_bytes(Host::CopilotCli, "x", format!("{}\n", answered.join("\n")).into_bytes());
+        let (answer, _, end) = copilot_completion(&log).expect("completed");
+        assert_eq!((answer.as_str(), end), ("Score: 8/10", log.len()), "the last thing said, to the shutdown");
+        let errored = [
+            line("assistant.message", json!({"content": "Score: 8/10", "model": "gpt-5.4"})),
+            line("session.error", json!({"message": "model unreachable"})),
+            line("session.shutdown", json!({"shutdownType": "routine"})),
+        ];
+        let log = SessionLog::from_bytes(Host::CopilotCli, "x", format!("{}\n", errored.join("\n")).into_bytes());
+        assert_eq!(copilot_completion(&log), None);
+    }
+}
