@@ -36,6 +36,8 @@ pub struct VerifyArgs<'a> {
     pub response_path: &'a str,
     pub output: &'a str,
     pub started: DateTime<Utc>,
+    /// `--declared-reviewer-model`: a review only the caller vouches for.
+    pub declared_model: Option<&'a str>,
 }
 
 /// Where one command's evidence decision is made.
@@ -93,13 +95,18 @@ impl Decider {
                     if log.host == Host::ClaudeCode { reviewer_logs(args.challenge) } else { Vec::new() };
                 let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().collect();
                 let env = FsEnv::default();
-                let mut verified =
-                    rules::verify_review(args.challenge, &log, &reviewer_logs, args.response_path, args.started, &env)
-                        .map_err(|e| {
-                            CallError::Evidence(
-                                e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])),
-                            )
-                        })?;
+                let mut verified = rules::verify_review(
+                    args.challenge,
+                    &log,
+                    &reviewer_logs,
+                    args.declared_model,
+                    args.response_path,
+                    args.started,
+                    &env,
+                )
+                .map_err(|e| {
+                    CallError::Evidence(e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])))
+                })?;
                 let cwd = verified.evidence.get("cwd").and_then(Value::as_str).unwrap_or(".");
                 let tree = Tree::of(Path::new(cwd), &[PathBuf::from(args.output), PathBuf::from(args.response_path)]);
                 verified.evidence.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
@@ -112,6 +119,7 @@ impl Decider {
                     challenge_name: args.challenge_name.to_owned(),
                     started_at: args.started,
                     writes: vec![PathBuf::from(args.output), PathBuf::from(args.response_path)],
+                    declared_reviewer_model: args.declared_model.map(str::to_owned),
                 });
                 let verification: Verification = Self::call(socket, request)?;
                 Ok(Verified {

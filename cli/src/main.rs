@@ -76,6 +76,11 @@ enum Cmd {
         /// How long to wait for the host to persist the reviewer's lifecycle (0..=60).
         #[arg(long = "wait-seconds", default_value_t = DEFAULT_WAIT_SECONDS, value_parser = clap::value_parser!(u64).range(0..=60))]
         wait_seconds: u64,
+        /// For a review no host records (an MCP reviewer tool, another command): the
+        /// reviewer's model, on your word. The evidence says `identity_assurance:
+        /// caller-declared`, and the gate accepts it only when configured to.
+        #[arg(long = "declared-reviewer-model", value_name = "MODEL")]
+        declared_reviewer_model: Option<String>,
     },
     /// Re-check a challenge against its log.
     ValidateChallenge {
@@ -360,7 +365,7 @@ fn run(cli: Cli) -> rules::Result<String> {
             files::write_atomic(Path::new(&output), pyjson::pretty(&challenge).as_bytes(), replace)?;
             Ok(pyjson::one_line(&challenge))
         }
-        Cmd::Verify { challenge: given, output, response_output, replace, wait_seconds } => {
+        Cmd::Verify { challenge: given, output, response_output, replace, wait_seconds, declared_reviewer_model } => {
             let challenge_path = files::resolve(&given);
             let challenge = load_artifact(&given)?;
             let (output, response_output) = (files::resolve(&output), files::resolve(&response_output));
@@ -375,6 +380,7 @@ fn run(cli: Cli) -> rules::Result<String> {
                 response_path: &response_output,
                 output: &output,
                 started,
+                declared_model: declared_reviewer_model.as_deref(),
             };
             let verified = until_persisted(wait_seconds, || with_decider(mode, |b| b.verify(&args)))
                 .map_err(|e| e.about_artifact(&challenge_path))?;

@@ -253,15 +253,7 @@ fn provenance(
                         )),
                         other => other,
                     })?;
-                    let ev = Artifact(artifact);
-                    let field = |key: &str| ev.required(key).map(str::to_owned).map_err(CallError::Evidence);
-                    Some(EvidenceFacts {
-                        evidence_id: field("evidence_id")?,
-                        executor_model: field("executor_model")?,
-                        reviewer_model: field("reviewer_model")?,
-                        response_path: field("response_path")?,
-                        path: path.clone(),
-                    })
+                    Some(EvidenceFacts::of(artifact, path.clone()).map_err(CallError::Evidence)?)
                 }
             };
             judged_core::trace::provenance(input, facts.as_ref())

@@ -4,6 +4,7 @@
 //! environment variables (`COPILOT_HOME`, `CLAUDE_CONFIG_DIR`), then their defaults.
 
 use judged_core::files::Roots;
+use judged_core::rules::IdentityAssurance;
 use judged_jury::config::JuryConfig;
 use judged_protocol::GatePolicy;
 use serde::Deserialize;
@@ -205,6 +206,10 @@ pub struct GateLayer {
     /// The rubric the jury judges a task by under the panel policies (default
     /// `spec-coherence`, the reference gate's).
     pub panel_rubric: Option<String>,
+    /// The least assurance of the reviewer's identity evidence must have to count
+    /// (default `host-recorded`; `caller-declared` also accepts a review only its caller
+    /// vouches for).
+    pub evidence_assurance: Option<IdentityAssurance>,
 }
 
 /// A `[[gate.projects]]` entry: a layer for the projects under `path`.

@@ -135,6 +135,10 @@ pub struct VerifyArgs {
     /// The files the command writes after the answer.
     #[serde(default)]
     pub writes: Vec<PathBuf>,
+    /// The reviewer's model on the caller's word, for a review no host records
+    /// (`--declared-reviewer-model`).
+    #[serde(default)]
+    pub declared_reviewer_model: Option<String>,
 }
 
 /// `judge-evidence validate-challenge` or `validate`, asked of the daemon.

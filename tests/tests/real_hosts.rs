@@ -593,6 +593,76 @@ fn claude_codex_review_run_twice_is_refused() {
     claude_cli_review_refused(ReviewerCli::Codex, "claude-codex-review-two-runs", 6, "found 2");
 }
 
+/// A review no host records: Claude Code runs a reviewer through Bash (standing in for an
+/// MCP tool or any other command), `verify --declared-reviewer-model` takes the model on
+/// the caller's word, and the evidence says so. `project_toml` is the project's gate.
+fn claude_declared_review(project_toml: &str) -> Option<(Lab, Vec<Value>, Vec<Value>)> {
+    let clients = hosts::clients()?;
+    let lab = Lab::new(&clients, Mode::Daemon);
+    install_hooks(&lab, &[]);
+    project_gate(&lab, project_toml);
+    let records = lab.run(Host::Claude, "claude-declared-review").records();
+    let verified = bash_output(&records, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
+    let evidence = hosts::read_json(&lab.project(Host::Claude).join("review.evidence.json"));
+    assert_eq!(
+        (evidence["identity_assurance"].as_str(), evidence["reviewer_model_source"].as_str()),
+        (Some("caller-declared"), Some("caller-declared")),
+        "{evidence}"
+    );
+    assert_eq!(
+        (evidence["agent_name"].as_str(), evidence["independence_verified"].as_bool()),
+        (Some("declared:Bash"), Some(false))
+    );
+    let response = std::fs::read_to_string(lab.project(Host::Claude).join("review.response.md")).unwrap();
+    assert!(response.starts_with("Score: 8/10\nVerdict: ready"), "{response}");
+    let validated = lab.judge_evidence(&["validate", "--evidence", "review.evidence.json"], &lab.project(Host::Claude));
+    assert!(validated.status.success(), "{}", String::from_utf8_lossy(&validated.stderr));
+    let direct = std::process::Command::new(judged_tests::bin("judge-evidence"))
+        .args(["--mode", "direct", "validate", "--evidence", "review.evidence.json"])
+        .current_dir(lab.project(Host::Claude))
+        .output()
+        .expect("judge-evidence runs");
+    assert!(direct.status.success(), "{}", String::from_utf8_lossy(&direct.stderr));
+    // Its models are the caller's word: a trace may not present them as a host's record.
+    for mode in ["daemon", "direct"] {
+        let args = ["--mode", mode, "trace", "--skill", "s", "--purpose", "p", "--backend", "copilot-prompt"];
+        let traced = std::process::Command::new(judged_tests::bin("judge-evidence"))
+            .args(args)
+            .args(["--native-evidence", "review.evidence.json"])
+            .env("JUDGED_HOME", &lab.judged_home)
+            .current_dir(lab.project(Host::Claude))
+            .output()
+            .expect("judge-evidence runs");
+        let stderr = String::from_utf8_lossy(&traced.stderr);
+        assert!(!traced.status.success() && stderr.contains("host-recorded review"), "{mode}: {stderr}");
+    }
+    // A response that is not the call's result is refused.
+    std::fs::write(lab.project(Host::Claude).join("review.response.md"), "Score: 10/10\nVerdict: ready\n").unwrap();
+    let forged = lab.judge_evidence(&["validate", "--evidence", "review.evidence.json"], &lab.project(Host::Claude));
+    assert!(!forged.status.success(), "a changed response validates");
+    std::fs::write(lab.project(Host::Claude).join("review.response.md"), &response).unwrap();
+    let decisions = decisions_for(&lab, "TaskCompleted", &session_id(&records));
+    Some((lab, records, decisions))
+}
+
+#[test]
+fn a_caller_declared_review_does_not_pass_a_gate_that_wants_host_records() {
+    let Some((_lab, records, decisions)) = claude_declared_review("[gate]\npolicy = \"evidence\"\n") else { return };
+    assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:?}");
+    let message = decisions[0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("evidence_assurance = \"caller-declared\""), "{message}");
+    let (block, _) = hosts::claude_result(&records, is_task_update);
+    assert!(hosts::claude_result_text(block).contains("caller declared"), "the agent is told why");
+}
+
+#[test]
+fn a_caller_declared_review_passes_a_gate_that_accepts_it() {
+    let toml = "[gate]\npolicy = \"evidence\"\nevidence_assurance = \"caller-declared\"\n";
+    let Some((_lab, _records, decisions)) = claude_declared_review(toml) else { return };
+    assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "allow"), "{decisions:?}");
+}
+
 #[test]
 fn claude_copilot_prompt_review_without_the_nonce_is_refused() {
     claude_cli_review_refused(ReviewerCli::Copilot, "claude-copilot-review-no-nonce", 6, "found 0");

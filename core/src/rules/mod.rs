@@ -7,6 +7,7 @@
 
 mod challenge;
 mod cli_review;
+mod declared_review;
 mod session;
 mod validate;
 mod verify;
@@ -16,6 +17,7 @@ mod tests;
 
 pub use challenge::{ChallengeRequest, challenge, check_max_age, validate_challenge};
 pub use cli_review::{ReviewerCli, validate_cli_review, verify_cli_review};
+pub use declared_review::{IdentityAssurance, is_declared, validate_declared_review, verify_declared_review};
 pub use validate::validate;
 pub use verify::{Verified, verify};
 
@@ -208,6 +210,7 @@ impl ArtifactKind {
     ) -> Result<u64> {
         match (self, reviewer_log(artifact)) {
             (ArtifactKind::Challenge, _) => validate_challenge(artifact, log, env),
+            (ArtifactKind::Evidence, None) if is_declared(artifact) => validate_declared_review(artifact, log, env),
             (ArtifactKind::Evidence, None) => validate(artifact, log, env),
             (ArtifactKind::Evidence, Some((path, _))) => match reviewer {
                 Some(run_log) => validate_cli_review(artifact, log, run_log, env),
@@ -229,15 +232,21 @@ pub fn reviewer_log(evidence: &Map<String, Value>) -> Option<(&str, Host)> {
 /// Verify the review a challenge binds, whichever host wrote the session: a Copilot CLI
 /// rubber-duck recorded in `log` itself ([`verify`]), or, for Claude Code, a reviewer CLI's
 /// run among `reviewer_logs` ([`verify_cli_review`]; callers pass the Codex rollouts and
-/// Copilot session logs that may hold it only for a Claude Code challenge).
+/// Copilot session logs that may hold it only for a Claude Code challenge); or, when the
+/// caller names the reviewer's model, a review only the caller vouches for
+/// ([`verify_declared_review`]).
 pub fn verify_review(
     challenge: &Map<String, Value>,
     log: &SessionLog,
     reviewer_logs: &[&SessionLog],
+    declared_model: Option<&str>,
     response_path: &str,
     now: chrono::DateTime<chrono::Utc>,
     env: &dyn Env,
 ) -> Result<Verified> {
+    if let Some(model) = declared_model {
+        return verify_declared_review(challenge, log, model, response_path, now, env);
+    }
     match log.host {
         Host::ClaudeCode => verify_cli_review(challenge, log, reviewer_logs, response_path, now, env),
         Host::CopilotCli | Host::CodexCli => verify(challenge, log, response_path, now, env),

@@ -4,7 +4,7 @@
 
 use super::{Answer, Engine, EngineError};
 use crate::store::{JournalEvent, ReviewTraced};
-use judged_core::rules::{Artifact, ArtifactKind};
+use judged_core::rules::ArtifactKind;
 use judged_core::trace::{self, EvidenceFacts};
 use judged_protocol::{Reply, TraceArgs, TraceReply, ValidateArgs};
 
@@ -19,14 +19,7 @@ impl Engine {
                     files: Default::default(),
                 };
                 self.validate(&validate)?;
-                let ev = Artifact(evidence);
-                Some(EvidenceFacts {
-                    evidence_id: ev.required("evidence_id")?.to_owned(),
-                    executor_model: ev.required("executor_model")?.to_owned(),
-                    reviewer_model: ev.required("reviewer_model")?.to_owned(),
-                    response_path: ev.required("response_path")?.to_owned(),
-                    path: args.evidence_path.clone().unwrap_or_default(),
-                })
+                Some(EvidenceFacts::of(evidence, args.evidence_path.clone().unwrap_or_default())?)
             }
         };
         let provenance =

@@ -6,7 +6,7 @@ use crate::store::{EvidenceVerified, FileState, JournalEvent, Lookup};
 use judged_core::event::Host;
 use judged_core::files::{FsEnv, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, Artifact, ArtifactKind, LogState, ReviewerCli};
+use judged_core::rules::{self, Artifact, ArtifactKind, IdentityAssurance, LogState, ReviewerCli};
 use judged_core::worktree::Tree;
 use judged_protocol::{Reply, Verification, VerifyArgs};
 use serde_json::{Map, Value};
@@ -51,8 +51,16 @@ impl Engine {
         let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();
         let now = request_time(args.started_at)?;
         let env = FsEnv::default();
-        let verified = rules::verify_review(&args.challenge, log, &reviewer_logs, &args.response_path, now, &env)
-            .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", &args.challenge_name])))?;
+        let verified = rules::verify_review(
+            &args.challenge,
+            log,
+            &reviewer_logs,
+            args.declared_reviewer_model.as_deref(),
+            &args.response_path,
+            now,
+            &env,
+        )
+        .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", &args.challenge_name])))?;
         self.check_findings(&file, verified.window_start)?;
         let mut evidence = verified.evidence;
         let evidence_id = Artifact(&evidence).str("evidence_id").unwrap_or_default().to_owned();
@@ -126,5 +134,6 @@ fn evidence_record(evidence: &Map<String, Value>, response: &str, seen: Seen, wi
         score,
         verdict,
         witness,
+        identity_assurance: IdentityAssurance::of(evidence),
     }
 }

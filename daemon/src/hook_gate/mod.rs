@@ -197,12 +197,14 @@ impl HookGate<'_> {
             return Ok(decided(at_once, settings, None));
         }
         if settings.uses_evidence() {
-            if let Some(evidence) = self.fresh_positive_evidence(question, &settings)? {
+            let (evidence, declared_skipped) = self.fresh_positive_evidence(question, &settings)?;
+            if let Some(evidence) = evidence {
                 let change = settings.require_reviewed_tree.then(|| tree_change(self.trees, question, &evidence));
                 return Ok(decided(policy::decide_with_evidence(question, &evidence, change), settings, None));
             }
             if !settings.uses_panel() {
-                return Ok(decided(policy::decide_without_evidence(question, &settings), settings, None));
+                let without = policy::decide_without_evidence(question, &settings, declared_skipped);
+                return Ok(decided(without, settings, None));
             }
         }
         // Only the jury can decide: on the work as it is now, told who wrote it.
@@ -281,6 +283,7 @@ impl HookGate<'_> {
             question.work,
             settings.policy_name(),
             settings.panel_rubric,
+            settings.evidence_assurance,
             settings.freshness_seconds,
             evidence_seen,
             findings_seen,
@@ -291,13 +294,16 @@ impl HookGate<'_> {
         Ok(digest_of(&material))
     }
 
-    /// The newest verified, positive, fresh evidence bound to this session or cwd whose
-    /// log is still what the daemon witnessed (checked now, for that log only).
+    /// The newest verified, positive, fresh evidence bound to this session or cwd, of the
+    /// assurance the settings ask, whose log is still what the daemon witnessed (checked
+    /// now, for that log only); and whether such evidence of too little assurance was
+    /// passed over.
     fn fresh_positive_evidence(
         &mut self,
         question: &Question,
         settings: &Settings,
-    ) -> Result<Option<EvidenceVerified>, StoreError> {
+    ) -> Result<(Option<EvidenceVerified>, bool), StoreError> {
+        let mut declared_skipped = false;
         let oldest = chrono::Utc::now() - chrono::Duration::seconds(settings.freshness_seconds as i64);
         let cwd = question.cwd.as_deref().map(files::resolve);
         // Newest first, and only until the freshness window ends or a candidate holds:
@@ -321,7 +327,9 @@ impl HookGate<'_> {
                     && evidence.score.zip(evidence.verdict.as_deref()).is_some_and(|(s, v)| is_positive(s, v));
                 let bound = (question.session_id.is_some() && evidence.session_id == question.session_id)
                     || (cwd.is_some() && evidence.cwd.as_deref().map(files::resolve) == cwd);
-                if positive && bound {
+                if positive && bound && evidence.identity_assurance < settings.evidence_assurance {
+                    declared_skipped = true;
+                } else if positive && bound {
                     if seen == skip {
                         found = Some(evidence);
                         return false;
@@ -334,10 +342,10 @@ impl HookGate<'_> {
             self.ingest.catch_up(self.store, Path::new(&evidence.session_events), evidence.host)?;
             let Some(file) = self.store.file_by_path(&evidence.session_events) else { continue };
             if !file.tampered && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none() {
-                return Ok(Some(evidence));
+                return Ok((Some(evidence), declared_skipped));
             }
         }
-        Ok(None)
+        Ok((None, declared_skipped))
     }
 }
 

@@ -8,6 +8,7 @@ use crate::config::{ConfigError, GateConfig, GateLayer, OnError, read_toml};
 use crate::store::{EvidenceVerified, PanelConvened};
 use crate::wire_name;
 use judged_core::event::Host;
+use judged_core::rules::IdentityAssurance;
 use judged_core::worktree::ChangesText;
 use judged_jury::cascade::FinalVerdict;
 use judged_protocol::GatePolicy;
@@ -41,6 +42,7 @@ pub struct Settings {
     pub require_reviewed_tree: bool,
     pub events: Vec<String>,
     pub panel_rubric: String,
+    pub evidence_assurance: IdentityAssurance,
     pub sources: Vec<String>,
 }
 
@@ -54,13 +56,14 @@ impl Settings {
         self.on_error = layer.on_error.unwrap_or(self.on_error);
         self.events = layer.events.clone().unwrap_or_else(|| self.events.clone());
         self.panel_rubric = layer.panel_rubric.clone().unwrap_or_else(|| self.panel_rubric.clone());
+        self.evidence_assurance = layer.evidence_assurance.unwrap_or(self.evidence_assurance);
         if before != self.compared() {
             self.sources.push(source);
         }
     }
 
     /// Everything a layer can set, to tell whether it set anything.
-    fn compared(&self) -> (GatePolicy, u64, usize, OnError, bool, Vec<String>, String) {
+    fn compared(&self) -> (GatePolicy, u64, usize, OnError, bool, Vec<String>, String, IdentityAssurance) {
         let s = self;
         let events = s.events.clone();
         (
@@ -71,6 +74,7 @@ impl Settings {
             s.require_reviewed_tree,
             events,
             s.panel_rubric.clone(),
+            s.evidence_assurance,
         )
     }
 
@@ -102,6 +106,7 @@ impl GateConfig {
             on_error: OnError::Block,
             events: vec!["TaskCompleted".into(), "agentStop".into()],
             panel_rubric: "spec-coherence".into(),
+            evidence_assurance: IdentityAssurance::HostRecorded,
             sources: vec!["defaults".into()],
         };
         settings.overlay(&self.base, "user config [gate]".into());
@@ -297,8 +302,20 @@ pub fn decide_with_evidence(
 }
 
 /// The decision without evidence under the `evidence` policy.
-pub fn decide_without_evidence(question: &Question, settings: &Settings) -> (Verdict, &'static str) {
-    let message = missing_evidence_message(question, settings);
+/// The decision when no evidence counts; `declared_skipped` when positive evidence was
+/// passed over because only its caller vouches for the reviewer.
+pub fn decide_without_evidence(
+    question: &Question,
+    settings: &Settings,
+    declared_skipped: bool,
+) -> (Verdict, &'static str) {
+    let mut message = missing_evidence_message(question, settings);
+    if declared_skipped {
+        message.push_str(
+            "
+A review was verified whose reviewer only its caller declared (verify --declared-reviewer-model):              this gate counts reviews whose reviewer a host recorded. Run one of those, or accept caller-declared              reviews with `evidence_assurance = \"caller-declared\"` in [gate].",
+        );
+    }
     (Verdict { block: true, message, tree_unchanged: None }, "no fresh positive evidence")
 }
 
@@ -382,9 +399,13 @@ fn missing_evidence_message(question: &Question, settings: &Settings) -> String 
          To satisfy it, run these as separate root Bash calls:\n\
          \x20 judge-evidence marker --binding {binding}\n\
          \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
-         then run the rubber-duck reviewer (task tool, agent_type rubber-duck) with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
+         then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
          \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
         label = question.label,
+        reviewer = match question.host {
+            Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
+            Host::CopilotCli | Host::CodexCli => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
+        },
         policy = settings.policy_name(),
         sources = settings.sources.join(" < "),
         minutes = settings.freshness_seconds / 60,

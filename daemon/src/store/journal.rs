@@ -7,6 +7,7 @@ use super::{Result, Store, StoreError, hash_from};
 use crate::panel::PanelSource;
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
+use judged_core::rules::IdentityAssurance;
 use judged_core::worktree::Tree;
 use judged_jury::cascade::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
@@ -212,6 +213,10 @@ pub struct EvidenceVerified {
     pub score: Option<f64>,
     pub verdict: Option<String>,
     pub witness: String,
+    /// How the reviewer's identity is known (records from before it was kept are of
+    /// host-recorded reviews).
+    #[serde(default)]
+    pub identity_assurance: IdentityAssurance,
 }
 
 /// `store_integrity_failed`.

@@ -1,0 +1,245 @@
+//! Reviews whose reviewer no host records (issue 14): an MCP tool call to a reviewer
+//! server, or any other command, run by the agent as a root tool call. The session log
+//! shows that the call carried the challenge's nonce and what it returned; who answered is
+//! only the caller's word (`verify --declared-reviewer-model`). Such evidence says so:
+//! `identity_assurance: caller-declared`, `independence_verified: false`, and the gate
+//! accepts it only where `[gate] evidence_assurance = "caller-declared"` says to.
+//!
+//! Exactly one root tool call after the challenge may carry the nonce line in its
+//! arguments (any string among them, for an MCP tool's `prompt` as for a shell command's
+//! here-document); it must have returned successfully, and its result is the response.
+
+use super::challenge::revalidate;
+use super::session::{self, MarkerIds};
+use super::verify::Verified;
+use super::{
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, RefusalCode, Result, evidence_id, has_nonce_line, repeat_challenge,
+};
+use crate::event::{ToolCall, ToolResult};
+use crate::family::{self, Table};
+use crate::log::{Line, SessionLog};
+use crate::{chain, timestamp};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+/// The `agent_name` prefix of evidence of a caller-declared review: `declared:<tool>`.
+const DECLARED: &str = "declared:";
+/// How the reviewer's identity in evidence is known (`identity_assurance`; evidence of a
+/// rubber-duck review, which predates the field, is host-recorded).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IdentityAssurance {
+    /// The caller's word only.
+    CallerDeclared,
+    /// A host's own log of the reviewer's run.
+    #[default]
+    HostRecorded,
+}
+
+impl IdentityAssurance {
+    /// The name evidence and the gate's config use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IdentityAssurance::CallerDeclared => "caller-declared",
+            IdentityAssurance::HostRecorded => "host-recorded",
+        }
+    }
+
+    /// The assurance `evidence` states.
+    pub fn of(evidence: &Map<String, Value>) -> IdentityAssurance {
+        match Artifact(evidence).str("identity_assurance") {
+            Some("caller-declared") => IdentityAssurance::CallerDeclared,
+            _ => IdentityAssurance::HostRecorded,
+        }
+    }
+}
+
+const CALLER_DECLARED: IdentityAssurance = IdentityAssurance::CallerDeclared;
+
+/// Whether evidence is of a caller-declared review.
+pub fn is_declared(evidence: &Map<String, Value>) -> bool {
+    Artifact(evidence).str("agent_name").is_some_and(|name| name.starts_with(DECLARED))
+}
+
+/// Whether any string in `value` (at any depth) carries the nonce line.
+fn carries_nonce(value: &Value, nonce: &str) -> bool {
+    match value {
+        Value::String(text) => has_nonce_line(text, nonce),
+        Value::Array(items) => items.iter().any(|v| carries_nonce(v, nonce)),
+        Value::Object(fields) => fields.values().any(|v| carries_nonce(v, nonce)),
+        _ => false,
+    }
+}
+
+/// A root tool call that carried the nonce, with where it started and its result.
+struct DeclaredCall<'a> {
+    call: &'a ToolCall,
+    returned: Option<(&'a Line, &'a ToolResult, Option<&'a str>)>,
+}
+
+/// The root tool calls after byte `after` whose arguments carry `nonce`, with their
+/// results.
+fn nonce_calls<'a>(log: &'a SessionLog, after: u64, nonce: &str) -> Vec<DeclaredCall<'a>> {
+    let mut calls: Vec<DeclaredCall> = log
+        .records()
+        .filter(|(line, record)| line.start >= after && record.root)
+        .flat_map(|(_, record)| record.tool_calls.iter())
+        .filter(|call| call.id.is_some() && carries_nonce(&call.arguments, nonce))
+        .map(|call| DeclaredCall { call, returned: None })
+        .collect();
+    for (line, record) in log.records() {
+        for result in &record.tool_results {
+            if let Some(found) = calls.iter_mut().find(|c| c.call.id == result.tool_call_id) {
+                found.returned.get_or_insert((line, result, record.timestamp.as_deref()));
+            }
+        }
+    }
+    calls
+}
+
+/// The one nonce-carrying call of the window, returned successfully: the call, and where
+/// and when it returned with what.
+fn the_declared_call<'a>(
+    log: &'a SessionLog,
+    after: u64,
+    nonce: &str,
+) -> Result<(&'a ToolCall, &'a Line, &'a ToolResult, Option<&'a str>)> {
+    let calls = nonce_calls(log, after, nonce);
+    let [only] = calls.as_slice() else {
+        return Err(EvidenceError::new(
+            RefusalCode::InvocationCount,
+            format!(
+                "expected exactly one root tool call after the challenge carrying the line ARIS_REVIEW_NONCE={nonce} \
+                 in its arguments, found {}",
+                calls.len()
+            ),
+        ));
+    };
+    let Some((line, result, at)) = only.returned else {
+        return Err(EvidenceError::new(RefusalCode::Lifecycle, "the reviewer call has not returned"));
+    };
+    if !result.success {
+        return Err(EvidenceError::new(RefusalCode::Lifecycle, "the reviewer call did not succeed"));
+    }
+    Ok((only.call, line, result, at))
+}
+
+/// Verify a caller-declared review bound to `challenge`: the one root tool call of `log`
+/// after the challenge that carried the nonce, its result the response, its reviewer
+/// `declared_model` on the caller's word.
+pub fn verify_declared_review(
+    challenge: &Map<String, Value>,
+    log: &SessionLog,
+    declared_model: &str,
+    response_path: &str,
+    now: DateTime<Utc>,
+    env: &dyn Env,
+) -> Result<Verified> {
+    let challenge = Artifact(challenge);
+    let marker = revalidate(&challenge, log, env)?;
+    let nonce = challenge.required("nonce")?;
+    let executor_model = challenge.required("executor_model")?;
+    let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
+    let (call, line, result, returned_at) = the_declared_call(log, prefix, nonce)?;
+    let declared_model = declared_model.trim();
+    if declared_model.is_empty() {
+        return Err(EvidenceError::evidence("--declared-reviewer-model is empty: name the model that reviewed"));
+    }
+    let executor_family = family::family(executor_model, Table::Evidence);
+    let reviewer_family = family::family(declared_model, Table::Evidence);
+    let (status, reason, relation) = match (executor_family, reviewer_family) {
+        (Some(e), Some(r)) if e != r => ("verified", "caller-declared-cross-family", "different"),
+        (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
+        _ => ("rejected", "unknown-model-family", "unknown"),
+    };
+    let final_offset = line.end;
+    let mut evidence = json!({
+        "schema": EVIDENCE_SCHEMA,
+        "status": status,
+        "reason": reason,
+        "verified_at": timestamp::format_utc(now),
+        "reviewed_at": returned_at,
+        "session_events": log.path,
+        "tool_call_id": call.id,
+        "agent_name": format!("{DECLARED}{}", call.name),
+        "executor_model": executor_model,
+        "executor_family": executor_family.unwrap_or(family::UNKNOWN),
+        "reviewer_model": declared_model,
+        "reviewer_model_source": CALLER_DECLARED.as_str(),
+        "reviewer_family": reviewer_family.unwrap_or(family::UNKNOWN),
+        "family_relation": relation,
+        "identity_source": "caller",
+        "identity_assurance": CALLER_DECLARED.as_str(),
+        // The session log shows the call, not who answered it.
+        "independence_verified": false,
+        "response_path": response_path,
+        "response_sha256": chain::to_hex(&chain::sha256(result.text.as_bytes())),
+        "event_prefix_bytes": final_offset,
+        "event_prefix_sha256": log.prefix_sha256(final_offset),
+        "host": log.host.as_str(),
+        "chain_sha256": log.chain_at(final_offset),
+    });
+    let evidence = evidence.as_object_mut().expect("an object literal");
+    repeat_challenge(evidence, &challenge, &["challenge_event_timestamp"]);
+    let id = evidence_id(evidence);
+    evidence.insert("evidence_id".to_owned(), id.into());
+    Ok(Verified { evidence: evidence.clone(), response: result.text.clone(), window_start: marker.start_line.start })
+}
+
+/// Revalidate evidence of a caller-declared review against `log` as it is now: the bound
+/// prefix unchanged, the marker lifecycle and the call re-derived from it, the response
+/// file the call's result. Where the reviewed window starts.
+pub fn validate_declared_review(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
+    let fail = |message: &str| Err(EvidenceError::evidence(message));
+    let ev = Artifact(evidence);
+    if ev.str("schema") != Some(EVIDENCE_SCHEMA) || !is_declared(evidence) {
+        return fail("not evidence of a caller-declared review");
+    }
+    if ev.str("status") != Some("verified") || IdentityAssurance::of(evidence) != CALLER_DECLARED {
+        return fail("caller-declared review evidence is not verified");
+    }
+    session::ensure_parsed(log)?;
+    let Some(prefix) = ev.prefix_len("event_prefix_bytes", log.len()) else {
+        return fail("evidence event prefix length is invalid");
+    };
+    if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
+        return fail("evidence session log prefix was modified");
+    }
+    let ids = MarkerIds {
+        start_event_id: ev.required("challenge_event_id")?,
+        completion_event_id: ev.required("challenge_completion_event_id")?,
+        tool_call_id: ev.required("challenge_tool_call_id")?,
+        executor_model: ev.required("executor_model")?,
+        binding: ev.required("binding")?,
+    };
+    let marker = session::bound_marker(log, &ids, prefix)
+        .map_err(|_| EvidenceError::evidence("evidence challenge marker lifecycle is invalid"))?;
+    let bound = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
+    let (call, _, result, _) = the_declared_call(&bound, marker.start_line.start, ev.required("nonce")?)
+        .map_err(|e| EvidenceError::evidence(format!("the reviewer call no longer holds: {}", e.message)))?;
+    if Some(format!("{DECLARED}{}", call.name).as_str()) != ev.str("agent_name")
+        || call.id.as_deref() != ev.str("tool_call_id")
+    {
+        return fail("evidence does not match the reviewer call in the session log");
+    }
+    let (Some(ef), Some(rf)) = (
+        family::family(ev.required("executor_model")?, Table::Evidence),
+        family::family(ev.required("reviewer_model")?, Table::Evidence),
+    ) else {
+        return fail("evidence no longer establishes a known cross-family pair");
+    };
+    if ef == rf || ev.str("executor_family") != Some(ef) || ev.str("reviewer_family") != Some(rf) {
+        return fail("evidence no longer establishes a known cross-family pair");
+    }
+    let stored = env.read_file(ev.required("response_path")?)?;
+    if stored != result.text.as_bytes()
+        || ev.str("response_sha256") != Some(chain::to_hex(&chain::sha256(&stored)).as_str())
+    {
+        return fail("the response artifact does not match the reviewer call's result");
+    }
+    if ev.str("evidence_id") != Some(evidence_id(evidence).as_str()) {
+        return fail("evidence id does not match its bound fields");
+    }
+    Ok(marker.start_line.start)
+}
