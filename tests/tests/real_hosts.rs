@@ -509,10 +509,15 @@ fn claude_code_reviewed_by_a_cli_passes_the_gate(reviewer: ReviewerCli, scenario
         decisions.iter().all(|d| d["decision"] == "allow" && d["reason"] == "fresh positive evidence"),
         "{decisions:?}"
     );
-    // The evidence revalidates against both logs as they are.
+    // The evidence revalidates against both logs as they are, in both modes.
+    validates_in_both_modes(&lab);
+}
+
+/// `judge-evidence validate` of the Claude Code project's `review.evidence.json` passes
+/// in the lab's mode and in direct mode, which reaches the same verdict from the files.
+fn validates_in_both_modes(lab: &Lab) {
     let validated = lab.judge_evidence(&["validate", "--evidence", "review.evidence.json"], &lab.project(Host::Claude));
     assert!(validated.status.success(), "{}", String::from_utf8_lossy(&validated.stderr));
-    // Direct mode reaches the same verdict from the files.
     let direct = std::process::Command::new(judged_tests::bin("judge-evidence"))
         .args(["--mode", "direct", "validate", "--evidence", "review.evidence.json"])
         .current_dir(lab.project(Host::Claude))
@@ -616,14 +621,7 @@ fn claude_declared_review(project_toml: &str) -> Option<(Lab, Vec<Value>, Vec<Va
     );
     let response = std::fs::read_to_string(lab.project(Host::Claude).join("review.response.md")).unwrap();
     assert!(response.starts_with("Score: 8/10\nVerdict: ready"), "{response}");
-    let validated = lab.judge_evidence(&["validate", "--evidence", "review.evidence.json"], &lab.project(Host::Claude));
-    assert!(validated.status.success(), "{}", String::from_utf8_lossy(&validated.stderr));
-    let direct = std::process::Command::new(judged_tests::bin("judge-evidence"))
-        .args(["--mode", "direct", "validate", "--evidence", "review.evidence.json"])
-        .current_dir(lab.project(Host::Claude))
-        .output()
-        .expect("judge-evidence runs");
-    assert!(direct.status.success(), "{}", String::from_utf8_lossy(&direct.stderr));
+    validates_in_both_modes(&lab);
     // Its models are the caller's word: a trace may not present them as a host's record.
     for mode in ["daemon", "direct"] {
         let args = ["--mode", mode, "trace", "--skill", "s", "--purpose", "p", "--backend", "copilot-prompt"];

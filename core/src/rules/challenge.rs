@@ -167,14 +167,7 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
     if env.resolve(&meta.cwd) != env.resolve(challenge.required("cwd")?) {
         return Err(EvidenceError::evidence("challenge cwd does not match its event log"));
     }
-    let ids = MarkerIds {
-        start_event_id: challenge.required("challenge_event_id")?,
-        completion_event_id: challenge.required("challenge_completion_event_id")?,
-        tool_call_id: challenge.required("challenge_tool_call_id")?,
-        executor_model: challenge.required("executor_model")?,
-        binding: challenge.required("binding")?,
-    };
-    session::bound_marker(log, &ids, prefix).map_err(|fault| {
+    session::bound_marker(log, &MarkerIds::of(challenge)?, prefix).map_err(|fault| {
         EvidenceError::evidence(match fault {
             MarkerFault::StartCount => "challenge root tool event is missing or duplicated",
             MarkerFault::NotRoot => "challenge was not issued by the root Copilot agent",

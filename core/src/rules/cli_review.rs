@@ -369,14 +369,7 @@ pub fn validate_cli_review(
     if run_log.prefix_sha256(run_prefix) != ev.required("reviewer_prefix_sha256")? {
         return fail(&format!("the {name} {kind} of the review was modified"));
     }
-    let ids = MarkerIds {
-        start_event_id: ev.required("challenge_event_id")?,
-        completion_event_id: ev.required("challenge_completion_event_id")?,
-        tool_call_id: ev.required("challenge_tool_call_id")?,
-        executor_model: ev.required("executor_model")?,
-        binding: ev.required("binding")?,
-    };
-    let marker = session::bound_marker(log, &ids, prefix)
+    let marker = session::bound_marker(log, &MarkerIds::of(&ev)?, prefix)
         .map_err(|_| EvidenceError::evidence("evidence challenge marker lifecycle is invalid"))?;
     // Re-derive the run from its log as bound, and compare.
     let bound =

@@ -206,14 +206,7 @@ pub fn validate_declared_review(evidence: &Map<String, Value>, log: &SessionLog,
     if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
         return fail("evidence session log prefix was modified");
     }
-    let ids = MarkerIds {
-        start_event_id: ev.required("challenge_event_id")?,
-        completion_event_id: ev.required("challenge_completion_event_id")?,
-        tool_call_id: ev.required("challenge_tool_call_id")?,
-        executor_model: ev.required("executor_model")?,
-        binding: ev.required("binding")?,
-    };
-    let marker = session::bound_marker(log, &ids, prefix)
+    let marker = session::bound_marker(log, &MarkerIds::of(&ev)?, prefix)
         .map_err(|_| EvidenceError::evidence("evidence challenge marker lifecycle is invalid"))?;
     let bound = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
     let (call, _, result, _) = the_declared_call(&bound, marker.start_line.start, ev.required("nonce")?)

@@ -3,7 +3,7 @@
 //! in different words (the reference helper's, kept byte for byte), the lookup returns a
 //! fault enum and each rule words it.
 
-use super::{EvidenceError, Result, has_nonce_line, marker_text};
+use super::{Artifact, EvidenceError, Result, has_nonce_line, marker_text};
 use crate::event::{Host, Record, SubagentPhase, ToolCall, ToolResult};
 use crate::host_chain::HostChain;
 use crate::log::{Line, SessionLog};
@@ -137,6 +137,19 @@ pub(super) struct MarkerIds<'a> {
     pub tool_call_id: &'a str,
     pub executor_model: &'a str,
     pub binding: &'a str,
+}
+
+impl<'a> MarkerIds<'a> {
+    /// The marker lifecycle a challenge, or evidence repeating it, names.
+    pub(super) fn of(artifact: &Artifact<'a>) -> Result<MarkerIds<'a>> {
+        Ok(MarkerIds {
+            start_event_id: artifact.required("challenge_event_id")?,
+            completion_event_id: artifact.required("challenge_completion_event_id")?,
+            tool_call_id: artifact.required("challenge_tool_call_id")?,
+            executor_model: artifact.required("executor_model")?,
+            binding: artifact.required("binding")?,
+        })
+    }
 }
 
 /// What is wrong with a recorded marker lifecycle; each caller words it its own way.

@@ -44,14 +44,7 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     let tool_call_id = ev.required("tool_call_id")?;
     let nonce = ev.required("nonce")?;
     let executor_model = ev.required("executor_model")?;
-    let ids = MarkerIds {
-        start_event_id: ev.required("challenge_event_id")?,
-        completion_event_id: ev.required("challenge_completion_event_id")?,
-        tool_call_id: ev.required("challenge_tool_call_id")?,
-        executor_model,
-        binding: ev.required("binding")?,
-    };
-    let marker = session::bound_marker(log, &ids, prefix).map_err(|fault| {
+    let marker = session::bound_marker(log, &MarkerIds::of(&ev)?, prefix).map_err(|fault| {
         EvidenceError::evidence(match fault {
             session::MarkerFault::StartCount | session::MarkerFault::CompletionCount => {
                 "evidence challenge marker lifecycle is missing or duplicated"
