@@ -15,7 +15,8 @@ use super::challenge::revalidate;
 use super::session::{self, MarkerIds};
 use super::verify::Verified;
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, RefusalCode, Result, evidence_id, has_nonce_line, repeat_challenge,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
+    repeat_challenge,
 };
 use crate::event::{Host, Record, ToolCall};
 use crate::family::{self, Table};
@@ -286,19 +287,13 @@ pub fn verify_cli_review(
             run.log.path
         )));
     }
-    let executor_family = family::family(executor_model, Table::Evidence);
-    let reviewer_family = family::family(&run.model, Table::Evidence);
-    let (status, reason, relation) = match (executor_family, reviewer_family) {
-        (Some(e), Some(r)) if e != r => ("verified", "host-event-verified-cross-family", "different"),
-        (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
-        _ => ("rejected", "unknown-model-family", "unknown"),
-    };
+    let pair = FamilyPair::of(executor_model, &run.model, "host-event-verified-cross-family");
     let final_offset = tool_line.end;
     let reviewed_at = tool_record.timestamp.clone().unwrap_or(completed_at);
     let mut evidence = json!({
         "schema": EVIDENCE_SCHEMA,
-        "status": status,
-        "reason": reason,
+        "status": pair.status,
+        "reason": pair.reason,
         "verified_at": timestamp::format_utc(now),
         "reviewed_at": reviewed_at,
         "session_events": log.path,
@@ -306,14 +301,14 @@ pub fn verify_cli_review(
         "agent_name": run.cli.agent_name(),
         "executor_model": executor_model,
         "executor_model_source": CLAUDE_TRANSCRIPT,
-        "executor_family": executor_family.unwrap_or(family::UNKNOWN),
+        "executor_family": pair.executor_family.unwrap_or(family::UNKNOWN),
         "reviewer_model": run.model,
         "reviewer_model_source": run.cli.identity_source(),
-        "reviewer_family": reviewer_family.unwrap_or(family::UNKNOWN),
-        "family_relation": relation,
+        "reviewer_family": pair.reviewer_family.unwrap_or(family::UNKNOWN),
+        "family_relation": pair.relation,
         "identity_source": run.cli.identity_source(),
         "identity_assurance": "host-recorded",
-        "independence_verified": status == "verified",
+        "independence_verified": pair.status == "verified",
         "response_path": response_path,
         "response_sha256": chain::to_hex(&chain::sha256(answer.as_bytes())),
         "event_prefix_bytes": final_offset,

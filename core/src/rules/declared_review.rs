@@ -13,7 +13,8 @@ use super::challenge::revalidate;
 use super::session::{self, MarkerIds};
 use super::verify::Verified;
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, RefusalCode, Result, evidence_id, has_nonce_line, repeat_challenge,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
+    repeat_challenge,
 };
 use crate::event::{ToolCall, ToolResult};
 use crate::family::{self, Table};
@@ -146,29 +147,23 @@ pub fn verify_declared_review(
     if declared_model.is_empty() {
         return Err(EvidenceError::evidence("--declared-reviewer-model is empty: name the model that reviewed"));
     }
-    let executor_family = family::family(executor_model, Table::Evidence);
-    let reviewer_family = family::family(declared_model, Table::Evidence);
-    let (status, reason, relation) = match (executor_family, reviewer_family) {
-        (Some(e), Some(r)) if e != r => ("verified", "caller-declared-cross-family", "different"),
-        (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
-        _ => ("rejected", "unknown-model-family", "unknown"),
-    };
+    let pair = FamilyPair::of(executor_model, declared_model, "caller-declared-cross-family");
     let final_offset = line.end;
     let mut evidence = json!({
         "schema": EVIDENCE_SCHEMA,
-        "status": status,
-        "reason": reason,
+        "status": pair.status,
+        "reason": pair.reason,
         "verified_at": timestamp::format_utc(now),
         "reviewed_at": returned_at,
         "session_events": log.path,
         "tool_call_id": call.id,
         "agent_name": format!("{DECLARED}{}", call.name),
         "executor_model": executor_model,
-        "executor_family": executor_family.unwrap_or(family::UNKNOWN),
+        "executor_family": pair.executor_family.unwrap_or(family::UNKNOWN),
         "reviewer_model": declared_model,
         "reviewer_model_source": CALLER_DECLARED.as_str(),
-        "reviewer_family": reviewer_family.unwrap_or(family::UNKNOWN),
-        "family_relation": relation,
+        "reviewer_family": pair.reviewer_family.unwrap_or(family::UNKNOWN),
+        "family_relation": pair.relation,
         "identity_source": "caller",
         "identity_assurance": CALLER_DECLARED.as_str(),
         // The session log shows the call, not who answered it.

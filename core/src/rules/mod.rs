@@ -253,6 +253,31 @@ pub fn verify_review(
     }
 }
 
+/// What the evidence policy makes of an executor and a reviewer model: their families,
+/// and the evidence's `status`, `reason` and `family_relation`. Only a known pair of
+/// different families is verified.
+struct FamilyPair {
+    executor_family: Option<&'static str>,
+    reviewer_family: Option<&'static str>,
+    status: &'static str,
+    reason: &'static str,
+    relation: &'static str,
+}
+
+impl FamilyPair {
+    /// The pair, `cross_family_reason` naming how a verified one was established.
+    fn of(executor_model: &str, reviewer_model: &str, cross_family_reason: &'static str) -> FamilyPair {
+        let executor_family = crate::family::family(executor_model, crate::family::Table::Evidence);
+        let reviewer_family = crate::family::family(reviewer_model, crate::family::Table::Evidence);
+        let (status, reason, relation) = match (executor_family, reviewer_family) {
+            (Some(e), Some(r)) if e != r => ("verified", cross_family_reason, "different"),
+            (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
+            _ => ("rejected", "unknown-model-family", "unknown"),
+        };
+        FamilyPair { executor_family, reviewer_family, status, reason, relation }
+    }
+}
+
 /// A loaded artifact: a JSON object with typed field access and field-naming errors.
 pub struct Artifact<'a>(pub &'a Map<String, Value>);
 

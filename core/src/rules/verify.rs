@@ -4,11 +4,11 @@
 use super::challenge::revalidate;
 use super::session::{self, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, RefusalCode, Result,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, HOST_SESSION_EVENT, REVIEWER_AGENT, RefusalCode, Result,
     evidence_id, extract_response, repeat_challenge,
 };
 use crate::event::Record;
-use crate::family::{self, Table};
+use crate::family;
 use crate::log::{Line, SessionLog};
 use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
@@ -106,18 +106,12 @@ pub fn verify(
     let response = extract_response(&tool_result.result)?;
     let reviewed_at = reviewed_at((completed_line, completed), (tool_line, tool_record))?;
 
-    let executor_family = family::family(invocation_model, Table::Evidence);
-    let reviewer_family = family::family(&reviewer_model, Table::Evidence);
-    let (status, reason, relation) = match (executor_family, reviewer_family) {
-        (Some(e), Some(r)) if e != r => ("verified", "host-event-verified-cross-family", "different"),
-        (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
-        _ => ("rejected", "unknown-model-family", "unknown"),
-    };
+    let pair = FamilyPair::of(invocation_model, &reviewer_model, "host-event-verified-cross-family");
     let final_offset = tool_line.end.max(completed_line.end);
     let mut evidence = json!({
         "schema": EVIDENCE_SCHEMA,
-        "status": status,
-        "reason": reason,
+        "status": pair.status,
+        "reason": pair.reason,
         "verified_at": timestamp::format_utc(now),
         "reviewed_at": reviewed_at,
         "session_events": log.path,
@@ -126,12 +120,12 @@ pub fn verify(
         "child_agent_id": child,
         "executor_model": invocation_model,
         "executor_model_source": HOST_SESSION_EVENT,
-        "executor_family": executor_family.unwrap_or(family::UNKNOWN),
+        "executor_family": pair.executor_family.unwrap_or(family::UNKNOWN),
         "reviewer_model": reviewer_model,
         "reviewer_model_source": HOST_SESSION_EVENT,
-        "reviewer_family": reviewer_family.unwrap_or(family::UNKNOWN),
-        "family_relation": relation,
-        "independence_verified": status == "verified",
+        "reviewer_family": pair.reviewer_family.unwrap_or(family::UNKNOWN),
+        "family_relation": pair.relation,
+        "independence_verified": pair.status == "verified",
         "response_path": response_path,
         "response_sha256": chain::to_hex(&chain::sha256(response.as_bytes())),
         "event_prefix_bytes": final_offset,
