@@ -79,7 +79,8 @@ pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
             && line.start >= from
         {
             return Err(EvidenceError::evidence(format!(
-                "{broken} at {}:{}: lines were inserted into or removed from the host's log within the reviewed window",
+                "{broken} at {}:{}: lines were inserted into or removed from the host's log within the reviewed \
+                 window (if nobody edited the log, run a new review round: a fresh marker and challenge)",
                 log.path, line.number
             )));
         }
