@@ -14,7 +14,7 @@ use judged_core::files;
 use judged_core::pyjson;
 use judged_core::review_text::{self, ParseError};
 use judged_core::round_gate::{self, GateInput, NativeEvidence};
-use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError};
+use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, IdentityAssurance};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::process::ExitCode;
@@ -499,6 +499,12 @@ impl From<EvidenceError> for NativeEvidenceError {
 fn native_evidence(mode: Mode, path: &str) -> Result<NativeEvidence, NativeEvidenceError> {
     let evidence = load_artifact(path)?;
     with_decider(mode, |b| b.validate(ArtifactKind::Evidence, &evidence))?;
+    // A review only its caller vouches for is no host-event verification.
+    if IdentityAssurance::of(&evidence) != IdentityAssurance::HostRecorded {
+        return Err(NativeEvidenceError::Evidence(EvidenceError::evidence(
+            "native evidence must be of a host-recorded review; this one's reviewer is caller-declared",
+        )));
+    }
     let ev = Artifact(&evidence);
     let response_path = ev.required("response_path")?;
     let (_, bytes) = files::read_artifact(response_path)?;

@@ -132,7 +132,13 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
     output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
+/// What a changed path holds, as git sees it: a symbolic link is the path it names (its
+/// target's content is not the repository's, and can change without a write in it).
 fn content_digest(path: &Path) -> String {
+    if let Ok(target) = std::fs::read_link(path) {
+        let named = format!("symlink:{}", target.display());
+        return chain::to_hex(&chain::sha256(named.as_bytes()));
+    }
     match std::fs::read(path) {
         Ok(bytes) => chain::to_hex(&chain::sha256(&bytes)),
         Err(_) if path.is_dir() => "directory".to_owned(),

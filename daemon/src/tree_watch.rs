@@ -5,20 +5,25 @@
 //!
 //! Sound because the kernel queues an event when a write happens: the queue is read, without
 //! blocking, before every digest, so any change made before the hook was asked has moved its
-//! tree's generation by then, and the digest is computed again with `git`. The watches are
-//! in place before a digest is computed, so a change made while it is computed moves the
-//! generation too. A repository too large to watch, a linked worktree or submodule (its
-//! index and HEAD live elsewhere), an overflowed queue or a machine without inotify falls
-//! back to `git` every time.
+//! tree's generation by then, and the tree is read again with `git`. The watches are in
+//! place before the tree is read, so a change made while it is read moves the generation
+//! too. A repository is set up again (its ignore rules read and its directories watched
+//! anew) when a directory of it is moved or deleted, when its ignore rules or its config
+//! change, and, while it skips ignored directories, when its index changes (a `git add -f`
+//! can track a file in one). A repository too large to watch, a linked worktree or
+//! submodule (its index and HEAD live elsewhere), one on a network or FUSE file system
+//! (where other machines' writes raise no event), an overflowed queue or a machine without
+//! inotify falls back to `git` every time.
 //!
 //! Not watched, because nothing written there changes what `git status` reports: object
-//! and reflog storage, and directories an ignore rule matches (a build's `target/`, a
-//! `node_modules/`: git never looks inside those, and they churn). A changed `.gitignore`
-//! or `.git/info/exclude` sets the repository's watches up again. (A change to the user's
-//! global excludes file is not seen.) Lock files in `.git` are not changes either: an
-//! agent's or an editor's `git status` creates and removes `index.lock` on every run (ours
-//! takes no optional locks), and a lock that takes effect is renamed onto the file it
-//! guards, which is seen.
+//! and reflog storage, and directories an ignore rule matches that hold no tracked file (a
+//! build's `target/`, a `node_modules/`: git never looks inside those, and they churn).
+//! Lock files in `.git` are not changes either: an agent's or an editor's `git status`
+//! creates and removes `index.lock` on every run (ours takes no optional locks), and a lock
+//! that takes effect is renamed onto the file it guards, which is seen.
+//!
+//! Not seen: a change to the user's global excludes file, a write through a hard link that
+//! lives outside the repository, and a write through a shared memory mapping.
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 use judged_core::worktree::Tree;
@@ -32,6 +37,10 @@ const MAX_WATCHES: usize = 20_000;
 /// Directories whose writes do not change what `git status` reports (object and reflog
 /// storage); refs, the index and HEAD are watched.
 const UNWATCHED: &[&str] = &[".git/objects", ".git/logs", ".git/lfs"];
+/// File systems where a write made elsewhere raises no inotify event here: NFS, SMB/CIFS,
+/// 9p, FUSE (virtiofs, sshfs, WSL's drives), Ceph, AFS.
+const REMOTE_FILE_SYSTEMS: &[u64] =
+    &[0x6969, 0x517b, 0xff53_4d42, 0xfe53_4d42, 0x0102_1997, 0x6573_5546, 0x00c3_6400, 0x5346_414f];
 
 /// One repository: its generation, and the tree read at some generation.
 #[derive(Default)]
@@ -40,7 +49,7 @@ struct Repo {
     tree: Option<(u64, Tree)>,
     /// Too large to watch, or a watch could not be added: always `git`.
     unwatched: bool,
-    /// The directories an ignore rule matches, not watched.
+    /// The directories an ignore rule matches that hold no tracked file, not watched.
     ignored: HashSet<PathBuf>,
 }
 
@@ -48,10 +57,11 @@ struct Repo {
 pub struct TreeWatch {
     inotify: Option<Inotify>,
     repos: HashMap<PathBuf, Repo>,
-    /// Each watch's repository and directory.
-    watches: HashMap<WatchDescriptor, (PathBuf, PathBuf)>,
+    /// Each watch's directory, by repository: a directory can be in two (a repository
+    /// nested in another), and the kernel gives it one watch.
+    watches: HashMap<WatchDescriptor, Vec<(PathBuf, PathBuf)>>,
     buffer: Vec<u8>,
-    /// Digests computed with `git`, for the tests to tell a cached answer from a new one.
+    /// Trees read with `git`, for the tests to tell a cached answer from a new one.
     #[cfg(test)]
     computed: usize,
 }
@@ -84,30 +94,53 @@ fn mask() -> WatchMask {
 }
 
 /// Run `git` in `top` without taking optional locks, paths taken as they are (a directory
-/// may be named `[a]`); its output, when it ran.
-fn git(top: &Path, args: &[&str]) -> Option<std::process::Output> {
+/// may be named `[a]`); its output, when it ran and succeeded.
+fn git(top: &Path, args: &[&str]) -> Option<Vec<u8>> {
     let mut command = Command::new("git");
     command.arg("-C").arg(top).args(args).env("GIT_OPTIONAL_LOCKS", "0").env("GIT_LITERAL_PATHSPECS", "1");
-    command.output().ok()
+    let output = command.output().ok()?;
+    output.status.success().then_some(output.stdout)
 }
 
 /// The directories at or under `under` (in `top`'s work tree) an ignore rule matches
-/// (`!! dir/`); none when git cannot say.
+/// (`!! dir/`) and that hold no tracked file; none when git cannot say.
 fn ignored_dirs(top: &Path, under: &Path) -> Option<HashSet<PathBuf>> {
     let under = under.to_str()?;
     let args = ["status", "--porcelain", "-z", "--ignored=matching", "--untracked-files=normal", "--", under];
-    let output = git(top, &args)?;
-    if !output.status.success() {
-        return None;
+    let listed = String::from_utf8(git(top, &args)?).ok()?;
+    let mut dirs: HashSet<PathBuf> = listed
+        .split('\0')
+        .filter_map(|entry| entry.strip_prefix("!! ")?.strip_suffix('/'))
+        .map(|d| top.join(d))
+        .collect();
+    if dirs.is_empty() {
+        return Some(dirs);
     }
-    let listed = String::from_utf8_lossy(&output.stdout).into_owned();
-    let dirs = listed.split('\0').filter_map(|entry| entry.strip_prefix("!! ")?.strip_suffix('/'));
-    Some(dirs.map(|dir| top.join(dir)).collect())
+    // A file tracked inside an ignored directory (`git add -f`) is reported like any other.
+    let mut args = vec!["ls-files", "-z", "--"];
+    let named: Vec<String> = dirs.iter().filter_map(|d| d.to_str().map(str::to_owned)).collect();
+    args.extend(named.iter().map(String::as_str));
+    let tracked = String::from_utf8(git(top, &args)?).ok()?;
+    for file in tracked.split('\0').filter(|f| !f.is_empty()) {
+        let file = top.join(file);
+        dirs.retain(|dir| !file.starts_with(dir));
+    }
+    Some(dirs)
 }
 
-/// Whether a change to `name` in `dir` changes `top`'s ignore rules.
-fn changes_ignore_rules(top: &Path, dir: &Path, name: &std::ffi::OsStr) -> bool {
-    name == ".gitignore" || (name == "exclude" && dir == top.join(".git/info"))
+/// Whether `top`'s file system raises inotify events for every write to it.
+fn is_local(top: &Path) -> bool {
+    let kind = rustix::fs::statfs(top).map(|s| s.f_type as u64);
+    kind.is_ok_and(|kind| !REMOTE_FILE_SYSTEMS.contains(&kind))
+}
+
+/// Whether a change to `name` in `dir` calls for setting `top` up again: its ignore rules
+/// or its config changed, or, while it skips ignored directories, its index.
+fn sets_up_again(top: &Path, dir: &Path, name: &std::ffi::OsStr, skips_ignored: bool) -> bool {
+    let git_dir = top.join(".git");
+    name == ".gitignore"
+        || (dir == git_dir.join("info") && name == "exclude")
+        || (dir == git_dir && (name == "config" || (skips_ignored && name == "index")))
 }
 
 impl TreeWatch {
@@ -120,6 +153,8 @@ impl TreeWatch {
     /// The tree of the repository holding `dir` but for the `excluded` paths, as
     /// `Tree::of(dir, excluded)` gives it; `None` outside a repository.
     pub fn tree(&mut self, dir: &Path, excluded: &[PathBuf]) -> Option<Tree> {
+        // One repository under two names (a symlink, a cwd as the host spelled it) is one.
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         let top = dir.ancestors().find(|d| d.join(".git").exists())?.to_path_buf();
         self.drain();
         if !self.repos.contains_key(&top) {
@@ -151,6 +186,7 @@ impl TreeWatch {
         let mut repo = Repo::default();
         // A linked worktree or a submodule has a `.git` file: its index is elsewhere.
         let watched = top.join(".git").is_dir()
+            && is_local(top)
             && ignored_dirs(top, top).is_some_and(|ignored| {
                 repo.ignored = ignored;
                 self.watch_from(top, top, &repo.ignored)
@@ -181,31 +217,41 @@ impl TreeWatch {
         true
     }
 
+    /// Watch one directory for `top`; a directory gone already (made and removed between
+    /// two questions) needs none. False when a watch cannot be added.
     fn watch_dir(&mut self, top: &Path, dir: &Path) -> bool {
         let Some(inotify) = &mut self.inotify else { return false };
         match inotify.watches().add(dir, mask()) {
             Ok(wd) => {
-                self.watches.insert(wd, (top.to_path_buf(), dir.to_path_buf()));
+                let owners = self.watches.entry(wd).or_default();
+                if !owners.iter().any(|(t, _)| t == top) {
+                    owners.push((top.to_path_buf(), dir.to_path_buf()));
+                }
                 true
             }
-            Err(_) => false,
+            Err(error) => error.kind() == std::io::ErrorKind::NotFound,
         }
     }
 
-    /// Remove every watch of `top`.
+    /// Remove every watch of `top`, but those another repository shares.
     fn unwatch(&mut self, top: &Path) {
         let Some(inotify) = &mut self.inotify else { return };
-        let mine: Vec<WatchDescriptor> =
-            self.watches.iter().filter(|(_, (t, _))| t == top).map(|(wd, _)| wd.clone()).collect();
-        for wd in mine {
+        let mut unused = Vec::new();
+        for (wd, owners) in self.watches.iter_mut() {
+            owners.retain(|(t, _)| t != top);
+            if owners.is_empty() {
+                unused.push(wd.clone());
+            }
+        }
+        for wd in unused {
             self.watches.remove(&wd);
             // Gone already when its directory was removed.
             let _ = inotify.watches().remove(wd);
         }
     }
 
-    /// Read every queued event: each moves its repository's generation; a new directory
-    /// is watched too, and changed ignore rules set the repository up again.
+    /// Read every queued event: each moves its repositories' generations; a new directory
+    /// is watched too, and a repository is set up again as the module doc says.
     fn drain(&mut self) {
         let mut moved: Vec<PathBuf> = Vec::new();
         let mut new_dirs: Vec<(PathBuf, PathBuf)> = Vec::new();
@@ -221,25 +267,29 @@ impl TreeWatch {
                     overflowed = true;
                     continue;
                 }
-                let Some((top, dir)) = self.watches.get(&event.wd) else { continue };
                 if event.mask.contains(EventMask::IGNORED) {
                     self.watches.remove(&event.wd);
                     continue;
                 }
-                let in_git_dir = dir.starts_with(top.join(".git"));
-                if let Some(name) = event.name {
-                    if in_git_dir && name.as_encoded_bytes().ends_with(b".lock") {
-                        continue;
-                    }
-                    if changes_ignore_rules(top, dir, name) {
+                for (top, dir) in self.watches.get(&event.wd).into_iter().flatten() {
+                    if event.mask.intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF) {
                         set_up_again.push(top.clone());
-                    } else if event.mask.contains(EventMask::ISDIR)
-                        && event.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
-                    {
-                        new_dirs.push((top.clone(), dir.join(name)));
                     }
+                    if let Some(name) = event.name {
+                        if dir.starts_with(top.join(".git")) && name.as_encoded_bytes().ends_with(b".lock") {
+                            continue;
+                        }
+                        let skips_ignored = self.repos.get(top).is_some_and(|r| !r.ignored.is_empty());
+                        if sets_up_again(top, dir, name, skips_ignored) {
+                            set_up_again.push(top.clone());
+                        } else if event.mask.contains(EventMask::ISDIR)
+                            && event.mask.intersects(EventMask::CREATE | EventMask::MOVED_TO)
+                        {
+                            new_dirs.push((top.clone(), dir.join(name)));
+                        }
+                    }
+                    moved.push(top.clone());
                 }
-                moved.push(top.clone());
             }
             if !any {
                 break;
@@ -254,12 +304,14 @@ impl TreeWatch {
             // Events were lost: nothing cached or watched can be trusted.
             set_up_again = self.repos.keys().cloned().collect();
         }
-        for top in set_up_again {
-            self.unwatch(&top);
-            self.repos.remove(&top);
+        for top in &set_up_again {
+            self.unwatch(top);
+            self.repos.remove(top);
         }
         for (top, dir) in new_dirs {
-            self.watch_new_dir(&top, &dir);
+            if !set_up_again.contains(&top) {
+                self.watch_new_dir(&top, &dir);
+            }
         }
     }
 
@@ -279,7 +331,7 @@ impl TreeWatch {
                     ignored.extend(found);
                     ignored.contains(dir) || self.watch_from(top, dir, &ignored)
                 }
-                None => false,
+                None => !dir.exists(),
             }
         };
         if let Some(repo) = self.repos.get_mut(top) {
@@ -411,5 +463,158 @@ mod tests {
         assert_eq!(trees.digest(dir), Some(truth()));
         fs::write(dir.join("target/debug/app"), "another binary").unwrap();
         assert_eq!(trees.digest(dir), Some(truth()), "a write in a directory no longer ignored is seen");
+    }
+
+    fn repository(dir: &Path) {
+        fs::create_dir_all(dir).unwrap();
+        git(dir, &["init", "-q"]);
+        fs::write(dir.join("a.rs"), "a").unwrap();
+        git(dir, &["add", "."]);
+        git(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+    }
+
+    fn truth(dir: &Path) -> Option<String> {
+        Tree::of(dir, &[]).map(|t| t.digest())
+    }
+
+    /// Ask a few times, so that whatever the last change set off has been drained.
+    fn settle(trees: &mut TreeWatch, dir: &Path) {
+        for _ in 0..3 {
+            trees.digest(dir);
+        }
+    }
+
+    /// The ways a cached tree could go stale that a review found (each failed before its
+    /// fix): the watch agrees with `git` after every one of them.
+    #[test]
+    fn the_watched_tree_survives_what_a_review_tried() {
+        let cases: Vec<(&str, Box<dyn Fn(&Path) -> PathBuf>)> = vec![
+            (
+                "a file force-added into an ignored directory",
+                Box::new(|root: &Path| {
+                    let d = root.join("r");
+                    repository(&d);
+                    fs::write(d.join(".gitignore"), "target/\n").unwrap();
+                    fs::create_dir(d.join("target")).unwrap();
+                    fs::write(d.join("target/gen.rs"), "1").unwrap();
+                    git(&d, &["add", ".gitignore"]);
+                    d
+                }),
+            ),
+            (
+                "a tracked file in an ignored directory",
+                Box::new(|root: &Path| {
+                    let d = root.join("r");
+                    repository(&d);
+                    fs::write(d.join(".gitignore"), "target/\n").unwrap();
+                    fs::create_dir(d.join("target")).unwrap();
+                    fs::write(d.join("target/gen.rs"), "1").unwrap();
+                    git(&d, &["add", ".gitignore"]);
+                    git(&d, &["add", "-f", "target/gen.rs"]);
+                    d
+                }),
+            ),
+        ];
+        for (what, make) in cases {
+            let root = tempfile::tempdir().unwrap();
+            let d = make(root.path());
+            let mut trees = TreeWatch::default();
+            settle(&mut trees, &d);
+            git(&d, &["add", "-f", "target/gen.rs"]);
+            settle(&mut trees, &d);
+            assert_eq!(trees.digest(&d), truth(&d), "{what}");
+            fs::write(d.join("target/gen.rs"), "2 changed").unwrap();
+            assert_eq!(trees.digest(&d), truth(&d), "{what}: an edit of the tracked file");
+        }
+    }
+
+    #[test]
+    fn a_nested_repository_and_a_second_name_share_watches_without_losing_them() {
+        let root = tempfile::tempdir().unwrap();
+        let outer = root.path().join("outer");
+        repository(&outer);
+        let inner = outer.join("vendor/inner");
+        repository(&inner);
+        let alias = root.path().join("alias");
+        std::os::unix::fs::symlink(&outer, &alias).unwrap();
+        let mut trees = TreeWatch::default();
+        settle(&mut trees, &inner);
+        settle(&mut trees, &outer);
+        settle(&mut trees, &alias);
+        fs::write(inner.join("a.rs"), "changed").unwrap();
+        assert_eq!(trees.digest(&inner), truth(&inner), "the inner repository, set up first");
+        fs::write(outer.join("a.rs"), "changed").unwrap();
+        assert_eq!(trees.digest(&outer), truth(&outer), "the outer one");
+        fs::write(outer.join("a.rs"), "changed again").unwrap();
+        assert_eq!(trees.digest(&alias), truth(&outer), "the outer one by its other name");
+    }
+
+    #[test]
+    fn a_repository_replaced_at_its_path_is_watched_anew() {
+        for replace in ["remove", "move away"] {
+            let root = tempfile::tempdir().unwrap();
+            let d = root.path().join("r");
+            repository(&d);
+            let mut trees = TreeWatch::default();
+            settle(&mut trees, &d);
+            match replace {
+                "remove" => fs::remove_dir_all(&d).unwrap(),
+                _ => fs::rename(&d, root.path().join("r.old")).unwrap(),
+            }
+            repository(&d);
+            settle(&mut trees, &d);
+            assert_eq!(trees.digest(&d), truth(&d), "{replace}");
+            fs::write(d.join("a.rs"), "changed").unwrap();
+            assert_eq!(trees.digest(&d), truth(&d), "{replace}: an edit in the new repository");
+        }
+    }
+
+    #[test]
+    fn renames_config_and_symlinks_are_followed_as_git_sees_them() {
+        let root = tempfile::tempdir().unwrap();
+        let d = root.path().join("r");
+        repository(&d);
+        // A rule anchored to a path: renaming its parent un-ignores the directory.
+        fs::write(d.join(".gitignore"), "/a/build/\n").unwrap();
+        fs::create_dir_all(d.join("a/build")).unwrap();
+        fs::write(d.join("a/build/o.rs"), "1").unwrap();
+        // An excludes file named in the repository's config.
+        let excludes = root.path().join("ignore");
+        fs::write(&excludes, "gen/\n").unwrap();
+        git(&d, &["config", "core.excludesFile", excludes.to_str().unwrap()]);
+        fs::create_dir(d.join("gen")).unwrap();
+        fs::write(d.join("gen/x.rs"), "1").unwrap();
+        // A symlink to a file outside: git sees the link, not what it points at.
+        let outside = root.path().join("payload.rs");
+        fs::write(&outside, "1").unwrap();
+        std::os::unix::fs::symlink(&outside, d.join("link.rs")).unwrap();
+        let mut trees = TreeWatch::default();
+        settle(&mut trees, &d);
+        fs::rename(d.join("a"), d.join("b")).unwrap();
+        settle(&mut trees, &d);
+        fs::write(d.join("b/build/o.rs"), "2 changed").unwrap();
+        assert_eq!(trees.digest(&d), truth(&d), "a write in the renamed, no longer ignored directory");
+        git(&d, &["config", "--unset", "core.excludesFile"]);
+        settle(&mut trees, &d);
+        fs::write(d.join("gen/x.rs"), "2 changed").unwrap();
+        assert_eq!(trees.digest(&d), truth(&d), "a write in the directory the config no longer ignores");
+        fs::write(&outside, "2 changed").unwrap();
+        assert_eq!(trees.digest(&d), truth(&d), "the symlink's target is not the tree");
+    }
+
+    /// A directory made and removed between two questions leaves the repository watched.
+    #[test]
+    fn a_directory_gone_before_its_watch_is_no_failure() {
+        let root = tempfile::tempdir().unwrap();
+        let d = root.path().join("r");
+        repository(&d);
+        let mut trees = TreeWatch::default();
+        settle(&mut trees, &d);
+        fs::create_dir(d.join("tmpdir")).unwrap();
+        fs::remove_dir(d.join("tmpdir")).unwrap();
+        settle(&mut trees, &d);
+        let settled = trees.computed;
+        trees.digest(&d);
+        assert_eq!(trees.computed, settled, "still answered from the watch");
     }
 }
