@@ -237,7 +237,7 @@ impl TreeWatch {
     fn unwatch(&mut self, top: &Path) {
         let Some(inotify) = &mut self.inotify else { return };
         let mut unused = Vec::new();
-        for (wd, owners) in self.watches.iter_mut() {
+        for (wd, owners) in &mut self.watches {
             owners.retain(|(t, _)| t != top);
             if owners.is_empty() {
                 unused.push(wd.clone());
