@@ -488,36 +488,18 @@ mod tests {
     /// fix): the watch agrees with `git` after every one of them.
     #[test]
     fn the_watched_tree_survives_what_a_review_tried() {
-        let cases: Vec<(&str, Box<dyn Fn(&Path) -> PathBuf>)> = vec![
-            (
-                "a file force-added into an ignored directory",
-                Box::new(|root: &Path| {
-                    let d = root.join("r");
-                    repository(&d);
-                    fs::write(d.join(".gitignore"), "target/\n").unwrap();
-                    fs::create_dir(d.join("target")).unwrap();
-                    fs::write(d.join("target/gen.rs"), "1").unwrap();
-                    git(&d, &["add", ".gitignore"]);
-                    d
-                }),
-            ),
-            (
-                "a tracked file in an ignored directory",
-                Box::new(|root: &Path| {
-                    let d = root.join("r");
-                    repository(&d);
-                    fs::write(d.join(".gitignore"), "target/\n").unwrap();
-                    fs::create_dir(d.join("target")).unwrap();
-                    fs::write(d.join("target/gen.rs"), "1").unwrap();
-                    git(&d, &["add", ".gitignore"]);
-                    git(&d, &["add", "-f", "target/gen.rs"]);
-                    d
-                }),
-            ),
-        ];
-        for (what, make) in cases {
+        // The file is force-added once the watch is set up, or was tracked before it.
+        for (what, tracked_before) in [("force-added later", false), ("tracked before", true)] {
             let root = tempfile::tempdir().unwrap();
-            let d = make(root.path());
+            let d = root.path().join("r");
+            repository(&d);
+            fs::write(d.join(".gitignore"), "target/\n").unwrap();
+            fs::create_dir(d.join("target")).unwrap();
+            fs::write(d.join("target/gen.rs"), "1").unwrap();
+            git(&d, &["add", ".gitignore"]);
+            if tracked_before {
+                git(&d, &["add", "-f", "target/gen.rs"]);
+            }
             let mut trees = TreeWatch::default();
             settle(&mut trees, &d);
             git(&d, &["add", "-f", "target/gen.rs"]);
