@@ -19,7 +19,7 @@ use super::{
     repeat_challenge,
 };
 use crate::event::{Host, Record, ToolCall};
-use crate::family::{self, Table};
+use crate::family;
 use crate::log::{Line, SessionLog};
 use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
@@ -91,21 +91,51 @@ impl ReviewerCli {
     }
 
     /// Whether a shell call runs this CLI non-interactively: one of its simple commands
-    /// (past `NAME=value` assignments) is `codex exec …`, or `copilot … -p|--prompt …`.
+    /// (past `NAME=value` assignments and wrappers such as `env`, `timeout 900` or `npx`)
+    /// is `codex … exec …` (or `codex e`), or `copilot … -p|--prompt …`.
     fn runs_in(self, call: &ToolCall) -> bool {
         let command = call.arguments.get("command").and_then(Value::as_str).unwrap_or_default();
         command.split([';', '|', '&', '\n']).any(|simple| {
-            let mut words = simple.split_whitespace().skip_while(|w| is_assignment(w));
-            let program = words.next().unwrap_or_default();
-            let is = |name: &str| program == name || program.ends_with(&format!("/{name}"));
+            let words: Vec<&str> = simple.split_whitespace().collect();
+            let Some((program, args)) = program_words(&words).split_first() else { return false };
+            let name = program.rsplit('/').next().unwrap_or_default();
+            let is = |cli: &str, package: &str| name == cli || program.split('@').nth(1) == Some(package);
             match self {
-                ReviewerCli::Codex => is("codex") && words.next() == Some("exec"),
+                ReviewerCli::Codex => {
+                    is("codex", "openai/codex")
+                        && (args.contains(&"exec") || args.iter().find(|w| !w.starts_with('-')) == Some(&"e"))
+                }
                 ReviewerCli::Copilot => {
-                    is("copilot") && words.any(|w| w == "-p" || w == "--prompt" || w.starts_with("--prompt="))
+                    is("copilot", "github/copilot")
+                        && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
                 }
             }
         })
     }
+}
+
+/// A simple command's words from its program on: past `NAME=value` assignments and the
+/// wrappers that run the rest as a command (with their options, and `timeout`'s duration).
+fn program_words<'a>(words: &'a [&'a str]) -> &'a [&'a str] {
+    let mut at = 0;
+    while let Some(word) = words.get(at) {
+        let wrapper = word.rsplit('/').next().unwrap_or_default();
+        if is_assignment(word) {
+            at += 1;
+            continue;
+        }
+        if !matches!(wrapper, "env" | "timeout" | "nice" | "nohup" | "command" | "exec" | "npx" | "pnpx" | "bunx") {
+            break;
+        }
+        at += 1;
+        while words.get(at).is_some_and(|w| w.starts_with('-')) {
+            at += 1;
+        }
+        if wrapper == "timeout" {
+            at += 1;
+        }
+    }
+    &words[at.min(words.len())..]
 }
 
 /// A shell `NAME=value` word.
@@ -208,6 +238,42 @@ fn cli_calls(log: &SessionLog, after: u64, cli: ReviewerCli) -> Vec<BashRun<'_>>
     runs
 }
 
+/// Whether `path` is `dir` or below it (both resolved).
+fn within(path: &str, dir: &str) -> bool {
+    std::path::Path::new(path).starts_with(dir)
+}
+
+/// The one root Bash call of the transcript after byte `after` that runs `run`'s CLI
+/// around it (started before the run, returned after its start), returned successfully:
+/// its id, and the line and record of its result.
+fn the_bash_call<'a>(log: &'a SessionLog, after: u64, run: &CliRun) -> Result<(Option<String>, &'a Line, &'a Record)> {
+    let calls: Vec<BashRun> = cli_calls(log, after, run.cli)
+        .into_iter()
+        .filter(|c| c.started <= run.started && c.returned.as_ref().is_none_or(|(_, _, at)| run.started <= *at))
+        .collect();
+    let [call] = calls.as_slice() else {
+        return Err(EvidenceError::new(
+            RefusalCode::InvocationCount,
+            format!(
+                "expected exactly one root Bash call running {} around the {} run {}, found {}",
+                run.cli.command(),
+                run.cli.name(),
+                run.log.path,
+                calls.len()
+            ),
+        ));
+    };
+    let Some((tool_line, tool_record, _)) = call.returned else {
+        let message = format!("the Bash call running {} has not returned", run.cli.command());
+        return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
+    };
+    if tool_record.tool_results.iter().any(|r| r.tool_call_id == call.call.id && !r.success) {
+        let message = format!("the Bash call running {} did not succeed", run.cli.command());
+        return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
+    }
+    Ok((call.call.id.clone(), tool_line, tool_record))
+}
+
 /// Verify the reviewer CLI's review bound to a Claude Code `challenge`: `log` is the
 /// transcript, `reviewer_logs` the reviewer CLIs' logs that may hold the run (any cwd;
 /// those of another cwd are refused by name).
@@ -231,11 +297,11 @@ pub fn verify_cli_review(
     let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
 
     let runs: Vec<CliRun> = reviewer_logs.iter().filter_map(|l| CliRun::bound(l, nonce)).collect();
-    if let Some(elsewhere) = runs.iter().find(|r| env.resolve(&r.cwd) != cwd) {
+    if let Some(elsewhere) = runs.iter().find(|r| !within(&env.resolve(&r.cwd), &cwd)) {
         return Err(EvidenceError::new(
             RefusalCode::InvocationCount,
             format!(
-                "the nonce-bound {} run {} ran in {}, not in the challenge's cwd {cwd}",
+                "the nonce-bound {} run {} ran in {}, not in the challenge's cwd {cwd} or below it",
                 elsewhere.cli.name(),
                 elsewhere.log.path,
                 elsewhere.cwd
@@ -252,34 +318,11 @@ pub fn verify_cli_review(
             ),
         ));
     };
-    let calls: Vec<BashRun> = cli_calls(log, prefix, run.cli)
-        .into_iter()
-        .filter(|c| c.started <= run.started && c.returned.as_ref().is_none_or(|(_, _, at)| run.started <= *at))
-        .collect();
-    let [call] = calls.as_slice() else {
-        return Err(EvidenceError::new(
-            RefusalCode::InvocationCount,
-            format!(
-                "expected exactly one root Bash call running {} around the {} run {}, found {}",
-                run.cli.command(),
-                run.cli.name(),
-                run.log.path,
-                calls.len()
-            ),
-        ));
-    };
+    let (call_id, tool_line, tool_record) = the_bash_call(log, prefix, run)?;
     let Some((answer, completed_at, run_end)) = run.completed.clone() else {
         let message = format!("the {} reviewer run did not complete", run.cli.name());
         return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
     };
-    let Some((tool_line, tool_record, _)) = call.returned else {
-        let message = format!("the Bash call running {} has not returned", run.cli.command());
-        return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
-    };
-    if tool_record.tool_results.iter().any(|r| r.tool_call_id == call.call.id && !r.success) {
-        let message = format!("the Bash call running {} did not succeed", run.cli.command());
-        return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
-    }
     if run.model.is_empty() {
         return Err(EvidenceError::evidence(format!(
             "the {} log {} names no single model for the run",
@@ -297,7 +340,7 @@ pub fn verify_cli_review(
         "verified_at": timestamp::format_utc(now),
         "reviewed_at": reviewed_at,
         "session_events": log.path,
-        "tool_call_id": call.call.id,
+        "tool_call_id": call_id,
         "agent_name": run.cli.agent_name(),
         "executor_model": executor_model,
         "executor_model_source": CLAUDE_TRANSCRIPT,
@@ -364,27 +407,40 @@ pub fn validate_cli_review(
     if run_log.prefix_sha256(run_prefix) != ev.required("reviewer_prefix_sha256")? {
         return fail(&format!("the {name} {kind} of the review was modified"));
     }
+    let meta = session::metadata(log, prefix)?;
+    let cwd = env.resolve(ev.required("cwd")?);
+    if Some(meta.session_id.as_str()) != ev.str("session_id") || env.resolve(&meta.cwd) != cwd {
+        return fail("evidence session metadata mismatch");
+    }
     let marker = session::bound_marker(log, &MarkerIds::of(&ev)?, prefix)
         .map_err(|_| EvidenceError::evidence("evidence challenge marker lifecycle is invalid"))?;
-    // Re-derive the run from its log as bound, and compare.
+    // Re-derive the run from its log as bound, and the Bash call around it from the
+    // transcript as bound, and compare: what verify established holds for what they hold.
     let bound =
         SessionLog::from_bytes(cli.host(), run_log.path.clone(), run_log.bytes()[..run_prefix as usize].to_vec());
     let Some(run) = CliRun::bound(&bound, ev.required("nonce")?) else {
         return fail(&format!("the {name} {kind} no longer carries the nonce"));
     };
     let Some((answer, _, _)) = run.completed.clone() else { return fail(&format!("the {name} run did not complete")) };
-    if env.resolve(&run.cwd) != env.resolve(ev.required("cwd")?)
+    let challenged = ev.str("challenge_event_timestamp").and_then(timestamp::parse);
+    if !within(&env.resolve(&run.cwd), &cwd)
+        || challenged.is_none_or(|at| run.started < at)
         || Some(run.model.as_str()) != ev.str("reviewer_model")
         || Some(run.session_id.as_str()) != ev.str("reviewer_session_id")
     {
         return fail(&format!("evidence does not match the {name} {kind} of the review"));
     }
-    let (Some(ef), Some(rf)) =
-        (family::family(ev.required("executor_model")?, Table::Evidence), family::family(&run.model, Table::Evidence))
-    else {
-        return fail("evidence no longer establishes a known cross-family pair");
-    };
-    if ef == rf || ev.str("executor_family") != Some(ef) || ev.str("reviewer_family") != Some(rf) {
+    let transcript = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
+    let (call_id, tool_line, _) = the_bash_call(&transcript, marker.start_line.start, &run)
+        .map_err(|e| EvidenceError::evidence(format!("the reviewer's Bash call no longer holds: {}", e.message)))?;
+    if call_id.as_deref() != ev.str("tool_call_id") || tool_line.end != prefix {
+        return fail(&format!("evidence does not match the Bash call that ran {}", cli.command()));
+    }
+    let pair = FamilyPair::of(ev.required("executor_model")?, &run.model, "");
+    if pair.status != "verified"
+        || ev.str("executor_family") != pair.executor_family
+        || ev.str("reviewer_family") != pair.reviewer_family
+    {
         return fail("evidence no longer establishes a known cross-family pair");
     }
     let stored = env.read_file(ev.required("response_path")?)?;
@@ -414,6 +470,10 @@ mod tests {
             ("codex exec -", Some(ReviewerCli::Codex)),
             ("printf 'x' | FOO=1 /usr/local/bin/codex exec --skip-git-repo-check -", Some(ReviewerCli::Codex)),
             ("N=1; codex exec \"$N\"", Some(ReviewerCli::Codex)),
+            ("codex -c model_provider=mock exec -", Some(ReviewerCli::Codex)),
+            ("timeout 900 codex e -", Some(ReviewerCli::Codex)),
+            ("env -i X=1 codex exec -", Some(ReviewerCli::Codex)),
+            ("npx -y @openai/codex@0.169.0 exec -", Some(ReviewerCli::Codex)),
             ("codex login", None),
             ("echo codex exec", None),
             ("copilot -p 'review this'", Some(ReviewerCli::Copilot)),
@@ -421,6 +481,7 @@ mod tests {
             ("cd x && copilot --model gpt-5.4 --prompt review", Some(ReviewerCli::Copilot)),
             ("copilot", None),
             ("gh copilot -p review", None),
+            ("npx @github/copilot -p review", Some(ReviewerCli::Copilot)),
         ];
         for (command, expected) in cases {
             let found = ReviewerCli::ALL.into_iter().find(|cli| cli.runs_in(&bash(command)));

@@ -17,7 +17,7 @@ use super::{
     repeat_challenge,
 };
 use crate::event::{ToolCall, ToolResult};
-use crate::family::{self, Table};
+use crate::family;
 use crate::log::{Line, SessionLog};
 use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
@@ -139,6 +139,7 @@ pub fn verify_declared_review(
 ) -> Result<Verified> {
     let challenge = Artifact(challenge);
     let marker = revalidate(&challenge, log, env)?;
+    session::check_host_chain(log, marker.start_line.start)?;
     let nonce = challenge.required("nonce")?;
     let executor_model = challenge.required("executor_model")?;
     let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
@@ -201,23 +202,31 @@ pub fn validate_declared_review(evidence: &Map<String, Value>, log: &SessionLog,
     if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
         return fail("evidence session log prefix was modified");
     }
+    let meta = session::metadata(log, prefix)?;
+    if Some(meta.session_id.as_str()) != ev.str("session_id")
+        || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?)
+    {
+        return fail("evidence session metadata mismatch");
+    }
     let marker = session::bound_marker(log, &MarkerIds::of(&ev)?, prefix)
         .map_err(|_| EvidenceError::evidence("evidence challenge marker lifecycle is invalid"))?;
+    session::check_host_chain(log, marker.start_line.start)?;
     let bound = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
-    let (call, _, result, _) = the_declared_call(&bound, marker.start_line.start, ev.required("nonce")?)
-        .map_err(|e| EvidenceError::evidence(format!("the reviewer call no longer holds: {}", e.message)))?;
+    let (call, line, result, returned_at) =
+        the_declared_call(&bound, marker.start_line.start, ev.required("nonce")?)
+            .map_err(|e| EvidenceError::evidence(format!("the reviewer call no longer holds: {}", e.message)))?;
     if Some(format!("{DECLARED}{}", call.name).as_str()) != ev.str("agent_name")
         || call.id.as_deref() != ev.str("tool_call_id")
+        || line.end != prefix
+        || returned_at != ev.str("reviewed_at")
     {
         return fail("evidence does not match the reviewer call in the session log");
     }
-    let (Some(ef), Some(rf)) = (
-        family::family(ev.required("executor_model")?, Table::Evidence),
-        family::family(ev.required("reviewer_model")?, Table::Evidence),
-    ) else {
-        return fail("evidence no longer establishes a known cross-family pair");
-    };
-    if ef == rf || ev.str("executor_family") != Some(ef) || ev.str("reviewer_family") != Some(rf) {
+    let pair = FamilyPair::of(ev.required("executor_model")?, ev.required("reviewer_model")?, "");
+    if pair.status != "verified"
+        || ev.str("executor_family") != pair.executor_family
+        || ev.str("reviewer_family") != pair.reviewer_family
+    {
         return fail("evidence no longer establishes a known cross-family pair");
     }
     let stored = env.read_file(ev.required("response_path")?)?;
