@@ -34,6 +34,9 @@ use std::process::Command;
 /// Directories watched at most; past that a repository's tree is read with `git` every
 /// time (inotify watches are the user's too: an editor needs them).
 const MAX_WATCHES: usize = 20_000;
+/// Repositories watched at most; the one asked about least recently makes room for a new
+/// one (a daemon serves every project its user works on, over weeks).
+const MAX_REPOS: usize = 64;
 /// Directories whose writes do not change what `git status` reports (object and reflog
 /// storage); refs, the index and HEAD are watched.
 const UNWATCHED: &[&str] = &[".git/objects", ".git/logs", ".git/lfs"];
@@ -45,6 +48,8 @@ const REMOTE_FILE_SYSTEMS: &[u64] =
 /// One repository: its generation, and the tree read at some generation.
 #[derive(Default)]
 struct Repo {
+    /// When it was last asked about (a count of questions).
+    asked: u64,
     generation: u64,
     tree: Option<(u64, Tree)>,
     /// Too large to watch, or a watch could not be added: always `git`.
@@ -61,6 +66,8 @@ pub struct TreeWatch {
     /// nested in another), and the kernel gives it one watch.
     watches: HashMap<WatchDescriptor, Vec<(PathBuf, PathBuf)>>,
     buffer: Vec<u8>,
+    /// Questions asked so far, to tell which repository was asked about least recently.
+    questions: u64,
     /// Trees read with `git`, for the tests to tell a cached answer from a new one.
     #[cfg(test)]
     computed: usize,
@@ -73,6 +80,7 @@ impl Default for TreeWatch {
             repos: HashMap::new(),
             watches: HashMap::new(),
             buffer: vec![0; 64 * 1024],
+            questions: 0,
             #[cfg(test)]
             computed: 0,
         }
@@ -158,10 +166,15 @@ impl TreeWatch {
         let top = dir.ancestors().find(|d| d.join(".git").exists())?.to_path_buf();
         self.drain();
         if !self.repos.contains_key(&top) {
+            if self.repos.len() >= MAX_REPOS {
+                self.forget_least_recent();
+            }
             let repo = self.set_up(&top);
             self.repos.insert(top.clone(), repo);
         }
-        let repo = self.repos.get(&top).expect("inserted above");
+        self.questions += 1;
+        let repo = self.repos.get_mut(&top).expect("inserted above");
+        repo.asked = self.questions;
         if let Some((generation, tree)) = &repo.tree
             && !repo.unwatched
             && *generation == repo.generation
@@ -230,6 +243,15 @@ impl TreeWatch {
                 true
             }
             Err(error) => error.kind() == std::io::ErrorKind::NotFound,
+        }
+    }
+
+    /// Stop watching the repository asked about least recently.
+    fn forget_least_recent(&mut self) {
+        let oldest = self.repos.iter().min_by_key(|(_, repo)| repo.asked).map(|(top, _)| top.clone());
+        if let Some(top) = oldest {
+            self.unwatch(&top);
+            self.repos.remove(&top);
         }
     }
 
@@ -598,5 +620,29 @@ mod tests {
         let settled = trees.computed;
         trees.digest(&d);
         assert_eq!(trees.computed, settled, "still answered from the watch");
+    }
+
+    /// Past `MAX_REPOS`, the repository asked about least recently is no longer watched,
+    /// and asking about it again sets it up anew.
+    #[test]
+    fn the_least_recently_asked_repository_makes_room() {
+        let root = tempfile::tempdir().unwrap();
+        let first = root.path().join("first");
+        repository(&first);
+        let mut trees = TreeWatch::default();
+        settle(&mut trees, &first);
+        for n in 0..MAX_REPOS {
+            let other = root.path().join(format!("r{n}"));
+            fs::create_dir_all(other.join(".git")).unwrap();
+            trees.repos.insert(other, Repo { asked: n as u64 + 1, ..Repo::default() });
+        }
+        trees.repos.get_mut(&first.canonicalize().unwrap()).unwrap().asked = 0;
+        let newest = root.path().join("newest");
+        repository(&newest);
+        assert_eq!(trees.digest(&newest), truth(&newest));
+        assert!(!trees.repos.contains_key(&first.canonicalize().unwrap()), "the least recent went");
+        assert!(trees.watches.values().flatten().all(|(top, _)| top != &first.canonicalize().unwrap()));
+        fs::write(first.join("a.rs"), "changed").unwrap();
+        assert_eq!(trees.digest(&first), truth(&first), "asked again, it is set up anew");
     }
 }
