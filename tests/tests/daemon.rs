@@ -782,7 +782,10 @@ fn rebuild_replays_the_same_session_summaries() {
     let daemon = setup.start();
     let log = setup.copilot_log("s1");
     append_lines(&log, &copilot_lines());
+    // An event naming a parent that never comes, and two after it: one chain break.
     append(&log, b"{\"type\":\"x\",\"id\":\"late\",\"parentId\":\"not-the-previous\"}\n");
+    append(&log, b"{\"type\":\"x\",\"id\":\"later\",\"parentId\":\"late\"}\n");
+    append(&log, b"{\"type\":\"x\",\"id\":\"latest\",\"parentId\":\"later\"}\n");
     let before = sessions(&daemon);
     assert_eq!(before[0]["integrity_findings"], 1);
     let output = setup.judged(&["rebuild"]);

@@ -984,6 +984,10 @@ fn a_forged_lifecycle_that_breaks_the_host_chain_is_refused_in_both_modes() {
         assert!(message.contains(&format!("events.jsonl:{lines}")), "{mode:?} names the line: {message}");
         assert!(!evidence.exists() && !response.exists());
     }
+    // The daemon journals the break once the host has gone on past what it ever makes an
+    // event wait for (two more events).
+    append(&live.log, host_line(&live.log, "host-after", Some("host-next")).as_bytes());
+    append(&live.log, host_line(&live.log, "host-later", Some("host-after")).as_bytes());
     let sessions = daemon.call("sessions", Value::Null).unwrap();
     assert_eq!(sessions[0]["integrity_findings"], 1, "{sessions}");
 }

@@ -70,22 +70,20 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
 /// evidence rests on: the marker call through the reviewer's completion and whatever the
 /// host wrote since), naming the line and the finding.
 pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
-    if !HostChain::kept_by(log.host) {
+    if !HostChain::<&Line>::kept_by(log.host) {
         return Ok(());
     }
     let mut chain = HostChain::default();
-    for (line, record) in log.records() {
-        if let Err(broken) = chain.follow(record)
-            && line.start >= from
-        {
-            return Err(EvidenceError::evidence(format!(
-                "{broken} at {}:{}: lines were inserted into or removed from the host's log within the reviewed \
-                 window (if nobody edited the log, run a new review round: a fresh marker and challenge)",
-                log.path, line.number
-            )));
-        }
+    let mut broken = log.records().filter_map(|(line, record)| chain.follow(record, line).err()).collect::<Vec<_>>();
+    broken.extend(chain.finish());
+    match broken.into_iter().find(|(line, _)| line.start >= from) {
+        Some((line, broken)) => Err(EvidenceError::evidence(format!(
+            "{broken} at {}:{}: lines were inserted into or removed from the host's log within the reviewed \
+             window (if nobody edited the log, run a new review round: a fresh marker and challenge)",
+            log.path, line.number
+        ))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The tool names a marker call may run under.

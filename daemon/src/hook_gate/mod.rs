@@ -267,6 +267,8 @@ impl HookGate<'_> {
         // A finding or tamper recorded since can undo the evidence an answer rested on.
         let findings_seen = self.store.journal_last_seq::<IntegrityFinding>()?;
         let tampers_seen = self.store.journal_last_seq::<TamperDetected>()?;
+        // So can an event of the host's chain still waiting for its parent.
+        let chains_waiting = self.ingest.chains_waiting();
         // A recorded answer lives at most one freshness window, so an allow never
         // outlives the evidence it rested on by more than that.
         let window = chrono::Utc::now().timestamp() / settings.freshness_seconds.max(1) as i64;
@@ -288,6 +290,7 @@ impl HookGate<'_> {
             evidence_seen,
             findings_seen,
             tampers_seen,
+            chains_waiting,
             window,
             tree
         ]);
@@ -341,7 +344,11 @@ impl HookGate<'_> {
             let Some(evidence) = found else { break };
             self.ingest.catch_up(self.store, Path::new(&evidence.session_events), evidence.host)?;
             let Some(file) = self.store.file_by_path(&evidence.session_events) else { continue };
-            if !file.tampered && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none() {
+            let waiting = self.ingest.chain_waits_from(file.id).is_some_and(|offset| offset >= evidence.window_start);
+            if !file.tampered
+                && !waiting
+                && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none()
+            {
                 return Ok((Some(evidence), declared_skipped));
             }
         }

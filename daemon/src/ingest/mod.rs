@@ -92,6 +92,10 @@ pub struct Ingestor {
     /// How each file looked when its whole ingested prefix last re-hashed clean.
     verified: HashMap<PathBuf, Fingerprint>,
     listings: Listings,
+    /// Each log's host chain as followed so far, by file id, with the events it holds
+    /// ahead of their parent (positions: line number and offset). After a restart it
+    /// resumes from the event the store says it reached.
+    chains: HashMap<i64, HostChain<(u64, u64)>>,
 }
 
 /// The session a log file belongs to, from its place under the root.
@@ -125,7 +129,26 @@ impl Ingestor {
             unchanged: HashMap::new(),
             verified: HashMap::new(),
             listings: Listings::default(),
+            chains: HashMap::new(),
         }
+    }
+
+    /// The offset of the oldest event of file `file_id` still waiting for its parent (see
+    /// `judged_core::host_chain`): evidence whose window it falls in is not known to hold.
+    pub fn chain_waits_from(&self, file_id: i64) -> Option<u64> {
+        self.chains.get(&file_id)?.oldest_waiting().map(|(_, offset)| *offset)
+    }
+
+    /// Every log with an event waiting for its parent, and where the oldest is: what a
+    /// gate decision made now rests on, with the journal.
+    pub fn chains_waiting(&self) -> Vec<(i64, u64)> {
+        let mut waiting: Vec<(i64, u64)> = self
+            .chains
+            .iter()
+            .filter_map(|(id, chain)| chain.oldest_waiting().map(|(_, offset)| (*id, *offset)))
+            .collect();
+        waiting.sort_unstable();
+        waiting
     }
 
     /// The watched roots.
@@ -319,8 +342,10 @@ impl Ingestor {
         if file.lines > 0 && !self.last_line_intact(store, &file, path)? {
             return Ok(false); // last_line_intact recorded the tamper
         }
+        let reached = file.last_host_id.clone();
+        let host_chain = self.chains.entry(file.id).or_insert_with(|| HostChain::after(reached));
         if meta.len() > file.offset
-            && let Appended::Paused(offset) = read_appended(store, &mut file, path)?
+            && let Appended::Paused(offset) = read_appended(store, &mut file, path, host_chain)?
             && self.paused.insert(path.to_path_buf())
             && !paused_on_record(store, &file, offset)?
         {
@@ -487,7 +512,12 @@ enum Appended {
 /// Ingest what was appended to `path` after `file.offset`. A file that cannot be opened
 /// or read now (replaced, gone, an I/O error) is left as it is: the next pass reads it
 /// again, and a replacement is caught by the prefix checks.
-fn read_appended(store: &mut Store, file: &mut FileState, path: &Path) -> Result<Appended, StoreError> {
+fn read_appended(
+    store: &mut Store,
+    file: &mut FileState,
+    path: &Path,
+    host_chain: &mut HostChain<(u64, u64)>,
+) -> Result<Appended, StoreError> {
     let Some(mut handle) = open_log(path) else { return Ok(Appended::Read) };
     if let Err(error) = handle.seek(SeekFrom::Start(file.offset)) {
         tracing::warn!(path = %file.path, %error, "cannot seek in log; it is read again next pass");
@@ -511,7 +541,7 @@ fn read_appended(store: &mut Store, file: &mut FileState, path: &Path) -> Result
         }
         let complete = judged_core::log::complete_len(&pending);
         if complete > 0 {
-            ingest_complete(store, file, &pending[..complete])?;
+            ingest_complete(store, file, &pending[..complete], host_chain)?;
             pending.drain(..complete);
         }
     }
@@ -519,14 +549,18 @@ fn read_appended(store: &mut Store, file: &mut FileState, path: &Path) -> Result
 }
 
 /// Ingest bytes that are whole lines, starting at `file.offset`.
-fn ingest_complete(store: &mut Store, file: &mut FileState, bytes: &[u8]) -> Result<(), StoreError> {
+fn ingest_complete(
+    store: &mut Store,
+    file: &mut FileState,
+    bytes: &[u8],
+    host_chain: &mut HostChain<(u64, u64)>,
+) -> Result<(), StoreError> {
     let raws: Vec<&[u8]> = judged_core::log::complete_lines(bytes).collect();
     for batch in raws.chunks(BATCH_LINES) {
         let mut start = file.offset;
         let mut update = FileUpdate::default();
         let mut events = Vec::new();
         let mut lines: Vec<NewLine> = Vec::with_capacity(batch.len());
-        let mut host_chain = HostChain::after(file.last_host_id.clone());
         let mut seq = file.lines;
         for raw in batch {
             seq += 1;
@@ -538,14 +572,14 @@ fn ingest_complete(store: &mut Store, file: &mut FileState, bytes: &[u8]) -> Res
             };
             let kind = match parsed {
                 Some(Ok(record)) => {
-                    if HostChain::kept_by(file.host)
-                        && let Err(broken) = host_chain.follow(&record)
+                    if HostChain::<(u64, u64)>::kept_by(file.host)
+                        && let Err(((seq, offset), broken)) = host_chain.follow(&record, (seq, start))
                     {
                         events.push(JournalEvent::IntegrityFinding(IntegrityFinding {
                             file_id: file.id,
                             path: file.path.clone(),
                             seq,
-                            offset: start,
+                            offset,
                             finding: Finding::ParentChainBreak {
                                 expected_parent: broken.expected_parent,
                                 found_parent: broken.found_parent,
@@ -572,6 +606,11 @@ fn ingest_complete(store: &mut Store, file: &mut FileState, bytes: &[u8]) -> Res
             start += raw.len() as u64;
         }
         update.apply(file);
+        if HostChain::<(u64, u64)>::kept_by(file.host) {
+            // Where the chain resumes after a restart: the event it reached, which is not
+            // the last line's while an event waits for its parent.
+            file.last_host_id = host_chain.reached();
+        }
         store.append_lines(file, &lines, &events)?;
         let malformed = events.iter().filter(|e| matches!(e, JournalEvent::MalformedLine(_))).count();
         if malformed > 0 {

@@ -4,6 +4,7 @@
 use crate::store::{Columns, FileState, IntegrityFinding, Store, StoreError, TamperDetected};
 use judged_core::adapter::Envelope;
 use judged_core::event::Host;
+use judged_core::host_chain::HostChain;
 
 /// Summary fields a batch of lines moves forward.
 #[derive(Default, Debug)]
@@ -63,9 +64,12 @@ pub fn replay(store: &mut Store) -> Result<(), StoreError> {
             ..file.unreplayed()
         };
         let mut update = FileUpdate::default();
+        let mut host_chain = HostChain::<()>::default();
         store.scan_lines(state.id, 0, Columns::WithRaw, |line| {
             if let Ok(record) = judged_core::adapter::envelope(state.host, line.raw.trim_ascii_end()) {
                 update.observe(state.host, &record);
+                // Its breaks are in the journal already; only where it reached is wanted.
+                let _ = host_chain.follow(&record, ());
             }
             state.offset = line.end;
             state.lines = line.seq;
@@ -73,6 +77,9 @@ pub fn replay(store: &mut Store) -> Result<(), StoreError> {
             true
         })?;
         update.apply(&mut state);
+        if HostChain::<()>::kept_by(state.host) {
+            state.last_host_id = host_chain.reached();
+        }
         store.save_replayed(&state)?;
     }
     Ok(())
@@ -108,7 +115,13 @@ mod tests {
             .append(true)
             .open(&log)
             .unwrap()
-            .write_all(b"{\"type\":\"x\",\"id\":\"late\",\"parentId\":\"wrong\"}\n")
+            .write_all(
+                // One event naming a parent that never comes, and the two that follow it: a
+                // break once they have waited longer than the host makes any wait.
+                b"{\"type\":\"x\",\"id\":\"late\",\"parentId\":\"wrong\"}\n\
+                  {\"type\":\"x\",\"id\":\"later\",\"parentId\":\"late\"}\n\
+                  {\"type\":\"x\",\"id\":\"latest\",\"parentId\":\"later\"}\n",
+            )
             .unwrap();
         ingest.catch_up_all(&mut store).unwrap();
         let files = |store: &Store| format!("{:?}", store.files().collect::<Vec<_>>());
@@ -123,7 +136,30 @@ mod tests {
         let reopened = Store::open(&dir.path().join("judged.db")).unwrap();
         assert_eq!(files(&reopened), before);
         let file = reopened.files().next().unwrap();
-        assert_eq!((file.lines, file.findings), (44, 1));
+        assert_eq!((file.lines, file.findings), (46, 1));
+        assert_eq!(file.last_host_id.as_deref(), Some("latest"));
         assert_eq!(file.cwd.as_deref(), Some("/tmp/judged-fixture/copilot/cross-family-ok/project"));
+    }
+
+    /// Copilot CLI wrote two events of one moment in the other order (the fixture): no
+    /// finding, even when the daemon reads the log between the two lines.
+    #[test]
+    fn two_events_the_host_wrote_in_the_other_order_are_no_finding() {
+        const SWAPPED: &[u8] = include_bytes!("../../../fixtures/copilot-1.0.102/swapped-events/events.jsonl");
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("root/s1");
+        std::fs::create_dir_all(&session).unwrap();
+        let log = session.join("events.jsonl");
+        // Up to the first of the two (line 22), then the rest.
+        let split = SWAPPED.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(21).map(|(i, _)| i + 1).unwrap();
+        std::fs::write(&log, &SWAPPED[..split]).unwrap();
+        let mut store = Store::open(&dir.path().join("judged.db")).unwrap();
+        let mut ingest = Ingestor::new(Roots { copilot: vec![dir.path().join("root")], ..Roots::default() });
+        ingest.catch_up_all(&mut store).unwrap();
+        std::fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(&SWAPPED[split..]).unwrap();
+        ingest.catch_up_all(&mut store).unwrap();
+        let file = store.files().next().unwrap().clone();
+        assert_eq!((file.lines, file.findings), (43, 0));
+        assert!(store.journal_of_kind::<IntegrityFinding>().unwrap().is_empty());
     }
 }
