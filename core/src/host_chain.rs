@@ -189,15 +189,20 @@ mod tests {
         assert_eq!(breaks(&[("a", Some("z"))]).len(), 1);
     }
 
-    /// The real log (fixtures/copilot-1.0.102/swapped-events) is one chain.
+    /// The real logs (fixtures/copilot-1.0.102/swapped-events) are one chain each.
     #[test]
-    fn the_real_log_with_two_events_swapped_is_one_chain() {
-        const SWAPPED: &[u8] = include_bytes!("../../fixtures/copilot-1.0.102/swapped-events/events.jsonl");
-        let log = crate::log::SessionLog::from_bytes(Host::CopilotCli, "events.jsonl", SWAPPED.to_vec());
-        let mut chain = HostChain::default();
-        let broken: Vec<_> =
-            log.records().filter_map(|(line, record)| chain.follow(record, line.number).err()).collect();
-        assert_eq!(broken, []);
-        assert_eq!(chain.finish(), None);
+    fn the_real_logs_with_two_events_swapped_are_one_chain() {
+        let swapped: [&[u8]; 2] = [
+            include_bytes!("../../fixtures/copilot-1.0.102/swapped-events/events.jsonl"),
+            include_bytes!("../../fixtures/copilot-1.0.102/swapped-events/again.jsonl"),
+        ];
+        for bytes in swapped {
+            let log = crate::log::SessionLog::from_bytes(Host::CopilotCli, "events.jsonl", bytes.to_vec());
+            let mut chain = HostChain::default();
+            let broken: Vec<_> =
+                log.records().filter_map(|(line, record)| chain.follow(record, line.number).err()).collect();
+            assert_eq!(broken, []);
+            assert_eq!(chain.finish(), None);
+        }
     }
 }
