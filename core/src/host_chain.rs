@@ -81,23 +81,32 @@ impl<P: Clone> HostChain<P> {
     /// Follow one more event, at `at`; a break (and where it was) when an event has waited
     /// for its parent longer than the host ever makes one wait.
     pub fn follow(&mut self, envelope: &Envelope, at: P) -> Result<(), (P, ChainBreak)> {
-        let held =
-            Held { id: envelope.id.clone(), parent: envelope.parent_id.clone(), reached: self.reached.clone(), at };
-        if held.parent == self.reached {
-            self.continue_with(held);
+        if envelope.parent_id == self.reached {
+            // The common case, once a line: no allocation (`clone_from` reuses the buffer).
+            if envelope.id.is_some() {
+                self.reached.clone_from(&envelope.id);
+            }
+            self.release_waiting();
             return Ok(());
         }
-        self.ahead.push(held);
+        self.ahead.push(Held {
+            id: envelope.id.clone(),
+            parent: envelope.parent_id.clone(),
+            reached: self.reached.clone(),
+            at,
+        });
         if self.ahead.len() <= MAX_AHEAD {
             return Ok(());
         }
         // The oldest waited too long: a break. The chain goes on from it, as the host's
         // own events after it name it.
         let oldest = self.ahead.remove(0);
-        let broken = ChainBreak { expected_parent: oldest.reached.clone(), found_parent: oldest.parent.clone() };
-        let at = oldest.at.clone();
-        self.continue_with(oldest);
-        Err((at, broken))
+        let broken = ChainBreak { expected_parent: oldest.reached, found_parent: oldest.parent };
+        if oldest.id.is_some() {
+            self.reached = oldest.id;
+        }
+        self.release_waiting();
+        Err((oldest.at, broken))
     }
 
     /// The break the log ends with, if an event still waits for its parent.
@@ -108,11 +117,8 @@ impl<P: Clone> HostChain<P> {
         })
     }
 
-    /// Continue the chain with `held`, then with each waiting event that follows it.
-    fn continue_with(&mut self, held: Held<P>) {
-        if held.id.is_some() {
-            self.reached = held.id;
-        }
+    /// Continue the chain with each waiting event that follows the one it reached.
+    fn release_waiting(&mut self) {
         while let Some(next) = self.ahead.iter().position(|h| h.parent == self.reached) {
             let next = self.ahead.remove(next);
             if next.id.is_some() {
