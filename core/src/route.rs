@@ -64,6 +64,37 @@ const MANUAL_SKILLS: &[&str] =
 const MANUAL_NOT_INSTALLED: &str = "⚠️ Manual Review MCP not installed. Install with: claude mcp add manual-review \
      -s user -- python3 /path/to/mcp-servers/manual-review/server.py (no fallback to Codex)";
 
+/// An enum whose variants each have one name, as flags, the document and records spell
+/// it: `ALL` (in the order `--help` lists them), `as_str`, `parse` (trimmed, any case) and
+/// `Display`.
+macro_rules! named {
+    ($ty:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// Every one, in the order `--help` lists them.
+            pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$variant),+];
+
+            /// Its name.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name),+
+                }
+            }
+
+            /// The one [`Self::as_str`] names (trimmed, any case).
+            pub fn parse(name: &str) -> Option<$ty> {
+                let name = name.trim().to_ascii_lowercase();
+                $ty::ALL.into_iter().find(|v| v.as_str() == name)
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
 /// A reviewer backend, spelled as `review_gate.py --round-backend` spells it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Backend {
@@ -83,43 +114,15 @@ pub enum Backend {
     LlmChat,
 }
 
-impl Backend {
-    /// Every backend, in the order `--help` lists them.
-    pub const ALL: [Backend; 7] = [
-        Backend::Codex,
-        Backend::CopilotNative,
-        Backend::Copilot,
-        Backend::OraclePro,
-        Backend::Agy,
-        Backend::Manual,
-        Backend::LlmChat,
-    ];
-
-    /// The name the document, the gate and the trace use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Backend::Codex => "codex",
-            Backend::CopilotNative => "copilot-native",
-            Backend::Copilot => "copilot",
-            Backend::OraclePro => "oracle-pro",
-            Backend::Agy => "agy",
-            Backend::Manual => "manual",
-            Backend::LlmChat => "llm-chat",
-        }
-    }
-
-    /// The backend [`Backend::as_str`] names (trimmed, any case).
-    pub fn parse(name: &str) -> Option<Backend> {
-        let name = name.trim().to_ascii_lowercase();
-        Backend::ALL.into_iter().find(|b| b.as_str() == name)
-    }
-}
-
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+named!(Backend {
+    Codex => "codex",
+    CopilotNative => "copilot-native",
+    Copilot => "copilot",
+    OraclePro => "oracle-pro",
+    Agy => "agy",
+    Manual => "manual",
+    LlmChat => "llm-chat",
+});
 
 /// An explicit `--reviewer` directive ("Default Routing": the opt-in overrides).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,44 +205,16 @@ pub enum Effort {
     Ultra,
 }
 
-impl Effort {
-    const ALL: [Effort; 8] = [
-        Effort::None,
-        Effort::Minimal,
-        Effort::Low,
-        Effort::Medium,
-        Effort::High,
-        Effort::Xhigh,
-        Effort::Max,
-        Effort::Ultra,
-    ];
-
-    /// The codex-cli spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Effort::None => "none",
-            Effort::Minimal => "minimal",
-            Effort::Low => "low",
-            Effort::Medium => "medium",
-            Effort::High => "high",
-            Effort::Xhigh => "xhigh",
-            Effort::Max => "max",
-            Effort::Ultra => "ultra",
-        }
-    }
-
-    /// The effort [`Effort::as_str`] names (trimmed, any case).
-    pub fn parse(name: &str) -> Option<Effort> {
-        let name = name.trim().to_ascii_lowercase();
-        Effort::ALL.into_iter().find(|e| e.as_str() == name)
-    }
-}
-
-impl fmt::Display for Effort {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+named!(Effort {
+    None => "none",
+    Minimal => "minimal",
+    Low => "low",
+    Medium => "medium",
+    High => "high",
+    Xhigh => "xhigh",
+    Max => "max",
+    Ultra => "ultra",
+});
 
 /// A Codex model/effort pair, written `MODEL:EFFORT` (`gpt-5.6-sol:ultra`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -316,51 +291,24 @@ pub enum ErrorClass {
     NativeFailure,
 }
 
+named!(ErrorClass {
+    EffortUnsupported => "effort-unsupported",
+    ModelUnavailable => "model-unavailable",
+    ToolAbsent => "tool-absent",
+    SpawnFailed => "spawn-failed",
+    Timeout => "timeout",
+    RateLimit => "rate-limit",
+    Auth => "auth",
+    Transport => "transport",
+    Server => "server",
+    Sandbox => "sandbox",
+    ContextLength => "context-length",
+    MalformedRequest => "malformed-request",
+    Parse => "parse",
+    NativeFailure => "native-failure",
+});
+
 impl ErrorClass {
-    /// Every class, in the order `--help` lists them.
-    pub const ALL: [ErrorClass; 14] = [
-        ErrorClass::EffortUnsupported,
-        ErrorClass::ModelUnavailable,
-        ErrorClass::ToolAbsent,
-        ErrorClass::SpawnFailed,
-        ErrorClass::Timeout,
-        ErrorClass::RateLimit,
-        ErrorClass::Auth,
-        ErrorClass::Transport,
-        ErrorClass::Server,
-        ErrorClass::Sandbox,
-        ErrorClass::ContextLength,
-        ErrorClass::MalformedRequest,
-        ErrorClass::Parse,
-        ErrorClass::NativeFailure,
-    ];
-
-    /// The `--error-class` spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorClass::EffortUnsupported => "effort-unsupported",
-            ErrorClass::ModelUnavailable => "model-unavailable",
-            ErrorClass::ToolAbsent => "tool-absent",
-            ErrorClass::SpawnFailed => "spawn-failed",
-            ErrorClass::Timeout => "timeout",
-            ErrorClass::RateLimit => "rate-limit",
-            ErrorClass::Auth => "auth",
-            ErrorClass::Transport => "transport",
-            ErrorClass::Server => "server",
-            ErrorClass::Sandbox => "sandbox",
-            ErrorClass::ContextLength => "context-length",
-            ErrorClass::MalformedRequest => "malformed-request",
-            ErrorClass::Parse => "parse",
-            ErrorClass::NativeFailure => "native-failure",
-        }
-    }
-
-    /// The class [`ErrorClass::as_str`] names (trimmed, any case).
-    pub fn parse(name: &str) -> Option<ErrorClass> {
-        let name = name.trim().to_ascii_lowercase();
-        ErrorClass::ALL.into_iter().find(|c| c.as_str() == name)
-    }
-
     /// The two errors the capability chain may retry on.
     pub fn is_capability(self) -> bool {
         matches!(self, ErrorClass::EffortUnsupported | ErrorClass::ModelUnavailable)
@@ -374,12 +322,6 @@ impl ErrorClass {
     /// The document's "NEVER downgrade on …" list.
     pub fn is_never_downgrade(self) -> bool {
         !self.is_pre_dispatch() && self != ErrorClass::NativeFailure
-    }
-}
-
-impl fmt::Display for ErrorClass {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
