@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run every fuzz target for SECONDS each (default 60), one after another. New inputs the
-# fuzzer finds go to fuzz/work/<target>/ (git-ignored); the committed seeds in
+# fuzzer finds go to fuzz/found/<target>/ (git-ignored); the committed seeds in
 # corpus/<target>/ are read, never written. A crash leaves its input in
 # fuzz/artifacts/<target>/; the other targets still run, and the script exits 1 naming
 # the targets that failed. Usage: fuzz/run-all.sh [SECONDS] [extra libFuzzer flags...]
@@ -10,9 +10,9 @@ seconds=${1:-60}
 [ $# -gt 0 ] && shift
 failed=""
 for target in $(cargo +nightly fuzz list); do
-    mkdir -p "work/$target"
+    mkdir -p "found/$target"
     echo "== $target: ${seconds}s"
-    if ! cargo +nightly fuzz run "$target" "work/$target" "corpus/$target" -- \
+    if ! cargo +nightly fuzz run "$target" "found/$target" "corpus/$target" -- \
         -max_total_time="$seconds" -timeout=10 -print_final_stats=1 "$@"; then
         failed="$failed $target"
     fi
