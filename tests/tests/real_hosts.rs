@@ -511,6 +511,37 @@ fn claude_code_reviewed_by_a_cli_passes_the_gate(reviewer: ReviewerCli, scenario
     );
     // The evidence revalidates against both logs as they are, in both modes.
     validates_in_both_modes(&lab);
+    // Validation re-derives the run and the Bash call from the logs, so evidence edited
+    // to name another run, model or call (its id recomputed, as anyone can) is refused.
+    for (field, forged) in [
+        ("reviewer_model", json!("gpt-5.4-mini")),
+        ("reviewer_session_id", json!("00000000-0000-4000-8000-000000000000")),
+        ("tool_call_id", json!("toolu_forged")),
+    ] {
+        refused_when_forged(&lab, field, forged);
+    }
+}
+
+/// `validate` refuses, in the lab's mode and in direct mode, a copy of the project's
+/// evidence with `field` set to `value` and its evidence id computed again.
+fn refused_when_forged(lab: &Lab, field: &str, value: Value) {
+    let project = lab.project(Host::Claude);
+    let mut evidence = hosts::read_json(&project.join("review.evidence.json"));
+    let fields = evidence.as_object_mut().expect("evidence is an object");
+    fields.insert(field.to_owned(), value);
+    let id = judged_core::rules::evidence_id(fields);
+    fields.insert("evidence_id".to_owned(), id.into());
+    std::fs::write(project.join("forged.evidence.json"), evidence.to_string()).unwrap();
+    let args = ["validate", "--evidence", "forged.evidence.json"];
+    let direct = || {
+        let mut command = std::process::Command::new(judged_tests::bin("judge-evidence"));
+        command.args(["--mode", "direct"]).args(args).current_dir(&project).output().expect("judge-evidence runs")
+    };
+    for (mode, validated) in [("lab", lab.judge_evidence(&args, &project)), ("direct", direct())] {
+        let stderr = String::from_utf8_lossy(&validated.stderr);
+        assert!(!validated.status.success(), "{field} forged, {mode} mode: validated");
+        assert!(stderr.contains("does not match") || stderr.contains("no longer holds"), "{field}, {mode}: {stderr}");
+    }
 }
 
 /// `judge-evidence validate` of the Claude Code project's `review.evidence.json` passes
@@ -541,6 +572,17 @@ fn claude_code_reviewed_by_copilot_prompt_passes_the_gate() {
         ReviewerCli::Copilot,
         "claude-copilot-review",
         ["copilot-session", "copilot-prompt"],
+    );
+}
+
+/// A reviewer CLI run in a subdirectory of the project reviews part of it: still a review
+/// in the project (the other-cwd test refuses one outside it).
+#[test]
+fn claude_code_reviewed_by_codex_in_a_subdirectory_passes_the_gate() {
+    claude_code_reviewed_by_a_cli_passes_the_gate(
+        ReviewerCli::Codex,
+        "claude-codex-review-subdir",
+        ["codex-rollout", "codex-exec"],
     );
 }
 

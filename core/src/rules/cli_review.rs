@@ -92,10 +92,12 @@ impl ReviewerCli {
 
     /// Whether a shell call runs this CLI non-interactively: one of its simple commands
     /// (past `NAME=value` assignments and wrappers such as `env`, `timeout 900` or `npx`)
-    /// is `codex … exec …` (or `codex e`), or `copilot … -p|--prompt …`.
+    /// is `codex … exec …` (or `codex e`), or `copilot … -p|--prompt …`, also inside a
+    /// subshell or a command substitution.
     fn runs_in(self, call: &ToolCall) -> bool {
         let command = call.arguments.get("command").and_then(Value::as_str).unwrap_or_default();
-        command.split([';', '|', '&', '\n']).any(|simple| {
+        // Subshells and command substitutions run commands too: `(cd x && codex exec -)`.
+        command.split([';', '|', '&', '\n', '(', ')', '`']).any(|simple| {
             let words: Vec<&str> = simple.split_whitespace().collect();
             let Some((program, args)) = program_words(&words).split_first() else { return false };
             let name = program.rsplit('/').next().unwrap_or_default();
@@ -474,6 +476,10 @@ mod tests {
             ("timeout 900 codex e -", Some(ReviewerCli::Codex)),
             ("env -i X=1 codex exec -", Some(ReviewerCli::Codex)),
             ("npx -y @openai/codex@0.169.0 exec -", Some(ReviewerCli::Codex)),
+            ("(cd parser && codex exec -)", Some(ReviewerCli::Codex)),
+            ("(codex exec -)", Some(ReviewerCli::Codex)),
+            ("echo \"$(codex exec -)\" > review.md", Some(ReviewerCli::Codex)),
+            ("echo `codex exec -`", Some(ReviewerCli::Codex)),
             ("codex login", None),
             ("echo codex exec", None),
             ("copilot -p 'review this'", Some(ReviewerCli::Copilot)),
