@@ -346,7 +346,7 @@ impl Ingestor {
         let reached = file.last_host_id.clone();
         let host_chain = self.chains.entry(file.id).or_insert_with(|| HostChain::after(reached));
         if meta.len() > file.offset
-            && let Appended::Paused(offset) = read_appended(store, &mut file, path, host_chain)?
+            && let Appended::Paused(offset) = read_appended(store, &mut file, path, meta.len(), host_chain)?
             && self.paused.insert(path.to_path_buf())
             && !paused_on_record(store, &file, offset)?
         {
@@ -510,13 +510,14 @@ enum Appended {
     Paused(u64),
 }
 
-/// Ingest what was appended to `path` after `file.offset`. A file that cannot be opened
-/// or read now (replaced, gone, an I/O error) is left as it is: the next pass reads it
-/// again, and a replacement is caught by the prefix checks.
+/// Ingest what was appended to `path` after `file.offset` (`len` long when looked at). A
+/// file that cannot be opened or read now (replaced, gone, an I/O error) is left as it
+/// is: the next pass reads it again, and a replacement is caught by the prefix checks.
 fn read_appended(
     store: &mut Store,
     file: &mut FileState,
     path: &Path,
+    len: u64,
     host_chain: &mut HostChain<(u64, u64)>,
 ) -> Result<Appended, StoreError> {
     let Some(mut handle) = open_log(path) else { return Ok(Appended::Read) };
@@ -527,7 +528,9 @@ fn read_appended(
     // One buffer per file, filled only as far as its capacity: reading a fixed amount
     // past what it held doubled it (16 MiB, most of the daemon's peak at 1 GB), and a
     // fresh zeroed chunk per call stayed resident in the allocator's arenas (164 MiB).
-    let mut pending: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    // A live append is a few hundred bytes: no more room than that to start with.
+    let appended = usize::try_from(len.saturating_sub(file.offset)).unwrap_or(usize::MAX);
+    let mut pending: Vec<u8> = Vec::with_capacity(READ_CHUNK.min(appended));
     loop {
         if pending.len() == pending.capacity() {
             // A line longer than the buffer: make room for more of it (bounded below).
