@@ -13,13 +13,11 @@
 
 use super::challenge::revalidate;
 use super::session::{self, MarkerIds};
-use super::verify::Verified;
+use super::verify::{Review, Verified};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
-    repeat_challenge,
 };
 use crate::event::{Host, Record, ToolCall};
-use crate::family;
 use crate::log::{Line, SessionLog};
 use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
@@ -332,45 +330,32 @@ pub fn verify_cli_review(
             run.log.path
         )));
     }
-    let pair = FamilyPair::of(executor_model, &run.model, "host-event-verified-cross-family");
-    let final_offset = tool_line.end;
-    let reviewed_at = tool_record.timestamp.clone().unwrap_or(completed_at);
-    let mut evidence = json!({
-        "schema": EVIDENCE_SCHEMA,
-        "status": pair.status,
-        "reason": pair.reason,
-        "verified_at": timestamp::format_utc(now),
-        "reviewed_at": reviewed_at,
-        "session_events": log.path,
-        "tool_call_id": call_id,
-        "agent_name": run.cli.agent_name(),
-        "executor_model": executor_model,
+    let review = Review {
+        pair: FamilyPair::of(executor_model, &run.model, "host-event-verified-cross-family"),
+        log,
+        prefix: tool_line.end,
+        verified_at: now,
+        reviewed_at: Some(tool_record.timestamp.clone().unwrap_or(completed_at)),
+        tool_call_id: call_id,
+        agent_name: run.cli.agent_name().to_owned(),
+        executor_model,
+        reviewer_model: &run.model,
+        reviewer_model_source: run.cli.identity_source(),
+        response_path,
+        response: &answer,
+    };
+    let own = json!({
         "executor_model_source": CLAUDE_TRANSCRIPT,
-        "executor_family": pair.executor_family.unwrap_or(family::UNKNOWN),
-        "reviewer_model": run.model,
-        "reviewer_model_source": run.cli.identity_source(),
-        "reviewer_family": pair.reviewer_family.unwrap_or(family::UNKNOWN),
-        "family_relation": pair.relation,
         "identity_source": run.cli.identity_source(),
         "identity_assurance": "host-recorded",
-        "independence_verified": pair.status == "verified",
-        "response_path": response_path,
-        "response_sha256": chain::to_hex(&chain::sha256(answer.as_bytes())),
-        "event_prefix_bytes": final_offset,
-        "event_prefix_sha256": log.prefix_sha256(final_offset),
-        "host": log.host.as_str(),
-        "chain_sha256": log.chain_at(final_offset),
         "reviewer_host": run.cli.host().as_str(),
         "reviewer_session_events": run.log.path,
         "reviewer_session_id": run.session_id,
         "reviewer_prefix_bytes": run_end,
         "reviewer_prefix_sha256": run.log.prefix_sha256(run_end),
     });
-    let evidence = evidence.as_object_mut().expect("an object literal");
-    repeat_challenge(evidence, &challenge, &["challenge_event_timestamp"]);
-    let id = evidence_id(evidence);
-    evidence.insert("evidence_id".to_owned(), id.into());
-    Ok(Verified { evidence: evidence.clone(), response: answer, window_start: marker.start_line.start })
+    let evidence = review.evidence(own, &challenge, &["challenge_event_timestamp"]);
+    Ok(Verified { evidence, response: answer, window_start: marker.start_line.start })
 }
 
 /// Revalidate evidence of a reviewer CLI's review against the transcript and the run's log

@@ -11,15 +11,13 @@
 
 use super::challenge::revalidate;
 use super::session::{self, MarkerIds};
-use super::verify::Verified;
+use super::verify::{Review, Verified};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
-    repeat_challenge,
 };
+use crate::chain;
 use crate::event::{ToolCall, ToolResult};
-use crate::family;
 use crate::log::{Line, SessionLog};
-use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
@@ -148,39 +146,28 @@ pub fn verify_declared_review(
     if declared_model.is_empty() {
         return Err(EvidenceError::evidence("--declared-reviewer-model is empty: name the model that reviewed"));
     }
-    let pair = FamilyPair::of(executor_model, declared_model, "caller-declared-cross-family");
-    let final_offset = line.end;
-    let mut evidence = json!({
-        "schema": EVIDENCE_SCHEMA,
-        "status": pair.status,
-        "reason": pair.reason,
-        "verified_at": timestamp::format_utc(now),
-        "reviewed_at": returned_at,
-        "session_events": log.path,
-        "tool_call_id": call.id,
-        "agent_name": format!("{DECLARED}{}", call.name),
-        "executor_model": executor_model,
-        "executor_family": pair.executor_family.unwrap_or(family::UNKNOWN),
-        "reviewer_model": declared_model,
-        "reviewer_model_source": CALLER_DECLARED.as_str(),
-        "reviewer_family": pair.reviewer_family.unwrap_or(family::UNKNOWN),
-        "family_relation": pair.relation,
+    let review = Review {
+        pair: FamilyPair::of(executor_model, declared_model, "caller-declared-cross-family"),
+        log,
+        prefix: line.end,
+        verified_at: now,
+        reviewed_at: returned_at.map(str::to_owned),
+        tool_call_id: call.id.clone(),
+        agent_name: format!("{DECLARED}{}", call.name),
+        executor_model,
+        reviewer_model: declared_model,
+        reviewer_model_source: CALLER_DECLARED.as_str(),
+        response_path,
+        response: &result.text,
+    };
+    let own = json!({
         "identity_source": "caller",
         "identity_assurance": CALLER_DECLARED.as_str(),
         // The session log shows the call, not who answered it.
         "independence_verified": false,
-        "response_path": response_path,
-        "response_sha256": chain::to_hex(&chain::sha256(result.text.as_bytes())),
-        "event_prefix_bytes": final_offset,
-        "event_prefix_sha256": log.prefix_sha256(final_offset),
-        "host": log.host.as_str(),
-        "chain_sha256": log.chain_at(final_offset),
     });
-    let evidence = evidence.as_object_mut().expect("an object literal");
-    repeat_challenge(evidence, &challenge, &["challenge_event_timestamp"]);
-    let id = evidence_id(evidence);
-    evidence.insert("evidence_id".to_owned(), id.into());
-    Ok(Verified { evidence: evidence.clone(), response: result.text.clone(), window_start: marker.start_line.start })
+    let evidence = review.evidence(own, &challenge, &["challenge_event_timestamp"]);
+    Ok(Verified { evidence, response: result.text.clone(), window_start: marker.start_line.start })
 }
 
 /// Revalidate evidence of a caller-declared review against `log` as it is now: the bound

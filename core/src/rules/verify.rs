@@ -38,6 +38,65 @@ impl Verified {
     }
 }
 
+/// What every review's evidence records, whichever way the review was established
+/// (the host's reviewer sub-agent, a reviewer CLI, the caller's word).
+pub(super) struct Review<'a> {
+    pub pair: FamilyPair,
+    /// The executor's session log, bound up to `prefix` bytes.
+    pub log: &'a SessionLog,
+    pub prefix: u64,
+    pub verified_at: DateTime<Utc>,
+    /// The host's time of the review's end (none when the host did not stamp it).
+    pub reviewed_at: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub agent_name: String,
+    pub executor_model: &'a str,
+    pub reviewer_model: &'a str,
+    pub reviewer_model_source: &'a str,
+    pub response_path: &'a str,
+    pub response: &'a str,
+}
+
+impl Review<'_> {
+    /// The evidence artifact: these fields, then `own` (the way's own fields, which may
+    /// say more than these), the challenge's repeated fields and `extra` of them, and
+    /// the evidence id over the result.
+    pub(super) fn evidence(self, own: Value, challenge: &Artifact, extra: &[&str]) -> Map<String, Value> {
+        let Review { pair, log, prefix, .. } = self;
+        let mut evidence = json!({
+            "schema": EVIDENCE_SCHEMA,
+            "status": pair.status,
+            "reason": pair.reason,
+            "verified_at": timestamp::format_utc(self.verified_at),
+            "reviewed_at": self.reviewed_at,
+            "session_events": log.path,
+            "tool_call_id": self.tool_call_id,
+            "agent_name": self.agent_name,
+            "executor_model": self.executor_model,
+            "executor_family": pair.executor_family.unwrap_or(family::UNKNOWN),
+            "reviewer_model": self.reviewer_model,
+            "reviewer_model_source": self.reviewer_model_source,
+            "reviewer_family": pair.reviewer_family.unwrap_or(family::UNKNOWN),
+            "family_relation": pair.relation,
+            "independence_verified": pair.status == "verified",
+            "response_path": self.response_path,
+            "response_sha256": chain::to_hex(&chain::sha256(self.response.as_bytes())),
+            "event_prefix_bytes": prefix,
+            "event_prefix_sha256": log.prefix_sha256(prefix),
+            "host": log.host.as_str(),
+            "chain_sha256": log.chain_at(prefix),
+        });
+        let Value::Object(evidence) = &mut evidence else { unreachable!("an object literal") };
+        if let Value::Object(own) = own {
+            evidence.extend(own);
+        }
+        repeat_challenge(evidence, challenge, extra);
+        let id = evidence_id(evidence);
+        evidence.insert("evidence_id".to_owned(), id.into());
+        std::mem::take(evidence)
+    }
+}
+
 /// Verify the reviewer lifecycle bound to `challenge`. `response_path` is the resolved
 /// path the response will be written to; `now` stamps `verified_at`.
 pub fn verify(
@@ -107,37 +166,23 @@ pub fn verify(
     let reviewed_at = reviewed_at((completed_line, completed), (tool_line, tool_record))?;
 
     let pair = FamilyPair::of(invocation_model, &reviewer_model, "host-event-verified-cross-family");
-    let final_offset = tool_line.end.max(completed_line.end);
-    let mut evidence = json!({
-        "schema": EVIDENCE_SCHEMA,
-        "status": pair.status,
-        "reason": pair.reason,
-        "verified_at": timestamp::format_utc(now),
-        "reviewed_at": reviewed_at,
-        "session_events": log.path,
-        "tool_call_id": tool_call_id,
-        "agent_name": REVIEWER_AGENT,
-        "child_agent_id": child,
-        "executor_model": invocation_model,
-        "executor_model_source": HOST_SESSION_EVENT,
-        "executor_family": pair.executor_family.unwrap_or(family::UNKNOWN),
-        "reviewer_model": reviewer_model,
-        "reviewer_model_source": HOST_SESSION_EVENT,
-        "reviewer_family": pair.reviewer_family.unwrap_or(family::UNKNOWN),
-        "family_relation": pair.relation,
-        "independence_verified": pair.status == "verified",
-        "response_path": response_path,
-        "response_sha256": chain::to_hex(&chain::sha256(response.as_bytes())),
-        "event_prefix_bytes": final_offset,
-        "event_prefix_sha256": log.prefix_sha256(final_offset),
-        "host": log.host.as_str(),
-        "chain_sha256": log.chain_at(final_offset),
-    });
-    let evidence = evidence.as_object_mut().expect("an object literal");
-    repeat_challenge(evidence, &challenge, &[]);
-    let id = evidence_id(evidence);
-    evidence.insert("evidence_id".to_owned(), id.into());
-    Ok(Verified { evidence: evidence.clone(), response, window_start: marker.start_line.start })
+    let review = Review {
+        pair,
+        log,
+        prefix: tool_line.end.max(completed_line.end),
+        verified_at: now,
+        reviewed_at: Some(reviewed_at),
+        tool_call_id: Some(tool_call_id.to_owned()),
+        agent_name: REVIEWER_AGENT.to_owned(),
+        executor_model: invocation_model,
+        reviewer_model: &reviewer_model,
+        reviewer_model_source: HOST_SESSION_EVENT,
+        response_path,
+        response: &response,
+    };
+    let own = json!({"child_agent_id": child, "executor_model_source": HOST_SESSION_EVENT});
+    let evidence = review.evidence(own, &challenge, &[]);
+    Ok(Verified { evidence, response, window_start: marker.start_line.start })
 }
 
 /// `verify`'s words and exit codes for a faulty reviewer lifecycle: the reference
