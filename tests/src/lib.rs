@@ -5,6 +5,7 @@
 //! when the test ends, pass or fail.
 
 pub mod hosts;
+pub mod timestamps;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,7 @@
 //! included) after the challenge, with the challenge's real nonce in place of the
 //! stand-in nonce the fixture was recorded with.
 
+use judged_tests::timestamps::shift_timestamps;
 use judged_tests::{Daemon, bin, workspace};
 use serde_json::{Map, Value};
 use std::fs;
@@ -27,50 +28,6 @@ const EVIDENCE_RUN_FIELDS: &[&str] = &["verified_at", "witness", "response_path"
 // ---------------------------------------------------------------------------------------
 // Live logs
 // ---------------------------------------------------------------------------------------
-
-/// An ISO-8601 timestamp `YYYY-MM-DDTHH:MM:SS[.f…]` at the start of `s`, with the number
-/// of fraction digits and its length.
-fn parse_iso(s: &[u8]) -> Option<(chrono::NaiveDateTime, usize, usize)> {
-    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
-    let fits = s.len() >= SHAPE.len()
-        && SHAPE.iter().zip(s).all(|(p, c)| if *p == b'd' { c.is_ascii_digit() } else { p == c });
-    if !fits {
-        return None;
-    }
-    let digits = if s.get(19) == Some(&b'.') { s[20..].iter().take_while(|c| c.is_ascii_digit()).count() } else { 0 };
-    let len = if digits > 0 { 20 + digits } else { 19 };
-    let text = std::str::from_utf8(&s[..len]).ok()?;
-    let time = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
-    Some((time, digits, len))
-}
-
-/// Every ISO timestamp in `text` moved so the first one becomes `now - age`, each keeping
-/// its number of fraction digits.
-fn shift_timestamps(text: &[u8], age: chrono::Duration) -> Vec<u8> {
-    let first = (0..text.len()).find_map(|i| parse_iso(&text[i..])).expect("the log has timestamps").0;
-    let shift = chrono::Utc::now().naive_utc() - age - first;
-    let mut out = Vec::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        match parse_iso(&text[i..]) {
-            Some((time, digits, len)) => {
-                let shifted = (time + shift).format("%Y-%m-%dT%H:%M:%S%.f").to_string();
-                // `%.f` prints 0, 3, 6 or 9 digits; keep the fixture's count.
-                let (whole, fraction) = shifted.split_once('.').unwrap_or((&shifted, ""));
-                out.extend_from_slice(whole.as_bytes());
-                if digits > 0 {
-                    out.extend_from_slice(format!(".{fraction:0<digits$.digits$}").as_bytes());
-                }
-                i += len;
-            }
-            None => {
-                out.push(text[i]);
-                i += 1;
-            }
-        }
-    }
-    out
-}
 
 fn replace_all(haystack: &[u8], from: &str, to: &str) -> Vec<u8> {
     String::from_utf8(haystack.to_vec()).expect("fixture is UTF-8").replace(from, to).into_bytes()

@@ -4,6 +4,7 @@
 //! daemon), the report lists each with its reason and what stood behind each allow, as
 //! text and as one self-contained HTML file that headless Chromium renders.
 
+use judged_tests::timestamps::shift_timestamps;
 use judged_tests::{Daemon, bin, skip, workspace};
 use serde_json::{Value, json};
 use std::fs;
@@ -15,46 +16,6 @@ const BINDING: &str = "run_20261130_a1b2c3d4_r1_review_7e91c4ab";
 /// The nonce of the stand-in `judge-evidence` the fixtures were recorded with.
 const STAND_IN_NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
 const FIXTURE_CWD: &str = "/tmp/judged-fixture/copilot/cross-family-ok/project";
-
-/// An ISO-8601 timestamp at the start of `s`: the time, its fraction digits, its length.
-fn parse_iso(s: &[u8]) -> Option<(chrono::NaiveDateTime, usize, usize)> {
-    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
-    let fits = s.len() >= SHAPE.len()
-        && SHAPE.iter().zip(s).all(|(p, c)| if *p == b'd' { c.is_ascii_digit() } else { p == c });
-    if !fits {
-        return None;
-    }
-    let digits = if s.get(19) == Some(&b'.') { s[20..].iter().take_while(|c| c.is_ascii_digit()).count() } else { 0 };
-    let len = if digits > 0 { 20 + digits } else { 19 };
-    let time =
-        chrono::NaiveDateTime::parse_from_str(std::str::from_utf8(&s[..len]).ok()?, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
-    Some((time, digits, len))
-}
-
-/// Every timestamp moved so the first is a few seconds ago (as `evidence_cli.rs` does).
-fn shift_to_now(text: &[u8]) -> Vec<u8> {
-    let first = (0..text.len()).find_map(|i| parse_iso(&text[i..])).expect("timestamps").0;
-    let shift = chrono::Utc::now().naive_utc() - chrono::Duration::seconds(2) - first;
-    let (mut out, mut i) = (Vec::with_capacity(text.len()), 0);
-    while i < text.len() {
-        match parse_iso(&text[i..]) {
-            Some((time, digits, len)) => {
-                let shifted = (time + shift).format("%Y-%m-%dT%H:%M:%S%.f").to_string();
-                let (whole, fraction) = shifted.split_once('.').unwrap_or((&shifted, ""));
-                out.extend_from_slice(whole.as_bytes());
-                if digits > 0 {
-                    out.extend_from_slice(format!(".{fraction:0<digits$.digits$}").as_bytes());
-                }
-                i += len;
-            }
-            None => {
-                out.push(text[i]);
-                i += 1;
-            }
-        }
-    }
-    out
-}
 
 fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git").arg("-C").arg(dir).args(args).status().expect("git runs");
@@ -144,7 +105,7 @@ fn decide() -> Decided {
     // The reviewed project: a live copy of the real Copilot CLI log, up to the challenge.
     let fixture = fs::read(workspace().join("fixtures/copilot-1.0.102/cross-family-ok/events.jsonl")).unwrap();
     let text = String::from_utf8(fixture).unwrap().replace(FIXTURE_CWD, reviewed.to_str().unwrap());
-    let text = shift_to_now(text.as_bytes());
+    let text = shift_timestamps(text.as_bytes(), chrono::Duration::seconds(2));
     let session_id = {
         let at = text.windows(13).position(|w| w == b"\"sessionId\":\"").expect("session id") + 13;
         String::from_utf8(text[at..at + 36].to_vec()).unwrap()

@@ -2,6 +2,7 @@
 //! codes, and `--bound-challenge` with a real challenge issued over a live copy of a real
 //! Copilot CLI 1.0.102 log (as `evidence_cli.rs` makes them), in direct mode.
 
+use judged_tests::timestamps::shift_timestamps;
 use judged_tests::{bin, workspace};
 use serde_json::Value;
 use std::fs;
@@ -124,44 +125,6 @@ impl Env {
         assert_eq!(run.code, 0, "challenge: {run:?}");
         output.to_str().unwrap().to_owned()
     }
-}
-
-/// An ISO-8601 timestamp at the start of `s`, with its number of fraction digits and length.
-fn parse_iso(s: &[u8]) -> Option<(chrono::NaiveDateTime, usize, usize)> {
-    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
-    let fits = s.len() >= SHAPE.len()
-        && SHAPE.iter().zip(s).all(|(p, c)| if *p == b'd' { c.is_ascii_digit() } else { p == c });
-    if !fits {
-        return None;
-    }
-    let digits = if s.get(19) == Some(&b'.') { s[20..].iter().take_while(|c| c.is_ascii_digit()).count() } else { 0 };
-    let len = if digits > 0 { 20 + digits } else { 19 };
-    let text = std::str::from_utf8(&s[..len]).ok()?;
-    let time = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f").ok()?;
-    Some((time, digits, len))
-}
-
-/// Every timestamp moved so the first becomes `now - age`, keeping its fraction digits.
-fn shift_timestamps(text: &[u8], age: chrono::Duration) -> Vec<u8> {
-    let first = (0..text.len()).find_map(|i| parse_iso(&text[i..])).expect("the log has timestamps").0;
-    let shift = chrono::Utc::now().naive_utc() - age - first;
-    let mut out = Vec::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        if let Some((time, digits, len)) = parse_iso(&text[i..]) {
-            let shifted = (time + shift).format("%Y-%m-%dT%H:%M:%S%.f").to_string();
-            let (whole, fraction) = shifted.split_once('.').unwrap_or((&shifted, ""));
-            out.extend_from_slice(whole.as_bytes());
-            if digits > 0 {
-                out.extend_from_slice(format!(".{fraction:0<digits$.digits$}").as_bytes());
-            }
-            i += len;
-        } else {
-            out.push(text[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 fn profile(model: &str) -> String {
