@@ -8,10 +8,25 @@ pub mod hosts;
 pub mod timestamps;
 
 use serde_json::Value;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
+
+/// Run `judge-hook ARGS` with `stdin` as its input, against the daemon of `home`.
+pub fn judge_hook(home: &Path, stdin: &[u8], args: &[&str]) -> Output {
+    let mut child = Command::new(bin("judge-hook"))
+        .args(args)
+        .env("JUDGED_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("judge-hook runs");
+    child.stdin.take().expect("piped").write_all(stdin).expect("stdin written");
+    child.wait_with_output().expect("judge-hook exits")
+}
 
 /// The workspace root.
 pub fn workspace() -> PathBuf {

@@ -1,11 +1,10 @@
 //! The real `judge-hook` binary against a real daemon, with real-shaped Claude Code
 //! hook payloads (`shared/spec/host-formats.md` §B.5, fixtures/claude-code-2.1.328).
 
-use judged_tests::{Daemon, bin};
+use judged_tests::{Daemon, bin, judge_hook as hook};
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn task_completed(cwd: &Path, subject: &str) -> Value {
     json!({
@@ -20,20 +19,6 @@ fn task_completed(cwd: &Path, subject: &str) -> Value {
         "teammate_name": "implementer",
         "team_name": "session-5d1c2b3a"
     })
-}
-
-/// Run the shim with `stdin` as its input, against the daemon of `home`.
-fn hook(home: &Path, stdin: &[u8], args: &[&str]) -> Output {
-    let mut child = Command::new(bin("judge-hook"))
-        .args(args)
-        .env("JUDGED_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("judge-hook runs");
-    child.stdin.take().expect("piped").write_all(stdin).expect("stdin written");
-    child.wait_with_output().expect("judge-hook exits")
 }
 
 fn stderr(output: &Output) -> String {

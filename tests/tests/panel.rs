@@ -2,11 +2,10 @@
 //! and `evidence_or_panel` policies, with `preset = "command"` jurors from
 //! `fixtures/jurors/` standing in for the CLIs (the real CLIs are in `real_jurors.rs`).
 
-use judged_tests::{Daemon, bin, workspace};
+use judged_tests::{Daemon, bin, judge_hook, workspace};
 use serde_json::{Value, json};
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 /// A fake juror's command line.
 fn juror(script: &str, args: &[&str]) -> String {
@@ -103,15 +102,7 @@ fn task_completed(cwd: &Path, subject: &str) -> Value {
 }
 
 fn hook(home: &Path, payload: &Value) -> Output {
-    let mut child = Command::new(bin("judge-hook"))
-        .env("JUDGED_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("judge-hook runs");
-    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    judge_hook(home, payload.to_string().as_bytes(), &[])
 }
 
 fn stderr(output: &Output) -> String {

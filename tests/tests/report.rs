@@ -5,7 +5,7 @@
 //! text and as one self-contained HTML file that headless Chromium renders.
 
 use judged_tests::timestamps::shift_timestamps;
-use judged_tests::{Daemon, bin, skip, workspace};
+use judged_tests::{Daemon, bin, judge_hook, skip, workspace};
 use serde_json::{Value, json};
 use std::fs;
 use std::io::Write;
@@ -43,15 +43,7 @@ fn jury() -> String {
 }
 
 fn hook(home: &Path, payload: &Value) -> Output {
-    let mut child = Command::new(bin("judge-hook"))
-        .env("JUDGED_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("judge-hook runs");
-    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    judge_hook(home, payload.to_string().as_bytes(), &[])
 }
 
 fn task(cwd: &Path, session: &str, id: &str, subject: &str) -> Value {
