@@ -12,6 +12,8 @@ use std::io::{self, Read, Write};
 
 /// Hard ceiling on one frame, either direction.
 pub const MAX_FRAME_BYTES: usize = 8 * 1024 * 1024;
+/// The room a frame's body is first read into: more than any request but an artifact's.
+const FIRST_READ_BYTES: usize = 64 * 1024;
 
 /// Why a frame could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -109,10 +111,12 @@ impl<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> Connection<S> {
     }
 
     /// A frame's body of `len` bytes, as read (so the caller can answer a malformed one).
-    /// The buffer grows with the bytes that arrive, not with the length announced.
+    /// Past the first [`FIRST_READ_BYTES`] the buffer grows with the bytes that arrive, not
+    /// with the length announced; a request fits in that first read (one `read`, where
+    /// growing from nothing took one per doubling).
     pub async fn receive_body_async(&mut self, len: usize) -> Result<Vec<u8>, FrameError> {
         use tokio::io::AsyncReadExt;
-        let mut body = Vec::new();
+        let mut body = Vec::with_capacity(len.min(FIRST_READ_BYTES));
         (&mut self.stream).take(len as u64).read_to_end(&mut body).await?;
         if body.len() < len {
             return Err(FrameError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the frame ended early")));
