@@ -13,6 +13,7 @@ use std::io::{self, Read, Write};
 /// Hard ceiling on one frame, either direction.
 pub const MAX_FRAME_BYTES: usize = 8 * 1024 * 1024;
 /// The room a frame's body is first read into: more than any request but an artifact's.
+#[cfg(feature = "tokio")]
 const FIRST_READ_BYTES: usize = 64 * 1024;
 
 /// Why a frame could not be read or written.
