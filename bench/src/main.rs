@@ -96,6 +96,8 @@ pub struct Runs {
     pub refusal: usize,
     pub sha: usize,
     pub hook: usize,
+    /// Hook calls each after a pause ([`PAUSE`]), as a user's hooks come.
+    pub paused: usize,
     pub concurrent_per_caller: usize,
     pub append: usize,
     /// `judge-evidence panel` runs, and gate answers from a reused verdict.
@@ -113,6 +115,9 @@ pub const CONCURRENT_CALLERS: usize = 64;
 /// The pause between a cold-start ingest and the first timed query: one reconcile period
 /// of the daemon's watcher.
 pub const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+/// The quiet before each "after a pause" call: longer than the checkpoint thread's period,
+/// so the daemon is idle and its log checkpointed, as between a user's hooks.
+pub const PAUSE: std::time::Duration = std::time::Duration::from_millis(600);
 
 impl Options {
     fn parse() -> Result<Options, String> {
@@ -208,6 +213,7 @@ impl Options {
                 refusal: 3,
                 sha: 1,
                 hook: 100,
+                paused: 5,
                 concurrent_per_caller: 2,
                 append: 50,
                 jury_panel: 5,
@@ -223,6 +229,7 @@ impl Options {
                 refusal: 7,
                 sha: 3,
                 hook: 500,
+                paused: 30,
                 concurrent_per_caller: 8,
                 append: 200,
                 jury_panel: 20,
@@ -310,6 +317,9 @@ pub struct Hooks {
     pub ungated: Samples,
     pub decision: Samples,
     pub recorded: Samples,
+    /// `/bin/true` and a new task's `TaskCompleted`, each after a [`PAUSE`].
+    pub paused_true: Samples,
+    pub paused_decision: Samples,
     pub concurrent_true: (Samples, f64),
     pub concurrent_hook: (Samples, f64),
     pub append_visible: Samples,
@@ -574,6 +584,16 @@ impl Bench<'_> {
         let repeated = self.task_completed(live, usize::MAX);
         hooks.recorded = measure::repeat("judge-hook TaskCompleted (repeated)", runs.hook, 5, 0, |_| {
             self.hook(home, repeated.clone())
+        })
+        .0;
+
+        let paused = |make: (Command, Option<Vec<u8>>)| {
+            std::thread::sleep(PAUSE);
+            make
+        };
+        hooks.paused_true = measure::repeat("/bin/true after a pause", runs.paused, 1, 0, |_| paused(spawn_true())).0;
+        hooks.paused_decision = measure::repeat("judge-hook TaskCompleted after a pause", runs.paused, 1, 0, |i| {
+            paused(self.hook(home, self.task_completed(live, 2_000_000 + i)))
         })
         .0;
 

@@ -3,7 +3,7 @@
 use crate::jury::{FAST_SECONDS, JuryFigures, SLOW_SECONDS};
 use crate::load::LoadFigures;
 use crate::measure::Samples;
-use crate::{CONCURRENT_CALLERS, MB, Mode, Options, Results, Stage};
+use crate::{CONCURRENT_CALLERS, MB, Mode, Options, PAUSE, Results, Stage};
 use serde_json::{Map, Value, json};
 use std::fmt::Write;
 
@@ -549,6 +549,14 @@ fn render_stages(md: &mut String, options: &Options, r: &Results) {
         "`judge-hook`, `TaskCompleted`, the same question again (answered from the record)",
         &h.recorded,
         &h.spawn_true,
+    );
+    let pause = PAUSE.as_millis();
+    row(md, &format!("spawn `/bin/true`, each after {pause} ms idle"), &h.paused_true, &h.paused_true);
+    row(
+        md,
+        &format!("`judge-hook`, `TaskCompleted`, a new task each after {pause} ms idle (as a user's hooks come)"),
+        &h.paused_decision,
+        &h.paused_true,
     );
     let (ct, wall_t) = &h.concurrent_true;
     let (ch, wall_h) = &h.concurrent_hook;
