@@ -494,7 +494,7 @@ impl Bench<'_> {
         // adding a watch per directory; the latency figures are about a daemon at work.
         std::thread::sleep(SETTLE);
         let _ = Command::new("sync").status();
-        stage.rtt = daemon.status_round_trips(self.runs.rtt);
+        stage.rtt = daemon.round_trips(self.runs.rtt);
 
         eprintln!("judged-bench: {mb} MB: challenge");
         let home = &daemon.home;

@@ -290,12 +290,15 @@ impl Daemon {
     }
 
     /// Round trips of the `status` operation from this process (no spawn).
-    pub fn status_round_trips(&self, runs: usize) -> Samples {
+    /// Round trips of the cheapest request, `progress`, which the server answers without
+    /// the engine: the socket's own cost, for the floor. (`status` stats every log for
+    /// its lag, so it costs more as the root grows.)
+    pub fn round_trips(&self, runs: usize) -> Samples {
         Samples::new(
             (0..runs)
                 .map(|_| {
                     let start = Instant::now();
-                    self.status();
+                    self.call("progress", Value::Null).expect("progress answers");
                     ms_since(start)
                 })
                 .collect(),

@@ -441,7 +441,7 @@ fn render_stages(md: &mut String, options: &Options, r: &Results) {
     );
     let _ = writeln!(
         md,
-        "- Latencies are wall-clock, spawn to exit, timed from {} s after the ingest and a `sync`, medians of {} (daemon) / {} (direct) runs after 2 warm-ups; the floor is the median `/bin/true` spawn ({}, {} runs) plus the median `status` round trip from an in-process client.",
+        "- Latencies are wall-clock, spawn to exit, timed from {} s after the ingest and a `sync`, medians of {} (daemon) / {} (direct) runs after 2 warm-ups; the floor is the median `/bin/true` spawn ({}, {} runs) plus the median round trip of the cheapest request (`progress`, answered without the engine) from an in-process client.",
         crate::SETTLE.as_secs(),
         runs.challenge_daemon,
         runs.challenge_direct,
