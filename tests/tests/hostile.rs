@@ -289,8 +289,11 @@ fn a_full_disk_is_a_clear_error_other_clients_are_served_and_nothing_is_lost() {
     let pid = status(&daemon)["pid"].clone();
 
     let filler = disk.fill();
-    // More than the WAL can take in pages it already has.
-    append(&setup.log, &more_lines(&last_id(&lines), 200, 16 * 1024));
+    // More than the WAL can take in pages it already has (800 KB), and little enough that
+    // the database and its WAL both fit in the 8 MB once the filler is gone: ingest commits
+    // a 1 MiB read at a time, and the checkpoint thread grows the database meanwhile (200
+    // lines of 16 KB, two 16 KB pages each, left that to the timing of the checkpoints).
+    append(&setup.log, &more_lines(&last_id(&lines), 200, 4 * 1024));
     let message = refusal(events(&daemon, "s1"), "events while the disk is full");
     eprintln!("full disk: the client was told: {message}");
     assert!(names_the_storage_problem(&message), "the error says what is wrong: {message}");
