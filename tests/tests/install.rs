@@ -9,27 +9,48 @@
 use judged_tests::bin;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, PoisonError};
+
+/// Held while a binary is copied and while a process is spawned, so the two never overlap
+/// in this test process: a child forked while a copy is open for writing keeps it open
+/// until it execs, and running that copy meanwhile fails with ETXTBSY ("Text file busy",
+/// seen in CI).
+static COPY_OR_SPAWN: Mutex<()> = Mutex::new(());
+
+/// Copy the binary `name` to `to`.
+fn copy_bin(name: &str, to: &Path) {
+    let from = bin(name);
+    let _alone = COPY_OR_SPAWN.lock().unwrap_or_else(PoisonError::into_inner);
+    std::fs::copy(from, to).unwrap();
+}
+
+/// Run `command` to its end, its output captured.
+fn run(command: &mut Command) -> Output {
+    let child = {
+        let _alone = COPY_OR_SPAWN.lock().unwrap_or_else(PoisonError::into_inner);
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()
+    };
+    child.and_then(std::process::Child::wait_with_output).expect("the command runs")
+}
 
 /// The three binaries copied into `<root>/bin`, as `cargo install --root <root>` leaves them.
 fn installed(root: &Path) -> PathBuf {
     let dir = root.join("bin");
     std::fs::create_dir_all(&dir).unwrap();
     for name in ["judged", "judge-evidence", "judge-hook"] {
-        std::fs::copy(bin(name), dir.join(name)).unwrap();
+        copy_bin(name, &dir.join(name));
     }
     dir
 }
 
 /// `judged` (from `judged_dir`) with exactly `path` as PATH and its own `JUDGED_HOME`.
 fn judged(judged_dir: &Path, path: &[&Path], home: &Path, args: &[&str]) -> Output {
-    Command::new(judged_dir.join("judged"))
+    run(Command::new(judged_dir.join("judged"))
         .args(args)
         .env("PATH", std::env::join_paths(path).unwrap())
         .env("JUDGED_HOME", home)
-        .env("CLAUDE_CONFIG_DIR", home.join("claude"))
-        .output()
-        .expect("judged runs")
+        .env("CLAUDE_CONFIG_DIR", home.join("claude")))
 }
 
 fn stderr(output: &Output) -> String {
@@ -46,7 +67,7 @@ fn the_three_versions_agree() {
     let lines: Vec<String> = ["judged", "judge-evidence", "judge-hook"]
         .iter()
         .map(|name| {
-            let output = Command::new(bin(name)).arg("--version").output().unwrap();
+            let output = run(Command::new(bin(name)).arg("--version"));
             assert!(output.status.success(), "{name} --version: {}", stderr(&output));
             String::from_utf8(output.stdout).unwrap().trim().to_owned()
         })
@@ -140,7 +161,7 @@ fn without_judge_hook_anywhere_install_hooks_refuses_and_says_how_to_install() {
     let dir = tempfile::tempdir().unwrap();
     let alone = dir.path().join("alone");
     std::fs::create_dir_all(&alone).unwrap();
-    std::fs::copy(bin("judged"), alone.join("judged")).unwrap();
+    copy_bin("judged", &alone.join("judged"));
     let project = dir.path().join("project");
     let output =
         judged(&alone, &[&alone], dir.path(), &["install-hooks", "--claude", "--project", project.to_str().unwrap()]);
@@ -157,7 +178,7 @@ fn completions_name_each_binarys_subcommands() {
     ];
     for (name, subcommands) in cases {
         for shell in ["bash", "zsh", "fish"] {
-            let output = Command::new(bin(name)).args(["completions", shell]).output().unwrap();
+            let output = run(Command::new(bin(name)).args(["completions", shell]));
             assert!(output.status.success(), "{name} completions {shell}: {}", stderr(&output));
             let script = String::from_utf8(output.stdout).unwrap();
             assert!(!script.trim().is_empty(), "{name} {shell}");
@@ -166,18 +187,22 @@ fn completions_name_each_binarys_subcommands() {
             }
         }
     }
-    let bad = Command::new(bin("judged")).args(["completions", "tcsh"]).output().unwrap();
+    let bad = run(Command::new(bin("judged")).args(["completions", "tcsh"]));
     assert!(!bad.status.success());
 }
 
 #[test]
 fn bash_loads_the_completions() {
-    if Command::new("bash").arg("--version").output().is_err() {
+    let bash = {
+        let _alone = COPY_OR_SPAWN.lock().unwrap_or_else(PoisonError::into_inner);
+        Command::new("bash").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status()
+    };
+    if bash.is_err() {
         return judged_tests::skip(false, "bash is not on PATH");
     }
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("judged.bash");
-    let output = Command::new(bin("judged")).args(["completions", "bash"]).output().unwrap();
+    let output = run(Command::new(bin("judged")).args(["completions", "bash"]));
     std::fs::write(&script, output.stdout).unwrap();
     // Complete `judged serv`: the function the script registers offers `service`.
     let probe = format!(
@@ -185,7 +210,7 @@ fn bash_loads_the_completions() {
          _judged judged serv judged; printf '%s\\n' \"${{COMPREPLY[@]}}\"",
         script.display()
     );
-    let output = Command::new("bash").args(["--norc", "-c", &probe]).output().unwrap();
+    let output = run(Command::new("bash").args(["--norc", "-c", &probe]));
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "service");
 }
@@ -208,7 +233,7 @@ fn cargo_install_puts_the_three_binaries_on_path() {
     }
     let bin_dir = root.path().join("bin");
     for name in ["judged", "judge-evidence", "judge-hook"] {
-        let output = Command::new(bin_dir.join(name)).arg("--version").output().unwrap();
+        let output = run(Command::new(bin_dir.join(name)).arg("--version"));
         assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), format!("{name} {}", env!("CARGO_PKG_VERSION")));
     }
     let home = tempfile::tempdir().unwrap();
