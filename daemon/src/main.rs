@@ -27,7 +27,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Start the daemon; returns once its socket accepts.
+    /// Start the daemon; returns once its first catch-up of the logs is done.
     Start {
         /// Run attached, logging to stderr (for systemd, launchd and tests).
         #[arg(long)]
