@@ -14,7 +14,7 @@ use judged_protocol::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
@@ -155,6 +155,29 @@ fn hook_timeout_seconds() -> Result<u64, CliError> {
         Some(Ok(jury)) => Ok(jury.hook_timeout_seconds().max(HOOK_TIMEOUT_SECONDS)),
         Some(Err(source)) => Err(ConfigError::Jury { path, source }.into()),
     }
+}
+
+/// A warning for each of `events` that the gate in force for `dir` does not decide: the
+/// hook would run and allow it without a decision.
+fn ungated_events_warning(events: &[String], dir: &Path, user: bool) -> Result<Option<String>, CliError> {
+    let gate = judged::config::ConfigFile::load(&paths::config_path())?.gate;
+    let settings = if user {
+        gate.user_settings()
+    } else {
+        gate.settings_for(Path::new(&judged_core::files::resolve(&dir.to_string_lossy())))?
+    };
+    let ungated: Vec<&str> = events.iter().filter(|e| !settings.events.contains(e)).map(String::as_str).collect();
+    Ok((!ungated.is_empty()).then(|| {
+        format!(
+            "judged: warning: the gate decides only its [gate] events ({}), so {} would be allowed without a \
+             decision; add {} to `events` under [gate] in {} to gate {}",
+            settings.events.join(", "),
+            ungated.join(", "),
+            ungated.join(", "),
+            paths::config_path().display(),
+            if ungated.len() == 1 { "it" } else { "them" },
+        )
+    }))
 }
 
 /// The shim's command line, naming `judge-hook` as [`judged::install::hook_program`]
@@ -372,6 +395,9 @@ fn run(command: Cmd) -> Result<(), CliError> {
                 let settings = target.claude_settings();
                 let committed = Some(settings.as_path()).filter(|_| !target.user);
                 let command = hook_command("claude-code", &on_error, timeout, absolute, committed)?;
+                if let Some(warning) = ungated_events_warning(&events, &target.project_dir(), target.user)? {
+                    eprintln!("{warning}");
+                }
                 judged::install::claude_install(&settings, &command, &events, timeout)?
             };
             carry_out(plan, dry_run)

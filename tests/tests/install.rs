@@ -241,3 +241,27 @@ fn cargo_install_puts_the_three_binaries_on_path() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(claude_command(&home.path().join("claude/settings.json")).starts_with("judge-hook "));
 }
+
+/// A Claude Code event the hook is installed for but the gate does not decide would be
+/// allowed without a decision: `install-hooks` says so, and how to gate it.
+#[test]
+fn installing_a_hook_for_an_event_the_gate_does_not_decide_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin_dir = installed(&dir.path().join("root"));
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let args = ["install-hooks", "--claude", "--project", project.to_str().unwrap(), "--events", "TaskCompleted,Stop"];
+    let output = judged(&bin_dir, &[&bin_dir], dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let warning = stderr(&output);
+    assert!(
+        warning.contains("so Stop would be allowed without a decision") && warning.contains("add Stop"),
+        "{warning}"
+    );
+
+    // Gated in the config: no warning.
+    std::fs::write(dir.path().join("config.toml"), "[gate]\nevents = [\"TaskCompleted\", \"Stop\"]\n").unwrap();
+    let output = judged(&bin_dir, &[&bin_dir], dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
+}
