@@ -160,24 +160,24 @@ fn hook_timeout_seconds() -> Result<u64, CliError> {
 /// A warning for each of `events` that the gate in force for `dir` does not decide: the
 /// hook would run and allow it without a decision.
 fn ungated_events_warning(events: &[String], dir: &Path, user: bool) -> Result<Option<String>, CliError> {
-    let gate = judged::config::ConfigFile::load(&paths::config_path())?.gate;
+    let config = paths::config_path();
+    let gate = judged::config::ConfigFile::load(&config)?.gate;
     let settings = if user {
         gate.user_settings()
     } else {
         gate.settings_for(Path::new(&judged_core::files::resolve(&dir.to_string_lossy())))?
     };
     let ungated: Vec<&str> = events.iter().filter(|e| !settings.events.contains(e)).map(String::as_str).collect();
-    Ok((!ungated.is_empty()).then(|| {
-        format!(
-            "judged: warning: the gate decides only its [gate] events ({}), so {} would be allowed without a \
-             decision; add {} to `events` under [gate] in {} to gate {}",
-            settings.events.join(", "),
-            ungated.join(", "),
-            ungated.join(", "),
-            paths::config_path().display(),
-            if ungated.len() == 1 { "it" } else { "them" },
-        )
-    }))
+    if ungated.is_empty() {
+        return Ok(None);
+    }
+    let (names, them) = (ungated.join(", "), if ungated.len() == 1 { "it" } else { "them" });
+    Ok(Some(format!(
+        "judged: warning: the gate decides only its [gate] events ({}), so {names} would be allowed without a \
+         decision; add {names} to `events` under [gate] in {} to gate {them}",
+        settings.events.join(", "),
+        config.display(),
+    )))
 }
 
 /// The shim's command line, naming `judge-hook` as [`judged::install::hook_program`]
