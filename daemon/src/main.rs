@@ -147,21 +147,23 @@ const HOOK_TIMEOUT_SECONDS: u64 = 120;
 const SHIM_MARGIN_SECONDS: u64 = 10;
 
 /// The host's hook timeout: larger than the configured jury's whole deadline.
-fn hook_timeout_seconds() -> Result<u64, CliError> {
-    let path = paths::config_path();
-    let jury = judged::config::ConfigFile::load(&path)?.jury;
-    match jury.map(|jury| jury.validate()) {
+fn hook_timeout_seconds(config: &judged::config::ConfigFile, path: &Path) -> Result<u64, CliError> {
+    match config.jury.as_ref().map(judged_jury::config::JuryConfig::validate) {
         None => Ok(HOOK_TIMEOUT_SECONDS),
         Some(Ok(jury)) => Ok(jury.hook_timeout_seconds().max(HOOK_TIMEOUT_SECONDS)),
-        Some(Err(source)) => Err(ConfigError::Jury { path, source }.into()),
+        Some(Err(source)) => Err(ConfigError::Jury { path: path.to_path_buf(), source }.into()),
     }
 }
 
 /// A warning for each of `events` that the gate in force for `dir` does not decide: the
 /// hook would run and allow it without a decision.
-fn ungated_events_warning(events: &[String], dir: &Path, user: bool) -> Result<Option<String>, CliError> {
-    let config = paths::config_path();
-    let gate = judged::config::ConfigFile::load(&config)?.gate;
+fn ungated_events_warning(
+    gate: &judged::config::GateConfig,
+    config: &Path,
+    events: &[String],
+    dir: &Path,
+    user: bool,
+) -> Result<Option<String>, CliError> {
     let settings = if user {
         gate.user_settings()
     } else {
@@ -386,7 +388,9 @@ fn run(command: Cmd) -> Result<(), CliError> {
             Ok(())
         }
         Cmd::InstallHooks { target, events, on_error, dry_run, absolute } => {
-            let timeout = hook_timeout_seconds()?;
+            let config_path = paths::config_path();
+            let config = judged::config::ConfigFile::load(&config_path)?;
+            let timeout = hook_timeout_seconds(&config, &config_path)?;
             let plan = if target.copilot {
                 let committed = judged::install::copilot_path(&target.project_dir());
                 let command = hook_command("copilot-cli", &on_error, timeout, absolute, Some(&committed))?;
@@ -395,7 +399,9 @@ fn run(command: Cmd) -> Result<(), CliError> {
                 let settings = target.claude_settings();
                 let committed = Some(settings.as_path()).filter(|_| !target.user);
                 let command = hook_command("claude-code", &on_error, timeout, absolute, committed)?;
-                if let Some(warning) = ungated_events_warning(&events, &target.project_dir(), target.user)? {
+                if let Some(warning) =
+                    ungated_events_warning(&config.gate, &config_path, &events, &target.project_dir(), target.user)?
+                {
                     eprintln!("{warning}");
                 }
                 judged::install::claude_install(&settings, &command, &events, timeout)?
