@@ -2,7 +2,7 @@
 //! the engine's thread: a jury takes up to its deadline), and what the journal keeps of
 //! it. The cascade, the jurors and the packet are `judged_jury`'s.
 
-use crate::store::{JournalEvent, JurorRan, Lookup, PanelConvened, Store, StoreError};
+use crate::store::{JournalEvent, JurorRan, Lookup, PanelConvened, PanelSource, Store, StoreError};
 use crate::wire_name;
 use judged_core::chain;
 use judged_jury::config::{Jury, JuryConfig};
@@ -10,23 +10,12 @@ use judged_jury::convene::{self, Options, Progress};
 use judged_jury::packet::Packet;
 use judged_jury::rubric::{Rubric, RubricError};
 use judged_protocol::{PanelProgress, PanelReply, PanelStep};
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// The most of a juror's raw answer the journal keeps: enough to read why it said what it
 /// said, bounded so one chatty juror cannot fill the store or a reply frame.
 const RAW_RESPONSE_BYTES: usize = 64 * 1024;
-
-/// Who asked for a jury.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PanelSource {
-    /// `judge-evidence panel`.
-    Cli,
-    /// The review gate, for a hook.
-    Gate,
-}
 
 /// Why no jury can be convened.
 #[derive(Debug, thiserror::Error)]
@@ -215,7 +204,7 @@ impl PanelRun {
 /// errored one is asked again, since a juror that was down may be back.
 pub fn reusable(store: &Store, key: &str) -> Result<Option<PanelConvened>, StoreError> {
     let found = store.journal_find::<PanelConvened>(Lookup::PanelByKey, key)?;
-    Ok(found.filter(|p| !p.degraded && p.final_verdict != judged_jury::cascade::FinalVerdict::Error))
+    Ok(found.filter(|p| !p.degraded && p.final_verdict != judged_jury::packet::FinalVerdict::Error))
 }
 
 /// The reply to `judge-evidence panel`.

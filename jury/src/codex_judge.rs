@@ -12,8 +12,6 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::verdict::Verdict;
-
 /// The four criteria, in the order the schema lists them.
 pub const CRITERIA: [&str; 4] = ["correctness", "security", "maintainability", "spec_compliance"];
 
@@ -97,17 +95,6 @@ pub enum Band {
     AutoRevise,
     /// Everything else: score 3, or major-only violations.
     Middle,
-}
-
-impl Band {
-    /// The panel verdict the band stands for, so both formats aggregate alike.
-    pub fn verdict(self) -> Verdict {
-        match self {
-            Band::AutoApprove => Verdict::Pass,
-            Band::AutoRevise => Verdict::Fail,
-            Band::Middle => Verdict::Uncertain,
-        }
-    }
 }
 
 /// A whole codex-judge answer, kept in the packet beside the juror's panel verdict.

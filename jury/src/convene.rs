@@ -13,11 +13,11 @@ use std::time::Instant;
 
 use judged_core::family::{self, Table};
 
-use crate::cascade::{self, Agreement};
+use crate::cascade;
 use crate::config::Jury;
 use crate::cost;
 use crate::juror::{self, Context, Down};
-use crate::packet::{self, Cascade, CutBy, CutShort, JurorVerdict, Packet};
+use crate::packet::{self, Agreement, Cascade, CutBy, CutShort, JurorVerdict, Packet};
 use crate::preset::ModelEndpoint;
 use crate::rubric::Rubric;
 

@@ -6,13 +6,63 @@
 
 use serde::Serialize;
 
-use crate::cascade::{Agreement, ConfidenceTier, FinalVerdict};
 use crate::codex_judge::CodexJudgeVerdict;
 use crate::identity::IdentitySource;
 use crate::verdict::{Verdict, VerdictFormat};
 
 /// The `version` of packets this crate writes.
 pub const VERSION: &str = "judged-jury/1";
+
+/// How stage 1's answers relate (the packet's `cascade.agreement`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Agreement {
+    /// Every juror that answered gave the same verdict, none of them uncertain.
+    Agree,
+    /// Pass against fail, or any uncertain answer.
+    Disagree,
+    /// Fewer than two jurors answered: nothing to agree on.
+    Insufficient,
+}
+
+/// Whether an agreement is confident enough to stand without a tiebreaker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum ConfidenceTier {
+    /// Every agreeing juror's confidence reached the threshold: the verdict stands.
+    #[serde(rename = "high")]
+    High,
+    /// They agreed, but at least one below the threshold: the tiebreaker decides.
+    #[serde(rename = "low")]
+    Low,
+    /// There was no agreement to rate.
+    #[serde(rename = "n/a")]
+    NotApplicable,
+}
+
+/// The jury's verdict: a real one, or `error` when no verdict could be reached (the
+/// cascade escalated and the tiebreaker was down or could not run).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FinalVerdict {
+    /// The artifact passes the rubric.
+    Pass,
+    /// It does not.
+    Fail,
+    /// The deciding juror could not tell.
+    Uncertain,
+    /// No verdict: a gate must not read this as pass.
+    Error,
+}
+
+impl From<Verdict> for FinalVerdict {
+    fn from(v: Verdict) -> FinalVerdict {
+        match v {
+            Verdict::Pass => FinalVerdict::Pass,
+            Verdict::Fail => FinalVerdict::Fail,
+            Verdict::Uncertain => FinalVerdict::Uncertain,
+        }
+    }
+}
 
 /// One juror's line in the packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]

@@ -9,7 +9,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::codex_judge::{self, CodexJudgeError, CodexJudgeVerdict};
+use crate::codex_judge::{self, Band, CodexJudgeError, CodexJudgeVerdict};
 use crate::extract::{self, ExtractError};
 
 /// Which schema a rubric asks jurors to answer in.
@@ -53,6 +53,17 @@ pub enum Verdict {
     Fail,
     /// The juror cannot tell: never agrees, always escalates.
     Uncertain,
+}
+
+impl From<Band> for Verdict {
+    /// The panel verdict a codex-judge band stands for, so both formats aggregate alike.
+    fn from(band: Band) -> Verdict {
+        match band {
+            Band::AutoApprove => Verdict::Pass,
+            Band::AutoRevise => Verdict::Fail,
+            Band::Middle => Verdict::Uncertain,
+        }
+    }
 }
 
 /// What a juror answered, in either format.
@@ -104,7 +115,7 @@ pub fn parse(format: VerdictFormat, text: &str) -> Result<Answer, AnswerError> {
         VerdictFormat::CodexJudge => {
             let judge = codex_judge::from_object(&object)?;
             Ok(Answer {
-                verdict: judge.band.verdict(),
+                verdict: judge.band.into(),
                 confidence: object.get("confidence").map_or(0, confidence),
                 flags: judge.remediation.iter().map(ToString::to_string).collect(),
                 model,

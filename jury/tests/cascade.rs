@@ -7,9 +7,8 @@ use std::fs;
 use std::time::{Duration, Instant};
 
 use common::*;
-use judged_jury::cascade::{Agreement, ConfidenceTier, FinalVerdict};
 use judged_jury::identity::IdentitySource;
-use judged_jury::packet::{CutBy, CutShort, Juror, JurorVerdict, Packet};
+use judged_jury::packet::{Agreement, ConfidenceTier, CutBy, CutShort, FinalVerdict, Juror, JurorVerdict, Packet};
 
 fn tiebreaker(packet: &Packet) -> &Juror {
     packet.cascade.stage_2_tiebreaker.as_ref().expect("a tiebreaker ran")

@@ -6,10 +6,10 @@ mod common;
 use std::sync::Mutex;
 
 use common::*;
-use judged_jury::cascade::FinalVerdict;
 use judged_jury::codex_judge::Band;
 use judged_jury::config::JuryConfig;
 use judged_jury::convene::{Options, Progress, Request, convene};
+use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
 use judged_jury::rubric::Rubric;
 use judged_jury::verdict::VerdictFormat;

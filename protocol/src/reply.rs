@@ -342,7 +342,7 @@ pub struct PanelReply {
     /// The journal key of this panel (rubric, persona, artifact and jury).
     pub key: String,
     /// The verdict a gate acts on, together with `degraded`.
-    pub final_verdict: judged_jury::cascade::FinalVerdict,
+    pub final_verdict: judged_jury::packet::FinalVerdict,
     /// 0..=100.
     pub final_confidence: u8,
     /// Fewer than two families really answered: the verdict is not cross-family evidence.
@@ -386,7 +386,7 @@ pub enum PanelStep {
     /// Stage 1 did not settle it; the tiebreaker (if one can be cross-family) is asked.
     Escalated {
         /// How stage 1's answers related.
-        agreement: judged_jury::cascade::Agreement,
+        agreement: judged_jury::packet::Agreement,
         /// The tiebreaker chosen, or none when none could be cross-family.
         tiebreaker: Option<String>,
     },

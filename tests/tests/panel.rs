@@ -341,7 +341,7 @@ fn a_client_that_asks_for_progress_hears_each_juror_before_the_packet() {
         |progress| steps.push(serde_json::to_value(progress.step).unwrap()),
     )
     .expect("the jury answers");
-    assert_eq!(reply.final_verdict, judged_jury::cascade::FinalVerdict::Pass);
+    assert_eq!(reply.final_verdict, judged_jury::packet::FinalVerdict::Pass);
     let started = steps.iter().filter(|s| s.get("started").is_some()).count();
     let finished = steps.iter().filter(|s| s.get("finished").is_some()).count();
     assert_eq!((started, finished), (2, 2), "{steps:?}");

@@ -2,7 +2,8 @@
 //! thread; see [`super::actor`]).
 
 use super::{Engine, EngineError};
-use crate::panel::{PanelAsk, PanelRun, PanelSource};
+use crate::panel::{PanelAsk, PanelRun};
+use crate::store::PanelSource;
 use judged_core::{chain, files};
 use judged_protocol::PanelArgs;
 use std::path::PathBuf;

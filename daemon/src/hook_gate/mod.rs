@@ -11,9 +11,10 @@ use crate::config::GateConfig;
 use crate::ingest::Ingestor;
 use crate::integrity;
 use crate::logs::{LogCache, author_model};
-use crate::panel::{self, JurySource, PanelAsk, PanelRun, PanelSource};
+use crate::panel::{self, JurySource, PanelAsk, PanelRun};
 use crate::store::{
-    EvidenceVerified, IntegrityFinding, JournalEvent, Lookup, PanelConvened, Store, StoreError, TamperDetected,
+    EvidenceVerified, IntegrityFinding, JournalEvent, Lookup, PanelConvened, PanelSource, Store, StoreError,
+    TamperDetected,
 };
 use crate::tree_watch::TreeWatch;
 use judged_core::files;

@@ -10,7 +10,7 @@ use crate::wire_name;
 use judged_core::event::Host;
 use judged_core::rules::IdentityAssurance;
 use judged_core::worktree::ChangesText;
-use judged_jury::cascade::FinalVerdict;
+use judged_jury::packet::FinalVerdict;
 use judged_protocol::GatePolicy;
 use serde::Deserialize;
 use serde_json::Value;

@@ -4,12 +4,11 @@
 //! integrity error, never a silent null.
 
 use super::{Result, Store, StoreError, hash_from};
-use crate::panel::PanelSource;
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
 use judged_core::rules::IdentityAssurance;
 use judged_core::worktree::Tree;
-use judged_jury::cascade::FinalVerdict;
+use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
 use judged_protocol::GateDecision;
 use rusqlite::{OptionalExtension, params};
@@ -243,6 +242,16 @@ pub struct JurorRan {
     pub tokens_out: u64,
     pub verdict: JurorVerdict,
     pub error: Option<String>,
+}
+
+/// Who asked for a jury.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PanelSource {
+    /// `judge-evidence panel`.
+    Cli,
+    /// The review gate, for a hook.
+    Gate,
 }
 
 /// `panel_convened`: the jury's verdict, and its whole packet.

@@ -16,7 +16,7 @@ mod lines;
 pub use files::FileState;
 pub use journal::{
     ChallengeIssued, EvidenceVerified, FileRefused, Finding, IntegrityFinding, JournalBody, JournalEvent, JurorRan,
-    Lookup, MalformedLine, MarkerSeen, PanelConvened, ReviewTraced, StoreIntegrityFailed, TamperDetected,
+    Lookup, MalformedLine, MarkerSeen, PanelConvened, PanelSource, ReviewTraced, StoreIntegrityFailed, TamperDetected,
 };
 pub use lines::{Columns, NewLine, StoredLine};
 

@@ -1,0 +1,104 @@
+//! The layering the README's architecture section describes, checked over the source:
+//! within each crate, no top-level module imports one that imports it back (directly or
+//! through others). A cycle makes two modules one in all but name, and is how a crate
+//! stops being readable in one sitting.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const CRATES: &[&str] = &["core", "protocol", "daemon", "cli", "jury", "hook-shims"];
+
+/// The top-level module each `.rs` file under `src` belongs to, with its text.
+fn sources(src: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut dirs = vec![src.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(src).expect("under src");
+                let first = relative.components().next().expect("a component");
+                let module = first.as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned();
+                if module != "lib" && module != "main" {
+                    found.push((module, fs::read_to_string(&path).expect("read source")));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The modules of the same crate that `text` names through `crate::`, ignoring comments
+/// (doc links are not imports) and the unit tests at the end of a file.
+fn imports(text: &str) -> BTreeSet<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut named = BTreeSet::new();
+    for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for (at, _) in line.match_indices("crate::") {
+            let rest = &line[at + "crate::".len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let group = group.split('}').next().unwrap_or_default();
+                named.extend(group.split(',').filter_map(|item| item.trim().split("::").next().map(str::to_owned)));
+            } else {
+                named.insert(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect());
+            }
+        }
+    }
+    named.retain(|n| !n.is_empty() && n != "self");
+    named
+}
+
+/// A cycle through `start`, as the modules on it, if there is one.
+fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
+    let mut stack = vec![vec![start.to_owned()]];
+    let mut seen = BTreeSet::new();
+    while let Some(path) = stack.pop() {
+        let last = path.last().expect("non-empty");
+        for next in graph.get(last).into_iter().flatten() {
+            if next == start {
+                let mut cycle = path.clone();
+                cycle.push(start.to_owned());
+                return Some(cycle);
+            }
+            if seen.insert(next.clone()) {
+                let mut longer = path.clone();
+                longer.push(next.clone());
+                stack.push(longer);
+            }
+        }
+    }
+    None
+}
+
+fn cycles(src: &Path) -> Vec<String> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, text) in sources(src) {
+        let edges = graph.entry(module.clone()).or_default();
+        edges.extend(imports(&text).into_iter().filter(|m| *m != module));
+    }
+    graph.keys().filter_map(|m| cycle_through(&graph, m)).map(|c| c.join(" -> ")).collect()
+}
+
+#[test]
+fn no_module_imports_one_that_imports_it_back() {
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for krate in CRATES {
+        for cycle in cycles(&workspace.join(krate).join("src")) {
+            found.push(format!("{krate}: {cycle}"));
+        }
+    }
+    assert!(found.is_empty(), "module cycles (move the shared type to the module both use):\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_cycle_check_sees_a_cycle() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::write(dir.path().join("lib.rs"), "pub mod a;\npub mod b;\n").expect("write");
+    fs::write(dir.path().join("a.rs"), "use crate::b::B;\n/// [`crate::c`]\npub struct A;\n").expect("write");
+    fs::write(dir.path().join("b.rs"), "use crate::{a::A, self};\n#[cfg(test)]\nuse crate::c;\n").expect("write");
+    assert_eq!(cycles(dir.path()), ["a -> b -> a", "b -> a -> b"]);
+}
