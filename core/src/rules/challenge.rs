@@ -148,7 +148,8 @@ fn marker_candidates<'a>(
     })
 }
 
-/// Re-check a challenge artifact against its log (spec §2.3); shared by `verify`.
+/// Re-check a challenge artifact against its log (spec §2.3), and the host's chain from
+/// the marker call to the end of the log as it is now; shared by every way of verifying.
 pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dyn Env) -> Result<MarkerLifecycle<'a>> {
     if challenge.str("schema") != Some(CHALLENGE_SCHEMA) || challenge.str("status") != Some("bound") {
         return Err(EvidenceError::evidence("unsupported or unbound Copilot challenge"));
@@ -167,7 +168,7 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
     if env.resolve(&meta.cwd) != env.resolve(challenge.required("cwd")?) {
         return Err(EvidenceError::evidence("challenge cwd does not match its event log"));
     }
-    session::bound_marker(log, &MarkerIds::of(challenge)?, prefix).map_err(|fault| {
+    let marker = session::bound_marker(log, &MarkerIds::of(challenge)?, prefix).map_err(|fault| {
         EvidenceError::evidence(match fault {
             MarkerFault::StartCount => "challenge root tool event is missing or duplicated",
             MarkerFault::NotRoot => "challenge was not issued by the root Copilot agent",
@@ -177,7 +178,9 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
             MarkerFault::CompletionCount => "challenge marker completion is missing or duplicated",
             MarkerFault::CompletionInvalid => "challenge marker completion does not prove a successful marker call",
         })
-    })
+    })?;
+    session::check_host_chain(log, marker.start_line.start)?;
+    Ok(marker)
 }
 
 /// `validate-challenge`: revalidate and check the stored family.
@@ -188,7 +191,6 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
 pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
     let challenge = Artifact(challenge);
     let marker = revalidate(&challenge, log, env)?;
-    session::check_host_chain(log, marker.start_line.start)?;
     let model = challenge.required("executor_model")?;
     let derived = family::family(model, Table::Evidence).ok_or_else(|| {
         EvidenceError::new(

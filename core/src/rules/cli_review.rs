@@ -12,7 +12,8 @@
 //! rejected (exit 10) as for Copilot's rubber-duck.
 
 use super::challenge::revalidate;
-use super::session::{self, MarkerIds};
+use super::session;
+use super::validate::revalidate_evidence;
 use super::verify::{Review, Verified};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
@@ -290,10 +291,7 @@ pub fn verify_cli_review(
     let nonce = challenge.required("nonce")?;
     let executor_model = challenge.required("executor_model")?;
     let cwd = env.resolve(challenge.required("cwd")?);
-    let challenge_time = challenge
-        .str("challenge_event_timestamp")
-        .and_then(timestamp::parse)
-        .ok_or_else(|| EvidenceError::evidence("challenge_event_timestamp is not an ISO-8601 timestamp"))?;
+    let challenge_time = challenge.timestamp("challenge_event_timestamp")?;
     let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
 
     let runs: Vec<CliRun> = reviewer_logs.iter().filter_map(|l| CliRun::bound(l, nonce)).collect();
@@ -380,27 +378,15 @@ pub fn validate_cli_review(
     if ev.str("status") != Some("verified") || evidence.get("independence_verified") != Some(&Value::Bool(true)) {
         return fail(&format!("{name} review evidence is not verified"));
     }
-    session::ensure_parsed(log)?;
+    let (prefix, marker) = revalidate_evidence(&ev, log, env, "Claude Code evidence transcript prefix was modified")?;
     session::ensure_parsed(run_log)?;
-    let Some(prefix) = ev.prefix_len("event_prefix_bytes", log.len()) else {
-        return fail("evidence event prefix length is invalid");
-    };
-    if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
-        return fail("Claude Code evidence transcript prefix was modified");
-    }
     let Some(run_prefix) = ev.prefix_len("reviewer_prefix_bytes", run_log.len()) else {
         return fail("evidence reviewer prefix length is invalid");
     };
     if run_log.prefix_sha256(run_prefix) != ev.required("reviewer_prefix_sha256")? {
         return fail(&format!("the {name} {kind} of the review was modified"));
     }
-    let meta = session::metadata(log, prefix)?;
     let cwd = env.resolve(ev.required("cwd")?);
-    if Some(meta.session_id.as_str()) != ev.str("session_id") || env.resolve(&meta.cwd) != cwd {
-        return fail("evidence session metadata mismatch");
-    }
-    let marker = session::bound_marker(log, &MarkerIds::of(&ev)?, prefix)
-        .map_err(|_| EvidenceError::evidence("evidence challenge marker lifecycle is invalid"))?;
     // Re-derive the run from its log as bound, and the Bash call around it from the
     // transcript as bound, and compare: what verify established holds for what they hold.
     let bound =

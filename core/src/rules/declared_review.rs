@@ -10,7 +10,7 @@
 //! here-document); it must have returned successfully, and its result is the response.
 
 use super::challenge::revalidate;
-use super::session::{self, MarkerIds};
+use super::validate::revalidate_evidence;
 use super::verify::{Review, Verified};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
@@ -137,7 +137,6 @@ pub fn verify_declared_review(
 ) -> Result<Verified> {
     let challenge = Artifact(challenge);
     let marker = revalidate(&challenge, log, env)?;
-    session::check_host_chain(log, marker.start_line.start)?;
     let nonce = challenge.required("nonce")?;
     let executor_model = challenge.required("executor_model")?;
     let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
@@ -182,22 +181,7 @@ pub fn validate_declared_review(evidence: &Map<String, Value>, log: &SessionLog,
     if ev.str("status") != Some("verified") || IdentityAssurance::of(evidence) != CALLER_DECLARED {
         return fail("caller-declared review evidence is not verified");
     }
-    session::ensure_parsed(log)?;
-    let Some(prefix) = ev.prefix_len("event_prefix_bytes", log.len()) else {
-        return fail("evidence event prefix length is invalid");
-    };
-    if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
-        return fail("evidence session log prefix was modified");
-    }
-    let meta = session::metadata(log, prefix)?;
-    if Some(meta.session_id.as_str()) != ev.str("session_id")
-        || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?)
-    {
-        return fail("evidence session metadata mismatch");
-    }
-    let marker = session::bound_marker(log, &MarkerIds::of(&ev)?, prefix)
-        .map_err(|_| EvidenceError::evidence("evidence challenge marker lifecycle is invalid"))?;
-    session::check_host_chain(log, marker.start_line.start)?;
+    let (prefix, marker) = revalidate_evidence(&ev, log, env, "evidence session log prefix was modified")?;
     let bound = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
     let (call, line, result, returned_at) =
         the_declared_call(&bound, marker.start_line.start, ev.required("nonce")?)

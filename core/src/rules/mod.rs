@@ -23,6 +23,8 @@ pub use verify::{Verified, verify};
 
 use crate::event::Host;
 use crate::log::SessionLog;
+use crate::timestamp;
+use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 /// The `schema` of a challenge artifact (and of the marker object).
@@ -308,6 +310,13 @@ impl<'a> Artifact<'a> {
         self.str(key)
             .filter(|s| !s.is_empty())
             .ok_or_else(|| EvidenceError::evidence(format!("artifact is missing non-empty string field: {key}")))
+    }
+
+    /// A required ISO-8601 timestamp field.
+    pub fn timestamp(&self, key: &str) -> Result<DateTime<Utc>> {
+        self.str(key)
+            .and_then(timestamp::parse)
+            .ok_or_else(|| EvidenceError::evidence(format!("{key} is not an ISO-8601 timestamp")))
     }
 
     /// A positive integer no larger than `limit` (JSON booleans are not integers).

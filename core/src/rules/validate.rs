@@ -1,7 +1,7 @@
 //! `validate`: re-check an evidence artifact against the log as it is now. Appends after
 //! the bound prefix are fine; any change inside it is not.
 
-use super::session::{self, MarkerIds, Reviewer, ReviewerFault, ReviewerLifecycle};
+use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::verify::{reviewed_at, reviewer_model};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, evidence_id,
@@ -16,6 +16,43 @@ fn fail<T>(message: &str) -> Result<T> {
     Err(EvidenceError::evidence(message))
 }
 
+/// The executor's side of any evidence, re-derived from its log as it is now: the bound
+/// prefix unchanged (`modified` says so when it is not, in the words of that kind of
+/// evidence), the session and cwd those of the evidence, the marker lifecycle inside the
+/// prefix, and the host's chain intact from the marker call on. The prefix and the marker.
+pub(super) fn revalidate_evidence<'a>(
+    ev: &Artifact,
+    log: &'a SessionLog,
+    env: &dyn Env,
+    modified: &str,
+) -> Result<(u64, MarkerLifecycle<'a>)> {
+    session::ensure_parsed(log)?;
+    let Some(prefix) = ev.prefix_len("event_prefix_bytes", log.len()) else {
+        return fail("evidence event prefix length is invalid");
+    };
+    if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
+        return fail(modified);
+    }
+    let meta = session::metadata(log, prefix)?;
+    if Some(meta.session_id.as_str()) != ev.str("session_id")
+        || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?)
+    {
+        return fail("evidence session metadata mismatch");
+    }
+    let marker = session::bound_marker(log, &MarkerIds::of(ev)?, prefix).map_err(|fault| {
+        EvidenceError::evidence(match fault {
+            MarkerFault::StartCount | MarkerFault::CompletionCount => {
+                "evidence challenge marker lifecycle is missing or duplicated"
+            }
+            _ => "evidence challenge marker lifecycle is invalid",
+        })
+    })?;
+    // The whole log as it is now: lines slipped in right after a forged lifecycle show
+    // only where the host writes its next event, after the bound prefix.
+    session::check_host_chain(log, marker.start_line.start)?;
+    Ok((prefix, marker))
+}
+
 /// Revalidate evidence; where its reviewed window starts in the log (the marker call).
 pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
     let ev = Artifact(evidence);
@@ -28,33 +65,10 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if ev.str("agent_name") != Some(REVIEWER_AGENT) {
         return fail("evidence agent is not rubber-duck");
     }
-    session::ensure_parsed(log)?;
-    let Some(prefix) = ev.prefix_len("event_prefix_bytes", log.len()) else {
-        return fail("evidence event prefix length is invalid");
-    };
-    if log.prefix_sha256(prefix) != ev.required("event_prefix_sha256")? {
-        return fail("Copilot evidence event prefix was modified");
-    }
-    let meta = session::metadata(log, prefix)?;
-    if Some(meta.session_id.as_str()) != ev.str("session_id")
-        || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?)
-    {
-        return fail("evidence session metadata mismatch");
-    }
+    let (prefix, marker) = revalidate_evidence(&ev, log, env, "Copilot evidence event prefix was modified")?;
     let tool_call_id = ev.required("tool_call_id")?;
     let nonce = ev.required("nonce")?;
     let executor_model = ev.required("executor_model")?;
-    let marker = session::bound_marker(log, &MarkerIds::of(&ev)?, prefix).map_err(|fault| {
-        EvidenceError::evidence(match fault {
-            session::MarkerFault::StartCount | session::MarkerFault::CompletionCount => {
-                "evidence challenge marker lifecycle is missing or duplicated"
-            }
-            _ => "evidence challenge marker lifecycle is invalid",
-        })
-    })?;
-    // The whole log as it is now: lines slipped in right after a forged lifecycle show
-    // only where the host writes its next event, after the bound prefix.
-    session::check_host_chain(log, marker.start_line.start)?;
 
     let invocations: Vec<_> = session::nonce_bound_invocations(log.records_within(prefix), nonce)
         .filter(|(_, _, call)| call.id.as_deref() == Some(tool_call_id))

@@ -121,12 +121,8 @@ pub fn verify(
 ) -> Result<Verified> {
     let challenge = Artifact(challenge);
     let marker = revalidate(&challenge, log, env)?;
-    session::check_host_chain(log, marker.start_line.start)?;
     let nonce = challenge.required("nonce")?;
-    let challenge_time = challenge
-        .str("challenge_event_timestamp")
-        .and_then(timestamp::parse)
-        .ok_or_else(|| EvidenceError::evidence("challenge_event_timestamp is not an ISO-8601 timestamp"))?;
+    let challenge_time = challenge.timestamp("challenge_event_timestamp")?;
     let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
     let executor_model = challenge.required("executor_model")?;
 
