@@ -13,7 +13,7 @@
 
 use super::challenge::revalidate;
 use super::session;
-use super::validate::revalidate_evidence;
+use super::validate::{revalidate_marker, revalidate_prefix};
 use super::verify::{Review, Verified};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
@@ -378,7 +378,8 @@ pub fn validate_cli_review(
     if ev.str("status") != Some("verified") || evidence.get("independence_verified") != Some(&Value::Bool(true)) {
         return fail(&format!("{name} review evidence is not verified"));
     }
-    let (prefix, marker) = revalidate_evidence(&ev, log, env, "Claude Code evidence transcript prefix was modified")?;
+    let prefix = revalidate_prefix(&ev, log, env, "Claude Code evidence transcript prefix was modified")?;
+    let marker = revalidate_marker(&ev, log, prefix)?;
     session::ensure_parsed(run_log)?;
     let Some(run_prefix) = ev.prefix_len("reviewer_prefix_bytes", run_log.len()) else {
         return fail("evidence reviewer prefix length is invalid");

@@ -10,7 +10,7 @@
 //! here-document); it must have returned successfully, and its result is the response.
 
 use super::challenge::revalidate;
-use super::validate::revalidate_evidence;
+use super::validate::{revalidate_marker, revalidate_prefix};
 use super::verify::{Review, Verified};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
@@ -181,7 +181,8 @@ pub fn validate_declared_review(evidence: &Map<String, Value>, log: &SessionLog,
     if ev.str("status") != Some("verified") || IdentityAssurance::of(evidence) != CALLER_DECLARED {
         return fail("caller-declared review evidence is not verified");
     }
-    let (prefix, marker) = revalidate_evidence(&ev, log, env, "evidence session log prefix was modified")?;
+    let prefix = revalidate_prefix(&ev, log, env, "evidence session log prefix was modified")?;
+    let marker = revalidate_marker(&ev, log, prefix)?;
     let bound = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
     let (call, line, result, returned_at) =
         the_declared_call(&bound, marker.start_line.start, ev.required("nonce")?)

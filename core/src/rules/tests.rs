@@ -538,3 +538,18 @@ fn log_state_sees_the_calling_command_only_while_it_runs() {
     );
     assert!(!LogState::of(&[&log_of(&returned)], &["verify", "r1.challenge.json"]).caller_seen);
 }
+
+#[test]
+fn validate_requires_its_ids_before_it_looks_for_the_marker() {
+    // Spec §2.6: step 9 (`tool_call_id`, `nonce`) comes before step 10 (the marker).
+    let verified = verify_text(EXAMPLE).unwrap();
+    let mut ev = verified.evidence;
+    ev.remove("tool_call_id");
+    ev.insert("challenge_event_id".into(), "ev-none".into());
+    let env = MemoryEnv::default();
+    env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
+    assert_eq!(
+        code(validate(&ev, &log_of(EXAMPLE), &env)).1,
+        "artifact is missing non-empty string field: tool_call_id"
+    );
+}

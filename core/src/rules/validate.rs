@@ -16,16 +16,10 @@ fn fail<T>(message: &str) -> Result<T> {
     Err(EvidenceError::evidence(message))
 }
 
-/// The executor's side of any evidence, re-derived from its log as it is now: the bound
-/// prefix unchanged (`modified` says so when it is not, in the words of that kind of
-/// evidence), the session and cwd those of the evidence, the marker lifecycle inside the
-/// prefix, and the host's chain intact from the marker call on. The prefix and the marker.
-pub(super) fn revalidate_evidence<'a>(
-    ev: &Artifact,
-    log: &'a SessionLog,
-    env: &dyn Env,
-    modified: &str,
-) -> Result<(u64, MarkerLifecycle<'a>)> {
+/// The executor's log as any evidence bound it (§2.6 steps 5–8): the bound prefix
+/// unchanged (`modified` says so when it is not, in the words of that kind of evidence),
+/// and the session and cwd those of the evidence. The prefix.
+pub(super) fn revalidate_prefix(ev: &Artifact, log: &SessionLog, env: &dyn Env, modified: &str) -> Result<u64> {
     session::ensure_parsed(log)?;
     let Some(prefix) = ev.prefix_len("event_prefix_bytes", log.len()) else {
         return fail("evidence event prefix length is invalid");
@@ -39,6 +33,12 @@ pub(super) fn revalidate_evidence<'a>(
     {
         return fail("evidence session metadata mismatch");
     }
+    Ok(prefix)
+}
+
+/// The marker lifecycle inside the bound prefix (§2.6 steps 10–11), and the host's chain
+/// intact from the marker call to the end of the log as it is now.
+pub(super) fn revalidate_marker<'a>(ev: &Artifact, log: &'a SessionLog, prefix: u64) -> Result<MarkerLifecycle<'a>> {
     let marker = session::bound_marker(log, &MarkerIds::of(ev)?, prefix).map_err(|fault| {
         EvidenceError::evidence(match fault {
             MarkerFault::StartCount | MarkerFault::CompletionCount => {
@@ -50,7 +50,7 @@ pub(super) fn revalidate_evidence<'a>(
     // The whole log as it is now: lines slipped in right after a forged lifecycle show
     // only where the host writes its next event, after the bound prefix.
     session::check_host_chain(log, marker.start_line.start)?;
-    Ok((prefix, marker))
+    Ok(marker)
 }
 
 /// Revalidate evidence; where its reviewed window starts in the log (the marker call).
@@ -65,10 +65,11 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if ev.str("agent_name") != Some(REVIEWER_AGENT) {
         return fail("evidence agent is not rubber-duck");
     }
-    let (prefix, marker) = revalidate_evidence(&ev, log, env, "Copilot evidence event prefix was modified")?;
+    let prefix = revalidate_prefix(&ev, log, env, "Copilot evidence event prefix was modified")?;
     let tool_call_id = ev.required("tool_call_id")?;
     let nonce = ev.required("nonce")?;
     let executor_model = ev.required("executor_model")?;
+    let marker = revalidate_marker(&ev, log, prefix)?;
 
     let invocations: Vec<_> = session::nonce_bound_invocations(log.records_within(prefix), nonce)
         .filter(|(_, _, call)| call.id.as_deref() == Some(tool_call_id))
