@@ -15,6 +15,7 @@ use judged_core::pyjson;
 use judged_core::review_text::{self, ParseError};
 use judged_core::round_gate::{self, GateInput, NativeEvidence};
 use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, IdentityAssurance};
+use judged_protocol::autostart::{self, AutoStartError};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::process::ExitCode;
@@ -298,7 +299,7 @@ fn main() -> ExitCode {
 /// notice when no daemon answers.
 fn with_decider<T>(mode: Mode, op: impl Fn(&Decider) -> Result<T, CallError>) -> rules::Result<T> {
     let unreachable = || {
-        let why = autostarted().err().unwrap_or_default();
+        let why = autostarted().err().map(ToString::to_string).unwrap_or_default();
         EvidenceError::evidence(format!(
             "judged is not running ({why}); start it with `judged start`, or use --mode direct"
         ))
@@ -334,9 +335,9 @@ const AUTOSTART_WAIT: Duration = Duration::from_secs(30);
 
 /// Start `judged` when its socket does not answer, once per command (a command asks
 /// again while the host persists its log); why it was not, when it was not.
-fn autostarted() -> Result<(), String> {
-    static STARTED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    STARTED.get_or_init(|| judged_protocol::autostart::start_judged(AUTOSTART_WAIT).map_err(|e| e.to_string())).clone()
+fn autostarted() -> Result<(), &'static AutoStartError> {
+    static STARTED: std::sync::OnceLock<Result<(), AutoStartError>> = std::sync::OnceLock::new();
+    STARTED.get_or_init(|| autostart::start_judged(AUTOSTART_WAIT)).as_ref().copied()
 }
 
 fn load_artifact(path: &str) -> rules::Result<Map<String, Value>> {
