@@ -32,23 +32,48 @@ fn sources(src: &Path) -> Vec<(String, String)> {
 }
 
 /// The modules of the same crate that `text` names through `crate::`, ignoring comments
-/// (doc links are not imports) and the unit tests at the end of a file.
+/// (doc links are not imports) and the unit tests at the end of a file. A group
+/// (`crate::{a::X, b}`) may span lines and nest.
 fn imports(text: &str) -> BTreeSet<String> {
     let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
     let mut named = BTreeSet::new();
-    for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
-        for (at, _) in line.match_indices("crate::") {
-            let rest = &line[at + "crate::".len()..];
-            if let Some(group) = rest.strip_prefix('{') {
-                let group = group.split('}').next().unwrap_or_default();
-                named.extend(group.split(',').filter_map(|item| item.trim().split("::").next().map(str::to_owned)));
-            } else {
-                named.insert(rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect());
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        match rest.strip_prefix('{') {
+            Some(group) => named.extend(top_level_items(group).into_iter().map(first_segment)),
+            None => {
+                named.insert(first_segment(rest));
             }
         }
     }
     named.retain(|n| !n.is_empty() && n != "self");
     named
+}
+
+/// The items of a `{…}` group up to its closing brace, split at its own commas only.
+fn top_level_items(group: &str) -> Vec<&str> {
+    let (mut items, mut depth, mut from) = (Vec::new(), 0, 0);
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[from..i]);
+                return items;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
+fn first_segment(path: &str) -> String {
+    path.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
 }
 
 /// A cycle through `start`, as the modules on it, if there is one.
@@ -101,4 +126,8 @@ fn the_cycle_check_sees_a_cycle() {
     fs::write(dir.path().join("a.rs"), "use crate::b::B;\n/// [`crate::c`]\npub struct A;\n").expect("write");
     fs::write(dir.path().join("b.rs"), "use crate::{a::A, self};\n#[cfg(test)]\nuse crate::c;\n").expect("write");
     assert_eq!(cycles(dir.path()), ["a -> b -> a", "b -> a -> b"]);
+    // A group over several lines, nested, names each of its modules.
+    fs::write(dir.path().join("c.rs"), "use crate::{\n    a::{A, B},\n    d,\n};\n").expect("write");
+    fs::write(dir.path().join("d.rs"), "pub fn f() { crate::c::g() }\n").expect("write");
+    assert!(cycles(dir.path()).contains(&"c -> d -> c".to_owned()), "{:?}", cycles(dir.path()));
 }
