@@ -57,9 +57,10 @@ pub fn aggregate(stage_1: &[Juror], threshold: u8) -> StageOne {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
     "no tiebreaker is cross-family against the author ({}) and the escalating juror(s) ({}); \
-     candidates: {candidates}",
+     candidates: {candidates}; add a juror of a family other than {} to `tiebreaker` in [jury]",
     author.unwrap_or("unknown"),
-    escalating.join(", ")
+    escalating.join(", "),
+    self.families_to_avoid().join(" and ")
 )]
 pub struct NoTiebreaker {
     /// The author's family, which no tiebreaker may share (`None`: unknown author).
@@ -68,6 +69,16 @@ pub struct NoTiebreaker {
     pub escalating: Vec<&'static str>,
     /// Every configured candidate as `name (family)`, so the message says what to add.
     pub candidates: String,
+}
+
+impl NoTiebreaker {
+    /// The families a tiebreaker that surely fits is of none of: the author's and the
+    /// escalating jurors'.
+    fn families_to_avoid(&self) -> Vec<&'static str> {
+        let mut families: Vec<&'static str> = self.author.into_iter().collect();
+        families.extend(self.escalating.iter().filter(|f| Some(**f) != self.author));
+        families
+    }
 }
 
 /// The first candidate of another family than the author that is not of the same family
@@ -366,7 +377,7 @@ pub(crate) mod tests {
         assert_eq!(
             only_same.map(super::super::config::Juror::name).expect_err("only openai").to_string(),
             "no tiebreaker is cross-family against the author (unknown) and the escalating juror(s) (openai); \
-             candidates: gpt (openai)"
+             candidates: gpt (openai); add a juror of a family other than openai to `tiebreaker` in [jury]"
         );
     }
 }

@@ -232,7 +232,8 @@ fn no_cross_family_tiebreaker_is_said_and_degrades_the_packet() {
     assert_eq!(p.author_family, Some("anthropic"));
     assert!(p.cascade.escalated && p.cascade.stage_2_tiebreaker.is_none());
     let why = "no tiebreaker is cross-family against the author (anthropic) and the escalating juror(s) \
-               (openai); candidates: claude-tb (anthropic), gpt-big (openai)";
+               (openai); candidates: claude-tb (anthropic), gpt-big (openai); add a juror of a family other than \
+               anthropic and openai to `tiebreaker` in [jury]";
     assert_eq!(p.cascade.tiebreaker_unavailable.as_deref(), Some(why));
     assert_eq!((p.final_verdict, p.cross_family.degraded), (FinalVerdict::Error, true));
     assert_eq!(

@@ -1,0 +1,344 @@
+//! The daemon's configuration: where it keeps its files, which roots it watches, what the
+//! socket grants, the gate's settings and the jury.
+//!
+//! Roots: command-line flags, then the config file, then the hosts' own environment
+//! variables (`COPILOT_HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`), then their defaults.
+//! Every table refuses a key it does not know, naming its line and the nearest valid key
+//! ([`suggest`]). The gate and the jury follow `config.toml` and each project's
+//! `.judged.toml` as they change, keeping the last good version of a file whose edit does
+//! not parse ([`live`]).
+
+mod live;
+mod suggest;
+
+pub use live::{ConfigChange, LiveConfig, ProjectFiles};
+
+use judged_core::files::Roots;
+use judged_core::rules::IdentityAssurance;
+use judged_jury::config::JuryConfig;
+use judged_protocol::{ConfigFileUsed, GatePolicy};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The daemon's settings, resolved at start.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    socket_dir: PathBuf,
+    pub roots: Roots,
+    /// How many clients, bytes and seconds the socket grants.
+    pub server: ServerLimits,
+    /// The config file, as read at start; the gate and the jury follow its changes.
+    pub user: UserConfig,
+    /// The config file's path.
+    pub path: PathBuf,
+}
+
+/// A config file that cannot be used; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {}: {source}", path.display())]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{}: {source}{}", path.display(), hint.as_ref().map(|h| format!("help: {h}\n")).unwrap_or_default())]
+    Parse {
+        path: PathBuf,
+        source: Box<toml::de::Error>,
+        /// Where in the file, 1-based, when the error has a place.
+        line: Option<usize>,
+        /// The nearest valid key to an unknown one (`did you mean `policy`?`).
+        hint: Option<String>,
+    },
+    #[error("{}: {source}", path.display())]
+    Jury { path: PathBuf, source: judged_jury::config::ConfigError },
+}
+
+impl ConfigError {
+    /// The error on one line, for a hook's message and `status`: the file, the line, what
+    /// is wrong and the hint.
+    pub fn summary(&self) -> String {
+        match self {
+            ConfigError::Parse { path, source, line, hint } => {
+                let place = line.map(|l| format!(" line {l}")).unwrap_or_default();
+                let hint = hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default();
+                format!("{}{place}: {}{hint}", path.display(), source.message().trim_end())
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Parse `text`, read from `path`, as `T`, with the line of any error and a hint for an
+/// unknown key.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
+    toml::from_str(text).map_err(|source| {
+        let line = source.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let hint = suggest::for_message(source.message());
+        ConfigError::Parse { path: path.to_owned(), source: Box::new(source), line, hint }
+    })
+}
+
+/// Read a TOML file as `T`; `None` when it does not exist.
+pub fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, ConfigError> {
+    match std::fs::read_to_string(path) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
+        Ok(text) => parse_toml(path, &text).map(Some),
+    }
+}
+
+/// The SHA-256 of a file's bytes, in hex: what names the version of a config a decision
+/// was made under.
+pub fn digest_of_bytes(bytes: &[u8]) -> String {
+    judged_core::chain::to_hex(&judged_core::chain::sha256(bytes))
+}
+
+/// `config.toml` as the daemon uses it: parsed, its jury checked, and which bytes it was
+/// read from.
+#[derive(Clone, Debug, Default)]
+pub struct UserConfig {
+    pub file: ConfigFile,
+    /// The file and its digest (`None`: there is no file, the defaults are in force).
+    pub used: ConfigFileUsed,
+}
+
+impl UserConfig {
+    /// Read and check `path`; a missing file is the defaults.
+    pub fn load(path: &Path) -> Result<UserConfig, ConfigError> {
+        match std::fs::read(path) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                Ok(UserConfig { file: ConfigFile::default(), used: ConfigFileUsed { path: path.to_owned(), sha256: None } })
+            }
+            Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
+            Ok(bytes) => UserConfig::parse(path, &bytes),
+        }
+    }
+
+    /// Check the bytes of `path`.
+    pub fn parse(path: &Path, bytes: &[u8]) -> Result<UserConfig, ConfigError> {
+        let text = String::from_utf8_lossy(bytes);
+        let file: ConfigFile = parse_toml(path, &text)?;
+        // A jury that cannot run is refused when the file is read, not at the first
+        // gated task.
+        if let Some(jury) = &file.jury {
+            jury.validate().map_err(|source| ConfigError::Jury { path: path.to_owned(), source })?;
+        }
+        let used = ConfigFileUsed { path: path.to_owned(), sha256: Some(digest_of_bytes(bytes)) };
+        Ok(UserConfig { file, used })
+    }
+}
+
+/// Roots named on the command line; each replaces the config file's for its host.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct RootFlags {
+    /// A Copilot CLI session-state root to watch (repeatable).
+    #[arg(long = "copilot-root")]
+    pub copilot: Vec<PathBuf>,
+    /// A Claude Code projects root to watch (repeatable).
+    #[arg(long = "claude-root")]
+    pub claude: Vec<PathBuf>,
+    /// A Codex CLI sessions root to watch (repeatable).
+    #[arg(long = "codex-root")]
+    pub codex: Vec<PathBuf>,
+}
+
+impl RootFlags {
+    /// The flags again, to start another `judged` with the same roots.
+    pub fn as_args(&self) -> Vec<std::ffi::OsString> {
+        let mut args = Vec::new();
+        for (flag, roots) in
+            [("--copilot-root", &self.copilot), ("--claude-root", &self.claude), ("--codex-root", &self.codex)]
+        {
+            for root in roots {
+                args.push(flag.into());
+                args.push(root.clone().into_os_string());
+            }
+        }
+        args
+    }
+}
+
+/// `config.toml`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    #[serde(default)]
+    pub copilot_roots: Vec<PathBuf>,
+    #[serde(default)]
+    pub claude_roots: Vec<PathBuf>,
+    #[serde(default)]
+    pub codex_roots: Vec<PathBuf>,
+    #[serde(default)]
+    pub gate: GateConfig,
+    /// The jury `panel` and the gate's panel policies convene.
+    #[serde(default)]
+    pub jury: Option<JuryConfig>,
+    #[serde(default)]
+    pub server: ServerLimits,
+    /// Whether `judge-evidence` and `judge-hook` start judged when its socket does not
+    /// answer (default true; read by them, not by the daemon).
+    #[serde(default)]
+    pub auto_start: Option<bool>,
+}
+
+/// `[server]`: what the socket grants its clients. The defaults suit any user; a test
+/// lowers them to watch each limit work.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerLimits {
+    /// Seconds a connection may sit between requests.
+    pub idle_seconds: u64,
+    /// Seconds a client has to finish a frame it started.
+    pub frame_seconds: u64,
+    /// Connections served at once (fewer when the descriptor limit is low).
+    pub max_connections: usize,
+    /// MiB of large requests held for all clients together; a frame of up to 64 KiB is
+    /// not counted (the connection limit bounds those).
+    pub buffered_mib: usize,
+}
+
+impl Default for ServerLimits {
+    fn default() -> ServerLimits {
+        ServerLimits { idle_seconds: 30, frame_seconds: 10, max_connections: 512, buffered_mib: 64 }
+    }
+}
+
+impl ConfigFile {
+    /// Read the file; a missing file is the empty config, a malformed one an error
+    /// naming the file, the line and what is wrong.
+    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        Ok(UserConfig::load(path)?.file)
+    }
+}
+
+impl Config {
+    /// Flags over the config file over the hosts' defaults.
+    pub fn resolve(flags: RootFlags) -> Result<Config, ConfigError> {
+        let path = judged_protocol::paths::config_path();
+        let user = UserConfig::load(&path)?;
+        let file = &user.file;
+        let pick = |flags: Vec<PathBuf>, configured: &Vec<PathBuf>, default: PathBuf| {
+            if !flags.is_empty() {
+                flags
+            } else if !configured.is_empty() {
+                configured.clone()
+            } else {
+                vec![default]
+            }
+        };
+        let absolute = |roots: Vec<PathBuf>| {
+            roots.into_iter().map(|r| PathBuf::from(judged_core::files::resolve(&r.to_string_lossy()))).collect()
+        };
+        Ok(Config {
+            data_dir: judged_protocol::paths::data_dir(),
+            socket_dir: judged_protocol::paths::socket_dir(),
+            roots: Roots {
+                copilot: absolute(pick(flags.copilot, &file.copilot_roots, judged_core::files::default_copilot_root())),
+                claude: absolute(pick(flags.claude, &file.claude_roots, judged_core::files::default_claude_root())),
+                codex: absolute(pick(flags.codex, &file.codex_roots, judged_core::files::default_codex_root())),
+                named: Vec::new(),
+            },
+            server: file.server.clone(),
+            user,
+            path,
+        })
+    }
+
+    pub fn socket_dir(&self) -> PathBuf {
+        self.socket_dir.clone()
+    }
+
+    pub fn socket_path(&self) -> PathBuf {
+        self.socket_dir.join("judged.sock")
+    }
+}
+
+/// What the gate does with a question it cannot judge.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OnError {
+    Block,
+    Allow,
+}
+
+impl OnError {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnError::Block => "block",
+            OnError::Allow => "allow",
+        }
+    }
+}
+
+/// Declares a gate table: its own keys, then every setting a layer of the gate can set,
+/// with [`GateLayer`] of what it sets. Each table is its own struct that refuses unknown
+/// keys (serde cannot refuse them through `flatten`), and the settings are written once.
+macro_rules! gate_table {
+    ($(#[$meta:meta])* $name:ident { $($(#[$own_meta:meta])* $own:ident: $own_type:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$own_meta])* pub $own: $own_type,)*
+            /// `off | evidence | panel | evidence_or_panel`.
+            pub policy: Option<GatePolicy>,
+            /// Evidence must be this recent.
+            pub freshness_seconds: Option<u64>,
+            /// Shorter tasks are skipped (and the skip is recorded).
+            pub min_task_chars: Option<usize>,
+            /// What the gate does with a question it cannot judge.
+            pub on_error: Option<OnError>,
+            /// Allow only while the working tree is the one the review saw (off by default).
+            pub require_reviewed_tree: Option<bool>,
+            /// The hook events the gate decides; others are allowed.
+            pub events: Option<Vec<String>>,
+            /// The rubric the jury judges a task by under the panel policies (default
+            /// `spec-coherence`, the reference gate's).
+            pub panel_rubric: Option<String>,
+            /// The least assurance of the reviewer's identity evidence must have to count
+            /// (default `host-recorded`; `caller-declared` also accepts a review only its
+            /// caller vouches for).
+            pub evidence_assurance: Option<IdentityAssurance>,
+        }
+
+        impl $name {
+            /// The settings this table sets.
+            pub fn layer(&self) -> GateLayer {
+                GateLayer {
+                    policy: self.policy,
+                    freshness_seconds: self.freshness_seconds,
+                    min_task_chars: self.min_task_chars,
+                    on_error: self.on_error,
+                    require_reviewed_tree: self.require_reviewed_tree,
+                    events: self.events.clone(),
+                    panel_rubric: self.panel_rubric.clone(),
+                    evidence_assurance: self.evidence_assurance,
+                }
+            }
+        }
+    };
+}
+
+gate_table! {
+    /// One layer of gate settings (a project's `.judged.toml` `[gate]`); unset fields fall
+    /// through to the layer below.
+    GateLayer {}
+}
+
+gate_table! {
+    /// A `[[gate.projects]]` entry: a layer for the projects under `path`.
+    ProjectLayer {
+        path: PathBuf,
+    }
+}
+
+gate_table! {
+    /// `[gate]` of the user's config.
+    GateConfig {
+        #[serde(default)]
+        projects: Vec<ProjectLayer>,
+        /// Whether a repository's own `.judged.toml` is read (default true). An agent can
+        /// write its repository, so a user who does not trust it to set its own gate turns
+        /// this off and keeps per-project policy in `[[gate.projects]]`.
+        trust_project_files: Option<bool>,
+    }
+}
