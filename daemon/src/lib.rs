@@ -101,21 +101,12 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let witness = witness::Witness::load_or_create(&key_path).map_err(io_error("load the witness key", &key_path))?;
     let socket = config.socket_path();
     let ingest = ingest::Ingestor::new(config.roots.clone());
-    let juries = engine::Juries { user: config.jury.clone(), config_path: config.path.clone() };
+    let live = config::LiveConfig::new(config.path.clone(), config.user.clone());
     // The socket answers `progress` during the catch-up on start; everything else waits
     // for it (read-your-writes holds from the first answer on).
     let catch_up = std::sync::Arc::new(ingest::CatchUpProgress::default());
-    let engine = Engine::new(
-        store,
-        ingest,
-        config.gate.clone(),
-        juries,
-        catch_up.clone(),
-        witness,
-        started,
-        config.data_dir.clone(),
-        socket.clone(),
-    );
+    let engine =
+        Engine::new(store, ingest, live, catch_up.clone(), witness, started, config.data_dir.clone(), socket.clone());
     let (handle, engine_thread) = EngineHandle::spawn(engine, catch_up.clone()).map_err(DaemonError::Threads)?;
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -129,6 +120,17 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
         let (shutdown, _) = tokio::sync::watch::channel(false);
         watch::spawn(handle.clone(), shutdown.subscribe());
         let signals = shutdown.clone();
+        let reload = handle.clone();
+        tokio::spawn(async move {
+            // `SIGHUP` reads config.toml again at once, as daemons do; the engine also
+            // notices a change by itself before each decision.
+            let Ok(mut hangup) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()) else {
+                return;
+            };
+            while hangup.recv().await.is_some() {
+                reload.reload_config().await;
+            }
+        });
         tokio::spawn(async move {
             let mut term =
                 tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal handler");

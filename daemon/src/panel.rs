@@ -22,9 +22,10 @@ const RAW_RESPONSE_BYTES: usize = 64 * 1024;
 pub enum PanelError {
     #[error(
         "no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {config} (see the README), \
-         or to the project's .judged.toml"
+         or to the project's .judged.toml{}",
+        not_applied.as_ref().map(|e| format!(" (the newest edit of {} was not applied: {e})", config.display())).unwrap_or_default()
     )]
-    NoJury { config: PathBuf },
+    NoJury { config: PathBuf, not_applied: Option<String> },
     #[error("{source} (in {})", path.display())]
     InvalidJury { path: PathBuf, source: judged_jury::config::ConfigError },
     #[error(transparent)]
@@ -36,20 +37,24 @@ pub enum PanelError {
 /// Where the jury for a project comes from: the project's own `[jury]` (when project
 /// files are trusted), else the user's.
 pub struct JurySource<'a> {
-    /// The user's `[jury]`, already validated when the daemon started.
+    /// The user's `[jury]`, validated when its file was read.
     pub user: Option<&'a JuryConfig>,
     /// The user's config file, to name in messages.
     pub user_path: &'a Path,
     /// Whether a project's `.judged.toml` is read (`[gate] trust_project_files`).
     pub trust_project_files: bool,
+    /// Why the newest edit of the user's file is not in force, when it is not.
+    pub not_applied: Option<&'a str>,
 }
 
 impl JurySource<'_> {
     /// The jury for work in `cwd`, with the file it came from.
     pub fn jury_for(&self, cwd: &Path) -> Result<(JuryConfig, PathBuf), PanelError> {
         let user = self.user.map(|jury| (jury, self.user_path));
-        judged_jury::config::for_project(user, self.trust_project_files, cwd)?
-            .ok_or_else(|| PanelError::NoJury { config: self.user_path.to_owned() })
+        judged_jury::config::for_project(user, self.trust_project_files, cwd)?.ok_or_else(|| PanelError::NoJury {
+            config: self.user_path.to_owned(),
+            not_applied: self.not_applied.map(str::to_owned),
+        })
     }
 }
 
@@ -191,6 +196,7 @@ impl PanelRun {
             final_confidence: packet.final_confidence,
             degraded: packet.cross_family.degraded,
             down: packet.cross_family.down_lanes.iter().map(|d| format!("{}: {}", d.juror, d.reason)).collect(),
+            tiebreaker_unavailable: packet.cascade.tiebreaker_unavailable.clone(),
             flags: packet.all_flags.clone(),
             packet: text,
         };

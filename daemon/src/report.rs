@@ -6,6 +6,7 @@
 //! timeline and a table. Every string from the journal is escaped in the HTML.
 
 use chrono::{DateTime, Utc};
+use judged_core::rules::IdentityAssurance;
 use judged_protocol::{Decision, ReportData, ReportDecision, ReportJury, ReportReview};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -81,19 +82,34 @@ fn or_unknown(value: Option<&str>) -> &str {
 fn review_line(r: &ReportReview) -> String {
     let score = r.score.map_or_else(|| "no score".to_owned(), |s| format!("score {s}"));
     format!(
-        "review {}: {} ({}) reviewed {} ({}), {score} {}; identity from the {} {}; reviewed {}, verified {}; witness {}",
+        "review {}: {} ({}) reviewed {} ({}), {score} {}; identity {}; reviewed {}, verified {}; witness {}",
         r.evidence_id,
         or_unknown(r.reviewer_model.as_deref()),
         or_unknown(r.reviewer_family.as_deref()),
         or_unknown(r.executor_model.as_deref()),
         or_unknown(r.executor_family.as_deref()),
         or_unknown(r.verdict.as_deref()),
-        r.identity_source,
-        r.session_events,
+        identity(r),
         or_unknown(r.reviewed_at.as_deref()),
         r.verified_at,
         r.witness
     )
+}
+
+/// How the reviewer's identity is known, and from where: a host's record, or only the
+/// word of the caller, whose call the host's log holds.
+fn identity(r: &ReportReview) -> String {
+    match r.identity_assurance {
+        IdentityAssurance::HostRecorded => {
+            format!("host-recorded, from {} {}", r.identity_source, r.session_events)
+        }
+        IdentityAssurance::CallerDeclared => format!(
+            "caller-declared: the reviewer is only {} (the call is in the {} session log {})",
+            r.identity_source,
+            r.host.as_str(),
+            r.session_events
+        ),
+    }
 }
 
 fn jury_line(j: &ReportJury) -> String {
@@ -330,7 +346,7 @@ fn row(out: &mut String, d: &ReportDecision) {
     if let Some(r) = &d.review {
         let _ = write!(
             behind,
-            "<div><b>Review</b> <code>{}</code>: {} ({}) reviewed {} ({}), score {} {}.<br>Identity from the {} <code>{}</code>; \
+            "<div><b>Review</b> <code>{}</code>: {} ({}) reviewed {} ({}), score {} {}.<br>Identity {}; \
              reviewed {}, verified {}; witness <code>{}</code></div>",
             escape(&r.evidence_id),
             escape(or_unknown(r.reviewer_model.as_deref())),
@@ -339,8 +355,7 @@ fn row(out: &mut String, d: &ReportDecision) {
             escape(or_unknown(r.executor_family.as_deref())),
             r.score.map_or_else(|| "-".to_owned(), |s| s.to_string()),
             escape(or_unknown(r.verdict.as_deref())),
-            escape(&r.identity_source),
-            escape(&r.session_events),
+            escape(&identity(r)),
             escape(or_unknown(r.reviewed_at.as_deref())),
             escape(&r.verified_at),
             escape(&r.witness)
@@ -455,6 +470,37 @@ mod tests {
         assert_eq!(at("2026-11-30").unwrap(), "2026-11-30T00:00:00Z");
         assert!(at("7 days").unwrap_err().contains("--since"));
         assert!(at("-3d").is_err());
+    }
+
+    #[test]
+    fn a_review_only_its_caller_vouches_for_says_so() {
+        let review = ReportReview {
+            evidence_id: "ev".into(),
+            host: judged_core::event::Host::ClaudeCode,
+            session_id: None,
+            session_events: "/p/s.jsonl".into(),
+            identity_source: "the caller's word (verify --declared-reviewer-model)".into(),
+            identity_assurance: IdentityAssurance::CallerDeclared,
+            executor_model: Some("claude-sonnet-4.6".into()),
+            executor_family: Some("anthropic".into()),
+            reviewer_model: Some("gpt-5.4".into()),
+            reviewer_family: Some("openai".into()),
+            score: Some(8.0),
+            verdict: Some("ready".into()),
+            reviewed_at: None,
+            verified_at: "t".into(),
+            witness: "w".into(),
+        };
+        let line = review_line(&review);
+        assert!(
+            line.contains(
+                "identity caller-declared: the reviewer is only the caller's word (verify --declared-reviewer-model) \
+                 (the call is in the claude-code session log /p/s.jsonl)"
+            ),
+            "{line}"
+        );
+        let recorded = ReportReview { identity_assurance: IdentityAssurance::HostRecorded, ..review };
+        assert!(review_line(&recorded).contains("identity host-recorded, from "), "{}", review_line(&recorded));
     }
 
     #[test]

@@ -131,6 +131,9 @@ pub struct StatusReport {
     /// Bytes the logs hold that are not ingested yet (what the watcher has still to read).
     #[serde(default)]
     pub lag_bytes: u64,
+    /// The config in force, and an edit that was not applied.
+    #[serde(default)]
+    pub config: ConfigStatus,
 }
 
 /// How far the catch-up on start has got: the logs found under the roots, and how much
@@ -315,6 +318,61 @@ pub struct GateDecision {
     /// The key of the jury verdict it rested on, when the jury decided.
     #[serde(default)]
     pub panel: Option<String>,
+    /// The evidence it rested on, when verified evidence decided (absent in records from
+    /// before it was kept: `judged report` then reads it from the message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_id: Option<String>,
+    /// The config files it was made under, each with the digest of the version in force
+    /// (absent in records from before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub config: Vec<ConfigFileUsed>,
+}
+
+/// A config file a decision was made under.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigFileUsed {
+    /// The file (`config.toml` or a project's `.judged.toml`).
+    pub path: PathBuf,
+    /// The SHA-256 of the version in force; `None` when the file does not exist (the
+    /// defaults are in force).
+    pub sha256: Option<String>,
+}
+
+impl std::fmt::Display for ConfigFileUsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.sha256 {
+            Some(sha256) => write!(f, "{} (sha256 {})", self.path.display(), &sha256[..sha256.len().min(12)]),
+            None => write!(f, "{} (absent: the defaults)", self.path.display()),
+        }
+    }
+}
+
+/// The daemon's config as `status` reports it: the version in force, and an edit that was
+/// not applied.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigStatus {
+    /// `config.toml` in force.
+    pub file: ConfigFileUsed,
+    /// When that version was read (RFC 3339).
+    pub loaded_at: String,
+    /// The newest version that was not applied, and why; `None` when the file on disk is
+    /// the one in force.
+    pub rejected: Option<ConfigRejected>,
+    /// Settings that changed in the file but take effect only at the next start (the
+    /// roots, `[server]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub restart_needed: Vec<String>,
+}
+
+/// A version of a config file that was not applied.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigRejected {
+    /// Its SHA-256.
+    pub sha256: String,
+    /// What is wrong, on one line: the file, the line and the error.
+    pub error: String,
+    /// When it was read (RFC 3339).
+    pub at: String,
 }
 
 /// A recorded gate decision with its place in the journal.
@@ -459,8 +517,12 @@ pub struct ReportReview {
     pub session_id: Option<String>,
     /// The log the reviewer's identity was read from.
     pub session_events: String,
-    /// Where the reviewer's identity comes from (the host's own log).
+    /// Where the reviewer's identity comes from (the host's own log, or the caller's word).
     pub identity_source: String,
+    /// How far the reviewer's identity is known: a host recorded it, or only the caller
+    /// declared it (records from before it was kept are of host-recorded reviews).
+    #[serde(default)]
+    pub identity_assurance: judged_core::rules::IdentityAssurance,
     /// The executor's model, as the host recorded it.
     pub executor_model: Option<String>,
     /// Its family, derived from the model.

@@ -87,22 +87,27 @@ fn task_without_evidence_is_blocked_with_the_commands_that_would_satisfy_the_gat
 }
 
 #[test]
-fn a_repeated_call_is_answered_from_the_recorded_decision() {
+fn a_repeated_allow_is_answered_from_the_recorded_decision_and_a_repeated_block_is_asked_again() {
+    let s = setup(Some("policy = \"off\""));
+    let payload = task_completed(&s.project, "Fix cart rounding").to_string();
+    let first = hook(&s.home, payload.as_bytes(), &[]);
+    let second = hook(&s.home, payload.as_bytes(), &[]);
+    assert_eq!((first.status.code(), second.status.code()), (Some(0), Some(0)));
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    assert_eq!(recorded.len(), 2, "the repeat is recorded too");
+    assert_eq!(recorded[1]["reason"], "answered from the recorded decision");
+    assert_eq!(recorded[0]["key"], recorded[1]["key"]);
+
+    // A block for want of evidence comes from outside the work: it is decided again, so
+    // that the review the agent runs next is seen.
     let s = setup(None);
     let payload = task_completed(&s.project, "Fix cart rounding").to_string();
     let first = hook(&s.home, payload.as_bytes(), &[]);
     let second = hook(&s.home, payload.as_bytes(), &[]);
     assert_eq!((first.status.code(), second.status.code()), (Some(2), Some(2)));
-    assert_eq!(stderr(&first), stderr(&second));
     let recorded = decisions(s.daemon.as_ref().unwrap());
-    assert_eq!(recorded.len(), 2, "the repeat is recorded too");
-    assert_eq!(recorded[1]["reason"], "answered from the recorded decision");
+    assert_eq!(recorded[1]["reason"], "no fresh positive evidence", "a block is asked again");
     assert_eq!(recorded[0]["key"], recorded[1]["key"]);
-    let changed = task_completed(&s.project, "Another task").to_string();
-    hook(&s.home, changed.as_bytes(), &[]);
-    let recorded = decisions(s.daemon.as_ref().unwrap());
-    assert_eq!(recorded[2]["reason"], "no fresh positive evidence", "changed inputs are judged again");
-    assert_ne!(recorded[2]["key"], recorded[0]["key"]);
 }
 
 #[test]

@@ -371,9 +371,71 @@ fn the_gate_tells_the_jury_who_wrote_the_work() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     let recorded = decisions(&s.daemon);
     assert_eq!(recorded[0]["reason"], "jury degraded", "{recorded:?}");
+    // The message carries the packet's cause and the fix that follows from it.
+    let message = stderr(&output);
+    for said in [
+        "no tiebreaker could run: no tiebreaker is cross-family against the author (anthropic)",
+        "add a juror of a family other than anthropic and ",
+        "to `tiebreaker` in [jury]",
+    ] {
+        assert!(message.contains(said), "`{said}` not in: {message}");
+    }
+    assert!(!message.contains("none reported"), "{message}");
     // Without an author on record, the Claude tiebreaker breaks the tie and the task passes.
     let mut unknown = task_completed(&s.project, "Fix cart rounding");
     unknown["session_id"] = "no-such-session".into();
     let output = hook(&s.home, &unknown);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+/// A block that came from outside the work is asked again: the juror that was down (its
+/// program missing) is installed, nothing else changes, and the same task on the same tree
+/// is judged anew instead of being answered from the recorded block.
+#[test]
+fn a_block_from_a_jury_that_was_down_is_asked_again_once_the_juror_is_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("bin/judge.sh");
+    let argv =
+        serde_json::to_string(&[missing.display().to_string(), "pass".into(), "90".into(), "{model}".into()]).unwrap();
+    // The tiebreaker's program is the missing one too, so no second family answers.
+    let jury = jury_with_tiebreaker(
+        [
+            ("small-openai", "gpt-5.4-mini", argv.clone(), ""),
+            ("small-google", "gemini-3-flash", juror("canned.sh", &["pass", "90", "{model}"]), ""),
+        ],
+        argv,
+        30,
+    );
+    let s = setup(&format!("[gate]\npolicy = \"panel\"\n\n{jury}"));
+    let payload = task_completed(&s.project, "Fix cart rounding");
+    let down = hook(&s.home, &payload);
+    assert_eq!(down.status.code(), Some(2));
+    assert!(stderr(&down).contains("small-openai"), "{}", stderr(&down));
+
+    std::fs::create_dir_all(missing.parent().unwrap()).unwrap();
+    std::fs::copy(workspace().join("fixtures/jurors/canned.sh"), &missing).unwrap();
+    let back = hook(&s.home, &payload);
+    assert_eq!(back.status.code(), Some(0), "{}", stderr(&back));
+    let reasons: Vec<Value> = decisions(&s.daemon).iter().map(|d| d["reason"].clone()).collect();
+    assert_eq!(reasons, ["jury degraded", "jury pass"]);
+}
+
+/// The jury is fixed in config.toml while the daemon runs: the next question is judged by
+/// the fixed jury, with no restart.
+#[test]
+fn a_jury_fixed_in_config_toml_judges_the_next_question_without_a_restart() {
+    let s = setup("[gate]\npolicy = \"panel\"\n");
+    let payload = task_completed(&s.project, "Fix cart rounding");
+    let output = hook(&s.home, &payload);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no [jury] is configured"), "{}", stderr(&output));
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury(&dir.path().join("prompt")));
+    std::fs::write(s.home.join("config.toml.new"), config).unwrap();
+    std::fs::rename(s.home.join("config.toml.new"), s.home.join("config.toml")).unwrap();
+    let output = hook(&s.home, &payload);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let panel = panel(&s, "The cart totals round half-even now.");
+    assert_eq!(panel.status.code(), Some(0), "`panel` sees the new jury too: {}", stderr(&panel));
 }

@@ -704,6 +704,9 @@ fn a_caller_declared_review_does_not_pass_a_gate_that_wants_host_records() {
     assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:?}");
     let message = decisions[0]["message"].as_str().unwrap_or_default();
     assert!(message.contains("evidence_assurance = \"caller-declared\""), "{message}");
+    let said = "\nA review was verified whose reviewer only its caller declared (verify --declared-reviewer-model): \
+                this gate counts reviews whose reviewer a host recorded.";
+    assert!(message.contains(said) && !message.contains("   "), "one paragraph, no broken literal: {message}");
     let (block, _) = hosts::claude_result(&records, is_task_update);
     assert!(hosts::claude_result_text(block).contains("caller declared"), "the agent is told why");
 }

@@ -178,7 +178,7 @@ fn the_report_lists_each_decision_with_its_reason_and_what_stood_behind_it() {
     let evidence: Value = serde_json::from_slice(&fs::read(d.out.join("r1.evidence.json")).unwrap()).unwrap();
     let id = evidence["evidence_id"].as_str().unwrap();
     assert!(text.contains(&format!("review {id}: gpt-5.4 (openai) reviewed claude-sonnet-4.6 (anthropic)")), "{text}");
-    assert!(text.contains("identity from the copilot-cli session log"), "{text}");
+    assert!(text.contains("identity host-recorded, from the copilot-cli session log"), "{text}");
     assert!(text.contains(&format!("witness {}", evidence["witness"].as_str().unwrap())), "{text}");
     // The same as data, and nothing before a later start.
     let data: Value = serde_json::from_str(&report(&d, &["--json"])).unwrap();
@@ -186,6 +186,9 @@ fn the_report_lists_each_decision_with_its_reason_and_what_stood_behind_it() {
     assert_eq!(decisions.len(), 3);
     assert_eq!(decisions[1]["jury"]["jurors"].as_array().map(Vec::len), Some(2));
     assert_eq!(decisions[2]["review"]["reviewer_family"], "openai");
+    assert_eq!(decisions[2]["review"]["identity_assurance"], "host-recorded");
+    // The decision names its evidence by a field of its own, not only in its words.
+    assert_eq!(decisions[2]["decision"]["evidence_id"], id);
     let later = report(&d, &["--since", "2999-01-01T00:00:00Z"]);
     assert!(later.contains("0 decision(s)"), "{later}");
 }

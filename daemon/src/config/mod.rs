@@ -105,9 +105,10 @@ impl UserConfig {
     /// Read and check `path`; a missing file is the defaults.
     pub fn load(path: &Path) -> Result<UserConfig, ConfigError> {
         match std::fs::read(path) {
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                Ok(UserConfig { file: ConfigFile::default(), used: ConfigFileUsed { path: path.to_owned(), sha256: None } })
-            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(UserConfig {
+                file: ConfigFile::default(),
+                used: ConfigFileUsed { path: path.to_owned(), sha256: None },
+            }),
             Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
             Ok(bytes) => UserConfig::parse(path, &bytes),
         }

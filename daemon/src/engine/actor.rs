@@ -24,6 +24,8 @@ enum Job {
     Follow(Vec<PathBuf>, oneshot::Sender<Vec<PathBuf>>),
     /// A jury has answered: finish the request that waited for it.
     JuryDone(Box<JuryDone>),
+    /// Read config.toml again (`SIGHUP`); answered once it is.
+    ReloadConfig(oneshot::Sender<()>),
 }
 
 /// A jury's packet, the work it was, and who waits for the answer.
@@ -82,6 +84,10 @@ impl EngineHandle {
                     Job::Follow(paths, reply) => {
                         let _ = reply.send(engine.follow(&paths));
                     }
+                    Job::ReloadConfig(reply) => {
+                        engine.follow_config(true);
+                        let _ = reply.send(());
+                    }
                     Job::JuryDone(done) => {
                         let JuryDone { work, packet, reply } = *done;
                         let answer = guarded(|| engine.after_jury(work, packet).map_err(ErrorBody::from));
@@ -108,6 +114,14 @@ impl EngineHandle {
         let stopped = || ErrorBody::message("judged is stopping");
         self.jobs.send(Job::Request { request: Box::new(request), progress, reply }).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
+    }
+
+    /// Have the engine read config.toml again, and wait until it has.
+    pub async fn reload_config(&self) {
+        let (reply, done) = oneshot::channel();
+        if self.jobs.send(Job::ReloadConfig(reply)).is_ok() {
+            let _ = done.await;
+        }
     }
 
     /// Hand the engine a watcher's hint; the roots to watch, once it is followed.

@@ -115,8 +115,7 @@ mod tests {
         Engine::new(
             Store::open(&dir.join("judged.db")).unwrap(),
             Ingestor::new(roots),
-            Default::default(),
-            crate::engine::Juries { user: None, config_path: dir.join("config.toml") },
+            crate::config::LiveConfig::new(dir.join("config.toml"), Default::default()),
             Default::default(),
             Witness::load_or_create(&dir.join("witness.key")).unwrap(),
             Instant::now(),

@@ -23,19 +23,20 @@ mod trace;
 mod validate;
 mod verify;
 
-use crate::config::GateConfig;
+use crate::config::{ConfigChange, LiveConfig, ProjectFiles};
 use crate::hook_gate::{self, GateAnswer, HookGate, PendingDecision};
 use crate::ingest::Ingestor;
 use crate::integrity;
 use crate::logs::{LogCache, ResolvedCwds};
 use crate::panel::{JurySource, PanelRun};
-use crate::store::{ChallengeIssued, EvidenceVerified, FileState, Lookup, Store, StoreError};
+use crate::store::{
+    ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileState, JournalEvent, Lookup, Store, StoreError,
+};
 use crate::tree_watch::TreeWatch;
 use crate::witness::Witness;
 use judged_core::event::Host;
 use judged_core::files;
 use judged_core::rules::{ArtifactKind, EvidenceError};
-use judged_jury::config::JuryConfig;
 use judged_protocol::{ErrorBody, Reply, Request};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -49,8 +50,10 @@ pub struct Engine {
     resolved_cwds: ResolvedCwds,
     /// The working trees the gate keys its decisions by.
     trees: TreeWatch,
-    gate: GateConfig,
-    juries: Juries,
+    /// `config.toml`, followed as it changes.
+    config: LiveConfig,
+    /// Projects' `.judged.toml`, with the last good version of each.
+    projects: ProjectFiles,
     catch_up: std::sync::Arc<crate::ingest::CatchUpProgress>,
     witness: Witness,
     started: Instant,
@@ -84,20 +87,14 @@ impl From<EngineError> for ErrorBody {
 
 type Answer = Result<Reply, EngineError>;
 
-/// The user's jury, and the config file it came from.
-pub struct Juries {
-    pub user: Option<JuryConfig>,
-    pub config_path: PathBuf,
-}
-
-impl Juries {
-    /// Where a project's jury comes from, under `gate`'s trust in project files.
-    fn source<'a>(&'a self, gate: &GateConfig) -> JurySource<'a> {
-        JurySource {
-            user: self.user.as_ref(),
-            user_path: &self.config_path,
-            trust_project_files: gate.trust_project_files.unwrap_or(true),
-        }
+/// Where a project's jury comes from under the config in force.
+fn jury_source(config: &LiveConfig) -> JurySource<'_> {
+    let file = &config.current().file;
+    JurySource {
+        user: file.jury.as_ref(),
+        user_path: config.path(),
+        trust_project_files: file.gate.trust_project_files.unwrap_or(true),
+        not_applied: config.rejected().map(|r| r.error.as_str()),
     }
 }
 
@@ -135,8 +132,7 @@ impl Engine {
     pub fn new(
         store: Store,
         ingest: Ingestor,
-        gate: GateConfig,
-        juries: Juries,
+        config: LiveConfig,
         catch_up: std::sync::Arc<crate::ingest::CatchUpProgress>,
         witness: Witness,
         started: Instant,
@@ -149,8 +145,8 @@ impl Engine {
             logs: LogCache::default(),
             resolved_cwds: ResolvedCwds::default(),
             trees: TreeWatch::default(),
-            gate,
-            juries,
+            config,
+            projects: ProjectFiles::default(),
             catch_up,
             witness,
             started,
@@ -164,6 +160,9 @@ impl Engine {
     pub fn handle(&mut self, request: Request) -> Handled {
         // Room for the logs this request reads; none it reads is dropped while it runs.
         self.logs.trim();
+        if matches!(request, Request::Hook(_) | Request::Panel(_) | Request::Status) {
+            self.follow_config(false);
+        }
         match request {
             Request::Hook(question) => match self.hook_gate().answer(&question) {
                 Ok(GateAnswer::Now(answer)) => Handled::Answer(Ok(Reply::Hook(answer))),
@@ -221,7 +220,7 @@ impl Engine {
 
     /// Where a project's jury comes from.
     fn jury_source(&self) -> JurySource<'_> {
-        self.juries.source(&self.gate)
+        jury_source(&self.config)
     }
 
     /// The review gate over this engine's store and logs.
@@ -231,8 +230,28 @@ impl Engine {
             ingest: &mut self.ingest,
             logs: &mut self.logs,
             trees: &mut self.trees,
-            config: &self.gate,
-            juries: self.juries.source(&self.gate),
+            config: &self.config,
+            projects: &mut self.projects,
+            juries: jury_source(&self.config),
+        }
+    }
+
+    /// Look at `config.toml` again (read it whatever its stamp when `force`: `SIGHUP`),
+    /// and log and journal what changed.
+    pub fn follow_config(&mut self, force: bool) {
+        let Some(change) = self.config.refresh(force) else { return };
+        let event = match change {
+            ConfigChange::Loaded(file) => {
+                tracing::info!(config = %file, "config in force");
+                JournalEvent::ConfigLoaded(ConfigLoaded { file })
+            }
+            ConfigChange::Rejected { file, error } => {
+                tracing::warn!(%error, "config edit not applied; the last good version stays in force");
+                JournalEvent::ConfigRejected(ConfigRejected { file, error })
+            }
+        };
+        if let Err(error) = self.store.journal(&event) {
+            tracing::warn!(%error, "cannot journal the config change");
         }
     }
 
@@ -241,6 +260,11 @@ impl Engine {
     /// through; a rescan or the periodic tick (no paths) reconciles everything; other
     /// files (checkpoints, workspace files) are not logs. Returns the roots to watch.
     pub fn follow(&mut self, paths: &[PathBuf]) -> Vec<PathBuf> {
+        // The watcher's tick is also when a broken edit of config.toml is noticed (and
+        // logged) without waiting for a decision to need it.
+        if paths.is_empty() {
+            self.follow_config(false);
+        }
         let caught_up = if paths.is_empty() {
             self.ingest.catch_up_all(&mut self.store)
         } else {

@@ -32,6 +32,7 @@ impl Engine {
                 .filter(|f| !f.tampered)
                 .map(|f| std::fs::symlink_metadata(&f.path).map_or(0, |m| m.len().saturating_sub(f.offset)))
                 .sum(),
+            config: self.config.status(),
         }))
     }
 

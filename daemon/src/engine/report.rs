@@ -1,14 +1,15 @@
 //! `report`: the gate's decisions over a period, each with the review or the jury it
 //! rested on, read from the journal alone (nothing is caught up or recorded).
 //!
-//! An allow under an evidence policy names its evidence in the message the gate wrote
-//! ([`crate::hook_gate`]'s "has verified cross-family review <id>"); that review is
-//! looked up by its id. A decision of the jury carries the panel's key.
+//! An allow under an evidence policy carries its evidence id, and a decision of the jury
+//! the panel's key; each is looked up by it. Records from before the evidence id was kept
+//! name it only in their message, where it is read from.
 
 use super::{Answer, Engine};
 use crate::store::{EvidenceVerified, Lookup, PanelConvened, ReviewTraced, Store, StoreError};
 use crate::wire_name;
 use judged_core::family::{Table, family};
+use judged_core::rules::IdentityAssurance;
 use judged_core::timestamp;
 use judged_protocol::{
     Decision, GateDecision, Reply, ReportArgs, ReportData, ReportDecision, ReportJuror, ReportJury, ReportReview,
@@ -17,7 +18,8 @@ use judged_protocol::{
 use rustc_hash::FxHashMap;
 use serde_json::Value;
 
-/// What the gate writes before the evidence id in an evidence allow.
+/// What the gate wrote before the evidence id in an evidence allow's message, in records
+/// from before the id was a field of its own.
 const EVIDENCE_MARK: &str = "has verified cross-family review ";
 
 impl Engine {
@@ -87,8 +89,11 @@ impl Engine {
     }
 }
 
-/// The evidence id an evidence allow names in its message.
+/// The evidence an evidence allow rested on.
 fn evidence_id(decision: &GateDecision) -> Option<&str> {
+    if let Some(id) = &decision.evidence_id {
+        return Some(id);
+    }
     if decision.decision != Decision::Allow || decision.panel.is_some() {
         return None;
     }
@@ -106,8 +111,13 @@ fn family_of(model: Option<&str>) -> Option<String> {
 }
 
 fn review(evidence: EvidenceVerified) -> ReportReview {
+    let identity_source = match evidence.identity_assurance {
+        IdentityAssurance::HostRecorded => format!("the {} session log", evidence.host.as_str()),
+        IdentityAssurance::CallerDeclared => "the caller's word (verify --declared-reviewer-model)".to_owned(),
+    };
     ReportReview {
-        identity_source: format!("{} session log", evidence.host.as_str()),
+        identity_source,
+        identity_assurance: evidence.identity_assurance,
         executor_family: family_of(evidence.executor_model.as_deref()),
         reviewer_family: family_of(evidence.reviewer_model.as_deref()),
         evidence_id: evidence.evidence_id,

@@ -7,7 +7,7 @@
 
 mod policy;
 
-use crate::config::GateConfig;
+use crate::config::{LiveConfig, ProjectFiles};
 use crate::ingest::Ingestor;
 use crate::integrity;
 use crate::logs::{LogCache, author_model};
@@ -46,13 +46,22 @@ struct Decided {
     key: Option<String>,
     from_record: bool,
     panel: Option<String>,
+    evidence_id: Option<String>,
 }
 
 impl Settlement {
     /// The on_error rule's answer to a question the gate could not judge.
     fn failure(settings: Settings, why: &str, reason: &'static str) -> Settlement {
         let verdict = Verdict::failure(&settings, why);
-        Settlement::Decided(Decided { verdict, settings, reason, key: None, from_record: false, panel: None })
+        Settlement::Decided(Decided {
+            verdict,
+            settings,
+            reason,
+            key: None,
+            from_record: false,
+            panel: None,
+            evidence_id: None,
+        })
     }
 }
 
@@ -83,7 +92,8 @@ pub struct HookGate<'a> {
     pub ingest: &'a mut Ingestor,
     pub logs: &'a mut LogCache,
     pub trees: &'a mut TreeWatch,
-    pub config: &'a GateConfig,
+    pub config: &'a LiveConfig,
+    pub projects: &'a mut ProjectFiles,
     pub juries: JurySource<'a>,
 }
 
@@ -115,14 +125,19 @@ impl HookGate<'_> {
             key: Some(pending.key),
             from_record: false,
             panel: Some(panel.key.clone()),
+            evidence_id: None,
         };
         self.record(&pending.question, decided, pending.started)
     }
 
     /// Journal a decision; the answer to relay.
     fn record(&mut self, question: &Question, decided: Decided, started: Instant) -> Result<HookAnswer, StoreError> {
-        let Decided { verdict, settings, reason, key, from_record, panel } = decided;
+        let Decided { mut verdict, settings, reason, key, from_record, panel, evidence_id } = decided;
         let decision = if verdict.block { Decision::Block } else { Decision::Allow };
+        // A recorded block already names its config.
+        if verdict.block && !from_record {
+            verdict.message.push_str(&settings.config_lines());
+        }
         let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
         let record = GateDecision {
             event: question.event.clone(),
@@ -140,6 +155,8 @@ impl HookGate<'_> {
             latency_ms: (latency_ms * 1000.0).round() / 1000.0,
             key,
             panel,
+            evidence_id,
+            config: settings.files,
         };
         self.store.journal(&JournalEvent::GateDecided(record))?;
         Ok(HookAnswer { decision, message: verdict.message, gated: true, from_record })
@@ -151,11 +168,13 @@ impl HookGate<'_> {
         asked: &HookQuestion,
         started: Instant,
     ) -> Result<Settlement, StoreError> {
-        let settings = match question.cwd.as_deref().map(|cwd| self.config.settings_for(Path::new(cwd))) {
-            None => self.config.user_settings(),
-            Some(Ok(settings)) => settings,
-            Some(Err(error)) => {
-                let why = format!("gate config is invalid: {error}");
+        let settings = match self.config.settings_for(question.cwd.as_deref().map(Path::new), self.projects) {
+            Ok(settings) => settings,
+            Err(error) => {
+                let why = format!(
+                    "the gate's config cannot be used: {}; fix that file (a fix takes effect at the next decision)",
+                    error.summary()
+                );
                 return Ok(Settlement::failure(self.config.user_settings(), &why, "config error"));
             }
         };
@@ -173,18 +192,27 @@ impl HookGate<'_> {
             return Ok(Settlement::NotGated);
         }
         let key = self.decision_key(question, &settings)?;
-        if let Some(recorded) = self.store.journal_find::<GateDecision>(Lookup::DecisionByKey, &key)? {
+        if let Some(recorded) = self.store.journal_find::<GateDecision>(Lookup::DecisionByKey, &key)?
+            && worth_keeping(self.store, &recorded)?
+        {
             let verdict = Verdict {
                 block: recorded.decision == Decision::Block,
                 message: recorded.message,
                 tree_unchanged: recorded.tree_unchanged,
             };
             let reason = "answered from the recorded decision";
-            let decided =
-                Decided { verdict, settings, reason, key: Some(key), from_record: true, panel: recorded.panel };
+            let decided = Decided {
+                verdict,
+                settings,
+                reason,
+                key: Some(key),
+                from_record: true,
+                panel: recorded.panel,
+                evidence_id: recorded.evidence_id,
+            };
             return Ok(Settlement::Decided(decided));
         }
-        let decided = |(verdict, reason): (Verdict, &'static str), settings, panel| {
+        let decided = |(verdict, reason): (Verdict, &'static str), settings, panel, evidence_id| {
             Settlement::Decided(Decided {
                 verdict,
                 settings,
@@ -192,20 +220,23 @@ impl HookGate<'_> {
                 key: Some(key.clone()),
                 from_record: false,
                 panel,
+                evidence_id,
             })
         };
         if let Some(at_once) = policy::decide_at_once(question, &settings) {
-            return Ok(decided(at_once, settings, None));
+            return Ok(decided(at_once, settings, None, None));
         }
         if settings.uses_evidence() {
             let (evidence, declared_skipped) = self.fresh_positive_evidence(question, &settings)?;
             if let Some(evidence) = evidence {
                 let change = settings.require_reviewed_tree.then(|| tree_change(self.trees, question, &evidence));
-                return Ok(decided(policy::decide_with_evidence(question, &evidence, change), settings, None));
+                let (verdict, reason) = policy::decide_with_evidence(question, &evidence, change);
+                let rested_on = (!verdict.block).then_some(evidence.evidence_id);
+                return Ok(decided((verdict, reason), settings, None, rested_on));
             }
             if !settings.uses_panel() {
                 let without = policy::decide_without_evidence(question, &settings, declared_skipped);
-                return Ok(decided(without, settings, None));
+                return Ok(decided(without, settings, None, None));
             }
         }
         // Only the jury can decide: on the work as it is now, told who wrote it.
@@ -236,7 +267,7 @@ impl HookGate<'_> {
         };
         if let Some(reused) = panel::reusable(self.store, &panel_key)? {
             let (verdict, _) = policy::decide_with_panel(question, &reused);
-            return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key)));
+            return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key), None));
         }
         let built = built.unwrap_or_else(artifact);
         // A tree that moved while its changes were read: the verdict is keyed by what
@@ -288,6 +319,8 @@ impl HookGate<'_> {
             settings.panel_rubric,
             settings.evidence_assurance,
             settings.freshness_seconds,
+            // A decision made under another version of the config is never reused.
+            settings.files,
             evidence_seen,
             findings_seen,
             tampers_seen,
@@ -354,6 +387,20 @@ impl HookGate<'_> {
             }
         }
         Ok((None, declared_skipped))
+    }
+}
+
+/// Whether a recorded decision may answer the same question again: an allow, or a verdict
+/// of a healthy jury (pass or fail), which cost minutes and would come out the same. A
+/// block that came from outside the work (no evidence yet, a jury that was down, the
+/// config, a payload) is asked again, so that fixing its cause undoes it.
+fn worth_keeping(store: &Store, recorded: &GateDecision) -> Result<bool, StoreError> {
+    if recorded.decision == Decision::Allow {
+        return Ok(true);
+    }
+    match &recorded.panel {
+        Some(key) => Ok(panel::reusable(store, key)?.is_some()),
+        None => Ok(false),
     }
 }
 

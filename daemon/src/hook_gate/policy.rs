@@ -4,15 +4,14 @@
 //! Layers, nearest wins: defaults, the user's `[gate]` in config.toml, the longest
 //! matching `[[gate.projects]]` entry, the project's own `.judged.toml`.
 
-use crate::config::{ConfigError, GateConfig, GateLayer, OnError, read_toml};
+use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles};
 use crate::store::{EvidenceVerified, PanelConvened};
 use crate::wire_name;
 use judged_core::event::Host;
 use judged_core::rules::IdentityAssurance;
 use judged_core::worktree::ChangesText;
 use judged_jury::packet::FinalVerdict;
-use judged_protocol::GatePolicy;
-use serde::Deserialize;
+use judged_protocol::{ConfigFileUsed, GatePolicy};
 use serde_json::Value;
 use std::path::Path;
 
@@ -23,13 +22,6 @@ fn policy_name(policy: GatePolicy) -> &'static str {
         GatePolicy::Panel => "panel",
         GatePolicy::EvidenceOrPanel => "evidence_or_panel",
     }
-}
-
-/// `.judged.toml` in a project.
-#[derive(Debug, Default, Deserialize)]
-struct ProjectFile {
-    #[serde(default)]
-    gate: GateLayer,
 }
 
 /// The settings in force for one decision, and where they came from.
@@ -44,6 +36,10 @@ pub struct Settings {
     pub panel_rubric: String,
     pub evidence_assurance: IdentityAssurance,
     pub sources: Vec<String>,
+    /// The config files the settings were read from, each with its version's digest.
+    pub files: Vec<ConfigFileUsed>,
+    /// Edits of those files that were not applied (they do not parse), each on one line.
+    pub not_applied: Vec<String>,
 }
 
 impl Settings {
@@ -92,6 +88,20 @@ impl Settings {
     pub fn policy_name(&self) -> &'static str {
         policy_name(self.policy)
     }
+
+    /// The config a decision was made under, for a block message: each file with its
+    /// version, and each edit that was not applied.
+    pub fn config_lines(&self) -> String {
+        let files: Vec<String> = self.files.iter().map(ToString::to_string).collect();
+        let mut lines = format!("\nDecided under: {}.", files.join(", "));
+        for error in &self.not_applied {
+            lines.push_str(&format!(
+                "\nNot applied: {error}. The gate keeps the last good version of that file; fix it and the fix \
+                 takes effect at the next decision (no restart)."
+            ));
+        }
+        lines
+    }
 }
 
 impl GateConfig {
@@ -108,26 +118,64 @@ impl GateConfig {
             panel_rubric: "spec-coherence".into(),
             evidence_assurance: IdentityAssurance::HostRecorded,
             sources: vec!["defaults".into()],
+            files: Vec::new(),
+            not_applied: Vec::new(),
         };
-        settings.overlay(&self.base, "user config [gate]".into());
+        settings.overlay(&self.layer(), "user config [gate]".into());
         settings
     }
 
-    /// Settings for a hook fired in `cwd`: the user's, then the longest matching
-    /// `[[gate.projects]]`, then the nearest `.judged.toml`.
+    /// Settings for a hook fired in `cwd`, reading its project file afresh.
     pub fn settings_for(&self, cwd: &Path) -> Result<Settings, ConfigError> {
+        self.settings_with(cwd, &mut ProjectFiles::default())
+    }
+
+    /// Settings for a hook fired in `cwd`: the user's, then the longest matching
+    /// `[[gate.projects]]`, then the nearest `.judged.toml` (through `projects`, which keeps
+    /// the last good version of each).
+    pub fn settings_with(&self, cwd: &Path, projects: &mut ProjectFiles) -> Result<Settings, ConfigError> {
         let mut settings = self.user_settings();
         if let Some(project) =
             self.projects.iter().filter(|p| cwd.starts_with(&p.path)).max_by_key(|p| p.path.as_os_str().len())
         {
-            settings.overlay(&project.layer, format!("user config [[gate.projects]] {}", project.path.display()));
+            settings.overlay(&project.layer(), format!("user config [[gate.projects]] {}", project.path.display()));
         }
         let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
         if let Some(file) = self.trust_project_files.unwrap_or(true).then(project_file).flatten() {
-            let project: ProjectFile = read_toml(&file)?.unwrap_or_default();
-            settings.overlay(&project.gate, file.display().to_string());
+            let project = projects.gate(&file)?;
+            settings.overlay(&project.layer, file.display().to_string());
+            settings.files.push(project.used);
+            settings.not_applied.extend(project.rejected);
         }
         Ok(settings)
+    }
+}
+
+impl LiveConfig {
+    /// The settings for a question in `cwd` (or with none) under the config in force, with
+    /// the user's file first among those it was read from.
+    pub fn settings_for(&self, cwd: Option<&Path>, projects: &mut ProjectFiles) -> Result<Settings, ConfigError> {
+        let gate = &self.current().file.gate;
+        let mut settings = match cwd {
+            Some(cwd) => gate.settings_with(cwd, projects)?,
+            None => gate.user_settings(),
+        };
+        self.name_user_file(&mut settings);
+        Ok(settings)
+    }
+
+    /// The user's settings alone, for a question whose project file cannot be used.
+    pub fn user_settings(&self) -> Settings {
+        let mut settings = self.current().file.gate.user_settings();
+        self.name_user_file(&mut settings);
+        settings
+    }
+
+    fn name_user_file(&self, settings: &mut Settings) {
+        settings.files.insert(0, self.current().used.clone());
+        if let Some(rejected) = self.rejected() {
+            settings.not_applied.insert(0, rejected.error.clone());
+        }
     }
 }
 
@@ -312,8 +360,9 @@ pub fn decide_without_evidence(
     let mut message = missing_evidence_message(question, settings);
     if declared_skipped {
         message.push_str(
-            "
-A review was verified whose reviewer only its caller declared (verify --declared-reviewer-model):              this gate counts reviews whose reviewer a host recorded. Run one of those, or accept caller-declared              reviews with `evidence_assurance = \"caller-declared\"` in [gate].",
+            "\nA review was verified whose reviewer only its caller declared (verify --declared-reviewer-model): \
+             this gate counts reviews whose reviewer a host recorded. Run one of those, or accept caller-declared \
+             reviews with `evidence_assurance = \"caller-declared\"` in [gate].",
         );
     }
     (Verdict { block: true, message, tree_unchanged: None }, "no fresh positive evidence")
@@ -325,13 +374,11 @@ pub fn decide_with_panel(question: &Question, panel: &PanelConvened) -> (Verdict
     let verdict = wire_name(&panel.final_verdict);
     let block = |message: String| Verdict { block: true, message, tree_unchanged: None };
     if panel.degraded || panel.final_verdict == FinalVerdict::Error {
-        let down = if panel.down.is_empty() { "none reported".to_owned() } else { panel.down.join("; ") };
         let message = format!(
-            "judged: {} cannot be marked done yet: the cross-family jury could not judge it (verdict {verdict}, \
-             degraded: fewer than two model families answered). Down: {down}.\n\
-             Fix the juror(s) named (`judge-evidence panel --rubric {} --artifact-file F` shows the whole packet), \
-             then complete again.",
-            question.label, panel.rubric
+            "judged: {} cannot be marked done yet: the cross-family jury could not judge it (verdict {verdict}{}).\n{}",
+            question.label,
+            if panel.degraded { ", degraded" } else { "" },
+            jury_down_cause(panel),
         );
         return (block(message), if panel.degraded { "jury degraded" } else { "jury error" });
     }
@@ -349,6 +396,30 @@ pub fn decide_with_panel(question: &Question, panel: &PanelConvened) -> (Verdict
         question.label, panel.final_confidence
     );
     (block(message), "jury did not pass")
+}
+
+/// Why a jury gave no cross-family verdict, and the fix that follows: the tiebreaker that
+/// could not be cross-family, each juror that was down with its reason, or the one family
+/// that answered.
+fn jury_down_cause(panel: &PanelConvened) -> String {
+    let packet = format!("`judge-evidence panel --rubric {} --artifact-file F` shows the whole packet", panel.rubric);
+    let mut cause = String::new();
+    if let Some(why) = &panel.tiebreaker_unavailable {
+        cause.push_str(&format!("The jurors disagreed or were not confident, and no tiebreaker could run: {why}.\n"));
+    }
+    if !panel.down.is_empty() {
+        let down: String = panel.down.iter().map(|d| format!("\n  - {d}")).collect();
+        cause.push_str(&format!("Down:{down}\nFix the juror(s) named ({packet}), then complete again."));
+    } else if panel.tiebreaker_unavailable.is_some() {
+        cause.push_str(&format!("Fix the [jury] as said ({packet}), then complete again."));
+    } else {
+        // Degraded with every juror up and a tiebreaker found: one family answered.
+        let banner = panel.flags.last().map_or("fewer than two model families answered", String::as_str);
+        cause.push_str(&format!(
+            "{banner}\nGive stage_1 jurors of two different model families in [jury] ({packet}), then complete again."
+        ));
+    }
+    cause
 }
 
 /// What the jury judges for a gated task: the work as the host described it, and the
@@ -417,4 +488,68 @@ fn missing_evidence_message(question: &Question, settings: &Settings) -> String 
 fn suggested_binding() -> String {
     let hex = || format!("{:08x}", rand::random::<u32>());
     format!("run_{}_{}_r1_review_{}", chrono::Utc::now().format("%Y%m%d"), hex(), hex())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question() -> Question {
+        let payload = serde_json::json!({
+            "hook_event_name": "TaskCompleted", "session_id": "s", "cwd": "/w", "task_subject": "Fix cart rounding",
+        });
+        Question::from_payload(Host::ClaudeCode, &payload)
+    }
+
+    #[test]
+    fn a_review_only_its_caller_vouches_for_is_said_in_one_paragraph() {
+        let settings = GateConfig::default().user_settings();
+        let (verdict, _) = decide_without_evidence(&question(), &settings, true);
+        let said = "\nA review was verified whose reviewer only its caller declared (verify --declared-reviewer-model): \
+                    this gate counts reviews whose reviewer a host recorded. Run one of those, or accept \
+                    caller-declared reviews with `evidence_assurance = \"caller-declared\"` in [gate].";
+        assert!(verdict.message.ends_with(said), "{}", verdict.message);
+        assert!(!verdict.message.contains("   "), "no run of spaces from a broken literal: {}", verdict.message);
+    }
+
+    fn panel(tiebreaker_unavailable: Option<&str>, down: &[&str], flags: &[&str]) -> PanelConvened {
+        PanelConvened {
+            key: "k".into(),
+            source: crate::store::PanelSource::Gate,
+            rubric: "spec-coherence".into(),
+            cwd: "/w".into(),
+            artifact_sha256: String::new(),
+            final_verdict: FinalVerdict::Error,
+            final_confidence: 0,
+            degraded: true,
+            down: down.iter().map(|d| (*d).to_owned()).collect(),
+            tiebreaker_unavailable: tiebreaker_unavailable.map(str::to_owned),
+            flags: flags.iter().map(|f| (*f).to_owned()).collect(),
+            packet: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_jury_without_a_cross_family_tiebreaker_is_blocked_with_that_cause_and_its_fix() {
+        let why = "no tiebreaker is cross-family against the author (anthropic) and the escalating juror(s) \
+                   (openai, google); candidates: big (anthropic); add a juror of a family other than anthropic, \
+                   openai and google to `tiebreaker` in [jury]";
+        let (verdict, reason) = decide_with_panel(&question(), &panel(Some(why), &[], &[]));
+        assert_eq!(reason, "jury degraded");
+        assert!(verdict.message.contains(&format!("no tiebreaker could run: {why}.")), "{}", verdict.message);
+        assert!(!verdict.message.contains("none reported"), "{}", verdict.message);
+    }
+
+    #[test]
+    fn a_jury_with_a_juror_down_names_it_with_its_reason() {
+        let (verdict, _) = decide_with_panel(&question(), &panel(None, &["small-openai: exited 1"], &[]));
+        assert!(
+            verdict.message.contains("Down:\n  - small-openai: exited 1\nFix the juror(s) named"),
+            "{}",
+            verdict.message
+        );
+        let banner = "⚠ CROSS-FAMILY DEGRADED: only openai family returned a verdict";
+        let (verdict, _) = decide_with_panel(&question(), &panel(None, &[], &[banner]));
+        assert!(verdict.message.contains(banner) && verdict.message.contains("two different model families"));
+    }
 }

@@ -10,7 +10,7 @@ use judged_core::rules::IdentityAssurance;
 use judged_core::worktree::Tree;
 use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
-use judged_protocol::GateDecision;
+use judged_protocol::{ConfigFileUsed, GateDecision};
 use rusqlite::{OptionalExtension, params};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -46,6 +46,10 @@ pub enum JournalEvent {
     PanelConvened(Box<PanelConvened>),
     /// A review call was traced (evidence-protocol.md §5).
     ReviewTraced(Box<ReviewTraced>),
+    /// A version of `config.toml` came into force (on a change; not at start).
+    ConfigLoaded(ConfigLoaded),
+    /// An edit of `config.toml` was not applied; the last good version stays in force.
+    ConfigRejected(ConfigRejected),
 }
 
 /// A body type of one journal kind, for reading events of that kind back.
@@ -74,6 +78,8 @@ journal_bodies! {
     JurorRan => "juror_ran",
     PanelConvened => "panel_convened",
     ReviewTraced => "review_traced",
+    ConfigLoaded => "config_loaded",
+    ConfigRejected => "config_rejected",
 }
 
 impl JournalEvent {
@@ -218,6 +224,21 @@ pub struct EvidenceVerified {
     pub identity_assurance: IdentityAssurance,
 }
 
+/// `config_loaded`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ConfigLoaded {
+    pub file: ConfigFileUsed,
+}
+
+/// `config_rejected`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ConfigRejected {
+    /// The version refused (its digest).
+    pub file: ConfigFileUsed,
+    /// What is wrong, on one line: the file, the line and the error.
+    pub error: String,
+}
+
 /// `store_integrity_failed`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StoreIntegrityFailed {
@@ -268,6 +289,10 @@ pub struct PanelConvened {
     pub degraded: bool,
     /// `juror: reason` of every juror that was down.
     pub down: Vec<String>,
+    /// Why no tiebreaker ran although the cascade escalated (absent in records from
+    /// before it was kept).
+    #[serde(default)]
+    pub tiebreaker_unavailable: Option<String>,
     /// Every juror's flags, then the degraded banner (the packet's `all_flags`).
     pub flags: Vec<String>,
     /// The packet as JSON text, as the jury wrote it (its key order is the reference's,

@@ -15,8 +15,9 @@ mod lines;
 
 pub use files::FileState;
 pub use journal::{
-    ChallengeIssued, EvidenceVerified, FileRefused, Finding, IntegrityFinding, JournalBody, JournalEvent, JurorRan,
-    Lookup, MalformedLine, MarkerSeen, PanelConvened, PanelSource, ReviewTraced, StoreIntegrityFailed, TamperDetected,
+    ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileRefused, Finding, IntegrityFinding,
+    JournalBody, JournalEvent, JurorRan, Lookup, MalformedLine, MarkerSeen, PanelConvened, PanelSource, ReviewTraced,
+    StoreIntegrityFailed, TamperDetected,
 };
 pub use lines::{Columns, NewLine, StoredLine};
 

@@ -1,0 +1,313 @@
+//! The configuration as it changes, without a restart.
+//!
+//! `config.toml` is looked at again before every decision, on the watcher's tick and on
+//! `SIGHUP`; a project's `.judged.toml` whenever a decision reads it. Looking costs a
+//! `stat`: the file is read again only when its inode, size, mtime or ctime moved. An
+//! edit takes effect whole or not at all: a version that does not parse, or whose jury
+//! cannot run, leaves the last good version in force and says so (the log, the journal,
+//! `status`, the next block message) until the file is fixed.
+
+use super::{ConfigError, ConfigFile, GateLayer, UserConfig, digest_of_bytes, parse_toml};
+use judged_protocol::{ConfigFileUsed, ConfigRejected, ConfigStatus};
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// What a file's metadata says of its content: equal stamps, same bytes (an editor that
+/// saves by rename makes a new inode; a write in place moves mtime and ctime).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime_ns: i128,
+    ctime_ns: i128,
+}
+
+impl Stamp {
+    /// The file's stamp; `None` when it does not exist (or cannot be looked at, which the
+    /// read then reports).
+    fn of(path: &Path) -> Option<Stamp> {
+        let meta = std::fs::metadata(path).ok()?;
+        let ns = |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+        Some(Stamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+}
+
+/// A change of the config in force, to journal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigChange {
+    /// A new version is in force (`sha256: None`: the file was removed, the defaults are).
+    Loaded(ConfigFileUsed),
+    /// A new version was not applied; the last good one stays in force.
+    Rejected { file: ConfigFileUsed, error: String },
+}
+
+/// `config.toml`, followed as it changes.
+pub struct LiveConfig {
+    path: PathBuf,
+    /// The stamp of the bytes last read; `None` before the first look.
+    stamp: Option<Stamp>,
+    good: UserConfig,
+    loaded_at: String,
+    rejected: Option<ConfigRejected>,
+    /// The file the daemon started with, for the settings that do not follow it.
+    started: ConfigFile,
+}
+
+impl LiveConfig {
+    /// Follow `path`, whose version read at start is `user`.
+    pub fn new(path: PathBuf, user: UserConfig) -> LiveConfig {
+        let started = user.file.clone();
+        LiveConfig { path, stamp: None, good: user, loaded_at: now(), rejected: None, started }
+    }
+
+    /// The version in force.
+    pub fn current(&self) -> &UserConfig {
+        &self.good
+    }
+
+    /// The file followed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The newest version that was not applied, when the file on disk is not in force.
+    pub fn rejected(&self) -> Option<&ConfigRejected> {
+        self.rejected.as_ref()
+    }
+
+    /// Look at the file again (read it whatever its stamp when `force`, as on `SIGHUP`);
+    /// the change to journal, if the version in force or the rejected one changed.
+    pub fn refresh(&mut self, force: bool) -> Option<ConfigChange> {
+        // The stamp is taken before the read: a write between the two moves the stamp
+        // again, and the next look reads the file once more.
+        let stamp = Stamp::of(&self.path);
+        if !force && self.stamp.is_some() && stamp == self.stamp {
+            return None;
+        }
+        self.stamp = stamp;
+        let bytes = match std::fs::read(&self.path) {
+            Ok(bytes) => Some(bytes),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(source) => {
+                let error = ConfigError::Read { path: self.path.clone(), source };
+                return self.reject(None, &error);
+            }
+        };
+        let sha256 = bytes.as_deref().map(digest_of_bytes);
+        if sha256 == self.good.used.sha256 {
+            // Back to (or still) the version in force: an edit that was refused is over.
+            return self.rejected.take().map(|_| ConfigChange::Loaded(self.good.used.clone()));
+        }
+        if self.rejected.as_ref().is_some_and(|r| Some(&r.sha256) == sha256.as_ref()) {
+            return None;
+        }
+        let loaded = match &bytes {
+            Some(bytes) => UserConfig::parse(&self.path, bytes),
+            None => UserConfig::load(&self.path),
+        };
+        match loaded {
+            Ok(user) => {
+                self.good = user;
+                self.loaded_at = now();
+                self.rejected = None;
+                Some(ConfigChange::Loaded(self.good.used.clone()))
+            }
+            Err(error) => self.reject(sha256, &error),
+        }
+    }
+
+    fn reject(&mut self, sha256: Option<String>, error: &ConfigError) -> Option<ConfigChange> {
+        let sha256 = sha256.unwrap_or_default();
+        let rejected = ConfigRejected { sha256: sha256.clone(), error: error.summary(), at: now() };
+        self.rejected = Some(rejected);
+        let file = ConfigFileUsed { path: self.path.clone(), sha256: Some(sha256) };
+        Some(ConfigChange::Rejected { file, error: error.summary() })
+    }
+
+    /// What `status` reports.
+    pub fn status(&self) -> ConfigStatus {
+        let (now, then) = (&self.good.file, &self.started);
+        let restart_needed = [
+            ("copilot_roots", now.copilot_roots != then.copilot_roots),
+            ("claude_roots", now.claude_roots != then.claude_roots),
+            ("codex_roots", now.codex_roots != then.codex_roots),
+            ("[server]", now.server != then.server),
+        ];
+        ConfigStatus {
+            file: self.good.used.clone(),
+            loaded_at: self.loaded_at.clone(),
+            rejected: self.rejected.clone(),
+            restart_needed: restart_needed.iter().filter(|(_, moved)| *moved).map(|(k, _)| (*k).to_owned()).collect(),
+        }
+    }
+}
+
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// `.judged.toml` in a project.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProjectFile {
+    #[serde(default)]
+    gate: GateLayer,
+    /// Checked by the jury when it is convened (`judged_jury::config::for_project`).
+    #[serde(default, rename = "jury")]
+    _jury: Option<serde::de::IgnoredAny>,
+}
+
+/// A project's `[gate]` as a decision uses it.
+#[derive(Clone, Debug)]
+pub struct ProjectGate {
+    pub layer: GateLayer,
+    /// The file and the digest of the version in force.
+    pub used: ConfigFileUsed,
+    /// Why the file's current bytes are not in force (they do not parse), when they are
+    /// not: the last good version is.
+    pub rejected: Option<String>,
+}
+
+/// The project files seen, with the last good version of each.
+#[derive(Default)]
+pub struct ProjectFiles {
+    files: HashMap<PathBuf, ProjectEntry>,
+}
+
+struct ProjectEntry {
+    stamp: Option<Stamp>,
+    /// What the current bytes gave.
+    now: Result<ProjectGate, String>,
+    /// The last version that parsed.
+    good: Option<ProjectGate>,
+}
+
+/// More project files than any user has open at once; past it the cache starts over.
+const MAX_PROJECT_FILES: usize = 256;
+
+impl ProjectFiles {
+    /// The `[gate]` of the project file at `path`: as the file is now, or, when it does
+    /// not parse now, the last good version this daemon read of it, with the error. An
+    /// error when no good version was ever read.
+    pub fn gate(&mut self, path: &Path) -> Result<ProjectGate, ConfigError> {
+        let stamp = Stamp::of(path);
+        if let Some(entry) = self.files.get(path)
+            && entry.stamp.is_some()
+            && entry.stamp == stamp
+            && entry.now.is_ok()
+        {
+            return Ok(entry.good.clone().expect("a file that parsed is its own good version"));
+        }
+        let read = std::fs::read(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source });
+        let parsed = read.and_then(|bytes| {
+            let project: ProjectFile = parse_toml(path, &String::from_utf8_lossy(&bytes))?;
+            let used = ConfigFileUsed { path: path.to_owned(), sha256: Some(digest_of_bytes(&bytes)) };
+            Ok(ProjectGate { layer: project.gate, used, rejected: None })
+        });
+        if self.files.len() >= MAX_PROJECT_FILES && !self.files.contains_key(path) {
+            self.files.clear();
+        }
+        let entry =
+            self.files.entry(path.to_owned()).or_insert(ProjectEntry { stamp, now: Err(String::new()), good: None });
+        entry.stamp = stamp;
+        match parsed {
+            Ok(gate) => {
+                entry.now = Ok(gate.clone());
+                entry.good = Some(gate.clone());
+                Ok(gate)
+            }
+            Err(error) => {
+                entry.now = Err(error.summary());
+                match &entry.good {
+                    Some(good) => Ok(ProjectGate { rejected: Some(error.summary()), ..good.clone() }),
+                    None => Err(error),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use judged_protocol::GatePolicy;
+
+    fn write(path: &Path, text: &str) {
+        // A new inode each time, as editors save: the stamp moves even within one tick
+        // of the clock.
+        let temporary = path.with_extension("new");
+        std::fs::write(&temporary, text).unwrap();
+        std::fs::rename(&temporary, path).unwrap();
+    }
+
+    #[test]
+    fn an_edit_takes_effect_and_a_broken_one_keeps_the_last_good_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        write(&path, "[gate]\npolicy = \"evidence\"\n");
+        let mut live = LiveConfig::new(path.clone(), UserConfig::load(&path).unwrap());
+        assert_eq!(live.refresh(false), None, "the version read at start is in force");
+
+        write(&path, "[gate]\npolicy = \"panel\"\n");
+        assert!(matches!(live.refresh(false), Some(ConfigChange::Loaded(_))));
+        assert_eq!(live.current().file.gate.policy, Some(GatePolicy::Panel));
+
+        write(&path, "[gate]\npolcy = \"off\"\n");
+        let Some(ConfigChange::Rejected { error, .. }) = live.refresh(false) else {
+            panic!("a broken edit is refused")
+        };
+        assert!(error.contains("config.toml line 2"), "{error}");
+        assert!(error.contains("did you mean `policy`?"), "{error}");
+        assert_eq!(live.current().file.gate.policy, Some(GatePolicy::Panel), "the last good version stays");
+        assert!(live.status().rejected.is_some());
+        assert_eq!(live.refresh(false), None, "the same broken version is reported once");
+
+        write(&path, "[gate]\npolicy = \"panel\"\n");
+        assert!(matches!(live.refresh(false), Some(ConfigChange::Loaded(_))), "fixing it ends the refusal");
+        assert_eq!(live.status().rejected, None);
+
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            live.refresh(false),
+            Some(ConfigChange::Loaded(ConfigFileUsed { path: path.clone(), sha256: None }))
+        );
+        assert_eq!(live.current().file.gate.policy, None, "no file: the defaults");
+    }
+
+    #[test]
+    fn a_changed_root_or_server_limit_waits_for_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        write(&path, "");
+        let mut live = LiveConfig::new(path.clone(), UserConfig::load(&path).unwrap());
+        write(&path, "claude_roots = [\"/elsewhere\"]\n[server]\nidle_seconds = 5\n");
+        live.refresh(false);
+        assert_eq!(live.status().restart_needed, ["claude_roots", "[server]"]);
+    }
+
+    #[test]
+    fn a_project_file_that_stops_parsing_keeps_its_last_good_gate() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".judged.toml");
+        let mut projects = ProjectFiles::default();
+        write(&path, "[gate]\npolicy = \"off\"\n");
+        assert_eq!(projects.gate(&path).unwrap().layer.policy, Some(GatePolicy::Off));
+        write(&path, "[gate]\npolicy = \"of\"\n");
+        let kept = projects.gate(&path).unwrap();
+        assert_eq!(kept.layer.policy, Some(GatePolicy::Off));
+        assert!(kept.rejected.as_deref().is_some_and(|e| e.contains(".judged.toml line 2")), "{kept:?}");
+
+        let never_good = dir.path().join("other.toml");
+        write(&never_good, "[gate]\npolicy = 3\n");
+        assert!(projects.gate(&never_good).is_err(), "with no good version, the error is the answer");
+    }
+}
