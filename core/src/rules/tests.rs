@@ -553,3 +553,30 @@ fn validate_requires_its_ids_before_it_looks_for_the_marker() {
         "artifact is missing non-empty string field: tool_call_id"
     );
 }
+
+/// A log in which no event names a parent is no Copilot CLI log: every known version
+/// chains each event to the one before it. The refusal says so, not that lines were
+/// inserted.
+#[test]
+fn a_log_without_any_parent_id_is_refused_as_carrying_no_host_chain() {
+    let unchained: String = EXAMPLE
+        .lines()
+        .map(|line| {
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            value.as_object_mut().unwrap().remove("parentId");
+            format!("{}\n", serde_json::to_string(&value).unwrap())
+        })
+        .collect();
+    let log = log_of(&unchained);
+    let refusals = [
+        code(verify_text(&unchained)),
+        code(challenge(&request(BINDING), &[&log], &MemoryEnv::default())),
+        code(validate_challenge(&challenge_for(&log), &log, &MemoryEnv::default())),
+    ];
+    for (exit, message) in refusals {
+        assert_eq!(exit, RefusalCode::Evidence);
+        assert!(message.contains("/s/events.jsonl carries no host chain: no event in it has a parentId"), "{message}");
+        assert!(message.contains("not written by Copilot CLI"), "{message}");
+        assert!(!message.contains("lines were inserted"), "{message}");
+    }
+}
