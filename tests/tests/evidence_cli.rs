@@ -969,6 +969,28 @@ fn a_chain_break_after_verify_undoes_the_evidence_in_validate_and_the_gate() {
     assert_eq!(answer["decision"], "block", "{answer}");
 }
 
+/// Evidence the reference helper wrote has no `reviewed_at` (nor this tool's `host`,
+/// `chain_sha256`, `child_agent_id`, `tree_sha256`; none is in the evidence id). Direct mode
+/// validates it, deriving the review's time from the host's log and saying so; daemon mode
+/// trusts only what it issued, and says that instead.
+#[test]
+fn reference_evidence_without_reviewed_at_validates_saying_the_time_was_derived() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let ours = scenario.evidence(Mode::Direct);
+    let run = live.validate(Mode::Direct, &scenario.verified(Mode::Direct).evidence);
+    assert!(!run.expect_code(0, "our own evidence").json().as_object().unwrap().contains_key("reviewed_at_derived"));
+    let reference = without(&ours, &["reviewed_at", "host", "chain_sha256", "child_agent_id", "tree_sha256"]);
+    let path = live.out("reference-evidence.json");
+    write_json(&path, &reference);
+    let shown = live.validate(Mode::Direct, &path).expect_code(0, "reference evidence").json();
+    assert_eq!(shown["reviewed_at"], ours["reviewed_at"], "the host's time of the reviewer's completion");
+    assert_eq!(shown["reviewed_at_derived"], true, "{shown}");
+    assert_eq!(shown["evidence_id"], ours["evidence_id"]);
+    let run = live.validate(Mode::Daemon, &path);
+    assert!(run.expect_code(2, "daemon").error()["error"].as_str().unwrap().contains("carries no judged witness"));
+}
+
 /// A byte inside the ingested history changed and put back before anyone asked: host
 /// logs only grow, so the write itself is recorded, and daemon mode refuses evidence on
 /// that log with the record's time and offset. Direct mode cannot know.

@@ -80,7 +80,7 @@ fn verify_text(text: &str) -> Result<Verified> {
 }
 
 /// Verify `text`, store the response, and validate against `later` (the log as it is now).
-fn validate_after(text: &str, later: &str) -> Result<u64> {
+fn validate_after(text: &str, later: &str) -> Result<Validated> {
     let verified = verify_text(text).expect("verifies");
     let env = MemoryEnv::default();
     env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
@@ -246,7 +246,7 @@ fn defect_6_validate_challenge_unknown_family_is_exit_5() {
 
 /// Evidence verified on the example, then re-pointed at `later` with every hash
 /// recomputed, as a forger (or a looser validator) would.
-fn rehashed_evidence_on(later: &str) -> Result<u64> {
+fn rehashed_evidence_on(later: &str) -> Result<Validated> {
     let verified = verify_text(EXAMPLE).unwrap();
     let log = log_of(later);
     let mut ev = verified.evidence;
@@ -552,6 +552,94 @@ fn validate_requires_its_ids_before_it_looks_for_the_marker() {
         code(validate(&ev, &log_of(EXAMPLE), &env)).1,
         "artifact is missing non-empty string field: tool_call_id"
     );
+}
+
+/// The fields the reference helper writes into evidence (spec §2.5's table): no
+/// `reviewed_at`, `child_agent_id`, `host` or `chain_sha256`.
+const REFERENCE_EVIDENCE_FIELDS: &[&str] = &[
+    "schema",
+    "status",
+    "reason",
+    "verified_at",
+    "binding",
+    "nonce",
+    "cwd",
+    "session_id",
+    "challenge_event_id",
+    "challenge_completion_event_id",
+    "challenge_tool_call_id",
+    "session_events",
+    "tool_call_id",
+    "agent_name",
+    "executor_model",
+    "executor_model_source",
+    "executor_family",
+    "reviewer_model",
+    "reviewer_model_source",
+    "reviewer_family",
+    "family_relation",
+    "independence_verified",
+    "response_path",
+    "response_sha256",
+    "event_prefix_bytes",
+    "event_prefix_sha256",
+    "evidence_id",
+];
+
+/// Evidence as the reference helper writes it for the example, and the env holding its
+/// response: this crate's evidence cut to the reference's fields, its id recomputed.
+fn reference_evidence() -> (Map<String, Value>, MemoryEnv) {
+    let verified = verify_text(EXAMPLE).unwrap();
+    let mut ev: Map<String, Value> =
+        verified.evidence.into_iter().filter(|(k, _)| REFERENCE_EVIDENCE_FIELDS.contains(&k.as_str())).collect();
+    let id = evidence_id(&ev);
+    ev.insert("evidence_id".into(), id.into());
+    let env = MemoryEnv::default();
+    env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
+    (ev, env)
+}
+
+/// The drop-in promise covers the reference's artifacts: its evidence has no `reviewed_at`,
+/// which is then the host's time of the reviewer's completion, as verify computes it.
+#[test]
+fn reference_evidence_without_reviewed_at_validates_with_the_time_derived_from_the_log() {
+    let (ev, env) = reference_evidence();
+    assert_eq!(ev["evidence_id"], verify_text(EXAMPLE).unwrap().evidence["evidence_id"], "the id covers none of them");
+    let validated = validate(&ev, &log_of(EXAMPLE), &env).expect("reference evidence validates");
+    assert_eq!(validated.derived_reviewed_at.as_deref(), Some("2026-07-15T12:01:31.000Z"));
+    // Evidence that records the time is checked against it and derives nothing.
+    assert_eq!(validate_after(EXAMPLE, EXAMPLE).unwrap().derived_reviewed_at, None);
+    let mut wrong = ev;
+    wrong.insert("reviewed_at".into(), "2026-07-15T13:00:00.000Z".into());
+    assert_eq!(
+        code(validate(&wrong, &log_of(EXAMPLE), &env)).1,
+        "evidence reviewed_at is not the host's time of the reviewer's completion"
+    );
+}
+
+/// A field the rule needs that the artifact lacks is named as missing, not as wrong.
+#[test]
+fn evidence_lacking_a_required_field_says_it_is_missing() {
+    for field in [
+        "agent_name",
+        "session_id",
+        "reviewer_model",
+        "executor_family",
+        "reviewer_family",
+        "family_relation",
+        "executor_model_source",
+        "reviewer_model_source",
+        "response_sha256",
+        "evidence_id",
+    ] {
+        let (mut ev, env) = reference_evidence();
+        ev.remove(field);
+        assert_eq!(
+            code(validate(&ev, &log_of(EXAMPLE), &env)).1,
+            format!("artifact is missing non-empty string field: {field}"),
+            "{field}"
+        );
+    }
 }
 
 /// A log in which no event names a parent is no Copilot CLI log: every known version
