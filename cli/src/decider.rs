@@ -271,12 +271,14 @@ fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
         }
     }
     let nonce = rules::new_nonce();
+    let searched = roots.searched();
     let request = rules::ChallengeRequest {
         binding: args.binding,
         cwd: &args.cwd,
         max_age_seconds: args.max_age_seconds,
         now: args.started,
         nonce: &nonce,
+        searched: &searched,
     };
     let logs: Vec<&SessionLog> = logs.iter().collect();
     let mut challenge = rules::challenge(&request, &logs, &FsEnv::default())

@@ -666,6 +666,34 @@ fn challenge_without_a_session_is_3_in_both_modes() {
     }
 }
 
+/// In a Claude Code session, a challenge that finds no marker says which hosts' logs it
+/// searched and where, in both modes: the reference's "Copilot root session event" sent
+/// Claude Code users looking for a Copilot session.
+#[test]
+fn challenge_without_its_marker_in_a_claude_code_session_names_the_hosts_and_roots_searched() {
+    let live = Live::claude();
+    let _daemon = live.start_daemon();
+    let other = "run_20261130_a1b2c3d4_r9_review_00000000";
+    let args = ["challenge", "--binding", other, "--cwd", p(&live.project), "--wait-seconds", "0"];
+    for mode in BOTH {
+        let out = live.out(&format!("challenge-{}.json", mode.flag()));
+        let named = [&args[..], &["--output", p(&out), "--session-root", p(&live.root)]].concat();
+        let message = live.judge(mode, &named).expect_code(3, &format!("{mode:?}")).error()["error"].to_string();
+        assert!(!message.contains("Copilot root session event"), "{mode:?}: {message}");
+        assert!(message.contains("Claude Code"), "{mode:?}: {message}");
+        assert!(message.contains(&format!("under {}", p(&live.root))), "{mode:?} names the root: {message}");
+        assert!(message.contains(&format!("judge-evidence marker --binding {other}")), "{mode:?}: {message}");
+        assert!(!out.exists());
+    }
+    // Without --session-root the daemon searches the roots it watches, and names each.
+    let out = live.out("challenge-watched.json");
+    let run = live.judge(Mode::Daemon, &[&args[..], &["--output", p(&out)]].concat());
+    let message = run.expect_code(3, "daemon, watched roots").error()["error"].to_string();
+    let copilot = live.tmp.path().join("copilot/session-state");
+    assert!(message.contains(&format!("the Copilot CLI sessions under {}", p(&copilot))), "{message}");
+    assert!(message.contains(&format!("the Claude Code projects under {}", p(&live.root))), "{message}");
+}
+
 /// Run `challenge` in both modes; they must refuse alike. Returns the exit code.
 fn challenge_refusal(live: &Live) -> i32 {
     let _daemon = live.start_daemon();

@@ -15,7 +15,7 @@ mod verify;
 #[cfg(test)]
 mod tests;
 
-pub use challenge::{ChallengeRequest, challenge, check_max_age, validate_challenge};
+pub use challenge::{ChallengeRequest, SearchedRoot, challenge, check_max_age, validate_challenge};
 pub use cli_review::{ReviewerCli, validate_cli_review, verify_cli_review};
 pub use declared_review::{IdentityAssurance, is_declared, validate_declared_review, verify_declared_review};
 pub use validate::validate;

@@ -270,7 +270,14 @@ fn defect_7_validate_requires_exact_success_and_a_stable_completion_model() {
 }
 
 fn request(binding: &str) -> ChallengeRequest<'_> {
-    ChallengeRequest { binding, cwd: "/home/user/project", max_age_seconds: 60, now: now(), nonce: NONCE }
+    ChallengeRequest {
+        binding,
+        cwd: "/home/user/project",
+        max_age_seconds: 60,
+        now: now(),
+        nonce: NONCE,
+        searched: &[],
+    }
 }
 
 #[test]
@@ -414,6 +421,7 @@ mod real_host {
             max_age_seconds: 60,
             now: at,
             nonce: FIXTURE_NONCE,
+            searched: &[],
         };
         challenge(&request, &[log], &MemoryEnv::default()).unwrap()
     }
@@ -667,4 +675,49 @@ fn a_log_without_any_parent_id_is_refused_as_carrying_no_host_chain() {
         assert!(message.contains("not written by Copilot CLI"), "{message}");
         assert!(!message.contains("lines were inserted"), "{message}");
     }
+}
+
+/// A challenge that finds no marker names the hosts and the roots it searched, and what to
+/// run; the reference's words stay first where only Copilot CLI was searched.
+#[test]
+fn no_binding_names_the_hosts_and_roots_searched() {
+    use std::path::PathBuf;
+    let env = MemoryEnv::default();
+    let refusal = |searched: &[SearchedRoot]| {
+        let request = ChallengeRequest { searched, ..request("run_20260715_other_binding_0001") };
+        let (exit, message) = code(challenge(&request, &[&log_of(EXAMPLE)], &env));
+        assert_eq!(exit, RefusalCode::NoBinding);
+        message
+    };
+    let copilot_only = refusal(&[SearchedRoot::Host(Host::CopilotCli, PathBuf::from("/a"))]);
+    assert!(
+        copilot_only.starts_with(
+            "binding marker is not present in a current Copilot root session event: no session of \
+             /home/user/project among the Copilot CLI sessions under /a has a root shell call printing the marker \
+             for binding run_20260715_other_binding_0001 that completed within the last 60 s; run `judge-evidence \
+             marker --binding run_20260715_other_binding_0001` as its own shell call"
+        ),
+        "{copilot_only}"
+    );
+    let every_host = refusal(&[
+        SearchedRoot::Host(Host::CopilotCli, PathBuf::from("/a")),
+        SearchedRoot::Host(Host::ClaudeCode, PathBuf::from("/b")),
+        SearchedRoot::Host(Host::CodexCli, PathBuf::from("/c")),
+    ]);
+    assert!(
+        every_host.contains(
+            "in a current Copilot, Claude Code or Codex CLI root session event: no session of /home/user/project \
+             among the Copilot CLI sessions under /a, the Claude Code projects under /b and the Codex CLI sessions \
+             under /c has"
+        ),
+        "{every_host}"
+    );
+    let named = refusal(&[SearchedRoot::Named(PathBuf::from("/r"))]);
+    assert!(
+        named.contains(
+            "in a current Copilot or Claude Code root session event: no session of /home/user/project among the \
+             Copilot CLI sessions and Claude Code projects under /r has"
+        ),
+        "{named}"
+    );
 }
