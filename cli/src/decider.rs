@@ -131,9 +131,9 @@ impl Decider {
         }
     }
 
-    /// Revalidate a challenge or evidence artifact; returns whether the daemon's witness
-    /// was checked.
-    pub fn validate(&self, kind: ArtifactKind, artifact: &Map<String, Value>) -> Result<bool, CallError> {
+    /// Revalidate a challenge or evidence artifact: whether the daemon's witness was
+    /// checked, and what was derived from the log.
+    pub fn validate(&self, kind: ArtifactKind, artifact: &Map<String, Value>) -> Result<Validation, CallError> {
         match self {
             Decider::Direct => {
                 let log = load_log(artifact).map_err(CallError::Evidence)?;
@@ -142,7 +142,10 @@ impl Decider {
                     None => None,
                 };
                 kind.validate(artifact, &log, reviewer.as_ref(), &FsEnv::default())
-                    .map(|_| false)
+                    .map(|validated| Validation {
+                        witness_checked: false,
+                        derived_reviewed_at: validated.derived_reviewed_at,
+                    })
                     .map_err(CallError::Evidence)
             }
             Decider::Daemon(socket) => {
@@ -155,8 +158,7 @@ impl Decider {
                 }
                 let request =
                     Request::Validate(judged_protocol::ValidateArgs { kind, artifact: artifact.clone(), files });
-                let validation: Validation = Self::call(socket, request)?;
-                Ok(validation.witness_checked)
+                Self::call(socket, request)
             }
         }
     }
@@ -269,12 +271,14 @@ fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
         }
     }
     let nonce = rules::new_nonce();
+    let searched = roots.searched();
     let request = rules::ChallengeRequest {
         binding: args.binding,
         cwd: &args.cwd,
         max_age_seconds: args.max_age_seconds,
         now: args.started,
         nonce: &nonce,
+        searched: &searched,
     };
     let logs: Vec<&SessionLog> = logs.iter().collect();
     let mut challenge = rules::challenge(&request, &logs, &FsEnv::default())

@@ -431,13 +431,19 @@ fn panel_packet(mode: Mode, args: PanelCmd) -> rules::Result<String> {
     Ok(if args.json { answer.packet } else { panel::indent(&answer.packet) })
 }
 
-/// Print a revalidated artifact with whether the daemon's witness was checked.
+/// Print a revalidated artifact with whether the daemon's witness was checked, and the
+/// review's time where it was derived from the log (`reviewed_at_derived` says so; the
+/// artifact's own fields are printed as they are).
 fn validated(mode: Mode, kind: ArtifactKind, path: &str) -> rules::Result<String> {
     let artifact = load_artifact(path)?;
-    let witness_checked =
+    let validation =
         with_decider(mode, |b| b.validate(kind, &artifact)).map_err(|e| e.about_artifact(&files::resolve(path)))?;
     let mut shown = artifact;
-    shown.insert("witness_checked".into(), witness_checked.into());
+    shown.insert("witness_checked".into(), validation.witness_checked.into());
+    if let Some(reviewed_at) = validation.derived_reviewed_at {
+        shown.insert("reviewed_at".into(), reviewed_at.into());
+        shown.insert("reviewed_at_derived".into(), true.into());
+    }
     Ok(pyjson::one_line(&Value::Object(shown)))
 }
 

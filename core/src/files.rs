@@ -4,7 +4,7 @@
 //! touches the disk.
 
 use crate::event::Host;
-use crate::rules::{Env, EvidenceError, Result};
+use crate::rules::{Env, EvidenceError, Result, SearchedRoot};
 use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
@@ -294,6 +294,19 @@ impl Roots {
             found.extend(discover_named(root, list));
         }
         found
+    }
+
+    /// Every root with the hosts whose logs are looked for there, as a challenge that
+    /// finds no marker names them.
+    pub fn searched(&self) -> Vec<SearchedRoot> {
+        let of = |host: Host, roots: &[PathBuf]| {
+            roots.iter().map(move |root| SearchedRoot::Host(host, root.clone())).collect::<Vec<_>>()
+        };
+        let mut searched = of(Host::CopilotCli, &self.copilot);
+        searched.extend(of(Host::ClaudeCode, &self.claude));
+        searched.extend(of(Host::CodexCli, &self.codex));
+        searched.extend(self.named.iter().cloned().map(SearchedRoot::Named));
+        searched
     }
 
     /// Every root, whatever its host (to watch them all).

@@ -156,4 +156,17 @@ mod tests {
         let stopping = serde_json::to_value(Reply::Stopping(Stopping { stopping: true })).unwrap();
         assert_eq!(stopping, json!({"stopping": true}), "a reply is its body alone");
     }
+
+    /// A validation that derived nothing is the body an older daemon sends, and reads back
+    /// as such; a derived review time travels beside the witness.
+    #[test]
+    fn a_validation_carries_a_derived_review_time_only_when_there_is_one() {
+        let plain = Validation { witness_checked: true, derived_reviewed_at: None };
+        assert_eq!(serde_json::to_value(&plain).unwrap(), json!({"witness_checked": true}));
+        let old: Validation = serde_json::from_value(json!({"witness_checked": true})).unwrap();
+        assert_eq!(old.derived_reviewed_at, None);
+        let derived = json!({"witness_checked": true, "derived_reviewed_at": "2026-07-15T12:01:31.000Z"});
+        let read: Validation = serde_json::from_value(derived).unwrap();
+        assert_eq!(read.derived_reviewed_at.as_deref(), Some("2026-07-15T12:01:31.000Z"));
+    }
 }

@@ -244,6 +244,11 @@ pub struct Verification {
 pub struct Validation {
     /// The daemon's witness on it was checked (always, when the daemon answers).
     pub witness_checked: bool,
+    /// The host's time of the reviewer's completion, derived from the log, for evidence
+    /// that does not record `reviewed_at` (`judged_core::rules::Validated`). Absent from
+    /// a daemon that never derives it, which then reads as none derived.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_reviewed_at: Option<String>,
 }
 
 /// The gate's answer to a hook.

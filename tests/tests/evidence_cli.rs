@@ -666,6 +666,34 @@ fn challenge_without_a_session_is_3_in_both_modes() {
     }
 }
 
+/// In a Claude Code session, a challenge that finds no marker says which hosts' logs it
+/// searched and where, in both modes: the reference's "Copilot root session event" sent
+/// Claude Code users looking for a Copilot session.
+#[test]
+fn challenge_without_its_marker_in_a_claude_code_session_names_the_hosts_and_roots_searched() {
+    let live = Live::claude();
+    let _daemon = live.start_daemon();
+    let other = "run_20261130_a1b2c3d4_r9_review_00000000";
+    let args = ["challenge", "--binding", other, "--cwd", p(&live.project), "--wait-seconds", "0"];
+    for mode in BOTH {
+        let out = live.out(&format!("challenge-{}.json", mode.flag()));
+        let named = [&args[..], &["--output", p(&out), "--session-root", p(&live.root)]].concat();
+        let message = live.judge(mode, &named).expect_code(3, &format!("{mode:?}")).error()["error"].to_string();
+        assert!(!message.contains("Copilot root session event"), "{mode:?}: {message}");
+        assert!(message.contains("Claude Code"), "{mode:?}: {message}");
+        assert!(message.contains(&format!("under {}", p(&live.root))), "{mode:?} names the root: {message}");
+        assert!(message.contains(&format!("judge-evidence marker --binding {other}")), "{mode:?}: {message}");
+        assert!(!out.exists());
+    }
+    // Without --session-root the daemon searches the roots it watches, and names each.
+    let out = live.out("challenge-watched.json");
+    let run = live.judge(Mode::Daemon, &[&args[..], &["--output", p(&out)]].concat());
+    let message = run.expect_code(3, "daemon, watched roots").error()["error"].to_string();
+    let copilot = live.tmp.path().join("copilot/session-state");
+    assert!(message.contains(&format!("the Copilot CLI sessions under {}", p(&copilot))), "{message}");
+    assert!(message.contains(&format!("the Claude Code projects under {}", p(&live.root))), "{message}");
+}
+
 /// Run `challenge` in both modes; they must refuse alike. Returns the exit code.
 fn challenge_refusal(live: &Live) -> i32 {
     let _daemon = live.start_daemon();
@@ -967,6 +995,28 @@ fn a_chain_break_after_verify_undoes_the_evidence_in_validate_and_the_gate() {
     }
     let answer = hook_in(daemon, &live.project);
     assert_eq!(answer["decision"], "block", "{answer}");
+}
+
+/// Evidence the reference helper wrote has no `reviewed_at` (nor this tool's `host`,
+/// `chain_sha256`, `child_agent_id`, `tree_sha256`; none is in the evidence id). Direct mode
+/// validates it, deriving the review's time from the host's log and saying so; daemon mode
+/// trusts only what it issued, and says that instead.
+#[test]
+fn reference_evidence_without_reviewed_at_validates_saying_the_time_was_derived() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let ours = scenario.evidence(Mode::Direct);
+    let run = live.validate(Mode::Direct, &scenario.verified(Mode::Direct).evidence);
+    assert!(!run.expect_code(0, "our own evidence").json().as_object().unwrap().contains_key("reviewed_at_derived"));
+    let reference = without(&ours, &["reviewed_at", "host", "chain_sha256", "child_agent_id", "tree_sha256"]);
+    let path = live.out("reference-evidence.json");
+    write_json(&path, &reference);
+    let shown = live.validate(Mode::Direct, &path).expect_code(0, "reference evidence").json();
+    assert_eq!(shown["reviewed_at"], ours["reviewed_at"], "the host's time of the reviewer's completion");
+    assert_eq!(shown["reviewed_at_derived"], true, "{shown}");
+    assert_eq!(shown["evidence_id"], ours["evidence_id"]);
+    let run = live.validate(Mode::Daemon, &path);
+    assert!(run.expect_code(2, "daemon").error()["error"].as_str().unwrap().contains("carries no judged witness"));
 }
 
 /// A byte inside the ingested history changed and put back before anyone asked: host

@@ -3,11 +3,13 @@
 
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, proves_marker};
 use super::{Artifact, CHALLENGE_SCHEMA, Env, EvidenceError, RefusalCode, Result, check_binding};
+use crate::event::Host;
 use crate::family::{self, Table};
 use crate::log::SessionLog;
 use crate::timestamp;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
+use std::path::PathBuf;
 
 /// What `challenge` is asked: bind this nonce to the one fresh marker call for `binding`
 /// made in a session of `cwd`.
@@ -23,6 +25,93 @@ pub struct ChallengeRequest<'a> {
     pub now: DateTime<Utc>,
     /// 32 URL-safe base64 characters from 24 CSPRNG bytes; the caller draws it.
     pub nonce: &'a str,
+    /// Where the caller looked for the `logs` it passes: named when none holds the marker.
+    pub searched: &'a [SearchedRoot],
+}
+
+/// A directory `challenge`'s caller searched for session logs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SearchedRoot {
+    /// A host's own root: Copilot CLI's or Codex CLI's sessions, Claude Code's projects.
+    Host(Host, PathBuf),
+    /// A root named by `--session-root`: each log's host is told by its shape, so it holds
+    /// Copilot CLI sessions or Claude Code projects.
+    Named(PathBuf),
+}
+
+impl SearchedRoot {
+    /// The hosts whose logs were looked for under this root.
+    fn hosts(&self) -> &[Host] {
+        match self {
+            SearchedRoot::Host(host, _) => std::slice::from_ref(host),
+            SearchedRoot::Named(_) => &[Host::CopilotCli, Host::ClaudeCode],
+        }
+    }
+}
+
+impl std::fmt::Display for SearchedRoot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SearchedRoot::Host(Host::CopilotCli, root) => {
+                write!(f, "the Copilot CLI sessions under {}", root.display())
+            }
+            SearchedRoot::Host(Host::ClaudeCode, root) => {
+                write!(f, "the Claude Code projects under {}", root.display())
+            }
+            SearchedRoot::Host(Host::CodexCli, root) => write!(f, "the Codex CLI sessions under {}", root.display()),
+            SearchedRoot::Named(root) => {
+                write!(f, "the Copilot CLI sessions and Claude Code projects under {}", root.display())
+            }
+        }
+    }
+}
+
+/// "a", "a or b", "a, b or c" (`last` joins the last two).
+fn listed(items: &[String], last: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., final_item] => format!("{} {last} {final_item}", init.join(", ")),
+    }
+}
+
+/// Exit 3, naming the hosts and the roots searched: a user of another host than Copilot
+/// CLI was told only that no Copilot event holds the marker. The reference's words stay
+/// first where they are all the truth (only Copilot CLI was searched), so a caller matching
+/// on them keeps working there.
+fn no_binding(request: &ChallengeRequest) -> EvidenceError {
+    let mut hosts: Vec<String> = Vec::new();
+    for host in request.searched.iter().flat_map(SearchedRoot::hosts) {
+        let name = match host {
+            // The reference's word.
+            Host::CopilotCli => "Copilot",
+            Host::ClaudeCode => "Claude Code",
+            Host::CodexCli => "Codex CLI",
+        };
+        if !hosts.iter().any(|h| h == name) {
+            hosts.push(name.to_owned());
+        }
+    }
+    let roots: Vec<String> = request.searched.iter().map(ToString::to_string).collect();
+    let (binding, seconds) = (request.binding, request.max_age_seconds);
+    let event = match hosts.as_slice() {
+        [] => "root session event".to_owned(),
+        _ => format!("{} root session event", listed(&hosts, "or")),
+    };
+    let among = match roots.as_slice() {
+        [] => String::new(),
+        _ => format!(" among {}", listed(&roots, "and")),
+    };
+    EvidenceError::new(
+        RefusalCode::NoBinding,
+        format!(
+            "binding marker is not present in a current {event}: no session of {cwd}{among} has a root shell call \
+             printing the marker for binding {binding} that completed within the last {seconds} s; run \
+             `judge-evidence marker --binding {binding}` as its own shell call in this session, let it finish, then \
+             run challenge again",
+            cwd = request.cwd,
+        ),
+    )
 }
 
 /// Check `--max-age-seconds` (before the binding, as the reference does).
@@ -54,12 +143,7 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
         candidates.extend(marker_candidates(log, request).map(|m| (log, meta.session_id.clone(), m)));
     }
     let (log, session_id, marker) = match candidates.len() {
-        0 => {
-            return Err(EvidenceError::new(
-                RefusalCode::NoBinding,
-                "binding marker is not present in a current Copilot root session event",
-            ));
-        }
+        0 => return Err(no_binding(request)),
         1 => candidates.pop().expect("one candidate"),
         n => {
             return Err(EvidenceError::new(

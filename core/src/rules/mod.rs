@@ -15,7 +15,7 @@ mod verify;
 #[cfg(test)]
 mod tests;
 
-pub use challenge::{ChallengeRequest, challenge, check_max_age, validate_challenge};
+pub use challenge::{ChallengeRequest, SearchedRoot, challenge, check_max_age, validate_challenge};
 pub use cli_review::{ReviewerCli, validate_cli_review, verify_cli_review};
 pub use declared_review::{IdentityAssurance, is_declared, validate_declared_review, verify_declared_review};
 pub use validate::validate;
@@ -180,6 +180,25 @@ fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
     Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
 }
 
+/// What revalidating an artifact established.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Validated {
+    /// Where its reviewed window starts in the log (the marker call): an integrity finding
+    /// from here on undoes it.
+    pub window_start: u64,
+    /// The host's time of the reviewer's completion, derived from the log, for evidence
+    /// that does not record `reviewed_at` (the reference helper's); `None` when the
+    /// artifact records it (checked against the log) or has no such time.
+    pub derived_reviewed_at: Option<String>,
+}
+
+impl Validated {
+    /// An artifact whose window starts at `window_start`, with nothing derived.
+    fn at(window_start: u64) -> Validated {
+        Validated { window_start, derived_reviewed_at: None }
+    }
+}
+
 /// The two artifacts a client can ask to revalidate. Each has its own schema and rule,
 /// and the daemon looks each up in its own journal entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -202,20 +221,22 @@ impl ArtifactKind {
 
     /// Revalidate an artifact of this kind against `log` (and, for evidence of a review
     /// recorded in another host's log, that `reviewer` log: see [`reviewer_log`]) with its
-    /// rule; where its reviewed window starts.
+    /// rule.
     pub fn validate(
         self,
         artifact: &Map<String, Value>,
         log: &SessionLog,
         reviewer: Option<&SessionLog>,
         env: &dyn Env,
-    ) -> Result<u64> {
+    ) -> Result<Validated> {
         match (self, reviewer_log(artifact)) {
-            (ArtifactKind::Challenge, _) => validate_challenge(artifact, log, env),
-            (ArtifactKind::Evidence, None) if is_declared(artifact) => validate_declared_review(artifact, log, env),
+            (ArtifactKind::Challenge, _) => validate_challenge(artifact, log, env).map(Validated::at),
+            (ArtifactKind::Evidence, None) if is_declared(artifact) => {
+                validate_declared_review(artifact, log, env).map(Validated::at)
+            }
             (ArtifactKind::Evidence, None) => validate(artifact, log, env),
             (ArtifactKind::Evidence, Some((path, _))) => match reviewer {
-                Some(run_log) => validate_cli_review(artifact, log, run_log, env),
+                Some(run_log) => validate_cli_review(artifact, log, run_log, env).map(Validated::at),
                 None => Err(EvidenceError::evidence(format!("the reviewer's log {path} was not read"))),
             },
         }

@@ -68,7 +68,8 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
 
 /// Refuse a log whose host chain breaks at or after byte `from` (the start of the window
 /// evidence rests on: the marker call through the reviewer's completion and whatever the
-/// host wrote since), naming the line and the finding.
+/// host wrote since), naming the line and the finding; or, when no event names a parent,
+/// saying the log carries no chain at all.
 pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
     if !HostChain::<&Line>::kept_by(log.host) {
         return Ok(());
@@ -77,6 +78,17 @@ pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
     let mut broken = log.records().filter_map(|(line, record)| chain.follow(record, line).err()).collect::<Vec<_>>();
     broken.extend(chain.finish());
     match broken.into_iter().find(|(line, _)| line.start >= from) {
+        // Not a chain with lines slipped in: no chain at all, which says where the log came
+        // from rather than what someone did to it.
+        Some(_) if log.records().all(|(_, record)| record.parent_id.is_none()) => {
+            Err(EvidenceError::evidence(format!(
+                "{} carries no host chain: no event in it has a parentId, which no known Copilot CLI version \
+                 writes (each event names the one before it); the log was not written by Copilot CLI, or its \
+                 parentIds were stripped: use the host's own log (the session's events.jsonl under Copilot CLI's \
+                 session-state directory), not a copy or an export",
+                log.path
+            )))
+        }
         Some((line, broken)) => Err(EvidenceError::evidence(format!(
             "{broken} at {}:{}: lines were inserted into or removed from the host's log within the reviewed \
              window (if nobody edited the log, run a new review round: a fresh marker and challenge)",

@@ -80,7 +80,7 @@ fn verify_text(text: &str) -> Result<Verified> {
 }
 
 /// Verify `text`, store the response, and validate against `later` (the log as it is now).
-fn validate_after(text: &str, later: &str) -> Result<u64> {
+fn validate_after(text: &str, later: &str) -> Result<Validated> {
     let verified = verify_text(text).expect("verifies");
     let env = MemoryEnv::default();
     env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
@@ -246,7 +246,7 @@ fn defect_6_validate_challenge_unknown_family_is_exit_5() {
 
 /// Evidence verified on the example, then re-pointed at `later` with every hash
 /// recomputed, as a forger (or a looser validator) would.
-fn rehashed_evidence_on(later: &str) -> Result<u64> {
+fn rehashed_evidence_on(later: &str) -> Result<Validated> {
     let verified = verify_text(EXAMPLE).unwrap();
     let log = log_of(later);
     let mut ev = verified.evidence;
@@ -270,7 +270,14 @@ fn defect_7_validate_requires_exact_success_and_a_stable_completion_model() {
 }
 
 fn request(binding: &str) -> ChallengeRequest<'_> {
-    ChallengeRequest { binding, cwd: "/home/user/project", max_age_seconds: 60, now: now(), nonce: NONCE }
+    ChallengeRequest {
+        binding,
+        cwd: "/home/user/project",
+        max_age_seconds: 60,
+        now: now(),
+        nonce: NONCE,
+        searched: &[],
+    }
 }
 
 #[test]
@@ -414,6 +421,7 @@ mod real_host {
             max_age_seconds: 60,
             now: at,
             nonce: FIXTURE_NONCE,
+            searched: &[],
         };
         challenge(&request, &[log], &MemoryEnv::default()).unwrap()
     }
@@ -551,5 +559,165 @@ fn validate_requires_its_ids_before_it_looks_for_the_marker() {
     assert_eq!(
         code(validate(&ev, &log_of(EXAMPLE), &env)).1,
         "artifact is missing non-empty string field: tool_call_id"
+    );
+}
+
+/// The fields the reference helper writes into evidence (spec §2.5's table): no
+/// `reviewed_at`, `child_agent_id`, `host` or `chain_sha256`.
+const REFERENCE_EVIDENCE_FIELDS: &[&str] = &[
+    "schema",
+    "status",
+    "reason",
+    "verified_at",
+    "binding",
+    "nonce",
+    "cwd",
+    "session_id",
+    "challenge_event_id",
+    "challenge_completion_event_id",
+    "challenge_tool_call_id",
+    "session_events",
+    "tool_call_id",
+    "agent_name",
+    "executor_model",
+    "executor_model_source",
+    "executor_family",
+    "reviewer_model",
+    "reviewer_model_source",
+    "reviewer_family",
+    "family_relation",
+    "independence_verified",
+    "response_path",
+    "response_sha256",
+    "event_prefix_bytes",
+    "event_prefix_sha256",
+    "evidence_id",
+];
+
+/// Evidence as the reference helper writes it for the example, and the env holding its
+/// response: this crate's evidence cut to the reference's fields, its id recomputed.
+fn reference_evidence() -> (Map<String, Value>, MemoryEnv) {
+    let verified = verify_text(EXAMPLE).unwrap();
+    let mut ev: Map<String, Value> =
+        verified.evidence.into_iter().filter(|(k, _)| REFERENCE_EVIDENCE_FIELDS.contains(&k.as_str())).collect();
+    let id = evidence_id(&ev);
+    ev.insert("evidence_id".into(), id.into());
+    let env = MemoryEnv::default();
+    env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
+    (ev, env)
+}
+
+/// The drop-in promise covers the reference's artifacts: its evidence has no `reviewed_at`,
+/// which is then the host's time of the reviewer's completion, as verify computes it.
+#[test]
+fn reference_evidence_without_reviewed_at_validates_with_the_time_derived_from_the_log() {
+    let (ev, env) = reference_evidence();
+    assert_eq!(ev["evidence_id"], verify_text(EXAMPLE).unwrap().evidence["evidence_id"], "the id covers none of them");
+    let validated = validate(&ev, &log_of(EXAMPLE), &env).expect("reference evidence validates");
+    assert_eq!(validated.derived_reviewed_at.as_deref(), Some("2026-07-15T12:01:31.000Z"));
+    // Evidence that records the time is checked against it and derives nothing.
+    assert_eq!(validate_after(EXAMPLE, EXAMPLE).unwrap().derived_reviewed_at, None);
+    let mut wrong = ev;
+    wrong.insert("reviewed_at".into(), "2026-07-15T13:00:00.000Z".into());
+    assert_eq!(
+        code(validate(&wrong, &log_of(EXAMPLE), &env)).1,
+        "evidence reviewed_at is not the host's time of the reviewer's completion"
+    );
+}
+
+/// A field the rule needs that the artifact lacks is named as missing, not as wrong.
+#[test]
+fn evidence_lacking_a_required_field_says_it_is_missing() {
+    for field in [
+        "agent_name",
+        "session_id",
+        "reviewer_model",
+        "executor_family",
+        "reviewer_family",
+        "family_relation",
+        "executor_model_source",
+        "reviewer_model_source",
+        "response_sha256",
+        "evidence_id",
+    ] {
+        let (mut ev, env) = reference_evidence();
+        ev.remove(field);
+        assert_eq!(
+            code(validate(&ev, &log_of(EXAMPLE), &env)).1,
+            format!("artifact is missing non-empty string field: {field}"),
+            "{field}"
+        );
+    }
+}
+
+/// A log in which no event names a parent is no Copilot CLI log: every known version
+/// chains each event to the one before it. The refusal says so, not that lines were
+/// inserted.
+#[test]
+fn a_log_without_any_parent_id_is_refused_as_carrying_no_host_chain() {
+    let unchained: String = EXAMPLE
+        .lines()
+        .map(|line| {
+            let mut value: Value = serde_json::from_str(line).unwrap();
+            value.as_object_mut().unwrap().remove("parentId");
+            format!("{}\n", serde_json::to_string(&value).unwrap())
+        })
+        .collect();
+    let log = log_of(&unchained);
+    let refusals = [
+        code(verify_text(&unchained)),
+        code(challenge(&request(BINDING), &[&log], &MemoryEnv::default())),
+        code(validate_challenge(&challenge_for(&log), &log, &MemoryEnv::default())),
+    ];
+    for (exit, message) in refusals {
+        assert_eq!(exit, RefusalCode::Evidence);
+        assert!(message.contains("/s/events.jsonl carries no host chain: no event in it has a parentId"), "{message}");
+        assert!(message.contains("not written by Copilot CLI"), "{message}");
+        assert!(!message.contains("lines were inserted"), "{message}");
+    }
+}
+
+/// A challenge that finds no marker names the hosts and the roots it searched, and what to
+/// run; the reference's words stay first where only Copilot CLI was searched.
+#[test]
+fn no_binding_names_the_hosts_and_roots_searched() {
+    use std::path::PathBuf;
+    let env = MemoryEnv::default();
+    let refusal = |searched: &[SearchedRoot]| {
+        let request = ChallengeRequest { searched, ..request("run_20260715_other_binding_0001") };
+        let (exit, message) = code(challenge(&request, &[&log_of(EXAMPLE)], &env));
+        assert_eq!(exit, RefusalCode::NoBinding);
+        message
+    };
+    let copilot_only = refusal(&[SearchedRoot::Host(Host::CopilotCli, PathBuf::from("/a"))]);
+    assert!(
+        copilot_only.starts_with(
+            "binding marker is not present in a current Copilot root session event: no session of \
+             /home/user/project among the Copilot CLI sessions under /a has a root shell call printing the marker \
+             for binding run_20260715_other_binding_0001 that completed within the last 60 s; run `judge-evidence \
+             marker --binding run_20260715_other_binding_0001` as its own shell call"
+        ),
+        "{copilot_only}"
+    );
+    let every_host = refusal(&[
+        SearchedRoot::Host(Host::CopilotCli, PathBuf::from("/a")),
+        SearchedRoot::Host(Host::ClaudeCode, PathBuf::from("/b")),
+        SearchedRoot::Host(Host::CodexCli, PathBuf::from("/c")),
+    ]);
+    assert!(
+        every_host.contains(
+            "in a current Copilot, Claude Code or Codex CLI root session event: no session of /home/user/project \
+             among the Copilot CLI sessions under /a, the Claude Code projects under /b and the Codex CLI sessions \
+             under /c has"
+        ),
+        "{every_host}"
+    );
+    let named = refusal(&[SearchedRoot::Named(PathBuf::from("/r"))]);
+    assert!(
+        named.contains(
+            "in a current Copilot or Claude Code root session event: no session of /home/user/project among the \
+             Copilot CLI sessions and Claude Code projects under /r has"
+        ),
+        "{named}"
     );
 }

@@ -4,7 +4,7 @@
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::verify::{reviewed_at, reviewer_model};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, evidence_id,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, Validated, evidence_id,
     extract_response,
 };
 use crate::chain;
@@ -28,9 +28,7 @@ pub(super) fn revalidate_prefix(ev: &Artifact, log: &SessionLog, env: &dyn Env, 
         return fail(modified);
     }
     let meta = session::metadata(log, prefix)?;
-    if Some(meta.session_id.as_str()) != ev.str("session_id")
-        || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?)
-    {
+    if meta.session_id != ev.required("session_id")? || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?) {
         return fail("evidence session metadata mismatch");
     }
     Ok(prefix)
@@ -53,8 +51,9 @@ pub(super) fn revalidate_marker<'a>(ev: &Artifact, log: &'a SessionLog, prefix: 
     Ok(marker)
 }
 
-/// Revalidate evidence; where its reviewed window starts in the log (the marker call).
-pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
+/// Revalidate evidence: where its reviewed window starts in the log (the marker call),
+/// and the review's time when the evidence does not record it.
+pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<Validated> {
     let ev = Artifact(evidence);
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
         return fail("unsupported Copilot native evidence schema");
@@ -62,7 +61,7 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if ev.str("status") != Some("verified") || evidence.get("independence_verified") != Some(&Value::Bool(true)) {
         return fail("Copilot native evidence is not verified");
     }
-    if ev.str("agent_name") != Some(REVIEWER_AGENT) {
+    if ev.required("agent_name")? != REVIEWER_AGENT {
         return fail("evidence agent is not rubber-duck");
     }
     let prefix = revalidate_prefix(&ev, log, env, "Copilot evidence event prefix was modified")?;
@@ -99,7 +98,7 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     let invocation_model = invocation.model.as_deref().map(str::trim).unwrap_or_default();
     let reviewer =
         reviewer_model(started, completed).or_else(|_| fail("evidence model ids differ from host lifecycle events"))?;
-    if invocation_model != executor_model || Some(reviewer.as_str()) != ev.str("reviewer_model") {
+    if invocation_model != executor_model || reviewer != ev.required("reviewer_model")? {
         return fail("evidence model ids differ from host lifecycle events");
     }
     // Defect fix (spec §8.7): an empty completion model is a change, as in verify.
@@ -114,31 +113,37 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if ef == rf {
         return fail("evidence no longer establishes a known cross-family pair");
     }
-    if ev.str("executor_family") != Some(ef) || ev.str("reviewer_family") != Some(rf) {
+    if ev.required("executor_family")? != ef || ev.required("reviewer_family")? != rf {
         return fail("evidence family fields do not match its model ids");
     }
-    if ev.str("family_relation") != Some("different") {
+    if ev.required("family_relation")? != "different" {
         return fail("evidence family relation is not different");
     }
-    if ev.str("executor_model_source") != Some(HOST_SESSION_EVENT)
-        || ev.str("reviewer_model_source") != Some(HOST_SESSION_EVENT)
+    if ev.required("executor_model_source")? != HOST_SESSION_EVENT
+        || ev.required("reviewer_model_source")? != HOST_SESSION_EVENT
     {
         return fail("evidence model sources are not host session events");
     }
-    if ev.str("reviewed_at") != Some(reviewed_at((completed_line, completed), (tool_line, tool_record))?.as_str()) {
-        return fail("evidence reviewed_at is not the host's time of the reviewer's completion");
-    }
+    let host_time = reviewed_at((completed_line, completed), (tool_line, tool_record))?;
+    // The reference helper's evidence has no `reviewed_at` (nor had this tool's, before it
+    // was added): the host's log still says when the review ended. One that is recorded must
+    // be that time, or an old review could be renewed by hand.
+    let derived_reviewed_at = match evidence.get("reviewed_at") {
+        None | Some(Value::Null) => Some(host_time),
+        Some(stored) if stored.as_str() == Some(host_time.as_str()) => None,
+        Some(_) => return fail("evidence reviewed_at is not the host's time of the reviewer's completion"),
+    };
     let response = extract_response(&tool_result.result)?;
     let stored = env.read_file(ev.required("response_path")?)?;
     if stored != response.as_bytes()
-        || ev.str("response_sha256") != Some(chain::to_hex(&chain::sha256(&stored)).as_str())
+        || ev.required("response_sha256")? != chain::to_hex(&chain::sha256(&stored)).as_str()
     {
         return fail("native reviewer response artifact does not match the host tool result");
     }
-    if ev.str("evidence_id") != Some(evidence_id(evidence).as_str()) {
+    if ev.required("evidence_id")? != evidence_id(evidence).as_str() {
         return fail("native evidence id does not match its bound fields");
     }
-    Ok(marker.start_line.start)
+    Ok(Validated { window_start: marker.start_line.start, derived_reviewed_at })
 }
 
 /// `validate`'s words for a faulty reviewer lifecycle, all exit 2: evidence that no

@@ -18,12 +18,17 @@ impl Engine {
         // would keep a watch per root until restart (issue 10).
         let root = args.session_root.as_deref().map(|r| PathBuf::from(files::resolve(r)));
         let nonce = rules::new_nonce();
+        let searched = match &root {
+            Some(root) => Roots::named(root.clone()).searched(),
+            None => self.ingest.roots().searched(),
+        };
         let request = rules::ChallengeRequest {
             binding: &args.binding,
             cwd: &cwd,
             max_age_seconds: args.max_age_seconds,
             now: request_time(args.started_at)?,
             nonce: &nonce,
+            searched: &searched,
         };
         let mut artifact = self.challenge_over(&request, root.as_deref())?;
         let tree = self.trees.tree(Path::new(&cwd), &args.writes);

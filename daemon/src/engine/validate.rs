@@ -30,11 +30,11 @@ impl Engine {
             })
             .collect::<Result<HashMap<String, Vec<u8>>, _>>()?;
         let env = FsEnv::with_sent_files(sent);
-        let window_start = args.kind.validate(&args.artifact, log, reviewer_log, &env)?;
-        self.check_findings(&file, window_start)?;
+        let validated = args.kind.validate(&args.artifact, log, reviewer_log, &env)?;
+        self.check_findings(&file, validated.window_start)?;
         if let Some(reviewer) = &reviewer {
             self.check_findings(reviewer, 0)?;
         }
-        Ok(Reply::Validation(Validation { witness_checked: true }))
+        Ok(Reply::Validation(Validation { witness_checked: true, derived_reviewed_at: validated.derived_reviewed_at }))
     }
 }
