@@ -12,9 +12,6 @@ use std::io::{self, Read, Write};
 
 /// Hard ceiling on one frame, either direction.
 pub const MAX_FRAME_BYTES: usize = 8 * 1024 * 1024;
-/// The room a frame's body is first read into: more than any request but an artifact's.
-#[cfg(feature = "tokio")]
-const FIRST_READ_BYTES: usize = 64 * 1024;
 
 /// Why a frame could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -112,15 +109,21 @@ impl<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> Connection<S> {
     }
 
     /// A frame's body of `len` bytes, as read (so the caller can answer a malformed one).
-    /// Past the first [`FIRST_READ_BYTES`] the buffer grows with the bytes that arrive, not
-    /// with the length announced; a request fits in that first read (one `read`, where
-    /// growing from nothing took one per doubling).
+    /// The buffer is allocated once, at exactly `len`, and never grows: the server charges
+    /// a large frame's announced length to its budget, so the buffer must not outgrow it
+    /// (`read_to_end` reserves 32 bytes more whenever fewer are left, which doubled an
+    /// 8 MiB buffer to 16 MiB and copied it just before the last bytes). Its pages are
+    /// touched only as bytes arrive.
     pub async fn receive_body_async(&mut self, len: usize) -> Result<Vec<u8>, FrameError> {
         use tokio::io::AsyncReadExt;
-        let mut body = Vec::with_capacity(len.min(FIRST_READ_BYTES));
-        (&mut self.stream).take(len as u64).read_to_end(&mut body).await?;
-        if body.len() < len {
-            return Err(FrameError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the frame ended early")));
+        let mut body = Vec::with_capacity(len);
+        while body.len() < len {
+            // `take` keeps the read inside this frame; the spare capacity is never zero
+            // here, so `read_buf` never reserves more.
+            let left = (len - body.len()) as u64;
+            if (&mut self.stream).take(left).read_buf(&mut body).await? == 0 {
+                return Err(FrameError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the frame ended early")));
+            }
         }
         Ok(body)
     }
