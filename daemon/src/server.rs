@@ -12,7 +12,8 @@ use interprocess::local_socket::tokio::{Stream, prelude::*};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions};
 use interprocess::os::unix::local_socket::ListenerOptionsExt;
 use judged_protocol::{
-    Connection, Envelope, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Request, Response, Stopping,
+    Connection, Envelope, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Request, Response,
+    SMALL_FRAME_BYTES, Stopping,
 };
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
@@ -20,10 +21,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{Semaphore, watch};
 
-/// Frames up to this size are read without reserving: the connection limit bounds them.
-/// A larger frame's announced length is reserved against `[server] buffered_mib` before
-/// its body is read, and one that cannot be reserved in time is refused.
-const SMALL_FRAME_BYTES: usize = 64 * 1024;
 /// How long a refusal may take to write.
 const REFUSAL_TIME: Duration = Duration::from_secs(5);
 /// Descriptors kept for everything but connections: the store, logs being read, the
@@ -214,8 +211,10 @@ async fn connection(stream: Stream, shared: Shared) {
                 return;
             }
         };
-        // Hold a large frame's announced bytes against what all clients may buffer
-        // together, and give the client a bounded time to send them.
+        // Frames up to SMALL_FRAME_BYTES are read without reserving: the connection limit
+        // bounds them. A larger frame's announced bytes are held against what all clients
+        // may buffer together before its body is read, and the client has a bounded time
+        // to be given them and send them.
         let kib = if len > SMALL_FRAME_BYTES { u32::try_from(len.div_ceil(1024)).unwrap_or(u32::MAX) } else { 0 };
         let body = tokio::time::timeout(frame_time, async {
             let held = buffered.acquire_many(kib).await;

@@ -12,9 +12,9 @@ use std::io::{self, Read, Write};
 
 /// Hard ceiling on one frame, either direction.
 pub const MAX_FRAME_BYTES: usize = 8 * 1024 * 1024;
-/// The room a frame's body is first read into: more than any request but an artifact's.
-#[cfg(feature = "tokio")]
-const FIRST_READ_BYTES: usize = 64 * 1024;
+/// The largest body the async reader keeps on the heap; a larger one gets an anonymous
+/// mapping of its own (and the server charges it to its budget of large frames).
+pub const SMALL_FRAME_BYTES: usize = 64 * 1024;
 
 /// Why a frame could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -112,17 +112,58 @@ impl<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> Connection<S> {
     }
 
     /// A frame's body of `len` bytes, as read (so the caller can answer a malformed one).
-    /// Past the first [`FIRST_READ_BYTES`] the buffer grows with the bytes that arrive, not
-    /// with the length announced; a request fits in that first read (one `read`, where
-    /// growing from nothing took one per doubling).
-    pub async fn receive_body_async(&mut self, len: usize) -> Result<Vec<u8>, FrameError> {
+    /// It is held in one buffer of exactly `len` bytes that never grows (the server charges
+    /// a large frame's announced length to its budget; `read_to_end` reserved 32 bytes more
+    /// whenever fewer were left, doubling an 8 MiB buffer just before its last bytes).
+    /// Its pages are touched only as bytes arrive.
+    pub async fn receive_body_async(&mut self, len: usize) -> Result<Body, FrameError> {
         use tokio::io::AsyncReadExt;
-        let mut body = Vec::with_capacity(len.min(FIRST_READ_BYTES));
-        (&mut self.stream).take(len as u64).read_to_end(&mut body).await?;
-        if body.len() < len {
-            return Err(FrameError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the frame ended early")));
+        let early = || FrameError::Io(io::Error::new(io::ErrorKind::UnexpectedEof, "the frame ended early"));
+        if len <= SMALL_FRAME_BYTES {
+            let mut body = Vec::with_capacity(len);
+            while body.len() < len {
+                // `take` keeps the read inside this frame; the spare capacity is never zero
+                // here, so `read_buf` never reserves more.
+                let left = (len - body.len()) as u64;
+                if (&mut self.stream).take(left).read_buf(&mut body).await? == 0 {
+                    return Err(early());
+                }
+            }
+            return Ok(Body::Heap(body));
         }
-        Ok(body)
+        let mut body = memmap2::MmapMut::map_anon(len)?;
+        let mut filled = 0;
+        while filled < len {
+            match self.stream.read(&mut body[filled..]).await? {
+                0 => return Err(early()),
+                read => filled += read,
+            }
+        }
+        Ok(Body::Mapped(body))
+    }
+}
+
+/// A frame's body as the async reader holds it.
+#[cfg(feature = "tokio")]
+pub enum Body {
+    /// Up to [`SMALL_FRAME_BYTES`].
+    Heap(Vec<u8>),
+    /// A larger body, in its own mapping: unmapped when dropped, so its memory goes back
+    /// to the system at once. On the heap, glibc keeps a freed buffer in the arena of the
+    /// thread that allocated it; the next large frame, read on another worker thread, took
+    /// fresh memory, and the daemon held up to twice its budget as frames came and went.
+    Mapped(memmap2::MmapMut),
+}
+
+#[cfg(feature = "tokio")]
+impl std::ops::Deref for Body {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Body::Heap(body) => body,
+            Body::Mapped(body) => body,
+        }
     }
 }
 

@@ -15,7 +15,7 @@ pub mod paths;
 mod reply;
 mod request;
 
-pub use frame::{Connection, FrameError, MAX_FRAME_BYTES};
+pub use frame::{Connection, FrameError, MAX_FRAME_BYTES, SMALL_FRAME_BYTES};
 pub use reply::*;
 pub use request::*;
 

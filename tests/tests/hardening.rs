@@ -146,6 +146,70 @@ fn large_frames_share_a_bounded_buffer_and_small_requests_go_on() {
     status(&daemon);
 }
 
+/// A figure of the daemon's memory from /proc (`VmRSS`, `VmHWM`), in KiB.
+fn memory_kib(daemon: &Daemon, field: &str) -> u64 {
+    let status = fs::read_to_string(format!("/proc/{}/status", daemon.pid())).unwrap();
+    let line = status.lines().find(|l| l.starts_with(&format!("{field}:"))).unwrap_or_else(|| panic!("{field}"));
+    line.split_whitespace().nth(1).and_then(|kib| kib.parse().ok()).unwrap_or_else(|| panic!("{line}"))
+}
+
+/// Clients that announce the largest frame and send all of it but its last byte grow the
+/// daemon by its budget of large frames and a little, not more (issue 21: 100 of them
+/// against 64 MiB grew it by 157 MiB at peak). They arrive one by one, so frames are held,
+/// refused and replaced by waiting ones throughout: each body had been read into a buffer
+/// that doubled before its last byte, and freed ones stayed with the allocator while the
+/// next took fresh memory. Small requests are served meanwhile, and every client is
+/// refused, with the reason, within `frame_seconds` of sending its header.
+#[test]
+fn frames_held_open_grow_the_daemon_by_its_budget_and_no_more() {
+    const BUDGET_MIB: u64 = 32;
+    const CLIENTS: u32 = 40;
+    // The daemon's own growth beside the frames: 40 connections' tasks, status answers.
+    const SLACK_MIB: u64 = 12;
+    const FRAME_SECONDS: u64 = 2;
+    // One arrives as often as a held frame is refused: the budget holds four, each for
+    // `FRAME_SECONDS`.
+    const ARRIVING_EVERY: Duration = Duration::from_millis(100);
+    let home = Home::new(&format!("[server]\nbuffered_mib = {BUDGET_MIB}\nframe_seconds = {FRAME_SECONDS}\n"));
+    let daemon = home.start();
+    let idle = memory_kib(&daemon, "VmRSS");
+    let len = judged_protocol::MAX_FRAME_BYTES;
+    let body = vec![b' '; len - 1];
+    let (peak, answers) = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|n| {
+                let (home, body) = (&home, &body);
+                scope.spawn(move || {
+                    std::thread::sleep(ARRIVING_EVERY * n);
+                    let mut stream = UnixStream::connect(home.socket()).unwrap();
+                    let started = Instant::now();
+                    // One refused before its body is read finds the socket closed mid-write;
+                    // the refusal is there to read all the same.
+                    let _ = stream.write_all(&(len as u32).to_be_bytes()).and_then(|()| stream.write_all(body));
+                    (error_message(&until_closed(&mut stream)), started.elapsed())
+                })
+            })
+            .collect();
+        let mut peak = 0;
+        while clients.iter().any(|client| !client.is_finished()) {
+            peak = peak.max(memory_kib(&daemon, "VmRSS"));
+            status(&daemon);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let answers: Vec<(String, Duration)> = clients.into_iter().map(|client| client.join().unwrap()).collect();
+        (peak.max(memory_kib(&daemon, "VmHWM")), answers)
+    });
+    status(&daemon);
+    let grown_mib = peak.saturating_sub(idle) / 1024;
+    eprintln!("idle {} MiB, peak {} MiB: grown {grown_mib} MiB for a budget of {BUDGET_MIB}", idle / 1024, peak / 1024);
+    assert!(grown_mib >= BUDGET_MIB / 2, "the frames were held: grown only {grown_mib} MiB");
+    assert!(grown_mib <= BUDGET_MIB + SLACK_MIB, "grown {grown_mib} MiB for a budget of {BUDGET_MIB} MiB");
+    for (message, waited) in answers {
+        assert!(message.contains(&format!("not taken within {FRAME_SECONDS} s")), "{message}");
+        assert!(waited < Duration::from_secs(FRAME_SECONDS + 5), "refused after {waited:?}: {message}");
+    }
+}
+
 /// With few descriptors and more clients than fit, the daemon neither spins nor floods its
 /// log: connections past its limit are refused, and it serves again once they leave.
 #[test]
