@@ -239,6 +239,11 @@ enum CliError {
     AlreadyRunning(u32),
     #[error("judged is not running")]
     NotRunning,
+    #[error(
+        "judged (pid {pid}) is still running {seconds} s after it was asked to stop; `kill {pid}` stops it \
+         (`kill -9 {pid}` if it does not)"
+    )]
+    StillRunning { pid: u32, seconds: u64 },
     #[error("{0}")]
     Usage(String),
     #[error("some checks failed; each is listed above with its fix")]
@@ -447,12 +452,41 @@ fn run(command: Cmd) -> Result<(), CliError> {
             };
             carry_out(plan, dry_run)
         }
-        Cmd::Stop => match call::<Stopping>(Request::Shutdown) {
-            Ok(_) => wait_until(|| call::<StatusReport>(Request::Status).is_err(), "judged did not stop", None),
-            Err(ClientError::Unreachable(_)) => Err(CliError::NotRunning),
-            Err(error) => Err(error.into()),
-        },
+        Cmd::Stop => stop(),
     }
+}
+
+/// How long `judged stop` waits for the daemon to exit.
+const STOP_WAIT: Duration = Duration::from_secs(10);
+
+/// Ask the daemon to stop and return once it has exited. Its socket closes first and its
+/// pid file stays locked until the process exits, so the wait is on the lock: a `judged
+/// start` right after must not find the old daemon still holding it.
+fn stop() -> Result<(), CliError> {
+    // Opened before the daemon is asked: it removes the file as it exits, and the lock
+    // it holds is on this file, not on one a new daemon creates.
+    let pid_path = paths::data_dir().join("judged.pid");
+    let pid_file = std::fs::File::open(&pid_path).ok();
+    let pid = pid_file.as_ref().and_then(|file| std::io::read_to_string(file).ok()?.trim().parse::<u32>().ok());
+    match call::<Stopping>(Request::Shutdown) {
+        Ok(_) => {}
+        Err(ClientError::Unreachable(_)) => return Err(CliError::NotRunning),
+        Err(error) => return Err(error.into()),
+    }
+    let (Some(pid_file), Some(pid)) = (pid_file, pid) else {
+        // No pid file to watch (a daemon of another data dir answers here): its socket, then.
+        if !wait_until(|| call::<StatusReport>(Request::Status).is_err()) {
+            return Err(CliError::TimedOut { what: "judged did not stop", seconds: STOP_WAIT.as_secs(), log: None });
+        }
+        println!("judged stopped");
+        return Ok(());
+    };
+    // Taken only to see that it is free, and let go at once for the next daemon.
+    if !wait_until(|| pid_file.try_lock().is_ok_and(|()| pid_file.unlock().is_ok())) {
+        return Err(CliError::StillRunning { pid, seconds: STOP_WAIT.as_secs() });
+    }
+    println!("judged stopped (pid {pid})");
+    Ok(())
 }
 
 /// Spawn `judged start --foreground` detached, logging to the data dir, and wait until
@@ -540,15 +574,16 @@ fn progress_line(progress: &CatchUp) -> String {
     )
 }
 
-fn wait_until(done: impl Fn() -> bool, what: &'static str, log: Option<PathBuf>) -> Result<(), CliError> {
-    let deadline = Instant::now() + Duration::from_secs(10);
+/// Whether `done` came true within [`STOP_WAIT`].
+fn wait_until(done: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + STOP_WAIT;
     while Instant::now() < deadline {
         if done() {
-            return Ok(());
+            return true;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Err(CliError::TimedOut { what, seconds: 10, log })
+    false
 }
 
 fn init_logging() {
