@@ -588,7 +588,10 @@ fn wait_until(done: impl Fn() -> bool) -> bool {
 
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("JUDGED_LOG").unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // Colour for a person at a terminal only: judged.log, the journal and a test's
+    // captured output must read as plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
 }
 
 #[cfg(test)]

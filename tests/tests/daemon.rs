@@ -774,6 +774,25 @@ fn stop_names_a_daemon_that_does_not_exit_and_how_to_end_it() {
 }
 
 #[test]
+fn the_log_of_a_background_daemon_is_plain_text() {
+    let setup = Setup::new();
+    let _guard = BackgroundGuard(setup.home.clone());
+    let started = judged_command(&setup.home, &["start", "--copilot-root"])
+        .arg(&setup.copilot)
+        .arg("--claude-root")
+        .arg(&setup.claude)
+        .env("JUDGED_LOG", "info")
+        .output()
+        .unwrap();
+    assert!(started.status.success(), "judged start: {}", String::from_utf8_lossy(&started.stderr));
+    let stop = setup.judged(&["stop"]);
+    assert!(stop.status.success(), "judged stop: {}", String::from_utf8_lossy(&stop.stderr));
+    let log = fs::read_to_string(setup.home.join("judged.log")).unwrap();
+    assert!(log.contains("listening") && log.contains("stopped"), "the daemon logged its start and stop: {log}");
+    assert!(!log.contains("\x1b["), "no colour escapes in a log file: {log:?}");
+}
+
+#[test]
 fn a_stale_socket_does_not_prevent_start() {
     // A socket left behind by a listener that is gone. (A file that is not a socket is
     // refused instead: tests/tests/hardening.rs.)
