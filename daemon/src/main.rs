@@ -256,8 +256,10 @@ enum CliError {
     Vanished(String),
     #[error("cannot {action}: {source}")]
     Start { action: String, source: std::io::Error },
-    #[error("judged exited during start ({status}); see {}", log.display())]
-    ExitedDuringStart { status: std::process::ExitStatus, log: PathBuf },
+    #[error("{}\nfix that file, then start judged again", .0.to_string().trim_end())]
+    StartConfig(ConfigError),
+    #[error("judged exited during start ({status}); it wrote to {}:\n{said}", log.display())]
+    ExitedDuringStart { status: std::process::ExitStatus, log: PathBuf, said: String },
     #[error("{what} within {seconds} s{}", log.as_ref().map(|l| format!("; see {}", l.display())).unwrap_or_default())]
     TimedOut { what: &'static str, seconds: u64, log: Option<PathBuf> },
 }
@@ -289,7 +291,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
     match command {
         Cmd::Start { foreground: true, roots } => {
             init_logging();
-            let config = Config::resolve(roots)?;
+            let config = Config::resolve(roots).map_err(CliError::StartConfig)?;
             service::notify_when_ready(config.socket_path());
             Ok(judged::run(config)?)
         }
@@ -508,12 +510,16 @@ fn start_background(roots: &RootFlags) -> Result<(), CliError> {
     if let Ok(status) = call::<StatusReport>(Request::Status) {
         return Err(CliError::AlreadyRunning(status.pid));
     }
+    // Read here too, so a broken config is named on this terminal, not only in the log.
+    Config::resolve(roots.clone()).map_err(CliError::StartConfig)?;
     let log_path = data_dir.join("judged.log");
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&log_path)
         .map_err(start_error(format!("open {}", log_path.display())))?;
+    // Where this start's lines begin, to show them if the daemon exits.
+    let logged_before = log.metadata().map_or(0, |m| m.len());
     let exe = std::env::current_exe().map_err(start_error("find this executable".into()))?;
     let mut command = Command::new(exe);
     command.args(["start", "--foreground"]);
@@ -539,7 +545,8 @@ fn start_background(roots: &RootFlags) -> Result<(), CliError> {
             }
             Err(_) => {
                 if let Ok(Some(status)) = child.try_wait() {
-                    return Err(CliError::ExitedDuringStart { status, log: log_path });
+                    let said = log_tail(&log_path, logged_before);
+                    return Err(CliError::ExitedDuringStart { status, log: log_path, said });
                 }
             }
         }
@@ -555,6 +562,25 @@ fn start_background(roots: &RootFlags) -> Result<(), CliError> {
     }
     println!("judged started (pid {}), socket {}", status.pid, paths::socket_path().display());
     Ok(())
+}
+
+/// The most lines of the daemon's log an early exit shows.
+const LOG_TAIL_LINES: usize = 20;
+
+/// The last lines of the log written from byte `from` on, indented (what the daemon said
+/// before it exited).
+fn log_tail(log: &Path, from: u64) -> String {
+    let text = std::fs::read(log).ok().and_then(|bytes| bytes.get(from as usize..).map(<[u8]>::to_vec));
+    let text = String::from_utf8_lossy(text.as_deref().unwrap_or_default()).into_owned();
+    let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return "  (nothing)".to_owned();
+    }
+    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..]
+        .iter()
+        .map(|line| format!("  {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One line of catch-up progress: logs and bytes ingested of those found.

@@ -793,6 +793,45 @@ fn the_log_of_a_background_daemon_is_plain_text() {
 }
 
 #[test]
+fn start_with_a_broken_config_names_the_file_the_line_and_what_is_wrong() {
+    let setup = Setup::new();
+    let _guard = BackgroundGuard(setup.home.clone());
+    fs::create_dir_all(&setup.home).unwrap();
+    let config = setup.home.join("config.toml");
+    fs::write(&config, "auto_start = true\npolcy = \"evidence\"\n").unwrap();
+    let output = setup.judged(&["start"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with(&format!("judged: {}: ", config.display())), "names the file: {stderr}");
+    assert!(stderr.contains("line 2") && stderr.contains("unknown field `polcy`"), "the line and the error: {stderr}");
+    assert!(stderr.trim_end().ends_with("fix that file, then start judged again"), "the next step: {stderr}");
+    assert!(judged_tests::status_at(&setup.home, Duration::from_secs(2)).is_none(), "no daemon was started");
+}
+
+#[test]
+fn a_daemon_that_exits_during_start_shows_what_it_logged() {
+    let setup = Setup::new();
+    fs::create_dir_all(&setup.home).unwrap();
+    fs::set_permissions(&setup.home, fs::Permissions::from_mode(0o700)).unwrap();
+    // Something that is not a daemon answering on the socket holds the pid file's lock.
+    let pid_path = setup.home.join("judged.pid");
+    let pid_file = fs::File::create(&pid_path).unwrap();
+    pid_file.lock().unwrap();
+    fs::write(setup.home.join("judged.log"), "judged: an error of an earlier run\n").unwrap();
+    let output = setup.judged(&["start"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let log = setup.home.join("judged.log");
+    assert!(stderr.contains("judged exited during start (exit status: 1)"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("judged is already running (pid file {} is locked)", pid_path.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&log.display().to_string()), "names the log: {stderr}");
+    assert!(!stderr.contains("earlier run"), "only what this start logged: {stderr}");
+}
+
+#[test]
 fn a_stale_socket_does_not_prevent_start() {
     // A socket left behind by a listener that is gone. (A file that is not a socket is
     // refused instead: tests/tests/hardening.rs.)
