@@ -88,8 +88,8 @@ fn lock_pid_file(path: &Path) -> Result<File, DaemonError> {
     Ok(pid_file)
 }
 
-/// Run the daemon in the foreground until `shutdown` or a signal; the pid file stays
-/// locked until the process exits (so one process runs it once).
+/// Run the daemon in the foreground until `shutdown` or a signal. The pid file stays
+/// locked until the process exits, so a process runs it once.
 pub fn run(config: Config) -> Result<(), DaemonError> {
     private_dir(&config.data_dir)?;
     private_dir(&config.socket_dir())?;

@@ -570,8 +570,8 @@ const LOG_TAIL_LINES: usize = 20;
 /// The last lines of the log written from byte `from` on, indented (what the daemon said
 /// before it exited).
 fn log_tail(log: &Path, from: u64) -> String {
-    let text = std::fs::read(log).ok().and_then(|bytes| bytes.get(from as usize..).map(<[u8]>::to_vec));
-    let text = String::from_utf8_lossy(text.as_deref().unwrap_or_default()).into_owned();
+    let bytes = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(bytes.get(from as usize..).unwrap_or_default());
     let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
     if lines.is_empty() {
         return "  (nothing)".to_owned();
