@@ -5,6 +5,7 @@
 //! (a root that does not exist yet, a host with no hook installed) that does not stop
 //! the gate from working where it is installed.
 
+use crate::service::{self, Manager, Unmanaged, WITHOUT_A_SERVICE};
 use judged::config::{Config, ConfigFile, RootFlags};
 use judged::install::{INSTALL_COMMAND, find_on_path};
 use judged_jury::config::{JuryConfig, Preset};
@@ -97,6 +98,8 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
             checks.extend(config_newer_than_daemon(&config_path, status));
         }
     }
+    // Auto-start is on unless the file (if it reads) turns it off.
+    service_check(&mut checks, file.as_ref().and_then(|f| f.auto_start) != Some(false), &config_path);
     root_checks(&mut checks, status.as_ref());
     hook_checks(&mut checks, cwd);
     if let Some(file) = &file {
@@ -180,6 +183,48 @@ fn config_newer_than_daemon(path: &Path, status: &StatusReport) -> Option<Check>
         let fix = "restart judged: `judged stop && judged start` (or `systemctl --user restart judged`)";
         check("config_in_force", Status::Warn, detail, Some(fix.into()))
     })
+}
+
+/// Whether a login service runs judged, or what starts it instead.
+fn service_check(checks: &mut Vec<Check>, auto_start: bool, config_path: &Path) {
+    let manager = Manager::default();
+    let (path, program) = (manager.file(), manager.program());
+    let installed = path.is_file();
+    match Unmanaged::of(manager, false) {
+        Some(unmanaged) => {
+            let file = if installed { format!("{} is installed, but ", path.display()) } else { String::new() };
+            let detail = format!("{file}{program}: {}", unmanaged.why(manager));
+            if auto_start {
+                checks.push(ok("service", format!("{detail}; {WITHOUT_A_SERVICE}")));
+            } else {
+                let detail = format!("{detail}, and auto_start = false in {}", config_path.display());
+                let fix = format!(
+                    "run `judged start` at login (in ~/.profile, say), or remove auto_start = false from {}",
+                    config_path.display()
+                );
+                checks.push(check("service", Status::Warn, detail, Some(fix)));
+            }
+        }
+        None if !installed => {
+            let detail = format!("no login service ({} does not exist): judged runs once started", path.display());
+            checks.push(check("service", Status::Warn, detail, Some("judged service install".into())));
+        }
+        None => match service::running(manager) {
+            Ok(()) => checks.push(ok("service", format!("{} is installed and {program} runs it", path.display()))),
+            Err(state) => {
+                let detail = format!("{} is installed, but {program} does not run it ({state})", path.display());
+                let log = match manager {
+                    Manager::Systemd => "`journalctl --user -u judged`".to_owned(),
+                    Manager::Launchd => paths::data_dir().join("judged.log").display().to_string(),
+                };
+                let fix = format!(
+                    "judged service install (it enables and starts it); `judged service status` shows what the \
+                     service manager says, {log} why it stopped"
+                );
+                checks.push(check("service", Status::Warn, detail, Some(fix)));
+            }
+        },
+    }
 }
 
 /// The watched roots: the daemon's, or those `judged start` would watch.

@@ -88,12 +88,13 @@ fn lock_pid_file(path: &Path) -> Result<File, DaemonError> {
     Ok(pid_file)
 }
 
-/// Run the daemon in the foreground until `shutdown` or a signal.
+/// Run the daemon in the foreground until `shutdown` or a signal. The pid file stays
+/// locked until the process exits, so a process runs it once.
 pub fn run(config: Config) -> Result<(), DaemonError> {
     private_dir(&config.data_dir)?;
     private_dir(&config.socket_dir())?;
     let pid_path = config.data_dir.join("judged.pid");
-    let _pid_lock = lock_pid_file(&pid_path)?;
+    let pid_lock = lock_pid_file(&pid_path)?;
 
     let started = Instant::now();
     let store = store::Store::open(&config.data_dir.join("judged.db"))?;
@@ -150,5 +151,8 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let _ = fs::remove_file(&socket);
     let _ = fs::remove_file(&pid_path);
     tracing::info!("stopped");
+    // Held until the process exits, when the kernel lets go of it: `judged stop` returns
+    // once it is free, so the daemon it stopped is gone, not just done with its store.
+    std::mem::forget(pid_lock);
     Ok(())
 }

@@ -239,6 +239,11 @@ enum CliError {
     AlreadyRunning(u32),
     #[error("judged is not running")]
     NotRunning,
+    #[error(
+        "judged (pid {pid}) is still running {seconds} s after it was asked to stop; `kill {pid}` stops it \
+         (`kill -9 {pid}` if it does not)"
+    )]
+    StillRunning { pid: u32, seconds: u64 },
     #[error("{0}")]
     Usage(String),
     #[error("some checks failed; each is listed above with its fix")]
@@ -251,8 +256,10 @@ enum CliError {
     Vanished(String),
     #[error("cannot {action}: {source}")]
     Start { action: String, source: std::io::Error },
-    #[error("judged exited during start ({status}); see {}", log.display())]
-    ExitedDuringStart { status: std::process::ExitStatus, log: PathBuf },
+    #[error("{}\nfix that file, then start judged again", .0.to_string().trim_end())]
+    StartConfig(ConfigError),
+    #[error("judged exited during start ({status}); it wrote to {}:\n{said}", log.display())]
+    ExitedDuringStart { status: std::process::ExitStatus, log: PathBuf, said: String },
     #[error("{what} within {seconds} s{}", log.as_ref().map(|l| format!("; see {}", l.display())).unwrap_or_default())]
     TimedOut { what: &'static str, seconds: u64, log: Option<PathBuf> },
 }
@@ -284,7 +291,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
     match command {
         Cmd::Start { foreground: true, roots } => {
             init_logging();
-            let config = Config::resolve(roots)?;
+            let config = Config::resolve(roots).map_err(CliError::StartConfig)?;
             service::notify_when_ready(config.socket_path());
             Ok(judged::run(config)?)
         }
@@ -447,12 +454,41 @@ fn run(command: Cmd) -> Result<(), CliError> {
             };
             carry_out(plan, dry_run)
         }
-        Cmd::Stop => match call::<Stopping>(Request::Shutdown) {
-            Ok(_) => wait_until(|| call::<StatusReport>(Request::Status).is_err(), "judged did not stop", None),
-            Err(ClientError::Unreachable(_)) => Err(CliError::NotRunning),
-            Err(error) => Err(error.into()),
-        },
+        Cmd::Stop => stop(),
     }
+}
+
+/// How long `judged stop` waits for the daemon to exit.
+const STOP_WAIT: Duration = Duration::from_secs(10);
+
+/// Ask the daemon to stop and return once it has exited. Its socket closes first and its
+/// pid file stays locked until the process exits, so the wait is on the lock: a `judged
+/// start` right after must not find the old daemon still holding it.
+fn stop() -> Result<(), CliError> {
+    // Opened before the daemon is asked: it removes the file as it exits, and the lock
+    // it holds is on this file, not on one a new daemon creates.
+    let pid_path = paths::data_dir().join("judged.pid");
+    let pid_file = std::fs::File::open(&pid_path).ok();
+    let pid = pid_file.as_ref().and_then(|file| std::io::read_to_string(file).ok()?.trim().parse::<u32>().ok());
+    match call::<Stopping>(Request::Shutdown) {
+        Ok(_) => {}
+        Err(ClientError::Unreachable(_)) => return Err(CliError::NotRunning),
+        Err(error) => return Err(error.into()),
+    }
+    let (Some(pid_file), Some(pid)) = (pid_file, pid) else {
+        // No pid file to watch (a daemon of another data dir answers here): its socket, then.
+        if !wait_until(|| call::<StatusReport>(Request::Status).is_err()) {
+            return Err(CliError::TimedOut { what: "judged did not stop", seconds: STOP_WAIT.as_secs(), log: None });
+        }
+        println!("judged stopped");
+        return Ok(());
+    };
+    // Taken only to see that it is free, and let go at once for the next daemon.
+    if !wait_until(|| pid_file.try_lock().is_ok_and(|()| pid_file.unlock().is_ok())) {
+        return Err(CliError::StillRunning { pid, seconds: STOP_WAIT.as_secs() });
+    }
+    println!("judged stopped (pid {pid})");
+    Ok(())
 }
 
 /// Spawn `judged start --foreground` detached, logging to the data dir, and wait until
@@ -474,12 +510,16 @@ fn start_background(roots: &RootFlags) -> Result<(), CliError> {
     if let Ok(status) = call::<StatusReport>(Request::Status) {
         return Err(CliError::AlreadyRunning(status.pid));
     }
+    // Read here too, so a broken config is named on this terminal, not only in the log.
+    Config::resolve(roots.clone()).map_err(CliError::StartConfig)?;
     let log_path = data_dir.join("judged.log");
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&log_path)
         .map_err(start_error(format!("open {}", log_path.display())))?;
+    // Where this start's lines begin, to show them if the daemon exits.
+    let logged_before = log.metadata().map_or(0, |m| m.len());
     let exe = std::env::current_exe().map_err(start_error("find this executable".into()))?;
     let mut command = Command::new(exe);
     command.args(["start", "--foreground"]);
@@ -505,7 +545,8 @@ fn start_background(roots: &RootFlags) -> Result<(), CliError> {
             }
             Err(_) => {
                 if let Ok(Some(status)) = child.try_wait() {
-                    return Err(CliError::ExitedDuringStart { status, log: log_path });
+                    let said = log_tail(&log_path, logged_before);
+                    return Err(CliError::ExitedDuringStart { status, log: log_path, said });
                 }
             }
         }
@@ -521,6 +562,25 @@ fn start_background(roots: &RootFlags) -> Result<(), CliError> {
     }
     println!("judged started (pid {}), socket {}", status.pid, paths::socket_path().display());
     Ok(())
+}
+
+/// The most lines of the daemon's log an early exit shows.
+const LOG_TAIL_LINES: usize = 20;
+
+/// The last lines of the log written from byte `from` on, indented (what the daemon said
+/// before it exited).
+fn log_tail(log: &Path, from: u64) -> String {
+    let bytes = std::fs::read(log).unwrap_or_default();
+    let text = String::from_utf8_lossy(bytes.get(from as usize..).unwrap_or_default());
+    let lines: Vec<&str> = text.lines().filter(|line| !line.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return "  (nothing)".to_owned();
+    }
+    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..]
+        .iter()
+        .map(|line| format!("  {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// One line of catch-up progress: logs and bytes ingested of those found.
@@ -540,20 +600,24 @@ fn progress_line(progress: &CatchUp) -> String {
     )
 }
 
-fn wait_until(done: impl Fn() -> bool, what: &'static str, log: Option<PathBuf>) -> Result<(), CliError> {
-    let deadline = Instant::now() + Duration::from_secs(10);
+/// Whether `done` came true within [`STOP_WAIT`].
+fn wait_until(done: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + STOP_WAIT;
     while Instant::now() < deadline {
         if done() {
-            return Ok(());
+            return true;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Err(CliError::TimedOut { what, seconds: 10, log })
+    false
 }
 
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("JUDGED_LOG").unwrap_or_else(|_| "info".into());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    // Colour for a person at a terminal only: judged.log, the journal and a test's
+    // captured output must read as plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(ansi).init();
 }
 
 #[cfg(test)]

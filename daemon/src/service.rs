@@ -87,7 +87,104 @@ pub enum Manager {
 
 impl Target {
     fn manager(&self) -> Manager {
-        self.manager.unwrap_or(if cfg!(target_os = "macos") { Manager::Launchd } else { Manager::Systemd })
+        self.manager.unwrap_or_default()
+    }
+}
+
+impl Default for Manager {
+    /// launchd on macOS, systemd elsewhere.
+    fn default() -> Manager {
+        if cfg!(target_os = "macos") { Manager::Launchd } else { Manager::Systemd }
+    }
+}
+
+impl Manager {
+    /// The program that talks to it.
+    pub fn program(self) -> &'static str {
+        match self {
+            Manager::Systemd => "systemctl",
+            Manager::Launchd => "launchctl",
+        }
+    }
+
+    /// The file `install` writes for it.
+    pub fn file(self) -> PathBuf {
+        match self {
+            Manager::Systemd => unit_path(),
+            Manager::Launchd => plist_path(),
+        }
+    }
+
+    /// Whether this user's instance of it answers: a systemd user instance (over its
+    /// socket in `$XDG_RUNTIME_DIR` or the D-Bus session bus), a launchd GUI domain.
+    fn answers(self) -> bool {
+        match self {
+            Manager::Systemd => Step::new(&["systemctl", "--user", "show", "--property=Version"]).run().is_ok(),
+            Manager::Launchd => Step::new(&["launchctl", "print", &launchd_domain()]).run().is_ok(),
+        }
+    }
+}
+
+/// Whether the service manager runs the service: `Err` with what it says instead
+/// (`inactive`, `failed`, `not loaded`).
+pub fn running(manager: Manager) -> Result<(), String> {
+    match manager {
+        Manager::Systemd => {
+            let state = Step::new(&["systemctl", "--user", "show", UNIT, "--property=ActiveState", "--value"]).run()?;
+            if state == "active" { Ok(()) } else { Err(state) }
+        }
+        Manager::Launchd => Step::new(&["launchctl", "print", &format!("{}/{LABEL}", launchd_domain())])
+            .run()
+            .map(|_| ())
+            .map_err(|_| "not loaded".to_owned()),
+    }
+}
+
+/// Why the service manager is not asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unmanaged {
+    /// `--files-only`.
+    FilesOnly,
+    /// Its program is not on PATH.
+    NotFound,
+    /// It runs no instance for this user: a container, WSL without systemd, an ssh login
+    /// that starts none.
+    NoAnswer,
+}
+
+/// What starts judged when no service does.
+pub const WITHOUT_A_SERVICE: &str = "auto-start covers it: the first judge-hook or judge-evidence call starts \
+     judged (unless auto_start = false in config.toml); or run `judged start` at login (in ~/.profile, say)";
+
+impl Unmanaged {
+    /// Whether `manager` can be asked, and why not.
+    pub fn of(manager: Manager, files_only: bool) -> Option<Unmanaged> {
+        if files_only {
+            Some(Unmanaged::FilesOnly)
+        } else if !program_found(manager.program()) {
+            Some(Unmanaged::NotFound)
+        } else if !manager.answers() {
+            Some(Unmanaged::NoAnswer)
+        } else {
+            None
+        }
+    }
+
+    /// What was found, after the program's name.
+    pub fn why(self, manager: Manager) -> String {
+        match (self, manager) {
+            (Unmanaged::FilesOnly, _) => "not run (--files-only)".to_owned(),
+            (Unmanaged::NotFound, _) => "not found on PATH".to_owned(),
+            (Unmanaged::NoAnswer, Manager::Systemd) => {
+                "no systemd user manager answers here (no `systemd --user` instance, no D-Bus session bus), so \
+                 nothing runs judged at login"
+                    .to_owned()
+            }
+            (Unmanaged::NoAnswer, Manager::Launchd) => format!(
+                "launchd has no {} domain here (no GUI login: an ssh session?), so nothing runs judged at login",
+                launchd_domain()
+            ),
+        }
     }
 }
 
@@ -248,6 +345,14 @@ pub fn launchd_plist(spec: &Spec) -> String {
     plist
 }
 
+/// The text of the file `install` writes for `manager`.
+fn service_text(manager: Manager, spec: &Spec) -> String {
+    match manager {
+        Manager::Systemd => systemd_unit(spec),
+        Manager::Launchd => launchd_plist(spec),
+    }
+}
+
 /// Whether a service file's text is one `install` wrote.
 fn is_ours(text: &str) -> bool {
     text.lines().take(2).any(|line| line.contains(MARK) || line.contains(&xml_escaped(MARK).replace("--", "- -")))
@@ -349,10 +454,7 @@ pub fn run(command: ServiceCmd) -> Result<(), ServiceError> {
 
 fn install(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), ServiceError> {
     let spec = Spec::here()?;
-    let (path, text) = match manager {
-        Manager::Systemd => (unit_path(), systemd_unit(&spec)),
-        Manager::Launchd => (plist_path(), launchd_plist(&spec)),
-    };
+    let (path, text) = (manager.file(), service_text(manager, &spec));
     if dry_run {
         print!("{text}");
         eprintln!("judged: --dry-run: would write {}", path.display());
@@ -377,7 +479,7 @@ fn install(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Serv
     // A daemon started by hand holds the pid lock: the service's would fail to start.
     let answering = if files_only { None } else { daemon_answers() };
     let mut by_hand = None;
-    let (program, steps) = match manager {
+    let steps = match manager {
         Manager::Systemd => {
             let mut steps = vec![Step::new(&["systemctl", "--user", "daemon-reload"])];
             let active = Step::new(&["systemctl", "--user", "is-active", "--quiet", UNIT]).run().is_ok();
@@ -390,7 +492,7 @@ fn install(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Serv
                     steps.push(Step::new(&["systemctl", "--user", "restart", UNIT]));
                 }
             }
-            ("systemctl", steps)
+            steps
         }
         Manager::Launchd => {
             let domain = launchd_domain();
@@ -400,13 +502,26 @@ fn install(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Serv
                 steps.push(Step::new(&["launchctl", "bootout", &loaded]));
             }
             steps.push(Step::new(&["launchctl", "bootstrap", &domain, &path.to_string_lossy()]));
-            ("launchctl", steps)
+            steps
         }
     };
-    if files_only || !program_found(program) {
-        let why = if files_only { "not run (--files-only)" } else { "not found on PATH" };
-        println!("{program}: {why}; to enable and start the service, run:\n  {}", shown_all(&steps));
-        return Ok(());
+    match Unmanaged::of(manager, files_only) {
+        Some(Unmanaged::NoAnswer) => {
+            println!(
+                "{}: {};\n{WITHOUT_A_SERVICE}.\nWhere a user service manager runs, enable and start the service \
+                 with:\n  {}",
+                manager.program(),
+                Unmanaged::NoAnswer.why(manager),
+                shown_all(&steps)
+            );
+            return Ok(());
+        }
+        Some(unmanaged) => {
+            let (program, why) = (manager.program(), unmanaged.why(manager));
+            println!("{program}: {why}; to enable and start the service, run:\n  {}", shown_all(&steps));
+            return Ok(());
+        }
+        None => {}
     }
     run_steps(&steps)?;
     match by_hand {
@@ -420,10 +535,7 @@ fn install(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Serv
 }
 
 fn uninstall(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), ServiceError> {
-    let path = match manager {
-        Manager::Systemd => unit_path(),
-        Manager::Launchd => plist_path(),
-    };
+    let path = manager.file();
     let Some(text) = read(&path)? else {
         println!("{}: not installed, nothing to remove", path.display());
         return Ok(());
@@ -433,9 +545,8 @@ fn uninstall(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Se
     }
     let loaded = format!("{}/{LABEL}", launchd_domain());
     // Stop and disable before the file goes; reload after; by hand, stop and reload.
-    let (program, before, after, by_hand) = match manager {
+    let (before, after, by_hand) = match manager {
         Manager::Systemd => (
-            "systemctl",
             vec![Step::new(&["systemctl", "--user", "disable", "--now", UNIT])],
             vec![Step::new(&["systemctl", "--user", "daemon-reload"])],
             vec![
@@ -444,7 +555,6 @@ fn uninstall(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Se
             ],
         ),
         Manager::Launchd => (
-            "launchctl",
             vec![Step::new(&["launchctl", "bootout", &loaded])],
             vec![],
             vec![Step::new(&["launchctl", "bootout", &loaded])],
@@ -453,7 +563,8 @@ fn uninstall(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Se
     // What `enable` links to the unit, removed here when systemctl does not.
     let wants = path.parent().map(|dir| dir.join("default.target.wants").join(UNIT));
     let wants = wants.filter(|link| fs::read_link(link).is_ok_and(|target| target == path));
-    let managed = !files_only && program_found(program);
+    let unmanaged = Unmanaged::of(manager, files_only);
+    let managed = unmanaged.is_none();
     if dry_run {
         if managed {
             println!("would run    {}", shown_all(&before));
@@ -477,22 +588,24 @@ fn uninstall(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Se
         fs::remove_file(&link).map_err(io_error("remove", &link))?;
         println!("removed  {}", link.display());
     }
-    if managed {
+    match unmanaged {
         // The file is gone, as asked; a manager that cannot reload is only reported.
-        run_reporting(&after);
-    } else {
-        let why = if files_only { "not run (--files-only)" } else { "not found on PATH" };
-        println!("{program}: {why}; to stop a running service, run:\n  {}", shown_all(&by_hand));
+        None => run_reporting(&after),
+        // Nothing ran it, so there is nothing to stop.
+        Some(Unmanaged::NoAnswer) => println!("{}: {}", manager.program(), Unmanaged::NoAnswer.why(manager)),
+        Some(unmanaged) => println!(
+            "{}: {}; to stop a running service, run:\n  {}",
+            manager.program(),
+            unmanaged.why(manager),
+            shown_all(&by_hand)
+        ),
     }
     Ok(())
 }
 
 fn status(manager: Manager) -> Result<(), ServiceError> {
     let spec = Spec::here()?;
-    let (path, wanted) = match manager {
-        Manager::Systemd => (unit_path(), systemd_unit(&spec)),
-        Manager::Launchd => (plist_path(), launchd_plist(&spec)),
-    };
+    let (path, wanted) = (manager.file(), service_text(manager, &spec));
     let file = match read(&path)? {
         None => "not installed (`judged service install` installs it)".to_owned(),
         Some(text) if !is_ours(&text) => "present, not written by judged".to_owned(),
@@ -503,21 +616,22 @@ fn status(manager: Manager) -> Result<(), ServiceError> {
     };
     println!("{:<9} {}", "file", path.display());
     println!("{:<9} {file}", "state");
-    let (program, step) = match manager {
-        Manager::Systemd => (
+    let program = manager.program();
+    let step = match manager {
+        Manager::Systemd => Step::new(&[
             "systemctl",
-            Step::new(&[
-                "systemctl",
-                "--user",
-                "show",
-                UNIT,
-                "--property=LoadState,UnitFileState,ActiveState,SubState,MainPID",
-            ]),
-        ),
-        Manager::Launchd => ("launchctl", Step::new(&["launchctl", "print", &format!("{}/{LABEL}", launchd_domain())])),
+            "--user",
+            "show",
+            UNIT,
+            "--property=LoadState,UnitFileState,ActiveState,SubState,MainPID",
+        ]),
+        Manager::Launchd => Step::new(&["launchctl", "print", &format!("{}/{LABEL}", launchd_domain())]),
     };
-    if !program_found(program) {
-        println!("{program:<9} not found on PATH");
+    if let Some(unmanaged) = Unmanaged::of(manager, false) {
+        println!("{program:<9} {}", unmanaged.why(manager));
+        if unmanaged == Unmanaged::NoAnswer {
+            println!("{:<9} {WITHOUT_A_SERVICE}", "");
+        }
     } else {
         match step.run() {
             Ok(out) if manager == Manager::Systemd => {

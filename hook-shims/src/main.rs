@@ -12,7 +12,8 @@
 //! gate fails closed).
 
 use judged_core::event::Host;
-use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request, autostart};
+use judged_protocol::autostart::{self, AutoStartError};
+use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::ExitCode;
@@ -93,19 +94,28 @@ fn main() -> ExitCode {
     let socket = judged_protocol::paths::socket_path();
     let ask = || judged_protocol::call::<HookAnswer>(&socket, question.clone(), options.timeout);
     let mut answer = ask();
-    let mut not_started = String::new();
+    let mut not_started = None;
     if let Err(ClientError::Unreachable(_)) = answer {
         // No daemon: start one (a bounded wait that fits the hook's own time), then ask it.
         match autostart::start_judged(AUTOSTART_WAIT.min(options.timeout)) {
             Ok(()) => answer = ask(),
-            Err(why) => not_started = format!("; it could not be started for you: {why}"),
+            Err(why) => not_started = Some(why),
         }
     }
     match answer {
         Ok(answer) if answer.decision == Decision::Block => block(options.host, &answer.message),
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
-            let why = format!("judge-hook: cannot ask judged ({error}){not_started}. Start it with `judged start`.");
+            let why = match not_started {
+                // `judged start` said why it failed, and what to fix: by hand it would fail
+                // the same way, so that is the next step, not starting it.
+                Some(failed @ AutoStartError::Failed { .. }) => format!("judge-hook: {failed}."),
+                Some(why) => format!(
+                    "judge-hook: cannot ask judged ({error}); it could not be started for you: {why}. Start it \
+                     with `judged start`."
+                ),
+                None => format!("judge-hook: cannot ask judged ({error}). Start it with `judged start`."),
+            };
             if options.block_on_error {
                 block(
                     options.host,

@@ -23,9 +23,18 @@ pub enum AutoStartError {
         /// Why it did not run.
         source: std::io::Error,
     },
-    /// `judged start` failed (its log says why).
-    #[error("`judged start` failed ({0}); see judged.log in {dir}", dir = paths::data_dir().display())]
-    Failed(std::process::ExitStatus),
+    /// `judged start` failed; what it wrote on stderr says why (a broken config, say),
+    /// else its log does.
+    #[error("judged could not be started: {}", match said.as_str() {
+        "" => format!("`judged start` failed ({status}); see judged.log in {}", paths::data_dir().display()),
+        said => said.to_owned(),
+    })]
+    Failed {
+        /// How `judged start` exited.
+        status: std::process::ExitStatus,
+        /// What it wrote on stderr, trimmed.
+        said: String,
+    },
     /// It was still starting (catching up with the logs) when the wait ended.
     #[error("judged is still starting after {} s (catching up with the logs)", .0.as_secs())]
     StillStarting(Duration),
@@ -66,7 +75,7 @@ pub fn start_judged(wait: Duration) -> Result<(), AutoStartError> {
         .arg("start")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .map_err(|source| AutoStartError::Spawn { program: program.display().to_string(), source })?;
     let deadline = Instant::now() + wait;
@@ -78,9 +87,18 @@ pub fn start_judged(wait: Duration) -> Result<(), AutoStartError> {
             {
                 return Ok(());
             }
-            Ok(Some(status)) => return Err(AutoStartError::Failed(status)),
+            Ok(Some(status)) => return Err(AutoStartError::Failed { status, said: said(&mut child) }),
             Ok(None) if Instant::now() >= deadline => return Err(AutoStartError::StillStarting(wait)),
             _ => std::thread::sleep(Duration::from_millis(20)),
         }
     }
+}
+
+/// What an exited `judged start` wrote on stderr, without the `judged: ` it starts with.
+/// It writes there only when it fails, and its daemon's stderr goes to the log, so the
+/// pipe ends with it.
+fn said(child: &mut std::process::Child) -> String {
+    let text = child.stderr.take().and_then(|stderr| std::io::read_to_string(stderr).ok()).unwrap_or_default();
+    let text = text.trim();
+    text.strip_prefix("judged: ").unwrap_or(text).to_owned()
 }

@@ -706,6 +706,131 @@ fn background_start_returns_once_the_socket_answers_and_stop_stops_it() {
     assert!(!stop_again.status.success(), "stopping a stopped daemon is an error");
 }
 
+/// Whether process `pid` has exited (a zombie waiting for its parent to reap it has).
+fn exited(pid: u32) -> bool {
+    let ps = Command::new("ps").args(["-o", "stat=", "-p", &pid.to_string()]).output().expect("ps runs");
+    !ps.status.success() || String::from_utf8_lossy(&ps.stdout).trim_start().starts_with('Z')
+}
+
+#[test]
+fn stop_returns_once_the_daemon_has_exited_so_a_start_right_after_succeeds() {
+    let setup = Setup::new();
+    let _guard = BackgroundGuard(setup.home.clone());
+    let root_args =
+        ["--copilot-root", setup.copilot.to_str().unwrap(), "--claude-root", setup.claude.to_str().unwrap()];
+    let start = [&["start"][..], &root_args].concat();
+    let pid_path = setup.home.join("judged.pid");
+    for cycle in 1..=20 {
+        let started = setup.judged(&start);
+        assert!(started.status.success(), "cycle {cycle}: judged start: {}", String::from_utf8_lossy(&started.stderr));
+        let pid: u32 = fs::read_to_string(&pid_path).unwrap().trim().parse().expect("the pid file holds the pid");
+        // Opened before the stop: the daemon removes the file as it exits, its lock stays on this one.
+        let pid_file = fs::File::open(&pid_path).unwrap();
+        let stop = setup.judged(&["stop"]);
+        assert!(stop.status.success(), "cycle {cycle}: judged stop: {}", String::from_utf8_lossy(&stop.stderr));
+        assert_eq!(String::from_utf8_lossy(&stop.stdout), format!("judged stopped (pid {pid})\n"), "cycle {cycle}");
+        // Right away, no waiting: `stop` returned, so the daemon let go of its lock and is gone.
+        assert!(pid_file.try_lock().is_ok(), "cycle {cycle}: the pid file is still locked after `judged stop`");
+        assert!(exited(pid), "cycle {cycle}: pid {pid} still runs after `judged stop`");
+    }
+    let stop = setup.judged(&["stop"]);
+    assert!(!stop.status.success(), "stopping a stopped daemon is an error");
+    assert_eq!(String::from_utf8_lossy(&stop.stderr), "judged: judged is not running\n");
+}
+
+#[test]
+fn stop_names_a_daemon_that_does_not_exit_and_how_to_end_it() {
+    let setup = Setup::new();
+    fs::create_dir_all(&setup.home).unwrap();
+    fs::set_permissions(&setup.home, fs::Permissions::from_mode(0o700)).unwrap();
+    // A daemon that says it is stopping and does not: its pid file stays locked.
+    let pid = std::process::id();
+    let mut pid_file = fs::File::create(setup.home.join("judged.pid")).unwrap();
+    writeln!(pid_file, "{pid}").unwrap();
+    pid_file.lock().unwrap();
+    let listener = UnixListener::bind(setup.home.join("judged.sock")).unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut connection = judged_protocol::Connection::new(stream);
+            let _: Option<Value> = connection.receive().unwrap();
+            let stopping = judged_protocol::Stopping { stopping: true };
+            let response = judged_protocol::Response {
+                v: judged_protocol::PROTOCOL_VERSION,
+                id: 1,
+                outcome: judged_protocol::Outcome::Ok(stopping),
+            };
+            connection.send(&response).unwrap();
+        }
+    });
+    let stop = setup.judged(&["stop"]);
+    assert!(!stop.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&stop.stderr),
+        format!(
+            "judged: judged (pid {pid}) is still running 10 s after it was asked to stop; `kill {pid}` stops it \
+             (`kill -9 {pid}` if it does not)\n"
+        )
+    );
+}
+
+#[test]
+fn the_log_of_a_background_daemon_is_plain_text() {
+    let setup = Setup::new();
+    let _guard = BackgroundGuard(setup.home.clone());
+    let started = judged_command(&setup.home, &["start", "--copilot-root"])
+        .arg(&setup.copilot)
+        .arg("--claude-root")
+        .arg(&setup.claude)
+        .env("JUDGED_LOG", "info")
+        .output()
+        .unwrap();
+    assert!(started.status.success(), "judged start: {}", String::from_utf8_lossy(&started.stderr));
+    let stop = setup.judged(&["stop"]);
+    assert!(stop.status.success(), "judged stop: {}", String::from_utf8_lossy(&stop.stderr));
+    let log = fs::read_to_string(setup.home.join("judged.log")).unwrap();
+    assert!(log.contains("listening") && log.contains("stopped"), "the daemon logged its start and stop: {log}");
+    assert!(!log.contains("\x1b["), "no colour escapes in a log file: {log:?}");
+}
+
+#[test]
+fn start_with_a_broken_config_names_the_file_the_line_and_what_is_wrong() {
+    let setup = Setup::new();
+    let _guard = BackgroundGuard(setup.home.clone());
+    fs::create_dir_all(&setup.home).unwrap();
+    let config = setup.home.join("config.toml");
+    fs::write(&config, "auto_start = true\npolcy = \"evidence\"\n").unwrap();
+    let output = setup.judged(&["start"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.starts_with(&format!("judged: {}: ", config.display())), "names the file: {stderr}");
+    assert!(stderr.contains("line 2") && stderr.contains("unknown field `polcy`"), "the line and the error: {stderr}");
+    assert!(stderr.trim_end().ends_with("fix that file, then start judged again"), "the next step: {stderr}");
+    assert!(judged_tests::status_at(&setup.home, Duration::from_secs(2)).is_none(), "no daemon was started");
+}
+
+#[test]
+fn a_daemon_that_exits_during_start_shows_what_it_logged() {
+    let setup = Setup::new();
+    fs::create_dir_all(&setup.home).unwrap();
+    fs::set_permissions(&setup.home, fs::Permissions::from_mode(0o700)).unwrap();
+    // Something that is not a daemon answering on the socket holds the pid file's lock.
+    let pid_path = setup.home.join("judged.pid");
+    let pid_file = fs::File::create(&pid_path).unwrap();
+    pid_file.lock().unwrap();
+    fs::write(setup.home.join("judged.log"), "judged: an error of an earlier run\n").unwrap();
+    let output = setup.judged(&["start"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let log = setup.home.join("judged.log");
+    assert!(stderr.contains("judged exited during start (exit status: 1)"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("judged is already running (pid file {} is locked)", pid_path.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&log.display().to_string()), "names the log: {stderr}");
+    assert!(!stderr.contains("earlier run"), "only what this start logged: {stderr}");
+}
+
 #[test]
 fn a_stale_socket_does_not_prevent_start() {
     // A socket left behind by a listener that is gone. (A file that is not a socket is

@@ -41,7 +41,10 @@ impl Machine {
             .env("CLAUDE_CONFIG_DIR", &self.claude_config)
             .env("COPILOT_HOME", self.tmp.path().join("copilot"))
             .env("CODEX_HOME", self.tmp.path().join("codex"))
+            .env("XDG_CONFIG_HOME", self.tmp.path().join("config"))
             .env_remove("XDG_RUNTIME_DIR")
+            // No user service manager to reach, whatever this machine runs.
+            .env("DBUS_SESSION_BUS_ADDRESS", format!("unix:path={}", self.tmp.path().join("no-bus").display()))
             .current_dir(&self.project);
         command
     }
@@ -197,4 +200,72 @@ fn with_the_daemon_down_it_fails_and_still_checks_the_roots_judged_would_watch()
     assert_eq!(status_of(&checks, "hooks.claude-code"), "warn", "no hook installed is a warning");
     assert!(fix_of(&checks, "hooks.claude-code").contains("judged install-hooks --claude --user"));
     assert_eq!(status_of(&checks, "jury"), "ok");
+}
+
+/// A `systemctl` that answers as a user manager would, the service's state read from
+/// `state` in `dir` (absent: the manager does not answer); `dir` goes first on PATH.
+fn fake_systemctl(dir: &std::path::Path) {
+    let script = format!(
+        "#!/bin/sh\nstate={state}\n[ -f \"$state\" ] || {{ echo 'Failed to connect to bus' >&2; exit 1; }}\n\
+         case \"$*\" in\n\
+         '--user show --property=Version') echo Version=255 ;;\n\
+         '--user show judged.service --property=ActiveState --value') cat \"$state\" ;;\n\
+         *) exit 1 ;;\nesac\n",
+        state = dir.join("state").display()
+    );
+    fs::create_dir_all(dir).unwrap();
+    fs::write(dir.join("systemctl"), script).unwrap();
+    fs::set_permissions(dir.join("systemctl"), fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_service_check_says_whether_a_login_service_runs_judged_or_what_starts_it() {
+    if cfg!(target_os = "macos") {
+        return judged_tests::skip(false, "the check asks launchd on macOS; this fakes systemctl");
+    }
+    let m = Machine::new("");
+    let fake = m.tmp.path().join("fake-bin");
+    fake_systemctl(&fake);
+    let path = format!("{}:{}", fake.display(), std::env::var("PATH").unwrap_or_default());
+    let unit = m.tmp.path().join("config/systemd/user/judged.service");
+    let service = |config: &str| {
+        fs::write(m.home.join("config.toml"), config).unwrap();
+        let output = m.command("judged").args(["doctor", "--json"]).env("PATH", &path).output().unwrap();
+        let body: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let checks = body["checks"].as_array().cloned().unwrap();
+        let check = named(&checks, "service").clone();
+        (
+            check["status"].as_str().unwrap().to_owned(),
+            check["detail"].as_str().unwrap().to_owned(),
+            fix_of(&checks, "service"),
+        )
+    };
+
+    // No user manager answers: say so, and that auto-start covers it (unless it is off).
+    let (status, detail, _) = service("");
+    assert_eq!(status, "ok", "{detail}");
+    assert!(
+        detail.contains("no systemd user manager answers here") && detail.contains("auto-start covers it"),
+        "{detail}"
+    );
+    let (status, detail, fix) = service("auto_start = false\n");
+    assert_eq!(status, "warn", "{detail}");
+    assert!(detail.contains("auto_start = false"), "{detail}");
+    assert!(fix.contains("`judged start` at login"), "{fix}");
+
+    // A manager answers: not installed, installed and active, installed and stopped.
+    fs::write(fake.join("state"), "inactive\n").unwrap();
+    let (status, detail, fix) = service("");
+    assert_eq!((status.as_str(), fix.as_str()), ("warn", "judged service install"), "{detail}");
+    assert!(detail.contains("no login service") && detail.contains(&unit.display().to_string()), "{detail}");
+    fs::create_dir_all(unit.parent().unwrap()).unwrap();
+    fs::write(&unit, "# a unit\n").unwrap();
+    let (status, detail, fix) = service("");
+    assert_eq!(status, "warn", "{detail}");
+    assert!(detail.contains("installed, but systemctl does not run it (inactive)"), "{detail}");
+    assert!(fix.contains("judged service install"), "{fix}");
+    fs::write(fake.join("state"), "active\n").unwrap();
+    let (status, detail, _) = service("");
+    assert_eq!(status, "ok", "{detail}");
+    assert!(detail.contains("installed and systemctl runs it"), "{detail}");
 }

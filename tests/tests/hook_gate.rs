@@ -259,3 +259,33 @@ fn a_hook_with_auto_start_off_says_why_the_daemon_was_not_started() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("auto_start = false"), "{}", stderr(&output));
 }
+
+#[test]
+fn a_hook_whose_daemon_cannot_start_names_the_cause_not_judged_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, project) = (dir.path().join("home"), dir.path().join("project"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    let config = home.join("config.toml");
+    std::fs::write(&config, "[gate]\npolicy = \"nope\"\n").unwrap();
+    for host in ["claude-code", "copilot-cli"] {
+        let output =
+            hook(&home, task_completed(&project, "Fix cart rounding").to_string().as_bytes(), &["--host", host]);
+        let message = match host {
+            "claude-code" => {
+                assert_eq!(output.status.code(), Some(2), "blocked");
+                stderr(&output)
+            }
+            _ => {
+                let answer: Value = serde_json::from_slice(&output.stdout).expect("a JSON answer");
+                assert_eq!(answer["decision"], "block", "{answer}");
+                answer["reason"].as_str().unwrap().to_owned()
+            }
+        };
+        assert!(message.contains("judged could not be started"), "{host}: {message}");
+        assert!(message.contains(&format!("{}: ", config.display())), "{host}: names the file: {message}");
+        assert!(message.contains("unknown variant `nope`"), "{host}: names the error: {message}");
+        assert!(message.contains("fix that file"), "{host}: says what to do: {message}");
+        assert!(!message.contains("Start it with `judged start`"), "{host}: that fails the same way: {message}");
+    }
+}

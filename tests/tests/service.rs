@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-/// `judged service …` with its config, data and home in `dir`.
+/// `judged service …` with its config, data and home in `dir`, and no user service
+/// manager to reach (whatever this machine runs): its socket and bus point at nothing.
 fn service(dir: &Path, args: &[&str]) -> Output {
     Command::new(bin("judged"))
         .arg("service")
@@ -16,6 +17,8 @@ fn service(dir: &Path, args: &[&str]) -> Output {
         .env("XDG_CONFIG_HOME", dir.join("config"))
         .env("JUDGED_HOME", dir.join("home"))
         .env("HOME", dir)
+        .env("XDG_RUNTIME_DIR", dir.join("no-runtime-dir"))
+        .env("DBUS_SESSION_BUS_ADDRESS", format!("unix:path={}", dir.join("no-bus").display()))
         .output()
         .expect("judged runs")
 }
@@ -88,6 +91,40 @@ fn a_unit_judged_did_not_write_is_left_alone() {
     assert_eq!(std::fs::read_to_string(&unit_path).unwrap(), theirs);
     let status = service(dir.path(), &["status", "--manager", "systemd"]);
     assert!(stdout(&status).contains("present, not written by judged"), "{}", stdout(&status));
+}
+
+#[test]
+fn where_no_user_service_manager_answers_install_says_so_and_what_starts_judged_instead() {
+    if Command::new("systemctl").arg("--version").output().is_err() {
+        return judged_tests::skip(false, "systemctl is not installed");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let output = service(dir.path(), &["install", "--manager", "systemd"]);
+    assert!(output.status.success(), "the unit is written; nothing failed: {}", stderr(&output));
+    let (out, err) = (stdout(&output), stderr(&output));
+    assert!(dir.path().join("config/systemd/user/judged.service").is_file(), "{out}");
+    for wanted in [
+        "no systemd user manager answers here",
+        "nothing runs judged at login",
+        "the first judge-hook or judge-evidence call starts judged",
+        "`judged start` at login",
+        "systemctl --user daemon-reload && systemctl --user enable --now judged.service",
+    ] {
+        assert!(out.contains(wanted), "{wanted} in:\n{out}");
+    }
+    for unwanted in ["Failed to connect to bus", "once the service manager answers", "running  systemctl"] {
+        assert!(!out.contains(unwanted) && !err.contains(unwanted), "{unwanted} in:\n{out}{err}");
+    }
+
+    let status = service(dir.path(), &["status", "--manager", "systemd"]);
+    assert!(stdout(&status).contains("no systemd user manager answers here"), "{}", stdout(&status));
+    assert!(!stdout(&status).contains("Failed to connect to bus"), "{}", stdout(&status));
+
+    let output = service(dir.path(), &["uninstall", "--manager", "systemd"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!dir.path().join("config/systemd/user/judged.service").exists());
+    assert!(stdout(&output).contains("no systemd user manager answers here"), "{}", stdout(&output));
+    assert!(!stderr(&output).contains("Failed to connect to bus"), "{}", stderr(&output));
 }
 
 #[test]
