@@ -298,11 +298,15 @@ fn main() -> ExitCode {
 /// Run an operation where the chosen mode decides; `auto` falls back to direct mode with a
 /// notice when no daemon answers.
 fn with_decider<T>(mode: Mode, op: impl Fn(&Decider) -> Result<T, CallError>) -> rules::Result<T> {
-    let unreachable = || {
-        let why = autostarted().err().map(ToString::to_string).unwrap_or_default();
-        EvidenceError::evidence(format!(
-            "judged is not running ({why}); start it with `judged start`, or use --mode direct"
-        ))
+    let unreachable = || match autostarted().err() {
+        // `judged start` itself failed: advising it again would fail the same way.
+        Some(failed @ AutoStartError::Failed { .. }) => {
+            EvidenceError::evidence(format!("{failed}; fix that, or use --mode direct"))
+        }
+        why => EvidenceError::evidence(format!(
+            "judged is not running ({}); start it with `judged start`, or use --mode direct",
+            why.map(ToString::to_string).unwrap_or_default()
+        )),
     };
     let decider = if mode == Mode::Direct { Decider::Direct } else { Decider::daemon() };
     // The daemon was reached and no evidence decision came back: exit 2, saying so.

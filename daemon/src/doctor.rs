@@ -94,9 +94,9 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
             format!("{} does not exist: the defaults apply", config_path.display())
         };
         checks.push(ok("config", detail));
-        if let Some(status) = &status {
-            checks.extend(config_newer_than_daemon(&config_path, status));
-        }
+    }
+    if let Some(status) = &status {
+        checks.push(config_in_force(status));
     }
     // Auto-start is on unless the file (if it reads) turns it off.
     service_check(&mut checks, file.as_ref().and_then(|f| f.auto_start) != Some(false), &config_path);
@@ -176,13 +176,35 @@ fn uptime(seconds: u64) -> String {
 }
 
 /// The daemon reads config.toml when it starts: a later edit is not in force yet.
-fn config_newer_than_daemon(path: &Path, status: &StatusReport) -> Option<Check> {
-    let age = std::fs::metadata(path).ok()?.modified().ok()?.elapsed().unwrap_or_default();
-    (age.as_secs() < status.uptime_seconds).then(|| {
-        let detail = format!("{} changed after judged started: the daemon still runs the old one", path.display());
+/// The config the daemon decides under: it follows config.toml as it changes, so what can
+/// be wrong is an edit it refused, or a setting that waits for a restart.
+fn config_in_force(status: &StatusReport) -> Check {
+    let config = &status.config;
+    if let Some(rejected) = &config.rejected {
+        let detail = format!(
+            "the newest edit was not applied: {}; judged decides under {}, read {}",
+            rejected.error, config.file, config.loaded_at
+        );
+        let fix = "fix that file: the fix takes effect at the next decision, with no restart";
+        return check("config_in_force", Status::Warn, detail, Some(fix.into()));
+    }
+    if !config.restart_needed.is_empty() {
+        let detail = format!(
+            "{} changed in {}: they take effect at the next start (the gate and the jury already follow the file)",
+            config.restart_needed.join(", "),
+            config.file.path.display()
+        );
         let fix = "restart judged: `judged stop && judged start` (or `systemctl --user restart judged`)";
-        check("config_in_force", Status::Warn, detail, Some(fix.into()))
-    })
+        return check("config_in_force", Status::Warn, detail, Some(fix.into()));
+    }
+    ok(
+        "config_in_force",
+        format!(
+            "judged decides under {}; it reads the file again when it changes (before each decision, every 2 s, \
+             and at once on SIGHUP), and a project's .judged.toml whenever a decision reads it",
+            config.file
+        ),
+    )
 }
 
 /// Whether a login service runs judged, or what starts it instead.

@@ -147,6 +147,44 @@ fn a_healthy_setup_passes_and_says_what_is_in_force() {
     assert!(text.contains("0 failed"), "{text}");
 }
 
+/// The daemon follows config.toml: doctor says so, and names an edit it refused and a
+/// setting that waits for a restart, each with what to do (it used to tell the user to
+/// restart after any edit, which a restart no longer needs).
+#[test]
+fn doctor_says_how_config_changes_take_effect_and_names_an_edit_not_applied() {
+    let m = Machine::new(
+        "auto_start = false
+",
+    );
+    let daemon = m.daemon();
+    let config = m.home.join("config.toml");
+    let (_, checks, _) = m.doctor();
+    let in_force = named(&checks, "config_in_force");
+    assert_eq!(in_force["status"], "ok", "{in_force}");
+    let detail = in_force["detail"].as_str().unwrap();
+    assert!(detail.contains("reads the file again when it changes") && detail.contains("SIGHUP"), "{detail}");
+
+    let good = fs::read_to_string(&config).unwrap();
+    fs::write(&config, format!("{good}[gate]\npolcy = \"off\"\n")).unwrap();
+    // The daemon notices on its own (doctor asks its status, which looks at the file).
+    let (_, checks, _) = m.doctor();
+    let in_force = named(&checks, "config_in_force");
+    assert_eq!(in_force["status"], "warn", "{in_force}");
+    let detail = in_force["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("the newest edit was not applied") && detail.contains("line 4: unknown field `polcy`"),
+        "{detail}"
+    );
+    assert!(fix_of(&checks, "config_in_force").contains("no restart"));
+
+    fs::write(&config, format!("{good}claude_roots = [\"/elsewhere\"]\n")).unwrap();
+    let (_, checks, _) = m.doctor();
+    let detail = named(&checks, "config_in_force")["detail"].as_str().unwrap().to_owned();
+    assert!(detail.contains("claude_roots changed") && detail.contains("next start"), "{detail}");
+    assert!(fix_of(&checks, "config_in_force").contains("judged stop && judged start"));
+    drop(daemon);
+}
+
 #[test]
 fn a_broken_setup_fails_naming_each_fix() {
     let m =

@@ -1323,3 +1323,24 @@ fn traces_that_claim_what_no_evidence_shows_are_refused() {
     assert_eq!(off.code, 0);
     assert!(!live.tmp.path().join(".aris/traces/off").exists(), "off writes nothing");
 }
+
+/// In daemon mode with a config `judged start` refuses, the error is that cause, not the
+/// advice to run `judged start`, which fails the same way.
+#[test]
+fn daemon_mode_whose_daemon_cannot_start_names_the_cause_not_judged_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    fs::write(&config, "[gate]\npolicy = \"nope\"\n").unwrap();
+    let output = Command::new(bin("judge-evidence"))
+        .args(["--mode", "daemon", "challenge", "--binding", "run_20261201_a1b2c3d4_r1_review_7e91c4ab"])
+        .arg("--output")
+        .arg(dir.path().join("c.json"))
+        .env("JUDGED_HOME", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("judged could not be started") && said.contains("unknown variant `nope`"), "{said}");
+    assert!(said.contains(&p(&config).replace('/', "\\/")) || said.contains(p(&config)), "names the file: {said}");
+    assert!(!said.contains("start it with `judged start`"), "that fails the same way: {said}");
+}
