@@ -1,12 +1,13 @@
-//! "Did you mean `policy`?": the nearest valid key to one a table does not know.
+//! "Did you mean `policy`?": the nearest valid key (or value) to one a table does not know.
 //!
-//! serde names an unknown key and lists the valid ones in its message (``unknown field
-//! `polcy`, expected one of `policy`, …``); the nearest of those by edit distance, when it
-//! is near enough to be a typo, is the hint.
+//! serde names an unknown key or variant and lists the valid ones in its message
+//! (``unknown field `polcy`, expected one of `policy`, …``); the nearest of those by edit
+//! distance, when it is near enough to be a typo, is the hint.
 
-/// The hint for a parse error's message, if it is about an unknown key with a near one.
+/// The hint for a parse error's message, if it is about an unknown key or value with a
+/// near valid one.
 pub fn for_message(message: &str) -> Option<String> {
-    let rest = message.strip_prefix("unknown field `")?;
+    let rest = message.strip_prefix("unknown field `").or_else(|| message.strip_prefix("unknown variant `"))?;
     let (unknown, expected) = rest.split_once('`')?;
     let nearest = expected
         .split('`')
@@ -44,6 +45,8 @@ mod tests {
         assert_eq!(for_message(message).as_deref(), Some("did you mean `policy`?"));
         let two = "unknown field `frehsness_seconds`, expected `freshness_seconds` or `events`";
         assert_eq!(for_message(two).as_deref(), Some("did you mean `freshness_seconds`?"));
+        let value = "unknown variant `evidnce`, expected one of `off`, `evidence`, `panel`, `evidence_or_panel`";
+        assert_eq!(for_message(value).as_deref(), Some("did you mean `evidence`?"));
     }
 
     #[test]
