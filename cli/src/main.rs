@@ -95,7 +95,7 @@ enum Cmd {
     },
     /// The review-gate transition for one completed round (reference review_gate.py).
     Gate(GateArgs),
-    /// Convene the cross-family jury on an artifact and print its packet (jury.md §4).
+    /// Convene the cross-family jury on an artifact and print its packet (docs/spec/jury.md §4).
     Panel(PanelCmd),
     /// Which reviewer backend a review call uses, per the reviewer-routing document, or
     /// REVIEW_UNAVAILABLE with the reason.
@@ -374,7 +374,7 @@ fn run(cli: Cli) -> rules::Result<String> {
             let challenge_path = files::resolve(&given);
             let challenge = load_artifact(&given)?;
             let (output, response_output) = (files::resolve(&output), files::resolve(&response_output));
-            // Defect fix (spec §8.11): refuse before writing anything, so a refusal can
+            // Defect fix (evidence-protocol.md §8.11): refuse before writing anything, so a refusal can
             // never leave an orphan response file behind.
             files::check_writable(Path::new(&response_output), replace)?;
             files::check_writable(Path::new(&output), replace)?;

@@ -1,4 +1,4 @@
-//! `judge-evidence trace`: the reference `save_trace.sh` record (evidence-protocol.md §5):
+//! `judge-evidence trace`: the reference `save_trace.sh` record (docs/spec/evidence-protocol.md §5):
 //! the trace files under `.aris/traces/`, and, with the daemon, a `review_traced` journal
 //! event. Provenance is `judged_core::trace`'s: identities and `independence_verified` come
 //! only from validated evidence (the daemon derives them itself when it journals).

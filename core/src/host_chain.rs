@@ -1,4 +1,4 @@
-//! The host's own event chain, as Copilot CLI writes it (spec evidence-protocol §9):
+//! The host's own event chain, as Copilot CLI writes it (docs/spec/evidence-protocol.md §9):
 //! every persisted event's `parentId` is the `id` of the event before it, and the first
 //! event has none.
 //!

@@ -1,5 +1,5 @@
 //! The round gate: the stop/continue/escalate table of `review_gate.py` for one
-//! completed review round (`shared/spec/evidence-protocol.md` §4).
+//! completed review round (`docs/spec/evidence-protocol.md` §4).
 //!
 //! The orchestrator may stop a review loop only when this table says so, which is why it
 //! is executable rather than prose. Everything here is pure: the caller loads native

@@ -1,7 +1,7 @@
 //! Reviewer routing: which reviewer backend (and, for Codex, which model/effort pair) a
 //! review call uses, or `REVIEW_UNAVAILABLE` with the reason, as the reviewer-routing
-//! document (`shared/seeds/001_…txt`, "Reviewer Routing") prescribes and
-//! `shared/spec/evidence-protocol.md` §7 summarises for the review loop.
+//! document (`docs/spec/routing.md`, its rules in order) prescribes and
+//! `docs/spec/evidence-protocol.md` §7 summarises for the review loop.
 //!
 //! Everything here is a pure function of typed inputs; the CLI (`judge-evidence route`)
 //! does the I/O: it revalidates a bound challenge, reads the custom-agent profiles and a
@@ -26,7 +26,7 @@
 //!   family ("Copilot CLI Custom Agent Profiles");
 //! * a failed native review falls back to Codex (Anthropic/Google executor) or manual
 //!   (OpenAI executor), with the executor family taken only from the revalidated
-//!   challenge ("Copilot CLI Native Rubber Duck", "Fail-closed fallback"; spec §7 step 7).
+//!   challenge ("Copilot CLI Native Rubber Duck", "Fail-closed fallback"; evidence-protocol.md §7 step 7).
 //!
 //! Families are always derived from model strings ([`crate::family`]), never declared.
 
@@ -1198,7 +1198,7 @@ impl Ctx<'_> {
         })
     }
 
-    /// "Fail-closed fallback" after a failed native review (spec §7 step 7): the executor
+    /// "Fail-closed fallback" after a failed native review (evidence-protocol.md §7 step 7): the executor
     /// family only from the revalidated challenge; Anthropic/Google → Codex when
     /// positively available, else manual; OpenAI → manual only; else unavailable. The
     /// fallback round carries the external-acquittal obligation.

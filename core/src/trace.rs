@@ -1,4 +1,4 @@
-//! The review-tracing record's provenance (`shared/spec/evidence-protocol.md` §5.2): who
+//! The review-tracing record's provenance (`docs/spec/evidence-protocol.md` §5.2): who
 //! reviewed what, and how that is known. Model identities and `independence_verified` come
 //! only from validated evidence; anything else is marked caller-declared or requested, and
 //! a host-recorded backend without evidence is refused (unless the attempt failed).

@@ -1,4 +1,4 @@
-//! The cascade of jury.md §3 as pure functions over juror results.
+//! The cascade of docs/spec/jury.md §3 as pure functions over juror results.
 //!
 //! Nothing here runs a process, so every row of the spec's tables is a unit test. The
 //! driver ([`crate::convene`]) runs the jurors and calls these in order: [`aggregate`]

@@ -1,10 +1,10 @@
-//! The insistir codex-judge verdict (jury.md §8) as a second verdict format.
+//! The insistir codex-judge verdict (docs/spec/jury.md §8) as a second verdict format.
 //!
 //! The judge's own `verdict` string is advisory; what decides is the dual-threshold band
 //! computed from `overall_score` and the remediation severities. The band maps onto the
 //! panel's verdicts (approve → pass, revise → fail, middle → uncertain), so a middle-band
 //! answer escalates to the tiebreaker exactly as the SKILL's "lead judgment" row asks for a
-//! second opinion. [`reconcile`] is §4.4's reviewer/judge matrix for callers that also hold
+//! second opinion. [`reconcile`] is docs/spec/jury.md §8.4's reviewer/judge matrix for callers that also hold
 //! a reviewer's verdict.
 
 use std::fmt;
@@ -228,7 +228,7 @@ pub enum ReviewerVerdict {
     Revise,
 }
 
-/// The outcome of §4.4's matrix and which judge items go where.
+/// The outcome of §8.4's matrix and which judge items go where.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reconciled<'a> {
     /// Approved; the judge's items become follow-ups in the summary.
@@ -244,7 +244,7 @@ pub enum Reconciled<'a> {
     },
 }
 
-/// insistir SKILL.md §4.4, "the single source of truth": a REVISE from the reviewer always
+/// docs/spec/jury.md §8.4, "the single source of truth": a REVISE from the reviewer always
 /// stands; an APPROVED stands unless the judge lands in the auto-revise band.
 pub fn reconcile(reviewer: ReviewerVerdict, judge: &CodexJudgeVerdict) -> Reconciled<'_> {
     let items = judge.remediation.as_slice();

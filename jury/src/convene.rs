@@ -1,7 +1,7 @@
 //! The driver: stage 1 in parallel, the tiebreaker when needed, all under one deadline.
 //!
 //! The reference ran stage 1 and stage 2 each with their own 120 s timeout, so a slow
-//! escalation took up to 240 s while its hook was killed at 90 s (jury.md §6.3). Here the
+//! escalation took up to 240 s while its hook was killed at 90 s (docs/spec/jury.md §6.3). Here the
 //! deadline is set once, when the jury is convened; every juror's run is bounded by it
 //! (and by its own timeout, when shorter), the tiebreaker gets only what is left, and a
 //! tiebreaker the deadline leaves no time for is reported as cut short, not started late.

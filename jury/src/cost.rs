@@ -1,4 +1,4 @@
-//! What the run would cost on pay-per-token APIs (jury.md §3.6, §2.8).
+//! What the run would cost on pay-per-token APIs (docs/spec/jury.md §3.6, §2.8).
 //!
 //! The reference kept one price table keyed by model name and filled it per role, so when
 //! two roles used the same model the later role's price overwrote the earlier one's (the

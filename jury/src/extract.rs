@@ -3,7 +3,7 @@
 //! Models wrap JSON in prose and fences, and put braces inside strings (`"use {x}"`). The
 //! reference took the shortest `{…}` span after the first `{`, which any nested object or
 //! brace in a string truncates, and which takes a stray `{x}` in the preamble for the
-//! answer (jury.md §2.7). Here every `{` starts a candidate whose end is found by a scanner
+//! answer (docs/spec/jury.md §2.7). Here every `{` starts a candidate whose end is found by a scanner
 //! that knows JSON strings and escapes; the first candidate that parses as an object and
 //! that the caller accepts wins.
 

@@ -4,7 +4,7 @@
 //! rerouted (Codex's "model rerouted" fallback), a gateway can answer with another model,
 //! and a wrapper can lie. So after every run the model is read back from what the CLI
 //! itself recorded, in the place that carries the model that *answered* where one exists
-//! (host-formats.md §G; findings in the crate README):
+//! (docs/spec/host-formats.md §G; findings in the crate README):
 //!
 //! | preset  | record read                                        | carries            |
 //! |---------|----------------------------------------------------|--------------------|
@@ -85,7 +85,7 @@ pub enum IdentityError {
 /// Codex: a reroute event on `--json` stdout names the model that answered; without one,
 /// the `response.model` of the raw Responses API events Codex traces on stderr (the preset
 /// sets `RUST_LOG` for it) names the model the server says answered. Its rollout under
-/// `CODEX_HOME/sessions/` records only the model asked for (host-formats.md §G), so it is
+/// `CODEX_HOME/sessions/` records only the model asked for (docs/spec/host-formats.md §G), so it is
 /// no record of who answered: without an event or a trace, the juror is down.
 pub fn codex(stdout: &str, stderr: &str) -> Result<Identity, IdentityError> {
     let events: Vec<Value> = json_lines(stdout).collect();

@@ -1,6 +1,6 @@
 //! One juror, end to end: prepare, run, retry once on an answer without JSON, parse, and
 //! check who answered. The result is the juror's packet line; a juror never fails the
-//! jury, it is *down* with the reason (jury.md §2.9).
+//! jury, it is *down* with the reason (docs/spec/jury.md §2.9).
 //!
 //! The identity rule: the answer counts only when the CLI's own record names a model, and
 //! that model's family is the configured one. A reroute to another family, an impostor

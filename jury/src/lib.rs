@@ -4,7 +4,7 @@
 //! # What a jury is
 //!
 //! A review only counts when a model of *another family* than the author did it. A jury
-//! (the co-dialectic judge-panel cascade, `shared/spec/jury.md`) asks two or more small
+//! (the co-dialectic judge-panel cascade, `docs/spec/jury.md`) asks two or more small
 //! *jurors* of different families the same question in parallel: does this artifact pass
 //! the *rubric*? Each answers pass, fail or uncertain with a confidence. When they agree
 //! confidently (every confidence ≥ the threshold, 80 by default) that is the verdict;

@@ -1,4 +1,4 @@
-//! The jury's answer: jury.md §4's packet, keys in the reference's order so its consumers
+//! The jury's answer: docs/spec/jury.md §4's packet, keys in the reference's order so its consumers
 //! parse it, plus what judged adds (always after the reference's keys of the same object).
 //!
 //! serde_json here has no `preserve_order`, so a `Value` would sort keys; these structs
@@ -216,7 +216,7 @@ pub struct CutShort {
     pub by: CutBy,
 }
 
-/// The jury's whole answer (jury.md §4), serialized in this field order.
+/// The jury's whole answer (docs/spec/jury.md §4), serialized in this field order.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Packet {
     /// [`VERSION`].

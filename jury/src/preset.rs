@@ -7,7 +7,7 @@
 //! config directory (that is where its login lives), which is set explicitly in the child's
 //! environment so that the record is read where the CLI wrote it. The prompt is never in
 //! argv: it goes on stdin, or for Copilot CLI (whose `-p` takes the prompt as an argument)
-//! in a 0600 file the argument points to. Flags and environment: host-formats.md §G and the
+//! in a 0600 file the argument points to. Flags and environment: docs/spec/host-formats.md §G and the
 //! real-host tests.
 
 use std::ffi::OsString;
@@ -245,7 +245,7 @@ fn codex_provider_flags(base_url: &str) -> Vec<String> {
     strings(&["-c", "model_provider=judged", "-c", &provider])
 }
 
-/// What Gemini CLI needs to run headless against a base URL (host-formats.md §G): API-key
+/// What Gemini CLI needs to run headless against a base URL (docs/spec/host-formats.md §G): API-key
 /// auth (the default choice fails its own validator), no tools, one attempt, no updates.
 fn gemini_settings() -> Value {
     json!({

@@ -1,4 +1,4 @@
-//! Rubrics, personas and the prompt every juror receives (jury.md §2.1, insistir §8).
+//! Rubrics, personas and the prompt every juror receives (docs/spec/jury.md §2.1, §8).
 //!
 //! A rubric is a template that asks for pass/fail/uncertain semantics plus the verdict
 //! format the answer must follow. The same prompt goes to every juror of a run, tiebreaker

@@ -1,4 +1,4 @@
-//! A juror's answer: the panel verdict of jury.md §2.7 or the codex-judge verdict of §8.
+//! A juror's answer: the panel verdict of docs/spec/jury.md §2.7 or the codex-judge verdict of §8.
 //!
 //! Both formats end as the same [`Answer`] (pass / fail / uncertain, a 0–100 confidence,
 //! flags), so the cascade treats every juror alike. Fixes against the reference: the

@@ -1,4 +1,4 @@
-//! Every branch of the cascade (jury.md §3.1, §3.2) and the health block (§3.5), driven
+//! Every branch of the cascade (docs/spec/jury.md §3.1, §3.2) and the health block (§3.5), driven
 //! through real processes: `preset = "command"` jurors running `fixtures/jurors/`.
 
 mod common;

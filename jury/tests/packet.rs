@@ -1,4 +1,4 @@
-//! The packet (jury.md §4) as consumers see it, the `[jury]` TOML table end to end, live
+//! The packet (docs/spec/jury.md §4) as consumers see it, the `[jury]` TOML table end to end, live
 //! progress, and the codex-judge format through the whole cascade.
 
 mod common;

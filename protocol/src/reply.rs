@@ -410,7 +410,7 @@ pub struct PanelReply {
     pub final_confidence: u8,
     /// Fewer than two families really answered: the verdict is not cross-family evidence.
     pub degraded: bool,
-    /// The packet (jury.md §4 plus judged's keys) as JSON text, byte for byte as
+    /// The packet (docs/spec/jury.md §4 plus judged's keys) as JSON text, byte for byte as
     /// journaled: its key order is the reference's, which a `Value` would not keep.
     pub packet: String,
 }

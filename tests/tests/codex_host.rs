@@ -8,7 +8,7 @@ use std::fs;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-/// A rollout written by the real Codex CLI 0.169.0 (host-formats.md §G).
+/// A rollout written by the real Codex CLI 0.169.0 (docs/spec/host-formats.md §G).
 const ROLLOUT: &str = "jury/tests/samples/codex-rollout_echo_model.jsonl";
 const THREAD: &str = "01a22f91-020c-7062-a834-09c37e8bcd24";
 

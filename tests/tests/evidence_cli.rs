@@ -1192,7 +1192,7 @@ fn the_gate_can_require_the_tree_the_review_saw() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Traces (issue 14: the reference `save_trace.sh` record, evidence-protocol.md §5)
+// Traces (issue 14: the reference `save_trace.sh` record, docs/spec/evidence-protocol.md §5)
 // ---------------------------------------------------------------------------------------
 
 /// The one run directory `trace` wrote under `cwd`, and its files by name.

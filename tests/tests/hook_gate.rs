@@ -1,5 +1,5 @@
 //! The real `judge-hook` binary against a real daemon, with real-shaped Claude Code
-//! hook payloads (`shared/spec/host-formats.md` §B.5, fixtures/claude-code-2.1.328).
+//! hook payloads (`docs/spec/host-formats.md` §B.5, fixtures/claude-code-2.1.328).
 
 use judged_tests::{Daemon, bin, judge_hook as hook};
 use serde_json::{Value, json};

@@ -1,4 +1,4 @@
-//! Codex CLI `sessions/YYYY/MM/DD/rollout-<ts>-<thread>.jsonl` (host-formats.md §G): one
+//! Codex CLI `sessions/YYYY/MM/DD/rollout-<ts>-<thread>.jsonl` (docs/spec/host-formats.md §G): one
 //! `{timestamp, type, payload}` record a line. `session_meta` opens the run (its id, cwd and
 //! start); `turn_context` names the model *asked for* (the rollout never records which
 //! model answered); `response_item` messages carry the prompt and the answer;

@@ -66,7 +66,7 @@ fn claude_bookkeeping_records_that_echo_messages_carry_no_tool_results() {
     assert!(blob.tool_results.is_empty());
 }
 
-/// A real Codex CLI 0.169.0 rollout (host-formats.md §G): the run's id and cwd open it, the
+/// A real Codex CLI 0.169.0 rollout (docs/spec/host-formats.md §G): the run's id and cwd open it, the
 /// model asked for, the prompt and the answer are read.
 #[test]
 fn a_codex_rollout_reads_as_a_run() {

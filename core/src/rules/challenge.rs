@@ -200,7 +200,7 @@ fn marker_candidates<'a>(
     log.records().filter(|(_, r)| r.root).flat_map(move |(start_line, start)| {
         start.tool_calls.iter().filter_map(move |call| {
             let model_ok = start.model.as_deref().is_some_and(|m| !m.trim().is_empty());
-            // Defect fix (spec §8.4): a bad timestamp makes this call no candidate; it
+            // Defect fix (evidence-protocol.md §8.4): a bad timestamp makes this call no candidate; it
             // does not abort the scan of every other session.
             let age =
                 start.timestamp.as_deref().and_then(timestamp::parse).map(|t| (request.now - t).num_milliseconds());
@@ -213,7 +213,7 @@ fn marker_candidates<'a>(
             if !(arguments.contains(request.binding) && arguments.contains("marker")) {
                 return None;
             }
-            // Defect fix (spec §8.9): a call without an id matches no completion.
+            // Defect fix (evidence-protocol.md §8.9): a call without an id matches no completion.
             let call_id = call.id.as_deref()?;
             let mut completions = log.records().filter(|(line, r)| {
                 r.root
@@ -232,7 +232,7 @@ fn marker_candidates<'a>(
     })
 }
 
-/// Re-check a challenge artifact against its log (spec §2.3), and the host's chain from
+/// Re-check a challenge artifact against its log (evidence-protocol.md §2.3), and the host's chain from
 /// the marker call to the end of the log as it is now; shared by every way of verifying.
 pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dyn Env) -> Result<MarkerLifecycle<'a>> {
     if challenge.str("schema") != Some(CHALLENGE_SCHEMA) || challenge.str("status") != Some("bound") {
@@ -269,7 +269,7 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
 
 /// `validate-challenge`: revalidate and check the stored family.
 ///
-/// Defect fix (spec §8.6): an unknown executor family is exit 5 here as in `challenge`,
+/// Defect fix (evidence-protocol.md §8.6): an unknown executor family is exit 5 here as in `challenge`,
 /// not the reference's generic 2.
 /// Returns where the challenge's window starts in the log (the marker call).
 pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {

@@ -7,7 +7,7 @@
 //! in the challenge's cwd, start after the challenge and inside the one root Bash call of
 //! the transcript that started it (between the call and its result), and complete. The
 //! reviewer's model comes from the run's log (a rollout's `turn_context.model`, the model
-//! the run asked for, which is all a rollout records, host-formats.md §G; the model on a
+//! the run asked for, which is all a rollout records, docs/spec/host-formats.md §G; the model on a
 //! Copilot session's own records), the executor's from the transcript; the same family is
 //! rejected (exit 10) as for Copilot's rubber-duck.
 

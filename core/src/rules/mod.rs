@@ -1,6 +1,6 @@
 //! The evidence rules of the copilot-native protocol, as pure functions.
 //!
-//! Behaviour follows the reference helper (`shared/spec/evidence-protocol.md` §2–§3)
+//! Behaviour follows the reference helper (`docs/spec/evidence-protocol.md` §2–§3)
 //! except where the spec lists a defect (§8) or the real host disagrees (§9); each such
 //! place says so and has a test named after it. Path resolution and file reads are the
 //! caller's business, through [`Env`].
@@ -370,7 +370,7 @@ pub fn has_nonce_line(prompt: &str, nonce: &str) -> bool {
     prompt.split('\n').any(|line| line.strip_prefix(wanted.as_str()).is_some_and(|rest| rest.trim().is_empty()))
 }
 
-/// The reviewer's response from the native tool result (spec §3.6).
+/// The reviewer's response from the native tool result (evidence-protocol.md §3.6).
 pub fn extract_response(result: &Value) -> Result<String> {
     let Some(result) = result.as_object() else {
         return Err(EvidenceError::evidence("native reviewer tool result is not an object"));
@@ -389,7 +389,7 @@ pub fn extract_response(result: &Value) -> Result<String> {
     })
 }
 
-/// `cne_` + 32 hex of the SHA-256 of the canonical seven identity fields (spec §3.5).
+/// `cne_` + 32 hex of the SHA-256 of the canonical seven identity fields (evidence-protocol.md §3.5).
 pub fn evidence_id(evidence: &Map<String, Value>) -> String {
     let identity: Map<String, Value> = [
         "session_id",

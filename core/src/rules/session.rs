@@ -31,7 +31,7 @@ pub(super) struct SessionMeta {
 
 /// Session id and cwd as recorded within the first `within` bytes.
 ///
-/// Defect fix (spec §8.10): the reference reads the whole current file, so a second
+/// Defect fix (evidence-protocol.md §8.10): the reference reads the whole current file, so a second
 /// `session.start` appended after binding invalidated earlier artifacts. What was bound
 /// is the prefix, so the metadata comes from the prefix.
 pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
@@ -194,7 +194,7 @@ pub(super) fn bound_marker<'a>(
         .iter()
         .find(|c| c.id.as_deref() == Some(ids.tool_call_id))
         .ok_or(MarkerFault::ToolCallMismatch)?;
-    // Defect fix (spec §8.8): the challenge stores the trimmed model, so compare trimmed.
+    // Defect fix (evidence-protocol.md §8.8): the challenge stores the trimmed model, so compare trimmed.
     if start.model.as_deref().map(str::trim) != Some(ids.executor_model.trim()) {
         return Err(MarkerFault::ModelMismatch);
     }

@@ -1,6 +1,6 @@
 //! Rule tests over the spec's exact-bytes example log and logs derived from it.
-//! Tests named `defect_*` pin a fix of a reference defect listed in spec §8; tests named
-//! `host_*` pin what the real Copilot CLI 1.0.102 writes (spec §9).
+//! Tests named `defect_*` pin a fix of a reference defect listed in evidence-protocol.md §8; tests named
+//! `host_*` pin what the real Copilot CLI 1.0.102 writes (evidence-protocol.md §9).
 
 use super::*;
 use crate::event::Host;
@@ -52,7 +52,7 @@ fn edited(n: usize, edit: impl Fn(&mut Value)) -> String {
         .collect()
 }
 
-/// The challenge `challenge` would have issued for the example (spec §1.6), with the
+/// The challenge `challenge` would have issued for the example (evidence-protocol.md §1.6), with the
 /// prefix hash of `log`.
 fn challenge_for(log: &SessionLog) -> Map<String, Value> {
     let prefix = log.records().find(|(_, r)| r.id.as_deref() == Some("ev-0004")).unwrap().0.end;
@@ -158,7 +158,7 @@ fn failed_subagent_or_unsuccessful_tool_is_exit_7() {
     assert!(code(verify_text(&missing)).1.contains("started=1, completed=0, tool_complete=1"));
 }
 
-/// Copilot CLI 1.0.102 gives the child its own UUID agent id (spec §9).
+/// Copilot CLI 1.0.102 gives the child its own UUID agent id (evidence-protocol.md §9).
 fn real_host_form(child_started: &str, child_completed: &str, child_prompt: Option<&str>) -> String {
     let mut text = edited(8, |v| v["agentId"] = child_started.into());
     text = text
@@ -549,7 +549,7 @@ fn log_state_sees_the_calling_command_only_while_it_runs() {
 
 #[test]
 fn validate_requires_its_ids_before_it_looks_for_the_marker() {
-    // Spec §2.6: step 9 (`tool_call_id`, `nonce`) comes before step 10 (the marker).
+    // evidence-protocol.md §2.6: step 9 (`tool_call_id`, `nonce`) comes before step 10 (the marker).
     let verified = verify_text(EXAMPLE).unwrap();
     let mut ev = verified.evidence;
     ev.remove("tool_call_id");
@@ -562,7 +562,7 @@ fn validate_requires_its_ids_before_it_looks_for_the_marker() {
     );
 }
 
-/// The fields the reference helper writes into evidence (spec §2.5's table): no
+/// The fields the reference helper writes into evidence (evidence-protocol.md §2.5's table): no
 /// `reviewed_at`, `child_agent_id`, `host` or `chain_sha256`.
 const REFERENCE_EVIDENCE_FIELDS: &[&str] = &[
     "schema",

@@ -91,7 +91,7 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     {
         return fail("evidence lifecycle events are out of order");
     }
-    // Defect fix (spec §8.7): success is exactly `true` here as in verify.
+    // Defect fix (evidence-protocol.md §8.7): success is exactly `true` here as in verify.
     if !tool_result.success {
         return Err(lifecycle_refusal(ReviewerFault::ToolUnsuccessful));
     }
@@ -101,7 +101,7 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if invocation_model != executor_model || reviewer != ev.required("reviewer_model")? {
         return fail("evidence model ids differ from host lifecycle events");
     }
-    // Defect fix (spec §8.7): an empty completion model is a change, as in verify.
+    // Defect fix (evidence-protocol.md §8.7): an empty completion model is a change, as in verify.
     if tool_record.model.as_deref().is_some_and(|m| m.trim() != executor_model) {
         return fail("evidence executor model changed before tool completion");
     }

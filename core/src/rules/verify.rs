@@ -126,7 +126,7 @@ pub fn verify(
     let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
     let executor_model = challenge.required("executor_model")?;
 
-    // Defect fix (spec §8.4): only invocations need a timestamp; a malformed timestamp
+    // Defect fix (evidence-protocol.md §8.4): only invocations need a timestamp; a malformed timestamp
     // on any other event no longer aborts verification.
     let invocations: Vec<_> = session::nonce_bound_invocations(log.records(), nonce)
         .filter(|(_, r, _)| r.timestamp.as_deref().and_then(timestamp::parse).is_some_and(|t| t >= challenge_time))
@@ -211,7 +211,7 @@ fn lifecycle_refusal(fault: ReviewerFault) -> EvidenceError {
         ReviewerFault::NotReviewer => {
             EvidenceError::evidence("nonce-bound task was not completed by the rubber-duck subagent")
         }
-        // Host fix (spec §9): the child is bound by the agent id both lifecycle ends name,
+        // Host fix (evidence-protocol.md §9): the child is bound by the agent id both lifecycle ends name,
         // not by requiring it to equal the toolCallId, which the real host never writes.
         ReviewerFault::ChildUnbound => {
             EvidenceError::evidence("rubber-duck lifecycle is not bound to one child agent id")

@@ -1,4 +1,4 @@
-//! `trace`: journal a review call's trace record (evidence-protocol.md §5), its provenance
+//! `trace`: journal a review call's trace record (docs/spec/evidence-protocol.md §5), its provenance
 //! derived here: identities and `independence_verified` only from evidence this daemon
 //! issued and that still validates.
 

@@ -44,7 +44,7 @@ pub enum JournalEvent {
     JurorRan(JurorRan),
     /// A jury answered.
     PanelConvened(Box<PanelConvened>),
-    /// A review call was traced (evidence-protocol.md §5).
+    /// A review call was traced (docs/spec/evidence-protocol.md §5).
     ReviewTraced(Box<ReviewTraced>),
     /// A version of `config.toml` came into force (on a change; not at start).
     ConfigLoaded(ConfigLoaded),
