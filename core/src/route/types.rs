@@ -51,6 +51,14 @@ pub enum Directive {
     Copilot,
 }
 
+named!(Directive {
+    Codex => "codex",
+    OraclePro => "oracle-pro",
+    Agy => "agy",
+    Manual => "manual",
+    Copilot => "copilot",
+});
+
 impl Directive {
     /// The backend the directive asks for.
     pub fn backend(self) -> Backend {
@@ -73,15 +81,12 @@ pub enum Tier {
     Regular,
 }
 
-impl Tier {
-    /// `deep-audit` or `regular`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Tier::DeepAudit => "deep-audit",
-            Tier::Regular => "regular",
-        }
-    }
+named!(Tier {
+    DeepAudit => "deep-audit",
+    Regular => "regular",
+});
 
+impl Tier {
     /// The tier the document assigns to a skill (given with or without its `/`).
     pub fn of_skill(skill: &str) -> Tier {
         if DEEP_AUDIT_SKILLS.contains(&normalized_skill(skill).as_str()) { Tier::DeepAudit } else { Tier::Regular }
