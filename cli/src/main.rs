@@ -14,6 +14,7 @@ use judged_core::files;
 use judged_core::pyjson;
 use judged_core::review_text::{self, ParseError};
 use judged_core::round_gate::{self, GateInput, NativeEvidence};
+use judged_core::route::{Backend, Directive, ErrorClass, Tier};
 use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, IdentityAssurance};
 use judged_protocol::autostart::{self, AutoStartError};
 use serde_json::{Map, Value};
@@ -118,21 +119,21 @@ struct RouteArgs {
     #[arg(long = "executor-model")]
     executor_model: Option<String>,
     /// An explicit reviewer directive: it always wins, and skips the native probe.
-    #[arg(long, value_parser = ["codex", "oracle-pro", "agy", "manual", "copilot"])]
-    reviewer: Option<String>,
+    #[arg(long, value_parser = route::named_value!(Directive))]
+    reviewer: Option<Directive>,
     /// The backends positively available (space- or comma-separated): an MCP tool that is
     /// registered, `copilot` = the Copilot CLI advertising --model, --effort and --allow-tool,
     /// `llm-chat` = the opt-in HTTP fallback enabled. Codex is assumed only where the
     /// document assumes it.
-    #[arg(long, num_args = 1.., value_delimiter = ',', value_parser = ["codex", "copilot", "oracle-pro", "agy", "manual", "llm-chat"])]
-    available: Vec<String>,
+    #[arg(long, num_args = 1.., value_delimiter = ',', value_parser = route::named_value!(Backend, route::availables()))]
+    available: Vec<Backend>,
     /// This round's challenge: native review when it revalidates (as `validate-challenge`)
     /// and binds a Copilot CLI session; a native fallback takes the executor from it.
     #[arg(long = "bound-challenge")]
     bound_challenge: Option<String>,
     /// How the `--attempted` call failed.
-    #[arg(long = "error-class", requires = "attempted", value_parser = route::ERROR_CLASSES)]
-    error_class: Option<String>,
+    #[arg(long = "error-class", requires = "attempted", value_parser = route::named_value!(ErrorClass))]
+    error_class: Option<ErrorClass>,
     /// What failed: a backend name, or the Codex pair MODEL:EFFORT (`gpt-5.6-sol:ultra`).
     #[arg(long, requires = "error_class")]
     attempted: Option<String>,
@@ -143,8 +144,8 @@ struct RouteArgs {
     #[arg(long, default_value = "auto-review-loop")]
     skill: String,
     /// Override the skill's tier (e.g. `regular` for a beast-mode axis probe).
-    #[arg(long, value_parser = ["deep-audit", "regular"])]
-    tier: Option<String>,
+    #[arg(long, value_parser = route::named_value!(Tier))]
+    tier: Option<Tier>,
     /// An explicit Codex reviewer-model override (legacy/repro runs): no automatic chain.
     #[arg(long = "reviewer-model")]
     reviewer_model: Option<String>,
@@ -188,7 +189,7 @@ struct PanelCmd {
 
 #[derive(clap::Args)]
 struct GateArgs {
-    #[arg(long = "round-backend", value_parser = ["agy", "codex", "copilot", "copilot-native", "llm-chat", "manual", "oracle-pro"])]
+    #[arg(long = "round-backend", value_parser = route::round_backends())]
     round_backend: String,
     #[arg(long, allow_negative_numbers = true)]
     score: f64,

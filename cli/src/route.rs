@@ -6,31 +6,42 @@
 use crate::{Mode, RouteArgs};
 use judged_core::pyjson;
 use judged_core::route::{
-    self, Attempted, Backend, Challenge, CopilotProfiles, Decision, Directive, ErrorClass, Failure, Profile,
-    ProfileState, RouteError, RouteInput, Routing, Tier,
+    self, Attempted, Backend, Challenge, CopilotProfiles, Decision, Failure, Profile, ProfileState, RouteError,
+    RouteInput, Routing,
 };
 use judged_core::rules::{Artifact, ArtifactKind};
 use serde_json::Value;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// `--error-class` values, in the order `--help` lists them.
-pub const ERROR_CLASSES: [&str; 14] = [
-    "effort-unsupported",
-    "model-unavailable",
-    "tool-absent",
-    "spawn-failed",
-    "timeout",
-    "rate-limit",
-    "auth",
-    "transport",
-    "server",
-    "sandbox",
-    "context-length",
-    "malformed-request",
-    "parse",
-    "native-failure",
-];
+/// A clap parser for one of the routing's named enums: the names `--help` lists, in their
+/// order, and the typed value (`ALL` and `parse` are the enum's own, so no list of names
+/// is kept here).
+macro_rules! named_value {
+    ($ty:ty) => {
+        $crate::route::named_value!($ty, <$ty>::ALL)
+    };
+    ($ty:ty, $values:expr) => {{
+        use clap::builder::TypedValueParser;
+        clap::builder::PossibleValuesParser::new($values.into_iter().map(<$ty>::as_str))
+            .map(|name| <$ty>::parse(&name).expect("clap admits only the names it was given"))
+    }};
+}
+pub(crate) use named_value;
+
+/// The backends `--available` takes: every one but `copilot-native`, which the bound
+/// challenge establishes instead.
+pub fn availables() -> impl Iterator<Item = Backend> {
+    Backend::ALL.into_iter().filter(|b| *b != Backend::CopilotNative)
+}
+
+/// The names `--round-backend` takes, in the reference's (alphabetical) order. They stay
+/// names: the round gate's table has a row of its own for a backend it does not know.
+pub fn round_backends() -> clap::builder::PossibleValuesParser {
+    let mut names = Backend::ALL.map(Backend::as_str);
+    names.sort_unstable();
+    clap::builder::PossibleValuesParser::new(names)
+}
 
 /// The end of `route --help`.
 pub const AFTER_HELP: &str = "\
@@ -88,17 +99,11 @@ pub fn main(mode: Mode, args: &RouteArgs) -> ExitCode {
 
 /// The typed input: parsed flags, plus what only the disk can say.
 fn input(mode: Mode, args: &RouteArgs) -> Result<RouteInput, RouteCliError> {
-    let directive = args.reviewer.as_deref().map(|name| match name {
-        "oracle-pro" => Directive::OraclePro,
-        "agy" => Directive::Agy,
-        "manual" => Directive::Manual,
-        "copilot" => Directive::Copilot,
-        _ => Directive::Codex,
-    });
+    let directive = args.reviewer;
     let failure = match (&args.attempted, &args.error_class) {
         (Some(attempted), Some(class)) => Some(Failure {
             attempted: Attempted::parse(attempted)?,
-            class: ErrorClass::parse(class).expect("clap admits only known classes"),
+            class: *class,
             not_dispatched: args.not_dispatched,
         }),
         _ => None,
@@ -123,11 +128,11 @@ fn input(mode: Mode, args: &RouteArgs) -> Result<RouteInput, RouteCliError> {
     };
     Ok(RouteInput {
         skill: args.skill.clone(),
-        tier: args.tier.as_deref().map(|t| if t == "deep-audit" { Tier::DeepAudit } else { Tier::Regular }),
+        tier: args.tier,
         directive,
         executor_model: args.executor_model.clone(),
         reviewer_model: args.reviewer_model.clone(),
-        available: args.available.iter().filter_map(|name| Backend::parse(name)).collect(),
+        available: args.available.clone(),
         challenge,
         failure,
         manual_response,
@@ -199,11 +204,28 @@ fn text(routing: &Routing) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use clap::CommandFactory;
+    use judged_core::route::ErrorClass;
 
+    /// The names each flag takes are the enums' own, in the order `--help` has always
+    /// listed them (the reference's lists).
     #[test]
-    fn the_error_classes_flag_lists_every_class_of_the_rules() {
-        let names: Vec<&str> = ErrorClass::ALL.iter().map(|c| c.as_str()).collect();
-        assert_eq!(names, ERROR_CLASSES);
+    fn each_flag_lists_the_names_of_its_enum_in_the_reference_order() {
+        let command = crate::Cli::command();
+        let route = command.find_subcommand("route").unwrap();
+        let gate = command.find_subcommand("gate").unwrap();
+        let names = |cmd: &clap::Command, flag: &str| -> Vec<String> {
+            let arg = cmd.get_arguments().find(|a| a.get_id() == flag).unwrap();
+            arg.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect()
+        };
+        assert_eq!(names(route, "reviewer"), ["codex", "oracle-pro", "agy", "manual", "copilot"]);
+        assert_eq!(names(route, "available"), ["codex", "copilot", "oracle-pro", "agy", "manual", "llm-chat"]);
+        assert_eq!(names(route, "tier"), ["deep-audit", "regular"]);
+        assert_eq!(names(route, "error_class").len(), ErrorClass::ALL.len());
+        assert_eq!(names(route, "error_class")[..2], ["effort-unsupported", "model-unavailable"]);
+        assert_eq!(
+            names(gate, "round_backend"),
+            ["agy", "codex", "copilot", "copilot-native", "llm-chat", "manual", "oracle-pro"]
+        );
     }
 }

@@ -14,60 +14,8 @@
 
 use crate::family::{Table, family};
 use crate::review_text::{is_positive, is_py_space};
+use crate::route::Backend;
 use serde_json::{Value, json};
-
-/// Who reviewed a round (`--round-backend`): it decides how far the round's claimed
-/// identities can be trusted, and so which rows of the table apply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RoundBackend {
-    /// `agy`: a pre-Copilot reviewer CLI; stops the loop on a positive verdict by the old
-    /// contract, but cannot finalize.
-    Agy,
-    /// `codex`: the default reviewer, and a finalizer after an `escalate`.
-    Codex,
-    /// `copilot`: Copilot CLI's compatibility drive mode, whose identities are only
-    /// declared, so a positive verdict escalates to a finalizer instead of stopping.
-    Copilot,
-    /// `copilot-native`: a rubber-duck sub-agent of the host, with evidence of who it was.
-    CopilotNative,
-    /// `llm-chat`: an HTTP reviewer with caller-declared models.
-    LlmChat,
-    /// `manual`: a verdict handed in by hand, which must report its model.
-    Manual,
-    /// `oracle-pro`: a pre-Copilot reviewer, treated as `agy`.
-    OraclePro,
-}
-
-impl RoundBackend {
-    const ALL: [RoundBackend; 7] = [
-        RoundBackend::Agy,
-        RoundBackend::Codex,
-        RoundBackend::Copilot,
-        RoundBackend::CopilotNative,
-        RoundBackend::LlmChat,
-        RoundBackend::Manual,
-        RoundBackend::OraclePro,
-    ];
-
-    /// The `--round-backend` spelling, also written as `next_backend`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RoundBackend::Agy => "agy",
-            RoundBackend::Codex => "codex",
-            RoundBackend::Copilot => "copilot",
-            RoundBackend::CopilotNative => "copilot-native",
-            RoundBackend::LlmChat => "llm-chat",
-            RoundBackend::Manual => "manual",
-            RoundBackend::OraclePro => "oracle-pro",
-        }
-    }
-
-    /// Trimmed and lowercased first, as the reference table does before its checks.
-    pub fn parse(name: &str) -> Option<RoundBackend> {
-        let name = normalized(name);
-        RoundBackend::ALL.into_iter().find(|backend| backend.as_str() == name)
-    }
-}
 
 /// What the orchestrator does next. `ReviewUnavailable` is terminal for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,7 +120,7 @@ pub struct Transition {
     /// What the loop does next.
     pub decision: Decision,
     /// Who reviews next, on `continue` or `escalate`.
-    pub next_backend: Option<RoundBackend>,
+    pub next_backend: Option<Backend>,
     /// Whether only a codex or manual finalizer may now stop the loop; the orchestrator
     /// carries it into the next round.
     pub requires_external_acquittal: bool,
@@ -185,7 +133,7 @@ pub struct Transition {
 impl Transition {
     fn new(
         decision: Decision,
-        next_backend: Option<RoundBackend>,
+        next_backend: Option<Backend>,
         requires_external_acquittal: bool,
         identity_assurance: Assurance,
         reason: impl Into<String>,
@@ -198,7 +146,7 @@ impl Transition {
         json!({
             "decision": self.decision.as_str(),
             "identity_assurance": self.identity_assurance.as_str(),
-            "next_backend": self.next_backend.map(RoundBackend::as_str),
+            "next_backend": self.next_backend.map(Backend::as_str),
             "reason": self.reason,
             "requires_external_acquittal": self.requires_external_acquittal,
         })
@@ -228,20 +176,29 @@ pub fn admit_native_evidence<E: std::fmt::Display>(
     load: impl FnOnce() -> Result<NativeEvidence, E>,
 ) -> Result<NativeEvidence, Transition> {
     let refuse = |reason: String| unavailable(requires_external_acquittal, Assurance::Failed, reason);
-    if RoundBackend::parse(backend) != Some(RoundBackend::CopilotNative) {
+    if Backend::parse(backend) != Some(Backend::CopilotNative) {
         return Err(refuse("native Copilot evidence is valid only for --round-backend copilot-native".to_owned()));
     }
     load().map_err(|message| refuse(format!("invalid native Copilot evidence: {message}")))
 }
 
+/// Who reviewed a round (`--round-backend`, a [`Backend`]) decides how far the round's
+/// claimed identities can be trusted, and so which rows apply: `codex` is the default
+/// reviewer and a finalizer after an `escalate`; `copilot-native` is the host's rubber-duck
+/// sub-agent, with evidence of who it was; `copilot` (the compatibility drive mode),
+/// `llm-chat` (an HTTP reviewer) and `manual` (a verdict handed in by hand, which must
+/// report its model) have only declared identities, so a positive verdict escalates to a
+/// finalizer instead of stopping; `agy` and `oracle-pro`, reviewers from before Copilot,
+/// stop the loop on a positive verdict by the old contract but cannot finalize.
+///
 /// The transition for one completed round: rows 1–32 of §4.2, in the reference's order.
 pub fn evaluate(input: &GateInput) -> Transition {
     use Assurance::{CallerDeclared, Failed, NotRequired, Unverified};
-    use RoundBackend::{Agy, Codex, Copilot, CopilotNative, LlmChat, Manual, OraclePro};
+    use Backend::{Agy, Codex, Copilot, CopilotNative, LlmChat, Manual, OraclePro};
 
     let rea = input.requires_external_acquittal;
     let score = input.score;
-    let Some(backend) = RoundBackend::parse(&input.backend) else {
+    let Some(backend) = Backend::parse(&input.backend) else {
         return unavailable(rea, Unverified, format!("unknown reviewer backend: {}", input.backend));
     };
     let verdict = normalized(&input.verdict);
@@ -333,7 +290,7 @@ fn native(input: &GateInput, verdict: &str, positive: bool) -> Transition {
     } else {
         Transition::new(
             Decision::Continue,
-            Some(RoundBackend::CopilotNative),
+            Some(Backend::CopilotNative),
             false,
             Assurance::HostEventVerified,
             format!("native cross-family reviewer {id} did not meet the positive threshold"),
@@ -353,7 +310,7 @@ fn copilot(input: &GateInput, positive: bool) -> Transition {
     }
     if !positive {
         let reason = "copilot drive verdict is not positive";
-        return Transition::new(Decision::Continue, Some(RoundBackend::Copilot), false, Assurance::Unverified, reason);
+        return Transition::new(Decision::Continue, Some(Backend::Copilot), false, Assurance::Unverified, reason);
     }
     let Some(executor) = family(&input.executor_model, Table::Gate) else {
         return unavailable(
@@ -364,10 +321,10 @@ fn copilot(input: &GateInput, positive: bool) -> Transition {
     };
     let finalizer = match executor {
         // Codex is itself OpenAI-family, so an OpenAI executor can only be finalized manually.
-        "openai" if input.manual_available => Ok(RoundBackend::Manual),
+        "openai" if input.manual_available => Ok(Backend::Manual),
         "openai" => Err("OpenAI-family executor requires a non-OpenAI manual finalizer"),
-        _ if input.codex_available => Ok(RoundBackend::Codex),
-        _ if input.manual_available => Ok(RoundBackend::Manual),
+        _ if input.codex_available => Ok(Backend::Codex),
+        _ if input.manual_available => Ok(Backend::Manual),
         _ => Err("no policy-approved finalizer is available"),
     };
     match finalizer {
@@ -492,17 +449,17 @@ mod tests {
             ("8", round("copilot-native", 8.0, "ready").native(evidence(CLAUDE, SONNET, 8.0, "ready")), ReviewUnavailable, None, false, Failed, "same-family"),
             ("9", round("copilot-native", 8.0, "ready").native(evidence(CLAUDE, GPT, 7.0, "ready")), ReviewUnavailable, None, false, Failed, "declared score"),
             ("10", round("copilot-native", 8.0, "almost").native(cross()), ReviewUnavailable, None, false, Failed, "declared verdict"),
-            ("11", round("copilot-native", 5.0, "ready").native(evidence(CLAUDE, GPT, 5.0, "ready")), Continue, Some(RoundBackend::CopilotNative), false, HostEventVerified, "cne_0123456789abcdef0123456789abcdef did not meet"),
+            ("11", round("copilot-native", 5.0, "ready").native(evidence(CLAUDE, GPT, 5.0, "ready")), Continue, Some(Backend::CopilotNative), false, HostEventVerified, "cne_0123456789abcdef0123456789abcdef did not meet"),
             ("12", round("copilot-native", 8.0, "ready").native(cross()), Stop, None, false, HostEventVerified, "cne_0123456789abcdef0123456789abcdef returned a host-bound positive verdict"),
             ("13", round("copilot", 8.0, "ready").rea(), ReviewUnavailable, None, true, Unverified, "cannot resume"),
-            ("14", round("copilot", 9.0, "not ready"), Continue, Some(RoundBackend::Copilot), false, Unverified, "not positive"),
+            ("14", round("copilot", 9.0, "not ready"), Continue, Some(Backend::Copilot), false, Unverified, "not positive"),
             ("15", round("copilot", 8.0, "ready").models("auto", CLAUDE).codex(), ReviewUnavailable, None, false, Unverified, "unknown executor family"),
-            ("16 manual", round("copilot", 8.0, "almost").models(GPT, "").codex().manual(), Escalate, Some(RoundBackend::Manual), true, CallerDeclared, "drive-only"),
+            ("16 manual", round("copilot", 8.0, "almost").models(GPT, "").codex().manual(), Escalate, Some(Backend::Manual), true, CallerDeclared, "drive-only"),
             ("16 none", round("copilot", 8.0, "ready").models(GPT, "").codex(), ReviewUnavailable, None, false, CallerDeclared, "OpenAI-family executor requires a non-OpenAI manual finalizer"),
-            ("17 manual", round("copilot", 8.0, "ready").models(QWEN, "").manual(), Escalate, Some(RoundBackend::Manual), true, CallerDeclared, "drive-only"),
+            ("17 manual", round("copilot", 8.0, "ready").models(QWEN, "").manual(), Escalate, Some(Backend::Manual), true, CallerDeclared, "drive-only"),
             ("17 none", round("copilot", 8.0, "ready").models(CLAUDE, ""), ReviewUnavailable, None, false, CallerDeclared, "no policy-approved finalizer is available"),
-            ("18", round("copilot", 6.0, "ready").models(CLAUDE, "").codex().manual(), Escalate, Some(RoundBackend::Codex), true, CallerDeclared, "drive-only"),
-            ("19", round("agy", 5.9, "ready").rea(), Continue, Some(RoundBackend::Agy), true, Unverified, "positive threshold not met"),
+            ("18", round("copilot", 6.0, "ready").models(CLAUDE, "").codex().manual(), Escalate, Some(Backend::Codex), true, CallerDeclared, "drive-only"),
+            ("19", round("agy", 5.9, "ready").rea(), Continue, Some(Backend::Agy), true, Unverified, "positive threshold not met"),
             ("20", round("llm-chat", 8.0, "ready").rea().models(CLAUDE, GPT), ReviewUnavailable, None, true, Unverified, "permits only codex or manual"),
             ("21", round("llm-chat", 8.0, "ready").models(CLAUDE, "mystery-model"), ReviewUnavailable, None, false, Unverified, "cannot be derived"),
             ("22", round("llm-chat", 8.0, "ready").models(CLAUDE, SONNET), ReviewUnavailable, None, false, Failed, "same-family"),
@@ -554,10 +511,10 @@ mod tests {
     fn backend_and_verdict_are_trimmed_and_lowercased() {
         let got = evaluate(&round(" Codex\u{1c}", 8.0, " READY\n"));
         assert_eq!((got.decision, got.identity_assurance), (Stop, NotRequired));
-        assert_eq!(RoundBackend::parse("LLM-Chat "), Some(RoundBackend::LlmChat));
-        assert_eq!(RoundBackend::parse("copilot_native"), None);
-        for backend in RoundBackend::ALL {
-            assert_eq!(RoundBackend::parse(backend.as_str()), Some(backend));
+        assert_eq!(Backend::parse("LLM-Chat "), Some(Backend::LlmChat));
+        assert_eq!(Backend::parse("copilot_native"), None);
+        for backend in Backend::ALL {
+            assert_eq!(Backend::parse(backend.as_str()), Some(backend));
         }
     }
 
