@@ -29,6 +29,19 @@ fn copilot_lines() -> Vec<Vec<u8>> {
     bytes.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
 }
 
+/// `len` characters that do not compress (the store compresses lines, and a test that
+/// fills the disk must write what it means to).
+fn noise(seed: u64, len: usize) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    (0..len)
+        .map(|_| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ALPHABET[(state >> 58) as usize] as char
+        })
+        .collect()
+}
+
 /// `n` more Copilot events of about `size` bytes each, chained after `parent`.
 fn more_lines(parent: &str, n: usize, size: usize) -> Vec<u8> {
     let mut out = Vec::new();
@@ -36,7 +49,7 @@ fn more_lines(parent: &str, n: usize, size: usize) -> Vec<u8> {
     for i in 0..n {
         let id = format!("22222222-0000-4000-8000-{i:012x}");
         let line = json!({
-            "type": "assistant.message", "data": {"content": "y".repeat(size)},
+            "type": "assistant.message", "data": {"content": noise(i as u64, size)},
             "id": id, "timestamp": "2026-11-30T01:26:00.000Z", "parentId": parent,
         });
         out.extend_from_slice(&serde_json::to_vec(&line).unwrap());

@@ -1,6 +1,7 @@
 //! The `lines` table: every complete line of every watched log, raw bytes kept, chained
 //! per file.
 
+use super::codec::{Codec, Codecs};
 use super::journal::{self, JournalEvent};
 use super::{FileState, Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
@@ -27,8 +28,11 @@ pub struct StoredLine {
     pub raw: Vec<u8>,
 }
 
-fn stored_line(r: &rusqlite::Row) -> rusqlite::Result<StoredLine> {
-    Ok(StoredLine {
+/// The columns of a stored line, `raw` as kept and `codec` saying how.
+const LINE_COLUMNS: &str = "seq, start, end, line_sha256, chain, kind";
+
+fn stored_line(r: &rusqlite::Row) -> rusqlite::Result<(StoredLine, Codec)> {
+    let line = StoredLine {
         seq: r.get::<_, i64>(0)? as u64,
         start: r.get::<_, i64>(1)? as u64,
         end: r.get::<_, i64>(2)? as u64,
@@ -36,7 +40,17 @@ fn stored_line(r: &rusqlite::Row) -> rusqlite::Result<StoredLine> {
         chain: hash_from(r.get(4)?),
         kind: r.get(5)?,
         raw: r.get(6)?,
-    })
+    };
+    Ok((line, Codec::from_column(r.get(7)?)))
+}
+
+/// A stored line with its bytes as the log held them.
+fn unpacked(codecs: &Codecs, (mut line, codec): (StoredLine, Codec)) -> Result<StoredLine> {
+    let len = line.end.saturating_sub(line.start) as usize;
+    line.raw = codecs.decompress(std::mem::take(&mut line.raw), codec, len).map_err(|error| {
+        StoreError::Integrity(format!("the stored bytes of line {} do not read back: {error}", line.seq))
+    })?;
+    Ok(line)
 }
 
 /// Whether a scan reads the lines' bytes or only their hashes and offsets.
@@ -53,17 +67,31 @@ impl Store {
     /// together with the journal events the batch produced. `file` carries the summary
     /// fields the caller moved forward; this fills in lines, chain and offset.
     pub fn append_lines(&mut self, file: &mut FileState, batch: &[NewLine], events: &[JournalEvent]) -> Result<()> {
+        let appended = self.append_lines_once(file, batch, events);
+        if appended.is_err() {
+            // A dictionary trained in the transaction that failed is not in the store:
+            // forget it with the rest.
+            self.codecs = Codecs::load(&self.conn)?;
+        }
+        appended
+    }
+
+    fn append_lines_once(&mut self, file: &mut FileState, batch: &[NewLine], events: &[JournalEvent]) -> Result<()> {
         let tx = self.conn.transaction()?;
         {
             let mut insert = tx.prepare_cached(
-                "INSERT INTO lines (file_id, seq, start, end, line_sha256, chain, kind, raw) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO lines (file_id, seq, start, end, line_sha256, chain, kind, raw, codec) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?;
             let (mut seq, mut head) = (file.lines, file.chain);
             for line in batch {
+                // The chain is over the bytes the log holds; compression only changes how
+                // they are kept.
                 let sha = chain::sha256(line.raw);
                 head = chain::link(&head, &sha);
                 seq += 1;
                 let end = line.start + line.raw.len() as u64;
+                let (kept, codec) = self.codecs.compress(&tx, file.host, line.raw)?;
                 insert.execute(params![
                     file.id,
                     seq as i64,
@@ -72,7 +100,8 @@ impl Store {
                     sha.to_vec(),
                     head.to_vec(),
                     line.kind.as_deref(),
-                    line.raw
+                    kept,
+                    codec.column()
                 ])?;
             }
             file.lines = seq;
@@ -92,11 +121,11 @@ impl Store {
 
     /// Stored lines of a file, from `from_seq`, at most `limit`.
     pub fn lines(&self, file_id: i64, from_seq: u64, limit: u64) -> Result<Vec<StoredLine>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, start, end, line_sha256, chain, kind, raw FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq LIMIT ?3",
-        )?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {LINE_COLUMNS}, raw, codec FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq LIMIT ?3"
+        ))?;
         let rows = stmt.query_map(params![file_id, from_seq as i64, limit.min(i64::MAX as u64) as i64], stored_line)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        rows.map(|row| unpacked(&self.codecs, row?)).collect()
     }
 
     /// Visit a file's stored lines in order, one row at a time (a session can be larger
@@ -108,14 +137,12 @@ impl Store {
         columns: Columns,
         mut visit: impl FnMut(StoredLine) -> bool,
     ) -> Result<()> {
-        let raw = if columns == Columns::WithRaw { "raw" } else { "x''" };
-        let sql = format!(
-            "SELECT seq, start, end, line_sha256, chain, kind, {raw} FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq"
-        );
+        let raw = if columns == Columns::WithRaw { "raw, codec" } else { "x'', NULL" };
+        let sql = format!("SELECT {LINE_COLUMNS}, {raw} FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq");
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut rows = stmt.query(params![file_id, from_seq as i64])?;
         while let Some(row) = rows.next()? {
-            if !visit(stored_line(row)?) {
+            if !visit(unpacked(&self.codecs, stored_line(row)?)?) {
                 break;
             }
         }

@@ -9,6 +9,7 @@
 //! duplicates nothing. Checkpoints run on their own thread ([`checkpoint`]).
 
 mod checkpoint;
+mod codec;
 mod files;
 mod journal;
 mod lines;
@@ -39,6 +40,8 @@ pub enum StoreError {
     Body(serde_json::Error),
     #[error("cannot start the checkpoint thread: {0}")]
     Thread(std::io::Error),
+    #[error("cannot compress or decompress a line: {0}")]
+    Codec(std::io::Error),
     #[error("cannot make {} owner-only: {source}", path.display())]
     Private { path: std::path::PathBuf, source: std::io::Error },
 }
@@ -85,6 +88,12 @@ CREATE TABLE IF NOT EXISTS lines (
     raw BLOB NOT NULL,
     UNIQUE (file_id, seq)
 );
+-- The dictionaries lines are compressed with (store/codec.rs), one per host, written once.
+CREATE TABLE IF NOT EXISTS dictionaries (
+    id INTEGER PRIMARY KEY,
+    host TEXT NOT NULL,
+    bytes BLOB NOT NULL
+);
 -- One row the checkpoint thread rewrites once it has copied the whole log, so that the
 -- log restarts (a new header, synced) on that thread, not under a request's commit.
 CREATE TABLE IF NOT EXISTS log_restarts (
@@ -116,6 +125,8 @@ CREATE INDEX IF NOT EXISTS journal_panel_key ON journal(json_extract(body, '$.ke
     WHERE kind = 'panel_convened';
 CREATE TRIGGER IF NOT EXISTS lines_append_only_u BEFORE UPDATE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS lines_append_only_d BEFORE DELETE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS dictionaries_append_only_u BEFORE UPDATE ON dictionaries BEGIN SELECT RAISE(ABORT, 'dictionaries are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS dictionaries_append_only_d BEFORE DELETE ON dictionaries BEGIN SELECT RAISE(ABORT, 'dictionaries are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS journal_append_only_u BEFORE UPDATE ON journal BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS journal_append_only_d BEFORE DELETE ON journal BEGIN SELECT RAISE(ABORT, 'journal is append-only'); END;
 "#;
@@ -129,6 +140,19 @@ pub struct Store {
     files: BTreeMap<i64, FileState>,
     /// Fx: looked up for every log at every challenge; SipHash was a tenth of one.
     ids_by_path: FxHashMap<String, i64>,
+    /// How lines' bytes are compressed and read back.
+    codecs: codec::Codecs,
+}
+
+/// Bring a store of an earlier version up to this one's schema: lines gained a `codec`
+/// column (a store written before reads as it is: its lines are raw, `codec` NULL).
+fn migrate(conn: &Connection) -> Result<()> {
+    let has_codec: bool =
+        conn.query_row("SELECT count(*) FROM pragma_table_info('lines') WHERE name = 'codec'", [], |r| r.get(0))?;
+    if !has_codec {
+        conn.execute_batch("ALTER TABLE lines ADD COLUMN codec INTEGER")?;
+    }
+    Ok(())
 }
 
 /// A stored hash column. Only this module writes those columns, always 32 bytes; a
@@ -143,6 +167,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         let mut conn = Connection::open(path)?;
         conn.execute_batch(SCHEMA)?;
+        migrate(&conn)?;
         // The store holds every log line: owner-only, whatever the umask (the WAL and its
         // index are created by the schema's first write above).
         for file in [path.to_path_buf(), path.with_extension("db-wal"), path.with_extension("db-shm")] {
@@ -159,7 +184,8 @@ impl Store {
         // close to the number this module uses; one more would evict on every request).
         conn.set_prepared_statement_cache_capacity(32);
         let checkpointer = Checkpointer::start(path)?;
-        let mut store = Store { conn, checkpointer, files: BTreeMap::new(), ids_by_path: FxHashMap::default() };
+        let codecs = codec::Codecs::load(&conn)?;
+        let mut store = Store { conn, checkpointer, files: BTreeMap::new(), ids_by_path: FxHashMap::default(), codecs };
         for file in store.read_files()? {
             store.mirror(file);
         }
@@ -249,11 +275,85 @@ mod tests {
         assert!(conn.execute("UPDATE lines SET raw = x'00' WHERE seq = 3", []).is_err());
         assert!(conn.execute("DELETE FROM journal", []).is_err());
         conn.execute_batch(
-            "DROP TRIGGER lines_append_only_u; UPDATE lines SET raw = CAST('{}' AS BLOB) WHERE seq = 3;",
+            "DROP TRIGGER lines_append_only_u; UPDATE lines SET raw = CAST('{}' AS BLOB), codec = NULL WHERE seq = 3;",
         )
         .unwrap();
         let error = store.verify_chains().unwrap_err().to_string();
         assert!(error.contains("chain breaks at line 3"), "{error}");
+    }
+
+    /// Lines are kept compressed (each line alone, with the host's dictionary once one is
+    /// trained), while every hash is over the raw bytes: a store holding more than the
+    /// dictionary's training share reads back byte for byte, is smaller than the log, and
+    /// a compressed line edited behind the triggers is an integrity error, not a panic.
+    #[test]
+    fn lines_are_kept_compressed_and_read_back_exactly() {
+        let dir = tempfile::tempdir().unwrap();
+        // Enough of the real log, repeated, to train the host's dictionary.
+        let mut bytes = Vec::new();
+        while bytes.len() < 4 << 20 {
+            bytes.extend_from_slice(REAL_LOG);
+        }
+        let store = stored(dir.path(), &bytes);
+        let file = store.files().next().unwrap();
+        let mut back = Vec::new();
+        store
+            .scan_lines(file.id, 0, Columns::WithRaw, |line| {
+                back.extend_from_slice(&line.raw);
+                true
+            })
+            .unwrap();
+        assert!(back == bytes, "the lines read back byte for byte");
+        let (kept, dictionaries): (i64, i64) = store
+            .conn
+            .query_row("SELECT sum(length(raw)), (SELECT count(*) FROM dictionaries) FROM lines", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!(dictionaries, 1, "the Copilot CLI dictionary was trained");
+        assert!((kept as usize) < bytes.len() / 2, "kept {kept} of {} bytes", bytes.len());
+        store.verify_chains().unwrap();
+        store
+            .conn
+            .execute_batch("DROP TRIGGER lines_append_only_u; UPDATE lines SET raw = x'28b52ffd00' WHERE seq = 2000;")
+            .unwrap();
+        let error = store.verify_chains().unwrap_err().to_string();
+        assert!(error.contains("the stored bytes of line 2000 do not read back"), "{error}");
+    }
+
+    /// A store written before lines were compressed has no `codec` column: it gains one
+    /// on open, and its lines read as they were kept.
+    #[test]
+    fn a_store_of_the_previous_version_is_read_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("judged.db");
+        {
+            let store = stored(dir.path(), REAL_LOG);
+            // The previous version's lines: raw bytes and no codec column.
+            store
+                .conn
+                .execute_batch(
+                    "DROP TRIGGER lines_append_only_u; DROP TRIGGER lines_append_only_d; \
+                     CREATE TABLE old AS SELECT id, file_id, seq, start, end, line_sha256, chain, kind, raw FROM lines; \
+                     DROP TABLE lines; ALTER TABLE old RENAME TO lines;",
+                )
+                .unwrap();
+            let raw_lines: Vec<Vec<u8>> = judged_core::log::complete_lines(REAL_LOG).map(<[u8]>::to_vec).collect();
+            for (seq, raw) in raw_lines.iter().enumerate() {
+                store.conn.execute("UPDATE lines SET raw = ?1 WHERE seq = ?2", params![raw, seq as i64 + 1]).unwrap();
+            }
+        }
+        let store = Store::open(&path).unwrap();
+        let file = store.files().next().unwrap();
+        let mut back = Vec::new();
+        store
+            .scan_lines(file.id, 0, Columns::WithRaw, |line| {
+                back.extend_from_slice(&line.raw);
+                true
+            })
+            .unwrap();
+        assert!(back == REAL_LOG, "the previous version's lines read back");
+        store.verify_chains().unwrap();
     }
 
     /// The log restarts on the checkpoint thread: a commit after a pause appends to the
