@@ -430,6 +430,37 @@ pub struct PanelProgress {
     pub step: PanelStep,
 }
 
+/// One line for a person: `[  1.2s / 100s] small-openai finished: pass in 1.1s`.
+impl std::fmt::Display for PanelProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let wire = |value: &dyn WireName| value.wire_name();
+        write!(f, "[{:5.1}s / {}s] ", self.elapsed_ms as f64 / 1000.0, self.deadline_ms / 1000)?;
+        match &self.step {
+            PanelStep::Started { juror, stage } => write!(f, "{juror} started ({})", wire(stage)),
+            PanelStep::Finished { juror, verdict, latency_ms } => {
+                write!(f, "{juror} finished: {} in {:.1}s", wire(verdict), *latency_ms as f64 / 1000.0)
+            }
+            PanelStep::Escalated { agreement, tiebreaker: Some(tiebreaker) } => {
+                write!(f, "escalated ({}): asking {tiebreaker}", wire(agreement))
+            }
+            PanelStep::Escalated { agreement, tiebreaker: None } => {
+                write!(f, "escalated ({}): no tiebreaker can be cross-family", wire(agreement))
+            }
+        }
+    }
+}
+
+/// A unit enum's name as the wire spells it (`stage_1`, `pass`).
+trait WireName {
+    fn wire_name(&self) -> String;
+}
+
+impl<T: Serialize> WireName for T {
+    fn wire_name(&self) -> String {
+        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    }
+}
+
 /// What happened in a running jury.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
