@@ -101,6 +101,8 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Serve MCP on stdin/stdout (the `review` and `gate_status` tools), for a host's MCP config.
+    Mcp,
     /// Print judged's shell completions (`judged completions bash > ~/.local/share/bash-completion/completions/judged`).
     Completions {
         #[arg(value_enum)]
@@ -235,6 +237,8 @@ enum CliError {
     Install(#[from] InstallError),
     #[error(transparent)]
     Service(#[from] service::ServiceError),
+    #[error(transparent)]
+    Mcp(#[from] judged_mcp::McpError),
     #[error("judged is already running (pid {0})")]
     AlreadyRunning(u32),
     #[error("judged is not running")]
@@ -455,6 +459,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
             carry_out(plan, dry_run)
         }
         Cmd::Stop => stop(),
+        Cmd::Mcp => Ok(judged_mcp::serve()?),
     }
 }
 

@@ -1,0 +1,300 @@
+//! `judged mcp` driven as a host's MCP client drives it: newline-delimited JSON-RPC on its
+//! stdin and stdout, against a real daemon on a temp `JUDGED_HOME`, with
+//! `preset = "command"` jurors from `fixtures/jurors/`. The jurors answer what a file
+//! says, read at each run, so a test can make a new jury's verdict differ from the
+//! review's and tell which of the two the gate used.
+
+use judged_tests::{Daemon, bin, judge_hook, workspace};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const SESSION: &str = "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8";
+
+/// A `[jury]` of three command jurors of three families, each answering what `verdict`
+/// says.
+fn jury(verdict: &Path) -> String {
+    let script = workspace().join("fixtures/jurors/from-file.sh");
+    let command =
+        serde_json::to_string(&[script.display().to_string(), verdict.display().to_string(), "{model}".into()])
+            .unwrap();
+    let mut text =
+        "[jury]\nstage_1 = [\"small-openai\", \"small-google\"]\ntiebreaker = \"big\"\ndeadline_seconds = 30\n"
+            .to_owned();
+    for (name, model) in
+        [("small-openai", "gpt-5.4-mini"), ("small-google", "gemini-3-flash"), ("big", "claude-sonnet-4.6")]
+    {
+        text.push_str(&format!(
+            "\n[[jury.jurors]]\nname = \"{name}\"\npreset = \"command\"\nmodel = \"{model}\"\ncommand = {command}\n"
+        ));
+    }
+    text
+}
+
+/// Fields drop in order: the server and the daemon stop before the directory goes.
+struct Setup {
+    mcp: Mcp,
+    daemon: Daemon,
+    home: PathBuf,
+    project: PathBuf,
+    verdict: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A daemon under `policy = "panel"` with the jury above, a git repository with a change
+/// as the project, and `judged mcp` started in it, initialized.
+fn setup(verdict: &str) -> Setup {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (home, project, verdict_file) =
+        (dir.path().join("home"), dir.path().join("project"), dir.path().join("verdict"));
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(&verdict_file, verdict).unwrap();
+    std::fs::write(home.join("config.toml"), format!("[gate]\npolicy = \"panel\"\n\n{}", jury(&verdict_file))).unwrap();
+    git(&project, &["init", "-q"]);
+    std::fs::write(project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
+    git(&project, &["add", "."]);
+    git(&project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+    std::fs::write(project.join("cart.rs"), "fn total() -> u32 { round_half_even(1) }\n").unwrap();
+    let daemon = Daemon::start(&home, &[&dir.path().join("sessions")], &[&dir.path().join("claude")]);
+    let mcp = Mcp::start(&home, &project);
+    Setup { mcp, daemon, home, project, verdict: verdict_file, _dir: dir }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git").arg("-C").arg(dir).args(args).status().expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+/// `judged mcp` on its stdio, with each line it writes read on a thread of its own.
+struct Mcp {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<Value>,
+    next_id: u64,
+}
+
+impl Mcp {
+    fn start(home: &Path, cwd: &Path) -> Mcp {
+        let mut child = Command::new(bin("judged"))
+            .arg("mcp")
+            .env("JUDGED_HOME", home)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("judged mcp starts");
+        let (stdin, stdout) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let message = serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line}"));
+                if send.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut mcp = Mcp { child, stdin, lines, next_id: 1 };
+        let params = json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "claude-code", "version": "2.1.328"}});
+        let (initialized, _) = mcp.request("initialize", params);
+        assert_eq!(initialized["serverInfo"]["name"], "judged", "{initialized}");
+        mcp.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.stdin, "{message}").expect("judged mcp reads its stdin");
+    }
+
+    /// One request; its result, and the notifications that came before it.
+    fn request(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut notifications = Vec::new();
+        loop {
+            let message = self.lines.recv_timeout(Duration::from_secs(60)).expect("judged mcp answers");
+            if message["id"] == id {
+                assert!(message.get("error").is_none(), "{method} refused: {message}");
+                return (message["result"].clone(), notifications);
+            }
+            notifications.push(message);
+        }
+    }
+
+    /// `tools/call`, with a progress token; the result and the progress notifications.
+    fn call(&mut self, tool: &str, arguments: Value) -> (Value, Vec<Value>) {
+        let params = json!({"name": tool, "arguments": arguments, "_meta": {"progressToken": "p1"}});
+        let (result, notifications) = self.request("tools/call", params);
+        let progress = notifications.into_iter().filter(|n| n["method"] == "notifications/progress").collect();
+        (result, progress)
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn review_args(s: &Setup) -> Value {
+    json!({
+        "cwd": s.project, "task": "Fix cart rounding", "description": "Totals must round half-even",
+        "session_id": SESSION,
+    })
+}
+
+fn task_completed(s: &Setup, task_id: &str) -> Output {
+    let payload = json!({
+        "session_id": SESSION, "cwd": s.project, "hook_event_name": "TaskCompleted",
+        "task_id": task_id, "task_subject": "Fix cart rounding", "task_description": "Totals must round half-even",
+    });
+    judge_hook(&s.home, payload.to_string().as_bytes(), &[])
+}
+
+fn decisions(daemon: &Daemon) -> Vec<Value> {
+    daemon.call("decisions", Value::Null).expect("decisions").as_array().cloned().unwrap_or_default()
+}
+
+fn journal_events(daemon: &Daemon) -> u64 {
+    daemon.call("status", Value::Null).expect("status")["journal_events"].as_u64().unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn tools_list_names_each_tool_with_its_input_schema() {
+    let mut s = setup("pass");
+    let (listed, _) = s.mcp.request("tools/list", json!({}));
+    let tools = listed["tools"].as_array().expect("a tool list");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["gate_status", "review"], "{listed}");
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "{tool}");
+    }
+    let review = &tools[1]["inputSchema"];
+    assert_eq!(review["required"], json!(["task"]), "{review}");
+    for field in ["cwd", "task", "description", "file", "rubric", "persona", "session_id"] {
+        assert!(review["properties"].get(field).is_some(), "review takes `{field}`: {review}");
+    }
+}
+
+/// A passing review counts for the task completed on the same tree (the jury would now
+/// fail, so an allow can only come from the review), and not once a file changed.
+#[test]
+fn a_passing_review_allows_the_task_on_the_same_tree_and_not_after_a_change() {
+    let mut s = setup("pass");
+    let before = journal_events(&s.daemon);
+    let (result, progress) = s.mcp.call("review", review_args(&s));
+    let review = &result["structuredContent"];
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!((review["verdict"].as_str(), review["degraded"].as_bool()), (Some("pass"), Some(false)), "{review}");
+    let jurors = review["jurors"].as_array().unwrap();
+    let seen: Vec<(&str, &str, &str)> = jurors
+        .iter()
+        .map(|j| {
+            (
+                j["model_requested"].as_str().unwrap(),
+                j["model_reported"].as_str().unwrap(),
+                j["family"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(seen, [("gpt-5.4-mini", "gpt-5.4-mini", "openai"), ("gemini-3-flash", "gemini-3-flash", "google")]);
+    assert_eq!((review["gate"]["counted"].as_bool(), review["gate"]["allows"].as_bool()), (Some(true), Some(true)));
+    let said = text(&result);
+    for shown in [
+        "Verdict: pass",
+        "small-openai (stage_1): gpt-5.4-mini requested, gpt-5.4-mini answered (openai)",
+        "Gate: counted, allows.",
+    ] {
+        assert!(said.contains(shown), "`{shown}` not in: {said}");
+    }
+    // Each juror's start and end, as progress on the call's token.
+    let steps: Vec<&str> = progress.iter().filter_map(|p| p["params"]["message"].as_str()).collect();
+    assert!(progress.iter().all(|p| p["params"]["progressToken"] == "p1"), "{progress:?}");
+    assert_eq!(steps.iter().filter(|s| s.contains(" started (one)")).count(), 2, "{steps:?}");
+    assert_eq!(steps.iter().filter(|s| s.contains(" finished: pass")).count(), 2, "{steps:?}");
+    // Journaled: both jurors' runs and the packet.
+    assert_eq!(journal_events(&s.daemon) - before, 3);
+
+    std::fs::write(&s.verdict, "fail\nwould fail now").unwrap();
+    let output = task_completed(&s, "7");
+    assert_eq!(output.status.code(), Some(0), "the review counts: {}", stderr(&output));
+    let recorded = decisions(&s.daemon);
+    assert_eq!((recorded[0]["reason"].as_str(), &recorded[0]["panel"]), (Some("review verdict"), &review["key"]));
+
+    std::fs::write(s.project.join("cart.rs"), "fn total() -> u32 { 2 }\n").unwrap();
+    let output = task_completed(&s, "7");
+    assert_eq!(output.status.code(), Some(2), "a changed tree is judged anew");
+    assert!(stderr(&output).contains("  - would fail now"), "{}", stderr(&output));
+    assert_eq!(decisions(&s.daemon)[1]["reason"], "jury did not pass");
+}
+
+/// A failing review makes the task completed on its tree block with the jurors' flags,
+/// though a new jury would pass it.
+#[test]
+fn a_failing_review_blocks_the_task_with_the_jurors_flags() {
+    let mut s = setup("fail\nrounding is still half-up");
+    let (result, _) = s.mcp.call("review", review_args(&s));
+    let review = &result["structuredContent"];
+    assert_eq!(review["verdict"], "fail", "{review}");
+    assert_eq!((review["gate"]["counted"].as_bool(), review["gate"]["allows"].as_bool()), (Some(true), Some(false)));
+    assert!(text(&result).contains("Flags:\n  - rounding is still half-up"), "{}", text(&result));
+
+    std::fs::write(&s.verdict, "pass").unwrap();
+    let output = task_completed(&s, "7");
+    assert_eq!(output.status.code(), Some(2));
+    let message = stderr(&output);
+    assert!(
+        message.contains("was not passed by the cross-family jury")
+            && message.contains("  - rounding is still half-up"),
+        "{message}"
+    );
+    assert_eq!(decisions(&s.daemon)[0]["reason"], "review verdict");
+    // Asked again on the same tree, the review is the recorded one, not a new jury's.
+    let (again, _) = s.mcp.call("review", review_args(&s));
+    assert_eq!(
+        (again["structuredContent"]["verdict"].as_str(), again["structuredContent"]["from_record"].as_bool()),
+        (Some("fail"), Some(true))
+    );
+}
+
+#[test]
+fn gate_status_says_what_is_missing_and_then_that_the_review_counts() {
+    let mut s = setup("pass");
+    let args = json!({"cwd": s.project, "session_id": SESSION});
+    let (before, _) = s.mcp.call("gate_status", args.clone());
+    let status = &before["structuredContent"];
+    assert_eq!((status["policy"].as_str(), status["satisfied"].as_bool()), (Some("panel"), Some(false)), "{status}");
+    assert_eq!(status["sources"], json!(["defaults", "user config [gate]"]));
+    let config = &status["config"][0];
+    assert!(config["path"].as_str().unwrap().ends_with("home/config.toml") && config["sha256"].is_string(), "{config}");
+    let missing = status["missing"].as_str().unwrap();
+    assert!(
+        missing.contains("has no review of the working tree as it is now. Call judged mcp's `review` tool"),
+        "{missing}"
+    );
+    assert!(text(&before).contains("Gate policy `panel`") && text(&before).contains("Missing:"), "{}", text(&before));
+
+    let (reviewed, _) = s.mcp.call("review", review_args(&s));
+    let (after, _) = s.mcp.call("gate_status", args);
+    let status = &after["structuredContent"];
+    assert_eq!((status["satisfied"].as_bool(), &status["missing"]), (Some(true), &Value::Null), "{status}");
+    assert_eq!(status["review"]["key"], reviewed["structuredContent"]["key"]);
+    assert!(text(&after).contains("Nothing is missing"), "{}", text(&after));
+    assert!(decisions(&s.daemon).is_empty(), "gate_status decides nothing");
+}
