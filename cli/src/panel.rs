@@ -98,24 +98,7 @@ pub fn show_progress(progress: &PanelProgress) {
     if !wants_progress() {
         return;
     }
-    let at = format!("[{:5.1}s / {}s]", progress.elapsed_ms as f64 / 1000.0, progress.deadline_ms / 1000);
-    let line = match &progress.step {
-        PanelStep::Started { juror, stage } => format!("{juror} started ({})", wire(stage)),
-        PanelStep::Finished { juror, verdict, latency_ms } => {
-            format!("{juror} finished: {} in {:.1}s", wire(verdict), *latency_ms as f64 / 1000.0)
-        }
-        PanelStep::Escalated { agreement, tiebreaker: Some(tiebreaker) } => {
-            format!("escalated ({}): asking {tiebreaker}", wire(agreement))
-        }
-        PanelStep::Escalated { agreement, tiebreaker: None } => {
-            format!("escalated ({}): no tiebreaker can be cross-family", wire(agreement))
-        }
-    };
-    eprintln!("judge-evidence: {at} {line}");
-}
-
-fn wire<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    eprintln!("judge-evidence: {progress}");
 }
 
 /// Indent compact JSON two spaces a level, keeping its key order (a `Value` would sort

@@ -107,6 +107,8 @@ enum Cmd {
     /// The judged plugin for Claude Code, Copilot CLI, Codex CLI and Gemini CLI.
     #[command(subcommand)]
     Plugin(init::PluginCmd),
+    /// Serve MCP on stdin/stdout (the `review` and `gate_status` tools), for a host's MCP config.
+    Mcp,
     /// Print judged's shell completions (`judged completions bash > ~/.local/share/bash-completion/completions/judged`).
     Completions {
         #[arg(value_enum)]
@@ -231,6 +233,8 @@ enum CliError {
     Service(#[from] service::ServiceError),
     #[error(transparent)]
     Init(#[from] init::InitError),
+    #[error(transparent)]
+    Mcp(#[from] judged_mcp::McpError),
     #[error("judged is already running (pid {0})")]
     AlreadyRunning(u32),
     #[error("judged is not running")]
@@ -453,6 +457,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
             carry_out(plan, dry_run)
         }
         Cmd::Stop => stop(),
+        Cmd::Mcp => Ok(judged_mcp::serve()?),
     }
 }
 

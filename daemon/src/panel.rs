@@ -5,11 +5,13 @@
 use crate::store::{JournalEvent, JurorRan, Lookup, PanelConvened, PanelSource, Store, StoreError};
 use crate::wire_name;
 use judged_core::chain;
+use judged_core::family::{Table, family};
 use judged_jury::config::{Jury, JuryConfig};
 use judged_jury::convene::{self, Options, Progress};
 use judged_jury::packet::Packet;
 use judged_jury::rubric::{Rubric, RubricError};
-use judged_protocol::{PanelProgress, PanelReply, PanelStep};
+use judged_protocol::{PanelProgress, PanelReply, PanelStep, ReportJuror, ReportJury};
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -73,6 +75,7 @@ pub struct PanelRun {
 }
 
 /// A panel to convene, but for the artifact.
+#[derive(Clone)]
 pub struct PanelAsk<'a> {
     pub rubric: &'a str,
     pub rubric_text: Option<&'a str>,
@@ -221,5 +224,43 @@ pub fn reply(convened: PanelConvened) -> PanelReply {
         final_confidence: convened.final_confidence,
         degraded: convened.degraded,
         packet: convened.packet,
+    }
+}
+
+/// A journaled jury, with each juror read from its packet.
+pub fn report_jury(panel: PanelConvened) -> ReportJury {
+    let packet: Value = serde_json::from_str(&panel.packet).unwrap_or(Value::Null);
+    let cascade = &packet["cascade"];
+    let stage_1 = cascade["stage_1_small_fish"].as_array().into_iter().flatten().map(|j| ("stage_1", j));
+    let tiebreaker = Some(&cascade["stage_2_tiebreaker"]).filter(|j| j.is_object()).map(|j| ("tiebreaker", j));
+    let text = |v: &Value| v.as_str().map(str::to_owned);
+    let jurors = stage_1
+        .chain(tiebreaker)
+        .map(|(stage, j)| {
+            let requested = text(&j["model_requested"]).or_else(|| text(&j["model"])).unwrap_or_default();
+            let reported = text(&j["model_reported"]);
+            ReportJuror {
+                name: text(&j["name"]).unwrap_or_default(),
+                stage: stage.to_owned(),
+                family: family(reported.as_deref().unwrap_or(&requested), Table::Gate).map(str::to_owned),
+                model_requested: requested,
+                model_reported: reported,
+                identity_source: text(&j["identity_source"]),
+                verdict: text(&j["verdict"]).unwrap_or_default(),
+                confidence: j["confidence"].as_u64().map_or(0, |c| c.min(100) as u8),
+                latency_ms: j["latency_ms"].as_u64().unwrap_or(0),
+                error: text(&j["error"]),
+            }
+        })
+        .collect();
+    ReportJury {
+        key: panel.key,
+        rubric: panel.rubric,
+        final_verdict: wire_name(&panel.final_verdict),
+        final_confidence: panel.final_confidence,
+        degraded: panel.degraded,
+        down: panel.down,
+        flags: panel.flags,
+        jurors,
     }
 }

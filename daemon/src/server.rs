@@ -259,7 +259,7 @@ async fn connection(stream: Stream, shared: Shared) {
             let _ = shutdown.send(true);
             return;
         }
-        let wants_progress = matches!(&envelope.request, Request::Panel(args) if args.progress);
+        let wants_progress = envelope.request.wants_progress();
         let (progress, mut steps) = tokio::sync::mpsc::unbounded_channel();
         let asked = engine.ask_with_progress(envelope.request, wants_progress.then_some(progress));
         tokio::pin!(asked);

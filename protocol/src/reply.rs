@@ -43,6 +43,10 @@ pub enum Reply {
     Trace(TraceReply),
     /// To [`crate::Request::Report`].
     Report(ReportData),
+    /// To [`crate::Request::Review`].
+    Review(ReviewReply),
+    /// To [`crate::Request::GateStatus`].
+    GateStatus(GateStatus),
 }
 
 /// One response: the request's id echoed, and the reply or a refusal.
@@ -426,6 +430,37 @@ pub struct PanelProgress {
     pub step: PanelStep,
 }
 
+/// One line for a person: `[  1.2s / 100s] small-openai finished: pass in 1.1s`.
+impl std::fmt::Display for PanelProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let wire = |value: &dyn WireName| value.wire_name();
+        write!(f, "[{:5.1}s / {}s] ", self.elapsed_ms as f64 / 1000.0, self.deadline_ms / 1000)?;
+        match &self.step {
+            PanelStep::Started { juror, stage } => write!(f, "{juror} started ({})", wire(stage)),
+            PanelStep::Finished { juror, verdict, latency_ms } => {
+                write!(f, "{juror} finished: {} in {:.1}s", wire(verdict), *latency_ms as f64 / 1000.0)
+            }
+            PanelStep::Escalated { agreement, tiebreaker: Some(tiebreaker) } => {
+                write!(f, "escalated ({}): asking {tiebreaker}", wire(agreement))
+            }
+            PanelStep::Escalated { agreement, tiebreaker: None } => {
+                write!(f, "escalated ({}): no tiebreaker can be cross-family", wire(agreement))
+            }
+        }
+    }
+}
+
+/// A unit enum's name as the wire spells it (`stage_1`, `pass`).
+trait WireName {
+    fn wire_name(&self) -> String;
+}
+
+impl<T: Serialize> WireName for T {
+    fn wire_name(&self) -> String {
+        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+    }
+}
+
 /// What happened in a running jury.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -611,4 +646,62 @@ pub struct ReportTrace {
     pub status: String,
     /// The provenance the daemon derived.
     pub provenance: judged_core::trace::Provenance,
+}
+
+/// A review's verdict, and what the gate will make of it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReviewReply {
+    /// The verdict, each juror (model requested and reported, family) and the flags
+    /// (a codex-judge juror's remediation items among them).
+    pub jury: ReportJury,
+    /// Why no tiebreaker could run, when none could.
+    pub tiebreaker_unavailable: Option<String>,
+    /// The same review was convened before: this is its verdict, not a new one.
+    pub from_record: bool,
+    /// Whether the gate counts it.
+    pub gate: ReviewCount,
+    /// The packet as journaled (JSON text, the reference's key order).
+    pub packet: String,
+}
+
+/// Whether the gate counts a review for a task completed on the reviewed tree.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReviewCount {
+    /// The gate answers such a task from this verdict (as from its own jury's).
+    pub counted: bool,
+    /// ... and that answer is an allow.
+    pub allows: bool,
+    /// Why, and what to do next, for a person.
+    pub why: String,
+}
+
+/// What the gate needs now for a session and project.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateStatus {
+    /// The project, resolved.
+    pub cwd: String,
+    /// The policy in force there.
+    pub policy: GatePolicy,
+    /// Where the settings came from, lowest layer first.
+    pub sources: Vec<String>,
+    /// The config files read, each with the digest of the version in force.
+    pub config: Vec<ConfigFileUsed>,
+    /// Edits of those files that were not applied, each on one line.
+    pub not_applied: Vec<String>,
+    /// The hook events the gate decides.
+    pub events: Vec<String>,
+    /// The rubric the gate's jury judges by.
+    pub panel_rubric: String,
+    /// How recent evidence must be.
+    pub freshness_seconds: u64,
+    /// Whether evidence counts only while the tree is the one reviewed.
+    pub require_reviewed_tree: bool,
+    /// The fresh positive evidence the gate would count, by id.
+    pub evidence_id: Option<String>,
+    /// The review of the tree as it is now that the gate would count.
+    pub review: Option<ReportJury>,
+    /// A task completed now would be allowed without anything more.
+    pub satisfied: bool,
+    /// What is missing, in the words the gate's block would use; absent when satisfied.
+    pub missing: Option<String>,
 }

@@ -48,6 +48,25 @@ pub enum Request {
     /// The gate's decisions over a period, each with the review or jury behind it, for
     /// `judged report` (read-only). Reply: [`crate::ReportData`].
     Report(ReportArgs),
+    /// Convene the jury on the work in a project as the gate convenes it, so that the gate
+    /// counts the verdict for a task completed on the same tree (`judged mcp`'s `review`).
+    /// Reply: [`crate::ReviewReply`], after [`crate::PanelProgress`] frames when
+    /// `progress` is asked for.
+    Review(ReviewArgs),
+    /// What the gate needs now for a session and project, deciding nothing (`judged
+    /// mcp`'s `gate_status`). Reply: [`crate::GateStatus`].
+    GateStatus(GateStatusArgs),
+}
+
+impl Request {
+    /// Whether the client asked to hear a jury's steps before the reply.
+    pub fn wants_progress(&self) -> bool {
+        match self {
+            Request::Panel(args) => args.progress,
+            Request::Review(args) => args.progress,
+            _ => false,
+        }
+    }
 }
 
 /// `judged report`: which decisions to report.
@@ -212,4 +231,49 @@ pub struct TraceArgs {
     /// The evidence file as given (absolute).
     #[serde(default)]
     pub evidence_path: Option<String>,
+}
+
+/// `judged mcp`'s `review`, asked of the daemon.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReviewArgs {
+    /// The project: its working tree's changes are judged, jurors run there, and its
+    /// settings name the rubric.
+    pub cwd: String,
+    /// What the work is for: the task's subject as the host knows it, or the agent's
+    /// words for the work.
+    pub task: String,
+    /// The task's description, when it has one.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Judge this file (relative to `cwd`) instead of the tree's changes; such a review
+    /// is not counted by the gate.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// The rubric's slug; the gate's `panel_rubric` when absent.
+    #[serde(default)]
+    pub rubric: Option<String>,
+    /// The lens every juror judges as; the rubric's default when absent.
+    #[serde(default)]
+    pub persona: Option<String>,
+    /// The host's session that wrote the work: the author's model is read from its log,
+    /// as the gate does, so that the tiebreaker is of another family.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// Send progress frames while the jury runs.
+    #[serde(default)]
+    pub progress: bool,
+}
+
+/// `judged mcp`'s `gate_status`, asked of the daemon.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct GateStatusArgs {
+    /// The project.
+    pub cwd: String,
+    /// The host's session, whose evidence and author count.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The host asking, for the reviewer its next step names; the session's host when
+    /// the daemon knows the session.
+    #[serde(default)]
+    pub host: Option<Host>,
 }

@@ -12,13 +12,16 @@
 //! files (read-your-writes). Evidence operations run the same `judged_core::rules` as the
 //! CLI's direct mode, over the log as the daemon witnessed it, after checking that the
 //! file still holds exactly those bytes. One file per operation: [`queries`],
-//! [`challenge`], [`verify`], [`validate`]; the gate is [`crate::hook_gate`].
+//! [`challenge`], [`verify`], [`validate`], [`review`], [`gate_status`]; the gate is
+//! [`crate::hook_gate`].
 
 pub mod actor;
 mod challenge;
+mod gate_status;
 mod panel;
 mod queries;
 mod report;
+mod review;
 mod trace;
 mod validate;
 mod verify;
@@ -72,6 +75,9 @@ pub enum EngineError {
     /// The request names something that is not there or asks for something out of range.
     #[error("{0}")]
     BadRequest(String),
+    /// A review or gate status that cannot be had (config, jury, file).
+    #[error(transparent)]
+    Ask(#[from] hook_gate::AskError),
 }
 
 impl From<EngineError> for ErrorBody {
@@ -116,6 +122,8 @@ pub enum AfterJury {
     Panel { cwd: String },
     /// A hook: the gate decides on the packet.
     Gate(Box<PendingDecision>),
+    /// `judged mcp`'s `review`: the packet is the reply, with what the gate makes of it.
+    Review { cwd: String, counting: hook_gate::Counting },
 }
 
 fn bad_request(message: impl Into<String>) -> EngineError {
@@ -160,7 +168,10 @@ impl Engine {
     pub fn handle(&mut self, request: Request) -> Handled {
         // Room for the logs this request reads; none it reads is dropped while it runs.
         self.logs.trim();
-        if matches!(request, Request::Hook(_) | Request::Panel(_) | Request::Status) {
+        if matches!(
+            request,
+            Request::Hook(_) | Request::Panel(_) | Request::Review(_) | Request::GateStatus(_) | Request::Status
+        ) {
             self.follow_config(false);
         }
         match request {
@@ -175,6 +186,7 @@ impl Engine {
                 Ok(run) => Handled::Jury(JuryWork { run, then: AfterJury::Panel { cwd: args.cwd } }),
                 Err(error) => Handled::Answer(Err(error)),
             },
+            Request::Review(args) => self.review(&args),
             other => Handled::Answer(self.answer(other)),
         }
     }
@@ -198,7 +210,8 @@ impl Engine {
             // The server answers it from the shared counters, even during the catch-up.
             Request::Progress => Ok(Reply::CatchUp(self.catch_up.report())),
             Request::Report(args) => self.report(&args),
-            Request::Hook(_) | Request::Panel(_) => unreachable!("handled by Engine::handle"),
+            Request::GateStatus(args) => self.gate_status(&args),
+            Request::Hook(_) | Request::Panel(_) | Request::Review(_) => unreachable!("handled by Engine::handle"),
         }
     }
 
@@ -214,6 +227,10 @@ impl Engine {
                 let cwd = pending.cwd().to_owned();
                 let convened = run.record(&mut self.store, packet, &cwd)?;
                 Ok(Reply::Hook(self.hook_gate().finish(*pending, &convened)?))
+            }
+            AfterJury::Review { cwd, counting } => {
+                let convened = run.record(&mut self.store, packet, &cwd)?;
+                Ok(Reply::Review(review::review_reply(convened, &counting, false)))
             }
         }
     }

@@ -7,16 +7,13 @@
 
 use super::{Answer, Engine};
 use crate::store::{EvidenceVerified, Lookup, PanelConvened, ReviewTraced, Store, StoreError};
-use crate::wire_name;
 use judged_core::family::{Table, family};
 use judged_core::rules::IdentityAssurance;
 use judged_core::timestamp;
 use judged_protocol::{
-    Decision, GateDecision, Reply, ReportArgs, ReportData, ReportDecision, ReportJuror, ReportJury, ReportReview,
-    ReportTrace,
+    Decision, GateDecision, Reply, ReportArgs, ReportData, ReportDecision, ReportJury, ReportReview, ReportTrace,
 };
 use rustc_hash::FxHashMap;
-use serde_json::Value;
 
 /// What the gate wrote before the evidence id in an evidence allow's message, in records
 /// from before the id was a field of its own.
@@ -54,7 +51,10 @@ impl Engine {
                 Some(key) => match juries.get(key) {
                     Some(found) => found.clone(),
                     None => {
-                        let found = self.store.journal_find::<PanelConvened>(Lookup::PanelByKey, key)?.map(jury);
+                        let found = self
+                            .store
+                            .journal_find::<PanelConvened>(Lookup::PanelByKey, key)?
+                            .map(crate::panel::report_jury);
                         juries.insert(key.clone(), found.clone());
                         found
                     }
@@ -131,43 +131,5 @@ fn review(evidence: EvidenceVerified) -> ReportReview {
         reviewed_at: evidence.reviewed_at,
         verified_at: evidence.verified_at,
         witness: evidence.witness,
-    }
-}
-
-/// A journaled jury, with each juror read from its packet.
-fn jury(panel: PanelConvened) -> ReportJury {
-    let packet: Value = serde_json::from_str(&panel.packet).unwrap_or(Value::Null);
-    let cascade = &packet["cascade"];
-    let stage_1 = cascade["stage_1_small_fish"].as_array().into_iter().flatten().map(|j| ("stage_1", j));
-    let tiebreaker = Some(&cascade["stage_2_tiebreaker"]).filter(|j| j.is_object()).map(|j| ("tiebreaker", j));
-    let text = |v: &Value| v.as_str().map(str::to_owned);
-    let jurors = stage_1
-        .chain(tiebreaker)
-        .map(|(stage, j)| {
-            let requested = text(&j["model_requested"]).or_else(|| text(&j["model"])).unwrap_or_default();
-            let reported = text(&j["model_reported"]);
-            ReportJuror {
-                name: text(&j["name"]).unwrap_or_default(),
-                stage: stage.to_owned(),
-                family: family(reported.as_deref().unwrap_or(&requested), Table::Gate).map(str::to_owned),
-                model_requested: requested,
-                model_reported: reported,
-                identity_source: text(&j["identity_source"]),
-                verdict: text(&j["verdict"]).unwrap_or_default(),
-                confidence: j["confidence"].as_u64().map_or(0, |c| c.min(100) as u8),
-                latency_ms: j["latency_ms"].as_u64().unwrap_or(0),
-                error: text(&j["error"]),
-            }
-        })
-        .collect();
-    ReportJury {
-        key: panel.key,
-        rubric: panel.rubric,
-        final_verdict: wire_name(&panel.final_verdict),
-        final_confidence: panel.final_confidence,
-        degraded: panel.degraded,
-        down: panel.down,
-        flags: panel.flags,
-        jurors,
     }
 }

@@ -6,6 +6,10 @@
 //! event; a repeated question with unchanged inputs is answered from that record.
 
 mod policy;
+mod review;
+mod status;
+
+pub use review::{AskError, Counting, ReviewAsked};
 
 use crate::config::{LiveConfig, ProjectFiles};
 use crate::ingest::Ingestor;
@@ -117,7 +121,7 @@ impl HookGate<'_> {
 
     /// Decide a question that waited for the jury, on its verdict.
     pub fn finish(&mut self, pending: PendingDecision, panel: &PanelConvened) -> Result<HookAnswer, StoreError> {
-        let (verdict, reason) = policy::decide_with_panel(&pending.question, panel);
+        let (verdict, reason) = policy::decide_with_panel(&pending.question.label, panel);
         let decided = Decided {
             verdict,
             settings: pending.settings,
@@ -250,12 +254,18 @@ impl HookGate<'_> {
             rubric_text: None,
             persona: None,
             project: project.clone(),
-            author_model: self.author_model(question)?,
+            author_model: self.author_model(question.session_id.as_deref())?,
             source: PanelSource::Gate,
         };
         // The artifact is the task and the tree's changes, so the task and the tree's
         // digest name it: a verdict on them is found without building it.
-        let artifact = || policy::panel_artifact(question, changes_text(&project, PANEL_CHANGES_BYTES).as_ref());
+        let artifact = || {
+            policy::panel_artifact(
+                &question.label,
+                &question.work,
+                changes_text(&project, PANEL_CHANGES_BYTES).as_ref(),
+            )
+        };
         let tree = self.trees.digest(&project);
         let work_of_tree = |tree: &str| digest_of(&serde_json::json!([question.label, question.work, tree]));
         let (panel_key, built) = match &tree {
@@ -266,8 +276,15 @@ impl HookGate<'_> {
             }
         };
         if let Some(reused) = panel::reusable(self.store, &panel_key)? {
-            let (verdict, _) = policy::decide_with_panel(question, &reused);
+            let (verdict, _) = policy::decide_with_panel(&question.label, &reused);
             return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key), None));
+        }
+        // A review asked ahead (`judged mcp`) of this tree, as this gate would ask it.
+        if let Some(tree) = &tree
+            && let Some(review) = panel::reusable(self.store, &review::counted_key(&ask, &jury, tree))?
+        {
+            let (verdict, _) = policy::decide_with_panel(&question.label, &review);
+            return Ok(decided((verdict, "review verdict"), settings, Some(review.key), None));
         }
         let built = built.unwrap_or_else(artifact);
         // A tree that moved while its changes were read: the verdict is keyed by what
@@ -284,8 +301,8 @@ impl HookGate<'_> {
 
     /// The model that wrote the session's work, its log caught up first (the jury takes
     /// seconds, this milliseconds); every log is caught up only for a session not seen yet.
-    fn author_model(&mut self, question: &Question) -> Result<Option<String>, StoreError> {
-        let Some(session) = question.session_id.as_deref() else { return Ok(None) };
+    fn author_model(&mut self, session: Option<&str>) -> Result<Option<String>, StoreError> {
+        let Some(session) = session else { return Ok(None) };
         match self.store.file_by_session(session).map(|file| (PathBuf::from(&file.path), file.host)) {
             Some((path, host)) => self.ingest.catch_up(self.store, &path, host)?,
             None => self.ingest.catch_up_all(self.store)?,

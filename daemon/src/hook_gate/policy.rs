@@ -370,13 +370,12 @@ pub fn decide_without_evidence(
 
 /// The decision on the jury's verdict. Only a healthy cross-family pass allows: a degraded
 /// or errored jury is no cross-family review, whatever it said.
-pub fn decide_with_panel(question: &Question, panel: &PanelConvened) -> (Verdict, &'static str) {
+pub fn decide_with_panel(label: &str, panel: &PanelConvened) -> (Verdict, &'static str) {
     let verdict = wire_name(&panel.final_verdict);
     let block = |message: String| Verdict { block: true, message, tree_unchanged: None };
     if panel.degraded || panel.final_verdict == FinalVerdict::Error {
         let message = format!(
-            "judged: {} cannot be marked done yet: the cross-family jury could not judge it (verdict {verdict}{}).\n{}",
-            question.label,
+            "judged: {label} cannot be marked done yet: the cross-family jury could not judge it (verdict {verdict}{}).\n{}",
             if panel.degraded { ", degraded" } else { "" },
             jury_down_cause(panel),
         );
@@ -384,16 +383,16 @@ pub fn decide_with_panel(question: &Question, panel: &PanelConvened) -> (Verdict
     }
     if panel.final_verdict == FinalVerdict::Pass {
         let message = format!(
-            "judged: {} passed the cross-family jury ({verdict}, confidence {}, rubric {}).",
-            question.label, panel.final_confidence, panel.rubric
+            "judged: {label} passed the cross-family jury ({verdict}, confidence {}, rubric {}).",
+            panel.final_confidence, panel.rubric
         );
         return (Verdict { block: false, message, tree_unchanged: None }, "jury pass");
     }
     let flags: String = panel.flags.iter().map(|f| format!("\n  - {f}")).collect();
     let message = format!(
-        "judged: {} was not passed by the cross-family jury.\nVerdict: {verdict} (confidence {}). Flags:{flags}\n\
+        "judged: {label} was not passed by the cross-family jury.\nVerdict: {verdict} (confidence {}). Flags:{flags}\n\
          Address the flagged issues, update the work, and complete again.",
-        question.label, panel.final_confidence
+        panel.final_confidence
     );
     (block(message), "jury did not pass")
 }
@@ -424,8 +423,8 @@ fn jury_down_cause(panel: &PanelConvened) -> String {
 
 /// What the jury judges for a gated task: the work as the host described it, and the
 /// working tree's changes.
-pub fn panel_artifact(question: &Question, changes: Option<&ChangesText>) -> String {
-    let mut artifact = format!("{}\n\n{}\n", question.label, question.work);
+pub fn panel_artifact(label: &str, work: &str, changes: Option<&ChangesText>) -> String {
+    let mut artifact = format!("{label}\n\n{work}\n");
     match changes {
         Some(changes) => {
             let cut = if changes.cut_bytes > 0 {
@@ -534,7 +533,7 @@ mod tests {
         let why = "no tiebreaker is cross-family against the author (anthropic) and the escalating juror(s) \
                    (openai, google); candidates: big (anthropic); add a juror of a family other than anthropic, \
                    openai and google to `tiebreaker` in [jury]";
-        let (verdict, reason) = decide_with_panel(&question(), &panel(Some(why), &[], &[]));
+        let (verdict, reason) = decide_with_panel(&question().label, &panel(Some(why), &[], &[]));
         assert_eq!(reason, "jury degraded");
         assert!(verdict.message.contains(&format!("no tiebreaker could run: {why}.")), "{}", verdict.message);
         assert!(!verdict.message.contains("none reported"), "{}", verdict.message);
@@ -542,14 +541,14 @@ mod tests {
 
     #[test]
     fn a_jury_with_a_juror_down_names_it_with_its_reason() {
-        let (verdict, _) = decide_with_panel(&question(), &panel(None, &["small-openai: exited 1"], &[]));
+        let (verdict, _) = decide_with_panel(&question().label, &panel(None, &["small-openai: exited 1"], &[]));
         assert!(
             verdict.message.contains("Down:\n  - small-openai: exited 1\nFix the juror(s) named"),
             "{}",
             verdict.message
         );
         let banner = "⚠ CROSS-FAMILY DEGRADED: only openai family returned a verdict";
-        let (verdict, _) = decide_with_panel(&question(), &panel(None, &[], &[banner]));
+        let (verdict, _) = decide_with_panel(&question().label, &panel(None, &[], &[banner]));
         assert!(verdict.message.contains(banner) && verdict.message.contains("two different model families"));
     }
 }

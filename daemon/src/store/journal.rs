@@ -273,6 +273,9 @@ pub enum PanelSource {
     Cli,
     /// The review gate, for a hook.
     Gate,
+    /// `judged mcp`'s `review`: asked ahead of the gate, counted by it (see
+    /// `hook_gate::review`).
+    Review,
 }
 
 /// `panel_convened`: the jury's verdict, and its whole packet.

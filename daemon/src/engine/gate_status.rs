@@ -1,0 +1,11 @@
+//! `gate_status`: what the gate needs now for a session and project (the lookups are
+//! [`crate::hook_gate`]'s); nothing is decided or recorded.
+
+use super::{Answer, Engine};
+use judged_protocol::{GateStatusArgs, Reply};
+
+impl Engine {
+    pub(super) fn gate_status(&mut self, args: &GateStatusArgs) -> Answer {
+        Ok(Reply::GateStatus(self.hook_gate().status(args)?))
+    }
+}

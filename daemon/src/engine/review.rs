@@ -1,0 +1,32 @@
+//! `review`: the jury convened on a project's work as the gate would convene it (the
+//! question and its counting are [`crate::hook_gate`]'s; the run happens off the engine's
+//! thread, see [`super::actor`]).
+
+use super::{AfterJury, Engine, Handled, JuryWork};
+use crate::hook_gate::{Counting, ReviewAsked};
+use crate::store::PanelConvened;
+use judged_protocol::{Reply, ReviewArgs, ReviewReply};
+
+impl Engine {
+    /// The review `args` asks for: its recorded verdict now, or a jury to convene.
+    pub(super) fn review(&mut self, args: &ReviewArgs) -> Handled {
+        match self.hook_gate().review(args) {
+            Ok(ReviewAsked::Recorded(convened, counting)) => {
+                Handled::Answer(Ok(Reply::Review(review_reply(convened, &counting, true))))
+            }
+            Ok(ReviewAsked::Jury(run, counting)) => {
+                let then = AfterJury::Review { cwd: args.cwd.clone(), counting };
+                Handled::Jury(JuryWork { run: *run, then })
+            }
+            Err(error) => Handled::Answer(Err(error.into())),
+        }
+    }
+}
+
+/// The reply to a review: its verdict, each juror, and what the gate makes of it.
+pub(super) fn review_reply(convened: PanelConvened, counting: &Counting, from_record: bool) -> ReviewReply {
+    let gate = counting.of(&convened);
+    let tiebreaker_unavailable = convened.tiebreaker_unavailable.clone();
+    let packet = convened.packet.clone();
+    ReviewReply { jury: crate::panel::report_jury(convened), tiebreaker_unavailable, from_record, gate, packet }
+}

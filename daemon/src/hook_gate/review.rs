@@ -1,0 +1,191 @@
+//! A review asked ahead of the gate (`judged mcp`'s `review`): the jury convened on the
+//! work in a project as the gate convenes it, journaled under a key the gate looks up, so
+//! that a task completed on the same tree is answered from that verdict exactly as from
+//! the gate's own. No new trust: it is the daemon's own jury, shown the same artifact
+//! (the task's words and the tree's changes) and told the same author.
+//!
+//! The key names the tree, not the task's words: a review comes before the host's task
+//! event, with whatever words the agent has for the work, and the gate must find it for
+//! any task completed on that tree. That loosens nothing: under `panel` the agent writes
+//! the task's words too, and the gate's own jury would be shown those. A review asked any
+//! other way (a persona, another rubric, one file, a tree that moved while it was read)
+//! is journaled under a key the gate never looks up.
+
+use super::{HookGate, PANEL_CHANGES_BYTES, digest_of, policy};
+use crate::panel::{self, PanelAsk, PanelError, PanelRun};
+use crate::store::{PanelConvened, PanelSource, StoreError};
+use judged_core::files;
+use judged_core::worktree::changes_text;
+use judged_jury::config::JuryConfig;
+use judged_jury::packet::FinalVerdict;
+use judged_protocol::{ReviewArgs, ReviewCount};
+use std::path::{Path, PathBuf};
+
+/// Why a review or a status cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    #[error("the gate's config cannot be used: {0}; fix that file (a fix takes effect at the next question)")]
+    Config(String),
+    #[error(transparent)]
+    Jury(#[from] PanelError),
+    #[error("cannot read {}: {source}; name a file of the project, relative to its cwd", path.display())]
+    File { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What a review comes to.
+pub enum ReviewAsked {
+    /// The same review was convened before and its verdict stands: asking a jury again
+    /// until one passes would be shopping for a verdict. Change the work to be judged anew.
+    Recorded(PanelConvened, Counting),
+    /// A jury to convene (off the engine's thread).
+    Jury(Box<PanelRun>, Counting),
+}
+
+/// Whether the gate will count a review, as far as is known before its verdict.
+pub struct Counting {
+    /// Why the gate will not count it whatever it says, when that is so.
+    not_counted: Option<String>,
+    /// How the gate names the work in its messages.
+    label: String,
+}
+
+impl Counting {
+    /// What the gate makes of `convened`: the answer it would give a task completed on the
+    /// reviewed tree.
+    pub fn of(&self, convened: &PanelConvened) -> ReviewCount {
+        if let Some(why) = &self.not_counted {
+            return ReviewCount { counted: false, allows: false, why: why.clone() };
+        }
+        let (verdict, _) = policy::decide_with_panel(&self.label, convened);
+        if convened.degraded || convened.final_verdict == FinalVerdict::Error {
+            let why = format!(
+                "{}\nThe gate does not count a jury that could not judge: it convenes its own when the task completes.",
+                verdict.message
+            );
+            return ReviewCount { counted: false, allows: false, why };
+        }
+        let why = if verdict.block {
+            verdict.message
+        } else {
+            format!("{} The gate counts it for a task completed on this tree, until a file changes.", verdict.message)
+        };
+        ReviewCount { counted: true, allows: !verdict.block, why }
+    }
+}
+
+/// What a review of `tree` in `project` is about, as the key's `work`.
+fn tree_work(project: &Path, tree: &str) -> String {
+    digest_of(&serde_json::json!(["tree", project, tree]))
+}
+
+/// The key the gate finds a review by: the one a review gets when asked as `gate` asks
+/// its jury (the gate's rubric, no persona, the author it found) of `tree`.
+pub(super) fn counted_key(gate: &PanelAsk, jury: &JuryConfig, tree: &str) -> String {
+    let review = PanelAsk {
+        rubric: gate.rubric,
+        rubric_text: None,
+        persona: None,
+        project: gate.project.clone(),
+        author_model: gate.author_model.clone(),
+        source: PanelSource::Review,
+    };
+    review.key(jury, &tree_work(&gate.project, tree))
+}
+
+impl HookGate<'_> {
+    /// The review `args` asks for: a recorded verdict, or a jury to convene.
+    pub fn review(&mut self, args: &ReviewArgs) -> Result<ReviewAsked, AskError> {
+        let project = PathBuf::from(files::resolve(&args.cwd));
+        let settings = self
+            .config
+            .settings_for(Some(&project), self.projects)
+            .map_err(|error| AskError::Config(error.summary()))?;
+        let (jury, from) = self.juries.jury_for(&project)?;
+        let author_model = self.author_model(args.session_id.as_deref())?;
+        // The gate's words for a task, so that the artifact is the one its jury would see.
+        let label = format!("task \"{}\"", args.task);
+        let work = [Some(args.task.as_str()), args.description.as_deref()].into_iter().flatten().collect::<Vec<_>>();
+        let work = work.join("\n");
+        let ask = PanelAsk {
+            rubric: args.rubric.as_deref().unwrap_or(&settings.panel_rubric),
+            rubric_text: None,
+            persona: args.persona.as_deref(),
+            project: project.clone(),
+            author_model,
+            source: PanelSource::Review,
+        };
+        let gate_ask = PanelAsk { rubric: &settings.panel_rubric, persona: None, ..ask.clone() };
+        let mut not_counted = (!settings.uses_panel()).then(|| {
+            format!(
+                "the gate's policy here is `{}` (from {}): it does not ask the jury, so it does not count reviews; \
+                 set policy = \"panel\" or \"evidence_or_panel\" in [gate] for it to",
+                settings.policy_name(),
+                settings.sources.join(" < ")
+            )
+        });
+        let tree = if args.file.is_none() { self.trees.digest(&project) } else { None };
+        let (key, artifact) = match (&args.file, &tree) {
+            (Some(file), _) => {
+                not_counted.get_or_insert_with(|| {
+                    "a review of one file is not counted: the gate judges the working tree's changes; review \
+                     without `file` for the gate to count it"
+                        .to_owned()
+                });
+                let artifact = file_artifact(&label, &work, &project, file)?;
+                (ask.key(&jury, &digest_of(&artifact)), artifact)
+            }
+            (None, Some(tree)) => {
+                let key = ask.key(&jury, &tree_work(&project, tree));
+                if key != counted_key(&gate_ask, &jury, tree) {
+                    not_counted.get_or_insert_with(|| {
+                        format!(
+                            "it was asked another way than the gate asks its jury (rubric {}, no persona): ask \
+                             with the gate's rubric and no persona for it to count",
+                            settings.panel_rubric
+                        )
+                    });
+                }
+                let artifact =
+                    policy::panel_artifact(&label, &work, changes_text(&project, PANEL_CHANGES_BYTES).as_ref());
+                if self.trees.digest(&project).as_ref() == Some(tree) {
+                    (key, artifact)
+                } else {
+                    // Keyed by what the jury saw, so that the gate finds it for neither tree.
+                    not_counted = Some(
+                        "the working tree changed while its changes were read: review again once it is still".into(),
+                    );
+                    (ask.key(&jury, &digest_of(&artifact)), artifact)
+                }
+            }
+            (None, None) => {
+                not_counted.get_or_insert_with(|| {
+                    "the project is not a git repository: the gate cannot tell a later tree from the one reviewed, \
+                     so it convenes its own jury when the task completes"
+                        .to_owned()
+                });
+                let artifact = policy::panel_artifact(&label, &work, None);
+                (ask.key(&jury, &digest_of(&artifact)), artifact)
+            }
+        };
+        let counting = Counting { not_counted, label };
+        if let Some(recorded) = panel::reusable(self.store, &key)? {
+            return Ok(ReviewAsked::Recorded(recorded, counting));
+        }
+        let run = PanelRun::new(&jury, &from, ask, artifact, key)?;
+        Ok(ReviewAsked::Jury(Box::new(run), counting))
+    }
+}
+
+/// The artifact of a review of one file: the work's words and the file, cut as the
+/// tree's changes are.
+fn file_artifact(label: &str, work: &str, project: &Path, file: &str) -> Result<String, AskError> {
+    let path = project.join(file);
+    let bytes = std::fs::read(&path).map_err(|source| AskError::File { path: path.clone(), source })?;
+    let shown = bytes.len().min(PANEL_CHANGES_BYTES);
+    let text = String::from_utf8_lossy(&bytes[..shown]);
+    let cut = bytes.len() - shown;
+    let note = if cut > 0 { format!(", cut: {cut} more bytes not shown") } else { String::new() };
+    Ok(format!("{label}\n\n{work}\n\nThe file {file}{note}:\n{text}"))
+}

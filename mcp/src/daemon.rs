@@ -1,0 +1,52 @@
+//! Asking the daemon: one request over the socket, starting the daemon first when its
+//! socket does not answer (as `judge-evidence` and `judge-hook` do), off the async
+//! runtime (the client is blocking), with a jury's progress frames handed on.
+
+use judged_protocol::autostart::{self, AutoStartError};
+use judged_protocol::{ClientError, PanelProgress, Request, paths};
+use serde::de::DeserializeOwned;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How long a frame may take: a jury reports each juror's start and end, and its whole
+/// cascade is bounded by the daemon's `deadline_seconds`; this only catches a daemon that
+/// stopped answering.
+const FRAME_WAIT: Duration = Duration::from_secs(15 * 60);
+
+/// How long to wait for a daemon this server started (its catch-up of the logs).
+const AUTOSTART_WAIT: Duration = Duration::from_secs(20);
+
+/// Why the daemon gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum AskError {
+    #[error("{0}")]
+    Client(#[from] ClientError),
+    #[error("judged is not running and was not started ({0}); start it with `judged start`")]
+    NotStarted(AutoStartError),
+    #[error("the request to judged was lost: {0}")]
+    Lost(tokio::task::JoinError),
+}
+
+/// Ask the daemon `request`; each progress frame goes to `progress` meanwhile.
+pub async fn ask<T: DeserializeOwned + Send + 'static>(
+    request: Request,
+    progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+) -> Result<T, AskError> {
+    tokio::task::spawn_blocking(move || {
+        let socket = paths::socket_path();
+        let tell = |step: PanelProgress| {
+            if let Some(progress) = &progress {
+                let _ = progress.send(step);
+            }
+        };
+        match judged_protocol::call_with_progress(&socket, request.clone(), FRAME_WAIT, tell) {
+            Err(ClientError::Unreachable(_)) => {
+                autostart::start_judged(AUTOSTART_WAIT).map_err(AskError::NotStarted)?;
+                Ok(judged_protocol::call_with_progress(&socket, request, FRAME_WAIT, tell)?)
+            }
+            answered => Ok(answered?),
+        }
+    })
+    .await
+    .map_err(AskError::Lost)?
+}

@@ -1,0 +1,149 @@
+//! `review`: convene judged's jury on the work, as the gate convenes it. The daemon builds
+//! the artifact (the task's words and the working tree's changes, or one file), journals
+//! the run, and says whether the gate now counts it; this tool relays the jury's steps as
+//! MCP progress notifications while it sits.
+
+use crate::{Judged, answer, daemon, refused};
+use judged_protocol::{Request, ReviewArgs, ReviewReply};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ProgressNotificationParam, RequestMetaObject};
+use rmcp::{Peer, RoleServer, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+/// What the agent asks the jury about.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReviewParams {
+    /// The project (default: the directory judged mcp was started in).
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// What the work is for: the task's subject as it was created, or a one-line
+    /// description of the work.
+    pub task: String,
+    /// The task's description, as it was created.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Judge this file (relative to cwd) instead of the working tree's changes; the gate
+    /// does not count such a review.
+    #[serde(default)]
+    pub file: Option<String>,
+    /// The rubric (hallucination, flattery, spec-coherence, ...); default: the gate's
+    /// panel_rubric. Another rubric than the gate's is not counted by it.
+    #[serde(default)]
+    pub rubric: Option<String>,
+    /// The lens every juror judges as; the gate counts only reviews without one.
+    #[serde(default)]
+    pub persona: Option<String>,
+    /// Your host session's id: the author's model is read from its log, as the gate does,
+    /// so that the tiebreaker is of another family.
+    #[serde(default)]
+    pub session_id: Option<String>,
+}
+
+#[tool_router(router = review_router, vis = "pub(crate)")]
+impl Judged {
+    /// Convene judged's cross-family jury on the work: the task and the working tree's
+    /// changes (as the review gate builds them), or one file. Returns the verdict, each
+    /// juror's requested and reported model and family, the flags, whether the jury was
+    /// degraded, and whether the gate now counts it for a task completed on this tree.
+    #[tool(name = "review")]
+    async fn review(
+        &self,
+        Parameters(params): Parameters<ReviewParams>,
+        meta: RequestMetaObject,
+        client: Peer<RoleServer>,
+    ) -> CallToolResult {
+        let args = ReviewArgs {
+            cwd: self.cwd(params.cwd),
+            task: params.task,
+            description: params.description,
+            file: params.file,
+            rubric: params.rubric,
+            persona: params.persona,
+            session_id: params.session_id,
+            progress: true,
+        };
+        let (steps, mut heard) = tokio::sync::mpsc::unbounded_channel();
+        let asked = daemon::ask::<ReviewReply>(Request::Review(args), Some(steps));
+        tokio::pin!(asked);
+        let token = meta.get_progress_token();
+        let mut told = 0u32;
+        let reply = loop {
+            tokio::select! {
+                reply = &mut asked => break reply,
+                Some(step) = heard.recv() => {
+                    told += 1;
+                    if let Some(token) = &token {
+                        let note = ProgressNotificationParam::new(token.clone(), f64::from(told))
+                            .with_message(step.to_string());
+                        let _ = client.notify_progress(note).await;
+                    }
+                }
+            }
+        };
+        match reply {
+            Ok(reply) => answer(summary(&reply), structured(&reply)),
+            Err(error) => refused(&error),
+        }
+    }
+}
+
+/// The review for a program: everything but the packet, which the journal keeps.
+fn structured(reply: &ReviewReply) -> serde_json::Value {
+    json!({
+        "verdict": reply.jury.final_verdict,
+        "confidence": reply.jury.final_confidence,
+        "rubric": reply.jury.rubric,
+        "degraded": reply.jury.degraded,
+        "down": reply.jury.down,
+        "tiebreaker_unavailable": reply.tiebreaker_unavailable,
+        "flags": reply.jury.flags,
+        "jurors": reply.jury.jurors,
+        "from_record": reply.from_record,
+        "gate": reply.gate,
+        "key": reply.jury.key,
+    })
+}
+
+/// The review for a person.
+fn summary(reply: &ReviewReply) -> String {
+    let jury = &reply.jury;
+    let mut text = format!(
+        "Verdict: {} (confidence {}, rubric {}){}{}\nJurors:",
+        jury.final_verdict,
+        jury.final_confidence,
+        jury.rubric,
+        if jury.degraded { ", degraded" } else { "" },
+        if reply.from_record { ", the recorded verdict on this same work" } else { "" },
+    );
+    for juror in &jury.jurors {
+        text.push_str(&format!(
+            "\n  - {} ({}): {} requested, {} answered ({}): {} {}",
+            juror.name,
+            juror.stage,
+            juror.model_requested,
+            juror.model_reported.as_deref().unwrap_or("no record of who"),
+            juror.family.as_deref().unwrap_or("unknown family"),
+            juror.verdict,
+            juror.confidence,
+        ));
+        if let Some(error) = &juror.error {
+            text.push_str(&format!(" ({error})"));
+        }
+    }
+    if !jury.flags.is_empty() {
+        text.push_str("\nFlags:");
+        jury.flags.iter().for_each(|flag| text.push_str(&format!("\n  - {flag}")));
+    }
+    if let Some(why) = &reply.tiebreaker_unavailable {
+        text.push_str(&format!("\nNo tiebreaker could run: {why}"));
+    }
+    let gate = match (reply.gate.counted, reply.gate.allows) {
+        (true, true) => "counted, allows",
+        (true, false) => "counted, blocks",
+        (false, _) => "not counted",
+    };
+    text.push_str(&format!("\nGate: {gate}. {}", reply.gate.why));
+    text
+}
