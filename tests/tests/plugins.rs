@@ -2,8 +2,9 @@
 //!
 //! Each pinned client (tests/hosts/versions.env) validates the plugin where it has a
 //! validate command, installs it from the repository with its own command into a temp
-//! HOME, lists what it installed, and uninstalls it. Those skip with `SKIP:` when the
-//! clients cannot be installed and fail under `CI`. `judged init --dry-run` runs with
+//! HOME, lists what it installed (Claude Code also starts the MCP server: only its `mcp
+//! list` reports health; Copilot CLI's and Codex CLI's list the config), and uninstalls
+//! it. Those skip with `SKIP:` when the clients cannot be installed and fail under `CI`. `judged init --dry-run` runs with
 //! stand-in CLIs on PATH; the committed plugin must be what `judged plugin write` renders.
 
 use judged_core::family::{self, Table};
@@ -200,8 +201,13 @@ impl Client {
             Command::new(&self.program)
         };
         let home = self.home.path();
+        // This build's judged first, for the MCP server a client starts.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::join_paths(std::iter::once(judged_tests::bin_dir()).chain(std::env::split_paths(&path)));
         command
             .args(args)
+            .env("PATH", path.unwrap())
+            .env("JUDGED_HOME", home.join("judged"))
             .current_dir(workspace())
             .env("HOME", home)
             .env("CODEX_HOME", home.join(".codex"))
@@ -248,6 +254,9 @@ fn claude_code_validates_installs_lists_and_uninstalls_the_plugin() {
     for part in ["Hooks (1)  TaskCompleted", "MCP servers (1)  judged", "Skills (1)  judged-review"] {
         assert!(details.contains(part), "{part}: {details}");
     }
+    // Claude Code starts the MCP server to report its health.
+    let mcp = claude.ok(&["mcp", "list"]);
+    assert!(mcp.contains("plugin:judged:judged: judged mcp - ✔ Connected"), "{mcp}");
     claude.ok(&["plugin", "uninstall", "judged@judged"]);
     let list = claude.ok(&["plugin", "list"]);
     assert!(!list.contains("judged@judged"), "uninstalled: {list}");
