@@ -22,6 +22,24 @@ const SHIM: &str = "judge-hook";
 pub const INSTALL_COMMAND: &str =
     "for crate in daemon cli hook-shims; do cargo install --locked --path \"$crate\"; done";
 
+/// The host's hook timeout when no jury is configured: the evidence gate answers in
+/// milliseconds.
+pub const HOOK_TIMEOUT_SECONDS: u64 = 120;
+/// How much sooner than the host the shim gives up, so it answers (blocking, with a
+/// message) before the host kills it.
+pub const SHIM_MARGIN_SECONDS: u64 = 10;
+
+/// The hook's command line: `program` (see [`hook_program`]) as `host`'s gate, giving up
+/// [`SHIM_MARGIN_SECONDS`] before the host's `hook_timeout` kills it.
+pub fn shim_command(program: &str, host: &str, on_error_allow: bool, hook_timeout: u64) -> String {
+    let mut command = format!("{program} --host {host}");
+    if on_error_allow {
+        command.push_str(" --on-error allow");
+    }
+    command.push_str(&format!(" --timeout {}", hook_timeout - SHIM_MARGIN_SECONDS));
+    command
+}
+
 /// Why a hooks file cannot be changed; each names the file and what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum InstallError {
@@ -236,7 +254,8 @@ fn read_json(path: &Path) -> Result<(Option<String>, Map<String, Value>), Instal
     }
 }
 
-fn pretty(value: &Value) -> String {
+/// `value` as the JSON files here are written: pretty, with a final newline.
+pub fn pretty(value: &Value) -> String {
     let mut text = serde_json::to_string_pretty(value).expect("a Value serializes");
     text.push('\n');
     text
@@ -246,6 +265,12 @@ fn is_ours(group: &Value) -> bool {
     group["hooks"]
         .as_array()
         .is_some_and(|hooks| hooks.iter().any(|h| h["command"].as_str().is_some_and(|c| c.contains(SHIM))))
+}
+
+/// One matcher group running `command`, in the shape Claude Code (and Codex CLI, whose
+/// hooks have the same three levels) read: event → group → handlers.
+pub fn command_hook_group(command: &str, timeout_seconds: u64) -> Value {
+    json!({"hooks": [{"type": "command", "command": command, "timeout": timeout_seconds}]})
 }
 
 /// Add our command hook for each of `events` to a Claude Code settings file.
@@ -275,7 +300,7 @@ pub fn claude_install(
                 hook["timeout"] = json!(timeout_seconds);
             }
         } else {
-            groups.push(json!({"hooks": [{"type": "command", "command": command, "timeout": timeout_seconds}]}));
+            groups.push(command_hook_group(command, timeout_seconds));
         }
     }
     Ok(Plan { path: settings.to_path_buf(), after: Some(pretty(&Value::Object(map))), before })
@@ -304,12 +329,17 @@ pub fn copilot_path(project: &Path) -> PathBuf {
     project.join(".github/hooks/judged.json")
 }
 
+/// A Copilot CLI hooks file holding our `agentStop` hook (a repository's
+/// `.github/hooks/*.json` and a plugin's hooks file have this one shape).
+pub fn copilot_hooks(command: &str, timeout_seconds: u64) -> Value {
+    json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": command, "timeoutSec": timeout_seconds}]}})
+}
+
 /// Write the Copilot CLI repository hook file with our `agentStop` hook.
 pub fn copilot_install(project: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
     let path = copilot_path(project);
     let (before, _) = read_json(&path)?;
-    let file = json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": command, "timeoutSec": timeout_seconds}]}});
-    Ok(Plan { path, before, after: Some(pretty(&file)) })
+    Ok(Plan { path, before, after: Some(pretty(&copilot_hooks(command, timeout_seconds))) })
 }
 
 /// Remove the Copilot CLI repository hook file (it holds only our hook).

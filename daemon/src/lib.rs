@@ -13,6 +13,7 @@ pub mod install;
 mod integrity;
 mod logs;
 pub mod panel;
+pub mod plugin;
 pub mod server;
 pub mod store;
 mod tree_watch;

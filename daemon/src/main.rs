@@ -1,12 +1,13 @@
 //! `judged start | status | sessions | verify-log | stop`.
 
 mod doctor;
+mod init;
 mod report;
 mod service;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use judged::config::{Config, ConfigError, RootFlags};
-use judged::install::InstallError;
+use judged::install::{HOOK_TIMEOUT_SECONDS, InstallError};
 use judged_protocol::{
     CatchUp, ClientError, DecisionRecord, PrefixCheck, Request, SessionName, SessionSummary, StatusReport, Stopping,
     paths,
@@ -101,6 +102,11 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Set judged up: a cross-family jury from the reviewer CLIs found, the plugin (or hooks) in each host, then doctor.
+    Init(init::InitArgs),
+    /// The judged plugin for Claude Code, Copilot CLI, Codex CLI and Gemini CLI.
+    #[command(subcommand)]
+    Plugin(init::PluginCmd),
     /// Serve MCP on stdin/stdout (the `review` and `gate_status` tools), for a host's MCP config.
     Mcp,
     /// Print judged's shell completions (`judged completions bash > ~/.local/share/bash-completion/completions/judged`).
@@ -140,13 +146,6 @@ impl HookTarget {
         }
     }
 }
-
-/// The host's hook timeout when no jury is configured: the evidence gate answers in
-/// milliseconds.
-const HOOK_TIMEOUT_SECONDS: u64 = 120;
-/// How much sooner than the host the shim gives up, so it answers (blocking, with a
-/// message) before the host kills it.
-const SHIM_MARGIN_SECONDS: u64 = 10;
 
 /// The host's hook timeout: larger than the configured jury's whole deadline.
 fn hook_timeout_seconds(config: &judged::config::ConfigFile, path: &Path) -> Result<u64, CliError> {
@@ -201,12 +200,7 @@ fn hook_command(
     for warning in &shim.warnings {
         eprintln!("judged: warning: {warning}");
     }
-    let mut command = format!("{} --host {host}", shim.program);
-    if on_error == "allow" {
-        command.push_str(" --on-error allow");
-    }
-    command.push_str(&format!(" --timeout {}", hook_timeout - SHIM_MARGIN_SECONDS));
-    Ok(command)
+    Ok(judged::install::shim_command(&shim.program, host, on_error == "allow", hook_timeout))
 }
 
 fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), CliError> {
@@ -237,6 +231,8 @@ enum CliError {
     Install(#[from] InstallError),
     #[error(transparent)]
     Service(#[from] service::ServiceError),
+    #[error(transparent)]
+    Init(#[from] init::InitError),
     #[error(transparent)]
     Mcp(#[from] judged_mcp::McpError),
     #[error("judged is already running (pid {0})")]
@@ -420,6 +416,8 @@ fn run(command: Cmd) -> Result<(), CliError> {
             carry_out(plan, dry_run)
         }
         Cmd::Service(command) => Ok(service::run(command)?),
+        Cmd::Init(args) => init::run(&args),
+        Cmd::Plugin(command) => init::plugin(command),
         Cmd::Doctor { json } => {
             if doctor::run(json) {
                 Ok(())
