@@ -380,7 +380,7 @@ pub fn peek_cwd(host: Host, path: &Path) -> Option<String> {
     head.split(|&b| b == b'\n').filter_map(|line| crate::adapter::envelope(host, line.trim_ascii()).ok()).find_map(
         |record| match host {
             Host::CopilotCli | Host::CodexCli if record.session_start => record.cwd,
-            Host::ClaudeCode => record.cwd,
+            Host::ClaudeCode | Host::GeminiCli => record.cwd,
             _ => None,
         },
     )

@@ -32,6 +32,8 @@ pub struct Settings {
     pub min_task_chars: usize,
     pub on_error: OnError,
     pub require_reviewed_tree: bool,
+    /// The gated hook events: `Event` for every host that sends it, `host:Event` for one
+    /// host's only (see [`Settings::decides`]).
     pub events: Vec<String>,
     pub panel_rubric: String,
     pub evidence_assurance: IdentityAssurance,
@@ -74,6 +76,17 @@ impl Settings {
         )
     }
 
+    /// Whether the gate decides `event` from `host`. `Stop` is both Claude Code's and
+    /// Codex CLI's, and gated by default only for Codex CLI, where it is the one event
+    /// that ends the agent's work (Claude Code's is opt-in, `TaskCompleted` its default):
+    /// so an entry names an event for every host, or, as `codex-cli:Stop`, for one.
+    pub fn decides(&self, host: Host, event: &str) -> bool {
+        self.events.iter().any(|entry| match entry.split_once(':') {
+            Some((only, name)) => only == host.as_str() && name == event,
+            None => entry == event,
+        })
+    }
+
     /// Whether the jury may be asked.
     pub fn uses_panel(&self) -> bool {
         matches!(self.policy, GatePolicy::Panel | GatePolicy::EvidenceOrPanel)
@@ -114,7 +127,9 @@ impl GateConfig {
             min_task_chars: 0,
             require_reviewed_tree: false,
             on_error: OnError::Block,
-            events: vec!["TaskCompleted".into(), "agentStop".into()],
+            // Where each host's agent declares its work done: Claude Code's task, Copilot
+            // CLI's and Codex CLI's stop, Gemini CLI's end of an agent turn.
+            events: ["TaskCompleted", "agentStop", "codex-cli:Stop", "AfterAgent"].map(String::from).to_vec(),
             panel_rubric: "spec-coherence".into(),
             evidence_assurance: IdentityAssurance::HostRecorded,
             sources: vec!["defaults".into()],
@@ -179,7 +194,8 @@ impl LiveConfig {
     }
 }
 
-/// Hook events the hosts can send (Claude Code 2.1.328's list, Copilot CLI's camelCase names).
+/// Hook events the hosts can send (Claude Code 2.1.328's list, which holds Codex CLI
+/// 0.169.0's; Copilot CLI's camelCase names; Gemini CLI 0.61.0's).
 const KNOWN_EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
@@ -226,6 +242,14 @@ const KNOWN_EVENTS: &[&str] = &[
     "errorOccurred",
     "notification",
     "permissionRequest",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
 ];
 
 /// Whether a host can send `event` at all.
@@ -264,7 +288,10 @@ impl Question {
                 .flatten()
                 .collect::<Vec<_>>()
                 .join("\n"),
-            None => text(payload, "last_assistant_message").unwrap_or_default(),
+            // Claude Code's and Codex CLI's stop, Gemini CLI's `AfterAgent`.
+            None => {
+                text(payload, "last_assistant_message").or_else(|| text(payload, "prompt_response")).unwrap_or_default()
+            }
         };
         let label = match &subject {
             Some(subject) => format!("task \"{subject}\""),
@@ -475,7 +502,9 @@ fn missing_evidence_message(question: &Question, settings: &Settings) -> String 
         label = question.label,
         reviewer = match question.host {
             Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
-            Host::CopilotCli | Host::CodexCli => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
+            Host::CopilotCli => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
+            Host::CodexCli | Host::GeminiCli =>
+                "a reviewer CLI of another family as a shell call (`claude -p` or `copilot -p`)",
         },
         policy = settings.policy_name(),
         sources = settings.sources.join(" < "),
@@ -499,6 +528,39 @@ mod tests {
             "hook_event_name": "TaskCompleted", "session_id": "s", "cwd": "/w", "task_subject": "Fix cart rounding",
         });
         Question::from_payload(Host::ClaudeCode, &payload)
+    }
+
+    #[test]
+    fn by_default_each_host_is_gated_where_its_agent_says_it_is_done() {
+        let settings = GateConfig::default().user_settings();
+        for (host, event) in [
+            (Host::ClaudeCode, "TaskCompleted"),
+            (Host::CopilotCli, "agentStop"),
+            (Host::CodexCli, "Stop"),
+            (Host::GeminiCli, "AfterAgent"),
+        ] {
+            assert!(settings.decides(host, event), "{host:?} {event}");
+            assert!(is_known_event(event), "{event}");
+        }
+        assert!(!settings.decides(Host::ClaudeCode, "Stop"), "Claude Code's Stop stays opt-in");
+        let mut both = settings.clone();
+        both.events = vec!["TaskCompleted".into(), "Stop".into()];
+        assert!(
+            both.decides(Host::ClaudeCode, "Stop") && both.decides(Host::CodexCli, "Stop"),
+            "a bare name: every host"
+        );
+        assert!(!both.decides(Host::GeminiCli, "AfterAgent"));
+    }
+
+    #[test]
+    fn a_gemini_after_agent_payload_is_read_as_the_turn_it_ends() {
+        let payload = serde_json::json!({
+            "session_id": "e74f", "cwd": "/w", "hook_event_name": "AfterAgent", "prompt": "say hi",
+            "prompt_response": "Done: the cart rounds half up.", "stop_hook_active": false,
+        });
+        let question = Question::from_payload(Host::GeminiCli, &payload);
+        assert_eq!((question.event.as_str(), question.work.as_str()), ("AfterAgent", "Done: the cart rounds half up."));
+        assert_eq!(question.session_id.as_deref(), Some("e74f"));
     }
 
     #[test]
