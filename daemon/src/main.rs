@@ -362,6 +362,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
                 ("copilot_roots", &status.copilot_roots),
                 ("claude_roots", &status.claude_roots),
                 ("codex_roots", &status.codex_roots),
+                ("gemini_roots", &status.gemini_roots),
             ];
             for (key, roots) in roots {
                 for root in roots {
