@@ -490,26 +490,42 @@ fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
 fn missing_evidence_message(question: &Question, settings: &Settings) -> String {
     let binding = suggested_binding();
     let cwd = question.cwd.clone().unwrap_or_else(|| ".".into());
-    format!(
+    let needs = format!(
         "judged: {label} cannot be marked done yet: no verified cross-family review of this work.\n\
          The gate (policy `{policy}`, from {sources}) needs a positive verdict (Score >= 6/10, Verdict ready or almost) \
-         from a reviewer of another model family, verified by judge-evidence within the last {minutes} min for session {session} or cwd {cwd}.\n\
-         To satisfy it, run these as separate root Bash calls:\n\
-         \x20 judge-evidence marker --binding {binding}\n\
-         \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
-         then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
-         \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
+         from a reviewer of another model family, verified by judge-evidence within the last {minutes} min for session {session} or cwd {cwd}.",
         label = question.label,
-        reviewer = match question.host {
-            Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
-            Host::CopilotCli => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
-            Host::CodexCli | Host::GeminiCli =>
-                "a reviewer CLI of another family as a shell call (`claude -p` or `copilot -p`)",
-        },
         policy = settings.policy_name(),
         sources = settings.sources.join(" < "),
         minutes = settings.freshness_seconds / 60,
         session = question.session_id.as_deref().unwrap_or("?"),
+    );
+    let host = match question.host {
+        Host::CodexCli => "Codex CLI",
+        Host::GeminiCli => "Gemini CLI",
+        Host::ClaudeCode | Host::CopilotCli => return format!("{needs}\n{}", review_steps(question, &binding, &cwd)),
+    };
+    // No reviewer path binds a review to these hosts' sessions yet: naming the steps of
+    // another host's would send the agent round a loop it cannot leave.
+    format!(
+        "{needs}\njudged cannot yet bind a review to a {host} session, so no review run here can satisfy it. \
+         Have the cross-family jury judge the work instead: set `policy = \"evidence_or_panel\"` under [gate] \
+         (with a [jury]) for this project, in config.toml's [[gate.projects]] or the project's .judged.toml."
+    )
+}
+
+/// The review round that satisfies the gate, as the agent of `question`'s host runs it.
+fn review_steps(question: &Question, binding: &str, cwd: &str) -> String {
+    format!(
+        "To satisfy it, run these as separate root Bash calls:\n\
+         \x20 judge-evidence marker --binding {binding}\n\
+         \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
+         then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
+         \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
+        reviewer = match question.host {
+            Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
+            _ => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
+        },
     )
 }
 
@@ -550,6 +566,23 @@ mod tests {
             "a bare name: every host"
         );
         assert!(!both.decides(Host::GeminiCli, "AfterAgent"));
+    }
+
+    #[test]
+    fn a_codex_or_gemini_agent_is_told_the_jury_is_its_way_not_steps_it_cannot_finish() {
+        let settings = GateConfig::default().user_settings();
+        for (host, name) in [(Host::CodexCli, "Codex CLI"), (Host::GeminiCli, "Gemini CLI")] {
+            let payload = serde_json::json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w"});
+            let (verdict, _) = decide_without_evidence(&Question::from_payload(host, &payload), &settings, false);
+            let said = format!(
+                "judged cannot yet bind a review to a {name} session, so no review run here can satisfy it. Have the \
+                 cross-family jury judge the work instead: set `policy = \"evidence_or_panel\"` under [gate]"
+            );
+            assert!(verdict.message.contains(&said), "{}", verdict.message);
+            assert!(!verdict.message.contains("judge-evidence marker"), "{}", verdict.message);
+        }
+        let (verdict, _) = decide_without_evidence(&question(), &settings, false);
+        assert!(verdict.message.contains("judge-evidence marker --binding run_"), "{}", verdict.message);
     }
 
     #[test]
