@@ -182,6 +182,10 @@ fn codex_stop_is_blocked_without_evidence_and_the_reason_reaches_the_model() {
 #[test]
 fn codex_stop_is_allowed_when_the_policy_is_off() {
     let Some(world) = world() else { return };
+    let config = world.codex_home().join("config.toml");
+    let theirs = "model_reasoning_effort = \"high\"\n\n[projects.\"/srv\"]\ntrust_level = \"trusted\"\n";
+    std::fs::create_dir_all(world.codex_home()).unwrap();
+    std::fs::write(&config, theirs).unwrap();
     world.judged(&["install-hooks", "--codex", "--user"]);
     world.gate_off();
     let output = world.codex_exec();
@@ -190,6 +194,10 @@ fn codex_stop_is_allowed_when_the_policy_is_off() {
     let decisions = world.decisions("Stop");
     assert_eq!(decisions.len(), 1, "{decisions:#?}");
     assert_eq!(decisions[0]["decision"], "allow");
+    // What install-hooks wrote, and only that, goes again.
+    world.judged(&["uninstall-hooks", "--codex", "--user"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
+    assert!(!world.codex_home().join("hooks.json").exists());
 }
 
 #[test]
