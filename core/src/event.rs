@@ -12,16 +12,19 @@ pub enum Host {
     ClaudeCode,
     /// OpenAI Codex CLI: `sessions/YYYY/MM/DD/rollout-<ts>-<thread>.jsonl`.
     CodexCli,
+    /// Google Gemini CLI: `tmp/<project>/chats/session-<ts>-<id8>.jsonl`.
+    GeminiCli,
 }
 
 impl Host {
     /// The name artifacts, the store and the wire use (`copilot-cli`, `claude-code`,
-    /// `codex-cli`).
+    /// `codex-cli`, `gemini-cli`).
     pub fn as_str(self) -> &'static str {
         match self {
             Host::CopilotCli => "copilot-cli",
             Host::ClaudeCode => "claude-code",
             Host::CodexCli => "codex-cli",
+            Host::GeminiCli => "gemini-cli",
         }
     }
 
@@ -32,6 +35,7 @@ impl Host {
             "copilot-cli" => Some(Host::CopilotCli),
             "claude-code" => Some(Host::ClaudeCode),
             "codex-cli" => Some(Host::CodexCli),
+            "gemini-cli" => Some(Host::GeminiCli),
             _ => None,
         }
     }

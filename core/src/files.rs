@@ -206,6 +206,28 @@ fn discover_codex(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Di
     found
 }
 
+/// A Gemini CLI recording's file name: `session-<timestamp>-<id8>.jsonl`.
+fn is_recording(name: &str) -> bool {
+    name.starts_with("session-") && name.ends_with(".jsonl")
+}
+
+/// Session logs under a Gemini CLI root (`.gemini/tmp`): `<project>/chats/session-*.jsonl`,
+/// sorted (bytewise). A project directory is named after its cwd's base name.
+fn discover_gemini(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
+    let mut found = Vec::new();
+    for (project, _) in list(root).iter().filter(|(_, is_dir)| *is_dir) {
+        let chats = list(&project.join("chats"));
+        found.extend(
+            chats
+                .iter()
+                .filter(|(path, is_dir)| !is_dir && path.file_name().and_then(|n| n.to_str()).is_some_and(is_recording))
+                .map(|(path, _)| Discovered { host: Host::GeminiCli, path: path.clone() }),
+        );
+    }
+    found.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
+    found
+}
+
 /// Session logs under a root of either host, each read as the host its shape says: a
 /// session directory holding `events.jsonl` is Copilot CLI's (and nothing else in it is a
 /// log), any other is a Claude Code project directory. Reading every Copilot log as a
@@ -252,6 +274,8 @@ pub struct Roots {
     pub claude: Vec<PathBuf>,
     /// Codex CLI `sessions` directories.
     pub codex: Vec<PathBuf>,
+    /// Gemini CLI `.gemini/tmp` directories.
+    pub gemini: Vec<PathBuf>,
     /// Roots named without a host (`--session-root`): each log's host is told by its shape.
     pub named: Vec<PathBuf>,
 }
@@ -268,6 +292,7 @@ impl Roots {
             copilot: vec![default_copilot_root()],
             claude: vec![default_claude_root()],
             codex: vec![default_codex_root()],
+            gemini: vec![default_gemini_root()],
             named: Vec::new(),
         }
     }
@@ -290,6 +315,9 @@ impl Roots {
         for root in &self.codex {
             found.extend(discover_codex(root, list));
         }
+        for root in &self.gemini {
+            found.extend(discover_gemini(root, list));
+        }
         for root in &self.named {
             found.extend(discover_named(root, list));
         }
@@ -305,23 +333,29 @@ impl Roots {
         let mut searched = of(Host::CopilotCli, &self.copilot);
         searched.extend(of(Host::ClaudeCode, &self.claude));
         searched.extend(of(Host::CodexCli, &self.codex));
+        searched.extend(of(Host::GeminiCli, &self.gemini));
         searched.extend(self.named.iter().cloned().map(SearchedRoot::Named));
         searched
     }
 
     /// Every root, whatever its host (to watch them all).
     pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
-        self.copilot.iter().chain(&self.claude).chain(&self.codex).chain(&self.named)
+        self.copilot.iter().chain(&self.claude).chain(&self.codex).chain(&self.gemini).chain(&self.named)
     }
 
     /// The host whose log `path` is, when it has the shape discovery finds under a root:
     /// `<copilot root>/*/events.jsonl`, `<claude root>/*/*.jsonl`,
-    /// `<claude root>/*/*/subagents/agent-*.jsonl` or `<codex root>/*/*/*/rollout-*.jsonl`.
+    /// `<claude root>/*/*/subagents/agent-*.jsonl`, `<codex root>/*/*/*/rollout-*.jsonl` or
+    /// `<gemini root>/*/chats/session-*.jsonl`.
     pub fn classify(&self, path: &Path) -> Option<Host> {
         let depth = |root: &PathBuf| path.strip_prefix(root).ok().map(|rest| rest.components().count());
         let name = path.file_name()?.to_str()?;
         if self.codex.iter().any(|root| depth(root) == Some(4)) && is_rollout(name) {
             return Some(Host::CodexCli);
+        }
+        let in_chats = || path.parent().and_then(Path::file_name).is_some_and(|n| n == "chats");
+        if self.gemini.iter().any(|root| depth(root) == Some(3)) && is_recording(name) && in_chats() {
+            return Some(Host::GeminiCli);
         }
         if self.copilot.iter().any(|root| depth(root) == Some(2)) && name == "events.jsonl" {
             return Some(Host::CopilotCli);
@@ -356,6 +390,13 @@ pub fn default_codex_root() -> PathBuf {
     }
 }
 
+/// The default Gemini CLI recordings root: `$GEMINI_CLI_HOME/.gemini/tmp`, else
+/// `~/.gemini/tmp`. It appears when Gemini CLI is first used, and is picked up then.
+pub fn default_gemini_root() -> PathBuf {
+    let home = std::env::var_os("GEMINI_CLI_HOME").filter(|v| !v.is_empty()).map_or_else(home_dir, PathBuf::from);
+    home.join(".gemini").join("tmp")
+}
+
 /// The default Claude Code projects root: `$CLAUDE_CONFIG_DIR/projects`, else
 /// `~/.claude/projects`.
 pub fn default_claude_root() -> PathBuf {
@@ -380,7 +421,7 @@ pub fn peek_cwd(host: Host, path: &Path) -> Option<String> {
     head.split(|&b| b == b'\n').filter_map(|line| crate::adapter::envelope(host, line.trim_ascii()).ok()).find_map(
         |record| match host {
             Host::CopilotCli | Host::CodexCli if record.session_start => record.cwd,
-            Host::ClaudeCode => record.cwd,
+            Host::ClaudeCode | Host::GeminiCli => record.cwd,
             _ => None,
         },
     )
@@ -396,9 +437,11 @@ mod tests {
             copilot: vec!["/c".into()],
             claude: vec!["/p".into()],
             codex: vec!["/x".into()],
+            gemini: vec!["/g".into()],
             named: vec!["/n".into()],
         };
         let host = |p: &str| roots.classify(Path::new(p));
+        assert_eq!(host("/g/project/chats/session-2026-12-01T21-30-2fc163c2.jsonl"), Some(Host::GeminiCli));
         assert_eq!(host("/c/s1/events.jsonl"), Some(Host::CopilotCli));
         assert_eq!(host("/p/proj/s.jsonl"), Some(Host::ClaudeCode));
         assert_eq!(host("/p/proj/s/subagents/agent-a1.jsonl"), Some(Host::ClaudeCode));
@@ -415,6 +458,9 @@ mod tests {
             "/p/proj/s/subagents/notes.jsonl",
             "/elsewhere/s1/events.jsonl",
             "/c/s1/notes.jsonl",
+            "/g/project/session-2026-12-01T21-30-2fc163c2.jsonl",
+            "/g/project/chats/logs.jsonl",
+            "/g/project/other/session-2026-12-01T21-30-2fc163c2.jsonl",
         ] {
             assert_eq!(host(not_a_log), None, "{not_a_log}");
         }

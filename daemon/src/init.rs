@@ -327,7 +327,14 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
     for (cli, _) in hosts {
         let plan = match cli {
             Cli::Claude => {
-                let user = crate::HookTarget { claude: true, copilot: false, project: None, user: true };
+                let user = crate::HookTarget {
+                    claude: true,
+                    copilot: false,
+                    codex: false,
+                    gemini: false,
+                    project: None,
+                    user: true,
+                };
                 let settings = user.claude_settings();
                 let command = crate::hook_command("claude-code", "block", timeout, false, None)?;
                 judged::install::claude_install(&settings, &command, &["TaskCompleted".into()], timeout)?
@@ -337,13 +344,17 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                 let command = crate::hook_command("copilot-cli", "block", timeout, false, Some(&committed))?;
                 judged::install::copilot_install(&project, &command, timeout)?
             }
-            Cli::Codex | Cli::Gemini => {
-                println!(
-                    "\n{}: judged has no hooks-only install for it; run judged init without --hooks-only to install \
-                     the plugin, which carries its hook",
-                    cli.name()
-                );
+            Cli::Codex => {
+                let hooks = judged::install::codex_hooks_path(None);
+                let command = crate::hook_command("codex-cli", "block", timeout, false, None)?;
+                carry_out(judged::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
+                crate::trust_codex_hook(&hooks, &command, None, args.dry_run)?;
                 continue;
+            }
+            Cli::Gemini => {
+                let settings = judged::install::gemini_settings_path(None);
+                let command = crate::hook_command("gemini-cli", "block", timeout, false, None)?;
+                judged::install::gemini_install(&settings, &command, timeout)?
             }
         };
         carry_out(plan, args.dry_run)?;

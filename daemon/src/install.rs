@@ -3,10 +3,13 @@
 //! Claude Code: a `TaskCompleted` command hook (more events on request) merged into the
 //! chosen `settings.json`, leaving everything else as it was. Copilot CLI: a
 //! `.github/hooks/judged.json` file with an `agentStop` hook, the one Copilot event where
-//! an agent declares its work done (Copilot has no task-completion hook). Our entries
-//! are recognised by their command naming `judge-hook`, so uninstall removes only them,
-//! and installing again brings their command up to date. [`hook_program`] decides how
-//! the command names `judge-hook`: by its bare name when PATH finds it.
+//! an agent declares its work done (Copilot has no task-completion hook). Codex CLI: a
+//! `Stop` hook in a `hooks.json` (the same three levels as Claude Code's), and the trust
+//! Codex asks of every command hook before it runs it, in `config.toml` ([`codex_trust`]).
+//! Gemini CLI: an `AfterAgent` hook in a `settings.json` (timeout in milliseconds). Our
+//! entries are recognised by their command naming `judge-hook`, so uninstall removes only
+//! them, and installing again brings their command up to date. [`hook_program`] decides
+//! how the command names `judge-hook`: by its bare name when PATH finds it.
 
 use serde_json::{Map, Value, json};
 use std::ffi::OsStr;
@@ -54,7 +57,31 @@ pub enum InstallError {
         beside.as_ref().map(|b| format!(" ({})", b.display())).unwrap_or_default()
     )]
     ShimNotFound { beside: Option<PathBuf> },
+    #[error("{} is not valid TOML ({reason}); fix it, then run again", path.display())]
+    NotToml { path: PathBuf, reason: String },
+    #[error(
+        "{} already trusts `{key}` with another hash, written by someone else; trust the hook judged wrote in \
+         Codex's /hooks, or remove that table and run again",
+        path.display()
+    )]
+    TrustedElsewhere { path: PathBuf, key: String },
 }
+
+/// Why Codex CLI could not say how it identifies our hook; the hook is written, and runs
+/// once trusted in Codex's `/hooks`.
+#[derive(Debug, thiserror::Error)]
+pub enum CodexTrustError {
+    #[error("cannot run {}: {source}", codex.display())]
+    Spawn { codex: PathBuf, source: std::io::Error },
+    #[error("{} app-server did not list its hooks within {} s", codex.display(), CODEX_ANSWER.as_secs())]
+    NoAnswer { codex: PathBuf },
+    #[error("{} app-server lists no hook `{command}` from {}", codex.display(), file.display())]
+    NotListed { codex: PathBuf, command: String, file: PathBuf },
+}
+
+/// How long `codex app-server` has to list its hooks: it starts in well under a second,
+/// and a hang must not hang the install.
+pub const CODEX_ANSWER: std::time::Duration = std::time::Duration::from_secs(15);
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + use<> {
     let path = path.to_owned();
@@ -62,6 +89,7 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) ->
 }
 
 /// A planned change to one file: its text before and after.
+#[derive(Debug)]
 pub struct Plan {
     pub path: PathBuf,
     pub before: Option<String>,
@@ -269,8 +297,8 @@ fn is_ours(group: &Value) -> bool {
 
 /// One matcher group running `command`, in the shape Claude Code (and Codex CLI, whose
 /// hooks have the same three levels) read: event → group → handlers.
-pub fn command_hook_group(command: &str, timeout_seconds: u64) -> Value {
-    json!({"hooks": [{"type": "command", "command": command, "timeout": timeout_seconds}]})
+pub fn command_hook_group(command: &str, timeout: u64) -> Value {
+    json!({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
 }
 
 /// Add our command hook for each of `events` to a Claude Code settings file.
@@ -279,6 +307,18 @@ pub fn claude_install(
     command: &str,
     events: &[String],
     timeout_seconds: u64,
+) -> Result<Plan, InstallError> {
+    command_hooks_install(settings, command, events, timeout_seconds)
+}
+
+/// Add our command hook for each of `events` to a file of Claude Code's hook shape
+/// (`{"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}`), which Codex CLI's
+/// `hooks.json` and Gemini CLI's `settings.json` share; `timeout` in the host's unit.
+fn command_hooks_install(
+    settings: &Path,
+    command: &str,
+    events: &[String],
+    timeout: u64,
 ) -> Result<Plan, InstallError> {
     let (before, mut map) = read_json(settings)?;
     let hooks = map.entry("hooks").or_insert_with(|| json!({}));
@@ -297,10 +337,10 @@ pub fn claude_install(
             let ours = groups.iter_mut().filter(|g| is_ours(g)).filter_map(|g| g["hooks"].as_array_mut());
             for hook in ours.flatten().filter(|h| h["command"].as_str().is_some_and(|c| c.contains(SHIM))) {
                 hook["command"] = json!(command);
-                hook["timeout"] = json!(timeout_seconds);
+                hook["timeout"] = json!(timeout);
             }
         } else {
-            groups.push(command_hook_group(command, timeout_seconds));
+            groups.push(command_hook_group(command, timeout));
         }
     }
     Ok(Plan { path: settings.to_path_buf(), after: Some(pretty(&Value::Object(map))), before })
@@ -308,6 +348,11 @@ pub fn claude_install(
 
 /// Remove our hook groups from a Claude Code settings file, and nothing else.
 pub fn claude_uninstall(settings: &Path) -> Result<Plan, InstallError> {
+    command_hooks_uninstall(settings)
+}
+
+/// Remove our hook groups from a file of Claude Code's hook shape, and nothing else.
+fn command_hooks_uninstall(settings: &Path) -> Result<Plan, InstallError> {
     let (before, mut map) = read_json(settings)?;
     if before.is_none() {
         return Ok(Plan { path: settings.to_path_buf(), before: None, after: None });
@@ -347,6 +392,195 @@ pub fn copilot_uninstall(project: &Path) -> Result<Plan, InstallError> {
     let path = copilot_path(project);
     let (before, _) = read_json(&path)?;
     Ok(Plan { path, before, after: None })
+}
+
+/// Codex CLI's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`) for the
+/// user, `<project>/.codex/hooks.json` for a project (which Codex loads only in a project
+/// it trusts).
+pub fn codex_hooks_path(project: Option<&Path>) -> PathBuf {
+    match project {
+        Some(project) => project.join(".codex/hooks.json"),
+        None => codex_home().join("hooks.json"),
+    }
+}
+
+/// `$CODEX_HOME`, else `~/.codex`: where Codex keeps the user's `config.toml`, which holds
+/// the trust of every hook, the project's included.
+pub fn codex_home() -> PathBuf {
+    std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| judged_core::files::home_dir().join(".codex"), PathBuf::from)
+}
+
+/// Add our `Stop` hook to a Codex CLI hooks file (`timeout` in seconds).
+pub fn codex_install(hooks: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
+    command_hooks_install(hooks, command, &["Stop".to_owned()], timeout_seconds)
+}
+
+/// Remove our hooks from a Codex CLI hooks file; the file too when nothing else is left
+/// in it (an install into no file leaves only ours).
+pub fn codex_uninstall(hooks: &Path) -> Result<Plan, InstallError> {
+    let mut plan = command_hooks_uninstall(hooks)?;
+    if plan.after.as_deref() == Some("{}\n") {
+        plan.after = None;
+    }
+    Ok(plan)
+}
+
+/// How Codex CLI names one hook and the content it trusts: `hooks/list`'s `key`
+/// (`<file>:stop:<group>:<handler>`) and `currentHash` (`sha256:…`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodexHookId {
+    pub key: String,
+    pub hash: String,
+}
+
+/// Ask Codex CLI (`codex app-server`, its own JSON-RPC API, the one its `/hooks` screen
+/// uses) how it identifies the hook running `command` from `source`, as loaded for `cwd`.
+/// Codex runs a non-managed command hook only once `config.toml` trusts that hash; the
+/// hash is Codex's to compute, so it is asked, not recomputed here.
+pub fn codex_hook_id(codex: &Path, cwd: &Path, source: &Path, command: &str) -> Result<CodexHookId, CodexTrustError> {
+    use std::io::{BufRead, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(codex)
+        .arg("app-server")
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|source| CodexTrustError::Spawn { codex: codex.to_owned(), source })?;
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "judged", "version": env!("CARGO_PKG_VERSION")}}}),
+        json!({"jsonrpc": "2.0", "method": "initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}}),
+    ];
+    let mut stdin = child.stdin.take();
+    let lines: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let written = stdin.as_mut().map(|s| s.write_all(lines.as_bytes()));
+    let (send, receive) = std::sync::mpsc::channel();
+    if let (Some(stdout), Some(Ok(()))) = (child.stdout.take(), written) {
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                let answer = serde_json::from_str::<Value>(&line).ok().filter(|v| v["id"] == 2);
+                if let Some(answer) = answer {
+                    let _ = send.send(answer);
+                    return;
+                }
+            }
+        });
+    }
+    let answer = receive.recv_timeout(CODEX_ANSWER);
+    // The server serves until its stdin closes; it has said all that is asked of it.
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let answer = answer.map_err(|_| CodexTrustError::NoAnswer { codex: codex.to_owned() })?;
+    let hooks = answer["result"]["data"].as_array().into_iter().flatten().filter_map(|d| d["hooks"].as_array());
+    hooks
+        .flatten()
+        .find(|h| h["command"] == command && h["sourcePath"].as_str().map(Path::new) == Some(source))
+        .and_then(|h| {
+            Some(CodexHookId { key: h["key"].as_str()?.to_owned(), hash: h["currentHash"].as_str()?.to_owned() })
+        })
+        .ok_or_else(|| CodexTrustError::NotListed {
+            codex: codex.to_owned(),
+            command: command.to_owned(),
+            file: source.to_owned(),
+        })
+}
+
+/// The line that opens the table judged writes into Codex's `config.toml`, so that
+/// uninstall finds it (and only it).
+const CODEX_TRUST_MARK: &str =
+    "# judged install-hooks: Codex runs judge-hook only once trusted; uninstall-hooks removes this table";
+
+/// Trust our hook from `source` in Codex CLI's `config.toml` (`[hooks.state."<key>"]
+/// trusted_hash`), in a table of our own at the end, replacing one an earlier install
+/// wrote for that file.
+pub fn codex_trust(config: &Path, source: &Path, id: &CodexHookId) -> Result<Plan, InstallError> {
+    let before = read_text(config)?;
+    let kept = without_our_trust(before.as_deref().unwrap_or_default(), source);
+    let parsed: toml::Table = toml::from_str(&kept)
+        .map_err(|e| InstallError::NotToml { path: config.to_owned(), reason: e.message().to_owned() })?;
+    let state = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(&id.key));
+    match state.and_then(|s| s.get("trusted_hash")).and_then(toml::Value::as_str) {
+        // Trusted already (in Codex's /hooks): nothing of ours is needed.
+        Some(hash) if hash == id.hash => return Ok(Plan { path: config.to_owned(), after: Some(kept), before }),
+        Some(_) => return Err(InstallError::TrustedElsewhere { path: config.to_owned(), key: id.key.clone() }),
+        None => {}
+    }
+    // One newline before the table: a blank line after a last line that has its own, or
+    // the end of one that had none; [`without_our_trust`] takes exactly it away again.
+    let separator = if kept.is_empty() { "" } else { "\n" };
+    let table = format!(
+        "{separator}{CODEX_TRUST_MARK}\n[hooks.state.{}]\ntrusted_hash = {}\n",
+        toml::Value::from(id.key.as_str()),
+        toml::Value::from(id.hash.as_str())
+    );
+    Ok(Plan { path: config.to_owned(), after: Some(format!("{kept}{table}")), before })
+}
+
+/// Remove the trust table judged wrote for our hook from `source` in Codex CLI's
+/// `config.toml`, and nothing else.
+pub fn codex_untrust(config: &Path, source: &Path) -> Result<Plan, InstallError> {
+    let before = read_text(config)?;
+    // A file that held only our table was made by the install: it goes with it.
+    let after = before.as_deref().map(|text| without_our_trust(text, source)).filter(|text| !text.is_empty());
+    Ok(Plan { path: config.to_owned(), after, before })
+}
+
+/// `text` without our trust tables for hooks from `source` (keys `<source>:<event>:…`):
+/// each one's mark, its two lines and the one newline written before them.
+fn without_our_trust(text: &str, source: &Path) -> String {
+    let header = format!("[hooks.state.{}", toml::Value::from(format!("{}:", source.display())));
+    let header = header.trim_end_matches('"');
+    let mut text = text.to_owned();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(CODEX_TRUST_MARK).map(|i| from + i) {
+        let end = text[at..].match_indices('\n').nth(2).map_or(text.len(), |(i, _)| at + i + 1);
+        let ours = text[at + CODEX_TRUST_MARK.len()..end].trim_start().starts_with(header);
+        if !ours {
+            from = end;
+            continue;
+        }
+        let start = if at > 0 && text.as_bytes()[at - 1] == b'\n' { at - 1 } else { at };
+        text.replace_range(start..end, "");
+        from = start;
+    }
+    text
+}
+
+fn read_text(path: &Path) -> Result<Option<String>, InstallError> {
+    match fs::read_to_string(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error("read", path)(e)),
+        Ok(text) => Ok(Some(text)),
+    }
+}
+
+/// Gemini CLI's settings: `$GEMINI_CLI_HOME/.gemini/settings.json` (else
+/// `~/.gemini/settings.json`) for the user, `<project>/.gemini/settings.json` for a project.
+pub fn gemini_settings_path(project: Option<&Path>) -> PathBuf {
+    match project {
+        Some(project) => project.join(".gemini/settings.json"),
+        None => std::env::var_os("GEMINI_CLI_HOME")
+            .filter(|v| !v.is_empty())
+            .map_or_else(judged_core::files::home_dir, PathBuf::from)
+            .join(".gemini/settings.json"),
+    }
+}
+
+/// Add our `AfterAgent` hook to a Gemini CLI settings file. Gemini counts a hook's
+/// timeout in milliseconds.
+pub fn gemini_install(settings: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
+    command_hooks_install(settings, command, &["AfterAgent".to_owned()], timeout_seconds * 1000)
+}
+
+/// Remove our hooks from a Gemini CLI settings file; the file too when nothing else is
+/// left in it.
+pub fn gemini_uninstall(settings: &Path) -> Result<Plan, InstallError> {
+    codex_uninstall(settings)
 }
 
 #[cfg(test)]
@@ -461,6 +695,110 @@ mod tests {
         assert_eq!(shell_word("/usr/local/bin/judge-hook"), "/usr/local/bin/judge-hook");
         assert_eq!(shell_word("/home/me/My Tools/judge-hook"), "'/home/me/My Tools/judge-hook'");
         assert_eq!(shell_word("/x/it's"), "'/x/it'\\''s'");
+    }
+
+    /// Install into `file` (holding `text`, or absent), then uninstall: the bytes (or the
+    /// absence) are back.
+    fn round_trip(file: &Path, text: Option<&str>, install: impl Fn() -> Plan, uninstall: impl Fn() -> Plan) {
+        if let Some(text) = text {
+            fs::write(file, text).unwrap();
+        }
+        let plan = install();
+        assert!(plan.changes(), "{}", plan.diff());
+        plan.apply().unwrap();
+        assert!(
+            fs::read_to_string(file).unwrap().contains("judge-hook") || file.extension().is_some_and(|e| e == "toml")
+        );
+        uninstall().apply().unwrap();
+        match text {
+            Some(text) => assert_eq!(fs::read_to_string(file).unwrap(), text, "{}", file.display()),
+            None => assert!(!file.exists(), "{} made by the install stays after uninstall", file.display()),
+        }
+    }
+
+    #[test]
+    fn codex_and_gemini_hooks_round_trip_to_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let theirs = "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \
+                      \"command\": \"their-stop\",\n            \"type\": \"command\"\n          }\n        ]\n      }\n    \
+                      ]\n  },\n  \"model\": \"gemini-2.5-pro\"\n}\n";
+        let hooks = dir.path().join("hooks.json");
+        let command = "judge-hook --host codex-cli --timeout 110";
+        for text in [Some(theirs), None] {
+            let _ = fs::remove_file(&hooks);
+            round_trip(
+                &hooks,
+                text,
+                || codex_install(&hooks, command, 120).unwrap(),
+                || codex_uninstall(&hooks).unwrap(),
+            );
+        }
+        let settings = dir.path().join("settings.json");
+        let command = "judge-hook --host gemini-cli --timeout 110";
+        for text in [Some(theirs), None] {
+            let _ = fs::remove_file(&settings);
+            round_trip(
+                &settings,
+                text,
+                || gemini_install(&settings, command, 120).unwrap(),
+                || gemini_uninstall(&settings).unwrap(),
+            );
+        }
+        gemini_install(&settings, command, 120).unwrap().apply().unwrap();
+        let written: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
+        assert_eq!(written["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 120_000, "Gemini counts milliseconds");
+    }
+
+    #[test]
+    fn codex_trust_round_trips_to_the_same_bytes_and_keeps_other_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        let source = Path::new("/home/me/.codex/hooks.json");
+        let id = CodexHookId { key: "/home/me/.codex/hooks.json:stop:0:0".into(), hash: "sha256:ab12".into() };
+        let other = "# judged install-hooks: Codex runs judge-hook only once trusted; uninstall-hooks removes this table\n\
+                     [hooks.state.\"/p/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:cd34\"\n";
+        // (An empty config.toml is not kept: what is left of one the install made is empty.)
+        for text in [
+            Some("model = \"gpt-5.5\"\n"),
+            Some("model = \"gpt-5.5\""),
+            Some("model = \"gpt-5.5\"\n\n"),
+            Some(other),
+            None,
+        ] {
+            let _ = fs::remove_file(&config);
+            round_trip(
+                &config,
+                text,
+                || codex_trust(&config, source, &id).unwrap(),
+                || codex_untrust(&config, source).unwrap(),
+            );
+        }
+        let _ = fs::remove_file(&config);
+        codex_trust(&config, source, &id).unwrap().apply().unwrap();
+        let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+        assert_eq!(table["hooks"]["state"][id.key.as_str()]["trusted_hash"].as_str(), Some("sha256:ab12"));
+        let moved = CodexHookId { hash: "sha256:ef56".into(), ..id.clone() };
+        codex_trust(&config, source, &moved).unwrap().apply().unwrap();
+        let text = fs::read_to_string(&config).unwrap();
+        assert!(text.contains("sha256:ef56") && !text.contains("sha256:ab12"), "our own table is replaced: {text}");
+    }
+
+    #[test]
+    fn a_hook_someone_else_trusted_is_left_alone_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        let id = CodexHookId { key: "/h/hooks.json:stop:0:0".into(), hash: "sha256:ab12".into() };
+        fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:ab12\"\n").unwrap();
+        assert!(!codex_trust(&config, Path::new("/h/hooks.json"), &id).unwrap().changes(), "trusted already");
+        fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:0ld\"\n").unwrap();
+        let error = codex_trust(&config, Path::new("/h/hooks.json"), &id).err().unwrap().to_string();
+        assert!(
+            error.contains("already trusts `/h/hooks.json:stop:0:0` with another hash") && error.contains("/hooks"),
+            "{error}"
+        );
+        fs::write(&config, "model = [").unwrap();
+        let error = codex_trust(&config, Path::new("/h/hooks.json"), &id).err().unwrap().to_string();
+        assert!(error.contains("config.toml is not valid TOML") && error.contains("fix it"), "{error}");
     }
 
     #[test]

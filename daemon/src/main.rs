@@ -8,6 +8,7 @@ mod service;
 use clap::{CommandFactory, Parser, Subcommand};
 use judged::config::{Config, ConfigError, RootFlags};
 use judged::install::{HOOK_TIMEOUT_SECONDS, InstallError};
+use judged_core::event::Host;
 use judged_protocol::{
     CatchUp, ClientError, DecisionRecord, PrefixCheck, Request, SessionName, SessionSummary, StatusReport, Stopping,
     paths,
@@ -57,7 +58,7 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Register the `judge-hook` gate with Claude Code or Copilot CLI.
+    /// Register the `judge-hook` gate with Claude Code, Copilot CLI, Codex CLI or Gemini CLI.
     InstallHooks {
         #[command(flatten)]
         target: HookTarget,
@@ -119,15 +120,22 @@ enum Cmd {
 #[derive(clap::Args)]
 struct HookTarget {
     /// Claude Code settings.json.
-    #[arg(long, required_unless_present = "copilot")]
+    #[arg(long, required_unless_present_any = ["copilot", "codex", "gemini"])]
     claude: bool,
     /// Copilot CLI `.github/hooks/judged.json` in the project.
-    #[arg(long, conflicts_with = "claude")]
+    #[arg(long, conflicts_with_all = ["claude", "codex", "gemini"])]
     copilot: bool,
+    /// Codex CLI `.codex/hooks.json` (its `Stop` hook), trusted in `$CODEX_HOME/config.toml`.
+    #[arg(long, conflicts_with_all = ["claude", "gemini"])]
+    codex: bool,
+    /// Gemini CLI `.gemini/settings.json` (its `AfterAgent` hook).
+    #[arg(long, conflicts_with_all = ["claude"])]
+    gemini: bool,
     /// The project directory (default: the current directory).
     #[arg(long, conflicts_with = "user")]
     project: Option<PathBuf>,
-    /// The user's Claude Code settings (`$CLAUDE_CONFIG_DIR` or `~/.claude`).
+    /// The user's settings (Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`; Codex CLI:
+    /// `$CODEX_HOME` or `~/.codex`; Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`).
     #[arg(long, conflicts_with = "copilot")]
     user: bool,
 }
@@ -135,6 +143,12 @@ struct HookTarget {
 impl HookTarget {
     fn project_dir(&self) -> PathBuf {
         self.project.clone().unwrap_or_else(|| PathBuf::from("."))
+    }
+
+    /// The project, absolute (Codex CLI names a hook by its file's absolute path); none
+    /// for the user's settings.
+    fn project_files(&self) -> Option<PathBuf> {
+        (!self.user).then(|| std::path::absolute(self.project_dir()).unwrap_or_else(|_| self.project_dir()))
     }
 
     fn claude_settings(&self) -> PathBuf {
@@ -161,6 +175,7 @@ fn hook_timeout_seconds(config: &judged::config::ConfigFile, path: &Path) -> Res
 fn ungated_events_warning(
     gate: &judged::config::GateConfig,
     config: &Path,
+    host: judged_core::event::Host,
     events: &[String],
     dir: &Path,
     user: bool,
@@ -170,7 +185,7 @@ fn ungated_events_warning(
     } else {
         gate.settings_for(Path::new(&judged_core::files::resolve(&dir.to_string_lossy())))?
     };
-    let ungated: Vec<&str> = events.iter().filter(|e| !settings.events.contains(e)).map(String::as_str).collect();
+    let ungated: Vec<&str> = events.iter().filter(|e| !settings.decides(host, e)).map(String::as_str).collect();
     if ungated.is_empty() {
         return Ok(None);
     }
@@ -201,6 +216,32 @@ fn hook_command(
         eprintln!("judged: warning: {warning}");
     }
     Ok(judged::install::shim_command(&shim.program, host, on_error == "allow", hook_timeout))
+}
+
+/// Trust the Codex CLI hook just written, as Codex itself identifies it; when Codex
+/// cannot be asked, say how to trust it by hand (the hook stays written).
+fn trust_codex_hook(hooks: &Path, command: &str, project: Option<&Path>, dry_run: bool) -> Result<(), CliError> {
+    let by_hand = "Codex runs a command hook only once it is trusted: start `codex`, open /hooks and trust \
+                   judge-hook's Stop hook, or run install-hooks again with `codex` on PATH to have it trusted";
+    if dry_run {
+        println!("then: the hook's trust in $CODEX_HOME/config.toml, as `codex app-server` identifies it");
+        return Ok(());
+    }
+    let Some(codex) = judged::install::find_on_path("codex", std::env::var_os("PATH").as_deref()) else {
+        eprintln!("judged: warning: `codex` is not on PATH. {by_hand}.");
+        return Ok(());
+    };
+    let cwd = project.map_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")), Path::to_path_buf);
+    match judged::install::codex_hook_id(&codex, &cwd, hooks, command) {
+        Ok(id) => {
+            let config = judged::install::codex_home().join("config.toml");
+            carry_out(judged::install::codex_trust(&config, hooks, &id)?, dry_run)
+        }
+        Err(why) => {
+            eprintln!("judged: warning: the hook is written but not trusted: {why}. {by_hand}.");
+            Ok(())
+        }
+    }
 }
 
 fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), CliError> {
@@ -321,6 +362,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
                 ("copilot_roots", &status.copilot_roots),
                 ("claude_roots", &status.claude_roots),
                 ("codex_roots", &status.codex_roots),
+                ("gemini_roots", &status.gemini_roots),
             ];
             for (key, roots) in roots {
                 for root in roots {
@@ -398,20 +440,44 @@ fn run(command: Cmd) -> Result<(), CliError> {
             let config_path = paths::config_path();
             let config = judged::config::ConfigFile::load(&config_path)?;
             let timeout = hook_timeout_seconds(&config, &config_path)?;
-            let plan = if target.copilot {
-                let committed = judged::install::copilot_path(&target.project_dir());
-                let command = hook_command("copilot-cli", &on_error, timeout, absolute, Some(&committed))?;
-                judged::install::copilot_install(&target.project_dir(), &command, timeout)?
-            } else {
-                let settings = target.claude_settings();
-                let committed = Some(settings.as_path()).filter(|_| !target.user);
-                let command = hook_command("claude-code", &on_error, timeout, absolute, committed)?;
-                if let Some(warning) =
-                    ungated_events_warning(&config.gate, &config_path, &events, &target.project_dir(), target.user)?
-                {
-                    eprintln!("{warning}");
+            let (host, events) = match (target.copilot, target.codex, target.gemini) {
+                (true, _, _) => (Host::CopilotCli, Vec::new()),
+                (_, true, _) => (Host::CodexCli, vec!["Stop".to_owned()]),
+                (_, _, true) => (Host::GeminiCli, vec!["AfterAgent".to_owned()]),
+                _ => (Host::ClaudeCode, events),
+            };
+            let warning =
+                ungated_events_warning(&config.gate, &config_path, host, &events, &target.project_dir(), target.user)?;
+            if let Some(warning) = warning {
+                eprintln!("{warning}");
+            }
+            let project = target.project_files();
+            let plan = match host {
+                Host::CopilotCli => {
+                    let committed = judged::install::copilot_path(&target.project_dir());
+                    let command = hook_command(host.as_str(), &on_error, timeout, absolute, Some(&committed))?;
+                    judged::install::copilot_install(&target.project_dir(), &command, timeout)?
                 }
-                judged::install::claude_install(&settings, &command, &events, timeout)?
+                Host::CodexCli => {
+                    let hooks = judged::install::codex_hooks_path(project.as_deref());
+                    let committed = Some(hooks.as_path()).filter(|_| project.is_some());
+                    let command = hook_command(host.as_str(), &on_error, timeout, absolute, committed)?;
+                    let plan = judged::install::codex_install(&hooks, &command, timeout)?;
+                    carry_out(plan, dry_run)?;
+                    return trust_codex_hook(&hooks, &command, project.as_deref(), dry_run);
+                }
+                Host::GeminiCli => {
+                    let settings = judged::install::gemini_settings_path(project.as_deref());
+                    let committed = Some(settings.as_path()).filter(|_| project.is_some());
+                    let command = hook_command(host.as_str(), &on_error, timeout, absolute, committed)?;
+                    judged::install::gemini_install(&settings, &command, timeout)?
+                }
+                Host::ClaudeCode => {
+                    let settings = target.claude_settings();
+                    let committed = Some(settings.as_path()).filter(|_| !target.user);
+                    let command = hook_command(host.as_str(), &on_error, timeout, absolute, committed)?;
+                    judged::install::claude_install(&settings, &command, &events, timeout)?
+                }
             };
             carry_out(plan, dry_run)
         }
@@ -449,8 +515,16 @@ fn run(command: Cmd) -> Result<(), CliError> {
             Ok(())
         }
         Cmd::UninstallHooks { target, dry_run } => {
+            let project = target.project_files();
             let plan = if target.copilot {
                 judged::install::copilot_uninstall(&target.project_dir())?
+            } else if target.codex {
+                let hooks = judged::install::codex_hooks_path(project.as_deref());
+                let config = judged::install::codex_home().join("config.toml");
+                carry_out(judged::install::codex_untrust(&config, &hooks)?, dry_run)?;
+                judged::install::codex_uninstall(&hooks)?
+            } else if target.gemini {
+                judged::install::gemini_uninstall(&judged::install::gemini_settings_path(project.as_deref()))?
             } else {
                 judged::install::claude_uninstall(&target.claude_settings())?
             };

@@ -11,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&control, bytes)) = data.split_first() else { return };
-    let host = [Host::CopilotCli, Host::ClaudeCode, Host::CodexCli][usize::from(control & 3) % 3];
+    let host = [Host::CopilotCli, Host::ClaudeCode, Host::CodexCli, Host::GeminiCli][usize::from(control & 3)];
     let whole = SessionLog::from_bytes(host, "/fuzz/events.jsonl", bytes.to_vec());
     assert_eq!(whole.len() as usize, complete_len(bytes));
     assert_eq!(whole.bytes(), &bytes[..complete_len(bytes)]);

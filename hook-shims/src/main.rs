@@ -1,13 +1,14 @@
 //! `judge-hook`: the command a coding-agent host runs as a hook.
 //!
 //! It reads the hook's stdin JSON, asks `judged` for the decision, and answers the host
-//! the way that host listens: Claude Code blocks on exit 2 with the reason on stderr;
-//! Copilot CLI's `agentStop` blocks on a `{"decision": "block"}` object on stdout. The
-//! decision, and its record, are the daemon's; this process only carries the question,
-//! so it starts without an async runtime or a config parser.
+//! the way that host listens: Claude Code and Gemini CLI (`AfterAgent`) block on exit 2
+//! with the reason on stderr; Copilot CLI's `agentStop` and Codex CLI's `Stop` block on a
+//! `{"decision": "block"}` object on stdout. The decision, and its record, are the
+//! daemon's; this process only carries the question, so it starts without an async
+//! runtime or a config parser.
 //!
-//! Usage: `judge-hook [--host claude-code|copilot-cli] [--on-error block|allow]`, or
-//! `judge-hook --version`.
+//! Usage: `judge-hook [--host claude-code|copilot-cli|codex-cli|gemini-cli] [--on-error
+//! block|allow] [--timeout SECONDS]`, or `judge-hook --version`.
 //! `--on-error` is what to do when the daemon cannot be asked (default `block`: an armed
 //! gate fails closed).
 
@@ -41,7 +42,7 @@ impl std::fmt::Display for UnexpectedArgument {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(
             f,
-            "unexpected argument `{}`; usage: judge-hook [--host claude-code|copilot-cli] [--on-error block|allow] [--timeout SECONDS]",
+            "unexpected argument `{}`; usage: judge-hook [--host claude-code|copilot-cli|codex-cli|gemini-cli] [--on-error block|allow] [--timeout SECONDS]",
             self.0
         )
     }
@@ -54,8 +55,7 @@ fn parse_args() -> Result<Options, UnexpectedArgument> {
     while let Some(arg) = args.next() {
         let value = args.next();
         match (arg.as_str(), value.as_deref()) {
-            ("--host", Some("claude-code")) => options.host = Host::ClaudeCode,
-            ("--host", Some("copilot-cli")) => options.host = Host::CopilotCli,
+            ("--host", Some(name)) => options.host = Host::parse(name).ok_or(UnexpectedArgument(arg))?,
             ("--on-error", Some("block")) => options.block_on_error = true,
             ("--on-error", Some("allow")) => options.block_on_error = false,
             ("--timeout", Some(seconds)) if seconds.parse::<u64>().is_ok_and(|s| s > 0) => {
@@ -90,6 +90,7 @@ fn main() -> ExitCode {
         Ok(payload) => (payload, None),
         Err(error) => (Value::Null, Some(format!("unparseable hook payload: {error}"))),
     };
+    let again = payload.get("stop_hook_active") == Some(&Value::Bool(true));
     let question = Request::Hook(HookQuestion { host: options.host, payload, parse_error });
     let socket = judged_protocol::paths::socket_path();
     let ask = || judged_protocol::call::<HookAnswer>(&socket, question.clone(), options.timeout);
@@ -103,7 +104,7 @@ fn main() -> ExitCode {
         }
     }
     match answer {
-        Ok(answer) if answer.decision == Decision::Block => block(options.host, &answer.message),
+        Ok(answer) if answer.decision == Decision::Block => block(options.host, again, &answer.message),
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
             let why = match not_started {
@@ -119,6 +120,7 @@ fn main() -> ExitCode {
             if options.block_on_error {
                 block(
                     options.host,
+                    again,
                     &format!("{why} The review gate is armed, so this step is blocked until judged answers."),
                 )
             } else {
@@ -129,14 +131,23 @@ fn main() -> ExitCode {
     }
 }
 
-/// Block the way `host` listens (Codex CLI runs no hooks; exit 2 is the common answer).
-fn block(host: Host, message: &str) -> ExitCode {
+/// Block the way `host` listens. `again`: the host already continued once on a block of
+/// this stop (`stop_hook_active`). Codex CLI 0.169.0 and Gemini CLI 0.61.0 continue on
+/// every block, with no limit of their own (hundreds of turns a minute against a model
+/// that stops again at once), so a second block ends the agent's turn instead, with the
+/// reason as the stop's: the work is not let through, and the agent is not looped. Claude
+/// Code ends such a loop itself, and Copilot CLI caps it.
+fn block(host: Host, again: bool, message: &str) -> ExitCode {
     match host {
-        Host::ClaudeCode | Host::CodexCli => {
+        Host::CodexCli | Host::GeminiCli if again => {
+            println!("{}", json!({"continue": false, "stopReason": message}));
+            ExitCode::SUCCESS
+        }
+        Host::ClaudeCode | Host::GeminiCli => {
             eprintln!("{message}");
             ExitCode::from(2)
         }
-        Host::CopilotCli => {
+        Host::CopilotCli | Host::CodexCli => {
             println!("{}", json!({"decision": "block", "reason": message}));
             ExitCode::SUCCESS
         }

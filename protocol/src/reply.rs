@@ -117,6 +117,9 @@ pub struct StatusReport {
     /// Codex CLI sessions roots watched.
     #[serde(default)]
     pub codex_roots: Vec<PathBuf>,
+    /// Gemini CLI recordings roots watched.
+    #[serde(default)]
+    pub gemini_roots: Vec<PathBuf>,
     /// Logs witnessed.
     pub files: u64,
     /// Lines stored, over all logs.

@@ -8,6 +8,7 @@
 mod claude;
 mod codex;
 mod copilot;
+mod gemini;
 
 pub use crate::event::Envelope;
 use crate::event::{Host, Record};
@@ -30,7 +31,7 @@ pub enum LineError {
     FieldNotAnObject(&'static str),
 }
 
-/// The top-level fields of either host, as unparsed JSON.
+/// The top-level fields of every host, as unparsed JSON.
 #[derive(Default, Deserialize)]
 #[serde(default)]
 struct Fields<'a> {
@@ -60,6 +61,10 @@ struct Fields<'a> {
     message: Option<&'a RawValue>,
     #[serde(borrow)]
     payload: Option<&'a RawValue>,
+    #[serde(rename = "$set", borrow)]
+    set: Option<&'a RawValue>,
+    #[serde(rename = "startTime", borrow)]
+    start_time: Option<&'a RawValue>,
 }
 
 /// Read the envelope of one line (without its terminator) of a `host` log.
@@ -79,10 +84,12 @@ pub fn parse_line(host: Host, line: &[u8]) -> Result<Record, LineError> {
         Host::CopilotCli => copilot::record(envelope, &body),
         Host::ClaudeCode => claude::record(envelope, &body),
         Host::CodexCli => codex::record(envelope, &body),
+        Host::GeminiCli => gemini::record(envelope, &body),
     })
 }
 
-/// The envelope and the host's body (`data`, `message` or `payload`), unparsed.
+/// The envelope and the host's body (`data`, `message`, `payload`, or Gemini CLI's whole
+/// line), unparsed.
 fn read(host: Host, line: &[u8]) -> Result<(Envelope, Option<&RawValue>), LineError> {
     let text = std::str::from_utf8(line).map_err(|_| LineError::Malformed)?;
     if !text.trim_start().starts_with('{') {
@@ -96,6 +103,7 @@ fn read(host: Host, line: &[u8]) -> Result<(Envelope, Option<&RawValue>), LineEr
         Host::CopilotCli => copilot::envelope(&fields)?,
         Host::ClaudeCode => claude::envelope(&fields),
         Host::CodexCli => codex::envelope(&fields),
+        Host::GeminiCli => gemini::envelope(&fields, serde_json::from_str(text).map_err(|_| LineError::Malformed)?),
     })
 }
 

@@ -87,3 +87,29 @@ fn a_codex_rollout_reads_as_a_run() {
     assert_eq!(done.text.as_deref(), Some("{\"verdict\":\"PASS\",\"confidence\":90,\"reasoning\":\"ok\"}"));
     assert!(records.iter().all(|r| r.root && r.id.is_none()), "a rollout has no record ids to chain");
 }
+
+/// A real Gemini CLI 0.61.0 recording (fixtures/gemini-cli-0.61.0/done): the header names
+/// the session, the session context the cwd, each answer the model asked for.
+#[test]
+fn a_gemini_recording_reads_as_a_session() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/gemini-cli-0.61.0/done");
+    let file = std::fs::read_dir(path)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"));
+    let text = std::fs::read_to_string(file.unwrap()).unwrap();
+    let records: Vec<Record> = text.lines().map(|l| parse_line(Host::GeminiCli, l.as_bytes()).unwrap()).collect();
+    assert!(records[0].session_start && records[0].kind == "session");
+    assert_eq!(records[0].session_id.as_deref(), Some("2fc163c2-c317-4fbd-9391-652a048cebc2"));
+    assert!(records[1..].iter().all(|r| !r.session_start));
+    let cwds: Vec<&str> = records.iter().filter_map(|r| r.cwd.as_deref()).collect();
+    assert_eq!(cwds, ["/tmp/judged-fixture/gemini/done/project"], "the session context's first workspace directory");
+    let prompt = records.iter().find(|r| r.kind == "user").and_then(|r| r.text.as_deref());
+    assert_eq!(prompt, Some("Make the cart round half up."));
+    let answer = records.iter().find(|r| r.kind == "gemini").expect("an answer");
+    assert_eq!(
+        (answer.text.as_deref(), answer.model.as_deref()),
+        (Some("Done: the cart now rounds half up."), Some("gemini-2.5-pro"))
+    );
+    assert!(records.iter().filter(|r| r.kind == "$set").all(|r| r.text.is_none() && r.model.is_none()));
+}

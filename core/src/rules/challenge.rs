@@ -59,6 +59,9 @@ impl std::fmt::Display for SearchedRoot {
                 write!(f, "the Claude Code projects under {}", root.display())
             }
             SearchedRoot::Host(Host::CodexCli, root) => write!(f, "the Codex CLI sessions under {}", root.display()),
+            SearchedRoot::Host(Host::GeminiCli, root) => {
+                write!(f, "the Gemini CLI projects under {}", root.display())
+            }
             SearchedRoot::Named(root) => {
                 write!(f, "the Copilot CLI sessions and Claude Code projects under {}", root.display())
             }
@@ -87,6 +90,7 @@ fn no_binding(request: &ChallengeRequest) -> EvidenceError {
             Host::CopilotCli => "Copilot",
             Host::ClaudeCode => "Claude Code",
             Host::CodexCli => "Codex CLI",
+            Host::GeminiCli => "Gemini CLI",
         };
         if !hosts.iter().any(|h| h == name) {
             hosts.push(name.to_owned());

@@ -272,7 +272,7 @@ pub fn verify_review(
     }
     match log.host {
         Host::ClaudeCode => verify_cli_review(challenge, log, reviewer_logs, response_path, now, env),
-        Host::CopilotCli | Host::CodexCli => verify(challenge, log, response_path, now, env),
+        Host::CopilotCli | Host::CodexCli | Host::GeminiCli => verify(challenge, log, response_path, now, env),
     }
 }
 

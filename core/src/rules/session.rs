@@ -18,6 +18,7 @@ pub(super) fn ensure_parsed(log: &SessionLog) -> Result<()> {
                 Host::CopilotCli => "Copilot event",
                 Host::ClaudeCode => "Claude Code record",
                 Host::CodexCli => "Codex CLI record",
+                Host::GeminiCli => "Gemini CLI record",
             };
             Err(EvidenceError::evidence(format!("{error} in {host} at {}:{number}", log.path)))
         }
@@ -58,6 +59,17 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
             .find(|(_, r)| r.session_start)
             .and_then(|(_, r)| Some(SessionMeta { session_id: r.session_id.clone()?, cwd: r.cwd.clone()? }))
             .ok_or_else(|| EvidenceError::evidence("Codex CLI rollout has no session_meta with id and cwd")),
+        // The header names the session; the session context its first patch sets, the cwd.
+        Host::GeminiCli => {
+            let records = || log.records_within(within).map(|(_, r)| r);
+            let session_id = records().find(|r| r.session_start).and_then(|r| r.session_id.clone());
+            session_id
+                .zip(records().find_map(|r| r.cwd.clone()))
+                .map(|(session_id, cwd)| SessionMeta { session_id, cwd })
+                .ok_or_else(|| {
+                    EvidenceError::evidence("Gemini CLI recording has no header with sessionId and no session context")
+                })
+        }
         // A transcript has no opening record; every conversation record carries both.
         Host::ClaudeCode => log
             .records_within(within)

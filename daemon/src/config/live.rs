@@ -140,6 +140,7 @@ impl LiveConfig {
             ("copilot_roots", now.copilot_roots != then.copilot_roots),
             ("claude_roots", now.claude_roots != then.claude_roots),
             ("codex_roots", now.codex_roots != then.codex_roots),
+            ("gemini_roots", now.gemini_roots != then.gemini_roots),
             ("[server]", now.server != then.server),
         ];
         ConfigStatus {

@@ -140,15 +140,21 @@ pub struct RootFlags {
     /// A Codex CLI sessions root to watch (repeatable).
     #[arg(long = "codex-root")]
     pub codex: Vec<PathBuf>,
+    /// A Gemini CLI recordings root (`.gemini/tmp`) to watch (repeatable).
+    #[arg(long = "gemini-root")]
+    pub gemini: Vec<PathBuf>,
 }
 
 impl RootFlags {
     /// The flags again, to start another `judged` with the same roots.
     pub fn as_args(&self) -> Vec<std::ffi::OsString> {
         let mut args = Vec::new();
-        for (flag, roots) in
-            [("--copilot-root", &self.copilot), ("--claude-root", &self.claude), ("--codex-root", &self.codex)]
-        {
+        for (flag, roots) in [
+            ("--copilot-root", &self.copilot),
+            ("--claude-root", &self.claude),
+            ("--codex-root", &self.codex),
+            ("--gemini-root", &self.gemini),
+        ] {
             for root in roots {
                 args.push(flag.into());
                 args.push(root.clone().into_os_string());
@@ -168,6 +174,8 @@ pub struct ConfigFile {
     pub claude_roots: Vec<PathBuf>,
     #[serde(default)]
     pub codex_roots: Vec<PathBuf>,
+    #[serde(default)]
+    pub gemini_roots: Vec<PathBuf>,
     #[serde(default)]
     pub gate: GateConfig,
     /// The jury `panel` and the gate's panel policies convene.
@@ -236,6 +244,7 @@ impl Config {
                 copilot: absolute(pick(flags.copilot, &file.copilot_roots, judged_core::files::default_copilot_root())),
                 claude: absolute(pick(flags.claude, &file.claude_roots, judged_core::files::default_claude_root())),
                 codex: absolute(pick(flags.codex, &file.codex_roots, judged_core::files::default_codex_root())),
+                gemini: absolute(pick(flags.gemini, &file.gemini_roots, judged_core::files::default_gemini_root())),
                 named: Vec::new(),
             },
             server: file.server.clone(),

@@ -19,6 +19,7 @@ impl Engine {
             copilot_roots: roots.copilot.clone(),
             claude_roots: roots.claude.clone(),
             codex_roots: roots.codex.clone(),
+            gemini_roots: roots.gemini.clone(),
             files: files.len() as u64,
             lines: files.iter().map(|f| f.lines).sum(),
             bytes: files.iter().map(|f| f.offset).sum(),

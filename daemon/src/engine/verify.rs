@@ -45,7 +45,7 @@ impl Engine {
         let file = self.log_for(&args.challenge)?;
         let reviewer_logs = match file.host {
             Host::ClaudeCode => self.reviewer_logs(&args.challenge)?,
-            Host::CopilotCli | Host::CodexCli => Vec::new(),
+            Host::CopilotCli | Host::CodexCli | Host::GeminiCli => Vec::new(),
         };
         let log = self.logs.get(file.id);
         let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();

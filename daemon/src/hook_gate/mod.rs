@@ -192,7 +192,7 @@ impl HookGate<'_> {
             let why = format!("unknown hook event `{}`", question.event);
             return Ok(Settlement::failure(settings, &why, "unknown event"));
         }
-        if !settings.events.contains(&question.event) {
+        if !settings.decides(question.host, &question.event) {
             return Ok(Settlement::NotGated);
         }
         let key = self.decision_key(question, &settings)?;

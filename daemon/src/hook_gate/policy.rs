@@ -32,6 +32,8 @@ pub struct Settings {
     pub min_task_chars: usize,
     pub on_error: OnError,
     pub require_reviewed_tree: bool,
+    /// The gated hook events: `Event` for every host that sends it, `host:Event` for one
+    /// host's only (see [`Settings::decides`]).
     pub events: Vec<String>,
     pub panel_rubric: String,
     pub evidence_assurance: IdentityAssurance,
@@ -74,6 +76,17 @@ impl Settings {
         )
     }
 
+    /// Whether the gate decides `event` from `host`. `Stop` is both Claude Code's and
+    /// Codex CLI's, and gated by default only for Codex CLI, where it is the one event
+    /// that ends the agent's work (Claude Code's is opt-in, `TaskCompleted` its default):
+    /// so an entry names an event for every host, or, as `codex-cli:Stop`, for one.
+    pub fn decides(&self, host: Host, event: &str) -> bool {
+        self.events.iter().any(|entry| match entry.split_once(':') {
+            Some((only, name)) => only == host.as_str() && name == event,
+            None => entry == event,
+        })
+    }
+
     /// Whether the jury may be asked.
     pub fn uses_panel(&self) -> bool {
         matches!(self.policy, GatePolicy::Panel | GatePolicy::EvidenceOrPanel)
@@ -114,7 +127,9 @@ impl GateConfig {
             min_task_chars: 0,
             require_reviewed_tree: false,
             on_error: OnError::Block,
-            events: vec!["TaskCompleted".into(), "agentStop".into()],
+            // Where each host's agent declares its work done: Claude Code's task, Copilot
+            // CLI's and Codex CLI's stop, Gemini CLI's end of an agent turn.
+            events: ["TaskCompleted", "agentStop", "codex-cli:Stop", "AfterAgent"].map(String::from).to_vec(),
             panel_rubric: "spec-coherence".into(),
             evidence_assurance: IdentityAssurance::HostRecorded,
             sources: vec!["defaults".into()],
@@ -179,7 +194,8 @@ impl LiveConfig {
     }
 }
 
-/// Hook events the hosts can send (Claude Code 2.1.328's list, Copilot CLI's camelCase names).
+/// Hook events the hosts can send (Claude Code 2.1.328's list, which holds Codex CLI
+/// 0.169.0's; Copilot CLI's camelCase names; Gemini CLI 0.61.0's).
 const KNOWN_EVENTS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
@@ -226,6 +242,14 @@ const KNOWN_EVENTS: &[&str] = &[
     "errorOccurred",
     "notification",
     "permissionRequest",
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeModel",
+    "AfterModel",
+    "BeforeToolSelection",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
 ];
 
 /// Whether a host can send `event` at all.
@@ -264,7 +288,10 @@ impl Question {
                 .flatten()
                 .collect::<Vec<_>>()
                 .join("\n"),
-            None => text(payload, "last_assistant_message").unwrap_or_default(),
+            // Claude Code's and Codex CLI's stop, Gemini CLI's `AfterAgent`.
+            None => {
+                text(payload, "last_assistant_message").or_else(|| text(payload, "prompt_response")).unwrap_or_default()
+            }
         };
         let label = match &subject {
             Some(subject) => format!("task \"{subject}\""),
@@ -462,24 +489,42 @@ fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
 fn missing_evidence_message(question: &Question, settings: &Settings) -> String {
     let binding = suggested_binding();
     let cwd = question.cwd.clone().unwrap_or_else(|| ".".into());
-    format!(
+    let needs = format!(
         "judged: {label} cannot be marked done yet: no verified cross-family review of this work.\n\
          The gate (policy `{policy}`, from {sources}) needs a positive verdict (Score >= 6/10, Verdict ready or almost) \
-         from a reviewer of another model family, verified by judge-evidence within the last {minutes} min for session {session} or cwd {cwd}.\n\
-         To satisfy it, run these as separate root Bash calls:\n\
-         \x20 judge-evidence marker --binding {binding}\n\
-         \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
-         then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
-         \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
+         from a reviewer of another model family, verified by judge-evidence within the last {minutes} min for session {session} or cwd {cwd}.",
         label = question.label,
-        reviewer = match question.host {
-            Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
-            Host::CopilotCli | Host::CodexCli => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
-        },
         policy = settings.policy_name(),
         sources = settings.sources.join(" < "),
         minutes = settings.freshness_seconds / 60,
         session = question.session_id.as_deref().unwrap_or("?"),
+    );
+    let host = match question.host {
+        Host::CodexCli => "Codex CLI",
+        Host::GeminiCli => "Gemini CLI",
+        Host::ClaudeCode | Host::CopilotCli => return format!("{needs}\n{}", review_steps(question, &binding, &cwd)),
+    };
+    // No reviewer path binds a review to these hosts' sessions yet: naming the steps of
+    // another host's would send the agent round a loop it cannot leave.
+    format!(
+        "{needs}\njudged cannot yet bind a review to a {host} session, so no review run here can satisfy it. \
+         Have the cross-family jury judge the work instead: set `policy = \"evidence_or_panel\"` under [gate] \
+         (with a [jury]) for this project, in config.toml's [[gate.projects]] or the project's .judged.toml."
+    )
+}
+
+/// The review round that satisfies the gate, as the agent of `question`'s host runs it.
+fn review_steps(question: &Question, binding: &str, cwd: &str) -> String {
+    format!(
+        "To satisfy it, run these as separate root Bash calls:\n\
+         \x20 judge-evidence marker --binding {binding}\n\
+         \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
+         then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
+         \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
+        reviewer = match question.host {
+            Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
+            _ => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
+        },
     )
 }
 
@@ -498,6 +543,56 @@ mod tests {
             "hook_event_name": "TaskCompleted", "session_id": "s", "cwd": "/w", "task_subject": "Fix cart rounding",
         });
         Question::from_payload(Host::ClaudeCode, &payload)
+    }
+
+    #[test]
+    fn by_default_each_host_is_gated_where_its_agent_says_it_is_done() {
+        let settings = GateConfig::default().user_settings();
+        for (host, event) in [
+            (Host::ClaudeCode, "TaskCompleted"),
+            (Host::CopilotCli, "agentStop"),
+            (Host::CodexCli, "Stop"),
+            (Host::GeminiCli, "AfterAgent"),
+        ] {
+            assert!(settings.decides(host, event), "{host:?} {event}");
+            assert!(is_known_event(event), "{event}");
+        }
+        assert!(!settings.decides(Host::ClaudeCode, "Stop"), "Claude Code's Stop stays opt-in");
+        let mut both = settings.clone();
+        both.events = vec!["TaskCompleted".into(), "Stop".into()];
+        assert!(
+            both.decides(Host::ClaudeCode, "Stop") && both.decides(Host::CodexCli, "Stop"),
+            "a bare name: every host"
+        );
+        assert!(!both.decides(Host::GeminiCli, "AfterAgent"));
+    }
+
+    #[test]
+    fn a_codex_or_gemini_agent_is_told_the_jury_is_its_way_not_steps_it_cannot_finish() {
+        let settings = GateConfig::default().user_settings();
+        for (host, name) in [(Host::CodexCli, "Codex CLI"), (Host::GeminiCli, "Gemini CLI")] {
+            let payload = serde_json::json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w"});
+            let (verdict, _) = decide_without_evidence(&Question::from_payload(host, &payload), &settings, false);
+            let said = format!(
+                "judged cannot yet bind a review to a {name} session, so no review run here can satisfy it. Have the \
+                 cross-family jury judge the work instead: set `policy = \"evidence_or_panel\"` under [gate]"
+            );
+            assert!(verdict.message.contains(&said), "{}", verdict.message);
+            assert!(!verdict.message.contains("judge-evidence marker"), "{}", verdict.message);
+        }
+        let (verdict, _) = decide_without_evidence(&question(), &settings, false);
+        assert!(verdict.message.contains("judge-evidence marker --binding run_"), "{}", verdict.message);
+    }
+
+    #[test]
+    fn a_gemini_after_agent_payload_is_read_as_the_turn_it_ends() {
+        let payload = serde_json::json!({
+            "session_id": "e74f", "cwd": "/w", "hook_event_name": "AfterAgent", "prompt": "say hi",
+            "prompt_response": "Done: the cart rounds half up.", "stop_hook_active": false,
+        });
+        let question = Question::from_payload(Host::GeminiCli, &payload);
+        assert_eq!((question.event.as_str(), question.work.as_str()), ("AfterAgent", "Done: the cart rounds half up."));
+        assert_eq!(question.session_id.as_deref(), Some("e74f"));
     }
 
     #[test]

@@ -105,8 +105,11 @@ fn session_key(host: Host, path: &Path) -> String {
         |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match host {
         Host::CopilotCli => name(path.parent()),
-        // `rollout-<timestamp>-<thread id>`: unique, and what `codex resume` is given.
-        Host::CodexCli => path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+        // `rollout-<timestamp>-<thread id>`: unique, and what `codex resume` is given;
+        // `session-<timestamp>-<id8>`, unique across a Gemini CLI home's projects.
+        Host::CodexCli | Host::GeminiCli => {
+            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+        }
         Host::ClaudeCode => {
             let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let parent = path.parent();

@@ -17,12 +17,15 @@ pub struct FileUpdate {
 
 impl FileUpdate {
     /// Fold one record's envelope into the summary. Copilot CLI names its session and
-    /// cwd in `session.start`; every Claude Code record carries them.
+    /// cwd in `session.start`, Codex CLI in `session_meta`; every Claude Code record carries
+    /// them; a Gemini CLI recording names its session in its header and its cwd in the
+    /// session context a later line sets.
     pub fn observe(&mut self, host: Host, record: &Envelope) {
-        if self.session_id.is_none() && (record.session_start || host == Host::ClaudeCode) {
+        let carries = record.session_start || matches!(host, Host::ClaudeCode | Host::GeminiCli);
+        if self.session_id.is_none() && carries {
             self.session_id = record.session_id.clone();
         }
-        if self.cwd.is_none() && (record.session_start || host == Host::ClaudeCode) {
+        if self.cwd.is_none() && carries {
             self.cwd = record.cwd.clone();
         }
         if record.id.is_some() {

@@ -1,0 +1,66 @@
+//! Gemini CLI as a witnessed host (issue 24): the daemon tails
+//! `$GEMINI_CLI_HOME/.gemini/tmp/<project>/chats/session-*.jsonl` like the other hosts,
+//! from a root that may appear only when Gemini CLI is first used, over the recordings the
+//! real client wrote (fixtures/gemini-cli-0.61.0).
+
+use judged_tests::{Daemon, workspace};
+use serde_json::Value;
+use std::fs;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+const RECORDING: &str = "fixtures/gemini-cli-0.61.0/after-agent/session-2026-12-01T21-30-56e11579.jsonl";
+const SESSION: &str = "56e11579-0679-4ff5-adea-d61481a8c547";
+
+fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn gemini_session(daemon: &Daemon) -> Option<Value> {
+    let sessions = daemon.call("sessions", Value::Null).unwrap();
+    sessions.as_array().unwrap().iter().find(|s| s["host"] == "gemini-cli").cloned()
+}
+
+#[test]
+fn a_gemini_recording_is_witnessed_appended_to_and_guarded_like_the_other_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (home, root) = (dir.path().join("home"), dir.path().join("gemini-home/.gemini/tmp"));
+    fs::create_dir_all(&home).unwrap();
+    fs::write(home.join("config.toml"), format!("gemini_roots = [\"{}\"]\n", root.display())).unwrap();
+    // The root does not exist yet: Gemini CLI has not been used.
+    let daemon = Daemon::start(&home, &[&dir.path().join("copilot")], &[&dir.path().join("claude")]);
+    assert_eq!(daemon.call("status", Value::Null).unwrap()["gemini_roots"][0], root.display().to_string());
+
+    let chats = root.join("project/chats");
+    fs::create_dir_all(&chats).unwrap();
+    let log = chats.join(RECORDING.rsplit('/').next().unwrap());
+    let text = fs::read_to_string(workspace().join(RECORDING)).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    fs::write(&log, lines[..4].concat()).unwrap();
+    let session = eventually("the recording to be witnessed", || gemini_session(&daemon).filter(|s| s["events"] == 4));
+    assert_eq!(session["session_id"], SESSION);
+    assert_eq!(session["cwd"], "/tmp/judged-fixture/gemini/after-agent/project");
+
+    // Lines the client appends are ingested and chained; every line of the run is stored.
+    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(lines[4..].concat().as_bytes()).unwrap();
+    let session = eventually("the rest", || gemini_session(&daemon).filter(|s| s["events"] == lines.len()));
+    assert_eq!(session["tampered"], false);
+    let checked = daemon.call("verify_log", serde_json::json!({"session": SESSION})).unwrap();
+    assert_eq!((checked["tampered"].as_bool(), checked["lines"].as_u64()), (Some(false), Some(lines.len() as u64)));
+
+    // A rewrite inside its history is caught, as for the other hosts: here, the gate's
+    // reason the recording holds as the agent's next prompt, taken out.
+    let text = fs::read_to_string(&log).unwrap().replacen("no verified cross-family review", "a verified review", 1);
+    fs::write(&log, text).unwrap();
+    let checked = daemon.call("verify_log", serde_json::json!({"session": SESSION})).unwrap();
+    assert_eq!(checked["tampered"], true, "{checked}");
+    let session = eventually("the tamper to be recorded", || gemini_session(&daemon).filter(|s| s["tampered"] == true));
+    assert_eq!(session["session_id"], SESSION);
+}
