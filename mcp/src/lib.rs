@@ -22,7 +22,7 @@ pub enum McpError {
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
     #[error("the MCP session on stdin/stdout failed: {0}")]
-    Session(String),
+    Session(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// The server: the tools, and the directory it was started in (a tool's default cwd).
@@ -72,8 +72,8 @@ pub fn serve() -> Result<(), McpError> {
         let running = Judged::new(cwd)
             .serve(rmcp::transport::stdio())
             .await
-            .map_err(|error| McpError::Session(error.to_string()))?;
-        running.waiting().await.map_err(|error| McpError::Session(error.to_string()))?;
+            .map_err(|error| McpError::Session(Box::new(error)))?;
+        running.waiting().await.map_err(|error| McpError::Session(Box::new(error)))?;
         Ok(())
     })
 }
