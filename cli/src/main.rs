@@ -48,42 +48,9 @@ enum Cmd {
         binding: String,
     },
     /// Bind a fresh nonce to this session's marker call.
-    Challenge {
-        #[arg(long)]
-        output: String,
-        #[arg(long)]
-        binding: String,
-        #[arg(long)]
-        cwd: Option<String>,
-        #[arg(long = "session-root")]
-        session_root: Option<String>,
-        #[arg(long = "max-age-seconds", default_value_t = 60, allow_negative_numbers = true)]
-        max_age_seconds: i64,
-        #[arg(long)]
-        replace: bool,
-        /// How long to wait for the host to persist the marker call (0..=60).
-        #[arg(long = "wait-seconds", default_value_t = DEFAULT_WAIT_SECONDS, value_parser = clap::value_parser!(u64).range(0..=60))]
-        wait_seconds: u64,
-    },
+    Challenge(ChallengeCmd),
     /// Verify the nonce-bound reviewer lifecycle and write the evidence and response.
-    Verify {
-        #[arg(long)]
-        challenge: String,
-        #[arg(long)]
-        output: String,
-        #[arg(long = "response-output")]
-        response_output: String,
-        #[arg(long)]
-        replace: bool,
-        /// How long to wait for the host to persist the reviewer's lifecycle (0..=60).
-        #[arg(long = "wait-seconds", default_value_t = DEFAULT_WAIT_SECONDS, value_parser = clap::value_parser!(u64).range(0..=60))]
-        wait_seconds: u64,
-        /// For a review no host records (an MCP reviewer tool, another command): the
-        /// reviewer's model, on your word. The evidence says `identity_assurance:
-        /// caller-declared`, and the gate accepts it only when configured to.
-        #[arg(long = "declared-reviewer-model", value_name = "MODEL")]
-        declared_reviewer_model: Option<String>,
-    },
+    Verify(VerifyCmd),
     /// Re-check a challenge against its log.
     ValidateChallenge {
         #[arg(long)]
@@ -109,6 +76,45 @@ enum Cmd {
     },
     /// Write a review-tracing record (reference `save_trace.sh`) and journal it.
     Trace(Box<trace::TraceCmd>),
+}
+
+#[derive(clap::Args)]
+struct ChallengeCmd {
+    #[arg(long)]
+    output: String,
+    #[arg(long)]
+    binding: String,
+    #[arg(long)]
+    cwd: Option<String>,
+    #[arg(long = "session-root")]
+    session_root: Option<String>,
+    #[arg(long = "max-age-seconds", default_value_t = 60, allow_negative_numbers = true)]
+    max_age_seconds: i64,
+    #[arg(long)]
+    replace: bool,
+    /// How long to wait for the host to persist the marker call (0..=60).
+    #[arg(long = "wait-seconds", default_value_t = DEFAULT_WAIT_SECONDS, value_parser = clap::value_parser!(u64).range(0..=60))]
+    wait_seconds: u64,
+}
+
+#[derive(clap::Args)]
+struct VerifyCmd {
+    #[arg(long)]
+    challenge: String,
+    #[arg(long)]
+    output: String,
+    #[arg(long = "response-output")]
+    response_output: String,
+    #[arg(long)]
+    replace: bool,
+    /// How long to wait for the host to persist the reviewer's lifecycle (0..=60).
+    #[arg(long = "wait-seconds", default_value_t = DEFAULT_WAIT_SECONDS, value_parser = clap::value_parser!(u64).range(0..=60))]
+    wait_seconds: u64,
+    /// For a review no host records (an MCP reviewer tool, another command): the
+    /// reviewer's model, on your word. The evidence says `identity_assurance:
+    /// caller-declared`, and the gate accepts it only when configured to.
+    #[arg(long = "declared-reviewer-model", value_name = "MODEL")]
+    declared_reviewer_model: Option<String>,
 }
 
 /// `route`'s flags; `route.rs` turns them into a typed `judged_core::route::RouteInput`.
@@ -263,23 +269,34 @@ fn until_persisted<T>(wait_seconds: u64, mut op: impl FnMut() -> rules::Result<T
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    // `route` prints its decision whether routed or not, with its own exit codes.
-    if let Cmd::Route(args) = &cli.command {
-        return route::main(cli.mode, args);
+    run(Cli::parse())
+}
+
+/// Run a command: the evidence commands print one line, or the reference's error object
+/// with the refusal's exit code; `route`, `completions` and `trace` print their own.
+fn run(cli: Cli) -> ExitCode {
+    let mode = cli.mode;
+    // Age checks use the time the command started, however long it waits for the host.
+    let started = chrono::Utc::now();
+    match cli.command {
+        Cmd::Marker { binding } => printed(rules::marker(&binding).map(|marker| pyjson::one_line(&marker))),
+        Cmd::Challenge(args) => printed(challenge(mode, started, args)),
+        Cmd::Verify(args) => printed(verify(mode, started, args)),
+        Cmd::ValidateChallenge { challenge } => printed(validated(mode, ArtifactKind::Challenge, &challenge)),
+        Cmd::Validate { evidence } => printed(validated(mode, ArtifactKind::Evidence, &evidence)),
+        Cmd::Gate(args) => printed(Ok(gate_line(mode, args))),
+        Cmd::Panel(args) => printed(panel_packet(mode, args)),
+        // `route` prints its decision whether routed or not, with its own exit codes.
+        Cmd::Route(args) => route::main(mode, &args),
+        Cmd::Completions { shell } => completions(shell),
+        // `trace` answers as the reference does: `Error: …` and exit 1.
+        Cmd::Trace(args) => trace::main(mode, &args),
     }
-    if let Cmd::Completions { shell } = cli.command {
-        // Into a buffer first: `| head` must not make it panic on a closed pipe.
-        let mut script = Vec::new();
-        clap_complete::generate(shell, &mut Cli::command(), "judge-evidence", &mut script);
-        let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
-        return ExitCode::SUCCESS;
-    }
-    // `trace` answers as the reference does: `Error: …` and exit 1.
-    if let Cmd::Trace(args) = &cli.command {
-        return trace::main(cli.mode, args);
-    }
-    match run(cli) {
+}
+
+/// Print an evidence command's line, or its refusal as the reference does.
+fn printed(result: rules::Result<String>) -> ExitCode {
+    match result {
         Ok(output) => {
             println!("{output}");
             ExitCode::SUCCESS
@@ -294,6 +311,14 @@ fn main() -> ExitCode {
             ExitCode::from(code)
         }
     }
+}
+
+fn completions(shell: clap_complete::Shell) -> ExitCode {
+    // Into a buffer first: `| head` must not make it panic on a closed pipe.
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "judge-evidence", &mut script);
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
+    ExitCode::SUCCESS
 }
 
 /// Run an operation where the chosen mode decides; `auto` falls back to direct mode with a
@@ -350,63 +375,51 @@ fn load_artifact(path: &str) -> rules::Result<Map<String, Value>> {
     Artifact::parse(&resolved, &bytes)
 }
 
-fn run(cli: Cli) -> rules::Result<String> {
-    let mode = cli.mode;
-    // Age checks use the time the command started, however long it waits for the host.
-    let started = chrono::Utc::now();
-    match cli.command {
-        Cmd::Marker { binding } => Ok(pyjson::one_line(&rules::marker(&binding)?)),
-        Cmd::Challenge { output, binding, cwd, session_root, max_age_seconds, replace, wait_seconds } => {
-            rules::check_max_age(max_age_seconds)?;
-            rules::check_binding(&binding)?;
-            let output = files::resolve(&output);
-            files::check_writable(Path::new(&output), replace)?;
-            let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));
-            // Resolved here, so the daemon (with its own cwd) reads the same root.
-            let session_root = session_root.map(|root| files::resolve(&root));
-            let args =
-                ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
-            let challenge =
-                Value::Object(until_persisted(wait_seconds, || with_decider(mode, |b| b.challenge(&args)))?);
-            files::write_atomic(Path::new(&output), pyjson::pretty(&challenge).as_bytes(), replace)?;
-            Ok(pyjson::one_line(&challenge))
-        }
-        Cmd::Verify { challenge: given, output, response_output, replace, wait_seconds, declared_reviewer_model } => {
-            let challenge_path = files::resolve(&given);
-            let challenge = load_artifact(&given)?;
-            let (output, response_output) = (files::resolve(&output), files::resolve(&response_output));
-            // Defect fix (evidence-protocol.md §8.11): refuse before writing anything, so a refusal can
-            // never leave an orphan response file behind.
-            files::check_writable(Path::new(&response_output), replace)?;
-            files::check_writable(Path::new(&output), replace)?;
-            let challenge_name = Path::new(&given).file_name().and_then(|n| n.to_str()).unwrap_or(&given);
-            let args = VerifyArgs {
-                challenge: &challenge,
-                challenge_name,
-                response_path: &response_output,
-                output: &output,
-                started,
-                declared_model: declared_reviewer_model.as_deref(),
-            };
-            let verified = until_persisted(wait_seconds, || with_decider(mode, |b| b.verify(&args)))
-                .map_err(|e| e.about_artifact(&challenge_path))?;
-            let evidence = Value::Object(verified.evidence.clone());
-            files::write_atomic(Path::new(&response_output), verified.response.as_bytes(), replace)?;
-            if let Err(error) = files::write_atomic(Path::new(&output), pyjson::pretty(&evidence).as_bytes(), replace) {
-                let _ = std::fs::remove_file(&response_output);
-                return Err(error);
-            }
-            verified.policy()?;
-            Ok(pyjson::one_line(&evidence))
-        }
-        Cmd::ValidateChallenge { challenge } => validated(mode, ArtifactKind::Challenge, &challenge),
-        Cmd::Validate { evidence } => validated(mode, ArtifactKind::Evidence, &evidence),
-        Cmd::Gate(args) => Ok(gate_line(mode, args)),
-        Cmd::Panel(args) => panel_packet(mode, args),
-        Cmd::Route(_) => unreachable!("`route` is run by main"),
-        Cmd::Completions { .. } => unreachable!("`completions` is run by main"),
-        Cmd::Trace(_) => unreachable!("`trace` is run by main"),
+/// Bind a fresh nonce to this session's marker call, write the challenge, and show it.
+fn challenge(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: ChallengeCmd) -> rules::Result<String> {
+    let ChallengeCmd { output, binding, cwd, session_root, max_age_seconds, replace, wait_seconds } = args;
+    rules::check_max_age(max_age_seconds)?;
+    rules::check_binding(&binding)?;
+    let output = files::resolve(&output);
+    files::check_writable(Path::new(&output), replace)?;
+    let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));
+    // Resolved here, so the daemon (with its own cwd) reads the same root.
+    let session_root = session_root.map(|root| files::resolve(&root));
+    let args = ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
+    let challenge = Value::Object(until_persisted(wait_seconds, || with_decider(mode, |b| b.challenge(&args)))?);
+    files::write_atomic(Path::new(&output), pyjson::pretty(&challenge).as_bytes(), replace)?;
+    Ok(pyjson::one_line(&challenge))
+}
+
+/// Verify the reviewer's lifecycle, write the response and the evidence, and show it.
+fn verify(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: VerifyCmd) -> rules::Result<String> {
+    let VerifyCmd { challenge: given, output, response_output, replace, wait_seconds, declared_reviewer_model } = args;
+    let challenge_path = files::resolve(&given);
+    let challenge = load_artifact(&given)?;
+    let (output, response_output) = (files::resolve(&output), files::resolve(&response_output));
+    // Defect fix (evidence-protocol.md §8.11): refuse before writing anything, so a refusal can
+    // never leave an orphan response file behind.
+    files::check_writable(Path::new(&response_output), replace)?;
+    files::check_writable(Path::new(&output), replace)?;
+    let challenge_name = Path::new(&given).file_name().and_then(|n| n.to_str()).unwrap_or(&given);
+    let args = VerifyArgs {
+        challenge: &challenge,
+        challenge_name,
+        response_path: &response_output,
+        output: &output,
+        started,
+        declared_model: declared_reviewer_model.as_deref(),
+    };
+    let verified = until_persisted(wait_seconds, || with_decider(mode, |b| b.verify(&args)))
+        .map_err(|e| e.about_artifact(&challenge_path))?;
+    let evidence = Value::Object(verified.evidence.clone());
+    files::write_atomic(Path::new(&response_output), verified.response.as_bytes(), replace)?;
+    if let Err(error) = files::write_atomic(Path::new(&output), pyjson::pretty(&evidence).as_bytes(), replace) {
+        let _ = std::fs::remove_file(&response_output);
+        return Err(error);
     }
+    verified.policy()?;
+    Ok(pyjson::one_line(&evidence))
 }
 
 /// Convene the jury and show its packet. Like the reference, a jury that ran exits 0

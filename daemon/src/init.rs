@@ -315,14 +315,14 @@ fn write_jury(args: &InitArgs, usable: &[Cli], found: &[(Cli, PathBuf)]) -> Resu
 
 fn carry_out(plan: Plan, dry_run: bool) -> Result<(), CliError> {
     println!();
-    crate::carry_out(plan, dry_run)
+    crate::commands::carry_out(plan, dry_run)
 }
 
 /// Only the hooks, with `install-hooks`' own functions and command.
 fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliError> {
     let config_path = judged_protocol::paths::config_path();
     let config = judged::config::ConfigFile::load(&config_path)?;
-    let timeout = crate::hook_timeout_seconds(&config, &config_path)?;
+    let timeout = crate::commands::install_hooks::hook_timeout_seconds(&config, &config_path)?;
     let project = args.project.clone().unwrap_or_else(|| PathBuf::from("."));
     for (cli, _) in hosts {
         let plan = match cli {
@@ -336,24 +336,32 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                     user: true,
                 };
                 let settings = user.claude_settings();
-                let command = crate::hook_command("claude-code", "block", timeout, false, None)?;
+                let command =
+                    crate::commands::install_hooks::hook_command("claude-code", "block", timeout, false, None)?;
                 judged::install::claude_install(&settings, &command, &["TaskCompleted".into()], timeout)?
             }
             Cli::Copilot => {
                 let committed = judged::install::copilot_path(&project);
-                let command = crate::hook_command("copilot-cli", "block", timeout, false, Some(&committed))?;
+                let command = crate::commands::install_hooks::hook_command(
+                    "copilot-cli",
+                    "block",
+                    timeout,
+                    false,
+                    Some(&committed),
+                )?;
                 judged::install::copilot_install(&project, &command, timeout)?
             }
             Cli::Codex => {
                 let hooks = judged::install::codex_hooks_path(None);
-                let command = crate::hook_command("codex-cli", "block", timeout, false, None)?;
+                let command = crate::commands::install_hooks::hook_command("codex-cli", "block", timeout, false, None)?;
                 carry_out(judged::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
-                crate::trust_codex_hook(&hooks, &command, None, args.dry_run)?;
+                crate::commands::install_hooks::trust_codex_hook(&hooks, &command, None, args.dry_run)?;
                 continue;
             }
             Cli::Gemini => {
                 let settings = judged::install::gemini_settings_path(None);
-                let command = crate::hook_command("gemini-cli", "block", timeout, false, None)?;
+                let command =
+                    crate::commands::install_hooks::hook_command("gemini-cli", "block", timeout, false, None)?;
                 judged::install::gemini_install(&settings, &command, timeout)?
             }
         };

@@ -7,14 +7,16 @@
 
 use crate::config::ServerLimits;
 use crate::engine::actor::EngineHandle;
+use crate::engine::route::{Operation, Route};
 use crate::ingest::CatchUpProgress;
 use interprocess::local_socket::tokio::{Stream, prelude::*};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions};
 use interprocess::os::unix::local_socket::ListenerOptionsExt;
 use judged_protocol::{
-    Connection, Envelope, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Request, Response,
-    SMALL_FRAME_BYTES, Stopping,
+    Connection, Envelope, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Response, SMALL_FRAME_BYTES,
+    Stopping,
 };
+use std::ops::ControlFlow;
 use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -182,112 +184,128 @@ fn parse(body: &[u8]) -> Result<Envelope, (u64, String)> {
     serde_json::from_slice(body).map_err(|error| (header.id, format!("malformed request: {error}")))
 }
 
+/// Serve one connection: its requests one after another, until it closes, idles too
+/// long or sends a bad frame.
 async fn connection(stream: Stream, shared: Shared) {
-    let own_uid = judged_core::files::current_uid();
-    match stream.peer_creds().ok().and_then(|c| c.euid()) {
-        Some(uid) if uid == own_uid => {}
-        other => {
-            tracing::warn!(peer_uid = ?other, "refusing a connection from another user");
-            let message = format!(
-                "judged serves only the user it runs as (uid {own_uid}); this connection is from uid {}",
-                other.map_or_else(|| "unknown".to_owned(), |uid| uid.to_string())
-            );
-            let _ = tokio::time::timeout(
-                REFUSAL_TIME,
-                reply(&mut Connection::new(stream), 0, Outcome::Error(ErrorBody::message(message))),
-            )
-            .await;
+    let Some(stream) = own_user(stream).await else { return };
+    let mut connection = Connection::new(stream);
+    while let Some(envelope) = receive(&mut connection, &shared).await {
+        if answer(&mut connection, envelope, &shared).await.is_break() {
             return;
         }
     }
-    let Shared { engine, shutdown, catch_up, buffered, idle, frame_time } = shared;
-    let mut connection = Connection::new(stream);
-    loop {
-        let len = match tokio::time::timeout(idle, connection.receive_header_async()).await {
-            Err(_) | Ok(Ok(None)) => return, // idle too long, or closed
-            Ok(Ok(Some(len))) => len,
-            Ok(Err(error)) => {
-                let _ = reply(&mut connection, 0, Outcome::Error(ErrorBody::message(error.to_string()))).await;
-                return;
-            }
-        };
-        // Frames up to SMALL_FRAME_BYTES are read without reserving: the connection limit
-        // bounds them. A larger frame's announced bytes are held against what all clients
-        // may buffer together before its body is read, and the client has a bounded time
-        // to be given them and send them.
-        let kib = if len > SMALL_FRAME_BYTES { u32::try_from(len.div_ceil(1024)).unwrap_or(u32::MAX) } else { 0 };
-        let body = tokio::time::timeout(frame_time, async {
-            let held = buffered.acquire_many(kib).await;
-            (held, connection.receive_body_async(len).await)
-        })
-        .await;
-        let (held, body) = match body {
-            Ok((held, Ok(body))) => (held, body),
-            Ok((_, Err(error))) => {
-                let _ = reply(&mut connection, 0, Outcome::Error(ErrorBody::message(error.to_string()))).await;
-                return;
-            }
-            Err(_) => {
-                let message = format!(
-                    "the frame was not taken within {} s (sent too slowly, or judged is holding its limit of large requests)",
-                    frame_time.as_secs()
-                );
-                let _ = reply(&mut connection, 0, Outcome::Error(ErrorBody::message(message))).await;
-                return;
-            }
-        };
-        let envelope = parse(&body);
-        drop((body, held));
-        let envelope = match envelope {
-            Ok(envelope) => envelope,
-            Err((id, message)) => {
-                let _ = reply(&mut connection, id, Outcome::Error(ErrorBody::message(message))).await;
-                return;
-            }
-        };
-        if let Request::Progress = envelope.request {
-            if reply(&mut connection, envelope.id, Outcome::Ok(Reply::CatchUp(catch_up.report()))).await.is_err() {
-                return;
-            }
-            continue;
+}
+
+/// The stream, when its peer is the daemon's own user; otherwise it is refused, saying
+/// why.
+async fn own_user(stream: Stream) -> Option<Stream> {
+    let own_uid = judged_core::files::current_uid();
+    let other = match stream.peer_creds().ok().and_then(|c| c.euid()) {
+        Some(uid) if uid == own_uid => return Some(stream),
+        other => other,
+    };
+    tracing::warn!(peer_uid = ?other, "refusing a connection from another user");
+    let message = format!(
+        "judged serves only the user it runs as (uid {own_uid}); this connection is from uid {}",
+        other.map_or_else(|| "unknown".to_owned(), |uid| uid.to_string())
+    );
+    let _ = tokio::time::timeout(
+        REFUSAL_TIME,
+        reply(&mut Connection::new(stream), 0, Outcome::Error(ErrorBody::message(message))),
+    )
+    .await;
+    None
+}
+
+/// The next request, within the limits; none once the connection is closed, idle too
+/// long, or sent a frame that was answered with an error.
+async fn receive(connection: &mut Connection<Stream>, shared: &Shared) -> Option<Envelope> {
+    let len = match tokio::time::timeout(shared.idle, connection.receive_header_async()).await {
+        Err(_) | Ok(Ok(None)) => return None, // idle too long, or closed
+        Ok(Ok(Some(len))) => len,
+        Ok(Err(error)) => return refused(connection, 0, error.to_string()).await,
+    };
+    // Frames up to SMALL_FRAME_BYTES are read without reserving: the connection limit
+    // bounds them. A larger frame's announced bytes are held against what all clients
+    // may buffer together before its body is read, and the client has a bounded time
+    // to be given them and send them.
+    let kib = if len > SMALL_FRAME_BYTES { u32::try_from(len.div_ceil(1024)).unwrap_or(u32::MAX) } else { 0 };
+    let body = tokio::time::timeout(shared.frame_time, async {
+        let held = shared.buffered.acquire_many(kib).await;
+        (held, connection.receive_body_async(len).await)
+    })
+    .await;
+    let (held, body) = match body {
+        Ok((held, Ok(body))) => (held, body),
+        Ok((_, Err(error))) => return refused(connection, 0, error.to_string()).await,
+        Err(_) => {
+            let message = format!(
+                "the frame was not taken within {} s (sent too slowly, or judged is holding its limit of large requests)",
+                shared.frame_time.as_secs()
+            );
+            return refused(connection, 0, message).await;
         }
-        if let Request::Shutdown = envelope.request {
+    };
+    let envelope = parse(&body);
+    drop((body, held));
+    match envelope {
+        Ok(envelope) => Some(envelope),
+        Err((id, message)) => refused(connection, id, message).await,
+    }
+}
+
+/// Answer a frame that cannot be served with an error; the connection is then closed.
+async fn refused(connection: &mut Connection<Stream>, id: u64, message: String) -> Option<Envelope> {
+    let _ = reply(connection, id, Outcome::Error(ErrorBody::message(message))).await;
+    None
+}
+
+/// Answer one request where [`Route::of`] says; break when the connection is to close.
+async fn answer(connection: &mut Connection<Stream>, envelope: Envelope, shared: &Shared) -> ControlFlow<()> {
+    let Envelope { id, request, .. } = envelope;
+    let wants_progress = request.wants_progress();
+    let sent = match Route::of(request) {
+        Route::Progress => reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report()))).await,
+        Route::Shutdown => {
             // Answer first: once the server stops, this connection's task is dropped
             // with the runtime, and `judged stop` would read a closed socket.
             let stopping = Outcome::Ok(Reply::Stopping(Stopping { stopping: true }));
-            let _ = reply(&mut connection, envelope.id, stopping).await;
-            let _ = shutdown.send(true);
-            return;
+            let _ = reply(connection, id, stopping).await;
+            let _ = shared.shutdown.send(true);
+            return ControlFlow::Break(());
         }
-        let wants_progress = envelope.request.wants_progress();
-        let (progress, mut steps) = tokio::sync::mpsc::unbounded_channel();
-        let asked = engine.ask_with_progress(envelope.request, wants_progress.then_some(progress));
-        tokio::pin!(asked);
-        // Progress frames while the engine (or a jury) works, then the answer.
-        let answer = loop {
-            tokio::select! {
-                answer = &mut asked => break answer,
-                Some(step) = steps.recv() => {
-                    if reply(&mut connection, envelope.id, Outcome::Progress(step)).await.is_err() {
-                        return;
-                    }
-                }
-            }
-        };
-        // Steps told before the answer came, and not yet sent.
-        while let Ok(step) = steps.try_recv() {
-            if reply(&mut connection, envelope.id, Outcome::Progress(step)).await.is_err() {
-                return;
-            }
+        Route::Engine(operation) => relay(connection, id, &shared.engine, operation, wants_progress).await,
+    };
+    if sent.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+}
+
+/// Have the engine apply `operation`, sending its progress frames while it (or a jury)
+/// works, then its answer.
+async fn relay(
+    connection: &mut Connection<Stream>,
+    id: u64,
+    engine: &EngineHandle,
+    operation: Operation,
+    wants_progress: bool,
+) -> Result<(), FrameError> {
+    let (progress, mut steps) = tokio::sync::mpsc::unbounded_channel();
+    let asked = engine.ask_with_progress(operation, wants_progress.then_some(progress));
+    tokio::pin!(asked);
+    let answer = loop {
+        tokio::select! {
+            answer = &mut asked => break answer,
+            Some(step) = steps.recv() => reply(connection, id, Outcome::Progress(step)).await?,
         }
-        let outcome = match answer {
-            Ok(answer) => Outcome::Ok(answer),
-            Err(refusal) => Outcome::Error(refusal),
-        };
-        if reply(&mut connection, envelope.id, outcome).await.is_err() {
-            return;
-        }
+    };
+    // Steps told before the answer came, and not yet sent.
+    while let Ok(step) = steps.try_recv() {
+        reply(connection, id, Outcome::Progress(step)).await?;
     }
+    let outcome = match answer {
+        Ok(answer) => Outcome::Ok(answer),
+        Err(refusal) => Outcome::Error(refusal),
+    };
+    reply(connection, id, outcome).await
 }
 
 async fn reply(connection: &mut Connection<Stream>, id: u64, outcome: Outcome<Reply>) -> Result<(), FrameError> {

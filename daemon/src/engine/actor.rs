@@ -5,8 +5,9 @@
 //! runs it on a thread of its own and hands the packet back to the engine as one more
 //! job, so the engine answers everything else while a jury sits.
 
+use super::route::Operation;
 use super::{Engine, Handled, JuryWork};
-use judged_protocol::{ErrorBody, PanelProgress, Reply, Request};
+use judged_protocol::{ErrorBody, PanelProgress, Reply};
 use std::path::PathBuf;
 use tokio::sync::{mpsc, oneshot};
 
@@ -15,8 +16,7 @@ type ReplyTo = oneshot::Sender<Result<Reply, ErrorBody>>;
 /// Work for the engine, with where its answer goes.
 enum Job {
     Request {
-        // Boxed: requests differ widely in size, and the queue holds many.
-        request: Box<Request>,
+        operation: Operation,
         progress: Option<mpsc::UnboundedSender<PanelProgress>>,
         reply: ReplyTo,
     },
@@ -72,7 +72,7 @@ impl EngineHandle {
             }
             while let Some(job) = queue.blocking_recv() {
                 match job {
-                    Job::Request { request, progress, reply } => match handle(&mut engine, *request) {
+                    Job::Request { operation, progress, reply } => match handle(&mut engine, operation) {
                         Ok(Handled::Answer(answer)) => {
                             let _ = reply.send(answer.map_err(ErrorBody::from));
                         }
@@ -99,20 +99,16 @@ impl EngineHandle {
         Ok((EngineHandle { jobs }, EngineThread(thread)))
     }
 
-    /// Ask the engine; its reply or refusal.
-    pub async fn ask(&self, request: Request) -> Result<Reply, ErrorBody> {
-        self.ask_with_progress(request, None).await
-    }
-
-    /// As [`EngineHandle::ask`], with a jury's progress sent to `progress` meanwhile.
+    /// Have the engine apply a request's operation; its reply or refusal, with a jury's
+    /// progress sent to `progress` meanwhile.
     pub async fn ask_with_progress(
         &self,
-        request: Request,
+        operation: Operation,
         progress: Option<mpsc::UnboundedSender<PanelProgress>>,
     ) -> Result<Reply, ErrorBody> {
         let (reply, answer) = oneshot::channel();
         let stopped = || ErrorBody::message("judged is stopping");
-        self.jobs.send(Job::Request { request: Box::new(request), progress, reply }).map_err(|_| stopped())?;
+        self.jobs.send(Job::Request { operation, progress, reply }).map_err(|_| stopped())?;
         answer.await.map_err(|_| stopped())?
     }
 
@@ -161,8 +157,8 @@ fn convene(
 }
 
 /// One request, a panic in it answered as an internal error.
-fn handle(engine: &mut Engine, request: Request) -> Result<Handled, ErrorBody> {
-    guarded(|| engine.handle(request))
+fn handle(engine: &mut Engine, operation: Operation) -> Result<Handled, ErrorBody> {
+    guarded(|| engine.handle(operation))
 }
 
 /// Run `work`, a panic in it answered as an internal error: the engine goes on serving

@@ -105,6 +105,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::route::Route;
     use crate::ingest::Ingestor;
     use crate::store::Store;
     use crate::witness::Witness;
@@ -159,11 +160,15 @@ mod tests {
                 writes: Vec::new(),
             })
         };
-        let refused = matches!(engine.handle(request()), crate::engine::Handled::Answer(Err(_)));
+        let mut ask = || {
+            let Route::Engine(operation) = Route::of(request()) else { panic!("a challenge is the engine's") };
+            engine.handle(operation)
+        };
+        let refused = matches!(ask(), crate::engine::Handled::Answer(Err(_)));
         assert!(refused, "no session of this cwd yet");
         let new = project.join("mine.jsonl");
         fs::write(&new, log(&mine)).unwrap();
-        let _ = engine.handle(request());
+        let _ = ask();
         assert!(engine.store.file_by_path(new.to_str().unwrap()).is_some(), "{} was not caught up", new.display());
     }
 }

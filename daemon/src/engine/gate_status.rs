@@ -6,6 +6,8 @@ use judged_protocol::{GateStatusArgs, Reply};
 
 impl Engine {
     pub(super) fn gate_status(&mut self, args: &GateStatusArgs) -> Answer {
+        // The gate of config.toml as it is now.
+        self.follow_config(false);
         Ok(Reply::GateStatus(self.hook_gate().status(args)?))
     }
 }

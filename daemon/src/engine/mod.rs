@@ -11,23 +11,26 @@
 //! Every operation that names a session, file or cwd first catches the store up with the
 //! files (read-your-writes). Evidence operations run the same `judged_core::rules` as the
 //! CLI's direct mode, over the log as the daemon witnessed it, after checking that the
-//! file still holds exactly those bytes. One file per operation: [`queries`],
-//! [`challenge`], [`verify`], [`validate`], [`review`], [`gate_status`]; the gate is
+//! file still holds exactly those bytes. [`route`] says where each request is answered;
+//! one file per operation: [`queries`], [`challenge`], [`verify`], [`validate`],
+//! [`trace`], [`report`], [`hook`], [`panel`], [`review`], [`gate_status`]; the gate is
 //! [`crate::hook_gate`].
 
 pub mod actor;
 mod challenge;
 mod gate_status;
+mod hook;
 mod panel;
 mod queries;
 mod report;
 mod review;
+pub mod route;
 mod trace;
 mod validate;
 mod verify;
 
 use crate::config::{ConfigChange, LiveConfig, ProjectFiles};
-use crate::hook_gate::{self, GateAnswer, HookGate, PendingDecision};
+use crate::hook_gate::{self, HookGate, PendingDecision};
 use crate::ingest::Ingestor;
 use crate::integrity;
 use crate::logs::{LogCache, ResolvedCwds};
@@ -40,7 +43,7 @@ use crate::witness::Witness;
 use judged_core::event::Host;
 use judged_core::files;
 use judged_core::rules::{ArtifactKind, EvidenceError};
-use judged_protocol::{ErrorBody, Reply, Request};
+use judged_protocol::{ErrorBody, Reply};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -163,56 +166,13 @@ impl Engine {
         }
     }
 
-    /// Apply one request. A jury is not convened here: it comes back as work for the
-    /// caller to run off this thread, and [`Engine::after_jury`] finishes the request.
-    pub fn handle(&mut self, request: Request) -> Handled {
+    /// Apply one request's operation ([`route::Route::of`]). A jury is not convened
+    /// here: it comes back as work for the caller to run off this thread, and
+    /// [`Engine::after_jury`] finishes the request.
+    pub fn handle(&mut self, operation: route::Operation) -> Handled {
         // Room for the logs this request reads; none it reads is dropped while it runs.
         self.logs.trim();
-        if matches!(
-            request,
-            Request::Hook(_) | Request::Panel(_) | Request::Review(_) | Request::GateStatus(_) | Request::Status
-        ) {
-            self.follow_config(false);
-        }
-        match request {
-            Request::Hook(question) => match self.hook_gate().answer(&question) {
-                Ok(GateAnswer::Now(answer)) => Handled::Answer(Ok(Reply::Hook(answer))),
-                Ok(GateAnswer::Jury(pending, run)) => {
-                    Handled::Jury(JuryWork { run: *run, then: AfterJury::Gate(pending) })
-                }
-                Err(error) => Handled::Answer(Err(error.into())),
-            },
-            Request::Panel(args) => match self.panel(&args) {
-                Ok(run) => Handled::Jury(JuryWork { run, then: AfterJury::Panel { cwd: args.cwd } }),
-                Err(error) => Handled::Answer(Err(error)),
-            },
-            Request::Review(args) => self.review(&args),
-            other => Handled::Answer(self.answer(other)),
-        }
-    }
-
-    /// The requests answered at once.
-    fn answer(&mut self, request: Request) -> Answer {
-        match request {
-            Request::Status => self.status(),
-            Request::Sessions => self.sessions(),
-            Request::Events(args) => self.events(&args),
-            Request::ChainHead(args) => self.chain_head(&args),
-            Request::VerifyLog(args) => self.verify_log(&args.session),
-            Request::Challenge(args) => self.challenge(&args),
-            Request::Verify(args) => self.verify(&args),
-            Request::Validate(args) => self.validate(&args),
-            Request::Trace(args) => self.trace(&args),
-            Request::Rebuild => self.rebuild(),
-            Request::Decisions => Ok(Reply::Decisions(hook_gate::decisions(&self.store)?)),
-            // The server answers it before it stops; here it is only acknowledged.
-            Request::Shutdown => Ok(Reply::Stopping(judged_protocol::Stopping { stopping: true })),
-            // The server answers it from the shared counters, even during the catch-up.
-            Request::Progress => Ok(Reply::CatchUp(self.catch_up.report())),
-            Request::Report(args) => self.report(&args),
-            Request::GateStatus(args) => self.gate_status(&args),
-            Request::Hook(_) | Request::Panel(_) | Request::Review(_) => unreachable!("handled by Engine::handle"),
-        }
+        operation.apply(self)
     }
 
     /// Finish a request that waited for a jury: journal the jury, then answer.

@@ -1,7 +1,7 @@
 //! `panel`: convene the jury on an artifact (the run itself happens off the engine's
 //! thread; see [`super::actor`]).
 
-use super::{Engine, EngineError};
+use super::{AfterJury, Engine, EngineError, Handled, JuryWork};
 use crate::panel::{PanelAsk, PanelRun};
 use crate::store::PanelSource;
 use judged_core::{chain, files};
@@ -9,8 +9,18 @@ use judged_protocol::PanelArgs;
 use std::path::PathBuf;
 
 impl Engine {
+    /// The jury `args` asks for, to convene; or why it cannot be.
+    pub(super) fn panel(&mut self, args: PanelArgs) -> Handled {
+        // The jury of the config in force now.
+        self.follow_config(false);
+        match self.panel_run(&args) {
+            Ok(run) => Handled::Jury(JuryWork { run, then: AfterJury::Panel { cwd: args.cwd } }),
+            Err(error) => Handled::Answer(Err(error)),
+        }
+    }
+
     /// The jury run `args` asks for, checked.
-    pub(super) fn panel(&self, args: &PanelArgs) -> Result<PanelRun, EngineError> {
+    fn panel_run(&self, args: &PanelArgs) -> Result<PanelRun, EngineError> {
         let project = PathBuf::from(files::resolve(&args.cwd));
         let (jury, from) = self.jury_source().jury_for(&project).map_err(|e| EngineError::BadRequest(e.to_string()))?;
         let ask = PanelAsk {

@@ -1,5 +1,5 @@
 //! The read-only operations: `status`, `sessions`, `events`, `chain_head`, `verify_log`,
-//! and `rebuild`, which recomputes what `sessions` shows.
+//! `decisions`, and `rebuild`, which recomputes what `sessions` shows.
 
 use super::{Answer, Engine, EngineError, bad_request};
 use crate::store::FileState;
@@ -7,6 +7,8 @@ use judged_protocol::{ChainHead, ChainHeadArgs, EventLine, EventsArgs, Reply, Se
 
 impl Engine {
     pub(super) fn status(&mut self) -> Answer {
+        // The config it reports is the one in force now.
+        self.follow_config(false);
         let files: Vec<&FileState> = self.store.files().collect();
         let roots = self.ingest.roots();
         Ok(Reply::Status(StatusReport {
@@ -40,6 +42,10 @@ impl Engine {
     pub(super) fn sessions(&mut self) -> Answer {
         self.ingest.catch_up_all(&mut self.store)?;
         Ok(Reply::Sessions(self.store.files().map(session_summary).collect()))
+    }
+
+    pub(super) fn decisions(&mut self) -> Answer {
+        Ok(Reply::Decisions(crate::hook_gate::decisions(&self.store)?))
     }
 
     pub(super) fn rebuild(&mut self) -> Answer {

@@ -10,6 +10,8 @@ use judged_protocol::{Reply, ReviewArgs, ReviewReply};
 impl Engine {
     /// The review `args` asks for: its recorded verdict now, or a jury to convene.
     pub(super) fn review(&mut self, args: &ReviewArgs) -> Handled {
+        // The gate of config.toml as it is now.
+        self.follow_config(false);
         match self.hook_gate().review(args) {
             Ok(ReviewAsked::Recorded(convened, counting)) => {
                 Handled::Answer(Ok(Reply::Review(review_reply(convened, &counting, true))))

@@ -1,0 +1,145 @@
+//! `judged install-hooks`: register the `judge-hook` gate with a host, warning about
+//! events the gate in force would not decide.
+
+use super::carry_out;
+use crate::{CliError, HookTarget};
+use judged::config::ConfigError;
+use judged::install::HOOK_TIMEOUT_SECONDS;
+use judged_core::event::Host;
+use judged_protocol::paths;
+use std::path::{Path, PathBuf};
+
+pub fn run(
+    target: &HookTarget,
+    events: Vec<String>,
+    on_error: &str,
+    dry_run: bool,
+    absolute: bool,
+) -> Result<(), CliError> {
+    let config_path = paths::config_path();
+    let config = judged::config::ConfigFile::load(&config_path)?;
+    let timeout = hook_timeout_seconds(&config, &config_path)?;
+    let (host, events) = match (target.copilot, target.codex, target.gemini) {
+        (true, _, _) => (Host::CopilotCli, Vec::new()),
+        (_, true, _) => (Host::CodexCli, vec!["Stop".to_owned()]),
+        (_, _, true) => (Host::GeminiCli, vec!["AfterAgent".to_owned()]),
+        _ => (Host::ClaudeCode, events),
+    };
+    let warning =
+        ungated_events_warning(&config.gate, &config_path, host, &events, &target.project_dir(), target.user)?;
+    if let Some(warning) = warning {
+        eprintln!("{warning}");
+    }
+    let project = target.project_files();
+    let plan = match host {
+        Host::CopilotCli => {
+            let committed = judged::install::copilot_path(&target.project_dir());
+            let command = hook_command(host.as_str(), on_error, timeout, absolute, Some(&committed))?;
+            judged::install::copilot_install(&target.project_dir(), &command, timeout)?
+        }
+        Host::CodexCli => {
+            let hooks = judged::install::codex_hooks_path(project.as_deref());
+            let committed = Some(hooks.as_path()).filter(|_| project.is_some());
+            let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
+            let plan = judged::install::codex_install(&hooks, &command, timeout)?;
+            carry_out(plan, dry_run)?;
+            return trust_codex_hook(&hooks, &command, project.as_deref(), dry_run);
+        }
+        Host::GeminiCli => {
+            let settings = judged::install::gemini_settings_path(project.as_deref());
+            let committed = Some(settings.as_path()).filter(|_| project.is_some());
+            let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
+            judged::install::gemini_install(&settings, &command, timeout)?
+        }
+        Host::ClaudeCode => {
+            let settings = target.claude_settings();
+            let committed = Some(settings.as_path()).filter(|_| !target.user);
+            let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
+            judged::install::claude_install(&settings, &command, &events, timeout)?
+        }
+    };
+    carry_out(plan, dry_run)
+}
+
+/// The host's hook timeout: larger than the configured jury's whole deadline.
+pub fn hook_timeout_seconds(config: &judged::config::ConfigFile, path: &Path) -> Result<u64, CliError> {
+    match config.jury.as_ref().map(judged_jury::config::JuryConfig::validate) {
+        None => Ok(HOOK_TIMEOUT_SECONDS),
+        Some(Ok(jury)) => Ok(jury.hook_timeout_seconds().max(HOOK_TIMEOUT_SECONDS)),
+        Some(Err(source)) => Err(ConfigError::Jury { path: path.to_path_buf(), source }.into()),
+    }
+}
+
+/// A warning for each of `events` that the gate in force for `dir` does not decide: the
+/// hook would run and allow it without a decision.
+fn ungated_events_warning(
+    gate: &judged::config::GateConfig,
+    config: &Path,
+    host: judged_core::event::Host,
+    events: &[String],
+    dir: &Path,
+    user: bool,
+) -> Result<Option<String>, CliError> {
+    let settings = if user {
+        gate.user_settings()
+    } else {
+        gate.settings_for(Path::new(&judged_core::files::resolve(&dir.to_string_lossy())))?
+    };
+    let ungated: Vec<&str> = events.iter().filter(|e| !settings.decides(host, e)).map(String::as_str).collect();
+    if ungated.is_empty() {
+        return Ok(None);
+    }
+    let (names, them) = (ungated.join(", "), if ungated.len() == 1 { "it" } else { "them" });
+    Ok(Some(format!(
+        "judged: warning: the gate decides only its [gate] events ({}), so {names} would be allowed without a \
+         decision; add {names} to `events` under [gate] in {} to gate {them}",
+        settings.events.join(", "),
+        config.display(),
+    )))
+}
+
+/// The shim's command line, naming `judge-hook` as [`judged::install::hook_program`]
+/// decides (by name when PATH finds it); its warnings go to stderr. `committed` is the
+/// file it goes into when that is a project file that gets committed.
+pub fn hook_command(
+    host: &str,
+    on_error: &str,
+    hook_timeout: u64,
+    absolute: bool,
+    committed: Option<&std::path::Path>,
+) -> Result<String, CliError> {
+    let beside =
+        std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join("judge-hook"))).filter(|p| p.is_file());
+    let on_path = judged::install::find_on_path("judge-hook", std::env::var_os("PATH").as_deref());
+    let shim = judged::install::hook_program(beside.as_deref(), on_path.as_deref(), absolute, committed)?;
+    for warning in &shim.warnings {
+        eprintln!("judged: warning: {warning}");
+    }
+    Ok(judged::install::shim_command(&shim.program, host, on_error == "allow", hook_timeout))
+}
+
+/// Trust the Codex CLI hook just written, as Codex itself identifies it; when Codex
+/// cannot be asked, say how to trust it by hand (the hook stays written).
+pub fn trust_codex_hook(hooks: &Path, command: &str, project: Option<&Path>, dry_run: bool) -> Result<(), CliError> {
+    let by_hand = "Codex runs a command hook only once it is trusted: start `codex`, open /hooks and trust \
+                   judge-hook's Stop hook, or run install-hooks again with `codex` on PATH to have it trusted";
+    if dry_run {
+        println!("then: the hook's trust in $CODEX_HOME/config.toml, as `codex app-server` identifies it");
+        return Ok(());
+    }
+    let Some(codex) = judged::install::find_on_path("codex", std::env::var_os("PATH").as_deref()) else {
+        eprintln!("judged: warning: `codex` is not on PATH. {by_hand}.");
+        return Ok(());
+    };
+    let cwd = project.map_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")), Path::to_path_buf);
+    match judged::install::codex_hook_id(&codex, &cwd, hooks, command) {
+        Ok(id) => {
+            let config = judged::install::codex_home().join("config.toml");
+            carry_out(judged::install::codex_trust(&config, hooks, &id)?, dry_run)
+        }
+        Err(why) => {
+            eprintln!("judged: warning: the hook is written but not trusted: {why}. {by_hand}.");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! `judged report`: the gate's decisions since a time, as text or JSON, and as HTML on
+//! request (the rendering is [`crate::report`]'s).
+
+use super::{call, print_json};
+use crate::{CliError, report};
+use judged_protocol::Request;
+use std::path::PathBuf;
+
+pub fn run(since: &str, html: Option<PathBuf>, json: bool) -> Result<(), CliError> {
+    let since = report::parse_since(since, chrono::Utc::now()).map_err(CliError::Usage)?;
+    let data: judged_protocol::ReportData = call(Request::Report(judged_protocol::ReportArgs { since: Some(since) }))?;
+    if json {
+        print_json(&data);
+    } else {
+        print!("{}", report::text(&data));
+    }
+    if let Some(path) = html {
+        std::fs::write(&path, report::html(&data)).map_err(|source| CliError::Write { path: path.clone(), source })?;
+        eprintln!("judged: wrote {}", path.display());
+    }
+    Ok(())
+}

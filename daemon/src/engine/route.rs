@@ -1,0 +1,62 @@
+//! Where each request is answered: the one match on [`Request`]. Two are the server's
+//! own; every other is an [`Operation`] for the engine's thread, one function per
+//! operation (each in its own file).
+
+use super::{Answer, Engine, Handled};
+use judged_protocol::Request;
+
+/// Where a request is answered.
+pub enum Route {
+    /// The catch-up's progress: by the server, from the counters it shares with the
+    /// engine, so that it is answered while the engine is still catching up.
+    Progress,
+    /// Stop: by the server, which answers before it stops serving.
+    Shutdown,
+    /// Everything else: by the engine, on its thread ([`Engine::handle`]).
+    Engine(Operation),
+}
+
+/// One request's work, for the engine's thread.
+pub struct Operation(Box<dyn FnOnce(&mut Engine) -> Handled + Send>);
+
+impl Route {
+    /// Where `request` is answered, and with what.
+    pub fn of(request: Request) -> Route {
+        match request {
+            Request::Progress => Route::Progress,
+            Request::Shutdown => Route::Shutdown,
+            Request::Status => answer(Engine::status),
+            Request::Sessions => answer(Engine::sessions),
+            Request::Events(args) => answer(move |engine| engine.events(&args)),
+            Request::ChainHead(args) => answer(move |engine| engine.chain_head(&args)),
+            Request::VerifyLog(args) => answer(move |engine| engine.verify_log(&args.session)),
+            Request::Challenge(args) => answer(move |engine| engine.challenge(&args)),
+            Request::Verify(args) => answer(move |engine| engine.verify(&args)),
+            Request::Validate(args) => answer(move |engine| engine.validate(&args)),
+            Request::Trace(args) => answer(move |engine| engine.trace(&args)),
+            Request::Rebuild => answer(Engine::rebuild),
+            Request::Decisions => answer(Engine::decisions),
+            Request::Report(args) => answer(move |engine| engine.report(&args)),
+            Request::GateStatus(args) => answer(move |engine| engine.gate_status(&args)),
+            Request::Hook(question) => operation(move |engine| engine.hook(&question)),
+            Request::Panel(args) => operation(move |engine| engine.panel(args)),
+            Request::Review(args) => operation(move |engine| engine.review(&args)),
+        }
+    }
+}
+
+impl Operation {
+    pub(super) fn apply(self, engine: &mut Engine) -> Handled {
+        (self.0)(engine)
+    }
+}
+
+/// An operation that may convene a jury.
+fn operation(work: impl FnOnce(&mut Engine) -> Handled + Send + 'static) -> Route {
+    Route::Engine(Operation(Box::new(work)))
+}
+
+/// An operation answered at once, without a jury.
+fn answer(work: impl FnOnce(&mut Engine) -> Answer + Send + 'static) -> Route {
+    operation(move |engine| Handled::Answer(work(engine)))
+}
