@@ -176,7 +176,7 @@ pub fn admit_native_evidence<E: std::fmt::Display>(
     load: impl FnOnce() -> Result<NativeEvidence, E>,
 ) -> Result<NativeEvidence, Transition> {
     let refuse = |reason: String| unavailable(requires_external_acquittal, Assurance::Failed, reason);
-    if Backend::parse(backend) != Some(Backend::CopilotNative) {
+    if backend_named(backend) != Some(Backend::CopilotNative) {
         return Err(refuse("native Copilot evidence is valid only for --round-backend copilot-native".to_owned()));
     }
     load().map_err(|message| refuse(format!("invalid native Copilot evidence: {message}")))
@@ -198,7 +198,7 @@ pub fn evaluate(input: &GateInput) -> Transition {
 
     let rea = input.requires_external_acquittal;
     let score = input.score;
-    let Some(backend) = Backend::parse(&input.backend) else {
+    let Some(backend) = backend_named(&input.backend) else {
         return unavailable(rea, Unverified, format!("unknown reviewer backend: {}", input.backend));
     };
     let verdict = normalized(&input.verdict);
@@ -366,6 +366,12 @@ impl Relation {
 }
 
 /// `value.strip().lower()`, the reference's normalization of backend and verdict.
+/// The backend `--round-backend` names, normalized as the reference does (Python's
+/// `strip()` takes more than Rust's `trim()`: `\x1c`–`\x1f` too).
+fn backend_named(name: &str) -> Option<Backend> {
+    Backend::parse(&normalized(name))
+}
+
 fn normalized(value: &str) -> String {
     value.trim_matches(is_py_space).to_lowercase()
 }
