@@ -4,6 +4,7 @@
 //! reference `review_gate.py` table.
 
 mod decider;
+mod offline;
 mod panel;
 mod route;
 mod trace;
@@ -84,15 +85,20 @@ enum Cmd {
         #[arg(long = "declared-reviewer-model", value_name = "MODEL")]
         declared_reviewer_model: Option<String>,
     },
-    /// Re-check a challenge against its log.
+    /// Re-check a challenge against its log (or, with --public-key, its signature alone).
     ValidateChallenge {
         #[arg(long)]
         challenge: String,
+        #[command(flatten)]
+        keys: offline::KeyArgs,
     },
-    /// Re-check evidence against its log as it is now.
+    /// Re-check evidence against its log as it is now (or, with --public-key, its
+    /// signature alone).
     Validate {
         #[arg(long)]
         evidence: String,
+        #[command(flatten)]
+        keys: offline::KeyArgs,
     },
     /// The review-gate transition for one completed round (reference review_gate.py).
     Gate(GateArgs),
@@ -399,8 +405,8 @@ fn run(cli: Cli) -> rules::Result<String> {
             verified.policy()?;
             Ok(pyjson::one_line(&evidence))
         }
-        Cmd::ValidateChallenge { challenge } => validated(mode, ArtifactKind::Challenge, &challenge),
-        Cmd::Validate { evidence } => validated(mode, ArtifactKind::Evidence, &evidence),
+        Cmd::ValidateChallenge { challenge, keys } => validated(mode, ArtifactKind::Challenge, &challenge, &keys),
+        Cmd::Validate { evidence, keys } => validated(mode, ArtifactKind::Evidence, &evidence, &keys),
         Cmd::Gate(args) => Ok(gate_line(mode, args)),
         Cmd::Panel(args) => panel_packet(mode, args),
         Cmd::Route(_) => unreachable!("`route` is run by main"),
@@ -438,9 +444,13 @@ fn panel_packet(mode: Mode, args: PanelCmd) -> rules::Result<String> {
 
 /// Print a revalidated artifact with whether the daemon's witness was checked, and the
 /// review's time where it was derived from the log (`reviewed_at_derived` says so; the
-/// artifact's own fields are printed as they are).
-fn validated(mode: Mode, kind: ArtifactKind, path: &str) -> rules::Result<String> {
+/// artifact's own fields are printed as they are). With public keys, its signature is
+/// checked offline instead, whatever the mode.
+fn validated(mode: Mode, kind: ArtifactKind, path: &str, keys: &offline::KeyArgs) -> rules::Result<String> {
     let artifact = load_artifact(path)?;
+    if let Some(keys) = keys.keys()? {
+        return offline::validate(kind, artifact, &keys).map_err(|e| e.about_artifact(&files::resolve(path)));
+    }
     let validation =
         with_decider(mode, |b| b.validate(kind, &artifact)).map_err(|e| e.about_artifact(&files::resolve(path)))?;
     let mut shown = artifact;

@@ -101,11 +101,27 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Print judged's public key, which checks its artifacts' signatures anywhere
+    /// (`judge-evidence validate --public-key KEY`).
+    Key {
+        #[command(subcommand)]
+        action: Option<KeyAction>,
+        /// Every key that has been current (current first), as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print judged's shell completions (`judged completions bash > ~/.local/share/bash-completion/completions/judged`).
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Subcommand)]
+enum KeyAction {
+    /// Sign with a new key from now on (a running daemon too); the old public keys stay
+    /// listed, so what they signed still checks.
+    Rotate,
 }
 
 #[derive(clap::Args)]
@@ -229,6 +245,8 @@ enum CliError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Daemon(#[from] judged::DaemonError),
+    #[error(transparent)]
+    Witness(#[from] judged::witness::WitnessError),
     #[error(transparent)]
     Client(#[from] ClientError),
     #[error(transparent)]
@@ -455,7 +473,25 @@ fn run(command: Cmd) -> Result<(), CliError> {
             carry_out(plan, dry_run)
         }
         Cmd::Stop => stop(),
+        Cmd::Key { action, json } => key(action, json),
     }
+}
+
+/// Print the witness's public keys, after a rotation when asked; the key is created here
+/// when judged has not run yet, so it can be handed out first.
+fn key(action: Option<KeyAction>, json: bool) -> Result<(), CliError> {
+    let data_dir = paths::data_dir();
+    judged::private_dir(&data_dir)?;
+    let witness = match action {
+        Some(KeyAction::Rotate) => judged::witness::Witness::rotate(&data_dir)?,
+        None => judged::witness::Witness::load_or_create(&data_dir)?,
+    };
+    if json {
+        print_json(&witness.listing());
+    } else {
+        println!("{}", witness.keys()[0]);
+    }
+    Ok(())
 }
 
 /// How long `judged stop` waits for the daemon to exit.

@@ -571,6 +571,97 @@ fn evidence_edited_by_hand_is_rejected_by_the_daemon() {
     }
 }
 
+/// `judged key` in `home`, with `args`; its stdout.
+fn judged_key(home: &Path, args: &[&str]) -> String {
+    let output = Command::new(bin("judged")).arg("key").args(args).env("JUDGED_HOME", home).output().unwrap();
+    assert!(output.status.success(), "judged key {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Signed artifacts anyone can check: with the key `judged key` prints, `validate
+/// --public-key` checks a daemon's challenge and evidence offline (no daemon, no journal,
+/// no log: another home, the log moved away), and names what fails: an edit, no witness,
+/// another key, the HMAC of judged before signatures, a key that is not one. After `judged
+/// key rotate` the running daemon signs with the new key, and what the old one signed
+/// still checks, in daemon mode and with the listed keys in `--public-key-file`.
+#[test]
+fn signed_artifacts_validate_offline_with_the_public_key_alone() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let key = judged_key(&live.home, &[]).trim().to_owned();
+    let listed: Value = serde_json::from_str(&judged_key(&live.home, &["--json"])).unwrap();
+    assert_eq!(listed["keys"][0]["public_key"], key.as_str(), "{listed}");
+    assert_eq!((listed["keys"][0]["current"].as_bool(), listed["keys"].as_array().unwrap().len()), (Some(true), 1));
+    let elsewhere = live.tmp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let offline = |args: &[&str]| {
+        let output = Command::new(bin("judge-evidence"))
+            .args(["--mode", "daemon"])
+            .args(args)
+            .env("JUDGED_HOME", &elsewhere)
+            .output()
+            .unwrap();
+        let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+        Run { code: output.status.code().unwrap(), stdout: text(output.stdout), stderr: text(output.stderr) }
+    };
+    let refusal = |args: &[&str], what: &str| {
+        let run = offline(args);
+        run.expect_code(2, what).error()["error"].as_str().unwrap().to_owned()
+    };
+    let evidence = scenario.verified(Mode::Daemon).evidence.clone();
+    let shown = offline(&["validate-challenge", "--challenge", p(&scenario.challenge), "--public-key", &key]);
+    let shown = shown.expect_code(0, "the daemon's challenge, offline").json();
+    assert_eq!((&shown["witness_checked"], &shown["signed_by"]), (&Value::Bool(true), &Value::from(key.as_str())));
+    let shown =
+        offline(&["validate", "--evidence", p(&evidence), "--public-key", &key]).expect_code(0, "evidence").json();
+    assert_eq!(shown["evidence_id"], scenario.evidence(Mode::Daemon)["evidence_id"]);
+
+    let with = |field: &str, value: &str| {
+        let mut edited = scenario.evidence(Mode::Daemon);
+        edited.insert(field.into(), value.into());
+        let path = live.out(&format!("offline-{field}-{}.json", value.len()));
+        write_json(&path, &edited);
+        path
+    };
+    let edited = with("reason", "by-hand");
+    let message = refusal(&["validate", "--evidence", p(&edited), "--public-key", &key], "edited");
+    assert!(message.contains("does not match its fields: the artifact was edited after judged signed it"), "{message}");
+    let direct = scenario.verified(Mode::Direct).evidence.clone();
+    let message = refusal(&["validate", "--evidence", p(&direct), "--public-key", &key], "direct mode's");
+    assert!(message.contains("carries no judged witness") && message.contains("verify it again with judged running"));
+    let hmac = with("witness", &"ab".repeat(32));
+    let message = refusal(&["validate", "--evidence", p(&hmac), "--public-key", &key], "an HMAC witness");
+    assert!(message.contains("shared-secret (HMAC) witness") && message.contains("verify the review again"));
+    let other = judged_key(&elsewhere, &[]).trim().to_owned();
+    let message = refusal(&["validate", "--evidence", p(&evidence), "--public-key", &other], "another key");
+    let id = &listed["keys"][0]["key_id"].as_str().unwrap();
+    assert!(message.contains(&format!("signed by judged key {id}, which is not among the keys given")), "{message}");
+    let message = refusal(&["validate", "--evidence", p(&evidence), "--public-key", "zz"], "not a key");
+    assert!(message.contains("--public-key: `zz` is not a judged public key"), "{message}");
+    let message = refusal(&["validate", "--evidence", p(&scenario.challenge), "--public-key", &key], "a challenge");
+    assert!(message.contains("not the evidence schema"), "{message}");
+
+    let rotated = judged_key(&live.home, &["rotate"]).trim().to_owned();
+    assert_ne!(rotated, key);
+    let listed: Value = serde_json::from_str(&judged_key(&live.home, &["--json"])).unwrap();
+    let keys: Vec<&str> =
+        listed["keys"].as_array().unwrap().iter().map(|k| k["public_key"].as_str().unwrap()).collect();
+    assert_eq!(keys, [rotated.as_str(), key.as_str()], "current first, the old one kept");
+    let keys_file = live.out("judged.keys");
+    fs::write(&keys_file, format!("{rotated}\n{key}\n")).unwrap();
+    let run = offline(&["validate", "--evidence", p(&evidence), "--public-key-file", p(&keys_file)]);
+    assert_eq!(run.expect_code(0, "the old key's evidence, with every key").json()["signed_by"], key.as_str());
+    live.validate(Mode::Daemon, &evidence).expect_code(0, "the old key's evidence, in daemon mode");
+    let again = live.out("challenge-rotated.json");
+    live.challenge(Mode::Daemon, &again, &["--replace"]).expect_code(0, "a challenge after the rotation");
+    let run = offline(&["validate-challenge", "--challenge", p(&again), "--public-key", &rotated]);
+    run.expect_code(0, "the running daemon signs with the new key");
+    // Nothing offline reads the log (last: the daemon takes a moved log for a rewrite).
+    fs::rename(&live.log, live.log.with_extension("away")).unwrap();
+    let run = offline(&["validate", "--evidence", p(&evidence), "--public-key-file", p(&keys_file)]);
+    run.expect_code(0, "without the log");
+}
+
 #[test]
 fn the_daemon_journals_markers_challenges_and_verdicts() {
     let live = Live::copilot("cross-family-ok");

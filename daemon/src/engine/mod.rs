@@ -330,22 +330,25 @@ impl Engine {
         self.witnessed_log(path, artifact.host())
     }
 
-    /// The artifact was issued by this daemon, unchanged: its witness verifies and the
+    /// The artifact was issued by this daemon, unchanged: its witness verifies (a
+    /// signature by one of its keys, or the HMAC of judged before signatures) and the
     /// journal recorded it.
-    fn check_witnessed(&self, artifact: &Map<String, Value>, kind: ArtifactKind) -> Result<(), EngineError> {
+    fn check_witnessed(&mut self, artifact: &Map<String, Value>, kind: ArtifactKind) -> Result<(), EngineError> {
         let what = kind.as_str();
-        let Some(witness) = artifact.get("witness").and_then(Value::as_str) else {
-            return Err(evidence_error(format!("{what} carries no judged witness: it was not issued by this daemon")));
-        };
-        if !self.witness.check(artifact) {
-            return Err(evidence_error(format!("{what} witness does not match its fields: the artifact was edited")));
-        }
+        self.witness.check(artifact).map_err(|refusal| evidence_error(format!("{what} {refusal}")))?;
+        let field = |key: &str| artifact.get(key).and_then(Value::as_str).unwrap_or_default();
+        let (witness, evidence_id) = (field("witness"), field("evidence_id"));
         let recorded = match kind {
             ArtifactKind::Challenge => {
                 self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, witness)?.is_some()
             }
+            // A review verified again after a key rotation (or after signatures replaced
+            // the HMAC) is signed anew but journaled once, under its first witness: its
+            // id finds it, and the signature says this daemon issued these fields.
             ArtifactKind::Evidence => {
                 self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceByWitness, witness)?.is_some()
+                    || (judged_core::signature::is_signature(witness)
+                        && self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, evidence_id)?.is_some())
             }
         };
         if !recorded {
