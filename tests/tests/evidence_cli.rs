@@ -1068,6 +1068,45 @@ fn a_forged_lifecycle_that_breaks_the_host_chain_is_refused_in_both_modes() {
     assert_eq!(sessions[0]["integrity_findings"], 1, "{sessions}");
 }
 
+/// A copy of the last record with a `uuid` in a Claude Code transcript, as `uuid`, naming
+/// `parent`: a line in the host's own shape that the host did not write.
+fn claude_line(log: &Path, uuid: &str, parent: &str) -> String {
+    let text = fs::read_to_string(log).unwrap();
+    let mut records = text.lines().rev().filter_map(|l| serde_json::from_str::<Map<String, Value>>(l).ok());
+    let mut record = records.find(|r| r.contains_key("uuid")).expect("a record with a uuid");
+    record.insert("uuid".into(), uuid.into());
+    record.insert("parentUuid".into(), parent.into());
+    serde_json::to_string(&record).unwrap() + "\n"
+}
+
+/// Claude Code chains its transcript's records by `parentUuid`: a record appended by
+/// anyone else names a parent that is not the last record, and both modes refuse the
+/// challenge from then on, naming the line; the daemon journals the break as it ingests.
+#[test]
+fn a_record_appended_to_a_claude_code_transcript_breaks_its_chain_in_both_modes() {
+    let live = Live::claude();
+    let daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    for mode in BOTH {
+        live.validate_challenge(mode, &challenge).expect_code(0, &format!("{mode:?}: the host's own chain"));
+    }
+    append(&live.log, claude_line(&live.log, "forged-1", "not-the-last-record").as_bytes());
+    let lines = fs::read_to_string(&live.log).unwrap().lines().count();
+    for mode in BOTH {
+        let run = live.validate_challenge(mode, &challenge);
+        let message = run.expect_code(2, &format!("{mode:?}")).error()["error"].as_str().unwrap().to_owned();
+        assert!(message.contains("parentUuid chain break: the event names parent `not-the-last-record`"), "{message}");
+        assert!(message.contains(&format!(".jsonl:{lines}")), "{mode:?} names the line: {message}");
+    }
+    // Journaled once the chain has gone on past what the host ever makes a record wait.
+    append(&live.log, claude_line(&live.log, "forged-2", "forged-1").as_bytes());
+    append(&live.log, claude_line(&live.log, "forged-3", "forged-2").as_bytes());
+    let sessions = daemon.call("sessions", Value::Null).unwrap();
+    let session = sessions.as_array().unwrap().iter().find(|s| s["host"] == "claude-code").expect("the transcript");
+    assert_eq!(session["integrity_findings"], 1, "{sessions}");
+}
+
 /// `verify` run inside the forging call itself sees a consistent chain; the host's next
 /// event breaks it after the bound prefix, and from then on `validate` refuses in both
 /// modes and the daemon's gate no longer allows.

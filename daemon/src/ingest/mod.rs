@@ -344,7 +344,7 @@ impl Ingestor {
             return Ok(false); // last_line_intact recorded the tamper
         }
         let reached = file.last_host_id.clone();
-        let host_chain = self.chains.entry(file.id).or_insert_with(|| HostChain::after(reached));
+        let host_chain = self.chains.entry(file.id).or_insert_with(|| HostChain::after(file.host, reached));
         if meta.len() > file.offset
             && let Appended::Paused(offset) = read_appended(store, &mut file, path, meta.len(), host_chain)?
             && self.paused.insert(path.to_path_buf())
