@@ -25,7 +25,7 @@ mod verify;
 
 use crate::config::{ConfigChange, LiveConfig, ProjectFiles};
 use crate::hook_gate::{self, GateAnswer, HookGate, PendingDecision};
-use crate::ingest::Ingestor;
+use crate::ingest::{Hint, Ingestor};
 use crate::integrity;
 use crate::logs::{LogCache, ResolvedCwds};
 use crate::panel::{JurySource, PanelRun};
@@ -259,7 +259,7 @@ impl Engine {
     /// discovery finds is caught up alone; a new directory (a session appearing) is looked
     /// through; a rescan or the periodic tick (no paths) reconciles everything; other
     /// files (checkpoints, workspace files) are not logs. Returns the roots to watch.
-    pub fn follow(&mut self, paths: &[PathBuf]) -> Vec<PathBuf> {
+    pub fn follow(&mut self, paths: &[Hint]) -> Vec<PathBuf> {
         // The watcher's tick is also when a broken edit of config.toml is noticed (and
         // logged) without waiting for a decision to need it.
         if paths.is_empty() {
@@ -268,12 +268,12 @@ impl Engine {
         let caught_up = if paths.is_empty() {
             self.ingest.catch_up_all(&mut self.store)
         } else {
-            paths.iter().try_for_each(|path| {
+            paths.iter().try_for_each(|Hint { path, written }| {
                 if path.is_dir() {
                     return self.ingest.catch_up_under(&mut self.store, path);
                 }
                 match self.ingest.roots().classify(path) {
-                    Some(host) => self.ingest.catch_up(&mut self.store, path, host),
+                    Some(host) => self.ingest.catch_up_heard(&mut self.store, path, host, *written),
                     None => Ok(()),
                 }
             })
