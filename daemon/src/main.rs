@@ -330,6 +330,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
                 ("lines", status.lines.to_string()),
                 ("bytes", status.bytes.to_string()),
                 ("tampered", status.tampered.to_string()),
+                ("bypassed_tasks", status.completions_bypassed.to_string()),
                 ("journal_events", status.journal_events.to_string()),
             ];
             for (key, value) in rows {

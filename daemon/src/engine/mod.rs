@@ -16,6 +16,7 @@
 
 pub mod actor;
 mod challenge;
+mod completions;
 mod panel;
 mod queries;
 mod report;
@@ -160,6 +161,8 @@ impl Engine {
     pub fn handle(&mut self, request: Request) -> Handled {
         // Room for the logs this request reads; none it reads is dropped while it runs.
         self.logs.trim();
+        // What earlier catch-ups found, before `status` or `report` counts it.
+        self.account_for_completions();
         if matches!(request, Request::Hook(_) | Request::Panel(_) | Request::Status) {
             self.follow_config(false);
         }
@@ -281,6 +284,7 @@ impl Engine {
         if let Err(error) = caught_up {
             tracing::warn!(%error, "ingest failed");
         }
+        self.account_for_completions();
         self.ingest.roots().all().cloned().collect()
     }
 

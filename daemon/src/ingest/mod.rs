@@ -9,8 +9,10 @@
 
 mod listings;
 mod replay;
+mod tasks;
 
 pub use replay::replay;
+pub use tasks::TaskCompletion;
 
 use crate::store::{
     FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, Store, StoreError,
@@ -112,6 +114,8 @@ pub struct Ingestor {
     /// ahead of their parent (positions: line number and offset). After a restart it
     /// resumes from the event the store says it reached.
     chains: HashMap<i64, HostChain<(u64, u64)>>,
+    /// Claude Code task completions, for the engine to match to gate decisions.
+    tasks: tasks::Tasks,
 }
 
 /// The session a log file belongs to, from its place under the root.
@@ -147,6 +151,7 @@ impl Ingestor {
             verified: HashMap::new(),
             listings: Listings::default(),
             chains: HashMap::new(),
+            tasks: tasks::Tasks::default(),
         }
     }
 
@@ -166,6 +171,11 @@ impl Ingestor {
             .collect();
         waiting.sort_unstable();
         waiting
+    }
+
+    /// The task completions ingested since the last call.
+    pub fn take_completions(&mut self) -> Vec<TaskCompletion> {
+        self.tasks.take()
     }
 
     /// The watched roots.
@@ -390,7 +400,8 @@ impl Ingestor {
         let reached = file.last_host_id.clone();
         let host_chain = self.chains.entry(file.id).or_insert_with(|| HostChain::after(file.host, reached));
         if meta.len() > file.offset
-            && let Appended::Paused(offset) = read_appended(store, &mut file, path, meta.len(), host_chain)?
+            && let Appended::Paused(offset) =
+                read_appended(store, &mut file, path, meta.len(), host_chain, &mut self.tasks)?
             && self.paused.insert(path.to_path_buf())
             && !paused_on_record(store, &file, offset)?
         {
@@ -563,6 +574,7 @@ fn read_appended(
     path: &Path,
     len: u64,
     host_chain: &mut HostChain<(u64, u64)>,
+    tasks: &mut tasks::Tasks,
 ) -> Result<Appended, StoreError> {
     let Some(mut handle) = open_log(path) else { return Ok(Appended::Read) };
     if let Err(error) = handle.seek(SeekFrom::Start(file.offset)) {
@@ -595,7 +607,7 @@ fn read_appended(
         }
         let complete = judged_core::log::complete_len(&pending);
         if complete > 0 {
-            ingest_complete(store, file, &pending[..complete], host_chain)?;
+            ingest_complete(store, file, &pending[..complete], host_chain, tasks)?;
             pending.drain(..complete);
         }
     }
@@ -608,6 +620,7 @@ fn ingest_complete(
     file: &mut FileState,
     bytes: &[u8],
     host_chain: &mut HostChain<(u64, u64)>,
+    tasks: &mut tasks::Tasks,
 ) -> Result<(), StoreError> {
     let raws: Vec<&[u8]> = judged_core::log::complete_lines(bytes).collect();
     for batch in raws.chunks(BATCH_LINES) {
@@ -642,6 +655,7 @@ fn ingest_complete(
                         file.findings += 1;
                     }
                     update.observe(file.host, &record);
+                    tasks.observe(file.host, file.id, &file.path, seq, trimmed);
                     Some(record.kind)
                 }
                 Some(Err(error)) => {
