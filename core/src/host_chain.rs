@@ -16,7 +16,8 @@
 //! form their own conversations, so a chain of root records passes over them. A rewind
 //! (a message edited in place, continuing from an earlier record) or one session resumed
 //! in two terminals at once is not a list either: each shows as a break, as a forged line
-//! would, and a review round across it is run again.
+//! would, and a review round across it is run again. A transcript's first record may name
+//! a parent from another session (one resumed or forked): nothing precedes it.
 
 use crate::event::{Envelope, Host};
 
@@ -120,7 +121,11 @@ impl<P: Clone> HostChain<P> {
         if !self.on_chain(envelope) {
             return Ok(());
         }
-        if envelope.parent_id == self.reached {
+        // A Claude Code transcript may open by continuing another session's conversation
+        // (a resumed or forked session names the record it continues from); nothing
+        // before its first record can have been slipped in.
+        let opening = self.host == Host::ClaudeCode && self.reached.is_none() && self.ahead.is_empty();
+        if envelope.parent_id == self.reached || opening {
             // The common case, once a line: no allocation (`clone_from` reuses the buffer).
             if envelope.id.is_some() {
                 self.reached.clone_from(&envelope.id);
@@ -355,6 +360,9 @@ mod tests {
         log.extend(claude_record("side-2", Some("side-1"), true).as_bytes());
         log.extend(claude_record("main-next", Some("after-compaction"), false).as_bytes());
         assert_eq!(claude_breaks(&log), []);
+        // A transcript that opens by naming a record of another session.
+        let resumed = [claude_record("r-1", Some("elsewhere"), false), claude_record("r-2", Some("r-1"), false)];
+        assert_eq!(claude_breaks(resumed.concat().as_bytes()), []);
         // A compaction whose logical parent is not the last record is no continuation.
         let mut wrong = real.to_vec();
         wrong.extend(compaction.replace(&last, "elsewhere").as_bytes());
