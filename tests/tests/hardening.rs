@@ -441,14 +441,18 @@ fn session_when(daemon: &Daemon, name: &str, done: impl Fn(&Value) -> bool) -> V
 /// watches: host logs only grow, so every write it is told of on a log that did not grow
 /// was made in place, however soon the bytes were back and whatever the file's times say.
 /// Restored after 10 ms (inside the daemon's settle time) and after 3 s alike, the write
-/// is recorded, and restoring the modification time hides nothing.
+/// is recorded; restoring the modification time hides nothing, nor does the host's next
+/// append right after the restore.
 #[test]
 fn a_rewrite_restored_while_the_daemon_watches_is_recorded_however_soon() {
     let home = Home::new("");
     let daemon = home.start();
-    for (name, restore_after, set_mtime_back) in
-        [("quick", 10, false), ("quick-mtime", 10, true), ("slow", 3000, false)]
-    {
+    for (name, restore_after, set_mtime_back, then_append) in [
+        ("quick", 10, false, false),
+        ("quick-mtime", 10, true, false),
+        ("quick-then-append", 10, false, true),
+        ("slow", 3000, false, false),
+    ] {
         let session = home.copilot.join(name);
         fs::create_dir(&session).unwrap();
         let log = session.join("events.jsonl");
@@ -470,6 +474,10 @@ fn a_rewrite_restored_while_the_daemon_watches_is_recorded_however_soon() {
         write_at(b"y");
         std::thread::sleep(Duration::from_millis(restore_after));
         write_at(b"x");
+        if then_append {
+            std::thread::sleep(Duration::from_millis(2));
+            fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(copilot_line(20).as_bytes()).unwrap();
+        }
         let seen = session_when(&daemon, name, |s| s["integrity_findings"].as_u64() > Some(0) || s["tampered"] == true);
         assert!(
             seen["integrity_findings"].as_u64() > Some(0) || seen["tampered"] == true,
