@@ -86,7 +86,7 @@ impl CatchUpProgress {
 
 /// A watcher's hint: a path that changed, and, for a write to a file (not a rename, a
 /// new entry or a change of its times), when the watcher heard of it.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug)]
 pub struct Hint {
     pub path: PathBuf,
     pub written: Option<Instant>,
