@@ -4,6 +4,7 @@
 //! reference `review_gate.py` table.
 
 mod decider;
+mod offline;
 mod panel;
 mod route;
 mod trace;
@@ -51,15 +52,20 @@ enum Cmd {
     Challenge(ChallengeCmd),
     /// Verify the nonce-bound reviewer lifecycle and write the evidence and response.
     Verify(VerifyCmd),
-    /// Re-check a challenge against its log.
+    /// Re-check a challenge against its log (or, with --public-key, its signature alone).
     ValidateChallenge {
         #[arg(long)]
         challenge: String,
+        #[command(flatten)]
+        keys: offline::KeyArgs,
     },
-    /// Re-check evidence against its log as it is now.
+    /// Re-check evidence against its log as it is now (or, with --public-key, its
+    /// signature alone).
     Validate {
         #[arg(long)]
         evidence: String,
+        #[command(flatten)]
+        keys: offline::KeyArgs,
     },
     /// The review-gate transition for one completed round (reference review_gate.py).
     Gate(GateArgs),
@@ -282,8 +288,10 @@ fn run(cli: Cli) -> ExitCode {
         Cmd::Marker { binding } => printed(rules::marker(&binding).map(|marker| pyjson::one_line(&marker))),
         Cmd::Challenge(args) => printed(challenge(mode, started, args)),
         Cmd::Verify(args) => printed(verify(mode, started, args)),
-        Cmd::ValidateChallenge { challenge } => printed(validated(mode, ArtifactKind::Challenge, &challenge)),
-        Cmd::Validate { evidence } => printed(validated(mode, ArtifactKind::Evidence, &evidence)),
+        Cmd::ValidateChallenge { challenge, keys } => {
+            printed(validated(mode, ArtifactKind::Challenge, &challenge, &keys))
+        }
+        Cmd::Validate { evidence, keys } => printed(validated(mode, ArtifactKind::Evidence, &evidence, &keys)),
         Cmd::Gate(args) => printed(Ok(gate_line(mode, args))),
         Cmd::Panel(args) => printed(panel_packet(mode, args)),
         // `route` prints its decision whether routed or not, with its own exit codes.
@@ -451,9 +459,13 @@ fn panel_packet(mode: Mode, args: PanelCmd) -> rules::Result<String> {
 
 /// Print a revalidated artifact with whether the daemon's witness was checked, and the
 /// review's time where it was derived from the log (`reviewed_at_derived` says so; the
-/// artifact's own fields are printed as they are).
-fn validated(mode: Mode, kind: ArtifactKind, path: &str) -> rules::Result<String> {
+/// artifact's own fields are printed as they are). With public keys, its signature is
+/// checked offline instead, whatever the mode.
+fn validated(mode: Mode, kind: ArtifactKind, path: &str, keys: &offline::KeyArgs) -> rules::Result<String> {
     let artifact = load_artifact(path)?;
+    if let Some(keys) = keys.keys()? {
+        return offline::validate(kind, artifact, &keys).map_err(|e| e.about_artifact(&files::resolve(path)));
+    }
     let validation =
         with_decider(mode, |b| b.validate(kind, &artifact)).map_err(|e| e.about_artifact(&files::resolve(path)))?;
     let mut shown = artifact;

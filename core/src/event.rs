@@ -52,7 +52,8 @@ pub struct Envelope {
     pub kind: String,
     /// Copilot `id`, Claude Code `uuid`.
     pub id: Option<String>,
-    /// Copilot `parentId`, Claude Code `parentUuid`.
+    /// Copilot `parentId`, Claude Code `parentUuid` (or, on a compaction record, which has
+    /// none, `logicalParentUuid`).
     pub parent_id: Option<String>,
     /// The sub-agent that emitted the record (Copilot `agentId`, Claude Code `agentId`).
     pub agent_id: Option<String>,

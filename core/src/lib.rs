@@ -12,6 +12,8 @@
 //! * [`round_gate`] is the review-gate transition table for one completed round, and
 //!   [`review_text`] reads the score and verdict out of a reviewer's answer;
 //! * [`host_chain`] is Copilot CLI's own `parentId` chain, checked by ingest and the rules;
+//! * [`signature`] is judged's Ed25519 signature on the artifacts it issues, which anyone
+//!   holding its public key checks;
 //! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
 //!   writes, session discovery). With [`worktree`] (the reviewed git tree), the only
 //!   modules here that touch the disk.
@@ -30,6 +32,7 @@ pub mod review_text;
 pub mod round_gate;
 pub mod route;
 pub mod rules;
+pub mod signature;
 pub mod timestamp;
 pub mod trace;
 pub mod worktree;

@@ -562,7 +562,7 @@ fn data_dir_checks(checks: &mut Vec<Check>) {
         }
     }
     let files = [
-        ("witness_key", data_dir.join("witness.key")),
+        ("witness_key", data_dir.join("signing.key")),
         ("database", data_dir.join("judged.db")),
         ("socket", paths::socket_path()),
     ];

@@ -52,6 +52,8 @@ pub enum DaemonError {
     Store(#[from] store::StoreError),
     #[error("cannot listen on the socket: {0}")]
     Bind(#[from] server::BindError),
+    #[error(transparent)]
+    Witness(#[from] witness::WitnessError),
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> DaemonError + use<> {
@@ -99,8 +101,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
 
     let started = Instant::now();
     let store = store::Store::open(&config.data_dir.join("judged.db"))?;
-    let key_path = config.data_dir.join("witness.key");
-    let witness = witness::Witness::load_or_create(&key_path).map_err(io_error("load the witness key", &key_path))?;
+    let witness = witness::Witness::load_or_create(&config.data_dir)?;
     let socket = config.socket_path();
     let ingest = ingest::Ingestor::new(config.roots.clone());
     let live = config::LiveConfig::new(config.path.clone(), config.user.clone());

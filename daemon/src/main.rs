@@ -103,11 +103,27 @@ enum Cmd {
     Plugin(init::PluginCmd),
     /// Serve MCP on stdin/stdout (the `review` and `gate_status` tools), for a host's MCP config.
     Mcp,
+    /// Print judged's public key, which checks its artifacts' signatures anywhere
+    /// (`judge-evidence validate --public-key KEY`).
+    Key {
+        #[command(subcommand)]
+        action: Option<KeyAction>,
+        /// Every key that has been current (current first), as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Print judged's shell completions (`judged completions bash > ~/.local/share/bash-completion/completions/judged`).
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Subcommand)]
+enum KeyAction {
+    /// Sign with a new key from now on (a running daemon too); the old public keys stay
+    /// listed, so what they signed still checks.
+    Rotate,
 }
 
 #[derive(clap::Args)]
@@ -161,6 +177,8 @@ enum CliError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Daemon(#[from] judged::DaemonError),
+    #[error(transparent)]
+    Witness(#[from] judged::witness::WitnessError),
     #[error(transparent)]
     Client(#[from] ClientError),
     #[error(transparent)]
@@ -232,6 +250,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
         Cmd::Completions { shell } => commands::completions::run(shell),
         Cmd::UninstallHooks { target, dry_run } => commands::uninstall_hooks::run(&target, dry_run),
         Cmd::Stop => commands::stop::run(),
+        Cmd::Key { action, json } => commands::key::run(action, json),
         Cmd::Mcp => Ok(judged_mcp::serve()?),
     }
 }

@@ -225,6 +225,21 @@ pub fn text(data: &ReportData) -> String {
             );
         }
     }
+    if !data.bypassed.is_empty() {
+        out.push_str("\ntasks completed without the gate allowing it\n");
+        for b in &data.bypassed {
+            let _ = writeln!(
+                out,
+                "  {:<27} session {} task {} in {} ({}:{})",
+                or_unknown(b.completed_at.as_deref()),
+                or_unknown(b.session_id.as_deref()),
+                b.task_id,
+                b.cwd,
+                b.path,
+                b.line
+            );
+        }
+    }
     out
 }
 
@@ -328,6 +343,25 @@ pub fn html(data: &ReportData) -> String {
                 escape(or_unknown(p.executor_model.as_deref())),
                 escape(or_unknown(p.executor_family.as_deref())),
                 escape(&p.family_relation)
+            );
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    if !data.bypassed.is_empty() {
+        out.push_str(
+            "<h2>Tasks completed without the gate allowing it</h2>\n<table>\n<thead><tr><th>Completed (UTC)</th>",
+        );
+        out.push_str("<th>Session</th><th>Task</th><th>Project</th><th>Transcript</th></tr></thead>\n<tbody>\n");
+        for b in &data.bypassed {
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"time\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}:{}</td></tr>",
+                escape(or_unknown(b.completed_at.as_deref())),
+                escape(or_unknown(b.session_id.as_deref())),
+                escape(&b.task_id),
+                escape(&b.cwd),
+                escape(&b.path),
+                b.line
             );
         }
         out.push_str("</tbody>\n</table>\n");

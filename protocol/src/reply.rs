@@ -128,6 +128,9 @@ pub struct StatusReport {
     pub bytes: u64,
     /// Logs found rewritten.
     pub tampered: u64,
+    /// Task completions no gate decision allowed (`judged report` lists them).
+    #[serde(default)]
+    pub completions_bypassed: u64,
     /// Events in the daemon's journal.
     pub journal_events: u64,
     /// Full reconciliations of the roots so far (a busy idle daemon is a bug).
@@ -530,6 +533,28 @@ pub struct ReportData {
     /// Review calls traced (`judge-evidence trace`), oldest first.
     #[serde(default)]
     pub traces: Vec<ReportTrace>,
+    /// Task completions no gate decision allowed, oldest first.
+    #[serde(default)]
+    pub bypassed: Vec<CompletionBypassed>,
+}
+
+/// A task marked completed in a Claude Code transcript of a project whose gate is armed
+/// for `TaskCompleted`, that no gate decision allowed: the hook did not run, or its answer
+/// was not heeded. Journaled once per completion.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompletionBypassed {
+    /// The host's session id.
+    pub session_id: Option<String>,
+    /// The task (`TaskUpdate`'s `taskId`).
+    pub task_id: String,
+    /// The host's time of the completion (its tool result's timestamp).
+    pub completed_at: Option<String>,
+    /// The session's working directory.
+    pub cwd: String,
+    /// The transcript.
+    pub path: String,
+    /// The line of the completion's result in it.
+    pub line: u64,
 }
 
 /// One gate decision and what it rested on.

@@ -853,7 +853,7 @@ fn home_is_private_and_the_socket_is_owner_only() {
     let mode = |path: &Path| fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&setup.home), 0o700, "JUDGED_HOME is made private");
     assert_eq!(mode(&daemon.socket()), 0o600, "the socket is owner-only");
-    assert_eq!(mode(&setup.home.join("witness.key")), 0o600, "the witness key is owner-only");
+    assert_eq!(mode(&setup.home.join("signing.key")), 0o600, "the witness key is owner-only");
 
     // A home the daemon creates itself is private too.
     let fresh = setup.tmp.path().join("created/by/judged");

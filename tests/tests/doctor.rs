@@ -198,7 +198,7 @@ fn a_broken_setup_fails_naming_each_fix() {
     fs::write(&settings, hooks.to_string()).unwrap();
     // A data dir and a key opened up.
     fs::set_permissions(&m.home, fs::Permissions::from_mode(0o755)).unwrap();
-    fs::set_permissions(m.home.join("witness.key"), fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(m.home.join("signing.key"), fs::Permissions::from_mode(0o644)).unwrap();
 
     let (code, checks, text) = m.doctor();
     assert_ne!(code, Some(0), "{text}");
@@ -216,7 +216,7 @@ fn a_broken_setup_fails_naming_each_fix() {
     assert_eq!(status_of(&checks, "data_dir"), "fail");
     assert_eq!(fix_of(&checks, "data_dir"), format!("chmod 700 {}", m.home.display()));
     assert_eq!(status_of(&checks, "witness_key"), "fail");
-    assert_eq!(fix_of(&checks, "witness_key"), format!("chmod 600 {}", m.home.join("witness.key").display()));
+    assert_eq!(fix_of(&checks, "witness_key"), format!("chmod 600 {}", m.home.join("signing.key").display()));
     // The text names each fix too.
     for fix in ["judged install-hooks --claude", "chmod 700", "chmod 600", "juror `small-openai`"] {
         assert!(text.contains(fix), "{fix} in:\n{text}");

@@ -571,6 +571,97 @@ fn evidence_edited_by_hand_is_rejected_by_the_daemon() {
     }
 }
 
+/// `judged key` in `home`, with `args`; its stdout.
+fn judged_key(home: &Path, args: &[&str]) -> String {
+    let output = Command::new(bin("judged")).arg("key").args(args).env("JUDGED_HOME", home).output().unwrap();
+    assert!(output.status.success(), "judged key {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Signed artifacts anyone can check: with the key `judged key` prints, `validate
+/// --public-key` checks a daemon's challenge and evidence offline (no daemon, no journal,
+/// no log: another home, the log moved away), and names what fails: an edit, no witness,
+/// another key, the HMAC of judged before signatures, a key that is not one. After `judged
+/// key rotate` the running daemon signs with the new key, and what the old one signed
+/// still checks, in daemon mode and with the listed keys in `--public-key-file`.
+#[test]
+fn signed_artifacts_validate_offline_with_the_public_key_alone() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let key = judged_key(&live.home, &[]).trim().to_owned();
+    let listed: Value = serde_json::from_str(&judged_key(&live.home, &["--json"])).unwrap();
+    assert_eq!(listed["keys"][0]["public_key"], key.as_str(), "{listed}");
+    assert_eq!((listed["keys"][0]["current"].as_bool(), listed["keys"].as_array().unwrap().len()), (Some(true), 1));
+    let elsewhere = live.tmp.path().join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let offline = |args: &[&str]| {
+        let output = Command::new(bin("judge-evidence"))
+            .args(["--mode", "daemon"])
+            .args(args)
+            .env("JUDGED_HOME", &elsewhere)
+            .output()
+            .unwrap();
+        let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+        Run { code: output.status.code().unwrap(), stdout: text(output.stdout), stderr: text(output.stderr) }
+    };
+    let refusal = |args: &[&str], what: &str| {
+        let run = offline(args);
+        run.expect_code(2, what).error()["error"].as_str().unwrap().to_owned()
+    };
+    let evidence = scenario.verified(Mode::Daemon).evidence.clone();
+    let shown = offline(&["validate-challenge", "--challenge", p(&scenario.challenge), "--public-key", &key]);
+    let shown = shown.expect_code(0, "the daemon's challenge, offline").json();
+    assert_eq!((&shown["witness_checked"], &shown["signed_by"]), (&Value::Bool(true), &Value::from(key.as_str())));
+    let shown =
+        offline(&["validate", "--evidence", p(&evidence), "--public-key", &key]).expect_code(0, "evidence").json();
+    assert_eq!(shown["evidence_id"], scenario.evidence(Mode::Daemon)["evidence_id"]);
+
+    let with = |field: &str, value: &str| {
+        let mut edited = scenario.evidence(Mode::Daemon);
+        edited.insert(field.into(), value.into());
+        let path = live.out(&format!("offline-{field}-{}.json", value.len()));
+        write_json(&path, &edited);
+        path
+    };
+    let edited = with("reason", "by-hand");
+    let message = refusal(&["validate", "--evidence", p(&edited), "--public-key", &key], "edited");
+    assert!(message.contains("does not match its fields: the artifact was edited after judged signed it"), "{message}");
+    let direct = scenario.verified(Mode::Direct).evidence.clone();
+    let message = refusal(&["validate", "--evidence", p(&direct), "--public-key", &key], "direct mode's");
+    assert!(message.contains("carries no judged witness") && message.contains("verify it again with judged running"));
+    let hmac = with("witness", &"ab".repeat(32));
+    let message = refusal(&["validate", "--evidence", p(&hmac), "--public-key", &key], "an HMAC witness");
+    assert!(message.contains("shared-secret (HMAC) witness") && message.contains("verify the review again"));
+    let other = judged_key(&elsewhere, &[]).trim().to_owned();
+    let message = refusal(&["validate", "--evidence", p(&evidence), "--public-key", &other], "another key");
+    let id = &listed["keys"][0]["key_id"].as_str().unwrap();
+    assert!(message.contains(&format!("signed by judged key {id}, which is not among the keys given")), "{message}");
+    let message = refusal(&["validate", "--evidence", p(&evidence), "--public-key", "zz"], "not a key");
+    assert!(message.contains("--public-key: `zz` is not a judged public key"), "{message}");
+    let message = refusal(&["validate", "--evidence", p(&scenario.challenge), "--public-key", &key], "a challenge");
+    assert!(message.contains("not the evidence schema"), "{message}");
+
+    let rotated = judged_key(&live.home, &["rotate"]).trim().to_owned();
+    assert_ne!(rotated, key);
+    let listed: Value = serde_json::from_str(&judged_key(&live.home, &["--json"])).unwrap();
+    let keys: Vec<&str> =
+        listed["keys"].as_array().unwrap().iter().map(|k| k["public_key"].as_str().unwrap()).collect();
+    assert_eq!(keys, [rotated.as_str(), key.as_str()], "current first, the old one kept");
+    let keys_file = live.out("judged.keys");
+    fs::write(&keys_file, format!("{rotated}\n{key}\n")).unwrap();
+    let run = offline(&["validate", "--evidence", p(&evidence), "--public-key-file", p(&keys_file)]);
+    assert_eq!(run.expect_code(0, "the old key's evidence, with every key").json()["signed_by"], key.as_str());
+    live.validate(Mode::Daemon, &evidence).expect_code(0, "the old key's evidence, in daemon mode");
+    let again = live.out("challenge-rotated.json");
+    live.challenge(Mode::Daemon, &again, &["--replace"]).expect_code(0, "a challenge after the rotation");
+    let run = offline(&["validate-challenge", "--challenge", p(&again), "--public-key", &rotated]);
+    run.expect_code(0, "the running daemon signs with the new key");
+    // Nothing offline reads the log (last: the daemon takes a moved log for a rewrite).
+    fs::rename(&live.log, live.log.with_extension("away")).unwrap();
+    let run = offline(&["validate", "--evidence", p(&evidence), "--public-key-file", p(&keys_file)]);
+    run.expect_code(0, "without the log");
+}
+
 #[test]
 fn the_daemon_journals_markers_challenges_and_verdicts() {
     let live = Live::copilot("cross-family-ok");
@@ -975,6 +1066,45 @@ fn a_forged_lifecycle_that_breaks_the_host_chain_is_refused_in_both_modes() {
     append(&live.log, host_line(&live.log, "host-later", Some("host-after")).as_bytes());
     let sessions = daemon.call("sessions", Value::Null).unwrap();
     assert_eq!(sessions[0]["integrity_findings"], 1, "{sessions}");
+}
+
+/// A copy of the last record with a `uuid` in a Claude Code transcript, as `uuid`, naming
+/// `parent`: a line in the host's own shape that the host did not write.
+fn claude_line(log: &Path, uuid: &str, parent: &str) -> String {
+    let text = fs::read_to_string(log).unwrap();
+    let mut records = text.lines().rev().filter_map(|l| serde_json::from_str::<Map<String, Value>>(l).ok());
+    let mut record = records.find(|r| r.contains_key("uuid")).expect("a record with a uuid");
+    record.insert("uuid".into(), uuid.into());
+    record.insert("parentUuid".into(), parent.into());
+    serde_json::to_string(&record).unwrap() + "\n"
+}
+
+/// Claude Code chains its transcript's records by `parentUuid`: a record appended by
+/// anyone else names a parent that is not the last record, and both modes refuse the
+/// challenge from then on, naming the line; the daemon journals the break as it ingests.
+#[test]
+fn a_record_appended_to_a_claude_code_transcript_breaks_its_chain_in_both_modes() {
+    let live = Live::claude();
+    let daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge(Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    for mode in BOTH {
+        live.validate_challenge(mode, &challenge).expect_code(0, &format!("{mode:?}: the host's own chain"));
+    }
+    append(&live.log, claude_line(&live.log, "forged-1", "not-the-last-record").as_bytes());
+    let lines = fs::read_to_string(&live.log).unwrap().lines().count();
+    for mode in BOTH {
+        let run = live.validate_challenge(mode, &challenge);
+        let message = run.expect_code(2, &format!("{mode:?}")).error()["error"].as_str().unwrap().to_owned();
+        assert!(message.contains("parentUuid chain break: the event names parent `not-the-last-record`"), "{message}");
+        assert!(message.contains(&format!(".jsonl:{lines}")), "{mode:?} names the line: {message}");
+    }
+    // Journaled once the chain has gone on past what the host ever makes a record wait.
+    append(&live.log, claude_line(&live.log, "forged-2", "forged-1").as_bytes());
+    append(&live.log, claude_line(&live.log, "forged-3", "forged-2").as_bytes());
+    let sessions = daemon.call("sessions", Value::Null).unwrap();
+    let session = sessions.as_array().unwrap().iter().find(|s| s["host"] == "claude-code").expect("the transcript");
+    assert_eq!(session["integrity_findings"], 1, "{sessions}");
 }
 
 /// `verify` run inside the forging call itself sees a consistent chain; the host's next

@@ -391,21 +391,13 @@ fn a_log_being_appended_to_while_queried_has_no_in_place_write() {
     let session = home.copilot.join("busy");
     fs::create_dir(&session).unwrap();
     let log = session.join("events.jsonl");
-    let line = |n: usize| {
-        let parent = if n == 0 { "null".to_owned() } else { format!("\"e{}\"", n - 1) };
-        let kind = if n == 0 { "session.start" } else { "assistant.message" };
-        format!(
-            "{{\"type\":\"{kind}\",\"id\":\"e{n}\",\"parentId\":{parent},\"timestamp\":\"2026-12-01T00:00:00.000Z\",\"data\":{{\"sessionId\":\"s\",\"content\":\"{}\"}}}}\n",
-            "x".repeat(200)
-        )
-    };
     let stop = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         scope.spawn(|| {
             let mut file = fs::OpenOptions::new().create(true).append(true).open(&log).unwrap();
             let mut n = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                file.write_all(line(n).as_bytes()).unwrap();
+                file.write_all(copilot_line(n).as_bytes()).unwrap();
                 n += 1;
                 // A busy host, not a flood the daemon must fall behind on.
                 std::thread::sleep(Duration::from_micros(200));
@@ -420,6 +412,78 @@ fn a_log_being_appended_to_while_queried_has_no_in_place_write() {
     let sessions = daemon.call("sessions", Value::Null).unwrap();
     let busy = sessions.as_array().unwrap().iter().find(|s| s["session"] == "busy").expect("the session").clone();
     assert_eq!((busy["integrity_findings"].as_u64(), busy["tampered"].as_bool()), (Some(0), Some(false)), "{busy}");
+}
+
+/// A chained Copilot log line `n`, 200 bytes of content.
+fn copilot_line(n: usize) -> String {
+    let parent = if n == 0 { "null".to_owned() } else { format!("\"e{}\"", n - 1) };
+    let kind = if n == 0 { "session.start" } else { "assistant.message" };
+    format!(
+        "{{\"type\":\"{kind}\",\"id\":\"e{n}\",\"parentId\":{parent},\"timestamp\":\"2026-12-01T00:00:00.000Z\",\"data\":{{\"sessionId\":\"s\",\"content\":\"{}\"}}}}\n",
+        "x".repeat(200)
+    )
+}
+
+/// `sessions`' entry for `name`, once `done` holds for it (or 10 s pass).
+fn session_when(daemon: &Daemon, name: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let started = Instant::now();
+    loop {
+        let sessions = daemon.call("sessions", Value::Null).unwrap();
+        let found = sessions.as_array().unwrap().iter().find(|s| s["session"] == name).cloned();
+        match found {
+            Some(session) if done(&session) || started.elapsed() > Duration::from_secs(10) => return session,
+            _ => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+/// A byte in the middle of an ingested log rewritten and put back while the daemon
+/// watches: host logs only grow, so every write it is told of on a log that did not grow
+/// was made in place, however soon the bytes were back and whatever the file's times say.
+/// Restored after 10 ms (inside the daemon's settle time) and after 3 s alike, the write
+/// is recorded; restoring the modification time hides nothing, nor does the host's next
+/// append right after the restore.
+#[test]
+fn a_rewrite_restored_while_the_daemon_watches_is_recorded_however_soon() {
+    let home = Home::new("");
+    let daemon = home.start();
+    for (name, restore_after, set_mtime_back, then_append) in [
+        ("quick", 10, false, false),
+        ("quick-mtime", 10, true, false),
+        ("quick-then-append", 10, false, true),
+        ("slow", 3000, false, false),
+    ] {
+        let session = home.copilot.join(name);
+        fs::create_dir(&session).unwrap();
+        let log = session.join("events.jsonl");
+        fs::write(&log, (0..20).map(copilot_line).collect::<String>()).unwrap();
+        let ingested = session_when(&daemon, name, |s| s["events"] == 20);
+        assert_eq!(ingested["events"], 20, "{ingested}");
+        std::thread::sleep(Duration::from_millis(50)); // past the clock tick of that read
+        let mtime = fs::metadata(&log).unwrap().modified().unwrap();
+        let middle = fs::metadata(&log).unwrap().len() / 2;
+        let write_at = |byte: &[u8]| {
+            use std::io::{Seek, SeekFrom};
+            let mut file = fs::OpenOptions::new().write(true).open(&log).unwrap();
+            file.seek(SeekFrom::Start(middle)).unwrap();
+            file.write_all(byte).unwrap();
+            if set_mtime_back {
+                file.set_modified(mtime).unwrap();
+            }
+        };
+        write_at(b"y");
+        std::thread::sleep(Duration::from_millis(restore_after));
+        write_at(b"x");
+        if then_append {
+            std::thread::sleep(Duration::from_millis(2));
+            fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(copilot_line(20).as_bytes()).unwrap();
+        }
+        let seen = session_when(&daemon, name, |s| s["integrity_findings"].as_u64() > Some(0) || s["tampered"] == true);
+        assert!(
+            seen["integrity_findings"].as_u64() > Some(0) || seen["tampered"] == true,
+            "{name}: a rewrite restored after {restore_after} ms is not on the record: {seen}"
+        );
+    }
 }
 
 /// The socket answers `progress` while the catch-up on start runs (everything else waits

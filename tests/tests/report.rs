@@ -235,3 +235,97 @@ fn the_html_report_is_self_contained_escaped_and_renders() {
     assert!(dom.contains("small-openai") && dom.contains("<circle"), "{dom}");
     assert!(!dom.contains("<script>alert"), "{dom}");
 }
+
+/// A Claude Code root record of `session` in `cwd`, chained after `parent`.
+fn claude_record(session: &str, cwd: &Path, uuid: &str, parent: &str, kind: &str, message: Value) -> String {
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    let record = json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": false, "sessionId": session,
+        "cwd": cwd, "timestamp": now, "message": message});
+    record.to_string() + "\n"
+}
+
+/// A task marked completed through `TaskUpdate`: the call, and the host's result (an
+/// error when the completion was refused); the result's uuid.
+fn completed(session: &str, cwd: &Path, task: &str, after: &str, refused: bool) -> (String, String) {
+    let (call, result) = (format!("call-{task}"), format!("result-{task}"));
+    let tool = format!("toolu_task_{task}");
+    let text = claude_record(
+        session,
+        cwd,
+        &call,
+        after,
+        "assistant",
+        json!({"role": "assistant", "model": "claude-sonnet-4-6",
+        "content": [{"type": "tool_use", "id": tool, "name": "TaskUpdate", "input": {"taskId": task, "status": "completed"}}]}),
+    ) + &claude_record(
+        session,
+        cwd,
+        &result,
+        &call,
+        "user",
+        json!({"role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": tool, "is_error": refused, "content": format!("task #{task}")}]}),
+    );
+    (text, result)
+}
+
+/// Every completion on the record: in a project whose gate is armed for `TaskCompleted`,
+/// a task the transcript shows completed with a decision that allowed it is not a bypass;
+/// one no decision allowed (its hook never asked) is, counted by `judged status` and listed
+/// by `judged report` in its own section. A completion the host refused is none, and a
+/// project whose gate is off has none.
+#[test]
+fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = fs::canonicalize(tmp.path()).unwrap();
+    let (home, claude, copilot) = (dir.join("home"), dir.join("claude"), dir.join("copilot"));
+    let (armed, off) = (dir.join("armed"), dir.join("off"));
+    for d in [&home, &claude, &copilot, &armed, &off] {
+        fs::create_dir_all(d).unwrap();
+    }
+    fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+    // Short tasks are let through at once: a decision that allows, with the gate armed.
+    fs::write(armed.join(".judged.toml"), "[gate]\nmin_task_chars = 1000\n").unwrap();
+    fs::write(off.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let transcript = |project: &Path, session: &str| {
+        let dir = claude.join(project.to_string_lossy().replace('/', "-"));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{session}.jsonl"));
+        let text =
+            claude_record(session, project, "u-0", "", "user", json!({"role": "user", "content": "Fix the cart"}))
+                .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
+        fs::write(&path, text).unwrap();
+        path
+    };
+    let append = |path: &Path, text: &str| {
+        fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+    };
+    let session = "0b5e7f6a-1111-4c2d-9e8f-000000000001";
+    let log = transcript(&armed, session);
+    let output = hook(&home, &task(&armed, session, "1", "Fix the cart"));
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let (allowed, last) = completed(session, &armed, "1", "u-0", false);
+    append(&log, &allowed);
+    let (bypassing, last) = completed(session, &armed, "2", &last, false);
+    append(&log, &bypassing);
+    // A completion the host refused (a blocking hook) did not happen.
+    append(&log, &completed(session, &armed, "3", &last, true).0);
+    let quiet = "0b5e7f6a-1111-4c2d-9e8f-000000000002";
+    let off_log = transcript(&off, quiet);
+    append(&off_log, &completed(quiet, &off, "7", "u-0", false).0);
+
+    daemon.call("sessions", Value::Null).unwrap();
+    let status = daemon.call("status", Value::Null).unwrap();
+    assert_eq!(status["completions_bypassed"], 1, "{status}");
+    let output = Command::new(bin("judged")).args(["report", "--json"]).env("JUDGED_HOME", &home).output().unwrap();
+    let data: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let bypassed = data["bypassed"].as_array().unwrap();
+    assert_eq!(bypassed.len(), 1, "{data}");
+    assert_eq!((&bypassed[0]["task_id"], &bypassed[0]["session_id"]), (&json!("2"), &json!(session)));
+    assert_eq!(bypassed[0]["path"], json!(log));
+    let output = Command::new(bin("judged")).arg("report").env("JUDGED_HOME", &home).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let section = text.split("tasks completed without the gate allowing it\n").nth(1).expect("its own section");
+    assert!(section.contains(&format!("session {session} task 2 in {}", armed.display())), "{text}");
+}

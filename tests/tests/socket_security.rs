@@ -189,7 +189,7 @@ fn start_with_umask_000(home: &Path, copilot: &Path) -> Running {
 fn not_private(home: &Path, when: &str) -> Vec<String> {
     let mut problems = Vec::new();
     for (path, want) in
-        [(home.to_path_buf(), 0o700), (home.join("judged.sock"), 0o600), (home.join("witness.key"), 0o600)]
+        [(home.to_path_buf(), 0o700), (home.join("judged.sock"), 0o600), (home.join("signing.key"), 0o600)]
     {
         if mode(&path) != want {
             problems.push(format!("{when}: {} is {:o}, not {want:o}", path.display(), mode(&path)));
@@ -225,7 +225,7 @@ fn the_data_dir_socket_key_and_database_stay_private_across_restarts() {
     // Loosened while it was down: a restart makes them private again, or refuses to run
     // with a key others can read (either is safe; serving with it is not).
     chmod(&home, 0o755);
-    chmod(&home.join("witness.key"), 0o644);
+    chmod(&home.join("signing.key"), 0o644);
     chmod(&home.join("judged.db"), 0o666);
     let child = judged_tests::judged_foreground(&home, &[&copilot], &[]).stderr(Stdio::piped()).spawn().unwrap();
     match answering(&home, child) {
@@ -233,7 +233,7 @@ fn the_data_dir_socket_key_and_database_stay_private_across_restarts() {
         Err(child) => {
             let output = child.wait_with_output().unwrap();
             let stderr = String::from_utf8_lossy(&output.stderr);
-            assert!(!output.status.success() && stderr.contains("witness.key"), "refused, naming the key: {stderr}");
+            assert!(!output.status.success() && stderr.contains("signing.key"), "refused, naming the key: {stderr}");
         }
     }
     assert!(problems.is_empty(), "not private:\n{}", problems.join("\n"));

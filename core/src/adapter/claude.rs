@@ -17,7 +17,9 @@ pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValu
     let message = fields.message.filter(|_| matches!(kind.as_str(), "user" | "assistant"));
     let envelope = Envelope {
         id: raw_non_empty(fields.uuid),
-        parent_id: raw_non_empty(fields.parent_uuid),
+        // A compaction record names no parent, and the record it continues from as its
+        // logical parent: that is its place on the host's chain.
+        parent_id: raw_non_empty(fields.parent_uuid).or_else(|| raw_non_empty(fields.logical_parent_uuid)),
         agent_id: raw_non_empty(fields.agent_id),
         root: fields.is_sidechain.is_none_or(|s| s.get() != "true"),
         timestamp: raw_str(fields.timestamp),

@@ -51,6 +51,8 @@ struct Fields<'a> {
     uuid: Option<&'a RawValue>,
     #[serde(rename = "parentUuid", borrow)]
     parent_uuid: Option<&'a RawValue>,
+    #[serde(rename = "logicalParentUuid", borrow)]
+    logical_parent_uuid: Option<&'a RawValue>,
     #[serde(rename = "isSidechain", borrow)]
     is_sidechain: Option<&'a RawValue>,
     #[serde(rename = "sessionId", borrow)]

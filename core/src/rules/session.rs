@@ -86,18 +86,24 @@ pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
     if !HostChain::<&Line>::kept_by(log.host) {
         return Ok(());
     }
-    let mut chain = HostChain::default();
+    let mut chain = HostChain::new(log.host);
     let mut broken = log.records().filter_map(|(line, record)| chain.follow(record, line).err()).collect::<Vec<_>>();
     broken.extend(chain.finish());
     match broken.into_iter().find(|(line, _)| line.start >= from) {
         // Not a chain with lines slipped in: no chain at all, which says where the log came
         // from rather than what someone did to it.
         Some(_) if log.records().all(|(_, record)| record.parent_id.is_none()) => {
+            let (field, host, own_log) = match log.host {
+                Host::ClaudeCode => ("parentUuid", "Claude Code", "<session id>.jsonl under Claude Code's projects"),
+                Host::CopilotCli | Host::CodexCli | Host::GeminiCli => {
+                    ("parentId", "Copilot CLI", "events.jsonl under Copilot CLI's session-state")
+                }
+            };
             Err(EvidenceError::evidence(format!(
-                "{} carries no host chain: no event in it has a parentId, which no known Copilot CLI version \
-                 writes (each event names the one before it); the log was not written by Copilot CLI, or its \
-                 parentIds were stripped: use the host's own log (the session's events.jsonl under Copilot CLI's \
-                 session-state directory), not a copy or an export",
+                "{} carries no host chain: no event in it has a {field}, which no known {host} version \
+                 writes (each event names the one before it); the log was not written by {host}, or its \
+                 {field}s were stripped: use the host's own log (the session's {own_log} directory), not a copy or \
+                 an export",
                 log.path
             )))
         }

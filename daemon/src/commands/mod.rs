@@ -4,6 +4,7 @@
 pub mod completions;
 pub mod decisions;
 pub mod install_hooks;
+pub mod key;
 pub mod rebuild;
 pub mod report;
 pub mod sessions;
@@ -23,7 +24,7 @@ fn call<T: DeserializeOwned>(request: Request) -> Result<T, ClientError> {
     judged_protocol::call(&paths::socket_path(), request, Duration::from_secs(30))
 }
 
-fn print_json<T: Serialize>(value: &T) {
+pub(crate) fn print_json<T: Serialize>(value: &T) {
     println!("{}", serde_json::to_string(value).expect("a reply serializes"));
 }
 

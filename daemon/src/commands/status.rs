@@ -21,6 +21,7 @@ pub fn run(json: bool) -> Result<(), CliError> {
         ("bytes", status.bytes.to_string()),
         ("tampered", status.tampered.to_string()),
         ("journal_events", status.journal_events.to_string()),
+        ("bypassed_tasks", status.completions_bypassed.to_string()),
     ];
     for (key, value) in rows {
         println!("{key:<16} {value}");

@@ -21,7 +21,7 @@ enum Job {
         reply: ReplyTo,
     },
     /// A watcher's hint (paths changed, or none: reconcile); answered with the roots.
-    Follow(Vec<PathBuf>, oneshot::Sender<Vec<PathBuf>>),
+    Follow(Vec<crate::ingest::Hint>, oneshot::Sender<Vec<PathBuf>>),
     /// A jury has answered: finish the request that waited for it.
     JuryDone(Box<JuryDone>),
     /// Read config.toml again (`SIGHUP`); answered once it is.
@@ -121,7 +121,7 @@ impl EngineHandle {
     }
 
     /// Hand the engine a watcher's hint; the roots to watch, once it is followed.
-    pub async fn follow(&self, paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    pub async fn follow(&self, paths: Vec<crate::ingest::Hint>) -> Vec<PathBuf> {
         let (reply, roots) = oneshot::channel();
         if self.jobs.send(Job::Follow(paths, reply)).is_err() {
             return Vec::new();

@@ -123,7 +123,7 @@ mod tests {
             Ingestor::new(roots),
             crate::config::LiveConfig::new(dir.join("config.toml"), Default::default()),
             Default::default(),
-            Witness::load_or_create(&dir.join("witness.key")).unwrap(),
+            Witness::load_or_create(dir).unwrap(),
             Instant::now(),
             dir.to_path_buf(),
             dir.join("sock"),

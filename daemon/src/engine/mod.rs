@@ -18,6 +18,7 @@
 
 pub mod actor;
 mod challenge;
+mod completions;
 mod gate_status;
 mod hook;
 mod panel;
@@ -31,7 +32,7 @@ mod verify;
 
 use crate::config::{ConfigChange, LiveConfig, ProjectFiles};
 use crate::hook_gate::{self, HookGate, PendingDecision};
-use crate::ingest::Ingestor;
+use crate::ingest::{Hint, Ingestor};
 use crate::integrity;
 use crate::logs::{LogCache, ResolvedCwds};
 use crate::panel::{JurySource, PanelRun};
@@ -172,6 +173,8 @@ impl Engine {
     pub fn handle(&mut self, operation: route::Operation) -> Handled {
         // Room for the logs this request reads; none it reads is dropped while it runs.
         self.logs.trim();
+        // What earlier catch-ups found, before `status` or `report` counts it.
+        self.account_for_completions();
         operation.apply(self)
     }
 
@@ -236,7 +239,7 @@ impl Engine {
     /// discovery finds is caught up alone; a new directory (a session appearing) is looked
     /// through; a rescan or the periodic tick (no paths) reconciles everything; other
     /// files (checkpoints, workspace files) are not logs. Returns the roots to watch.
-    pub fn follow(&mut self, paths: &[PathBuf]) -> Vec<PathBuf> {
+    pub fn follow(&mut self, paths: &[Hint]) -> Vec<PathBuf> {
         // The watcher's tick is also when a broken edit of config.toml is noticed (and
         // logged) without waiting for a decision to need it.
         if paths.is_empty() {
@@ -245,12 +248,12 @@ impl Engine {
         let caught_up = if paths.is_empty() {
             self.ingest.catch_up_all(&mut self.store)
         } else {
-            paths.iter().try_for_each(|path| {
+            paths.iter().try_for_each(|Hint { path, written }| {
                 if path.is_dir() {
                     return self.ingest.catch_up_under(&mut self.store, path);
                 }
                 match self.ingest.roots().classify(path) {
-                    Some(host) => self.ingest.catch_up(&mut self.store, path, host),
+                    Some(host) => self.ingest.catch_up_heard(&mut self.store, path, host, *written),
                     None => Ok(()),
                 }
             })
@@ -258,6 +261,7 @@ impl Engine {
         if let Err(error) = caught_up {
             tracing::warn!(%error, "ingest failed");
         }
+        self.account_for_completions();
         self.ingest.roots().all().cloned().collect()
     }
 
@@ -307,22 +311,25 @@ impl Engine {
         self.witnessed_log(path, artifact.host())
     }
 
-    /// The artifact was issued by this daemon, unchanged: its witness verifies and the
+    /// The artifact was issued by this daemon, unchanged: its witness verifies (a
+    /// signature by one of its keys, or the HMAC of judged before signatures) and the
     /// journal recorded it.
-    fn check_witnessed(&self, artifact: &Map<String, Value>, kind: ArtifactKind) -> Result<(), EngineError> {
+    fn check_witnessed(&mut self, artifact: &Map<String, Value>, kind: ArtifactKind) -> Result<(), EngineError> {
         let what = kind.as_str();
-        let Some(witness) = artifact.get("witness").and_then(Value::as_str) else {
-            return Err(evidence_error(format!("{what} carries no judged witness: it was not issued by this daemon")));
-        };
-        if !self.witness.check(artifact) {
-            return Err(evidence_error(format!("{what} witness does not match its fields: the artifact was edited")));
-        }
+        self.witness.check(artifact).map_err(|refusal| evidence_error(format!("{what} {refusal}")))?;
+        let field = |key: &str| artifact.get(key).and_then(Value::as_str).unwrap_or_default();
+        let (witness, evidence_id) = (field("witness"), field("evidence_id"));
         let recorded = match kind {
             ArtifactKind::Challenge => {
                 self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, witness)?.is_some()
             }
+            // A review verified again after a key rotation (or after signatures replaced
+            // the HMAC) is signed anew but journaled once, under its first witness: its
+            // id finds it, and the signature says this daemon issued these fields.
             ArtifactKind::Evidence => {
                 self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceByWitness, witness)?.is_some()
+                    || (judged_core::signature::is_signature(witness)
+                        && self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, evidence_id)?.is_some())
             }
         };
         if !recorded {

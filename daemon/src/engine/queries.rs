@@ -3,7 +3,9 @@
 
 use super::{Answer, Engine, EngineError, bad_request};
 use crate::store::FileState;
-use judged_protocol::{ChainHead, ChainHeadArgs, EventLine, EventsArgs, Reply, SessionSummary, StatusReport};
+use judged_protocol::{
+    ChainHead, ChainHeadArgs, CompletionBypassed, EventLine, EventsArgs, Reply, SessionSummary, StatusReport,
+};
 
 impl Engine {
     pub(super) fn status(&mut self) -> Answer {
@@ -26,6 +28,7 @@ impl Engine {
             lines: files.iter().map(|f| f.lines).sum(),
             bytes: files.iter().map(|f| f.offset).sum(),
             tampered: files.iter().filter(|f| f.tampered).count() as u64,
+            completions_bypassed: self.store.journal_of_kind::<CompletionBypassed>()?.len() as u64,
             journal_events: self.store.journal_len()?,
             catch_up_passes: self.ingest.passes(),
             catch_up: self.catch_up.report(),

@@ -11,7 +11,8 @@ use judged_core::family::{Table, family};
 use judged_core::rules::IdentityAssurance;
 use judged_core::timestamp;
 use judged_protocol::{
-    Decision, GateDecision, Reply, ReportArgs, ReportData, ReportDecision, ReportJury, ReportReview, ReportTrace,
+    CompletionBypassed, Decision, GateDecision, Reply, ReportArgs, ReportData, ReportDecision, ReportJury,
+    ReportReview, ReportTrace,
 };
 use rustc_hash::FxHashMap;
 
@@ -80,11 +81,21 @@ impl Engine {
             true
         })?;
         traces.reverse();
+        let mut bypassed = Vec::new();
+        self.store.journal_newest_first(|_, at, completion: CompletionBypassed| {
+            if !within(at) {
+                return false;
+            }
+            bypassed.push(completion);
+            true
+        })?;
+        bypassed.reverse();
         Ok(Reply::Report(ReportData {
             since: since.map(timestamp::format_utc),
             generated_at: timestamp::format_utc(chrono::Utc::now()),
             decisions: reported,
             traces,
+            bypassed,
         }))
     }
 }

@@ -9,8 +9,10 @@
 
 mod listings;
 mod replay;
+mod tasks;
 
 pub use replay::replay;
+pub use tasks::TaskCompletion;
 
 use crate::store::{
     FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, Store, StoreError,
@@ -29,6 +31,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
 
 /// Lines per transaction while catching up a large file.
 const BATCH_LINES: usize = 4096;
@@ -37,6 +40,9 @@ const BATCH_LINES: usize = 4096;
 const READ_CHUNK: usize = 1024 * 1024;
 /// How long to wait before looking again at a log that seems changed without growing.
 const APPEND_SETTLE: std::time::Duration = std::time::Duration::from_millis(20);
+/// How long after a look the watcher may still hear of a write that look saw: the
+/// notification comes once the write is done, a little after a query may have read it.
+const HEARD_LATENCY: std::time::Duration = std::time::Duration::from_millis(50);
 /// The longest line ingest holds while waiting for its newline.
 const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
 
@@ -78,6 +84,14 @@ impl CatchUpProgress {
     }
 }
 
+/// A watcher's hint: a path that changed, and, for a write to a file (not a rename, a
+/// new entry or a change of its times), when the watcher heard of it.
+#[derive(Clone, Debug)]
+pub struct Hint {
+    pub path: PathBuf,
+    pub written: Option<Instant>,
+}
+
 /// What makes catching up cheap: the roots, and how each file and directory looked.
 pub struct Ingestor {
     roots: Roots,
@@ -90,6 +104,9 @@ pub struct Ingestor {
     /// How each file looked when it was last found consistent and fully ingested; a file
     /// that still looks the same costs one `lstat` per query.
     unchanged: HashMap<PathBuf, Fingerprint>,
+    /// When a look last accounted for every write to each file before it: it saw the
+    /// file grow, or recorded a write in place (see [`Ingestor::catch_up_heard`]).
+    accounted: HashMap<PathBuf, Instant>,
     /// How each file looked when its whole ingested prefix last re-hashed clean.
     verified: HashMap<PathBuf, Fingerprint>,
     listings: Listings,
@@ -97,6 +114,8 @@ pub struct Ingestor {
     /// ahead of their parent (positions: line number and offset). After a restart it
     /// resumes from the event the store says it reached.
     chains: HashMap<i64, HostChain<(u64, u64)>>,
+    /// Claude Code task completions, for the engine to match to gate decisions.
+    tasks: tasks::Tasks,
 }
 
 /// The session a log file belongs to, from its place under the root.
@@ -131,9 +150,11 @@ impl Ingestor {
             paused: HashSet::new(),
             passes: 0,
             unchanged: HashMap::new(),
+            accounted: HashMap::new(),
             verified: HashMap::new(),
             listings: Listings::default(),
             chains: HashMap::new(),
+            tasks: tasks::Tasks::default(),
         }
     }
 
@@ -153,6 +174,11 @@ impl Ingestor {
             .collect();
         waiting.sort_unstable();
         waiting
+    }
+
+    /// The task completions ingested since the last call.
+    pub fn take_completions(&mut self) -> Vec<TaskCompletion> {
+        self.tasks.take()
     }
 
     /// The watched roots.
@@ -264,10 +290,33 @@ impl Ingestor {
 
     /// Ingest what was appended to `path` since the stored offset.
     pub fn catch_up(&mut self, store: &mut Store, path: &Path, host: Host) -> Result<(), StoreError> {
+        self.catch_up_heard(store, path, host, None)
+    }
+
+    /// As [`Ingestor::catch_up`], for a log the watcher heard written at `heard` (a write
+    /// notification on it, not a rename or a change of its times).
+    ///
+    /// Host logs only grow, so a write the watcher hears of on a log that did not grow
+    /// was made in place, whatever the file looks like by the time it is looked at: the
+    /// bytes may be back already, and its change time cannot be trusted to have moved (a
+    /// coarse clock tick, a file system that caches attributes). A write is accounted for
+    /// by a look at or after it that saw the file grow (the host's append, which a query
+    /// may have ingested before the notification came) or recorded the write in place.
+    pub fn catch_up_heard(
+        &mut self,
+        store: &mut Store,
+        path: &Path,
+        host: Host,
+        heard: Option<Instant>,
+    ) -> Result<(), StoreError> {
+        let mut looked = Instant::now();
         let Some(mut meta) = self.admissible(store, path)? else { return Ok(()) };
         let mut fingerprint = Fingerprint::of(&meta);
         let last = self.unchanged.get(path).copied();
-        if last == Some(fingerprint) {
+        let unaccounted = heard.is_some_and(|heard| {
+            last.is_some() && self.accounted.get(path).is_none_or(|&at| at + HEARD_LATENCY < heard)
+        });
+        if last == Some(fingerprint) && !unaccounted {
             return Ok(());
         }
         if let Some(last) = last
@@ -276,14 +325,23 @@ impl Ingestor {
             // A write(2) updates the change time before the size, so a look inside a
             // host's append sees the file changed without growing (the load bench caught
             // it: appends taken for in-place writes). Look again once the append is done.
-            std::thread::sleep(APPEND_SETTLE);
-            let Some(again) = self.admissible(store, path)? else { return Ok(()) };
-            (meta, fingerprint) = (again.clone(), Fingerprint::of(&again));
-            if fingerprint.len <= last.len && fingerprint != last {
+            // A write the watcher heard of is done (the notification comes after it), so
+            // it is judged as it stands: waiting would let the host's next append hide it.
+            if !unaccounted {
+                std::thread::sleep(APPEND_SETTLE);
+                looked = Instant::now();
+                let Some(again) = self.admissible(store, path)? else { return Ok(()) };
+                (meta, fingerprint) = (again.clone(), Fingerprint::of(&again));
+            }
+            if fingerprint.len <= last.len && (fingerprint != last || unaccounted) {
                 self.in_place_write(store, path, last, fingerprint)?;
+                self.accounted.insert(path.to_path_buf(), looked);
             }
         }
         if self.bring_up_to_date(store, path, host, &meta)? {
+            if last.is_none_or(|last| fingerprint.len > last.len) {
+                self.accounted.insert(path.to_path_buf(), looked);
+            }
             self.unchanged.insert(path.to_path_buf(), fingerprint);
         }
         Ok(())
@@ -347,9 +405,10 @@ impl Ingestor {
             return Ok(false); // last_line_intact recorded the tamper
         }
         let reached = file.last_host_id.clone();
-        let host_chain = self.chains.entry(file.id).or_insert_with(|| HostChain::after(reached));
+        let host_chain = self.chains.entry(file.id).or_insert_with(|| HostChain::after(file.host, reached));
         if meta.len() > file.offset
-            && let Appended::Paused(offset) = read_appended(store, &mut file, path, meta.len(), host_chain)?
+            && let Appended::Paused(offset) =
+                read_appended(store, &mut file, path, meta.len(), host_chain, &mut self.tasks)?
             && self.paused.insert(path.to_path_buf())
             && !paused_on_record(store, &file, offset)?
         {
@@ -522,6 +581,7 @@ fn read_appended(
     path: &Path,
     len: u64,
     host_chain: &mut HostChain<(u64, u64)>,
+    tasks: &mut tasks::Tasks,
 ) -> Result<Appended, StoreError> {
     let Some(mut handle) = open_log(path) else { return Ok(Appended::Read) };
     if let Err(error) = handle.seek(SeekFrom::Start(file.offset)) {
@@ -554,7 +614,7 @@ fn read_appended(
         }
         let complete = judged_core::log::complete_len(&pending);
         if complete > 0 {
-            ingest_complete(store, file, &pending[..complete], host_chain)?;
+            ingest_complete(store, file, &pending[..complete], host_chain, tasks)?;
             pending.drain(..complete);
         }
     }
@@ -567,6 +627,7 @@ fn ingest_complete(
     file: &mut FileState,
     bytes: &[u8],
     host_chain: &mut HostChain<(u64, u64)>,
+    tasks: &mut tasks::Tasks,
 ) -> Result<(), StoreError> {
     let raws: Vec<&[u8]> = judged_core::log::complete_lines(bytes).collect();
     for batch in raws.chunks(BATCH_LINES) {
@@ -601,6 +662,7 @@ fn ingest_complete(
                         file.findings += 1;
                     }
                     update.observe(file.host, &record);
+                    tasks.observe(file.host, file.id, &file.path, seq, trimmed);
                     Some(record.kind)
                 }
                 Some(Err(error)) => {
@@ -647,4 +709,68 @@ fn read_range(path: &Path, start: u64, end: u64) -> Option<Vec<u8>> {
     let mut buffer = vec![0u8; (end - start) as usize];
     file.read_exact(&mut buffer).ok()?;
     Some(buffer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const REAL_LOG: &[u8] = include_bytes!("../../../fixtures/copilot-1.0.102/cross-family-ok/events.jsonl");
+
+    fn findings(store: &Store, log: &Path) -> u64 {
+        store.file_by_path(&log.to_string_lossy()).expect("ingested").findings
+    }
+
+    /// A write the watcher heard of on a log that did not grow was made in place, even
+    /// when the file looks as it did at the last look (a change time that did not move: a
+    /// coarse clock tick, a file system caching attributes; here, the look after the
+    /// restore is made the last one). A write a look accounted for (the host's append,
+    /// ingested by a query before its notification came) is not.
+    #[test]
+    fn a_write_heard_on_a_log_that_did_not_grow_is_in_place_however_the_file_looks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = fs::canonicalize(tmp.path()).unwrap();
+        let session = dir.join("root/s1");
+        fs::create_dir_all(&session).unwrap();
+        let log = session.join("events.jsonl");
+        fs::write(&log, REAL_LOG).unwrap();
+        let mut store = Store::open(&dir.join("judged.db")).unwrap();
+        let mut ingest = Ingestor::new(Roots { copilot: vec![dir.join("root")], ..Roots::default() });
+        ingest.catch_up_all(&mut store).unwrap();
+
+        let last_id = {
+            let text = std::str::from_utf8(REAL_LOG).unwrap();
+            let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+            last["id"].as_str().unwrap().to_owned()
+        };
+        let append = format!(
+            "{{\"type\":\"assistant.turn_start\",\"data\":{{\"turnId\":\"9\"}},\"id\":\"next\",\"timestamp\":\"2026-12-01T00:00:00.000Z\",\"parentId\":\"{last_id}\"}}\n"
+        );
+        fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(append.as_bytes()).unwrap();
+        let heard = Instant::now();
+        ingest.catch_up(&mut store, &log, Host::CopilotCli).unwrap();
+        ingest.catch_up_heard(&mut store, &log, Host::CopilotCli, Some(heard)).unwrap();
+        assert_eq!(findings(&store, &log), 0, "an append a query ingested before its notification came");
+
+        std::thread::sleep(HEARD_LATENCY * 2);
+        let middle = REAL_LOG.len() as u64 / 2;
+        let write_at = |byte: &[u8]| {
+            let mut file = fs::OpenOptions::new().write(true).open(&log).unwrap();
+            file.seek(SeekFrom::Start(middle)).unwrap();
+            file.write_all(byte).unwrap();
+        };
+        let original = [REAL_LOG[middle as usize]];
+        write_at(b"#");
+        let heard = Instant::now();
+        write_at(&original);
+        let restored = Fingerprint::of(&fs::symlink_metadata(&log).unwrap());
+        ingest.unchanged.insert(log.clone(), restored);
+        ingest.catch_up_heard(&mut store, &log, Host::CopilotCli, Some(heard)).unwrap();
+        assert_eq!(findings(&store, &log), 1, "the write heard, on a log that did not grow");
+        let file = store.file_by_path(&log.to_string_lossy()).unwrap().clone();
+        assert!(!file.tampered, "the bytes are back");
+        ingest.catch_up_heard(&mut store, &log, Host::CopilotCli, Some(heard)).unwrap();
+        assert_eq!(findings(&store, &log), 1, "recorded once");
+    }
 }

@@ -67,7 +67,7 @@ pub fn replay(store: &mut Store) -> Result<(), StoreError> {
             ..file.unreplayed()
         };
         let mut update = FileUpdate::default();
-        let mut host_chain = HostChain::<()>::default();
+        let mut host_chain = HostChain::<()>::new(state.host);
         store.scan_lines(state.id, 0, Columns::WithRaw, |line| {
             if let Ok(record) = judged_core::adapter::envelope(state.host, line.raw.trim_ascii_end()) {
                 update.observe(state.host, &record);

@@ -10,7 +10,7 @@ use judged_core::rules::IdentityAssurance;
 use judged_core::worktree::Tree;
 use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
-use judged_protocol::{ConfigFileUsed, GateDecision};
+use judged_protocol::{CompletionBypassed, ConfigFileUsed, GateDecision};
 use rusqlite::{OptionalExtension, params};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -50,6 +50,8 @@ pub enum JournalEvent {
     ConfigLoaded(ConfigLoaded),
     /// An edit of `config.toml` was not applied; the last good version stays in force.
     ConfigRejected(ConfigRejected),
+    /// A task completion in a transcript no gate decision allowed.
+    CompletionBypassed(CompletionBypassed),
 }
 
 /// A body type of one journal kind, for reading events of that kind back.
@@ -80,6 +82,7 @@ journal_bodies! {
     ReviewTraced => "review_traced",
     ConfigLoaded => "config_loaded",
     ConfigRejected => "config_rejected",
+    CompletionBypassed => "completion_bypassed",
 }
 
 impl JournalEvent {
@@ -445,6 +448,11 @@ impl Store {
             .query_row(params![B::KIND], |r| r.get(0))
             .optional()?
             .unwrap_or(0))
+    }
+
+    /// When the journal's first event was recorded (none while it is empty).
+    pub fn journal_began(&self) -> Result<Option<String>> {
+        Ok(self.conn.query_row("SELECT at FROM journal ORDER BY seq LIMIT 1", [], |r| r.get(0)).optional()?)
     }
 
     /// Events in the journal.

@@ -1,0 +1,210 @@
+//! judged's signature on the artifacts it issues, as anyone holding its public key can
+//! check it (docs/spec/evidence-protocol.md §2.7).
+//!
+//! The daemon signs an artifact's canonical bytes with an Ed25519 key only its account
+//! can read; the `witness` field carries `ed25519:<key id>:<signature>`. The public key
+//! checks it anywhere (another machine, a CI job) without the daemon, its journal or the
+//! session log. What a signature proves is that judged issued exactly these fields; that
+//! the log still holds what it rests on is a daemon-mode `validate`'s to say.
+
+use ed25519_dalek::Signer;
+use serde_json::{Map, Value};
+use sha2::Digest;
+
+/// What the `witness` field of a signed artifact starts with.
+const SCHEME: &str = "ed25519:";
+
+/// The bytes a witness signs: the artifact's fields except `witness`, as canonical JSON
+/// (sorted keys, no spaces, non-ASCII kept as UTF-8: [`crate::pyjson::canonical`]).
+pub fn signed_bytes(artifact: &Map<String, Value>) -> Vec<u8> {
+    let mut unsigned = artifact.clone();
+    unsigned.remove("witness");
+    crate::pyjson::canonical(&Value::Object(unsigned)).into_bytes()
+}
+
+/// A judged signing key (the daemon's secret).
+pub struct SigningKey(ed25519_dalek::SigningKey);
+
+impl SigningKey {
+    /// The key whose 32-byte secret seed is `seed`.
+    pub fn from_seed(seed: &[u8; 32]) -> SigningKey {
+        SigningKey(ed25519_dalek::SigningKey::from_bytes(seed))
+    }
+
+    /// The public key that checks this key's signatures.
+    pub fn public_key(&self) -> PublicKey {
+        PublicKey(self.0.verifying_key())
+    }
+
+    /// The `witness` of `artifact`: `ed25519:<key id>:<signature, hex>`. Ed25519 is
+    /// deterministic, so the same fields signed again give the same witness.
+    pub fn sign(&self, artifact: &Map<String, Value>) -> String {
+        let signature = self.0.sign(&signed_bytes(artifact));
+        format!("{SCHEME}{}:{}", self.public_key().key_id(), hex::encode(signature.to_bytes()))
+    }
+}
+
+/// A judged public key: 32 bytes, written as 64 hex digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PublicKey(ed25519_dalek::VerifyingKey);
+
+/// Why a text is not a public key.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("`{text}` is not a judged public key: expected 64 hex digits, as `judged key` prints it")]
+pub struct BadPublicKey {
+    /// The text given (trimmed).
+    pub text: String,
+}
+
+impl std::str::FromStr for PublicKey {
+    type Err = BadPublicKey;
+
+    fn from_str(text: &str) -> Result<PublicKey, BadPublicKey> {
+        let text = text.trim();
+        let bad = || BadPublicKey { text: text.to_owned() };
+        let bytes: [u8; 32] = hex::decode(text).ok().and_then(|b| b.try_into().ok()).ok_or_else(bad)?;
+        ed25519_dalek::VerifyingKey::from_bytes(&bytes).map(PublicKey).map_err(|_| bad())
+    }
+}
+
+impl std::fmt::Display for PublicKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&hex::encode(self.0.as_bytes()))
+    }
+}
+
+impl PublicKey {
+    /// The short name a witness gives its key: the first 8 bytes of the key's SHA-256, hex.
+    pub fn key_id(&self) -> String {
+        hex::encode(&sha2::Sha256::digest(self.0.as_bytes())[..8])
+    }
+}
+
+/// Why an artifact's witness does not check against the keys given.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SignatureError {
+    /// No `witness` field: decided without the daemon.
+    #[error(
+        "carries no judged witness: it was decided without the daemon (direct mode), so nothing signed it; \
+         verify it again with judged running"
+    )]
+    Unwitnessed,
+    /// A witness from before signatures: an HMAC only the daemon holding its key can check.
+    #[error(
+        "carries a shared-secret (HMAC) witness from an older judged, which only that daemon can check; \
+         validate it without a public key where that daemon runs, or verify the review again for a signed witness"
+    )]
+    SharedSecret,
+    /// A `witness` field that is neither form judged writes.
+    #[error("witness `{0}` is not one judged writes (ed25519:<key id>:<signature>): the artifact was edited")]
+    Malformed(String),
+    /// Signed by a key none of those given is.
+    #[error(
+        "was signed by judged key {key_id}, which is not among the keys given ({given}); \
+         pass the key `judged key --json` lists with that id"
+    )]
+    UnknownKey {
+        /// The signing key's id, from the witness.
+        key_id: String,
+        /// The ids of the keys given.
+        given: String,
+    },
+    /// The signature does not match the fields.
+    #[error(
+        "signature by judged key {key_id} does not match its fields: the artifact was edited after judged signed it"
+    )]
+    Edited {
+        /// The signing key's id.
+        key_id: String,
+    },
+}
+
+/// Check `artifact`'s witness against `keys` (any of them may have signed it); the key
+/// that did.
+pub fn check(artifact: &Map<String, Value>, keys: &[PublicKey]) -> Result<PublicKey, SignatureError> {
+    let Some(witness) = artifact.get("witness") else { return Err(SignatureError::Unwitnessed) };
+    let Some(text) = witness.as_str() else { return Err(SignatureError::Malformed(witness.to_string())) };
+    let Some(signed) = text.strip_prefix(SCHEME) else {
+        // The HMAC witness judged wrote before: 32 bytes, hex.
+        let shared_secret = text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit());
+        return Err(if shared_secret { SignatureError::SharedSecret } else { SignatureError::Malformed(text.into()) });
+    };
+    let malformed = || SignatureError::Malformed(text.into());
+    let (key_id, signature) = signed.split_once(':').ok_or_else(malformed)?;
+    let signature: [u8; 64] = hex::decode(signature).ok().and_then(|b| b.try_into().ok()).ok_or_else(malformed)?;
+    let Some(key) = keys.iter().find(|k| k.key_id() == key_id) else {
+        let given = keys.iter().map(PublicKey::key_id).collect::<Vec<_>>().join(", ");
+        return Err(SignatureError::UnknownKey { key_id: key_id.into(), given });
+    };
+    // `verify_strict` refuses the malleable forms `verify` lets through, so one set of
+    // fields has one valid witness per key.
+    key.0
+        .verify_strict(&signed_bytes(artifact), &ed25519_dalek::Signature::from_bytes(&signature))
+        .map(|()| *key)
+        .map_err(|_| SignatureError::Edited { key_id: key_id.into() })
+}
+
+/// Whether `witness` is a signature (not an HMAC from before signatures).
+pub fn is_signature(witness: &str) -> bool {
+    witness.starts_with(SCHEME)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn artifact(value: Value) -> Map<String, Value> {
+        let Value::Object(map) = value else { unreachable!() };
+        map
+    }
+
+    #[test]
+    fn the_signed_bytes_are_the_sorted_compact_fields_without_the_witness() {
+        let a = artifact(json!({"status": "verified", "nonce": "n", "witness": "x", "cwd": "/é"}));
+        assert_eq!(String::from_utf8(signed_bytes(&a)).unwrap(), r#"{"cwd":"/é","nonce":"n","status":"verified"}"#);
+    }
+
+    #[test]
+    fn a_signature_checks_with_its_key_only_and_only_on_the_fields_it_signed() {
+        let key = SigningKey::from_seed(&[7; 32]);
+        let other = SigningKey::from_seed(&[8; 32]).public_key();
+        let mut a = artifact(json!({"nonce": "n", "status": "verified"}));
+        let witness = key.sign(&a);
+        assert_eq!(witness, key.sign(&a), "deterministic");
+        a.insert("witness".into(), witness.clone().into());
+        assert_eq!(check(&a, &[other, key.public_key()]), Ok(key.public_key()));
+        let id = key.public_key().key_id();
+        let unknown = check(&a, &[other]).unwrap_err();
+        assert_eq!(unknown, SignatureError::UnknownKey { key_id: id.clone(), given: other.key_id() });
+        assert!(unknown.to_string().contains(&format!("signed by judged key {id}")), "{unknown}");
+        a.insert("status".into(), "forged".into());
+        let edited = check(&a, &[key.public_key()]).unwrap_err();
+        assert_eq!(edited, SignatureError::Edited { key_id: id });
+        assert!(edited.to_string().contains("the artifact was edited after judged signed it"), "{edited}");
+    }
+
+    #[test]
+    fn unsigned_hmac_and_malformed_witnesses_say_which_they_are() {
+        let key = SigningKey::from_seed(&[7; 32]).public_key();
+        let mut a = artifact(json!({"nonce": "n"}));
+        assert_eq!(check(&a, &[key]), Err(SignatureError::Unwitnessed));
+        assert!(SignatureError::Unwitnessed.to_string().contains("verify it again with judged running"));
+        a.insert("witness".into(), "ab".repeat(32).into());
+        let hmac = check(&a, &[key]).unwrap_err();
+        assert_eq!(hmac, SignatureError::SharedSecret);
+        assert!(hmac.to_string().contains("verify the review again"), "{hmac}");
+        for bad in ["ed25519:nocolon", "ed25519:id:zz", "hello"] {
+            a.insert("witness".into(), bad.into());
+            assert_eq!(check(&a, &[key]), Err(SignatureError::Malformed(bad.into())), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_public_key_reads_back_as_printed_and_bad_text_says_what_is_expected() {
+        let key = SigningKey::from_seed(&[7; 32]).public_key();
+        assert_eq!(format!(" {key}\n").parse::<PublicKey>(), Ok(key));
+        let bad = "abc".parse::<PublicKey>().unwrap_err();
+        assert!(bad.to_string().contains("expected 64 hex digits, as `judged key` prints it"), "{bad}");
+    }
+}

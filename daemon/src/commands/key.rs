@@ -1,0 +1,23 @@
+//! `judged key [rotate] [--json]`: the witness's public keys, which check its artifacts'
+//! signatures anywhere (`judge-evidence validate --public-key KEY`).
+
+use super::print_json;
+use crate::{CliError, KeyAction};
+use judged_protocol::paths;
+
+/// Print the public keys, after a rotation when asked; the key is created here when
+/// judged has not run yet, so it can be handed out first.
+pub fn run(action: Option<KeyAction>, json: bool) -> Result<(), CliError> {
+    let data_dir = paths::data_dir();
+    judged::private_dir(&data_dir)?;
+    let witness = match action {
+        Some(KeyAction::Rotate) => judged::witness::Witness::rotate(&data_dir)?,
+        None => judged::witness::Witness::load_or_create(&data_dir)?,
+    };
+    if json {
+        print_json(&witness.listing());
+    } else {
+        println!("{}", witness.keys()[0]);
+    }
+    Ok(())
+}
