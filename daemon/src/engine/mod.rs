@@ -278,6 +278,7 @@ impl Engine {
             self.ingest.verify_prefix(&mut self.store, &file)?;
         }
         self.ingest.catch_up_counted(&mut self.store, progress)?;
+        self.store.truncate_log();
         tracing::info!(files = self.store.files().count(), "caught up");
         Ok(())
     }

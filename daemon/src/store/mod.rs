@@ -192,6 +192,16 @@ impl Store {
         Ok(store)
     }
 
+    /// Copy the whole log into the database and cut the log file to nothing: after the
+    /// catch-up on start, the log holds every page the catch-up wrote, as large as the
+    /// store itself, until later commits reuse it. Best effort: a checkpoint already under
+    /// way on the checkpoint thread makes this one give way.
+    pub fn truncate_log(&self) {
+        if let Err(error) = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)) {
+            tracing::debug!(%error, "the log was not truncated after the catch-up");
+        }
+    }
+
     /// Re-check both chains in the store; `Err(Integrity)` names the first break.
     pub fn verify_chains(&self) -> Result<()> {
         self.verify_journal_chain()?;
@@ -225,6 +235,19 @@ mod tests {
         store
     }
 
+    /// Every stored line of the store's one log, as read back.
+    fn read_back(store: &Store) -> Vec<u8> {
+        let file = store.files().next().unwrap();
+        let mut bytes = Vec::new();
+        store
+            .scan_lines(file.id, 0, Columns::WithRaw, |line| {
+                bytes.extend_from_slice(&line.raw);
+                true
+            })
+            .unwrap();
+        bytes
+    }
+
     /// A journal event with no meaning beyond being one.
     fn refusal(path: &str) -> JournalEvent {
         JournalEvent::FileRefused(journal::FileRefused { path: path.into(), reason: "test".into() })
@@ -235,14 +258,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = stored(dir.path(), REAL_LOG);
         let file = store.files().next().unwrap();
-        let mut bytes = Vec::new();
-        store
-            .scan_lines(file.id, 0, Columns::WithRaw, |line| {
-                bytes.extend_from_slice(&line.raw);
-                true
-            })
-            .unwrap();
-        let log = SessionLog::from_bytes(file.host, file.path.clone(), bytes);
+        let log = SessionLog::from_bytes(file.host, file.path.clone(), read_back(&store));
         assert_eq!(log.bytes(), REAL_LOG);
         assert_eq!(log.chain_at(log.len()).unwrap(), chain::to_hex(&file.chain));
         store.verify_chains().unwrap();
@@ -295,14 +311,7 @@ mod tests {
             bytes.extend_from_slice(REAL_LOG);
         }
         let store = stored(dir.path(), &bytes);
-        let file = store.files().next().unwrap();
-        let mut back = Vec::new();
-        store
-            .scan_lines(file.id, 0, Columns::WithRaw, |line| {
-                back.extend_from_slice(&line.raw);
-                true
-            })
-            .unwrap();
+        let back = read_back(&store);
         assert!(back == bytes, "the lines read back byte for byte");
         let (kept, dictionaries): (i64, i64) = store
             .conn
@@ -319,6 +328,19 @@ mod tests {
             .unwrap();
         let error = store.verify_chains().unwrap_err().to_string();
         assert!(error.contains("the stored bytes of line 2000 do not read back"), "{error}");
+    }
+
+    /// After the catch-up on start the log is cut to nothing: it held every page the
+    /// catch-up wrote, as much again as the store.
+    #[test]
+    fn the_log_is_truncated_after_a_catch_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = stored(dir.path(), REAL_LOG);
+        let wal = dir.path().join("judged.db-wal");
+        assert!(std::fs::metadata(&wal).unwrap().len() > 0, "the lines went to the log first");
+        store.truncate_log();
+        assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
+        assert!(read_back(&store) == REAL_LOG, "and nothing was lost");
     }
 
     /// A store written before lines were compressed has no `codec` column: it gains one
@@ -344,14 +366,7 @@ mod tests {
             }
         }
         let store = Store::open(&path).unwrap();
-        let file = store.files().next().unwrap();
-        let mut back = Vec::new();
-        store
-            .scan_lines(file.id, 0, Columns::WithRaw, |line| {
-                back.extend_from_slice(&line.raw);
-                true
-            })
-            .unwrap();
+        let back = read_back(&store);
         assert!(back == REAL_LOG, "the previous version's lines read back");
         store.verify_chains().unwrap();
     }
