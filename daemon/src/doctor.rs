@@ -252,10 +252,18 @@ fn service_check(checks: &mut Vec<Check>, auto_start: bool, config_path: &Path) 
 /// The watched roots: the daemon's, or those `judged start` would watch.
 fn root_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
     let (roots, whose) = match status {
-        Some(s) => ([s.copilot_roots.clone(), s.claude_roots.clone(), s.codex_roots.clone()], "watched"),
+        Some(s) => (
+            [s.copilot_roots.clone(), s.claude_roots.clone(), s.codex_roots.clone(), s.gemini_roots.clone()],
+            "watched",
+        ),
         None => match Config::resolve(RootFlags::default()) {
             Ok(config) => (
-                [config.roots.copilot.clone(), config.roots.claude.clone(), config.roots.codex.clone()],
+                [
+                    config.roots.copilot.clone(),
+                    config.roots.claude.clone(),
+                    config.roots.codex.clone(),
+                    config.roots.gemini.clone(),
+                ],
                 "to watch once judged starts",
             ),
             Err(error) => {
@@ -265,7 +273,12 @@ fn root_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
             }
         },
     };
-    let hosts = [("copilot-cli", "copilot_roots"), ("claude-code", "claude_roots"), ("codex-cli", "codex_roots")];
+    let hosts = [
+        ("copilot-cli", "copilot_roots"),
+        ("claude-code", "claude_roots"),
+        ("codex-cli", "codex_roots"),
+        ("gemini-cli", "gemini_roots"),
+    ];
     for ((host, key), roots) in hosts.into_iter().zip(roots) {
         let name = format!("roots.{host}");
         let missing: Vec<&PathBuf> = roots.iter().filter(|r| !r.is_dir()).collect();

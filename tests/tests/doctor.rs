@@ -142,6 +142,8 @@ fn a_healthy_setup_passes_and_says_what_is_in_force() {
     assert!(hook.contains(&format!("judge-hook {version}")), "{hook}");
     let gate = named(&checks, "gate")["detail"].as_str().unwrap().to_owned();
     assert!(gate.contains("policy evidence_or_panel") && gate.contains("user config [gate]"), "{gate}");
+    // Gemini CLI's root is checked too (here it does not exist yet: a warning, with the key to set).
+    assert!(fix_of(&checks, "roots.gemini-cli").contains("gemini_roots"), "{:#}", named(&checks, "roots.gemini-cli"));
     let roots = named(&checks, "roots.claude-code")["detail"].as_str().unwrap().to_owned();
     assert!(roots.contains(&m.claude_config.join("projects").display().to_string()), "{roots}");
     assert!(text.contains("0 failed"), "{text}");
@@ -232,6 +234,8 @@ fn with_the_daemon_down_it_fails_and_still_checks_the_roots_judged_would_watch()
     assert_ne!(code, Some(0), "{text}");
     assert_eq!(status_of(&checks, "daemon"), "fail");
     assert!(fix_of(&checks, "daemon").contains("judged start"));
+    // Gemini CLI's root is checked too (here it does not exist yet: a warning, with the key to set).
+    assert!(fix_of(&checks, "roots.gemini-cli").contains("gemini_roots"), "{:#}", named(&checks, "roots.gemini-cli"));
     let roots = named(&checks, "roots.claude-code")["detail"].as_str().unwrap().to_owned();
     assert!(roots.contains(&m.claude_config.join("projects").display().to_string()), "{roots}");
     assert!(roots.contains("once judged starts"), "{roots}");
