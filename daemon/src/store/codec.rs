@@ -19,8 +19,9 @@ use rustc_hash::FxHashMap;
 
 /// The zstd level lines are compressed at: the fastest, for ingest's sake.
 const LEVEL: i32 = 1;
-/// How much of a host's lines is gathered before its dictionary is trained.
-const TRAINING_BYTES: usize = 1 << 20;
+/// How much of a host's line starts is gathered before its dictionary is trained (measured:
+/// half a MiB trains in a third less time than one, for a ratio within 2 %).
+const TRAINING_BYTES: usize = 512 << 10;
 /// The dictionary's size: zstd's usual, and what the measurements used.
 const DICTIONARY_BYTES: usize = 32 << 10;
 /// The most of one line kept as a training sample: its start, where the keys every line
