@@ -336,15 +336,20 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                     user: true,
                 };
                 let settings = user.claude_settings();
-                let command =
-                    crate::commands::install_hooks::hook_command("claude-code", "block", timeout, false, None)?;
+                let command = crate::commands::install_hooks::hook_command(
+                    "claude-code",
+                    judged::config::OnError::Block,
+                    timeout,
+                    false,
+                    None,
+                )?;
                 judged::install::claude_install(&settings, &command, &["TaskCompleted".into()], timeout)?
             }
             Cli::Copilot => {
                 let committed = judged::install::copilot_path(&project);
                 let command = crate::commands::install_hooks::hook_command(
                     "copilot-cli",
-                    "block",
+                    judged::config::OnError::Block,
                     timeout,
                     false,
                     Some(&committed),
@@ -353,15 +358,26 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
             }
             Cli::Codex => {
                 let hooks = judged::install::codex_hooks_path(None);
-                let command = crate::commands::install_hooks::hook_command("codex-cli", "block", timeout, false, None)?;
+                let command = crate::commands::install_hooks::hook_command(
+                    "codex-cli",
+                    judged::config::OnError::Block,
+                    timeout,
+                    false,
+                    None,
+                )?;
                 carry_out(judged::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
                 crate::commands::install_hooks::trust_codex_hook(&hooks, &command, None, args.dry_run)?;
                 continue;
             }
             Cli::Gemini => {
                 let settings = judged::install::gemini_settings_path(None);
-                let command =
-                    crate::commands::install_hooks::hook_command("gemini-cli", "block", timeout, false, None)?;
+                let command = crate::commands::install_hooks::hook_command(
+                    "gemini-cli",
+                    judged::config::OnError::Block,
+                    timeout,
+                    false,
+                    None,
+                )?;
                 judged::install::gemini_install(&settings, &command, timeout)?
             }
         };

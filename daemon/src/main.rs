@@ -59,8 +59,8 @@ enum Cmd {
         #[arg(long, value_delimiter = ',', default_value = "TaskCompleted")]
         events: Vec<String>,
         /// What the hook does when judged cannot be asked.
-        #[arg(long = "on-error", default_value = "block", value_parser = ["block", "allow"])]
-        on_error: String,
+        #[arg(long = "on-error", value_enum, default_value_t = judged::config::OnError::Block)]
+        on_error: judged::config::OnError,
         /// Show the change without writing it.
         #[arg(long)]
         dry_run: bool,
@@ -240,7 +240,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
         Cmd::Rebuild => commands::rebuild::run(),
         Cmd::Decisions { json } => commands::decisions::run(json),
         Cmd::InstallHooks { target, events, on_error, dry_run, absolute } => {
-            commands::install_hooks::run(&target, events, &on_error, dry_run, absolute)
+            commands::install_hooks::run(&target, events, on_error, dry_run, absolute)
         }
         Cmd::Service(command) => Ok(service::run(command)?),
         Cmd::Init(args) => init::run(&args),

@@ -4,6 +4,7 @@
 use super::carry_out;
 use crate::{CliError, HookTarget};
 use judged::config::ConfigError;
+use judged::config::OnError;
 use judged::install::HOOK_TIMEOUT_SECONDS;
 use judged_core::event::Host;
 use judged_protocol::paths;
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 pub fn run(
     target: &HookTarget,
     events: Vec<String>,
-    on_error: &str,
+    on_error: OnError,
     dry_run: bool,
     absolute: bool,
 ) -> Result<(), CliError> {
@@ -103,7 +104,7 @@ fn ungated_events_warning(
 /// file it goes into when that is a project file that gets committed.
 pub fn hook_command(
     host: &str,
-    on_error: &str,
+    on_error: OnError,
     hook_timeout: u64,
     absolute: bool,
     committed: Option<&std::path::Path>,
@@ -115,7 +116,7 @@ pub fn hook_command(
     for warning in &shim.warnings {
         eprintln!("judged: warning: {warning}");
     }
-    Ok(judged::install::shim_command(&shim.program, host, on_error == "allow", hook_timeout))
+    Ok(judged::install::shim_command(&shim.program, host, on_error == OnError::Allow, hook_timeout))
 }
 
 /// Trust the Codex CLI hook just written, as Codex itself identifies it; when Codex

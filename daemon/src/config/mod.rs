@@ -262,8 +262,9 @@ impl Config {
     }
 }
 
-/// What the gate does with a question it cannot judge.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+/// What the gate does with a question it cannot judge (`[gate] on_error`), and what the
+/// hook does when it cannot ask the gate (`install-hooks --on-error`): one set of names.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, clap::ValueEnum)]
 #[serde(rename_all = "snake_case")]
 pub enum OnError {
     Block,

@@ -15,15 +15,6 @@ use judged_protocol::{ConfigFileUsed, GatePolicy};
 use serde_json::Value;
 use std::path::Path;
 
-fn policy_name(policy: GatePolicy) -> &'static str {
-    match policy {
-        GatePolicy::Off => "off",
-        GatePolicy::Evidence => "evidence",
-        GatePolicy::Panel => "panel",
-        GatePolicy::EvidenceOrPanel => "evidence_or_panel",
-    }
-}
-
 /// The settings in force for one decision, and where they came from.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -97,9 +88,9 @@ impl Settings {
         matches!(self.policy, GatePolicy::Evidence | GatePolicy::EvidenceOrPanel)
     }
 
-    /// The policy's name as written in the config.
-    pub fn policy_name(&self) -> &'static str {
-        policy_name(self.policy)
+    /// The policy's name as written in the config (serde's, the one spelling).
+    pub fn policy_name(&self) -> String {
+        wire_name(&self.policy)
     }
 
     /// The config a decision was made under, for a block message: each file with its
