@@ -23,10 +23,21 @@ struct Family {
     version_suffix: bool,
 }
 
+// The three families the hosts and reviewer CLIs belong to, named once for the code that
+// decides by them (routing, fallbacks, `judged init`).
+/// OpenAI's models (GPT, Codex).
+pub const OPENAI: &str = "openai";
+/// Anthropic's models (Claude).
+pub const ANTHROPIC: &str = "anthropic";
+/// Google's models (Gemini).
+pub const GOOGLE: &str = "google";
+/// The three, in the order `judged init` looks for them.
+pub const HOST_FAMILIES: [&str; 3] = [OPENAI, GOOGLE, ANTHROPIC];
+
 const FAMILIES: &[Family] = &[
-    Family { name: "openai", tokens: &["gpt", "chatgpt", "codex", "oracle", "o1", "o3", "o4"], version_suffix: false },
-    Family { name: "anthropic", tokens: &["claude", "sonnet", "opus", "haiku", "anthropic"], version_suffix: false },
-    Family { name: "google", tokens: &["gemini", "google"], version_suffix: false },
+    Family { name: OPENAI, tokens: &["gpt", "chatgpt", "codex", "oracle", "o1", "o3", "o4"], version_suffix: false },
+    Family { name: ANTHROPIC, tokens: &["claude", "sonnet", "opus", "haiku", "anthropic"], version_suffix: false },
+    Family { name: GOOGLE, tokens: &["gemini", "google"], version_suffix: false },
     Family { name: "deepseek", tokens: &["deepseek"], version_suffix: true },
     Family { name: "moonshot", tokens: &["kimi", "moonshot"], version_suffix: true },
     Family { name: "qwen", tokens: &["qwen", "tongyi"], version_suffix: true },

@@ -90,10 +90,10 @@ impl Cli {
     /// three family CLIs serve their own, Copilot CLI serves all three.
     fn models(self, family: &str) -> Option<(&'static str, &'static str)> {
         match (self, family) {
-            (Cli::Codex | Cli::Copilot, "openai") => Some(("gpt-5.4-mini", "gpt-5.4")),
-            (Cli::Gemini | Cli::Copilot, "google") => Some(("gemini-2.5-flash", "gemini-2.5-pro")),
-            (Cli::Claude, "anthropic") => Some(("claude-haiku-4-5", "claude-sonnet-4-6")),
-            (Cli::Copilot, "anthropic") => Some(("claude-haiku-4.5", "claude-sonnet-4.6")),
+            (Cli::Codex | Cli::Copilot, family::OPENAI) => Some(("gpt-5.4-mini", "gpt-5.4")),
+            (Cli::Gemini | Cli::Copilot, family::GOOGLE) => Some(("gemini-2.5-flash", "gemini-2.5-pro")),
+            (Cli::Claude, family::ANTHROPIC) => Some(("claude-haiku-4-5", "claude-sonnet-4-6")),
+            (Cli::Copilot, family::ANTHROPIC) => Some(("claude-haiku-4.5", "claude-sonnet-4.6")),
             _ => None,
         }
     }
@@ -159,7 +159,7 @@ fn choose(usable: &[Cli]) -> Option<(Vec<Pick>, Vec<Pick>)> {
     // Each family by the first CLI that serves it, a family's own CLI before Copilot's.
     let mut served: Vec<(&'static str, Cli)> = Vec::new();
     for cli in usable.iter().copied().filter(|c| *c != Cli::Copilot).chain(usable.iter().copied()) {
-        for family in ["openai", "google", "anthropic"] {
+        for family in family::HOST_FAMILIES {
             if cli.models(family).is_some() && !served.iter().any(|(f, _)| *f == family) {
                 served.push((family, cli));
             }
@@ -284,10 +284,8 @@ fn write_jury(args: &InitArgs, usable: &[Cli], found: &[(Cli, PathBuf)]) -> Resu
         return Ok(());
     }
     let Some((stage_1, tiebreakers)) = choose(usable) else {
-        let families: Vec<&str> = usable
-            .iter()
-            .filter_map(|c| ["openai", "google", "anthropic"].into_iter().find(|f| c.models(f).is_some()))
-            .collect();
+        let families: Vec<&str> =
+            usable.iter().filter_map(|c| family::HOST_FAMILIES.into_iter().find(|f| c.models(f).is_some())).collect();
         let missing: Vec<&str> = Cli::ALL.iter().filter(|c| !usable.contains(c)).map(|c| c.install_hint()).collect();
         println!(
             "\nNo [jury] written: a jury needs reviewers of two model families, and the usable CLIs serve {}. \
@@ -302,7 +300,7 @@ fn write_jury(args: &InitArgs, usable: &[Cli], found: &[(Cli, PathBuf)]) -> Resu
     JuryConfig::from_toml(&jury).and_then(|j| j.validate()).map_err(InitError::Rendered)?;
     let served: Vec<&str> =
         stage_1.iter().chain(&tiebreakers).filter_map(|p| family::family(p.model, Table::Evidence)).collect();
-    if !["openai", "google", "anthropic"].iter().all(|f| served.contains(f)) {
+    if !family::HOST_FAMILIES.iter().all(|f| served.contains(f)) {
         println!(
             "\nThe jury spans two families only: a tiebreaker is then of the author's family when stage 1 is of \
              the other two. Install a third ({}) and run judged init again for one that never is.",

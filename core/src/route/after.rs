@@ -2,7 +2,7 @@
 //! backend that failed, Codex's capability chain and the opt-in HTTP fallback.
 
 use super::*;
-use crate::family::{Table, family};
+use crate::family::{ANTHROPIC, GOOGLE, OPENAI, Table, family};
 
 impl Ctx<'_> {
     /// "Fail-closed fallback" after a failed native review (evidence-protocol.md §7 step 7): the executor
@@ -20,7 +20,7 @@ impl Ctx<'_> {
         let executor_family = family(&executor.model, Table::Evidence).unwrap_or(crate::family::UNKNOWN);
         let manual_available = self.available(Backend::Manual) || self.input.manual_response.is_some();
         match executor_family {
-            "anthropic" | "google" if self.available(Backend::Codex) => Routing {
+            ANTHROPIC | GOOGLE if self.available(Backend::Codex) => Routing {
                 requires_external_acquittal: true,
                 ..self.codex(
                     None,
@@ -28,7 +28,7 @@ impl Ctx<'_> {
                     format!("native review failed; the host-reported {executor_family} executor falls back to Codex"),
                 )
             },
-            "openai" | "anthropic" | "google" if manual_available => {
+            OPENAI | ANTHROPIC | GOOGLE if manual_available => {
                 self.manual(Rule::NativeFallbackManual, Some(executor), true)
             }
             "openai" => self.unavailable(

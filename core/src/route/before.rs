@@ -2,7 +2,7 @@
 //! review loop's native default, the optional backends and the Copilot compatibility mode.
 
 use super::*;
-use crate::family::{Table, family};
+use crate::family::{OPENAI, Table, family};
 
 impl Ctx<'_> {
     /// "Default Routing" and the explicit directives: the route before anything ran.
@@ -191,7 +191,7 @@ impl Ctx<'_> {
                 ),
             );
         };
-        let profile = if executor_family == "openai" { Profile::Claude } else { Profile::OpenAi };
+        let profile = if executor_family == OPENAI { Profile::Claude } else { Profile::OpenAi };
         let name = profile.name();
         let with_profile = |routing: Routing| Routing { profile: Some(profile), ..routing };
         let model = match self.input.profiles.get(profile) {
