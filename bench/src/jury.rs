@@ -61,6 +61,11 @@ pub struct JuryFigures {
     pub gate_reused: Samples,
     /// How the gate's decisions were made (reason, count), as `judged decisions` shows.
     pub reasons: Vec<(String, usize)>,
+    /// `judged mcp`, `tools/call review` on a tree changed before each call, minus the
+    /// slowest juror's own wall time.
+    pub mcp_review_overhead: Samples,
+    /// `judged mcp`, `tools/call gate_status` round trips.
+    pub mcp_gate_status: Samples,
     /// The daemon's VmHWM at the end, KiB.
     pub rss_kib: u64,
 }
@@ -246,6 +251,30 @@ pub fn measure(bins: &Bins, work: &Path, runs: JuryRuns) -> JuryFigures {
         }
     }
     figures.reasons = reasons;
+
+    eprintln!("judged-bench: jury: judged mcp (review, gate_status)");
+    let mut server = crate::mcp::Server::start(&bins.judged, &daemon.home, &project);
+    let mut overhead = Vec::new();
+    for i in 0..warmup + runs.panel {
+        for entry in std::fs::read_dir(&times).expect("times dir").flatten() {
+            let _ = std::fs::remove_file(entry.path());
+        }
+        // A new tree each time, so that the jury convenes rather than answering from the
+        // verdict it gave on this one.
+        std::fs::write(project.join("notes.md"), format!("round {i}\n")).expect("file written");
+        let task = json!({"task": "Fix cart rounding", "description": "Totals must round half-even"});
+        let (ms, review) = server.tool("review", task);
+        assert_eq!(review["verdict"], "pass", "the jury passes: {review}");
+        assert_eq!(review["from_record"], false, "the jury convened: {review}");
+        let slowest = juror_times(&times).into_iter().map(|(_, ms)| ms).fold(f64::NAN, f64::max);
+        if i >= warmup {
+            overhead.push(ms - slowest);
+        }
+    }
+    figures.mcp_review_overhead = Samples::new(overhead);
+    let statuses: Vec<f64> = (0..5 + runs.gate).map(|_| server.tool("gate_status", json!({})).0).skip(5).collect();
+    figures.mcp_gate_status = Samples::new(statuses);
+    drop(server);
     figures.rss_kib = daemon.vm_kib("VmHWM");
     daemon.stop();
     figures

@@ -28,6 +28,7 @@
 mod generate;
 mod jury;
 mod load;
+mod mcp;
 mod measure;
 mod report;
 

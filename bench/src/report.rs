@@ -128,6 +128,26 @@ fn jury_targets(j: &JuryFigures) -> Vec<Target> {
         &j.gate_reused,
         &j.spawn_true,
     );
+    let review = j.mcp_review_overhead.median();
+    out.push(Target {
+        key: "mcp_review_overhead_median_ms",
+        what: format!(
+            "`judged mcp` `tools/call review` overhead over its slowest juror, median of {}",
+            j.mcp_review_overhead.len()
+        ),
+        target: "≤ 20 ms".into(),
+        measured: ms(review),
+        met: review <= 20.0,
+        value: review,
+        lower_is_better: true,
+    });
+    vs_true(
+        &mut out,
+        ["mcp_gate_status_vs_true_median", "mcp_gate_status_vs_true_p99"],
+        "`judged mcp` `tools/call gate_status` round trip",
+        &j.mcp_gate_status,
+        &j.spawn_true,
+    );
     out
 }
 
@@ -658,6 +678,17 @@ fn render_jury(md: &mut String, j: &JuryFigures) {
         &j.gate_reused,
         &j.spawn_true,
     );
+    let _ = writeln!(
+        md,
+        "\n### `judged mcp`\n\nOne `judged mcp` over its stdio, initialized, in the repository: `tools/call review` with the task's subject and description, the tree changed before each call (so the jury convenes), its time minus the slowest juror's own; and `tools/call gate_status` round trips.\n"
+    );
+    let _ = writeln!(md, "| what | median | p99 |\n|---|---:|---:|");
+    for (what, s) in [
+        ("**`review` overhead over the slowest juror**", &j.mcp_review_overhead),
+        ("`gate_status` round trip", &j.mcp_gate_status),
+    ] {
+        let _ = writeln!(md, "| {what} | {} | {} |", ms(s.median()), ms(s.p99()));
+    }
 }
 
 /// The load suite: latencies per kind next to `/bin/true`, failures, the daemon's memory.
