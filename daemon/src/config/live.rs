@@ -184,12 +184,13 @@ pub struct ProjectFiles {
     files: HashMap<PathBuf, ProjectEntry>,
 }
 
+/// A project file of which a good version was read.
 struct ProjectEntry {
     stamp: Option<Stamp>,
-    /// What the current bytes gave.
-    now: Result<ProjectGate, String>,
     /// The last version that parsed.
-    good: Option<ProjectGate>,
+    good: ProjectGate,
+    /// Whether the file's bytes at `stamp` are that version (else they did not parse).
+    current: bool,
 }
 
 /// More project files than any user has open at once; past it the cache starts over.
@@ -202,11 +203,11 @@ impl ProjectFiles {
     pub fn gate(&mut self, path: &Path) -> Result<ProjectGate, ConfigError> {
         let stamp = Stamp::of(path);
         if let Some(entry) = self.files.get(path)
+            && entry.current
             && entry.stamp.is_some()
             && entry.stamp == stamp
-            && entry.now.is_ok()
         {
-            return Ok(entry.good.clone().expect("a file that parsed is its own good version"));
+            return Ok(entry.good.clone());
         }
         let read = std::fs::read(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source });
         let parsed = read.and_then(|bytes| {
@@ -214,25 +215,19 @@ impl ProjectFiles {
             let used = ConfigFileUsed { path: path.to_owned(), sha256: Some(digest_of_bytes(&bytes)) };
             Ok(ProjectGate { layer: project.gate, used, rejected: None })
         });
-        if self.files.len() >= MAX_PROJECT_FILES && !self.files.contains_key(path) {
-            self.files.clear();
-        }
-        let entry =
-            self.files.entry(path.to_owned()).or_insert(ProjectEntry { stamp, now: Err(String::new()), good: None });
-        entry.stamp = stamp;
-        match parsed {
-            Ok(gate) => {
-                entry.now = Ok(gate.clone());
-                entry.good = Some(gate.clone());
+        match (parsed, self.files.get_mut(path)) {
+            (Ok(gate), _) => {
+                if self.files.len() >= MAX_PROJECT_FILES && !self.files.contains_key(path) {
+                    self.files.clear();
+                }
+                self.files.insert(path.to_owned(), ProjectEntry { stamp, good: gate.clone(), current: true });
                 Ok(gate)
             }
-            Err(error) => {
-                entry.now = Err(error.summary());
-                match &entry.good {
-                    Some(good) => Ok(ProjectGate { rejected: Some(error.summary()), ..good.clone() }),
-                    None => Err(error),
-                }
+            (Err(error), Some(entry)) => {
+                (entry.stamp, entry.current) = (stamp, false);
+                Ok(ProjectGate { rejected: Some(error.summary()), ..entry.good.clone() })
             }
+            (Err(error), None) => Err(error),
         }
     }
 }
