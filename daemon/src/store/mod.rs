@@ -194,12 +194,25 @@ impl Store {
 
     /// Copy the whole log into the database and cut the log file to nothing: after the
     /// catch-up on start, the log holds every page the catch-up wrote, as large as the
-    /// store itself, until later commits reuse it. Best effort: a checkpoint already under
-    /// way on the checkpoint thread makes this one give way.
+    /// store itself, until later commits reuse it. A pass of the checkpoint thread under
+    /// way makes this one busy (SQLite gives no wait for the checkpoint lock), so it tries
+    /// again for up to a second; after that it gives up, which costs only disk until the
+    /// log's next restart.
     pub fn truncate_log(&self) {
-        if let Err(error) = self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)) {
-            tracing::debug!(%error, "the log was not truncated after the catch-up");
+        const TRIES: u32 = 50;
+        for _ in 0..TRIES {
+            match self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)) {
+                Ok(0) => return,
+                Ok(_busy) => {}
+                Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::DatabaseBusy => {}
+                Err(error) => {
+                    tracing::debug!(%error, "the log was not truncated after the catch-up");
+                    return;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
         }
+        tracing::debug!("the log was not truncated after the catch-up: the checkpoint thread kept it busy");
     }
 
     /// Re-check both chains in the store; `Err(Integrity)` names the first break.
@@ -341,6 +354,34 @@ mod tests {
         store.truncate_log();
         assert_eq!(std::fs::metadata(&wal).unwrap().len(), 0);
         assert!(read_back(&store) == REAL_LOG, "and nothing was lost");
+    }
+
+    /// A checkpoint of another connection under way (here one waiting for a reader, as
+    /// the checkpoint thread's RESTART waits for the writer) holds the checkpoint lock,
+    /// which SQLite does not wait for: the truncation tries again until it is free.
+    #[test]
+    fn the_log_is_truncated_when_another_checkpoint_holds_it_for_a_while() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = stored(dir.path(), REAL_LOG);
+        let path = dir.path().join("judged.db");
+        let reader = Connection::open(&path).unwrap();
+        reader.execute_batch("BEGIN; SELECT count(*) FROM lines;").unwrap();
+        let (started, checkpoint_started) = std::sync::mpsc::channel();
+        let checkpoint = std::thread::spawn(move || {
+            let conn = Connection::open(&path).unwrap();
+            started.send(()).unwrap();
+            conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |r| r.get::<_, i64>(0)).unwrap()
+        });
+        checkpoint_started.recv().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            reader.execute_batch("COMMIT").unwrap();
+        });
+        store.truncate_log();
+        release.join().unwrap();
+        checkpoint.join().unwrap();
+        assert_eq!(std::fs::metadata(dir.path().join("judged.db-wal")).unwrap().len(), 0);
     }
 
     /// A store written before lines were compressed has no `codec` column: it gains one
