@@ -16,7 +16,8 @@ pub struct GateStatusParams {
     /// The project (default: the directory judged mcp was started in).
     #[serde(default)]
     pub cwd: Option<String>,
-    /// Your host session's id: its evidence counts, and its log names the author.
+    /// Your host session's id (default: the one the host started this server for, where
+    /// it says): its evidence counts, and its log names the author.
     #[serde(default)]
     pub session_id: Option<String>,
 }
@@ -33,7 +34,7 @@ impl Judged {
         client: Peer<RoleServer>,
     ) -> CallToolResult {
         let host = client.peer_info().and_then(|info| host_named(&info.client_info.name));
-        let args = GateStatusArgs { cwd: self.cwd(params.cwd), session_id: params.session_id, host };
+        let args = GateStatusArgs { cwd: self.cwd(params.cwd), session_id: self.session(params.session_id), host };
         match daemon::ask::<GateStatus>(Request::GateStatus(args), None).await {
             Ok(status) => answer(summary(&status), serde_json::to_value(&status).unwrap_or_default()),
             Err(error) => refused(&error),

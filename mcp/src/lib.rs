@@ -25,11 +25,22 @@ pub enum McpError {
     Session(Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// The server: the tools, and the directory it was started in (a tool's default cwd).
+/// The server: the tools, the directory it was started in (a tool's default cwd), and the
+/// host session that started it, when the host says (a tool's default session).
 #[derive(Clone)]
 pub struct Judged {
     tool_router: ToolRouter<Judged>,
     cwd: PathBuf,
+    session: Option<String>,
+}
+
+/// Where a host tells the MCP servers it starts which session they serve: Claude Code
+/// 2.1.328 sets `CLAUDE_CODE_SESSION_ID` in their environment.
+const SESSION_VARIABLES: &[&str] = &["CLAUDE_CODE_SESSION_ID"];
+
+/// The session the host that started this server says it serves.
+fn host_session() -> Option<String> {
+    SESSION_VARIABLES.iter().find_map(|name| std::env::var(name).ok().filter(|id| !id.is_empty()))
 }
 
 #[tool_handler(
@@ -42,13 +53,18 @@ pub struct Judged {
 impl ServerHandler for Judged {}
 
 impl Judged {
-    fn new(cwd: PathBuf) -> Judged {
-        Judged { tool_router: Judged::review_router() + Judged::gate_status_router(), cwd }
+    fn new(cwd: PathBuf, session: Option<String>) -> Judged {
+        Judged { tool_router: Judged::review_router() + Judged::gate_status_router(), cwd, session }
     }
 
     /// A tool's cwd: the one it was given, else the server's.
     fn cwd(&self, given: Option<String>) -> String {
         given.unwrap_or_else(|| self.cwd.display().to_string())
+    }
+
+    /// A tool's session: the one it was given, else the host's.
+    fn session(&self, given: Option<String>) -> Option<String> {
+        given.or_else(|| self.session.clone())
     }
 }
 
@@ -69,7 +85,7 @@ pub fn serve() -> Result<(), McpError> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(McpError::Runtime)?;
     runtime.block_on(async {
-        let running = Judged::new(cwd)
+        let running = Judged::new(cwd, host_session())
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|error| McpError::Session(Box::new(error)))?;

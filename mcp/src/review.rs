@@ -35,8 +35,9 @@ pub struct ReviewParams {
     /// The lens every juror judges as; the gate counts only reviews without one.
     #[serde(default)]
     pub persona: Option<String>,
-    /// Your host session's id: the author's model is read from its log, as the gate does,
-    /// so that the tiebreaker is of another family.
+    /// Your host session's id (default: the one the host started this server for, where
+    /// it says): the author's model is read from its log, as the gate does, so that the
+    /// tiebreaker is of another family. The gate counts only a review that knew it.
     #[serde(default)]
     pub session_id: Option<String>,
 }
@@ -61,7 +62,7 @@ impl Judged {
             file: params.file,
             rubric: params.rubric,
             persona: params.persona,
-            session_id: params.session_id,
+            session_id: self.session(params.session_id),
             progress: true,
         };
         let (steps, mut heard) = tokio::sync::mpsc::unbounded_channel();

@@ -40,6 +40,8 @@ Scenario keys read here (the rest is for model_server.py):
                      a settings.json the caller prepared (hook lists are concatenated)
   "claude_allow"     permissions.allow entries added to .claude/settings.local.json
                      (default ["Bash"]; an existing file is kept and extended)
+  "claude_args"      extra Claude Code arguments ({{repo}} is this repository), e.g.
+                     ["--plugin-dir", "{{repo}}/plugin"]
   "files"            {relative path: text} created in the project dir before the run
 """
 
@@ -169,7 +171,7 @@ def main():
     os.makedirs(home)
     project = os.path.realpath(project)
     home = os.path.realpath(home)
-    mapping = {"workdir": project, "home": home, "root": workdir}
+    mapping = {"workdir": project, "home": home, "root": workdir, "repo": REPO}
     if args.host == "copilot":
         mapping["session_root"] = os.path.join(home, ".copilot", "session-state")
 
@@ -221,7 +223,7 @@ def main():
                     json.dump(merge_settings(read_json_object(path), subst(scenario["claude_settings"], mapping)),
                               f, indent=2)
                 os.replace(path + ".tmp", path)
-            cmd = [binary, "-p", prompt]
+            cmd = [binary, "-p", prompt] + subst(scenario.get("claude_args") or [], mapping)
             if scenario.get("root_model"):
                 cmd += ["--model", scenario["root_model"]]
             log_root = os.path.join(claude_dir, "projects")

@@ -60,7 +60,7 @@ fn setup(verdict: &str) -> Setup {
     git(&project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
     std::fs::write(project.join("cart.rs"), "fn total() -> u32 { round_half_even(1) }\n").unwrap();
     let daemon = Daemon::start(&home, &[&dir.path().join("sessions")], &[&dir.path().join("claude")]);
-    let mcp = Mcp::start(&home, &project);
+    let mcp = Mcp::start(&home, &project, None);
     Setup { mcp, daemon, home, project, verdict: verdict_file, _dir: dir }
 }
 
@@ -78,8 +78,14 @@ struct Mcp {
 }
 
 impl Mcp {
-    fn start(home: &Path, cwd: &Path) -> Mcp {
-        let mut child = Command::new(bin("judged"))
+    /// Started by a host that says it serves `session` (as Claude Code does), or says nothing.
+    fn start(home: &Path, cwd: &Path, session: Option<&str>) -> Mcp {
+        let mut command = Command::new(bin("judged"));
+        match session {
+            Some(id) => command.env("CLAUDE_CODE_SESSION_ID", id),
+            None => command.env_remove("CLAUDE_CODE_SESSION_ID"),
+        };
+        let mut child = command
             .arg("mcp")
             .env("JUDGED_HOME", home)
             .current_dir(cwd)
@@ -271,6 +277,29 @@ fn a_failing_review_blocks_the_task_with_the_jurors_flags() {
         (again["structuredContent"]["verdict"].as_str(), again["structuredContent"]["from_record"].as_bool()),
         (Some("fail"), Some(true))
     );
+}
+
+/// The gate counts a review told the author it reads from the task's session: one that
+/// names no session, from a host that says none, says it will not count and why; one
+/// from a host that says its session counts without the agent naming it.
+#[test]
+fn a_review_that_knows_no_session_says_it_will_not_count_and_the_hosts_session_is_used() {
+    let mut s = setup("pass");
+    let mut args = review_args(&s);
+    args.as_object_mut().unwrap().remove("session_id");
+    let (result, _) = s.mcp.call("review", args.clone());
+    let gate = &result["structuredContent"]["gate"];
+    assert_eq!((gate["counted"].as_bool(), gate["allows"].as_bool()), (Some(false), Some(false)), "{result}");
+    let why = gate["why"].as_str().unwrap();
+    assert!(why.contains("no session_id was given") && why.contains("pass your session's id as session_id"), "{why}");
+
+    let mut told = Mcp::start(&s.home, &s.project, Some(SESSION));
+    let (result, _) = told.call("review", args);
+    let gate = &result["structuredContent"]["gate"];
+    assert_eq!((gate["counted"].as_bool(), gate["allows"].as_bool()), (Some(true), Some(true)), "{result}");
+    let output = task_completed(&s, "7");
+    assert_eq!(output.status.code(), Some(0), "the review counts: {}", stderr(&output));
+    assert_eq!(decisions(&s.daemon)[0]["reason"], "review verdict");
 }
 
 #[test]

@@ -394,6 +394,12 @@ fn claude_task_completed_is_allowed_after_a_verified_review_of_the_project() {
 /// A `.judged.toml` arming the gate with the jury: two `command` jurors (fixtures/jurors)
 /// of two families, the first answering with `first` (a script and its arguments).
 fn panel_gate(first: &[&str]) -> String {
+    panel_gate_of(first, &["canned.sh", "pass", "90", "{model}"])
+}
+
+/// A `panel` gate whose two stage-1 jurors run `first` and `second` (from
+/// `fixtures/jurors/`), and whose tiebreaker answers nothing.
+fn panel_gate_of(first: &[&str], second: &[&str]) -> String {
     let jurors = judged_tests::workspace().join("fixtures/jurors");
     let command = |args: &[&str]| {
         let mut argv = vec![jurors.join(args[0]).display().to_string()];
@@ -407,7 +413,7 @@ fn panel_gate(first: &[&str]) -> String {
          [[jury.jurors]]\nname = \"small-google\"\npreset = \"command\"\nmodel = \"gemini-3-flash\"\ncommand = {}\n\n\
          [[jury.jurors]]\nname = \"big\"\npreset = \"command\"\nmodel = \"claude-sonnet-4.6\"\ncommand = {}\n",
         command(first),
-        command(&["canned.sh", "pass", "90", "{model}"]),
+        command(second),
         command(&["empty.sh"]),
     )
 }
@@ -448,6 +454,80 @@ fn claude_task_completed_is_blocked_by_a_degraded_jury() {
     assert!(text.contains("the cross-family jury could not judge it") && text.contains("small-openai"), "{text}");
     assert_eq!(result["success"], false, "{result}");
     assert!(decisions.iter().all(|d| d["decision"] == "block" && d["reason"] == "jury degraded"), "{decisions:?}");
+}
+
+/// Claude Code with judged's plugin loaded by `--plugin-dir` (the plugin's hooks are the
+/// gate: nothing is installed) calls the plugin's MCP `review` on a git project with a
+/// change, then completes the task; the records of the review's tool call and of the
+/// TaskUpdate, and the TaskCompleted decisions.
+fn claude_reviewed_over_mcp(lab: &Lab, jury: &str) -> (Vec<Value>, Vec<Value>) {
+    let project = lab.project(Host::Claude);
+    std::fs::create_dir_all(&project).expect("project dir");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git").arg("-C").arg(&project).args(args).status().expect("git runs");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::write(project.join("parser.rs"), "fn parse() {}\n").expect("a file");
+    git(&["add", "."]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+    std::fs::write(project.join("parser.rs"), "fn parse(line: &str) -> usize { line.len() }\n").expect("a change");
+    project_gate(lab, jury);
+    let records = lab.run(Host::Claude, "claude-mcp-review").records();
+    let decisions = decisions_for(lab, "TaskCompleted", &session_id(&records));
+    assert!(!decisions.is_empty(), "no TaskCompleted decision recorded: {:?}", lab.decisions());
+    (records, decisions)
+}
+
+fn is_mcp_review(name: &str, _: &Value) -> bool {
+    name == "mcp__plugin_judged_judged__review"
+}
+
+/// What the model was shown of the review: Claude Code 2.1.328 hands it the tool's
+/// structured result (the JSON), not its text.
+fn review_shown(records: &[Value]) -> Value {
+    let (block, _) = hosts::claude_result(records, is_mcp_review);
+    let shown = hosts::claude_result_text(block);
+    serde_json::from_str(&shown).unwrap_or_else(|e| panic!("the review's result is not its JSON ({e}): {shown}"))
+}
+
+#[test]
+fn claude_code_with_the_plugin_completes_a_task_its_mcp_review_passed() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    let (records, decisions) = claude_reviewed_over_mcp(&lab, &panel_gate(&["canned.sh", "pass", "92", "{model}"]));
+    let review = review_shown(&records);
+    assert_eq!((review["verdict"].as_str(), review["degraded"].as_bool()), (Some("pass"), Some(false)), "{review}");
+    assert_eq!(review["gate"], json!({"counted": true, "allows": true, "why": review["gate"]["why"]}), "{review}");
+    let (block, result) = hosts::claude_result(&records, is_task_update);
+    assert_eq!(hosts::claude_result_text(block), "Updated task #1 status", "{result}");
+    // Answered from the review, not from a jury of the gate's own.
+    for decision in &decisions {
+        assert_eq!(
+            (decision["decision"].as_str(), decision["reason"].as_str()),
+            (Some("allow"), Some("review verdict"))
+        );
+    }
+}
+
+#[test]
+fn claude_code_with_the_plugin_is_blocked_with_the_flags_its_mcp_review_raised() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    let fail = ["canned.sh", "fail", "90", "{model}", "parse ignores the record type"];
+    let (records, decisions) = claude_reviewed_over_mcp(&lab, &panel_gate_of(&fail, &fail));
+    let review = review_shown(&records);
+    assert_eq!(
+        (review["verdict"].as_str(), &review["flags"]),
+        (Some("fail"), &json!(["parse ignores the record type"]))
+    );
+    assert_eq!((review["gate"]["counted"].as_bool(), review["gate"]["allows"].as_bool()), (Some(true), Some(false)));
+    let (block, result) = hosts::claude_result(&records, is_task_update);
+    let text = hosts::claude_result_text(block);
+    assert!(text.starts_with("TaskCompleted hook feedback:"), "{text}");
+    assert!(text.contains("parse ignores the record type"), "{text}");
+    assert_eq!(result["success"], false, "{result}");
+    assert!(decisions.iter().all(|d| d["decision"] == "block" && d["reason"] == "review verdict"), "{decisions:?}");
 }
 
 /// A reviewer CLI Claude Code runs through Bash in a scenario.

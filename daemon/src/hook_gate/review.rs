@@ -125,6 +125,14 @@ impl HookGate<'_> {
                 settings.sources.join(" < ")
             )
         });
+        if args.session_id.is_none() {
+            not_counted.get_or_insert_with(|| {
+                "the review does not know whose work it is (no session_id was given, and the host did not say): \
+                 the gate reads the author's model from the completed task's session and counts only a review \
+                 told the same author; pass your session's id as session_id for it to count"
+                    .to_owned()
+            });
+        }
         let tree = if args.file.is_none() { self.trees.digest(&project) } else { None };
         let (key, artifact) = match (&args.file, &tree) {
             (Some(file), _) => {
