@@ -35,8 +35,10 @@ pub struct Judged {
 }
 
 /// Where a host tells the MCP servers it starts which session they serve: Claude Code
-/// 2.1.328 sets `CLAUDE_CODE_SESSION_ID` in their environment.
-const SESSION_VARIABLES: &[&str] = &["CLAUDE_CODE_SESSION_ID"];
+/// 2.1.328 sets `CLAUDE_CODE_SESSION_ID`, Copilot CLI 1.0.102 `COPILOT_AGENT_SESSION_ID`
+/// (its session-state directory's name) in their environment. Codex CLI 0.169.0 and
+/// Gemini CLI 0.61.0 name none: there the agent passes `session_id`.
+const SESSION_VARIABLES: &[&str] = &["CLAUDE_CODE_SESSION_ID", "COPILOT_AGENT_SESSION_ID"];
 
 /// The session the host that started this server says it serves.
 fn host_session() -> Option<String> {
