@@ -163,7 +163,21 @@ fn daemon_checks(checks: &mut Vec<Check>) -> Option<StatusReport> {
         );
         checks.push(check("catch_up", Status::Warn, detail, Some("wait for it (judged status shows it)".into())));
     }
+    checks.push(store_check(&status));
     Some(status)
+}
+
+/// The store's size against the logs', and what retention does about it.
+fn store_check(status: &StatusReport) -> Check {
+    let share = match status.bytes {
+        0 => String::new(),
+        logs => format!(" ({:.2}x)", status.store_bytes as f64 / logs as f64),
+    };
+    let pruned = match status.pruned_lines {
+        0 => "nothing pruned (`judged prune` or [store] keep_days drop idle sessions' bytes)".to_owned(),
+        lines => format!("{lines} lines' bytes pruned, their hashes kept"),
+    };
+    ok("store", format!("{} bytes for {} bytes of logs{share}; {pruned}", status.store_bytes, status.bytes))
 }
 
 fn uptime(seconds: u64) -> String {

@@ -22,8 +22,12 @@ impl LogCache {
         }
     }
 
-    /// Bring the cached log of `file` up to the store.
+    /// Bring the cached log of `file` up to the store; `Err(Pruned)` when its first lines'
+    /// bytes were pruned (a log is read from its start).
     pub fn refresh(&mut self, store: &Store, file: &FileState) -> Result<(), StoreError> {
+        if file.pruned > 0 {
+            return Err(StoreError::Pruned { path: file.path.clone(), lines: file.pruned });
+        }
         let log =
             self.0.entry(file.id).or_insert_with(|| SessionLog::from_bytes(file.host, file.path.clone(), Vec::new()));
         let have = log.lines.len() as u64;

@@ -84,6 +84,19 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Drop the stored bytes of sessions idle for a while that nothing recent needs; their hashes and chain stay.
+    Prune {
+        /// Sessions whose last record is older than this: `90d`, `12w` or an ISO-8601 time
+        /// (default: `[store] keep_days`, else 90d).
+        #[arg(long)]
+        older_than: Option<String>,
+        /// Say what would be pruned, and prune nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print the outcome as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// What the gate decided, per project and session, with the review or jury behind each allow.
     Report {
         /// Only decisions since then: `7d`, `24h`, `30m` or an ISO-8601 time (default: 7d).
@@ -247,6 +260,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
         Cmd::Plugin(command) => init::plugin(command),
         Cmd::Doctor { json } => doctor::run(json).then_some(()).ok_or(CliError::DoctorFailed),
         Cmd::Report { since, html, json } => commands::report::run(&since, html, json),
+        Cmd::Prune { older_than, dry_run, json } => commands::prune::run(older_than.as_deref(), dry_run, json),
         Cmd::Completions { shell } => commands::completions::run(shell),
         Cmd::UninstallHooks { target, dry_run } => commands::uninstall_hooks::run(&target, dry_run),
         Cmd::Stop => commands::stop::run(),

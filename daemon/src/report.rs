@@ -11,8 +11,9 @@ use judged_protocol::{Decision, ReportData, ReportDecision, ReportJury, ReportRe
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// `--since`: `7d`, `24h`, `30m`, `45s`, `2w`, or an ISO-8601 timestamp.
-pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+/// A time given as `option` (`--since`, `--older-than`): `7d`, `24h`, `30m`, `45s`, `2w`
+/// before `now`, or an ISO-8601 timestamp.
+pub fn time_ago(option: &str, text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
     let text = text.trim();
     let unit_seconds = |unit: char| match unit {
         's' => Some(1),
@@ -30,7 +31,7 @@ pub fn parse_since(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Stri
         return Ok(now - chrono::Duration::seconds(count.saturating_mul(seconds)));
     }
     judged_core::timestamp::parse(text).ok_or_else(|| {
-        format!("--since `{text}` is neither a duration (7d, 24h, 30m) nor an ISO-8601 time (2026-11-30T09:00:00Z)")
+        format!("{option} `{text}` is neither a duration (7d, 24h, 30m) nor an ISO-8601 time (2026-11-30T09:00:00Z)")
     })
 }
 
@@ -496,7 +497,7 @@ mod tests {
     #[test]
     fn since_takes_durations_and_timestamps() {
         let now = judged_core::timestamp::parse("2026-12-01T12:00:00Z").unwrap();
-        let at = |text| parse_since(text, now).map(judged_core::timestamp::format_utc);
+        let at = |text| time_ago("--since", text, now).map(judged_core::timestamp::format_utc);
         assert_eq!(at("7d").unwrap(), "2026-11-24T12:00:00Z");
         assert_eq!(at("24h").unwrap(), "2026-11-30T12:00:00Z");
         assert_eq!(at("30m").unwrap(), "2026-12-01T11:30:00Z");

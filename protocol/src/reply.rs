@@ -47,6 +47,8 @@ pub enum Reply {
     Review(ReviewReply),
     /// To [`crate::Request::GateStatus`].
     GateStatus(GateStatus),
+    /// To [`crate::Request::Prune`].
+    Prune(PruneReport),
 }
 
 /// One response: the request's id echoed, and the reply or a refusal.
@@ -126,8 +128,17 @@ pub struct StatusReport {
     pub lines: u64,
     /// Bytes ingested, over all logs.
     pub bytes: u64,
+    /// The store's size on disk (database and its log), to set against `bytes`.
+    #[serde(default)]
+    pub store_bytes: u64,
+    /// Lines whose bytes were pruned (`judged prune`, `[store] keep_days`).
+    #[serde(default)]
+    pub pruned_lines: u64,
     /// Logs found rewritten.
     pub tampered: u64,
+    /// Starts at which the store's own chains did not verify (journaled each time).
+    #[serde(default)]
+    pub store_integrity_failures: u64,
     /// Task completions no gate decision allowed (`judged report` lists them).
     #[serde(default)]
     pub completions_bypassed: u64,
@@ -185,6 +196,9 @@ pub struct SessionSummary {
     pub tampered: bool,
     /// Integrity findings recorded about it.
     pub integrity_findings: u64,
+    /// Its first lines whose bytes were pruned (0: all are kept).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pruned_lines: u64,
 }
 
 /// One stored line.
@@ -202,8 +216,11 @@ pub struct EventLine {
     pub line_sha256: String,
     /// The log's chain head after it, hex.
     pub chain_sha256: String,
-    /// The line as written (lossy UTF-8).
+    /// The line as written (lossy UTF-8); empty when pruned.
     pub raw: String,
+    /// Its bytes were pruned from the store: its hash and chain are what is left.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pruned: bool,
 }
 
 /// A session's chain head after one line.
@@ -520,6 +537,49 @@ impl From<&judged_jury::convene::Progress<'_>> for PanelStep {
     }
 }
 
+/// What `judged prune` did (or, dry, would do).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PruneReport {
+    /// The cutoff: sessions idle since before it were considered.
+    pub older_than: String,
+    /// Nothing was pruned: this is what would be.
+    pub dry_run: bool,
+    /// Sessions whose bytes were (or would be) dropped.
+    pub pruned: Vec<PrunedSession>,
+    /// Idle sessions kept, each with why.
+    pub kept: Vec<KeptSession>,
+    /// The log bytes dropped (or that would be), in all.
+    pub bytes: u64,
+}
+
+/// A session whose stored bytes were dropped.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PrunedSession {
+    /// The session's key.
+    pub session: String,
+    /// Its log.
+    pub path: String,
+    /// The host that wrote it.
+    pub host: Host,
+    /// Its lines whose bytes went; their hashes and chain stay.
+    pub lines: u64,
+    /// The log bytes they held.
+    pub bytes: u64,
+    /// Its last record's time, as the host wrote it.
+    pub last_record: String,
+}
+
+/// An idle session prune left alone, and why.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KeptSession {
+    /// The session's key.
+    pub session: String,
+    /// Its log.
+    pub path: String,
+    /// What still needs its bytes.
+    pub why: String,
+}
+
 /// What `judged report` shows: the gate's decisions over a period, oldest first, each
 /// with what it rested on, and the review calls traced in that period.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -732,4 +792,8 @@ pub struct GateStatus {
     pub satisfied: bool,
     /// What is missing, in the words the gate's block would use; absent when satisfied.
     pub missing: Option<String>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

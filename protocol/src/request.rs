@@ -56,6 +56,9 @@ pub enum Request {
     /// What the gate needs now for a session and project, deciding nothing (`judged
     /// mcp`'s `gate_status`). Reply: [`crate::GateStatus`].
     GateStatus(GateStatusArgs),
+    /// Drop the stored bytes of sessions idle since a time that nothing recent needs
+    /// (`judged prune`). Reply: [`crate::PruneReport`].
+    Prune(PruneArgs),
 }
 
 impl Request {
@@ -75,6 +78,17 @@ pub struct ReportArgs {
     /// Decisions recorded at or after this time; every one when absent.
     #[serde(default)]
     pub since: Option<DateTime<Utc>>,
+}
+
+/// `judged prune`'s question.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PruneArgs {
+    /// Sessions whose last record is older than this are pruned, unless a decision,
+    /// evidence or challenge since then names them.
+    pub older_than: DateTime<Utc>,
+    /// Say what would be pruned, and prune nothing.
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// A session named by its key, its host session id, or its log's path.

@@ -119,6 +119,7 @@ fn a_healthy_setup_passes_and_says_what_is_in_force() {
     for name in [
         "daemon",
         "catch_up",
+        "store",
         "config",
         "roots.copilot-cli",
         "roots.claude-code",
@@ -140,6 +141,8 @@ fn a_healthy_setup_passes_and_says_what_is_in_force() {
     assert!(named(&checks, "daemon")["detail"].as_str().unwrap().contains(&format!("judged {version}")));
     let hook = named(&checks, "hooks.claude-code.project")["detail"].as_str().unwrap().to_owned();
     assert!(hook.contains(&format!("judge-hook {version}")), "{hook}");
+    let store = named(&checks, "store")["detail"].as_str().unwrap().to_owned();
+    assert!(store.contains(" bytes of logs") && store.contains("nothing pruned"), "{store}");
     let gate = named(&checks, "gate")["detail"].as_str().unwrap().to_owned();
     assert!(gate.contains("policy evidence_or_panel") && gate.contains("user config [gate]"), "{gate}");
     // Gemini CLI's root is checked too (here it does not exist yet: a warning, with the key to set).

@@ -5,6 +5,7 @@ pub mod completions;
 pub mod decisions;
 pub mod install_hooks;
 pub mod key;
+pub mod prune;
 pub mod rebuild;
 pub mod report;
 pub mod sessions;

@@ -19,6 +19,8 @@ pub fn run(json: bool) -> Result<(), CliError> {
         ("files", status.files.to_string()),
         ("lines", status.lines.to_string()),
         ("bytes", status.bytes.to_string()),
+        ("store_bytes", store_share(&status)),
+        ("pruned_lines", status.pruned_lines.to_string()),
         ("tampered", status.tampered.to_string()),
         ("journal_events", status.journal_events.to_string()),
         ("bypassed_tasks", status.completions_bypassed.to_string()),
@@ -38,4 +40,12 @@ pub fn run(json: bool) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The store's size, and what share of the logs' it is.
+fn store_share(status: &StatusReport) -> String {
+    match status.bytes {
+        0 => status.store_bytes.to_string(),
+        logs => format!("{} ({:.2}x the logs)", status.store_bytes, status.store_bytes as f64 / logs as f64),
+    }
 }

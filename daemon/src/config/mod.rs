@@ -183,10 +183,22 @@ pub struct ConfigFile {
     pub jury: Option<JuryConfig>,
     #[serde(default)]
     pub server: ServerLimits,
+    #[serde(default)]
+    pub store: StoreConfig,
     /// Whether `judge-evidence` and `judge-hook` start judged when its socket does not
     /// answer (default true; read by them, not by the daemon).
     #[serde(default)]
     pub auto_start: Option<bool>,
+}
+
+/// `[store]`: how long the store keeps what it witnessed. By default, everything, forever.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreConfig {
+    /// Drop the bytes of sessions idle for more than this many days that nothing since
+    /// needs (as `judged prune --older-than Nd`, hourly and on start; a change applies at
+    /// the next hour). Their hashes and chain stay.
+    pub keep_days: Option<std::num::NonZeroU32>,
 }
 
 /// `[server]`: what the socket grants its clients. The defaults suit any user; a test

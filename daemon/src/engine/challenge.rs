@@ -91,7 +91,9 @@ impl Engine {
         let mut ids = Vec::new();
         for file in self.store.files() {
             let under_root = root.is_none_or(|r| Path::new(&file.path).starts_with(r));
-            if !file.tampered && under_root && self.resolved_cwds.same(file, request.cwd) {
+            // A pruned log's records cannot be read again; it was idle past the cutoff.
+            let readable = !file.tampered && file.pruned == 0;
+            if readable && under_root && self.resolved_cwds.same(file, request.cwd) {
                 self.logs.refresh(&self.store, file)?;
                 ids.push(file.id);
             }

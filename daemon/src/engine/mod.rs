@@ -22,6 +22,7 @@ mod completions;
 mod gate_status;
 mod hook;
 mod panel;
+pub mod prune;
 mod queries;
 mod report;
 mod review;
@@ -64,6 +65,8 @@ pub struct Engine {
     catch_up: std::sync::Arc<crate::ingest::CatchUpProgress>,
     witness: Witness,
     started: Instant,
+    /// When `[store] keep_days` was last applied.
+    retained_at: Option<Instant>,
     data_dir: PathBuf,
     socket: PathBuf,
 }
@@ -162,6 +165,7 @@ impl Engine {
             catch_up,
             witness,
             started,
+            retained_at: None,
             data_dir,
             socket,
         }
@@ -262,7 +266,28 @@ impl Engine {
             tracing::warn!(%error, "ingest failed");
         }
         self.account_for_completions();
+        if paths.is_empty() {
+            self.retain();
+        }
         self.ingest.roots().all().cloned().collect()
+    }
+
+    /// Apply `[store] keep_days`, at most once an hour (sessions go idle by the day).
+    fn retain(&mut self) {
+        const EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+        let Some(days) = self.config.current().file.store.keep_days else { return };
+        if self.retained_at.is_some_and(|at| at.elapsed() < EVERY) {
+            return;
+        }
+        self.retained_at = Some(Instant::now());
+        let older_than = chrono::Utc::now() - chrono::Duration::days(i64::from(days.get()));
+        match prune::prune(&mut self.store, older_than, false) {
+            Ok(report) if !report.pruned.is_empty() => {
+                tracing::info!(sessions = report.pruned.len(), bytes = report.bytes, days, "pruned idle sessions");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "pruning under [store] keep_days failed"),
+        }
     }
 
     /// On start: re-check the store's own chains, re-hash every ingested prefix against
@@ -278,6 +303,7 @@ impl Engine {
             self.ingest.verify_prefix(&mut self.store, &file)?;
         }
         self.ingest.catch_up_counted(&mut self.store, progress)?;
+        self.retain();
         self.store.truncate_log();
         tracing::info!(files = self.store.files().count(), "caught up");
         Ok(())
@@ -301,7 +327,14 @@ impl Engine {
         if self.ingest.verify_prefix_if_changed(&mut self.store, &file)?.tampered {
             return Err(evidence_error(format!("session log was rewritten after judged witnessed it: {resolved}")));
         }
-        self.logs.refresh(&self.store, &file)?;
+        // Evidence that rests on a pruned log is refused as evidence, saying why.
+        self.logs.refresh(&self.store, &file).map_err(|error| match error {
+            StoreError::Pruned { .. } => evidence_error(format!(
+                "{error}; evidence on it is no longer checked by the daemon (`judge-evidence --mode direct` reads \
+                 the host's own log, while the host keeps it)"
+            )),
+            other => other.into(),
+        })?;
         Ok(self.store.file_by_path(&resolved).cloned().unwrap_or(file))
     }
 

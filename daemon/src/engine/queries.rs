@@ -2,7 +2,7 @@
 //! `decisions`, and `rebuild`, which recomputes what `sessions` shows.
 
 use super::{Answer, Engine, EngineError, bad_request};
-use crate::store::FileState;
+use crate::store::{FileState, StoreIntegrityFailed};
 use judged_protocol::{
     ChainHead, ChainHeadArgs, CompletionBypassed, EventLine, EventsArgs, Reply, SessionSummary, StatusReport,
 };
@@ -27,7 +27,10 @@ impl Engine {
             files: files.len() as u64,
             lines: files.iter().map(|f| f.lines).sum(),
             bytes: files.iter().map(|f| f.offset).sum(),
+            store_bytes: self.store.disk_bytes(),
+            pruned_lines: files.iter().map(|f| f.pruned).sum(),
             tampered: files.iter().filter(|f| f.tampered).count() as u64,
+            store_integrity_failures: self.store.journal_of_kind::<StoreIntegrityFailed>()?.len() as u64,
             completions_bypassed: self.store.journal_of_kind::<CompletionBypassed>()?.len() as u64,
             journal_events: self.store.journal_len()?,
             catch_up_passes: self.ingest.passes(),
@@ -79,6 +82,7 @@ impl Engine {
                     line_sha256: hex::encode(l.sha256),
                     chain_sha256: hex::encode(l.chain),
                     raw: String::from_utf8_lossy(&l.raw).into_owned(),
+                    pruned: l.pruned,
                 })
                 .collect(),
         ))
@@ -109,5 +113,6 @@ fn session_summary(file: &FileState) -> SessionSummary {
         last_event_time: file.last_event_time.clone(),
         tampered: file.tampered,
         integrity_findings: file.findings,
+        pruned_lines: file.pruned,
     }
 }

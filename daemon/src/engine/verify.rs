@@ -28,8 +28,12 @@ impl Engine {
             since.is_none_or(|since| last.is_some_and(|last| last >= since))
         };
         let reviewer_host = |host: Host| ReviewerCli::ALL.iter().any(|cli| cli.host() == host);
-        let candidates: Vec<FileState> =
-            self.store.files().filter(|f| reviewer_host(f.host) && !f.tampered && recent(f)).cloned().collect();
+        let candidates: Vec<FileState> = self
+            .store
+            .files()
+            .filter(|f| reviewer_host(f.host) && !f.tampered && f.pruned == 0 && recent(f))
+            .cloned()
+            .collect();
         let mut ids = Vec::new();
         for file in candidates {
             if !self.ingest.verify_prefix_if_changed(&mut self.store, &file)?.tampered {

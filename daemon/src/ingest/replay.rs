@@ -67,9 +67,15 @@ pub fn replay(store: &mut Store) -> Result<(), StoreError> {
             ..file.unreplayed()
         };
         let mut update = FileUpdate::default();
-        let mut host_chain = HostChain::<()>::new(state.host);
+        // Pruned lines cannot be read again: the summary they gave was kept (`unreplayed`),
+        // and the host chain goes on from where they had brought it.
+        let mut host_chain = match state.pruned {
+            0 => HostChain::<()>::new(state.host),
+            _ => HostChain::after(state.host, state.last_host_id.clone()),
+        };
         store.scan_lines(state.id, 0, Columns::WithRaw, |line| {
-            if let Ok(record) = judged_core::adapter::envelope(state.host, line.raw.trim_ascii_end()) {
+            let record = (!line.pruned).then(|| judged_core::adapter::envelope(state.host, line.raw.trim_ascii_end()));
+            if let Some(Ok(record)) = record {
                 update.observe(state.host, &record);
                 // Its breaks are in the journal already; only where it reached is wanted.
                 let _ = host_chain.follow(&record, ());

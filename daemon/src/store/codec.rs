@@ -38,6 +38,8 @@ pub enum Codec {
     Zstd,
     /// zstd with the dictionary of that id.
     ZstdDictionary(i64),
+    /// Dropped by pruning: nothing is kept but the line's hash and chain.
+    Pruned,
 }
 
 impl Codec {
@@ -47,13 +49,18 @@ impl Codec {
             Codec::Raw => None,
             Codec::Zstd => Some(0),
             Codec::ZstdDictionary(id) => Some(id),
+            Codec::Pruned => Some(Codec::PRUNED),
         }
     }
+
+    /// The `codec` column of a pruned line (the schema's trigger names it too).
+    pub const PRUNED: i64 = -1;
 
     pub fn from_column(value: Option<i64>) -> Codec {
         match value {
             None => Codec::Raw,
             Some(0) => Codec::Zstd,
+            Some(Codec::PRUNED) => Codec::Pruned,
             Some(id) => Codec::ZstdDictionary(id),
         }
     }
@@ -132,7 +139,7 @@ impl Codecs {
     /// A stored `raw` column back as the line's bytes.
     pub fn decompress(&self, stored: Vec<u8>, codec: Codec, len: usize) -> Result<Vec<u8>> {
         let dictionary = match codec {
-            Codec::Raw => return Ok(stored),
+            Codec::Raw | Codec::Pruned => return Ok(stored),
             Codec::Zstd => None,
             Codec::ZstdDictionary(id) => Some(self.dictionaries.get(&id).ok_or_else(|| {
                 StoreError::Integrity(format!("a line names compression dictionary {id}, which the store lacks"))

@@ -22,6 +22,8 @@ pub struct FileState {
     pub last_event_time: Option<String>,
     pub tampered: bool,
     pub findings: u64,
+    /// Lines, from the first, whose bytes were pruned (from the journal's `lines_pruned`).
+    pub pruned: u64,
 }
 
 impl FileState {
@@ -41,15 +43,29 @@ impl FileState {
             last_event_time: None,
             tampered: false,
             findings: 0,
+            pruned: 0,
         }
     }
 
-    /// The state with everything derived from its lines cleared, as replay starts it.
+    /// The state with everything derived from its lines cleared, as replay starts it. A
+    /// log whose first lines were pruned keeps the summary they gave (its session id and
+    /// cwd, where its host chain had reached, its last time): replay cannot read them again.
     pub fn unreplayed(&self) -> FileState {
-        FileState {
+        let fresh = FileState {
             tampered: self.tampered,
             findings: self.findings,
+            pruned: self.pruned,
             ..FileState::new(self.id, &self.path, self.host, &self.session)
+        };
+        if self.pruned == 0 {
+            return fresh;
+        }
+        FileState {
+            session_id: self.session_id.clone(),
+            cwd: self.cwd.clone(),
+            last_host_id: self.last_host_id.clone(),
+            last_event_time: self.last_event_time.clone(),
+            ..fresh
         }
     }
 }
@@ -129,6 +145,7 @@ impl Store {
                 last_event_time: row.get(10)?,
                 tampered: row.get(11)?,
                 findings: row.get::<_, i64>(12)? as u64,
+                pruned: 0,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

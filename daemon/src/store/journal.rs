@@ -52,6 +52,8 @@ pub enum JournalEvent {
     ConfigRejected(ConfigRejected),
     /// A task completion in a transcript no gate decision allowed.
     CompletionBypassed(CompletionBypassed),
+    /// The bytes of a log's lines were dropped (their hashes and chain stay).
+    LinesPruned(LinesPruned),
 }
 
 /// A body type of one journal kind, for reading events of that kind back.
@@ -83,6 +85,7 @@ journal_bodies! {
     ConfigLoaded => "config_loaded",
     ConfigRejected => "config_rejected",
     CompletionBypassed => "completion_bypassed",
+    LinesPruned => "lines_pruned",
 }
 
 impl JournalEvent {
@@ -110,6 +113,25 @@ pub struct FileDiscovered {
 pub struct FileRefused {
     pub path: String,
     pub reason: String,
+}
+
+/// `lines_pruned`: the bytes of a log's first `lines` lines were dropped from the store, by
+/// `judged prune` or `[store] keep_days`. Every line's hash and the chain over them stay,
+/// so the log's history is still checked against the file and the chain still verifies;
+/// what needed the bytes themselves (re-reading the records) can no longer be done.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LinesPruned {
+    pub file_id: i64,
+    pub path: String,
+    pub session: String,
+    /// Lines pruned, from the first.
+    pub lines: u64,
+    /// The log's bytes those lines held.
+    pub bytes: u64,
+    /// The chain head after the last pruned line (hex).
+    pub chain: String,
+    /// The session's last record was older than this (RFC 3339).
+    pub older_than: String,
 }
 
 /// `tamper_detected`: where the file stopped holding what was ingested.

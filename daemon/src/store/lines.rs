@@ -2,7 +2,7 @@
 //! per file.
 
 use super::codec::{Codec, Codecs};
-use super::journal::{self, JournalEvent};
+use super::journal::{self, JournalEvent, LinesPruned};
 use super::{FileState, Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
 use rusqlite::{OptionalExtension, params};
@@ -25,7 +25,10 @@ pub struct StoredLine {
     pub sha256: Hash,
     pub chain: Hash,
     pub kind: Option<String>,
+    /// The line as the log held it; empty when pruned.
     pub raw: Vec<u8>,
+    /// Its bytes were dropped by pruning: `sha256` and `chain` are what is left.
+    pub pruned: bool,
 }
 
 /// The columns of a stored line, `raw` as kept and `codec` saying how.
@@ -40,12 +43,14 @@ fn stored_line(r: &rusqlite::Row) -> rusqlite::Result<(StoredLine, Codec)> {
         chain: hash_from(r.get(4)?),
         kind: r.get(5)?,
         raw: r.get(6)?,
+        pruned: false,
     };
     Ok((line, Codec::from_column(r.get(7)?)))
 }
 
 /// A stored line with its bytes as the log held them.
 fn unpacked(codecs: &Codecs, (mut line, codec): (StoredLine, Codec)) -> Result<StoredLine> {
+    line.pruned = codec == Codec::Pruned;
     let len = line.end.saturating_sub(line.start) as usize;
     line.raw = codecs.decompress(std::mem::take(&mut line.raw), codec, len).map_err(|error| {
         StoreError::Integrity(format!("the stored bytes of line {} do not read back: {error}", line.seq))
@@ -162,13 +167,55 @@ impl Store {
             .map(hash_from))
     }
 
+    /// Drop the bytes of every line `file_id` has now, keeping each line's hash and the
+    /// chain, and journal it (in one transaction); `None` when nothing is left to drop.
+    /// `older_than` is the cutoff the caller chose the log by, for the record.
+    pub fn prune_file(&mut self, file_id: i64, older_than: &str) -> Result<Option<LinesPruned>> {
+        let Some(mut file) = self.files.get(&file_id).cloned() else { return Ok(None) };
+        if file.lines == file.pruned {
+            return Ok(None);
+        }
+        let bytes = self.unpruned_bytes(file.id, file.pruned)?;
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE lines SET raw = x'', codec = ?4 WHERE file_id = +?1 AND seq > ?2 AND seq <= ?3",
+            params![file.id, file.pruned as i64, file.lines as i64, Codec::PRUNED],
+        )?;
+        let pruned = LinesPruned {
+            file_id: file.id,
+            path: file.path.clone(),
+            session: file.session.clone(),
+            lines: file.lines,
+            bytes,
+            chain: chain::to_hex(&file.chain),
+            older_than: older_than.to_owned(),
+        };
+        journal::append(&tx, &JournalEvent::LinesPruned(pruned.clone()))?;
+        tx.commit()?;
+        file.pruned = file.lines;
+        self.committed(&file);
+        Ok(Some(pruned))
+    }
+
+    /// The log bytes held by the lines of `file_id` after line `from` (what pruning them
+    /// would drop).
+    pub fn unpruned_bytes(&self, file_id: i64, from: u64) -> Result<u64> {
+        let bytes: i64 = self
+            .conn
+            .prepare_cached("SELECT coalesce(sum(end - start), 0) FROM lines WHERE file_id = +?1 AND seq > ?2")?
+            .query_row(params![file_id, from as i64], |r| r.get(0))?;
+        Ok(bytes as u64)
+    }
+
     /// Re-check every file's line chain; `Err(Integrity)` names the first break.
     pub(super) fn verify_line_chains(&self) -> Result<()> {
         for file in self.files() {
             let mut head = chain::genesis(chain::SESSION_GENESIS_DOMAIN);
             let mut broken = None;
             self.scan_lines(file.id, 0, Columns::WithRaw, |line| {
-                head = chain::link(&head, &chain::sha256(&line.raw));
+                // A pruned line's hash is all that is left to link.
+                let sha = if line.pruned { line.sha256 } else { chain::sha256(&line.raw) };
+                head = chain::link(&head, &sha);
                 if head != line.chain {
                     broken = Some(line.seq);
                 }

@@ -17,8 +17,8 @@ mod lines;
 pub use files::FileState;
 pub use journal::{
     ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileRefused, Finding, IntegrityFinding,
-    JournalBody, JournalEvent, JurorRan, Lookup, MalformedLine, MarkerSeen, PanelConvened, PanelSource, ReviewTraced,
-    StoreIntegrityFailed, TamperDetected,
+    JournalBody, JournalEvent, JurorRan, LinesPruned, Lookup, MalformedLine, MarkerSeen, PanelConvened, PanelSource,
+    ReviewTraced, StoreIntegrityFailed, TamperDetected,
 };
 pub use lines::{Columns, NewLine, StoredLine};
 
@@ -42,6 +42,11 @@ pub enum StoreError {
     Thread(std::io::Error),
     #[error("cannot compress or decompress a line: {0}")]
     Codec(std::io::Error),
+    #[error(
+        "the stored bytes of {path} (its first {lines} lines) were pruned from the store (`judged prune` or \
+         [store] keep_days): their hashes and chain still check, but its records cannot be read again"
+    )]
+    Pruned { path: String, lines: u64 },
     #[error("cannot make {} owner-only: {source}", path.display())]
     Private { path: std::path::PathBuf, source: std::io::Error },
 }
@@ -123,7 +128,14 @@ CREATE INDEX IF NOT EXISTS journal_finding_file ON journal(json_extract(body, '$
     WHERE kind = 'integrity_finding';
 CREATE INDEX IF NOT EXISTS journal_panel_key ON journal(json_extract(body, '$.key'))
     WHERE kind = 'panel_convened';
-CREATE TRIGGER IF NOT EXISTS lines_append_only_u BEFORE UPDATE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
+-- Lines are append-only but for one change: pruning drops a line's bytes (raw empty,
+-- codec -1) and keeps every other column, its hash and chain among them.
+DROP TRIGGER IF EXISTS lines_append_only_u;
+CREATE TRIGGER lines_append_only_u BEFORE UPDATE ON lines
+WHEN NOT (NEW.raw = x'' AND NEW.codec = -1 AND NEW.id = OLD.id AND NEW.file_id = OLD.file_id AND NEW.seq = OLD.seq
+          AND NEW.start = OLD.start AND NEW.end = OLD.end AND NEW.line_sha256 = OLD.line_sha256
+          AND NEW.chain = OLD.chain AND NEW.kind IS OLD.kind)
+BEGIN SELECT RAISE(ABORT, 'lines are append-only (pruning may only drop their bytes)'); END;
 CREATE TRIGGER IF NOT EXISTS lines_append_only_d BEFORE DELETE ON lines BEGIN SELECT RAISE(ABORT, 'lines are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS dictionaries_append_only_u BEFORE UPDATE ON dictionaries BEGIN SELECT RAISE(ABORT, 'dictionaries are append-only'); END;
 CREATE TRIGGER IF NOT EXISTS dictionaries_append_only_d BEFORE DELETE ON dictionaries BEGIN SELECT RAISE(ABORT, 'dictionaries are append-only'); END;
@@ -142,6 +154,8 @@ pub struct Store {
     ids_by_path: FxHashMap<String, i64>,
     /// How lines' bytes are compressed and read back.
     codecs: codec::Codecs,
+    /// The database file.
+    path: std::path::PathBuf,
 }
 
 /// Bring a store of an earlier version up to this one's schema: lines gained a `codec`
@@ -185,9 +199,21 @@ impl Store {
         conn.set_prepared_statement_cache_capacity(32);
         let checkpointer = Checkpointer::start(path)?;
         let codecs = codec::Codecs::load(&conn)?;
-        let mut store = Store { conn, checkpointer, files: BTreeMap::new(), ids_by_path: FxHashMap::default(), codecs };
+        let mut store = Store {
+            conn,
+            checkpointer,
+            files: BTreeMap::new(),
+            ids_by_path: FxHashMap::default(),
+            codecs,
+            path: path.to_owned(),
+        };
         for file in store.read_files()? {
             store.mirror(file);
+        }
+        for (_, _, pruned) in store.journal_of_kind::<LinesPruned>()? {
+            if let Some(file) = store.files.get_mut(&pruned.file_id) {
+                file.pruned = file.pruned.max(pruned.lines);
+            }
         }
         Ok(store)
     }
@@ -215,6 +241,15 @@ impl Store {
         tracing::debug!("the log was not truncated after the catch-up: the checkpoint thread kept it busy");
     }
 
+    /// The store's size on disk: the database and its log.
+    pub fn disk_bytes(&self) -> u64 {
+        [self.path.clone(), self.path.with_extension("db-wal")]
+            .iter()
+            .filter_map(|file| std::fs::metadata(file).ok())
+            .map(|meta| meta.len())
+            .sum()
+    }
+
     /// Re-check both chains in the store; `Err(Integrity)` names the first break.
     pub fn verify_chains(&self) -> Result<()> {
         self.verify_journal_chain()?;
@@ -225,6 +260,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::logs::LogCache;
     use judged_core::chain;
     use judged_core::event::Host;
     use judged_core::log::SessionLog;
@@ -382,6 +418,58 @@ mod tests {
         release.join().unwrap();
         checkpoint.join().unwrap();
         assert_eq!(std::fs::metadata(dir.path().join("judged.db-wal")).unwrap().len(), 0);
+    }
+
+    /// Pruning drops a log's bytes and keeps every line's hash and the chain: the store
+    /// still verifies, a reopened store knows the log was pruned, a read of its records
+    /// says so, and the trigger lets nothing else change a line.
+    #[test]
+    fn pruning_drops_the_bytes_and_keeps_every_hash_and_the_chain() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = stored(dir.path(), REAL_LOG);
+        let file = store.files().next().unwrap().clone();
+        let hashes = |store: &Store| {
+            let mut kept = Vec::new();
+            store
+                .scan_lines(file.id, 0, Columns::WithRaw, |line| {
+                    kept.push((line.seq, line.sha256, line.chain, line.pruned));
+                    true
+                })
+                .unwrap();
+            kept
+        };
+        let before = hashes(&store);
+        assert_eq!(store.unpruned_bytes(file.id, 0).unwrap(), REAL_LOG.len() as u64);
+
+        let pruned = store.prune_file(file.id, "2026-09-01T00:00:00Z").unwrap().expect("something to prune");
+        assert_eq!((pruned.lines, pruned.bytes), (file.lines, REAL_LOG.len() as u64));
+        assert_eq!(pruned.chain, chain::to_hex(&file.chain));
+        assert!(store.prune_file(file.id, "2026-09-01T00:00:00Z").unwrap().is_none(), "nothing is left to prune");
+        let kept: i64 = store.conn.query_row("SELECT sum(length(raw)) FROM lines", [], |r| r.get(0)).unwrap();
+        assert_eq!(kept, 0, "no byte of the log is kept");
+        let after = hashes(&store);
+        assert!(after.iter().all(|line| line.3), "every line reads as pruned");
+        let unmarked = |lines: &[(u64, Hash, Hash, bool)]| lines.iter().map(|l| (l.0, l.1, l.2)).collect::<Vec<_>>();
+        assert_eq!(unmarked(&after), unmarked(&before), "every hash and chain head is kept");
+        store.verify_chains().unwrap();
+        drop(store);
+
+        let store = Store::open(&dir.path().join("judged.db")).unwrap();
+        let file = store.files().next().unwrap().clone();
+        assert_eq!(file.pruned, file.lines, "a reopened store knows from the journal");
+        let error = LogCache::default().refresh(&store, &file).unwrap_err().to_string();
+        assert!(
+            error.contains("were pruned from the store") && error.contains("hashes and chain still check"),
+            "{error}"
+        );
+        for edit in [
+            "UPDATE lines SET raw = x'00' WHERE seq = 3",
+            "UPDATE lines SET raw = x'', codec = -1, line_sha256 = zeroblob(32) WHERE seq = 3",
+            "UPDATE lines SET raw = x'', codec = 0 WHERE seq = 3",
+        ] {
+            let refused = store.conn.execute_batch(edit).unwrap_err().to_string();
+            assert!(refused.contains("lines are append-only"), "{edit}: {refused}");
+        }
     }
 
     /// A store written before lines were compressed has no `codec` column: it gains one

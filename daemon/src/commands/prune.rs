@@ -1,0 +1,48 @@
+//! `judged prune [--older-than 90d] [--dry-run] [--json]`: ask the daemon to drop the stored
+//! bytes of idle sessions, and say which went, which stayed and why.
+
+use super::{call, print_json};
+use crate::{CliError, report};
+use judged_protocol::{PruneArgs, PruneReport, Request};
+
+/// The cutoff when neither `--older-than` nor `[store] keep_days` names one.
+const DEFAULT_OLDER_THAN: &str = "90d";
+
+pub fn run(older_than: Option<&str>, dry_run: bool, json: bool) -> Result<(), CliError> {
+    let text = match older_than {
+        Some(text) => text.to_owned(),
+        None => match judged::config::ConfigFile::load(&judged_protocol::paths::config_path())?.store.keep_days {
+            Some(days) => format!("{days}d"),
+            None => DEFAULT_OLDER_THAN.to_owned(),
+        },
+    };
+    let older_than = report::time_ago("--older-than", &text, chrono::Utc::now()).map_err(CliError::Usage)?;
+    let done: PruneReport = call(Request::Prune(PruneArgs { older_than, dry_run }))?;
+    if json {
+        print_json(&done);
+        return Ok(());
+    }
+    let verb = if done.dry_run { "would prune" } else { "pruned" };
+    for session in &done.pruned {
+        println!(
+            "{verb} {} ({}: {} lines, {} bytes, last record {})",
+            session.path,
+            session.host.as_str(),
+            session.lines,
+            session.bytes,
+            session.last_record
+        );
+    }
+    for session in &done.kept {
+        println!("kept   {}: {}", session.path, session.why);
+    }
+    println!(
+        "{verb} {} sessions idle since before {} ({} log bytes); kept {} that are still needed. Their hashes and \
+         chain stay: the logs are still checked against rewrites.",
+        done.pruned.len(),
+        done.older_than,
+        done.bytes,
+        done.kept.len()
+    );
+    Ok(())
+}

@@ -1,0 +1,121 @@
+//! `prune`: drop the stored bytes of sessions that have been idle since a cutoff and that
+//! nothing recent rests on, keeping every line's hash and the chain over them.
+//!
+//! What a pruned session can still prove: that its log was not rewritten (every line's
+//! hash stays, so `verify-log` and the watcher re-hash the file as before) and that the
+//! store's chain is whole. What it cannot: its records cannot be read again, so evidence
+//! and challenges that need them say that the bytes were pruned. So a session is kept
+//! while a gate decision, a verification or a challenge since the cutoff names it, and a
+//! session whose log was caught rewritten is kept whole, as the record of that.
+
+use super::{Answer, Engine};
+use crate::store::{ChallengeIssued, EvidenceVerified, FileState, Store, StoreError};
+use chrono::{DateTime, Utc};
+use judged_core::timestamp;
+use judged_protocol::{GateDecision, KeptSession, PruneArgs, PruneReport, PrunedSession, Reply};
+use rustc_hash::FxHashSet;
+
+impl Engine {
+    pub(super) fn prune(&mut self, args: &PruneArgs) -> Answer {
+        Ok(Reply::Prune(prune(&mut self.store, args.older_than, args.dry_run)?))
+    }
+}
+
+/// Prune `store` of what was idle before `older_than` (only say what, when `dry_run`).
+pub fn prune(store: &mut Store, older_than: DateTime<Utc>, dry_run: bool) -> Result<PruneReport, StoreError> {
+    let cutoff = timestamp::format_utc(older_than);
+    let needed = Needed::since(store, older_than)?;
+    let idle: Vec<(FileState, DateTime<Utc>)> = store
+        .files()
+        .filter(|file| file.pruned < file.lines)
+        .filter_map(|file| last_record(file).filter(|&last| last < older_than).map(|last| (file.clone(), last)))
+        .collect();
+    let mut report =
+        PruneReport { older_than: cutoff.clone(), dry_run, pruned: Vec::new(), kept: Vec::new(), bytes: 0 };
+    for (file, last) in idle {
+        let kept = |why: &str| KeptSession { session: file.session.clone(), path: file.path.clone(), why: why.into() };
+        if file.tampered {
+            report.kept.push(kept("its log was rewritten after it was witnessed: the bytes are the record of that"));
+            continue;
+        }
+        if let Some(why) = needed.why(&file) {
+            report.kept.push(kept(why));
+            continue;
+        }
+        let bytes = if dry_run {
+            Some(store.unpruned_bytes(file.id, file.pruned)?)
+        } else {
+            store.prune_file(file.id, &cutoff)?.map(|pruned| pruned.bytes)
+        };
+        let Some(bytes) = bytes else { continue };
+        report.bytes += bytes;
+        report.pruned.push(PrunedSession {
+            session: file.session.clone(),
+            path: file.path.clone(),
+            host: file.host,
+            lines: file.lines - file.pruned,
+            bytes,
+            last_record: timestamp::format_utc(last),
+        });
+    }
+    Ok(report)
+}
+
+/// When a session was last active: its last record's time, else (a log whose records
+/// carry none) its file's modification time. `None` when neither is known.
+fn last_record(file: &FileState) -> Option<DateTime<Utc>> {
+    file.last_event_time.as_deref().and_then(timestamp::parse).or_else(|| {
+        let modified = std::fs::symlink_metadata(&file.path).and_then(|m| m.modified()).ok()?;
+        Some(DateTime::<Utc>::from(modified))
+    })
+}
+
+/// The sessions something journaled since the cutoff names.
+struct Needed {
+    decided: FxHashSet<String>,
+    verified: FxHashSet<i64>,
+    challenged: FxHashSet<String>,
+}
+
+impl Needed {
+    fn since(store: &Store, cutoff: DateTime<Utc>) -> Result<Needed, StoreError> {
+        let recent = |at: &str| timestamp::parse(at).is_none_or(|at| at >= cutoff);
+        let mut needed =
+            Needed { decided: FxHashSet::default(), verified: FxHashSet::default(), challenged: FxHashSet::default() };
+        store.journal_newest_first(|_, at, decision: GateDecision| {
+            if !recent(at) {
+                return false;
+            }
+            needed.decided.extend(decision.session_id);
+            true
+        })?;
+        store.journal_newest_first(|_, at, evidence: EvidenceVerified| {
+            if !recent(at) {
+                return false;
+            }
+            needed.verified.extend(evidence.file_id);
+            true
+        })?;
+        store.journal_newest_first(|_, at, challenge: ChallengeIssued| {
+            if !recent(at) {
+                return false;
+            }
+            needed.challenged.insert(challenge.session_events);
+            true
+        })?;
+        Ok(needed)
+    }
+
+    /// Why `file` is still needed, when it is.
+    fn why(&self, file: &FileState) -> Option<&'static str> {
+        if file.session_id.as_ref().is_some_and(|id| self.decided.contains(id)) {
+            Some("a gate decision since the cutoff is about this session")
+        } else if self.verified.contains(&file.id) {
+            Some("evidence verified since the cutoff rests on this log")
+        } else if self.challenged.contains(&file.path) {
+            Some("a challenge issued since the cutoff names this log")
+        } else {
+            None
+        }
+    }
+}
