@@ -16,6 +16,12 @@ const FRAME_WAIT: Duration = Duration::from_secs(15 * 60);
 /// How long to wait for a daemon this server started (its catch-up of the logs).
 const AUTOSTART_WAIT: Duration = Duration::from_secs(20);
 
+/// How long to ask again while the daemon says the host's next write can change its
+/// answer (a session whose log is not on disk yet: Copilot CLI writes its first lines a
+/// moment after its first tool call may start), and how often.
+const HOST_WRITE_WAIT: Duration = Duration::from_secs(10);
+const ASK_AGAIN_EVERY: Duration = Duration::from_millis(200);
+
 /// Why the daemon gave no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum AskError {
@@ -39,12 +45,21 @@ pub async fn ask<T: DeserializeOwned + Send + 'static>(
                 let _ = progress.send(step);
             }
         };
-        match judged_protocol::call_with_progress(&socket, request.clone(), FRAME_WAIT, tell) {
-            Err(ClientError::Unreachable(_)) => {
-                autostart::start_judged(AUTOSTART_WAIT).map_err(AskError::NotStarted)?;
-                Ok(judged_protocol::call_with_progress(&socket, request, FRAME_WAIT, tell)?)
+        let deadline = std::time::Instant::now() + HOST_WRITE_WAIT;
+        loop {
+            let answered = match judged_protocol::call_with_progress(&socket, request.clone(), FRAME_WAIT, tell) {
+                Err(ClientError::Unreachable(_)) => {
+                    autostart::start_judged(AUTOSTART_WAIT).map_err(AskError::NotStarted)?;
+                    judged_protocol::call_with_progress(&socket, request.clone(), FRAME_WAIT, tell)
+                }
+                answered => answered,
+            };
+            match answered {
+                Err(ClientError::Refused(body)) if body.log_state.is_some() && std::time::Instant::now() < deadline => {
+                    std::thread::sleep(ASK_AGAIN_EVERY);
+                }
+                answered => return Ok(answered?),
             }
-            answered => Ok(answered?),
         }
     })
     .await

@@ -13,7 +13,8 @@ use serde::Deserialize;
 /// Which session and project to ask about.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GateStatusParams {
-    /// The project (default: the directory judged mcp was started in).
+    /// The project (default: where the host started judged mcp, unless that is the
+    /// plugin's directory; then the cwd your session's log records).
     #[serde(default)]
     pub cwd: Option<String>,
     /// Your host session's id (default: the one the host started this server for, where

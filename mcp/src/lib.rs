@@ -25,13 +25,29 @@ pub enum McpError {
     Session(Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// The server: the tools, the directory it was started in (a tool's default cwd), and the
-/// host session that started it, when the host says (a tool's default session).
+/// The server: the tools, the directory it was started in when that is the project (a
+/// tool's default cwd), and the host session that started it, when the host says (a
+/// tool's default session).
 #[derive(Clone)]
 pub struct Judged {
     tool_router: ToolRouter<Judged>,
-    cwd: PathBuf,
+    cwd: Option<PathBuf>,
     session: Option<String>,
+}
+
+/// Where a host names the plugin an MCP server belongs to (Copilot CLI 1.0.102 sets the
+/// first two, Claude Code 2.1.328 the last). Copilot CLI starts a plugin's server in the
+/// plugin's directory, not the project's.
+const PLUGIN_ROOT_VARIABLES: &[&str] = &["COPILOT_PLUGIN_ROOT", "PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT"];
+
+/// The directory the server was started in, unless it is the plugin's own.
+fn project_dir() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    let in_plugin = PLUGIN_ROOT_VARIABLES
+        .iter()
+        .filter_map(std::env::var_os)
+        .any(|root| std::fs::canonicalize(root).is_ok_and(|root| root == cwd));
+    (!in_plugin).then_some(cwd)
 }
 
 /// Where a host tells the MCP servers it starts which session they serve: Claude Code
@@ -55,13 +71,14 @@ fn host_session() -> Option<String> {
 impl ServerHandler for Judged {}
 
 impl Judged {
-    fn new(cwd: PathBuf, session: Option<String>) -> Judged {
+    fn new(cwd: Option<PathBuf>, session: Option<String>) -> Judged {
         Judged { tool_router: Judged::review_router() + Judged::gate_status_router(), cwd, session }
     }
 
-    /// A tool's cwd: the one it was given, else the server's.
-    fn cwd(&self, given: Option<String>) -> String {
-        given.unwrap_or_else(|| self.cwd.display().to_string())
+    /// A tool's cwd: the one it was given, else the server's when that is the project,
+    /// else none: the daemon takes the cwd the session's log records.
+    fn cwd(&self, given: Option<String>) -> Option<String> {
+        given.or_else(|| self.cwd.as_ref().map(|cwd| cwd.display().to_string()))
     }
 
     /// A tool's session: the one it was given, else the host's.
@@ -84,10 +101,9 @@ fn refused(error: &daemon::AskError) -> CallToolResult {
 
 /// Serve MCP on stdin/stdout until the host closes it.
 pub fn serve() -> Result<(), McpError> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(McpError::Runtime)?;
     runtime.block_on(async {
-        let running = Judged::new(cwd, host_session())
+        let running = Judged::new(project_dir(), host_session())
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|error| McpError::Session(Box::new(error)))?;

@@ -15,7 +15,8 @@ use serde_json::json;
 /// What the agent asks the jury about.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReviewParams {
-    /// The project (default: the directory judged mcp was started in).
+    /// The project (default: where the host started judged mcp, unless that is the
+    /// plugin's directory; then the cwd your session's log records).
     #[serde(default)]
     pub cwd: Option<String>,
     /// What the work is for: the task's subject as it was created, or a one-line

@@ -251,8 +251,9 @@ pub struct TraceArgs {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReviewArgs {
     /// The project: its working tree's changes are judged, jurors run there, and its
-    /// settings name the rubric.
-    pub cwd: String,
+    /// settings name the rubric. Absent: the cwd the session's log records.
+    #[serde(default)]
+    pub cwd: Option<String>,
     /// What the work is for: the task's subject as the host knows it, or the agent's
     /// words for the work.
     pub task: String,
@@ -281,8 +282,9 @@ pub struct ReviewArgs {
 /// `judged mcp`'s `gate_status`, asked of the daemon.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GateStatusArgs {
-    /// The project.
-    pub cwd: String,
+    /// The project. Absent: the cwd the session's log records.
+    #[serde(default)]
+    pub cwd: Option<String>,
     /// The host's session, whose evidence and author count.
     #[serde(default)]
     pub session_id: Option<String>,

@@ -42,6 +42,7 @@ Scenario keys read here (the rest is for model_server.py):
                      (default ["Bash"]; an existing file is kept and extended)
   "claude_args"      extra Claude Code arguments ({{repo}} is this repository), e.g.
                      ["--plugin-dir", "{{repo}}/plugin"]
+  "copilot_args"     extra Copilot CLI arguments, as "claude_args"
   "files"            {relative path: text} created in the project dir before the run
 """
 
@@ -200,7 +201,8 @@ def main():
                         "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:%d/v1" % port,
                         "COPILOT_MODEL": scenario.get("root_model") or "gpt-5.4",
                         "COPILOT_HOME": copilot_home})
-            cmd = [binary, "-p", prompt, "--allow-all-tools", "--allow-all-paths"]
+            cmd = [binary, "-p", prompt, "--allow-all-tools", "--allow-all-paths"] + \
+                subst(scenario.get("copilot_args") or [], mapping)
             log_root = os.path.join(copilot_home, "session-state")
         else:
             claude_dir = os.path.join(home, ".claude")

@@ -461,10 +461,19 @@ fn claude_task_completed_is_blocked_by_a_degraded_jury() {
 /// change, then completes the task; the records of the review's tool call and of the
 /// TaskUpdate, and the TaskCompleted decisions.
 fn claude_reviewed_over_mcp(lab: &Lab, jury: &str) -> (Vec<Value>, Vec<Value>) {
-    let project = lab.project(Host::Claude);
-    std::fs::create_dir_all(&project).expect("project dir");
+    git_project_with_a_change(&lab.project(Host::Claude));
+    project_gate(lab, jury);
+    let records = lab.run(Host::Claude, "claude-mcp-review").records();
+    let decisions = decisions_for(lab, "TaskCompleted", &session_id(&records));
+    assert!(!decisions.is_empty(), "no TaskCompleted decision recorded: {:?}", lab.decisions());
+    (records, decisions)
+}
+
+/// `project` as a git repository with one commit and a change on top.
+fn git_project_with_a_change(project: &Path) {
+    std::fs::create_dir_all(project).expect("project dir");
     let git = |args: &[&str]| {
-        let status = std::process::Command::new("git").arg("-C").arg(&project).args(args).status().expect("git runs");
+        let status = std::process::Command::new("git").arg("-C").arg(project).args(args).status().expect("git runs");
         assert!(status.success(), "git {args:?}");
     };
     git(&["init", "-q"]);
@@ -472,11 +481,6 @@ fn claude_reviewed_over_mcp(lab: &Lab, jury: &str) -> (Vec<Value>, Vec<Value>) {
     git(&["add", "."]);
     git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
     std::fs::write(project.join("parser.rs"), "fn parse(line: &str) -> usize { line.len() }\n").expect("a change");
-    project_gate(lab, jury);
-    let records = lab.run(Host::Claude, "claude-mcp-review").records();
-    let decisions = decisions_for(lab, "TaskCompleted", &session_id(&records));
-    assert!(!decisions.is_empty(), "no TaskCompleted decision recorded: {:?}", lab.decisions());
-    (records, decisions)
 }
 
 fn is_mcp_review(name: &str, _: &Value) -> bool {
@@ -528,6 +532,46 @@ fn claude_code_with_the_plugin_is_blocked_with_the_flags_its_mcp_review_raised()
     assert!(text.contains("parse ignores the record type"), "{text}");
     assert_eq!(result["success"], false, "{result}");
     assert!(decisions.iter().all(|d| d["decision"] == "block" && d["reason"] == "review verdict"), "{decisions:?}");
+}
+
+/// Copilot CLI: the completion (`data`) of the one root call of `tool`.
+fn copilot_tool_result<'a>(records: &'a [Value], tool: &str) -> &'a Value {
+    let call = records
+        .iter()
+        .find(|r| r["type"] == "tool.execution_start" && r["data"]["toolName"] == tool)
+        .and_then(|r| r["data"]["toolCallId"].as_str())
+        .unwrap_or_else(|| panic!("no call of {tool}"));
+    records
+        .iter()
+        .find(|r| r["type"] == "tool.execution_complete" && r["data"]["toolCallId"] == call)
+        .map(|r| &r["data"])
+        .unwrap_or_else(|| panic!("no completion of {tool}"))
+}
+
+/// Copilot CLI with judged's plugin loaded by `--plugin-dir` (its `agentStop` hook is the
+/// gate) calls the plugin's MCP `review`, which runs in the plugin's directory and must
+/// judge the session's project, then ends its turn: the gate counts the review.
+#[test]
+fn copilot_cli_with_the_plugin_ends_a_turn_its_mcp_review_passed() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    let project = lab.project(Host::Copilot);
+    git_project_with_a_change(&project);
+    std::fs::write(project.join(".judged.toml"), panel_gate(&["canned.sh", "pass", "92", "{model}"])).unwrap();
+    let records = lab.run(Host::Copilot, "copilot-mcp-review").records();
+    let review = copilot_tool_result(&records, "judged-review");
+    let said = review["result"]["content"].as_str().unwrap_or_default();
+    assert!(said.contains("Verdict: pass") && said.contains("Gate: counted, allows."), "{review}");
+    let session = records.iter().find_map(|r| r["data"]["sessionId"].as_str()).expect("a session id").to_owned();
+    let decisions = decisions_for(&lab, "agentStop", &session);
+    assert!(!decisions.is_empty(), "no agentStop decision recorded: {:?}", lab.decisions());
+    for decision in &decisions {
+        assert_eq!(decision["cwd"].as_str(), project.canonicalize().unwrap().to_str(), "{decision}");
+        assert_eq!(
+            (decision["decision"].as_str(), decision["reason"].as_str()),
+            (Some("allow"), Some("review verdict"))
+        );
+    }
 }
 
 /// A reviewer CLI Claude Code runs through Bash in a scenario.

@@ -93,6 +93,12 @@ impl From<EngineError> for ErrorBody {
             EngineError::Evidence(e) => {
                 ErrorBody { message: e.message, exit_code: Some(e.code as u8), log_state: e.log_state }
             }
+            // A session not written yet: the host's next write can change the answer.
+            EngineError::Ask(error @ hook_gate::AskError::NoProject { .. }) => ErrorBody {
+                message: error.to_string(),
+                exit_code: None,
+                log_state: Some(judged_core::rules::LogState::default()),
+            },
             other => ErrorBody::message(other.to_string()),
         }
     }
@@ -270,6 +276,16 @@ impl Engine {
             self.retain();
         }
         self.ingest.roots().all().cloned().collect()
+    }
+
+    /// Read what the logs hold when `session` names one not witnessed yet (a question
+    /// about a session that just started, asked before the watcher's next look).
+    fn catch_up_session(&mut self, session: Option<&str>) {
+        if session.is_some_and(|id| self.store.file_by_session(id).is_none())
+            && let Err(error) = self.ingest.catch_up_all(&mut self.store)
+        {
+            tracing::warn!(%error, "ingest failed");
+        }
     }
 
     /// Apply `[store] keep_days`, at most once an hour (sessions go idle by the day).

@@ -12,12 +12,18 @@ impl Engine {
     pub(super) fn review(&mut self, args: &ReviewArgs) -> Handled {
         // The gate of config.toml as it is now.
         self.follow_config(false);
-        match self.hook_gate().review(args) {
-            Ok(ReviewAsked::Recorded(convened, counting)) => {
+        self.catch_up_session(args.session_id.as_deref());
+        let mut gate = self.hook_gate();
+        let asked = gate.project(args.cwd.as_deref(), args.session_id.as_deref()).and_then(|cwd| {
+            let args = ReviewArgs { cwd: Some(cwd.clone()), ..args.clone() };
+            gate.review(&args).map(|asked| (cwd, asked))
+        });
+        match asked {
+            Ok((_, ReviewAsked::Recorded(convened, counting))) => {
                 Handled::Answer(Ok(Reply::Review(review_reply(convened, &counting, true))))
             }
-            Ok(ReviewAsked::Jury(run, counting)) => {
-                let then = AfterJury::Review { cwd: args.cwd.clone(), counting };
+            Ok((cwd, ReviewAsked::Jury(run, counting))) => {
+                let then = AfterJury::Review { cwd, counting };
                 Handled::Jury(JuryWork { run: *run, then })
             }
             Err(error) => Handled::Answer(Err(error.into())),

@@ -32,6 +32,11 @@ pub enum AskError {
     File { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error(
+        "no cwd was given, and {} names none judged knows: pass cwd, the project's directory",
+        session.as_ref().map_or_else(|| "no session".to_owned(), |id| format!("the log of session {id}"))
+    )]
+    NoProject { session: Option<String> },
 }
 
 /// What a review comes to.
@@ -96,8 +101,18 @@ pub(super) fn counted_key(gate: &PanelAsk, jury: &JuryConfig, tree: &str) -> Str
 
 impl HookGate<'_> {
     /// The review `args` asks for: a recorded verdict, or a jury to convene.
+    /// The project a question is about: the cwd it gives, else the one its session's log
+    /// records (a host may start an MCP server elsewhere: Copilot CLI starts a plugin's
+    /// in the plugin's directory).
+    pub fn project(&self, cwd: Option<&str>, session: Option<&str>) -> Result<String, AskError> {
+        let recorded = || session.and_then(|id| self.store.file_by_session(id)).and_then(|f| f.cwd.as_deref());
+        cwd.or_else(recorded)
+            .map(files::resolve)
+            .ok_or_else(|| AskError::NoProject { session: session.map(str::to_owned) })
+    }
+
     pub fn review(&mut self, args: &ReviewArgs) -> Result<ReviewAsked, AskError> {
-        let project = PathBuf::from(files::resolve(&args.cwd));
+        let project = PathBuf::from(self.project(args.cwd.as_deref(), args.session_id.as_deref())?);
         let settings = self
             .config
             .settings_for(Some(&project), self.projects)

@@ -7,14 +7,13 @@ use super::{AskError, HookGate, review, tree_change};
 use crate::panel::{self, PanelAsk};
 use crate::store::PanelSource;
 use judged_core::event::Host;
-use judged_core::files;
 use judged_protocol::{GatePolicy, GateStatus, GateStatusArgs};
 use std::path::{Path, PathBuf};
 
 impl HookGate<'_> {
     /// The gate's settings for `args`, what it would count, and what is missing.
     pub fn status(&mut self, args: &GateStatusArgs) -> Result<GateStatus, AskError> {
-        let cwd = files::resolve(&args.cwd);
+        let cwd = self.project(args.cwd.as_deref(), args.session_id.as_deref())?;
         let settings = self
             .config
             .settings_for(Some(Path::new(&cwd)), self.projects)
