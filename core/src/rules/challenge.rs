@@ -195,8 +195,9 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
     Ok(artifact.as_object().expect("an object literal").clone())
 }
 
-/// Root shell calls in `log` that carry the binding and `marker`, are fresh, and have
-/// exactly one later successful completion printing the marker.
+/// Root shell calls in `log` that carry the binding and `marker` (or root calls of judged's
+/// MCP `marker` tool that carry the binding), are fresh, and have exactly one later
+/// successful completion printing the marker.
 fn marker_candidates<'a>(
     log: &'a SessionLog,
     request: &'a ChallengeRequest,
@@ -209,12 +210,14 @@ fn marker_candidates<'a>(
             let age =
                 start.timestamp.as_deref().and_then(timestamp::parse).map(|t| (request.now - t).num_milliseconds());
             let fresh = age.is_some_and(|ms| (-5_000..=request.max_age_seconds * 1000).contains(&ms));
-            if !(session::is_shell_tool(&call.name) && model_ok && fresh) {
+            // A shell call whose command holds the word, or judged's MCP marker tool.
+            let (shell, tool) = (session::is_shell_tool(&call.name), session::is_marker_tool(&call.name));
+            if !((shell || tool) && model_ok && fresh) {
                 return None;
             }
-            // Serialised only for the few fresh shell calls: a long session has thousands.
+            // Serialised only for the few fresh calls: a long session has thousands.
             let arguments = call.arguments_text();
-            if !(arguments.contains(request.binding) && arguments.contains("marker")) {
+            if !(arguments.contains(request.binding) && (tool || arguments.contains("marker"))) {
                 return None;
             }
             // Defect fix (evidence-protocol.md §8.9): a call without an id matches no completion.

@@ -121,6 +121,15 @@ pub(super) fn is_shell_tool(name: &str) -> bool {
     matches!(name.to_lowercase().as_str(), "bash" | "shell" | "powershell")
 }
 
+/// The names a host gives the `marker` tool of an MCP server named `judged` (`judged mcp`):
+/// Copilot CLI `<server>-<tool>`, Claude Code `mcp__<server>__<tool>`, and
+/// `mcp__plugin_<plugin>_<server>__<tool>` for a plugin's server. The tool prints the same
+/// marker as `judge-evidence marker`; its call, recorded by the host, binds as that
+/// command's shell call does.
+pub(super) fn is_marker_tool(name: &str) -> bool {
+    matches!(name, "judged-marker" | "mcp__judged__marker" | "mcp__plugin_judged_judged__marker")
+}
+
 /// Whether `log` shows a root shell call that has not returned yet and whose arguments
 /// hold every one of `words`: the command asking, as the host recorded it at its start.
 /// Searched from the end, where a running call is.

@@ -349,6 +349,37 @@ fn challenge_binds_exactly_one_fresh_root_marker() {
     assert_eq!(code(challenge(&request("short"), &[], &env)).1, "--binding must be a 16..128 character stable token");
 }
 
+/// judged's MCP `marker` tool binds as the shell call does: its call carries the binding
+/// and its result the marker; another tool, or the binding without that tool, does not.
+#[test]
+fn the_mcp_marker_tool_binds_as_the_marker_command_does() {
+    let env = MemoryEnv::default();
+    let marker_result = |v: &mut Value| {
+        let marker = crate::pyjson::one_line(&marker(BINDING).unwrap());
+        v["data"]["result"] = json!({"content": marker, "detailedContent": marker});
+    };
+    let by_tool = |tool: &str| {
+        let text = edited(3, |v| {
+            v["data"]["toolName"] = tool.into();
+            v["data"]["arguments"] = json!({"binding": BINDING});
+        });
+        let lines: Vec<&str> = text.lines().collect();
+        let mut completion: Value = serde_json::from_str(lines[3]).unwrap();
+        marker_result(&mut completion);
+        text.replacen(lines[3], &serde_json::to_string(&completion).unwrap(), 1)
+    };
+    for tool in ["judged-marker", "mcp__judged__marker", "mcp__plugin_judged_judged__marker"] {
+        let log = log_of(&by_tool(tool));
+        let ch = challenge(&request(BINDING), &[&log], &env).unwrap_or_else(|e| panic!("{tool}: {e:?}"));
+        assert_eq!(ch["challenge_tool_call_id"], "call_marker_01", "{tool}");
+        validate_challenge(&ch, &log, &env).unwrap();
+    }
+    for tool in ["judged-review", "other-marker", "mcp__elsewhere__marker"] {
+        let log = log_of(&by_tool(tool));
+        assert_eq!(code(challenge(&request(BINDING), &[&log], &env)).0, RefusalCode::NoBinding, "{tool}");
+    }
+}
+
 #[test]
 fn revalidation_names_what_changed() {
     let log = log_of(EXAMPLE);
