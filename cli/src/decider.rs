@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use judged_core::event::Host;
 use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, LogState, RefusalCode, Verified};
+use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, LogState, Verified};
 use judged_core::worktree::Tree;
 use judged_protocol::{ClientError, PanelReply, Request, Validation, Verification, paths};
 use serde::de::DeserializeOwned;
@@ -203,11 +203,8 @@ const PANEL_WAIT: Duration = Duration::from_secs(3600);
 fn refusal(error: ClientError) -> CallError {
     match error {
         ClientError::Unreachable(_) => CallError::Unreachable,
-        ClientError::Refused(body) if body.exit_code.is_some() => {
-            let code = RefusalCode::from_code(body.exit_code.unwrap_or_default());
-            let mut error = EvidenceError::new(code, body.message);
-            error.log_state = body.log_state;
-            CallError::Evidence(error)
+        ClientError::Refused(body) if let Some(code) = body.exit_code => {
+            CallError::Evidence(EvidenceError::from_wire(code, body.message, body.log_state))
         }
         other => CallError::Transport(other),
     }

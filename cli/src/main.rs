@@ -16,12 +16,13 @@ use judged_core::pyjson;
 use judged_core::review_text::{self, ParseError};
 use judged_core::round_gate::{self, GateInput, NativeEvidence};
 use judged_core::route::{Backend, Directive, ErrorClass, Tier};
+use judged_core::rules::round::{self, DEFAULT_WAIT_SECONDS, until_persisted};
 use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, IdentityAssurance};
 use judged_protocol::autostart::{self, AutoStartError};
 use serde_json::{Map, Value};
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(name = "judge-evidence", version, about = "Cross-family reviewer evidence, witnessed by judged")]
@@ -231,49 +232,6 @@ struct GateArgs {
     native_evidence: String,
 }
 
-/// Copilot CLI persists events asynchronously: a tool call can start before the file
-/// holds the previous call's completion (observed: ~100 ms with 1.0.102). Outcomes that
-/// a later flush can change (no binding yet, lifecycle not yet complete) are asked again,
-/// at most this long.
-const DEFAULT_WAIT_SECONDS: u64 = 5;
-/// A log the host has not written to for this long, since the command started, is taken
-/// as persisted: several times the host's own flush delay, and a refusal on a quiet log
-/// still answers within half a second (issue 10).
-const QUIET: Duration = Duration::from_millis(300);
-const RETRY_EVERY: Duration = Duration::from_millis(50);
-
-/// Ask `op` again while it fails with an exit code a later host flush could change, the
-/// host may still be writing, and `wait_seconds` have not passed. Once the log shows this
-/// command's own call, everything before it is persisted and the answer stands; a log that
-/// has not changed for [`QUIET`] is taken as settled too.
-fn until_persisted<T>(wait_seconds: u64, mut op: impl FnMut() -> rules::Result<T>) -> rules::Result<T> {
-    let started = Instant::now();
-    let deadline = started + Duration::from_secs(wait_seconds);
-    let (mut bytes, mut changed) = (None, started);
-    loop {
-        let error = match op() {
-            Err(error)
-                if matches!(
-                    error.code,
-                    rules::RefusalCode::NoBinding | rules::RefusalCode::InvocationCount | rules::RefusalCode::Lifecycle
-                ) =>
-            {
-                error
-            }
-            result => return result,
-        };
-        let now = Instant::now();
-        let state = error.log_state.unwrap_or_default();
-        if bytes != Some(state.bytes) {
-            (bytes, changed) = (Some(state.bytes), now);
-        }
-        if state.caller_seen || now >= deadline || now.duration_since(changed) >= QUIET {
-            return Err(error);
-        }
-        std::thread::sleep(RETRY_EVERY);
-    }
-}
-
 fn main() -> ExitCode {
     run(Cli::parse())
 }
@@ -394,9 +352,9 @@ fn challenge(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: Challenge
     // Resolved here, so the daemon (with its own cwd) reads the same root.
     let session_root = session_root.map(|root| files::resolve(&root));
     let args = ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
-    let challenge = Value::Object(until_persisted(wait_seconds, || with_decider(mode, |b| b.challenge(&args)))?);
-    files::write_atomic(Path::new(&output), pyjson::pretty(&challenge).as_bytes(), replace)?;
-    Ok(pyjson::one_line(&challenge))
+    let challenge = until_persisted(wait_seconds, || with_decider(mode, |b| b.challenge(&args)))?;
+    round::write_challenge(Path::new(&output), &challenge, replace)?;
+    Ok(pyjson::one_line(&Value::Object(challenge)))
 }
 
 /// Verify the reviewer's lifecycle, write the response and the evidence, and show it.
@@ -420,14 +378,8 @@ fn verify(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: VerifyCmd) -
     };
     let verified = until_persisted(wait_seconds, || with_decider(mode, |b| b.verify(&args)))
         .map_err(|e| e.about_artifact(&challenge_path))?;
-    let evidence = Value::Object(verified.evidence.clone());
-    files::write_atomic(Path::new(&response_output), verified.response.as_bytes(), replace)?;
-    if let Err(error) = files::write_atomic(Path::new(&output), pyjson::pretty(&evidence).as_bytes(), replace) {
-        let _ = std::fs::remove_file(&response_output);
-        return Err(error);
-    }
-    verified.policy()?;
-    Ok(pyjson::one_line(&evidence))
+    round::write_evidence(&verified, Path::new(&output), Path::new(&response_output), replace)?;
+    Ok(pyjson::one_line(&Value::Object(verified.evidence)))
 }
 
 /// Convene the jury and show its packet. Like the reference, a jury that ran exits 0

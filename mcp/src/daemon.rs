@@ -2,6 +2,7 @@
 //! socket does not answer (as `judge-evidence` and `judge-hook` do), off the async
 //! runtime (the client is blocking), with a jury's progress frames handed on.
 
+use judged_core::rules::EvidenceError;
 use judged_protocol::autostart::{self, AutoStartError};
 use judged_protocol::{ClientError, PanelProgress, Request, paths};
 use serde::de::DeserializeOwned;
@@ -39,29 +40,48 @@ pub async fn ask<T: DeserializeOwned + Send + 'static>(
     progress: Option<mpsc::UnboundedSender<PanelProgress>>,
 ) -> Result<T, AskError> {
     tokio::task::spawn_blocking(move || {
-        let socket = paths::socket_path();
-        let tell = |step: PanelProgress| {
+        ask_blocking(request, |step: PanelProgress| {
             if let Some(progress) = &progress {
                 let _ = progress.send(step);
             }
-        };
-        let deadline = std::time::Instant::now() + HOST_WRITE_WAIT;
-        loop {
-            let answered = match judged_protocol::call_with_progress(&socket, request.clone(), FRAME_WAIT, tell) {
-                Err(ClientError::Unreachable(_)) => {
-                    autostart::start_judged(AUTOSTART_WAIT).map_err(AskError::NotStarted)?;
-                    judged_protocol::call_with_progress(&socket, request.clone(), FRAME_WAIT, tell)
-                }
-                answered => answered,
-            };
-            match answered {
-                Err(ClientError::Refused(body)) if body.log_state.is_some() && std::time::Instant::now() < deadline => {
-                    std::thread::sleep(ASK_AGAIN_EVERY);
-                }
-                answered => return Ok(answered?),
-            }
-        }
+        })
     })
     .await
     .map_err(AskError::Lost)?
+}
+
+/// [`ask`] on this thread, each progress frame handed to `tell`.
+pub fn ask_blocking<T: DeserializeOwned>(request: Request, tell: impl Fn(PanelProgress)) -> Result<T, AskError> {
+    let socket = paths::socket_path();
+    let deadline = std::time::Instant::now() + HOST_WRITE_WAIT;
+    loop {
+        let answered = match judged_protocol::call_with_progress(&socket, request.clone(), FRAME_WAIT, &tell) {
+            Err(ClientError::Unreachable(_)) => {
+                autostart::start_judged(AUTOSTART_WAIT).map_err(AskError::NotStarted)?;
+                judged_protocol::call_with_progress(&socket, request.clone(), FRAME_WAIT, &tell)
+            }
+            answered => answered,
+        };
+        match answered {
+            // Not an evidence decision (those are the caller's to ask again): a session
+            // whose log is not on disk yet.
+            Err(ClientError::Refused(body))
+                if body.exit_code.is_none() && body.log_state.is_some() && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(ASK_AGAIN_EVERY);
+            }
+            answered => return Ok(answered?),
+        }
+    }
+}
+
+/// One evidence request, its refusal as the evidence decision it carries (exit code and
+/// all), as `judge-evidence` reads it.
+pub fn evidence<T: DeserializeOwned>(request: Request) -> judged_core::rules::Result<T> {
+    ask_blocking(request, |_| {}).map_err(|error| match error {
+        AskError::Client(ClientError::Refused(body)) if let Some(code) = body.exit_code => {
+            EvidenceError::from_wire(code, body.message, body.log_state)
+        }
+        other => EvidenceError::evidence(other.to_string()),
+    })
 }

@@ -5,11 +5,15 @@
 //!
 //! Its own crate so that it can reach the daemon only through `judged-protocol` (the
 //! crate boundary keeps it a client), and so that `rmcp` and `schemars` stay out of the
-//! daemon's library. One file per tool: [`review`], [`gate_status`].
+//! daemon's library. One file per tool: [`review`], [`gate_status`], and the round of
+//! [`marker`], [`challenge`], [`verify`] (as `judge-evidence` runs it in daemon mode).
 
+mod challenge;
 mod daemon;
 mod gate_status;
+mod marker;
 mod review;
+mod verify;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -72,13 +76,29 @@ impl ServerHandler for Judged {}
 
 impl Judged {
     fn new(cwd: Option<PathBuf>, session: Option<String>) -> Judged {
-        Judged { tool_router: Judged::review_router() + Judged::gate_status_router(), cwd, session }
+        let tool_router = Judged::review_router()
+            + Judged::gate_status_router()
+            + Judged::marker_router()
+            + Judged::challenge_router()
+            + Judged::verify_router();
+        Judged { tool_router, cwd, session }
     }
 
     /// A tool's cwd: the one it was given, else the server's when that is the project,
     /// else none: the daemon takes the cwd the session's log records.
     fn cwd(&self, given: Option<String>) -> Option<String> {
         given.or_else(|| self.cwd.as_ref().map(|cwd| cwd.display().to_string()))
+    }
+
+    /// The project a round tool writes its artifacts in: the cwd it was given or the
+    /// server's (as [`Judged::cwd`]), else the one the daemon finds for the session.
+    async fn project(&self, given: Option<String>) -> Result<String, daemon::AskError> {
+        if let Some(cwd) = self.cwd(given) {
+            return Ok(judged_core::files::resolve(&cwd));
+        }
+        let args = judged_protocol::GateStatusArgs { cwd: None, session_id: self.session.clone(), host: None };
+        let status: judged_protocol::GateStatus = daemon::ask(judged_protocol::Request::GateStatus(args), None).await?;
+        Ok(status.cwd)
     }
 
     /// A tool's session: the one it was given, else the host's.
@@ -92,6 +112,18 @@ fn answer(text: String, value: serde_json::Value) -> CallToolResult {
     let mut result = CallToolResult::structured(value);
     result.content = vec![ContentBlock::text(text)];
     result
+}
+
+/// A round step's answer: its text, or its refusal with the exit code `judge-evidence`
+/// would give (text only: a host shows it to the agent as it is).
+fn text_answer(outcome: judged_core::rules::Result<String>) -> CallToolResult {
+    match outcome {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(error) => CallToolResult::error(vec![ContentBlock::text(format!(
+            "judged: {} (exit code {} as judge-evidence)",
+            error.message, error.code as u8
+        ))]),
+    }
 }
 
 /// A refusal as a tool result (the agent reads it and acts on it), not a protocol error.

@@ -186,12 +186,12 @@ fn tools_list_names_each_tool_with_its_input_schema() {
     let (listed, _) = s.mcp.request("tools/list", json!({}));
     let tools = listed["tools"].as_array().expect("a tool list");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["gate_status", "review"], "{listed}");
+    assert_eq!(names, ["challenge", "gate_status", "marker", "review", "verify"], "{listed}");
     for tool in tools {
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
         assert!(tool["description"].as_str().is_some_and(|d| !d.is_empty()), "{tool}");
     }
-    let review = &tools[1]["inputSchema"];
+    let review = &tools[3]["inputSchema"];
     assert_eq!(review["required"], json!(["task"]), "{review}");
     for field in ["cwd", "task", "description", "file", "rubric", "persona", "session_id"] {
         assert!(review["properties"].get(field).is_some(), "review takes `{field}`: {review}");
@@ -326,4 +326,29 @@ fn gate_status_says_what_is_missing_and_then_that_the_review_counts() {
     assert_eq!(status["review"]["key"], reviewed["structuredContent"]["key"]);
     assert!(text(&after).contains("Nothing is missing"), "{}", text(&after));
     assert!(decisions(&s.daemon).is_empty(), "gate_status decides nothing");
+}
+
+/// The round's tools answer as the commands do: `marker` prints the marker line, and a
+/// `challenge` with no marker call in any session is refused with the command's words and
+/// its exit code, writing nothing.
+#[test]
+fn the_round_tools_answer_as_judge_evidence_does() {
+    let mut s = setup("pass");
+    let binding = "run_20261201_a1b2c3d4_r1_review_7e91c4ab";
+    let (marked, _) = s.mcp.call("marker", json!({"binding": binding}));
+    assert_eq!(marked["isError"], false, "{marked}");
+    let line =
+        format!(r#"{{"binding": "{binding}", "schema": "aris.copilot-native.challenge/v1", "status": "marker"}}"#);
+    assert!(text(&marked).starts_with(&format!("{line}\n")), "{marked}");
+    let (short, _) = s.mcp.call("marker", json!({"binding": "short"}));
+    assert!(text(&short).contains("--binding must be a 16..128 character stable token"), "{short}");
+
+    let (refused, _) = s.mcp.call("challenge", json!({"binding": binding, "cwd": s.project}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    let said = text(&refused);
+    assert!(
+        said.contains("binding marker is not present") && said.contains("(exit code 3 as judge-evidence)"),
+        "{said}"
+    );
+    assert!(!s.project.join("review.challenge.json").exists(), "nothing was written");
 }

@@ -574,6 +574,38 @@ fn copilot_cli_with_the_plugin_ends_a_turn_its_mcp_review_passed() {
     }
 }
 
+/// The marker / challenge / verify round through the plugin's MCP tools on Copilot CLI,
+/// with its native rubber-duck as the reviewer: verified evidence, which the plugin's
+/// `agentStop` gate counts when the turn ends.
+#[test]
+fn copilot_cli_runs_the_round_through_the_plugins_mcp_tools_and_the_gate_counts_it() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    let project = lab.project(Host::Copilot);
+    git_project_with_a_change(&project);
+    let records = lab.run(Host::Copilot, "copilot-mcp-round").records();
+    for tool in ["judged-marker", "judged-challenge", "judged-verify"] {
+        let done = copilot_tool_result(&records, tool);
+        assert_eq!(done["success"], true, "{tool}: {done}");
+    }
+    let evidence = hosts::read_json(&project.join("review.evidence.json"));
+    assert_eq!(evidence["status"], "verified", "{evidence}");
+    assert_eq!(
+        (evidence["executor_family"].as_str(), evidence["reviewer_family"].as_str()),
+        (Some("anthropic"), Some("openai"))
+    );
+    assert!(evidence["witness"].is_string(), "the daemon witnessed it: {evidence}");
+    let validated = lab.judge_evidence(&["validate", "--evidence", "review.evidence.json"], &project);
+    assert!(validated.status.success(), "{}", String::from_utf8_lossy(&validated.stderr));
+    let session = records.iter().find_map(|r| r["data"]["sessionId"].as_str()).expect("a session id").to_owned();
+    let decisions = decisions_for(&lab, "agentStop", &session);
+    assert!(!decisions.is_empty(), "no agentStop decision recorded: {:?}", lab.decisions());
+    for decision in &decisions {
+        assert_eq!(decision["decision"], "allow", "{decision}");
+        assert_eq!(decision["evidence_id"], evidence["evidence_id"], "{decision}");
+    }
+}
+
 /// A reviewer CLI Claude Code runs through Bash in a scenario.
 #[derive(Clone, Copy)]
 enum ReviewerCli {

@@ -8,6 +8,7 @@
 mod challenge;
 mod cli_review;
 mod declared_review;
+pub mod round;
 mod session;
 mod validate;
 mod verify;

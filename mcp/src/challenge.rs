@@ -1,0 +1,90 @@
+//! `challenge`: bind a fresh nonce to this session's marker call and write the challenge
+//! artifact in the project, as `judge-evidence challenge` does in daemon mode (the daemon
+//! decides and witnesses; this writes what it answered).
+
+use crate::{Judged, daemon, text_answer};
+use judged_core::rules::round::{self, DEFAULT_WAIT_SECONDS};
+use judged_core::{files, pyjson};
+use judged_protocol::{ChallengeArgs, Request};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+/// The challenge to bind.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ChallengeParams {
+    /// The binding the marker was called with.
+    pub binding: String,
+    /// Where to write the challenge, relative to the project (default review.challenge.json).
+    #[serde(default)]
+    pub output: Option<String>,
+    /// How old the marker call may be, in seconds (1..600, default 60).
+    #[serde(default)]
+    pub max_age_seconds: Option<i64>,
+    /// Overwrite an existing file at `output`.
+    #[serde(default)]
+    pub replace: bool,
+    /// The project (default: where the host started judged mcp, unless that is the
+    /// plugin's directory; then the cwd your session's log records).
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+/// `judge-evidence challenge`'s default age limit.
+const MAX_AGE_SECONDS: i64 = 60;
+
+#[tool_router(router = challenge_router, vis = "pub(crate)")]
+impl Judged {
+    /// Bind a fresh nonce to the `marker` call for `binding` and write the challenge
+    /// (default review.challenge.json in the project). Then run your reviewer (Copilot
+    /// CLI: the rubber-duck) with the line ARIS_REVIEW_NONCE=<nonce> alone in its prompt,
+    /// and call `verify`.
+    #[tool(name = "challenge")]
+    async fn challenge(&self, Parameters(params): Parameters<ChallengeParams>) -> CallToolResult {
+        let project = match self.project(params.cwd.clone()).await {
+            Ok(project) => project,
+            Err(error) => return crate::refused(&error),
+        };
+        text_answer(
+            tokio::task::spawn_blocking(move || challenge(&project, params))
+                .await
+                .unwrap_or_else(|error| Err(judged_core::rules::EvidenceError::evidence(error.to_string()))),
+        )
+    }
+}
+
+fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Result<String> {
+    let ChallengeParams { binding, output, max_age_seconds, replace, .. } = params;
+    let max_age_seconds = max_age_seconds.unwrap_or(MAX_AGE_SECONDS);
+    judged_core::rules::check_max_age(max_age_seconds)?;
+    judged_core::rules::check_binding(&binding)?;
+    let output = in_project(project, output.as_deref().unwrap_or("review.challenge.json"));
+    files::check_writable(&output, replace)?;
+    let args = ChallengeArgs {
+        binding: binding.clone(),
+        cwd: project.to_owned(),
+        max_age_seconds,
+        session_root: None,
+        started_at: chrono::Utc::now(),
+        writes: vec![output.clone()],
+    };
+    let challenge: Map<String, Value> =
+        round::until_persisted(DEFAULT_WAIT_SECONDS, || daemon::evidence(Request::Challenge(args.clone())))?;
+    round::write_challenge(&output, &challenge, replace)?;
+    let nonce = challenge.get("nonce").and_then(Value::as_str).unwrap_or_default();
+    Ok(format!(
+        "{}\nWrote {}. Now run the reviewer with the line ARIS_REVIEW_NONCE={nonce} alone in its prompt, then call \
+         verify.",
+        pyjson::one_line(&Value::Object(challenge.clone())),
+        output.display()
+    ))
+}
+
+/// `path` in the project when relative.
+pub(crate) fn in_project(project: &str, path: &str) -> PathBuf {
+    PathBuf::from(files::resolve(&Path::new(project).join(path).to_string_lossy()))
+}

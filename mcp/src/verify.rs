@@ -1,0 +1,91 @@
+//! `verify`: check the reviewer's lifecycle against the challenge and write the response
+//! and the evidence in the project, as `judge-evidence verify` does in daemon mode.
+
+use crate::challenge::in_project;
+use crate::{Judged, daemon, text_answer};
+use judged_core::rules::round::{self, DEFAULT_WAIT_SECONDS};
+use judged_core::rules::{Artifact, Verified};
+use judged_core::{files, pyjson};
+use judged_protocol::{Request, Verification, VerifyArgs};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// The round to verify.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct VerifyParams {
+    /// The challenge `challenge` wrote, relative to the project (default review.challenge.json).
+    #[serde(default)]
+    pub challenge: Option<String>,
+    /// Where to write the evidence (default review.evidence.json).
+    #[serde(default)]
+    pub output: Option<String>,
+    /// Where to write the reviewer's response (default review.response.md).
+    #[serde(default)]
+    pub response_output: Option<String>,
+    /// Overwrite existing files at `output` and `response_output`.
+    #[serde(default)]
+    pub replace: bool,
+    /// The project (default: where the host started judged mcp, unless that is the
+    /// plugin's directory; then the cwd your session's log records).
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
+#[tool_router(router = verify_router, vis = "pub(crate)")]
+impl Judged {
+    /// After the reviewer ran with the challenge's nonce: verify its lifecycle in your
+    /// session's log and write the evidence (default review.evidence.json) and the
+    /// reviewer's response (review.response.md). The gate counts verified evidence of a
+    /// reviewer of another family with a positive verdict.
+    #[tool(name = "verify")]
+    async fn verify(&self, Parameters(params): Parameters<VerifyParams>) -> CallToolResult {
+        let project = match self.project(params.cwd.clone()).await {
+            Ok(project) => project,
+            Err(error) => return crate::refused(&error),
+        };
+        text_answer(
+            tokio::task::spawn_blocking(move || verify(&project, &params))
+                .await
+                .unwrap_or_else(|error| Err(judged_core::rules::EvidenceError::evidence(error.to_string()))),
+        )
+    }
+}
+
+fn verify(project: &str, params: &VerifyParams) -> judged_core::rules::Result<String> {
+    let given = params.challenge.as_deref().unwrap_or("review.challenge.json");
+    let challenge_path = in_project(project, given);
+    let (resolved, bytes) = files::read_artifact(&challenge_path.to_string_lossy())?;
+    let challenge = Artifact::parse(&resolved, &bytes)?;
+    let output = in_project(project, params.output.as_deref().unwrap_or("review.evidence.json"));
+    let response_output = in_project(project, params.response_output.as_deref().unwrap_or("review.response.md"));
+    // Refused before anything is written, so a refusal leaves no orphan response.
+    files::check_writable(&response_output, params.replace)?;
+    files::check_writable(&output, params.replace)?;
+    let args = VerifyArgs {
+        challenge,
+        response_path: response_output.to_string_lossy().into_owned(),
+        challenge_name: given.to_owned(),
+        started_at: chrono::Utc::now(),
+        writes: vec![output.clone(), response_output.clone()],
+        declared_reviewer_model: None,
+    };
+    let verification: Verification =
+        round::until_persisted(DEFAULT_WAIT_SECONDS, || daemon::evidence(Request::Verify(args.clone())))
+            .map_err(|e| e.about_artifact(&resolved))?;
+    let verified = Verified {
+        evidence: verification.evidence,
+        response: verification.response,
+        window_start: verification.window_start,
+    };
+    round::write_evidence(&verified, &output, &response_output, params.replace)?;
+    Ok(format!(
+        "{}\nWrote {} and {}.",
+        pyjson::one_line(&Value::Object(verified.evidence)),
+        output.display(),
+        response_output.display()
+    ))
+}
