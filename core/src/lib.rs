@@ -15,8 +15,9 @@
 //! * [`signature`] is judged's Ed25519 signature on the artifacts it issues, which anyone
 //!   holding its public key checks;
 //! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
-//!   writes, session discovery). With [`worktree`] (the reviewed git tree), the only
-//!   modules here that touch the disk.
+//!   writes, session discovery), and [`round`] what every client of a review round does
+//!   around the rules (ask again while the host persists its log, write the artifacts).
+//!   With [`worktree`] (the reviewed git tree), the only modules here that touch the disk.
 
 #![warn(missing_docs)]
 
@@ -29,6 +30,7 @@ pub mod host_chain;
 pub mod log;
 pub mod pyjson;
 pub mod review_text;
+pub mod round;
 pub mod round_gate;
 pub mod route;
 pub mod rules;

@@ -3,7 +3,7 @@
 //! decides and witnesses; this writes what it answered).
 
 use crate::{Judged, daemon, text_answer};
-use judged_core::rules::round::{self, DEFAULT_WAIT_SECONDS};
+use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::{files, pyjson};
 use judged_protocol::{ChallengeArgs, Request};
 use rmcp::handler::server::wrapper::Parameters;

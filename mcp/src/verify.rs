@@ -3,7 +3,7 @@
 
 use crate::challenge::in_project;
 use crate::{Judged, daemon, text_answer};
-use judged_core::rules::round::{self, DEFAULT_WAIT_SECONDS};
+use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::rules::{Artifact, Verified};
 use judged_core::{files, pyjson};
 use judged_protocol::{Request, Verification, VerifyArgs};

@@ -8,7 +8,6 @@
 mod challenge;
 mod cli_review;
 mod declared_review;
-pub mod round;
 mod session;
 mod validate;
 mod verify;
@@ -115,6 +114,11 @@ impl LogState {
 }
 
 impl EvidenceError {
+    /// The evidence decision a refusal carried over the wire, with its exit code.
+    pub fn from_wire(exit_code: u8, message: String, log_state: Option<LogState>) -> EvidenceError {
+        EvidenceError { code: RefusalCode::from_code(exit_code), message, log_state }
+    }
+
     /// A refusal with `code`, before anyone knows how far the logs had got.
     pub fn new(code: RefusalCode, message: impl Into<String>) -> EvidenceError {
         EvidenceError { code, message: message.into(), log_state: None }

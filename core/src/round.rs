@@ -2,7 +2,7 @@
 //! (`judge-evidence`, `judged mcp`'s tools): ask again while the host may still be writing
 //! its log, and write the artifacts the way the reference does.
 
-use super::{EvidenceError, RefusalCode, Result, Verified};
+use crate::rules::{RefusalCode, Result, Verified};
 use crate::{files, pyjson};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -67,11 +67,4 @@ pub fn write_evidence(verified: &Verified, output: &Path, response_output: &Path
         return Err(error);
     }
     verified.policy()
-}
-
-impl EvidenceError {
-    /// The evidence decision a refusal carried over the wire, with its exit code.
-    pub fn from_wire(exit_code: u8, message: String, log_state: Option<super::LogState>) -> EvidenceError {
-        EvidenceError { code: RefusalCode::from_code(exit_code), message, log_state }
-    }
 }
