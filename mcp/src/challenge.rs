@@ -2,7 +2,7 @@
 //! artifact in the project, as `judge-evidence challenge` does in daemon mode (the daemon
 //! decides and witnesses; this writes what it answered).
 
-use crate::{Judged, daemon, text_answer};
+use crate::{Judged, daemon};
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::{files, pyjson};
 use judged_protocol::{ChallengeArgs, Request};
@@ -45,15 +45,7 @@ impl Judged {
     /// and call `verify`.
     #[tool(name = "challenge")]
     async fn challenge(&self, Parameters(params): Parameters<ChallengeParams>) -> CallToolResult {
-        let project = match self.project(params.cwd.clone()).await {
-            Ok(project) => project,
-            Err(error) => return crate::refused(&error),
-        };
-        text_answer(
-            tokio::task::spawn_blocking(move || challenge(&project, params))
-                .await
-                .unwrap_or_else(|error| Err(judged_core::rules::EvidenceError::evidence(error.to_string()))),
-        )
+        self.round_step(params.cwd.clone(), move |project| challenge(project, params)).await
     }
 }
 

@@ -101,6 +101,21 @@ impl Judged {
         Ok(status.cwd)
     }
 
+    /// Run a round step (blocking: it asks the daemon and writes files) in the project,
+    /// and answer with its text or its refusal.
+    async fn round_step(
+        &self,
+        cwd: Option<String>,
+        step: impl FnOnce(&str) -> judged_core::rules::Result<String> + Send + 'static,
+    ) -> CallToolResult {
+        let project = match self.project(cwd).await {
+            Ok(project) => project,
+            Err(error) => return refused(&error),
+        };
+        let outcome = tokio::task::spawn_blocking(move || step(&project)).await;
+        text_answer(outcome.unwrap_or_else(|error| Err(judged_core::rules::EvidenceError::evidence(error.to_string()))))
+    }
+
     /// A tool's session: the one it was given, else the host's.
     fn session(&self, given: Option<String>) -> Option<String> {
         given.or_else(|| self.session.clone())

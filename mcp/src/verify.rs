@@ -2,7 +2,7 @@
 //! and the evidence in the project, as `judge-evidence verify` does in daemon mode.
 
 use crate::challenge::in_project;
-use crate::{Judged, daemon, text_answer};
+use crate::{Judged, daemon};
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::rules::{Artifact, Verified};
 use judged_core::{files, pyjson};
@@ -43,15 +43,7 @@ impl Judged {
     /// reviewer of another family with a positive verdict.
     #[tool(name = "verify")]
     async fn verify(&self, Parameters(params): Parameters<VerifyParams>) -> CallToolResult {
-        let project = match self.project(params.cwd.clone()).await {
-            Ok(project) => project,
-            Err(error) => return crate::refused(&error),
-        };
-        text_answer(
-            tokio::task::spawn_blocking(move || verify(&project, &params))
-                .await
-                .unwrap_or_else(|error| Err(judged_core::rules::EvidenceError::evidence(error.to_string()))),
-        )
+        self.round_step(params.cwd.clone(), move |project| verify(project, &params)).await
     }
 }
 

@@ -9,7 +9,7 @@
 //! session whose log was caught rewritten is kept whole, as the record of that.
 
 use super::{Answer, Engine};
-use crate::store::{ChallengeIssued, EvidenceVerified, FileState, Store, StoreError};
+use crate::store::{ChallengeIssued, EvidenceVerified, FileState, JournalBody, Store, StoreError};
 use chrono::{DateTime, Utc};
 use judged_core::timestamp;
 use judged_protocol::{GateDecision, KeptSession, PruneArgs, PruneReport, PrunedSession, Reply};
@@ -79,29 +79,12 @@ struct Needed {
 
 impl Needed {
     fn since(store: &Store, cutoff: DateTime<Utc>) -> Result<Needed, StoreError> {
-        let recent = |at: &str| timestamp::parse(at).is_none_or(|at| at >= cutoff);
         let mut needed =
             Needed { decided: FxHashSet::default(), verified: FxHashSet::default(), challenged: FxHashSet::default() };
-        store.journal_newest_first(|_, at, decision: GateDecision| {
-            if !recent(at) {
-                return false;
-            }
-            needed.decided.extend(decision.session_id);
-            true
-        })?;
-        store.journal_newest_first(|_, at, evidence: EvidenceVerified| {
-            if !recent(at) {
-                return false;
-            }
-            needed.verified.extend(evidence.file_id);
-            true
-        })?;
-        store.journal_newest_first(|_, at, challenge: ChallengeIssued| {
-            if !recent(at) {
-                return false;
-            }
+        journaled_since(store, cutoff, |decision: GateDecision| needed.decided.extend(decision.session_id))?;
+        journaled_since(store, cutoff, |evidence: EvidenceVerified| needed.verified.extend(evidence.file_id))?;
+        journaled_since(store, cutoff, |challenge: ChallengeIssued| {
             needed.challenged.insert(challenge.session_events);
-            true
         })?;
         Ok(needed)
     }
@@ -118,4 +101,20 @@ impl Needed {
             None
         }
     }
+}
+
+/// Visit the events of one kind journaled at or after `cutoff` (an event whose time does
+/// not parse counts as recent: it keeps what it names).
+fn journaled_since<B: JournalBody>(
+    store: &Store,
+    cutoff: DateTime<Utc>,
+    mut visit: impl FnMut(B),
+) -> Result<(), StoreError> {
+    store.journal_newest_first(|_, at, body: B| {
+        let recent = timestamp::parse(at).is_none_or(|at| at >= cutoff);
+        if recent {
+            visit(body);
+        }
+        recent
+    })
 }
