@@ -185,6 +185,25 @@ fn copilot_agent_stop_blocks_through_stdout_json() {
     assert!(answer["reason"].as_str().unwrap().contains("cannot be marked done yet"));
 }
 
+/// Copilot CLI runs `agentStop` hooks for a `task` sub-agent too (the real client, with
+/// its rubber-duck reviewer): that stop is the reviewer finishing its answer, so the gate
+/// lets it through and records why, while the root agent's stop is still gated.
+#[test]
+fn a_copilot_sub_agents_stop_is_let_through_and_recorded_as_such() {
+    let s = setup(None);
+    let payload = json!({"sessionId": "7a4d", "transcriptPath": "/x/events.jsonl", "stopReason": "end_turn",
+        "stop_hook_active": false, "timestamp": 1796169003533u64, "agentId": "7a4d", "agentType": "rubber-duck",
+        "parentAgentId": "c237", "cwd": s.project});
+    let output = hook(&s.home, payload.to_string().as_bytes(), &["--host", "copilot-cli"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("block"), "{}", String::from_utf8_lossy(&output.stdout));
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    assert_eq!(
+        (recorded[0]["decision"].as_str(), recorded[0]["reason"].as_str()),
+        (Some("allow"), Some("a sub-agent's stop"))
+    );
+}
+
 #[test]
 fn a_broken_project_config_is_named_and_fails_closed() {
     let s = setup(Some("policy = \"sometimes\""));

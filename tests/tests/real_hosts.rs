@@ -604,6 +604,10 @@ fn copilot_cli_runs_the_round_through_the_plugins_mcp_tools_and_the_gate_counts_
         assert_eq!(decision["decision"], "allow", "{decision}");
         assert_eq!(decision["evidence_id"], evidence["evidence_id"], "{decision}");
     }
+    // The rubber-duck's own stop runs the hook too: it is let through, not blocked.
+    let others: Vec<Value> = lab.decisions().into_iter().filter(|d| d["session_id"] != session.as_str()).collect();
+    assert!(!others.is_empty(), "the reviewer's stop reached the gate");
+    assert!(others.iter().all(|d| d["decision"] == "allow" && d["reason"] == "a sub-agent's stop"), "{others:?}");
 }
 
 /// A reviewer CLI Claude Code runs through Bash in a scenario.

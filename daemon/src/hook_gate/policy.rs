@@ -262,6 +262,10 @@ pub struct Question {
     /// Who asked: the host, and the teammate when an agent team's member did.
     pub host: Host,
     pub teammate: Option<String>,
+    /// The sub-agent whose stop this is, when it is one (Copilot CLI 1.0.102 runs its
+    /// `agentStop` hooks for a `task` sub-agent too, naming its `agentType` and the
+    /// `parentAgentId`): a reviewer finishing its answer, not the work declared done.
+    pub subagent: Option<String>,
     /// What would be judged: the task's subject and description, or the final message.
     pub work: String,
     pub label: String,
@@ -295,6 +299,7 @@ impl Question {
             task_id: text(payload, "task_id"),
             host,
             teammate: text(payload, "teammate_name"),
+            subagent: text(payload, "parentAgentId").map(|_| text(payload, "agentType").unwrap_or_default()),
             work,
             label,
         }
@@ -326,6 +331,11 @@ impl Verdict {
 pub fn decide_at_once(question: &Question, settings: &Settings) -> Option<(Verdict, &'static str)> {
     if settings.policy == GatePolicy::Off {
         return Some((Verdict::default(), "policy off"));
+    }
+    if question.subagent.is_some() {
+        // The root agent's own stop is the one that declares the work done; blocking a
+        // reviewer sub-agent's would only make it go on answering.
+        return Some((Verdict::default(), "a sub-agent's stop"));
     }
     if question.work.chars().count() < settings.min_task_chars {
         return Some((Verdict::default(), "skipped: shorter than min_task_chars"));

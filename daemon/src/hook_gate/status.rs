@@ -28,6 +28,7 @@ impl HookGate<'_> {
             // Claude Code session when neither is known: the gate's commonest host).
             host: session_host.or(args.host).unwrap_or(Host::ClaudeCode),
             teammate: None,
+            subagent: None,
             work: String::new(),
             label: "this work".into(),
         };
