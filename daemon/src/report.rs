@@ -35,6 +35,14 @@ pub fn time_ago(option: &str, text: &str, now: DateTime<Utc>) -> Result<DateTime
     })
 }
 
+/// What was completed: the task, or the host's stop.
+fn completion(b: &judged_protocol::CompletionBypassed) -> String {
+    match &b.task_id {
+        Some(task) => format!("task {task}"),
+        None => format!("stop ({})", b.event),
+    }
+}
+
 /// The decisions grouped by project, then session, each in the order first seen.
 type Groups<'a> = BTreeMap<String, Vec<(String, Vec<&'a ReportDecision>)>>;
 
@@ -227,14 +235,14 @@ pub fn text(data: &ReportData) -> String {
         }
     }
     if !data.bypassed.is_empty() {
-        out.push_str("\ntasks completed without the gate allowing it\n");
+        out.push_str("\ncompletions without the gate allowing them\n");
         for b in &data.bypassed {
             let _ = writeln!(
                 out,
-                "  {:<27} session {} task {} in {} ({}:{})",
+                "  {:<27} session {} {} in {} ({}:{})",
                 or_unknown(b.completed_at.as_deref()),
                 or_unknown(b.session_id.as_deref()),
-                b.task_id,
+                completion(b),
                 b.cwd,
                 b.path,
                 b.line
@@ -350,16 +358,16 @@ pub fn html(data: &ReportData) -> String {
     }
     if !data.bypassed.is_empty() {
         out.push_str(
-            "<h2>Tasks completed without the gate allowing it</h2>\n<table>\n<thead><tr><th>Completed (UTC)</th>",
+            "<h2>Completions without the gate allowing them</h2>\n<table>\n<thead><tr><th>Completed (UTC)</th>",
         );
-        out.push_str("<th>Session</th><th>Task</th><th>Project</th><th>Transcript</th></tr></thead>\n<tbody>\n");
+        out.push_str("<th>Session</th><th>Completion</th><th>Project</th><th>Log</th></tr></thead>\n<tbody>\n");
         for b in &data.bypassed {
             let _ = writeln!(
                 out,
                 "<tr><td class=\"time\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}:{}</td></tr>",
                 escape(or_unknown(b.completed_at.as_deref())),
                 escape(or_unknown(b.session_id.as_deref())),
-                escape(&b.task_id),
+                escape(&completion(b)),
                 escape(&b.cwd),
                 escape(&b.path),
                 b.line

@@ -598,15 +598,20 @@ pub struct ReportData {
     pub bypassed: Vec<CompletionBypassed>,
 }
 
-/// A task marked completed in a Claude Code transcript of a project whose gate is armed
-/// for `TaskCompleted`, that no gate decision allowed: the hook did not run, or its answer
-/// was not heeded. Journaled once per completion.
+/// A completion a host logged in a project whose gate is armed for its event, that no gate
+/// decision allowed: the hook did not run, or its answer was not heeded. Claude Code: a
+/// task marked completed (`TaskCompleted`); Copilot CLI: the root agent's stop
+/// (`agentStop`). Journaled once per completion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompletionBypassed {
+    /// The gated event it went around (records from before this field: `TaskCompleted`).
+    #[serde(default = "task_completed")]
+    pub event: String,
     /// The host's session id.
     pub session_id: Option<String>,
-    /// The task (`TaskUpdate`'s `taskId`).
-    pub task_id: String,
+    /// The task (`TaskUpdate`'s `taskId`), for a task completed.
+    #[serde(default)]
+    pub task_id: Option<String>,
     /// The host's time of the completion (its tool result's timestamp).
     pub completed_at: Option<String>,
     /// The session's working directory.
@@ -615,6 +620,10 @@ pub struct CompletionBypassed {
     pub path: String,
     /// The line of the completion's result in it.
     pub line: u64,
+}
+
+fn task_completed() -> String {
+    "TaskCompleted".into()
 }
 
 /// One gate decision and what it rested on.

@@ -574,6 +574,45 @@ fn copilot_cli_with_the_plugin_ends_a_turn_its_mcp_review_passed() {
     }
 }
 
+/// The bypasses recorded for the session of `log`, once the daemon has read all of it
+/// (the watcher reads the last lines a moment after the client exits).
+fn bypasses_once_read(lab: &Lab, log: &Path) -> Vec<Value> {
+    let lines = std::fs::read_to_string(log).expect("the session log").lines().count() as u64;
+    let read = || {
+        let sessions = lab.daemon().call("sessions", Value::Null).expect("sessions");
+        sessions.as_array().unwrap().iter().find(|s| s["path"] == log.to_str().unwrap()).cloned()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let summary = loop {
+        match read() {
+            Some(summary) if summary["events"] == lines => break summary,
+            _ if std::time::Instant::now() > deadline => panic!("the daemon did not read all of {}", log.display()),
+            _ => std::thread::sleep(std::time::Duration::from_millis(50)),
+        }
+    };
+    let report = lab.judged(&["report", "--json", "--since", "1d"]);
+    let data: Value = serde_json::from_slice(&report.stdout).expect("report --json");
+    let bypassed = data["bypassed"].as_array().cloned().unwrap_or_default();
+    bypassed.into_iter().filter(|b| b["session_id"] == summary["session_id"]).collect()
+}
+
+/// A Copilot CLI session that ends with no gate asked (no hook installed, the gate armed
+/// for `agentStop` by default) is on the record: its root agent's stop is a bypass.
+#[test]
+fn a_copilot_cli_stop_no_gate_allowed_is_on_the_record() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    let run = lab.run(Host::Copilot, "copilot-cross-family-ok");
+    let records = run.records();
+    let session = records.iter().find_map(|r| r["data"]["sessionId"].as_str()).expect("a session id").to_owned();
+    let bypassed = bypasses_once_read(&lab, run.log());
+    assert_eq!(bypassed.len(), 1, "{bypassed:?}");
+    assert_eq!((bypassed[0]["event"].as_str(), &bypassed[0]["task_id"]), (Some("agentStop"), &Value::Null));
+    let report = lab.judged(&["report", "--since", "1d"]);
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains(&format!("session {session} stop (agentStop) in ")), "{text}");
+}
+
 /// The marker / challenge / verify round through the plugin's MCP tools on Copilot CLI,
 /// with its native rubber-duck as the reviewer: verified evidence, which the plugin's
 /// `agentStop` gate counts when the turn ends.
@@ -583,7 +622,8 @@ fn copilot_cli_runs_the_round_through_the_plugins_mcp_tools_and_the_gate_counts_
     let lab = Lab::new(&clients, Mode::Daemon);
     let project = lab.project(Host::Copilot);
     git_project_with_a_change(&project);
-    let records = lab.run(Host::Copilot, "copilot-mcp-round").records();
+    let run = lab.run(Host::Copilot, "copilot-mcp-round");
+    let records = run.records();
     for tool in ["judged-marker", "judged-challenge", "judged-verify"] {
         let done = copilot_tool_result(&records, tool);
         assert_eq!(done["success"], true, "{tool}: {done}");
@@ -604,6 +644,7 @@ fn copilot_cli_runs_the_round_through_the_plugins_mcp_tools_and_the_gate_counts_
         assert_eq!(decision["decision"], "allow", "{decision}");
         assert_eq!(decision["evidence_id"], evidence["evidence_id"], "{decision}");
     }
+    assert_eq!(bypasses_once_read(&lab, run.log()), Vec::<Value>::new(), "the stop the gate allowed is no bypass");
     // The rubber-duck's own stop runs the hook too: it is let through, not blocked.
     let others: Vec<Value> = lab.decisions().into_iter().filter(|d| d["session_id"] != session.as_str()).collect();
     assert!(!others.is_empty(), "the reviewer's stop reached the gate");

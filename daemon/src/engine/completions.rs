@@ -1,8 +1,8 @@
-//! Every completion on the record: a Claude Code task completed in a transcript of a
-//! project whose gate is armed for `TaskCompleted` is matched to the gate decision that
-//! allowed it, and one no decision allowed (the hook was not installed, was removed, or its
-//! answer not heeded) is journaled as a bypass, which `judged status` counts and `judged
-//! report` lists.
+//! Every completion on the record: a Claude Code task completed, or a Copilot CLI root
+//! agent's stop, in a log of a project whose gate is armed for that event, is matched to
+//! the gate decision that allowed it, and one no decision allowed (the hook was not
+//! installed, was removed, or its answer not heeded) is journaled as a bypass, which
+//! `judged status` counts and `judged report` lists.
 
 use super::Engine;
 use crate::ingest::TaskCompletion;
@@ -22,37 +22,47 @@ impl Engine {
     }
 
     fn account_for(&mut self, completion: &TaskCompletion) -> Result<(), StoreError> {
-        let Some(cwd) = completion.cwd.as_deref() else { return Ok(()) };
-        // A completion from before judged kept a record (a transcript it found on its
-        // first start) had no gate to ask.
+        // Copilot CLI's records name the session and its cwd only at its start: the file's.
+        let file = self.store.files().find(|f| f.id == completion.file_id);
+        let session_id = completion.session_id.clone().or_else(|| file.and_then(|f| f.session_id.clone()));
+        let Some(cwd) = completion.cwd.clone().or_else(|| file.and_then(|f| f.cwd.clone())) else { return Ok(()) };
+        // A completion from before judged kept a record (a log it found on its first
+        // start) had no gate to ask.
         let began = self.store.journal_began()?.as_deref().and_then(timestamp::parse);
         let at = completion.completed_at.as_deref().and_then(timestamp::parse);
-        if began.zip(at).is_none_or(|(began, at)| at < began) {
+        let (Some(began), Some(at)) = (began, at) else { return Ok(()) };
+        if at < began {
             return Ok(());
         }
-        let settings = (self.config.settings_for(Some(Path::new(cwd)), &mut self.projects))
+        let settings = (self.config.settings_for(Some(Path::new(&cwd)), &mut self.projects))
             .unwrap_or_else(|_| self.config.user_settings());
-        let armed = settings.policy != GatePolicy::Off && settings.events.iter().any(|e| e == "TaskCompleted");
+        let armed = settings.policy != GatePolicy::Off && settings.events.iter().any(|e| e == completion.event);
         if !armed {
             return Ok(());
         }
         let mut allowed = false;
-        self.store.journal_newest_first(|_, _, decision: GateDecision| {
-            allowed = decision.event == "TaskCompleted"
+        self.store.journal_newest_first(|_, decided_at, decision: GateDecision| {
+            allowed = decision.event == completion.event
                 && decision.decision == Decision::Allow
-                && decision.session_id == completion.session_id
-                && decision.task_id.as_deref() == Some(completion.task_id.as_str());
+                && decision.session_id == session_id
+                && match &completion.task_id {
+                    Some(task) => decision.task_id.as_deref() == Some(task.as_str()),
+                    // A stop: the gate is asked after the turn ended, so a decision from
+                    // before it (a second's slack for the two clocks' rounding) is another's.
+                    None => timestamp::parse(decided_at).is_some_and(|decided| decided >= at - SLACK),
+                };
             !allowed
         })?;
         if allowed {
             return Ok(());
         }
-        tracing::warn!(path = %completion.path, task = %completion.task_id, "a task was completed without the gate allowing it");
+        tracing::warn!(path = %completion.path, event = completion.event, "a completion went without the gate allowing it");
         let bypassed = CompletionBypassed {
-            session_id: completion.session_id.clone(),
+            event: completion.event.to_owned(),
+            session_id,
             task_id: completion.task_id.clone(),
             completed_at: completion.completed_at.clone(),
-            cwd: cwd.to_owned(),
+            cwd,
             path: completion.path.clone(),
             line: completion.line,
         };
@@ -60,3 +70,6 @@ impl Engine {
         Ok(())
     }
 }
+
+/// How much earlier than the stop's record a decision may be stamped and still be its.
+const SLACK: chrono::Duration = chrono::Duration::seconds(1);

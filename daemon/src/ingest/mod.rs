@@ -663,6 +663,7 @@ fn ingest_complete(
                     }
                     update.observe(file.host, &record);
                     tasks.observe(file.host, file.id, &file.path, seq, trimmed);
+                    tasks.observe_turn(file.host, file.id, &file.path, seq, &record);
                     Some(record.kind)
                 }
                 Some(Err(error)) => {

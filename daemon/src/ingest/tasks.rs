@@ -1,34 +1,55 @@
-//! Claude Code task completions as its transcripts show them: a root `TaskUpdate` call
-//! setting a task's `status` to `completed`, and its result, which the host writes only
-//! once the `TaskCompleted` hook let it through (a blocked completion's result is an
-//! error). The engine matches each to the gate decision that allowed it.
+//! Completions as the hosts' logs show them, for the engine to match each to the gate
+//! decision that allowed it:
 //!
-//! Lines are only parsed whole when they can hold one: a line naming `TaskUpdate`, or a
-//! tool result while a call waits for one, so ingest costs the same otherwise.
+//! * Claude Code: a root `TaskUpdate` call setting a task's `status` to `completed`, and
+//!   its result, which the host writes only once the `TaskCompleted` hook let it through
+//!   (a blocked completion's result is an error). Lines are only parsed whole when they
+//!   can hold one: a line naming `TaskUpdate`, or a tool result while a call waits for
+//!   one, so ingest costs the same otherwise.
+//! * Copilot CLI: the root agent's stop, read from the envelopes alone: a root turn that
+//!   ran no tool ends (`assistant.turn_end`), and what follows is not another turn (a
+//!   blocked stop makes the agent go on) but the next prompt or the session's end.
 
+use judged_core::adapter::Envelope;
 use judged_core::event::{Host, Record};
 use std::collections::HashMap;
 
-/// A task completion the host carried out.
+/// A completion the host carried out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaskCompletion {
+    /// The gated event it is the host's side of (`TaskCompleted`, `agentStop`).
+    pub event: &'static str,
     pub file_id: i64,
     pub path: String,
+    /// The session and its cwd, when its records name them (Copilot CLI's name them only
+    /// in `session.start`: the file's).
     pub session_id: Option<String>,
     pub cwd: Option<String>,
-    pub task_id: String,
+    /// The task, for a task completed.
+    pub task_id: Option<String>,
     /// The host's time of the result.
     pub completed_at: Option<String>,
     /// The line of the result.
     pub line: u64,
 }
 
-/// The `TaskUpdate` calls waiting for their result, and the completions found.
+/// The `TaskUpdate` calls waiting for their result, Copilot CLI's turns, and the
+/// completions found.
 #[derive(Default)]
 pub struct Tasks {
     /// By file id and tool call id: the task being completed.
     waiting: HashMap<(i64, String), String>,
+    /// By file id: the root turn under way.
+    turns: HashMap<i64, Turn>,
     found: Vec<TaskCompletion>,
+}
+
+/// A Copilot CLI root turn: whether it ran a tool, and the stop it ended in, waiting for
+/// what comes next to say whether it held.
+#[derive(Default)]
+struct Turn {
+    ran_tool: bool,
+    stop: Option<(Option<String>, u64)>,
 }
 
 impl Tasks {
@@ -52,11 +73,12 @@ impl Tasks {
             let Some(task_id) = self.waiting.remove(&(file_id, call.clone())) else { continue };
             if result.success {
                 self.found.push(TaskCompletion {
+                    event: "TaskCompleted",
                     file_id,
                     path: path.to_owned(),
                     session_id: record.session_id.clone(),
                     cwd: record.cwd.clone(),
-                    task_id,
+                    task_id: Some(task_id),
                     completed_at: record.timestamp.clone(),
                     line,
                 });
@@ -73,8 +95,72 @@ impl Tasks {
         }
     }
 
+    /// Follow a Copilot CLI log's root turns by their envelopes (line `line`).
+    pub fn observe_turn(&mut self, host: Host, file_id: i64, path: &str, line: u64, record: &Envelope) {
+        if host != Host::CopilotCli || !record.root {
+            return;
+        }
+        let turn = self.turns.entry(file_id).or_default();
+        match record.kind.as_str() {
+            "assistant.turn_start" => *turn = Turn::default(),
+            "tool.execution_start" => turn.ran_tool = true,
+            "assistant.turn_end" if !turn.ran_tool => turn.stop = Some((record.timestamp.clone(), line)),
+            "user.message" | "session.shutdown" => {
+                if let Some((completed_at, line)) = turn.stop.take() {
+                    self.found.push(TaskCompletion {
+                        event: "agentStop",
+                        file_id,
+                        path: path.to_owned(),
+                        session_id: None,
+                        cwd: None,
+                        task_id: None,
+                        completed_at,
+                        line,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The completions found since the last call.
     pub fn take(&mut self) -> Vec<TaskCompletion> {
         std::mem::take(&mut self.found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Copilot CLI session as the real client wrote it: marker, challenge, the
+    /// rubber-duck, verify, then a last answer that ran no tool, and the session's end.
+    const REAL_LOG: &str = include_str!("../../../fixtures/copilot-1.0.102/cross-family-ok/events.jsonl");
+
+    fn stops(text: &str) -> Vec<TaskCompletion> {
+        let mut tasks = Tasks::default();
+        for (n, line) in text.lines().enumerate() {
+            let record = judged_core::adapter::envelope(Host::CopilotCli, line.as_bytes()).unwrap();
+            tasks.observe_turn(Host::CopilotCli, 1, "/s/events.jsonl", n as u64 + 1, &record);
+        }
+        tasks.take()
+    }
+
+    /// Only the root's last turn, which ran no tool and was followed by the session's end,
+    /// is a stop: the turns that ran tools, and the rubber-duck's own, are not.
+    #[test]
+    fn a_copilot_stop_is_the_root_turn_without_tools_that_the_session_did_not_go_on_from() {
+        let found = stops(REAL_LOG);
+        let lines: Vec<&str> = REAL_LOG.lines().collect();
+        let last_turn_end = lines.iter().rposition(|l| l.contains(r#""type":"assistant.turn_end""#)).unwrap();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].event, found[0].line), ("agentStop", last_turn_end as u64 + 1));
+        assert_eq!(found[0].task_id, None);
+
+        // A stop the agent went on from (a blocked stop: another turn follows) is none.
+        let shutdown = lines.len() - 1;
+        let went_on = [&lines[..shutdown], &[lines[last_turn_end - 3]], &lines[shutdown..]].concat().join("\n");
+        assert!(lines[last_turn_end - 3].contains("assistant.turn_start"), "{}", lines[last_turn_end - 3]);
+        assert!(stops(&went_on).is_empty(), "a turn started after the stop");
     }
 }
