@@ -479,10 +479,11 @@ fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
     let message = format!(
         "judged: {} cannot be marked done yet: the working tree changed since its review ({head}{} file(s) changed: {}{more}).\n\
          The gate requires the reviewed tree (require_reviewed_tree). Review the work as it is now: \
-         run a new round (judge-evidence marker, challenge, the rubber-duck review, verify).",
+         run a new round (judge-evidence marker, challenge, {}, verify).",
         question.label,
         paths.len(),
         if shown.is_empty() { "-".to_owned() } else { shown.join(", ") },
+        reviewer_for(question.host),
     );
     Verdict { block: true, message, tree_unchanged: Some(false) }
 }
@@ -522,11 +523,16 @@ fn review_steps(question: &Question, binding: &str, cwd: &str) -> String {
          \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
          then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
          \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
-        reviewer = match question.host {
-            Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
-            _ => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
-        },
+        reviewer = reviewer_for(question.host),
     )
+}
+
+/// The reviewer an agent of `host` runs in a round.
+fn reviewer_for(host: Host) -> &'static str {
+    match host {
+        Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
+        _ => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
+    }
 }
 
 /// A fresh binding in the SKILL's convention: `run_<YYYYMMDD>_<8hex>_r1_review_<8hex>`.
@@ -544,6 +550,18 @@ mod tests {
             "hook_event_name": "TaskCompleted", "session_id": "s", "cwd": "/w", "task_subject": "Fix cart rounding",
         });
         Question::from_payload(Host::ClaudeCode, &payload)
+    }
+
+    /// A changed tree sends each host's agent round its own reviewer: a Claude Code agent
+    /// has no rubber-duck.
+    #[test]
+    fn a_changed_tree_names_the_reviewer_of_the_agents_host() {
+        let change = TreeChange { moved: false, paths: vec!["cart.rs".into()] };
+        let claude = tree_changed(&question(), &change).message;
+        assert!(claude.contains("challenge, a reviewer CLI of another family as a root Bash call"), "{claude}");
+        assert!(!claude.contains("rubber-duck"), "{claude}");
+        let copilot = Question { host: Host::CopilotCli, ..question() };
+        assert!(tree_changed(&copilot, &change).message.contains("the rubber-duck reviewer"));
     }
 
     #[test]
