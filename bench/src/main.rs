@@ -30,6 +30,7 @@ mod jury;
 mod load;
 mod mcp;
 mod measure;
+mod prune;
 mod report;
 
 use generate::{Generator, Layout, LiveSession, Rng};
@@ -340,6 +341,8 @@ pub struct Results {
     pub jury: Option<jury::JuryFigures>,
     /// The load suite (issue 13), and the root it ran over.
     pub load: Option<load::LoadFigures>,
+    /// `judged prune` of half the store, on the largest root.
+    pub prune: Option<prune::PruneFigures>,
     pub copilot_sessions: u64,
     pub claude_sessions: u64,
     pub mode: Mode,
@@ -701,6 +704,7 @@ fn main() {
             }
             let daemon = last_daemon.expect("at least one stage");
             results.hooks = bench.hooks(&daemon, &mut live);
+            results.prune = Some(prune::measure(&bins.judged, &daemon));
             daemon.stop();
             results.jury = Some(jury::measure(&bins, &options.work, bench.runs.jury()));
         }

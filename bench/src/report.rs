@@ -615,6 +615,23 @@ fn render_stages(md: &mut String, options: &Options, r: &Results) {
         last.bytes as f64 / MB as f64,
         last.db_bytes as f64 / last.bytes as f64
     );
+    if let Some(p) = &r.prune {
+        let _ = writeln!(md, "\n## Retention (`judged prune` of half the store, {} MB root)\n", last.mb);
+        let _ = writeln!(
+            md,
+            "Cutoff: the median of the sessions' last records, after every figure above. {} of {} sessions pruned ({} idle ones kept: a decision or review of the bench names them), {:.0} MB of log bytes dropped, in {}. `judged.db` + WAL: {:.0} MB before, {:.0} MB after (pruned pages stay in the file and take later lines); `judged prune --vacuum` then took {} and left {:.0} MB ({:.2}× the logs).",
+            p.pruned,
+            p.sessions,
+            p.kept,
+            p.log_bytes as f64 / MB as f64,
+            ms(p.ms),
+            p.db_before as f64 / MB as f64,
+            p.db_after as f64 / MB as f64,
+            ms(p.vacuum_ms),
+            p.db_vacuumed as f64 / MB as f64,
+            p.db_vacuumed as f64 / last.bytes as f64
+        );
+    }
 }
 
 /// A row of latencies next to spawning `/bin/true`.

@@ -93,6 +93,10 @@ enum Cmd {
         /// Say what would be pruned, and prune nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Then give the freed space back to the disk (rewrites the database; judged answers
+        /// nothing else meanwhile, and needs the store's size free on disk).
+        #[arg(long)]
+        vacuum: bool,
         /// Print the outcome as JSON.
         #[arg(long)]
         json: bool,
@@ -260,7 +264,9 @@ fn run(command: Cmd) -> Result<(), CliError> {
         Cmd::Plugin(command) => init::plugin(command),
         Cmd::Doctor { json } => doctor::run(json).then_some(()).ok_or(CliError::DoctorFailed),
         Cmd::Report { since, html, json } => commands::report::run(&since, html, json),
-        Cmd::Prune { older_than, dry_run, json } => commands::prune::run(older_than.as_deref(), dry_run, json),
+        Cmd::Prune { older_than, dry_run, vacuum, json } => {
+            commands::prune::run(older_than.as_deref(), dry_run, vacuum, json)
+        }
         Cmd::Completions { shell } => commands::completions::run(shell),
         Cmd::UninstallHooks { target, dry_run } => commands::uninstall_hooks::run(&target, dry_run),
         Cmd::Stop => commands::stop::run(),

@@ -550,6 +550,9 @@ pub struct PruneReport {
     pub kept: Vec<KeptSession>,
     /// The log bytes dropped (or that would be), in all.
     pub bytes: u64,
+    /// The store's size on disk after `vacuum` rewrote it, when asked.
+    #[serde(default)]
+    pub vacuumed_to: Option<u64>,
 }
 
 /// A session whose stored bytes were dropped.

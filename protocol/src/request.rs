@@ -89,6 +89,10 @@ pub struct PruneArgs {
     /// Say what would be pruned, and prune nothing.
     #[serde(default)]
     pub dry_run: bool,
+    /// Then rewrite the database file without the freed pages (SQLite's `VACUUM`: the
+    /// daemon answers nothing else meanwhile, and needs the store's size free on disk).
+    #[serde(default)]
+    pub vacuum: bool,
 }
 
 /// A session named by its key, its host session id, or its log's path.

@@ -87,7 +87,8 @@ fn an_idle_session_loses_its_bytes_and_keeps_what_catches_a_rewrite() {
     assert!(paths(&dry["pruned"]).contains(&s.copilot_log), "{dry}");
     assert!(s.events("old").iter().all(|e| e["pruned"].is_null() && !e["raw"].as_str().unwrap().is_empty()));
 
-    let output = s.judged(&["prune", "--older-than", LATER]);
+    let store_before = s.daemon.call("status", Value::Null).unwrap()["store_bytes"].as_u64().unwrap();
+    let output = s.judged(&["prune", "--older-than", LATER, "--vacuum"]);
     let said = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{said}");
     assert!(said.contains(&format!("pruned {} (copilot-cli: ", s.copilot_log.display())), "{said}");
@@ -99,7 +100,9 @@ fn an_idle_session_loses_its_bytes_and_keeps_what_catches_a_rewrite() {
     assert!(events.iter().all(|e| e["pruned"] == true && e["raw"] == ""), "no byte is served");
     let status = s.daemon.call("status", Value::Null).unwrap();
     assert!(status["pruned_lines"].as_u64().unwrap() >= events.len() as u64, "{status}");
-    assert!(status["store_bytes"].as_u64().unwrap() > 0, "{status}");
+    let store_after = status["store_bytes"].as_u64().unwrap();
+    assert!(said.contains(&format!("The store was rewritten without the freed pages: {store_after} bytes")), "{said}");
+    assert!(store_after < store_before, "--vacuum gave the pruned bytes back: {store_before} -> {store_after}");
     // What the summary came from cannot be read again; rebuilding keeps it.
     s.judged(&["rebuild"]);
     let after = s.session("old");

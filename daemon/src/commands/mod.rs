@@ -25,6 +25,11 @@ fn call<T: DeserializeOwned>(request: Request) -> Result<T, ClientError> {
     judged_protocol::call(&paths::socket_path(), request, Duration::from_secs(30))
 }
 
+/// As [`call`], for a request whose work grows with the store (a prune of a large one).
+fn call_long<T: DeserializeOwned>(request: Request) -> Result<T, ClientError> {
+    judged_protocol::call(&paths::socket_path(), request, Duration::from_secs(3600))
+}
+
 pub(crate) fn print_json<T: Serialize>(value: &T) {
     println!("{}", serde_json::to_string(value).expect("a reply serializes"));
 }

@@ -1,14 +1,14 @@
 //! `judged prune [--older-than 90d] [--dry-run] [--json]`: ask the daemon to drop the stored
 //! bytes of idle sessions, and say which went, which stayed and why.
 
-use super::{call, print_json};
+use super::{call_long, print_json};
 use crate::{CliError, report};
 use judged_protocol::{PruneArgs, PruneReport, Request};
 
 /// The cutoff when neither `--older-than` nor `[store] keep_days` names one.
 const DEFAULT_OLDER_THAN: &str = "90d";
 
-pub fn run(older_than: Option<&str>, dry_run: bool, json: bool) -> Result<(), CliError> {
+pub fn run(older_than: Option<&str>, dry_run: bool, vacuum: bool, json: bool) -> Result<(), CliError> {
     let text = match older_than {
         Some(text) => text.to_owned(),
         None => match judged::config::ConfigFile::load(&judged_protocol::paths::config_path())?.store.keep_days {
@@ -17,7 +17,7 @@ pub fn run(older_than: Option<&str>, dry_run: bool, json: bool) -> Result<(), Cl
         },
     };
     let older_than = report::time_ago("--older-than", &text, chrono::Utc::now()).map_err(CliError::Usage)?;
-    let done: PruneReport = call(Request::Prune(PruneArgs { older_than, dry_run }))?;
+    let done: PruneReport = call_long(Request::Prune(PruneArgs { older_than, dry_run, vacuum }))?;
     if json {
         print_json(&done);
         return Ok(());
@@ -44,5 +44,8 @@ pub fn run(older_than: Option<&str>, dry_run: bool, json: bool) -> Result<(), Cl
         done.bytes,
         done.kept.len()
     );
+    if let Some(bytes) = done.vacuumed_to {
+        println!("The store was rewritten without the freed pages: {bytes} bytes on disk now.");
+    }
     Ok(())
 }

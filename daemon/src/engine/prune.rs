@@ -17,7 +17,12 @@ use rustc_hash::FxHashSet;
 
 impl Engine {
     pub(super) fn prune(&mut self, args: &PruneArgs) -> Answer {
-        Ok(Reply::Prune(prune(&mut self.store, args.older_than, args.dry_run)?))
+        let mut report = prune(&mut self.store, args.older_than, args.dry_run)?;
+        if args.vacuum && !args.dry_run {
+            self.store.vacuum()?;
+            report.vacuumed_to = Some(self.store.disk_bytes());
+        }
+        Ok(Reply::Prune(report))
     }
 }
 
@@ -30,8 +35,14 @@ pub fn prune(store: &mut Store, older_than: DateTime<Utc>, dry_run: bool) -> Res
         .filter(|file| file.pruned < file.lines)
         .filter_map(|file| last_record(file).filter(|&last| last < older_than).map(|last| (file.clone(), last)))
         .collect();
-    let mut report =
-        PruneReport { older_than: cutoff.clone(), dry_run, pruned: Vec::new(), kept: Vec::new(), bytes: 0 };
+    let mut report = PruneReport {
+        older_than: cutoff.clone(),
+        dry_run,
+        pruned: Vec::new(),
+        kept: Vec::new(),
+        bytes: 0,
+        vacuumed_to: None,
+    };
     for (file, last) in idle {
         let kept = |why: &str| KeptSession { session: file.session.clone(), path: file.path.clone(), why: why.into() };
         if file.tampered {

@@ -241,6 +241,14 @@ impl Store {
         tracing::debug!("the log was not truncated after the catch-up: the checkpoint thread kept it busy");
     }
 
+    /// Rewrite the database without its free pages (what pruning freed), and cut the log:
+    /// the file shrinks to what is kept. Blocks the one writer for as long as it takes.
+    pub fn vacuum(&self) -> Result<()> {
+        self.conn.execute_batch("VACUUM")?;
+        self.truncate_log();
+        Ok(())
+    }
+
     /// The store's size on disk: the database and its log.
     pub fn disk_bytes(&self) -> u64 {
         [self.path.clone(), self.path.with_extension("db-wal")]
