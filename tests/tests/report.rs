@@ -283,7 +283,10 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     for d in [&home, &claude, &copilot, &armed, &off] {
         fs::create_dir_all(d).unwrap();
     }
-    fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+    let notified = dir.join("notified.jsonl");
+    let on_bypass =
+        serde_json::to_string(&["sh", "-c", &format!("cat >> {}; echo >> {0}", notified.display())]).unwrap();
+    fs::write(home.join("config.toml"), format!("auto_start = false\n[gate]\non_bypass = {on_bypass}\n")).unwrap();
     // Short tasks are let through at once: a decision that allows, with the gate armed.
     fs::write(armed.join(".judged.toml"), "[gate]\nmin_task_chars = 1000\n").unwrap();
     fs::write(off.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
@@ -318,6 +321,18 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     daemon.call("sessions", Value::Null).unwrap();
     let status = daemon.call("status", Value::Null).unwrap();
     assert_eq!(status["completions_bypassed"], 1, "{status}");
+    // `[gate] on_bypass` heard of it, with the record on its stdin.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !fs::read_to_string(&notified).is_ok_and(|t| t.ends_with('\n')) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let told: Vec<Value> = fs::read_to_string(&notified)
+        .expect("on_bypass ran")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("the bypass as JSON"))
+        .collect();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!((&told[0]["task_id"], &told[0]["event"]), (&json!("2"), &json!("TaskCompleted")));
     let output = Command::new(bin("judged")).args(["report", "--json"]).env("JUDGED_HOME", &home).output().unwrap();
     let data: Value = serde_json::from_slice(&output.stdout).unwrap();
     let bypassed = data["bypassed"].as_array().unwrap();

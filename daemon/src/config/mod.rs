@@ -363,5 +363,10 @@ gate_table! {
         /// write its repository, so a user who does not trust it to set its own gate turns
         /// this off and keeps per-project policy in `[[gate.projects]]`.
         trust_project_files: Option<bool>,
+        /// A command (program and arguments) run for each completion no gate decision
+        /// allowed, with that bypass as one JSON object on its stdin: a notification (its
+        /// outcome changes nothing). Only here, never in a project's file, which the
+        /// agent can write.
+        on_bypass: Option<Vec<String>>,
     }
 }

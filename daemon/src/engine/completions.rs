@@ -66,8 +66,40 @@ impl Engine {
             path: completion.path.clone(),
             line: completion.line,
         };
+        if let Some(command) = self.config.current().file.gate.on_bypass.clone() {
+            notify(command, &bypassed);
+        }
         self.store.journal(&JournalEvent::CompletionBypassed(bypassed))?;
         Ok(())
+    }
+}
+
+/// Run `[gate] on_bypass` with `bypassed` on its stdin, on a thread of its own (a slow or
+/// stuck command holds up nothing); a command that fails is logged.
+fn notify(command: Vec<String>, bypassed: &CompletionBypassed) {
+    let Some((program, args)) = command.split_first() else { return };
+    let (program, args) = (program.clone(), args.to_vec());
+    let input = serde_json::to_vec(bypassed).unwrap_or_default();
+    let spawned = std::thread::Builder::new().name("on-bypass".into()).spawn(move || {
+        let child = std::process::Command::new(&program)
+            .args(&args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn();
+        let outcome = child.and_then(|mut child| {
+            if let Some(mut stdin) = child.stdin.take() {
+                std::io::Write::write_all(&mut stdin, &input)?;
+            }
+            child.wait()
+        });
+        match outcome {
+            Ok(status) if status.success() => {}
+            Ok(status) => tracing::warn!(%program, %status, "[gate] on_bypass failed"),
+            Err(error) => tracing::warn!(%program, %error, "[gate] on_bypass could not run"),
+        }
+    });
+    if let Err(error) = spawned {
+        tracing::warn!(%error, "cannot start [gate] on_bypass");
     }
 }
 
