@@ -164,7 +164,27 @@ fn daemon_checks(checks: &mut Vec<Check>) -> Option<StatusReport> {
         checks.push(check("catch_up", Status::Warn, detail, Some("wait for it (judged status shows it)".into())));
     }
     checks.push(store_check(&status));
+    checks.push(bypass_check(&status));
     Some(status)
+}
+
+/// Completions no gate decision allowed: a hook not installed, removed, or not heeded.
+fn bypass_check(status: &StatusReport) -> Check {
+    match status.completions_bypassed {
+        0 => ok("bypasses", "no completion went without the gate allowing it"),
+        n => check(
+            "bypasses",
+            Status::Warn,
+            format!(
+                "{n} completion(s) went without the gate allowing them (a hook not installed, removed or not heeded)"
+            ),
+            Some(
+                "`judged report` lists each (its own section); install the hooks again where one is missing \
+                 (`judged install-hooks`, or the plugin)"
+                    .into(),
+            ),
+        ),
+    }
 }
 
 /// The store's size against the logs', and what retention does about it.

@@ -120,6 +120,7 @@ fn a_healthy_setup_passes_and_says_what_is_in_force() {
         "daemon",
         "catch_up",
         "store",
+        "bypasses",
         "config",
         "roots.copilot-cli",
         "roots.claude-code",

@@ -333,6 +333,13 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
         .collect();
     assert_eq!(told.len(), 1, "{told:?}");
     assert_eq!((&told[0]["task_id"], &told[0]["event"]), (&json!("2"), &json!("TaskCompleted")));
+    // doctor says so, with where to look.
+    let doctor = Command::new(bin("judged")).args(["doctor", "--json"]).env("JUDGED_HOME", &home).output().unwrap();
+    let checks: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let bypasses = checks["checks"].as_array().unwrap().iter().find(|c| c["name"] == "bypasses").cloned().unwrap();
+    assert_eq!(bypasses["status"], "warn", "{bypasses}");
+    assert!(bypasses["detail"].as_str().unwrap().starts_with("1 completion(s) went without the gate"), "{bypasses}");
+    assert!(bypasses["fix"].as_str().unwrap().contains("`judged report` lists each"), "{bypasses}");
     let output = Command::new(bin("judged")).args(["report", "--json"]).env("JUDGED_HOME", &home).output().unwrap();
     let data: Value = serde_json::from_slice(&output.stdout).unwrap();
     let bypassed = data["bypassed"].as_array().unwrap();
