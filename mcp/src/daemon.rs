@@ -18,8 +18,8 @@ const FRAME_WAIT: Duration = Duration::from_secs(15 * 60);
 const AUTOSTART_WAIT: Duration = Duration::from_secs(20);
 
 /// How long to ask again while the daemon says the host's next write can change its
-/// answer (a session whose log is not on disk yet: Copilot CLI writes its first lines a
-/// moment after its first tool call may start), and how often.
+/// answer (a session whose log is not on disk yet, or names no model yet: a host writes
+/// the record of a call a moment after the call may start), and how often.
 const HOST_WRITE_WAIT: Duration = Duration::from_secs(10);
 const ASK_AGAIN_EVERY: Duration = Duration::from_millis(200);
 
@@ -64,7 +64,7 @@ pub fn ask_blocking<T: DeserializeOwned>(request: Request, tell: impl Fn(PanelPr
         };
         match answered {
             // Not an evidence decision (those are the caller's to ask again): a session
-            // whose log is not on disk yet.
+            // whose log is not on disk yet, or names no model yet.
             Err(ClientError::Refused(body))
                 if body.exit_code.is_none() && body.log_state.is_some() && std::time::Instant::now() < deadline =>
             {

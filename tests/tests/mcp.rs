@@ -352,3 +352,49 @@ fn the_round_tools_answer_as_judge_evidence_does() {
     );
     assert!(!s.project.join("review.challenge.json").exists(), "nothing was written");
 }
+
+/// A review asked while the session's log names no model yet (the host writes the record
+/// of the call a moment after the call starts) waits for it, so that it is keyed by the
+/// author the gate will read, and the gate counts it.
+#[test]
+fn a_review_waits_for_the_sessions_model_and_the_gate_counts_it() {
+    let mut s = setup("pass");
+    let session = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b";
+    let transcripts = s.home.parent().unwrap().join("claude").join("-project");
+    std::fs::create_dir_all(&transcripts).unwrap();
+    let log = transcripts.join(format!("{session}.jsonl"));
+    let record = |uuid: &str, parent: Value, kind: &str, message: Value| {
+        let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+        json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": false, "sessionId": session,
+            "cwd": s.project, "timestamp": now, "message": message})
+        .to_string()
+            + "\n"
+    };
+    std::fs::write(&log, record("u-0", Value::Null, "user", json!({"role": "user", "content": "Fix cart rounding"})))
+        .unwrap();
+    let answer = record(
+        "a-1",
+        json!("u-0"),
+        "assistant",
+        json!({"role": "assistant", "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": "Reviewing."}]}),
+    );
+    let late = log.clone();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(700));
+        std::fs::OpenOptions::new().append(true).open(&late).unwrap().write_all(answer.as_bytes()).unwrap();
+    });
+    let mut args = review_args(&s);
+    args["session_id"] = session.into();
+    let (result, _) = s.mcp.call("review", args);
+    writer.join().unwrap();
+    let gate = &result["structuredContent"]["gate"];
+    assert_eq!((gate["counted"].as_bool(), gate["allows"].as_bool()), (Some(true), Some(true)), "{result}");
+    let payload = json!({
+        "session_id": session, "cwd": s.project, "hook_event_name": "TaskCompleted", "task_id": "7",
+        "task_subject": "Fix cart rounding", "task_description": "Totals must round half-even",
+    });
+    let output = judge_hook(&s.home, payload.to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(decisions(&s.daemon)[0]["reason"], "review verdict", "the gate found the review by its author");
+}

@@ -94,7 +94,9 @@ impl From<EngineError> for ErrorBody {
                 ErrorBody { message: e.message, exit_code: Some(e.code as u8), log_state: e.log_state }
             }
             // A session not written yet: the host's next write can change the answer.
-            EngineError::Ask(error @ hook_gate::AskError::NoProject { .. }) => ErrorBody {
+            EngineError::Ask(
+                error @ (hook_gate::AskError::NoProject { .. } | hook_gate::AskError::NoAuthorYet { .. }),
+            ) => ErrorBody {
                 message: error.to_string(),
                 exit_code: None,
                 log_state: Some(judged_core::rules::LogState::default()),

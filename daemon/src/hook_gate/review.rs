@@ -37,6 +37,11 @@ pub enum AskError {
         session.as_ref().map_or_else(|| "no session".to_owned(), |id| format!("the log of session {id}"))
     )]
     NoProject { session: Option<String> },
+    #[error(
+        "the log of session {session} names no model yet, so the jury cannot be told whose work it is; ask \
+         again once your session has answered once"
+    )]
+    NoAuthorYet { session: String },
 }
 
 /// What a review comes to.
@@ -119,6 +124,14 @@ impl HookGate<'_> {
             .map_err(|error| AskError::Config(error.summary()))?;
         let (jury, from) = self.juries.jury_for(&project)?;
         let author_model = self.author_model(args.session_id.as_deref())?;
+        // A witnessed session whose log names no model yet is one the host has not written
+        // its answer to yet (the tool call runs before the record asking for it is on
+        // disk): the gate will read the model once it is, and key the review by it.
+        if author_model.is_none()
+            && let Some(session) = args.session_id.as_deref().filter(|id| self.store.file_by_session(id).is_some())
+        {
+            return Err(AskError::NoAuthorYet { session: session.to_owned() });
+        }
         // The gate's words for a task, so that the artifact is the one its jury would see.
         let label = format!("task \"{}\"", args.task);
         let work = [Some(args.task.as_str()), args.description.as_deref()].into_iter().flatten().collect::<Vec<_>>();
