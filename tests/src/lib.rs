@@ -191,3 +191,49 @@ pub fn skip(ci_must_have: bool, reason: &str) {
     assert!(!(ci_must_have && std::env::var_os("CI").is_some()), "CI must be able to run this: {reason}");
     eprintln!("SKIP: {reason}");
 }
+
+/// Probe every 50 ms until `probe` yields, failing after `limit` with what was awaited.
+pub fn eventually<T>(what: &str, limit: Duration, mut probe: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(value) = probe() {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "timed out after {limit:?} waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+impl Daemon {
+    /// The first witnessed session of `host` (`codex-cli`, `gemini-cli`, …), as `sessions`
+    /// lists it.
+    pub fn session_of(&self, host: &str) -> Option<Value> {
+        let sessions = self.call("sessions", Value::Null).expect("sessions");
+        sessions.as_array().expect("sessions is an array").iter().find(|s| s["host"] == host).cloned()
+    }
+}
+
+/// A `command` juror's command line, as TOML: a script of `fixtures/jurors/` and its
+/// arguments.
+pub fn juror(script: &str, args: &[&str]) -> String {
+    let path = workspace().join("fixtures/jurors").join(script);
+    let argv: Vec<String> =
+        std::iter::once(path.display().to_string()).chain(args.iter().map(ToString::to_string)).collect();
+    serde_json::to_string(&argv).expect("an argv serializes")
+}
+
+/// A `[jury]` of two stage-1 `command` jurors, each `(name, model, command, extra lines)`,
+/// and the tiebreaker `big` (claude-sonnet-4.6, a third family) running `tiebreaker`.
+pub fn command_jury(stage_1: [(&str, &str, String, &str); 2], tiebreaker: String, deadline_seconds: u64) -> String {
+    let mut text = format!(
+        "[jury]\nstage_1 = [\"{}\", \"{}\"]\ntiebreaker = \"big\"\ndeadline_seconds = {deadline_seconds}\n",
+        stage_1[0].0, stage_1[1].0
+    );
+    let tiebreaker = ("big", "claude-sonnet-4.6", tiebreaker, "");
+    for (name, model, command, extra) in stage_1.into_iter().chain([tiebreaker]) {
+        text.push_str(&format!(
+            "\n[[jury.jurors]]\nname = \"{name}\"\npreset = \"command\"\nmodel = \"{model}\"\ncommand = {command}\n{extra}\n"
+        ));
+    }
+    text
+}

@@ -6,7 +6,7 @@ use judged_tests::{Daemon, workspace};
 use serde_json::Value;
 use std::fs;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A rollout written by the real Codex CLI 0.169.0 (docs/spec/host-formats.md §G).
 const ROLLOUT: &str = "jury/tests/samples/codex-rollout_echo_model.jsonl";
@@ -17,20 +17,9 @@ fn rollout_lines() -> Vec<String> {
     text.split_inclusive('\n').map(str::to_owned).collect()
 }
 
-fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        if let Some(value) = probe() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn codex_session(daemon: &Daemon) -> Option<Value> {
-    let sessions = daemon.call("sessions", Value::Null).unwrap();
-    sessions.as_array().unwrap().iter().find(|s| s["host"] == "codex-cli").cloned()
+/// [`judged_tests::eventually`], with this file's patience.
+fn eventually<T>(what: &str, probe: impl FnMut() -> Option<T>) -> T {
+    judged_tests::eventually(what, Duration::from_secs(15), probe)
 }
 
 #[test]
@@ -48,14 +37,15 @@ fn a_codex_rollout_is_witnessed_appended_to_and_guarded_like_the_other_hosts() {
     let log = day.join(format!("rollout-2026-12-01T03-06-02-{THREAD}.jsonl"));
     let lines = rollout_lines();
     fs::write(&log, lines[..5].concat()).unwrap();
-    let session = eventually("the rollout to be witnessed", || codex_session(&daemon).filter(|s| s["events"] == 5));
+    let session =
+        eventually("the rollout to be witnessed", || daemon.session_of("codex-cli").filter(|s| s["events"] == 5));
     assert_eq!(session["session_id"], THREAD);
     assert_eq!(session["cwd"], "/home/dev/probe/runs/c1_text/work");
     assert_eq!(session["session"], format!("rollout-2026-12-01T03-06-02-{THREAD}"));
 
     // Lines Codex appends are ingested; every line of the run is stored.
     fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(lines[5..].concat().as_bytes()).unwrap();
-    let session = eventually("the rest", || codex_session(&daemon).filter(|s| s["events"] == lines.len()));
+    let session = eventually("the rest", || daemon.session_of("codex-cli").filter(|s| s["events"] == lines.len()));
     assert_eq!(session["tampered"], false);
     let checked = daemon.call("verify_log", serde_json::json!({"session": THREAD})).unwrap();
     assert_eq!((checked["tampered"].as_bool(), checked["lines"].as_u64()), (Some(false), Some(lines.len() as u64)));

@@ -65,15 +65,9 @@ fn offset_in(lines: &[Vec<u8>], index: usize, within: usize) -> u64 {
 }
 
 /// Poll `probe` until it returns `Some`, for at most 10 s.
-fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        if let Some(value) = probe() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out after 10 s waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// [`judged_tests::eventually`], with this file's patience.
+fn eventually<T>(what: &str, probe: impl FnMut() -> Option<T>) -> T {
+    judged_tests::eventually(what, Duration::from_secs(10), probe)
 }
 
 /// A temp `JUDGED_HOME` with a Copilot and a Claude Code root of its own.

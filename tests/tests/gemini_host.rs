@@ -7,25 +7,14 @@ use judged_tests::{Daemon, workspace};
 use serde_json::Value;
 use std::fs;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const RECORDING: &str = "fixtures/gemini-cli-0.61.0/after-agent/session-2026-12-01T21-30-56e11579.jsonl";
 const SESSION: &str = "56e11579-0679-4ff5-adea-d61481a8c547";
 
-fn eventually<T>(what: &str, mut probe: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        if let Some(value) = probe() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn gemini_session(daemon: &Daemon) -> Option<Value> {
-    let sessions = daemon.call("sessions", Value::Null).unwrap();
-    sessions.as_array().unwrap().iter().find(|s| s["host"] == "gemini-cli").cloned()
+/// [`judged_tests::eventually`], with this file's patience.
+fn eventually<T>(what: &str, probe: impl FnMut() -> Option<T>) -> T {
+    judged_tests::eventually(what, Duration::from_secs(15), probe)
 }
 
 #[test]
@@ -44,13 +33,14 @@ fn a_gemini_recording_is_witnessed_appended_to_and_guarded_like_the_other_hosts(
     let text = fs::read_to_string(workspace().join(RECORDING)).unwrap();
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     fs::write(&log, lines[..4].concat()).unwrap();
-    let session = eventually("the recording to be witnessed", || gemini_session(&daemon).filter(|s| s["events"] == 4));
+    let session =
+        eventually("the recording to be witnessed", || daemon.session_of("gemini-cli").filter(|s| s["events"] == 4));
     assert_eq!(session["session_id"], SESSION);
     assert_eq!(session["cwd"], "/tmp/judged-fixture/gemini/after-agent/project");
 
     // Lines the client appends are ingested and chained; every line of the run is stored.
     fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(lines[4..].concat().as_bytes()).unwrap();
-    let session = eventually("the rest", || gemini_session(&daemon).filter(|s| s["events"] == lines.len()));
+    let session = eventually("the rest", || daemon.session_of("gemini-cli").filter(|s| s["events"] == lines.len()));
     assert_eq!(session["tampered"], false);
     let checked = daemon.call("verify_log", serde_json::json!({"session": SESSION})).unwrap();
     assert_eq!((checked["tampered"].as_bool(), checked["lines"].as_u64()), (Some(false), Some(lines.len() as u64)));
@@ -61,6 +51,7 @@ fn a_gemini_recording_is_witnessed_appended_to_and_guarded_like_the_other_hosts(
     fs::write(&log, text).unwrap();
     let checked = daemon.call("verify_log", serde_json::json!({"session": SESSION})).unwrap();
     assert_eq!(checked["tampered"], true, "{checked}");
-    let session = eventually("the tamper to be recorded", || gemini_session(&daemon).filter(|s| s["tampered"] == true));
+    let session =
+        eventually("the tamper to be recorded", || daemon.session_of("gemini-cli").filter(|s| s["tampered"] == true));
     assert_eq!(session["session_id"], SESSION);
 }

@@ -4,7 +4,7 @@
 //! says, read at each run, so a test can make a new jury's verdict differ from the
 //! review's and tell which of the two the gate used.
 
-use judged_tests::{Daemon, bin, judge_hook, workspace};
+use judged_tests::{Daemon, bin, command_jury, judge_hook, juror};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -17,21 +17,12 @@ const SESSION: &str = "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8";
 /// A `[jury]` of three command jurors of three families, each answering what `verdict`
 /// says.
 fn jury(verdict: &Path) -> String {
-    let script = workspace().join("fixtures/jurors/from-file.sh");
-    let command =
-        serde_json::to_string(&[script.display().to_string(), verdict.display().to_string(), "{model}".into()])
-            .unwrap();
-    let mut text =
-        "[jury]\nstage_1 = [\"small-openai\", \"small-google\"]\ntiebreaker = \"big\"\ndeadline_seconds = 30\n"
-            .to_owned();
-    for (name, model) in
-        [("small-openai", "gpt-5.4-mini"), ("small-google", "gemini-3-flash"), ("big", "claude-sonnet-4.6")]
-    {
-        text.push_str(&format!(
-            "\n[[jury.jurors]]\nname = \"{name}\"\npreset = \"command\"\nmodel = \"{model}\"\ncommand = {command}\n"
-        ));
-    }
-    text
+    let answers = || juror("from-file.sh", &[&verdict.display().to_string(), "{model}"]);
+    command_jury(
+        [("small-openai", "gpt-5.4-mini", answers(), ""), ("small-google", "gemini-3-flash", answers(), "")],
+        answers(),
+        30,
+    )
 }
 
 /// Fields drop in order: the server and the daemon stop before the directory goes.

@@ -2,38 +2,15 @@
 //! and `evidence_or_panel` policies, with `preset = "command"` jurors from
 //! `fixtures/jurors/` standing in for the CLIs (the real CLIs are in `real_jurors.rs`).
 
-use judged_tests::{Daemon, bin, judge_hook, workspace};
+use judged_tests::{Daemon, bin, command_jury, judge_hook, juror, workspace};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A fake juror's command line.
-fn juror(script: &str, args: &[&str]) -> String {
-    let path = workspace().join("fixtures/jurors").join(script);
-    let argv: Vec<String> =
-        std::iter::once(path.display().to_string()).chain(args.iter().map(ToString::to_string)).collect();
-    serde_json::to_string(&argv).unwrap()
-}
-
 /// A `[jury]` with two stage-1 command jurors of two families and a third-family
 /// tiebreaker who passes; each juror line is `(name, model, command, extra)`.
 fn jury_toml(stage_1: [(&str, &str, String, &str); 2], deadline_seconds: u64) -> String {
-    jury_with_tiebreaker(stage_1, juror("canned.sh", &["pass", "95", "{model}"]), deadline_seconds)
-}
-
-/// As [`jury_toml`], with the tiebreaker's command given.
-fn jury_with_tiebreaker(stage_1: [(&str, &str, String, &str); 2], tiebreaker: String, deadline_seconds: u64) -> String {
-    let mut text = format!(
-        "[jury]\nstage_1 = [\"{}\", \"{}\"]\ntiebreaker = \"big\"\ndeadline_seconds = {deadline_seconds}\n",
-        stage_1[0].0, stage_1[1].0
-    );
-    let tiebreaker = ("big", "claude-sonnet-4.6", tiebreaker, "");
-    for (name, model, command, extra) in stage_1.into_iter().chain([tiebreaker]) {
-        text.push_str(&format!(
-            "\n[[jury.jurors]]\nname = \"{name}\"\npreset = \"command\"\nmodel = \"{model}\"\ncommand = {command}\n{extra}\n"
-        ));
-    }
-    text
+    command_jury(stage_1, juror("canned.sh", &["pass", "95", "{model}"]), deadline_seconds)
 }
 
 /// Two agreeing, confident jurors of two families.
@@ -253,7 +230,7 @@ fn the_gate_asks_the_jury_about_the_work_and_reuses_its_verdict() {
 fn a_degraded_jury_blocks_naming_the_lane_that_was_down() {
     // The OpenAI juror's record names a Google model, and the tiebreaker answers nothing:
     // only one family really answered.
-    let impostor = jury_with_tiebreaker(
+    let impostor = command_jury(
         [
             ("small-openai", "gpt-5.4-mini", juror("impostor.sh", &[]), ""),
             ("small-google", "gemini-3-flash", juror("canned.sh", &["pass", "90", "{model}"]), ""),
@@ -398,7 +375,7 @@ fn a_block_from_a_jury_that_was_down_is_asked_again_once_the_juror_is_back() {
     let argv =
         serde_json::to_string(&[missing.display().to_string(), "pass".into(), "90".into(), "{model}".into()]).unwrap();
     // The tiebreaker's program is the missing one too, so no second family answers.
-    let jury = jury_with_tiebreaker(
+    let jury = command_jury(
         [
             ("small-openai", "gpt-5.4-mini", argv.clone(), ""),
             ("small-google", "gemini-3-flash", juror("canned.sh", &["pass", "90", "{model}"]), ""),

@@ -5,6 +5,7 @@
 //! fails instead when `CI` is set.
 
 use judged_tests::hosts::{self, Host, Lab, Mode, Run};
+use judged_tests::{command_jury, juror};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -400,22 +401,11 @@ fn panel_gate(first: &[&str]) -> String {
 /// A `panel` gate whose two stage-1 jurors run `first` and `second` (from
 /// `fixtures/jurors/`), and whose tiebreaker answers nothing.
 fn panel_gate_of(first: &[&str], second: &[&str]) -> String {
-    let jurors = judged_tests::workspace().join("fixtures/jurors");
-    let command = |args: &[&str]| {
-        let mut argv = vec![jurors.join(args[0]).display().to_string()];
-        argv.extend(args[1..].iter().map(ToString::to_string));
-        serde_json::to_string(&argv).expect("argv")
-    };
-    format!(
-        "[gate]\npolicy = \"panel\"\n\n[jury]\nstage_1 = [\"small-openai\", \"small-google\"]\ntiebreaker = \"big\"\n\
-         deadline_seconds = 30\n\n\
-         [[jury.jurors]]\nname = \"small-openai\"\npreset = \"command\"\nmodel = \"gpt-5.4-mini\"\ncommand = {}\n\n\
-         [[jury.jurors]]\nname = \"small-google\"\npreset = \"command\"\nmodel = \"gemini-3-flash\"\ncommand = {}\n\n\
-         [[jury.jurors]]\nname = \"big\"\npreset = \"command\"\nmodel = \"claude-sonnet-4.6\"\ncommand = {}\n",
-        command(first),
-        command(second),
-        command(&["empty.sh"]),
-    )
+    let stage_1 = [
+        ("small-openai", "gpt-5.4-mini", juror(first[0], &first[1..]), ""),
+        ("small-google", "gemini-3-flash", juror(second[0], &second[1..]), ""),
+    ];
+    format!("[gate]\npolicy = \"panel\"\n\n{}", command_jury(stage_1, juror("empty.sh", &[]), 30))
 }
 
 /// Claude Code completes a task under the `panel` policy; its records and the decisions
@@ -582,14 +572,11 @@ fn bypasses_once_read(lab: &Lab, log: &Path) -> Vec<Value> {
         let sessions = lab.daemon().call("sessions", Value::Null).expect("sessions");
         sessions.as_array().unwrap().iter().find(|s| s["path"] == log.to_str().unwrap()).cloned()
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let summary = loop {
-        match read() {
-            Some(summary) if summary["events"] == lines => break summary,
-            _ if std::time::Instant::now() > deadline => panic!("the daemon did not read all of {}", log.display()),
-            _ => std::thread::sleep(std::time::Duration::from_millis(50)),
-        }
-    };
+    let summary = judged_tests::eventually(
+        &format!("the daemon to read all of {}", log.display()),
+        std::time::Duration::from_secs(30),
+        || read().filter(|summary| summary["events"] == lines),
+    );
     let report = lab.judged(&["report", "--json", "--since", "1d"]);
     let data: Value = serde_json::from_slice(&report.stdout).expect("report --json");
     let bypassed = data["bypassed"].as_array().cloned().unwrap_or_default();

@@ -322,15 +322,10 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     let status = daemon.call("status", Value::Null).unwrap();
     assert_eq!(status["completions_bypassed"], 1, "{status}");
     // `[gate] on_bypass` heard of it, with the record on its stdin.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !fs::read_to_string(&notified).is_ok_and(|t| t.ends_with('\n')) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let told: Vec<Value> = fs::read_to_string(&notified)
-        .expect("on_bypass ran")
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("the bypass as JSON"))
-        .collect();
+    let told = judged_tests::eventually("[gate] on_bypass to run", std::time::Duration::from_secs(10), || {
+        fs::read_to_string(&notified).ok().filter(|text| text.ends_with('\n'))
+    });
+    let told: Vec<Value> = told.lines().map(|line| serde_json::from_str(line).expect("the bypass as JSON")).collect();
     assert_eq!(told.len(), 1, "{told:?}");
     assert_eq!((&told[0]["task_id"], &told[0]["event"]), (&json!("2"), &json!("TaskCompleted")));
     // doctor says so, with where to look.
