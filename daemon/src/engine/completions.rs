@@ -23,7 +23,7 @@ impl Engine {
 
     fn account_for(&mut self, completion: &TaskCompletion) -> Result<(), StoreError> {
         // Copilot CLI's records name the session and its cwd only at its start: the file's.
-        let file = self.store.files().find(|f| f.id == completion.file_id);
+        let file = self.store.file(completion.file_id);
         let session_id = completion.session_id.clone().or_else(|| file.and_then(|f| f.session_id.clone()));
         let Some(cwd) = completion.cwd.clone().or_else(|| file.and_then(|f| f.cwd.clone())) else { return Ok(()) };
         // A completion from before judged kept a record (a log it found on its first

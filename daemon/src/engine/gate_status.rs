@@ -8,7 +8,6 @@ impl Engine {
     pub(super) fn gate_status(&mut self, args: &GateStatusArgs) -> Answer {
         // The gate of config.toml as it is now.
         self.follow_config(false);
-        self.catch_up_session(args.session_id.as_deref());
         Ok(Reply::GateStatus(self.hook_gate().status(args)?))
     }
 }

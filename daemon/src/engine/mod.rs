@@ -280,16 +280,6 @@ impl Engine {
         self.ingest.roots().all().cloned().collect()
     }
 
-    /// Read what the logs hold when `session` names one not witnessed yet (a question
-    /// about a session that just started, asked before the watcher's next look).
-    fn catch_up_session(&mut self, session: Option<&str>) {
-        if session.is_some_and(|id| self.store.file_by_session(id).is_none())
-            && let Err(error) = self.ingest.catch_up_all(&mut self.store)
-        {
-            tracing::warn!(%error, "ingest failed");
-        }
-    }
-
     /// Apply `[store] keep_days`, at most once an hour (sessions go idle by the day).
     fn retain(&mut self) {
         const EVERY: std::time::Duration = std::time::Duration::from_secs(3600);

@@ -12,7 +12,6 @@ impl Engine {
     pub(super) fn review(&mut self, args: &ReviewArgs) -> Handled {
         // The gate of config.toml as it is now.
         self.follow_config(false);
-        self.catch_up_session(args.session_id.as_deref());
         let mut gate = self.hook_gate();
         let asked = gate.project(args.cwd.as_deref(), args.session_id.as_deref()).and_then(|cwd| {
             let args = ReviewArgs { cwd: Some(cwd.clone()), ..args.clone() };

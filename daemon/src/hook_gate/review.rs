@@ -108,10 +108,17 @@ impl HookGate<'_> {
     /// The review `args` asks for: a recorded verdict, or a jury to convene.
     /// The project a question is about: the cwd it gives, else the one its session's log
     /// records (a host may start an MCP server elsewhere: Copilot CLI starts a plugin's
-    /// in the plugin's directory).
-    pub fn project(&self, cwd: Option<&str>, session: Option<&str>) -> Result<String, AskError> {
-        let recorded = || session.and_then(|id| self.store.file_by_session(id)).and_then(|f| f.cwd.as_deref());
-        cwd.or_else(recorded)
+    /// in the plugin's directory), the logs read first when that session is new.
+    pub fn project(&mut self, cwd: Option<&str>, session: Option<&str>) -> Result<String, AskError> {
+        if let Some(cwd) = cwd {
+            return Ok(files::resolve(cwd));
+        }
+        if session.is_some_and(|id| self.store.file_by_session(id).is_none()) {
+            self.ingest.catch_up_all(self.store)?;
+        }
+        session
+            .and_then(|id| self.store.file_by_session(id))
+            .and_then(|f| f.cwd.as_deref())
             .map(files::resolve)
             .ok_or_else(|| AskError::NoProject { session: session.map(str::to_owned) })
     }

@@ -101,6 +101,11 @@ impl Store {
         self.files().find(|f| f.session == name || f.session_id.as_deref() == Some(name) || f.path == name)
     }
 
+    /// The log of id `id`.
+    pub fn file(&self, id: i64) -> Option<&FileState> {
+        self.files.get(&id)
+    }
+
     /// Every log, by id.
     pub fn files(&self) -> impl Iterator<Item = &FileState> {
         self.files.values()
