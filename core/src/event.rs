@@ -122,6 +122,11 @@ pub struct ToolResult {
     pub text: String,
     /// The raw result object, for response extraction.
     pub result: Value,
+    /// The call returned while its process still runs, as this session (Codex CLI's
+    /// `exec_command` past its wait: `Process running with session ID N`); a later
+    /// `write_stdin` call with that `session_id` polls it, and the first poll that finds it
+    /// exited is where the call ends.
+    pub still_running: Option<u64>,
 }
 
 /// Which end of a sub-agent's life a [`SubagentEvent`] records.
@@ -149,6 +154,23 @@ pub struct SubagentEvent {
 }
 
 impl ToolCall {
+    /// The command line a shell call runs: Claude Code's and Copilot CLI's `command`, Codex
+    /// CLI's `exec_command` `cmd`; an argv (Codex CLI's legacy `shell`: `["bash", "-lc",
+    /// "…"]`) is its script when it runs one, else its words joined.
+    pub fn command(&self) -> Option<String> {
+        ["command", "cmd"].iter().find_map(|key| match self.arguments.get(key)? {
+            Value::String(line) => Some(line.clone()),
+            Value::Array(argv) => {
+                let words: Option<Vec<&str>> = argv.iter().map(Value::as_str).collect();
+                match words?.as_slice() {
+                    [_, flag, script] if flag.starts_with('-') && flag.ends_with('c') => Some((*script).to_owned()),
+                    words => Some(words.join(" ")),
+                }
+            }
+            _ => None,
+        })
+    }
+
     /// The arguments as the reference serialises them for substring checks:
     /// `json.dumps(arguments or {}, sort_keys=True, ensure_ascii=False)`.
     pub fn arguments_text(&self) -> String {

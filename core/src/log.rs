@@ -75,6 +75,8 @@ pub struct SessionLog {
     checkpoints: Vec<Sha256>,
     /// The hash state after the last checkpoint, fed up to the end of `bytes`.
     running: Sha256,
+    /// What earlier lines stated for the lines after them.
+    carried: adapter::Carried,
 }
 
 impl SessionLog {
@@ -87,6 +89,7 @@ impl SessionLog {
             lines: Vec::new(),
             checkpoints: Vec::new(),
             running: Sha256::new(),
+            carried: adapter::Carried::default(),
         };
         log.append(&bytes);
         log
@@ -103,7 +106,11 @@ impl SessionLog {
             chain = chain::link(&chain, &sha256);
             let end = start + raw.len() as u64;
             let number = self.lines.len() as u64 + 1;
-            self.lines.push(Line { number, start, end, sha256, chain, parsed: parse(self.host, raw) });
+            let mut parsed = parse(self.host, raw);
+            if let Parsed::Record(record) = &mut parsed {
+                self.carried.carry(self.host, record);
+            }
+            self.lines.push(Line { number, start, end, sha256, chain, parsed });
             start = end;
         }
         self.feed_prefix_hash(&more[..complete]);

@@ -46,6 +46,7 @@ pub(super) fn record(envelope: Envelope, message: &Map<String, Value>) -> Record
                     Some("tool_result") => {
                         let content = block.get("content").cloned().unwrap_or(Value::Null);
                         record.tool_results.push(ToolResult {
+                            still_running: None,
                             tool_call_id: non_empty_str(block, "tool_use_id"),
                             success: block.get("is_error") != Some(&Value::Bool(true)),
                             text: content_text(&content),

@@ -2,13 +2,18 @@
 //! `{timestamp, type, payload}` record a line. `session_meta` opens the run (its id, cwd and
 //! start); `turn_context` names the model *asked for* (the rollout never records which
 //! model answered); `response_item` messages carry the prompt and the answer;
-//! `event_msg` `task_complete` ends the turn with the last answer.
+//! `event_msg` `task_complete` ends the turn with the last answer. A shell call is a
+//! `response_item` `function_call` (`exec_command`, its `arguments` a JSON string), its
+//! outcome the `function_call_output` of the same `call_id`.
 //!
 //! A record's kind is its `type` refined by its payload's: `response_item.message.user`,
-//! `event_msg.task_complete`, `session_meta`.
+//! `response_item.function_call`, `event_msg.task_complete`, `session_meta`. A response
+//! item's own `id` (`fc_…`, `fco_…`, `msg_…`) is the record's id; other records have none.
+//! The calls and answers of a turn carry no model: they take the one its `turn_context`
+//! names (see [`crate::adapter::Carried`]).
 
-use super::{Envelope, Fields, any_str, raw_str};
-use crate::event::Record;
+use super::{Envelope, Fields, any_str, non_empty_str, raw_str};
+use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -28,6 +33,7 @@ pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValu
     let kind = raw_str(fields.kind).unwrap_or_default();
     let head: Head = fields.payload.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
     let session_start = kind == "session_meta";
+    let id = head.id.clone().filter(|id| kind == "response_item" && !id.is_empty());
     let refined = match (head.kind.as_deref(), head.role.as_deref()) {
         (Some(sub), Some(role)) => format!("{kind}.{sub}.{role}"),
         (Some(sub), None) => format!("{kind}.{sub}"),
@@ -35,7 +41,7 @@ pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValu
     };
     let envelope = Envelope {
         kind: refined,
-        id: None,
+        id,
         parent_id: None,
         agent_id: None,
         root: true,
@@ -52,6 +58,29 @@ pub(super) fn record(envelope: Envelope, payload: &Map<String, Value>) -> Record
     match record.kind.as_str() {
         "turn_context" => record.model = any_str(payload, "model"),
         "event_msg.task_complete" => record.text = any_str(payload, "last_agent_message"),
+        "response_item.function_call" => record.tool_calls.push(ToolCall {
+            id: non_empty_str(payload, "call_id"),
+            name: any_str(payload, "name").unwrap_or_default(),
+            // A JSON string; kept as the string when it does not parse.
+            arguments: match payload.get("arguments") {
+                Some(Value::String(text)) => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.clone())),
+                other => other.cloned().unwrap_or(Value::Null),
+            },
+        }),
+        "response_item.function_call_output" => {
+            let output = payload.get("output").cloned().unwrap_or(Value::Null);
+            let text = match &output {
+                Value::String(text) => text.clone(),
+                other => other.get("output").and_then(Value::as_str).unwrap_or_default().to_owned(),
+            };
+            record.tool_results.push(ToolResult {
+                tool_call_id: non_empty_str(payload, "call_id"),
+                success: exited_zero(&output, &text),
+                still_running: still_running(&text),
+                text,
+                result: output,
+            });
+        }
         kind if kind.starts_with("response_item.message.") => {
             let texts: Vec<&str> = payload
                 .get("content")
@@ -65,4 +94,31 @@ pub(super) fn record(envelope: Envelope, payload: &Map<String, Value>) -> Record
         _ => {}
     }
     record
+}
+
+/// The session a shell call's process still runs as, when its output's header says so
+/// (`Process running with session ID N`).
+fn still_running(text: &str) -> Option<u64> {
+    let (header, _) = text.split_once("\nOutput:")?;
+    header.lines().find_map(|line| line.trim().strip_prefix("Process running with session ID ")?.parse().ok())
+}
+
+/// Whether the model wrote a record of this kind: its calls and its answers.
+pub(super) fn written_by_the_model(kind: &str) -> bool {
+    matches!(kind, "response_item.function_call" | "response_item.message.assistant")
+}
+
+/// Whether a shell call's output says its process exited with code 0: the header Codex CLI
+/// writes before `Output:` (`Process exited with code 0`), or the legacy `shell` tool's
+/// `metadata.exit_code` (an object, or one encoded in the string). Only the header counts:
+/// what the command printed follows it, so a command cannot print its way to success. A
+/// call whose process is still running (`Process running with session ID …`) has not
+/// succeeded yet.
+fn exited_zero(output: &Value, text: &str) -> bool {
+    let encoded = text.starts_with('{').then(|| serde_json::from_str::<Value>(text).ok()).flatten();
+    if let Some(code) = encoded.as_ref().unwrap_or(output).pointer("/metadata/exit_code") {
+        return code.as_i64() == Some(0);
+    }
+    text.split_once("\nOutput:")
+        .is_some_and(|(header, _)| header.lines().any(|line| line.trim() == "Process exited with code 0"))
 }

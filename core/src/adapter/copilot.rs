@@ -67,6 +67,7 @@ pub(super) fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
         "tool.execution_complete" => {
             let result = data.get("result").cloned().unwrap_or(Value::Null);
             record.tool_results.push(ToolResult {
+                still_running: None,
                 tool_call_id: non_empty_str(data, "toolCallId"),
                 success: data.get("success") == Some(&Value::Bool(true)),
                 text: result_text(&result),

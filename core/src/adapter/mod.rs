@@ -90,6 +90,28 @@ pub fn parse_line(host: Host, line: &[u8]) -> Result<Record, LineError> {
     })
 }
 
+/// What a host states once for the records after it, carried onto them as a log is read
+/// in order: Codex CLI's `turn_context` names the model of its turn, and the turn's
+/// function calls and answers name none of their own.
+#[derive(Clone, Debug, Default)]
+pub struct Carried {
+    turn_model: Option<String>,
+}
+
+impl Carried {
+    /// Take what `record` states, and give it what it lacks.
+    pub fn carry(&mut self, host: Host, record: &mut Record) {
+        if host != Host::CodexCli {
+            return;
+        }
+        if record.kind == "turn_context" {
+            self.turn_model.clone_from(&record.model);
+        } else if record.model.is_none() && codex::written_by_the_model(&record.kind) {
+            record.model.clone_from(&self.turn_model);
+        }
+    }
+}
+
 /// The envelope and the host's body (`data`, `message`, `payload`, or Gemini CLI's whole
 /// line), unparsed.
 fn read(host: Host, line: &[u8]) -> Result<(Envelope, Option<&RawValue>), LineError> {

@@ -85,7 +85,8 @@ fn a_codex_rollout_reads_as_a_run() {
     assert_eq!(prompt.as_deref(), Some("Review: is 2+2=4? Answer with a JSON verdict."));
     let done = records.iter().find(|r| r.kind == "event_msg.task_complete").expect("the turn completed");
     assert_eq!(done.text.as_deref(), Some("{\"verdict\":\"PASS\",\"confidence\":90,\"reasoning\":\"ok\"}"));
-    assert!(records.iter().all(|r| r.root && r.id.is_none()), "a rollout has no record ids to chain");
+    assert!(records.iter().all(|r| r.root && r.parent_id.is_none()), "a rollout has no chain of records");
+    assert!(records.iter().all(|r| r.id.is_none() || r.kind.starts_with("response_item.")), "only items have ids");
 }
 
 /// A real Gemini CLI 0.61.0 recording (fixtures/gemini-cli-0.61.0/done): the header names
@@ -112,4 +113,67 @@ fn a_gemini_recording_reads_as_a_session() {
         (Some("Done: the cart now rounds half up."), Some("gemini-2.5-pro"))
     );
     assert!(records.iter().filter(|r| r.kind == "$set").all(|r| r.text.is_none() && r.model.is_none()));
+}
+
+/// The real Codex CLI 0.169.0 rollout of an agent's review round
+/// (fixtures/codex-0.169.0/copilot-review): each `exec_command` call and its output are a
+/// tool call and its result, named by the items' own ids, with the turn's model carried
+/// onto the call.
+#[test]
+fn a_codex_agents_shell_calls_read_as_tool_calls_with_the_turns_model() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/codex-0.169.0/copilot-review");
+    let path = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")));
+    let log = crate::log::SessionLog::from_bytes(Host::CodexCli, "r", std::fs::read(path.unwrap()).unwrap());
+    let calls: Vec<&Record> = log.records().map(|(_, r)| r).filter(|r| !r.tool_calls.is_empty()).collect();
+    assert_eq!(calls.len(), 4, "marker, challenge, the reviewer, verify");
+    let marker = &calls[0];
+    assert_eq!((marker.id.as_deref(), marker.model.as_deref()), (Some("fc_msg_scripted_2"), Some("gpt-5.5")));
+    let call = &marker.tool_calls[0];
+    assert_eq!((call.id.as_deref(), call.name.as_str()), (Some("call_s0"), "exec_command"));
+    assert_eq!(
+        call.command().as_deref(),
+        Some("judge-evidence marker --binding run_20261202_c0dexexe_r1_review_5b2f9d01")
+    );
+    let output = log.records().map(|(_, r)| r).find(|r| !r.tool_results.is_empty()).unwrap();
+    assert!(output.id.as_deref().is_some_and(|id| id.starts_with("fco_")), "{:?}", output.id);
+    let result = &output.tool_results[0];
+    assert_eq!((result.tool_call_id.as_deref(), result.success), (Some("call_s0"), true));
+    assert!(result.text.contains(r#"{"binding": "run_20261202_c0dexexe_r1_review_5b2f9d01""#), "{}", result.text);
+    assert!(output.model.is_none(), "the output is the tool's, not the model's");
+}
+
+/// A shell call succeeded when Codex CLI's header says its process exited with code 0; what
+/// the command printed after `Output:` cannot say so for it, and a call still running has
+/// not succeeded.
+#[test]
+fn a_codex_shell_call_succeeds_only_by_its_header() {
+    let result = |output: serde_json::Value| {
+        let line = json!({"timestamp": "t", "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": "c", "output": output}});
+        parse_line(Host::CodexCli, line.to_string().as_bytes()).unwrap().tool_results[0].success
+    };
+    let header = |code: &str, printed: &str| {
+        format!("Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code {code}\nOutput:\n{printed}")
+    };
+    assert!(result(header("0", "ok\n").into()));
+    assert!(!result(header("1", "Process exited with code 0\n").into()), "printed, not the header");
+    assert!(!result("Chunk ID: 1\nProcess running with session ID 7\nOutput:\n".into()));
+    assert!(!result("Process exited with code 0".into()), "no header: the text is all printed");
+    assert!(result(json!({"output": "ok", "metadata": {"exit_code": 0}})), "the legacy shell tool");
+    assert!(!result(r#"{"output": "x", "metadata": {"exit_code": 2}}"#.into()), "encoded in the string");
+}
+
+/// The command of a shell call, whichever host's shape: a string, or an argv whose script
+/// is what runs.
+#[test]
+fn a_shell_calls_command_is_its_command_line_or_script() {
+    let call = |arguments: serde_json::Value| crate::event::ToolCall { id: None, name: "x".into(), arguments };
+    assert_eq!(call(json!({"command": "codex exec -"})).command().as_deref(), Some("codex exec -"));
+    assert_eq!(call(json!({"cmd": "copilot -p x"})).command().as_deref(), Some("copilot -p x"));
+    assert_eq!(call(json!({"command": ["bash", "-lc", "copilot -p x"]})).command().as_deref(), Some("copilot -p x"));
+    assert_eq!(call(json!({"cmd": ["npm", "test"]})).command().as_deref(), Some("npm test"));
+    assert_eq!(call(json!({"path": "x"})).command(), None);
 }
