@@ -92,7 +92,7 @@ impl Decider {
             Decider::Direct => {
                 let log = load_log(args.challenge).map_err(CallError::Evidence)?;
                 let reviewer_logs =
-                    if log.host == Host::ClaudeCode { reviewer_logs(args.challenge) } else { Vec::new() };
+                    if rules::reviews_by_shell_call(log.host) { reviewer_logs(args.challenge) } else { Vec::new() };
                 let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().collect();
                 let env = FsEnv::default();
                 let mut verified = rules::verify_review(
@@ -224,7 +224,7 @@ fn read_log(path: &str, host: Host) -> rules::Result<SessionLog> {
 }
 
 /// The reviewer CLIs' logs (Codex rollouts, Copilot session logs) that may hold the review
-/// of a Claude Code challenge: those written to since the challenge (a run after it can
+/// of a Claude Code or Codex CLI challenge: those written to since the challenge (a run after it can
 /// only be in one of them).
 fn reviewer_logs(challenge: &Map<String, Value>) -> Vec<SessionLog> {
     let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);

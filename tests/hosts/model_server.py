@@ -6,7 +6,7 @@ Python 3 standard library only.  Serves on 127.0.0.1 (a free port unless --port)
   * OpenAI chat completions   POST /v1/chat/completions  (Copilot CLI; SSE or JSON)
   * Anthropic Messages        POST /v1/messages[?beta=true] (Claude Code; SSE or JSON)
   * Anthropic token count     POST /v1/messages/count_tokens
-  * OpenAI Responses API      POST /v1/responses  (Codex CLI juror; SSE or JSON)
+  * OpenAI Responses API      POST /v1/responses  (Codex CLI as juror or agent; SSE or JSON)
   * Gemini API                POST /v1beta/models/M:streamGenerateContent[?alt=sse],
                               M:generateContent, M:countTokens  (Gemini CLI juror)
   * model listings            GET  /v1/models, /models
@@ -52,12 +52,13 @@ Request classification:
 
 Placeholders `{{name}}` in every string of a tool step are resolved, in order, from:
 `--var name=value`, scenario `vars`, a scenario `capture` {"name": "regex"} matched
-against the user messages (group 1), and finally the most recent tool result text in
+against the user messages or the tool results (group 1), and finally the most recent tool result text in
 the conversation that contains `"name"` (the JSON string value after it; e.g. `{{nonce}}`
 takes "nonce" from the `challenge` output).  An unresolved placeholder is left as is.
 
 Copilot's `bash` tool is called as {"command": ..., "description": ...}; Claude Code's
-`Bash` as {"command": ..., "description": ...}.  Copilot's `task` takes the task
+`Bash` as {"command": ..., "description": ...}; Codex CLI's `exec_command` as {"cmd": ...,
+"login": false, "yield_time_ms": 30000} updated with the step's "exec" object.  Copilot's `task` takes the task
 object as arguments; for Claude Code a `task` step is sent as the `Agent` tool with
 {"subagent_type": agent_type, "description": ..., "prompt": ...} plus "model" and
 "run_in_background" when given (Claude Code's `model` enum is sonnet/opus/haiku/fable).
@@ -128,9 +129,10 @@ def system_text(req):
 
 
 def user_texts(req):
-    """Texts of user messages (excluding tool results)."""
+    """Texts of user messages (excluding tool results); a Responses request's `input`
+    messages count as messages."""
     out = []
-    for m in req.get("messages") or []:
+    for m in (req.get("messages") or []) + responses_items(req, "message"):
         if m.get("role") != "user":
             continue
         c = m.get("content")
@@ -141,9 +143,16 @@ def user_texts(req):
     return out
 
 
+def responses_items(req, kind):
+    """The Responses API `input` items of `kind` (a message item may omit its type)."""
+    items = req.get("input") if isinstance(req.get("input"), list) else []
+    return [i for i in items if isinstance(i, dict) and i.get("type", "message") == kind]
+
+
 def tool_results(req):
-    """Ordered list of tool result texts in the conversation (both APIs)."""
-    out = []
+    """Ordered list of tool result texts in the conversation (all three APIs)."""
+    out = [o if isinstance(o, str) else text_of(o)
+           for o in (i.get("output") for i in responses_items(req, "function_call_output"))]
     for m in req.get("messages") or []:
         role = m.get("role")
         if role == "tool":
@@ -204,6 +213,13 @@ class Scenario:
         return None
 
     def substitute(self, value, results, keep_unresolved=True):
+        whole = isinstance(value, str) and PLACEHOLDER.fullmatch(value)
+        if whole:
+            # A value that is one placeholder takes the resolved value's JSON type when it
+            # is a number (a Codex CLI `write_stdin` `session_id`).
+            v = self.lookup(whole.group(1), results)
+            if v is not None and v.isdigit():
+                return int(v)
         if isinstance(value, str):
             def rep(m):
                 v = self.lookup(m.group(1), results)
@@ -242,12 +258,16 @@ class Scenario:
         """-> (step_index, action) where action is ("tool", name, input) or ("text", str)."""
         results = tool_results(req)
         n_assistant = sum(1 for m in req.get("messages") or [] if m.get("role") == "assistant")
+        # A Responses conversation: each step taken is a function call or an answer.
+        n_assistant += len(responses_items(req, "function_call"))
+        n_assistant += sum(1 for m in responses_items(req, "message") if m.get("role") == "assistant")
         idx = max(len(results), n_assistant)
         # "capture": {"name": "regex with one group"} reads a value from the user messages
-        # (e.g. the prompt file a Copilot juror is told to view); it resolves like the
-        # most recent tool result.
+        # (e.g. the prompt file a Copilot juror is told to view), or else from the tool
+        # results, newest first (the session of a Codex CLI call still running); it
+        # resolves like the most recent tool result.
         for name, pattern in (self.data.get("capture") or {}).items():
-            for text in user_texts(req):
+            for text in user_texts(req) + list(reversed(results)):
                 m = re.search(pattern, text)
                 if m:
                     results = results + [json.dumps({name: m.group(1)})]
@@ -262,6 +282,11 @@ class Scenario:
             desc = step.get("description") or "Run command"
             if flavor == "openai":
                 return idx, ("tool", "bash", {"command": cmd, "description": desc})
+            if flavor == "responses":
+                # Not a login shell, whose profile would reset the PATH the test set up;
+                # the longest wait Codex CLI allows before it answers "still running".
+                return idx, ("tool", "exec_command", dict({"cmd": cmd, "login": False, "yield_time_ms": 30000},
+                                                           **(step.get("exec") or {})))
             return idx, ("tool", "Bash", {"command": cmd, "description": desc})
         if "task" in step:
             t = self.substitute(step["task"], results)
@@ -513,19 +538,54 @@ class Handler(BaseHTTPRequestHandler):
         self.state.log(entry)
 
     def _handle_responses(self, req):
+        """A Codex CLI request: the scripted root agent's next step when the scenario has a
+        root script and this is the root conversation, the reviewer's answer for a child,
+        and otherwise the juror's verdict."""
         sc = self.state.scenario
         requested = req.get("model")
         reported = sc.reported_model(requested)
-        text = sc.juror_text(requested)
+        # Only an agent's scenario names its prompt; a juror's answers every request.
+        kind = sc.classify(req) if sc.prompt else "juror"
+        extra = {"headers": dict(self.headers), "input": req.get("input"),
+                 "instructions_chars": len(req.get("instructions") or ""),
+                 "tools": [t.get("name") or t.get("type") for t in (req.get("tools") or []) if isinstance(t, dict)]}
+        idx = None
+        if kind == "root" and sc.root:
+            idx, action = sc.root_action(req, "responses")
+            self.state.log(dict(extra, method="POST", path=self.path, flavor="responses", kind="root",
+                                request_model=requested, reported_model=reported, step=idx, reply=action))
+        elif kind == "child":
+            action = ("text", sc.reviewer.get("text", "Score: 8/10\nVerdict: ready"))
+            self.state.log(dict(extra, method="POST", path=self.path, flavor="responses", kind="child",
+                                request_model=requested, reported_model=reported, reply=action))
+        else:
+            action = ("text", sc.juror_text(requested))
+            self._log_juror("responses", requested, reported, action[1], extra)
         stream = req.get("stream") is not False
-        self._log_juror("responses", requested, reported, text,
-                        {"stream": stream, "headers": dict(self.headers),
-                         "input": req.get("input"), "instructions_chars": len(req.get("instructions") or "")})
         created = int(time.time())
         rid = "resp_scripted_%d" % self.state.next_id()
         mid = "msg_scripted_%d" % self.state.next_id()
         usage = {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 120}
+        if action[0] == "tool":
+            arguments = json.dumps(action[2])
+            item = {"type": "function_call", "id": "fc_" + mid, "status": "completed", "call_id": "call_s%d" % idx,
+                    "name": action[1], "arguments": arguments}
+            response = {"id": rid, "object": "response", "created_at": created, "status": "completed",
+                        "model": reported, "output": [item], "usage": usage}
+            headers = {"openai-model": reported} if sc.model_header else {}
+            if not stream:
+                self._send_json(200, response, headers)
+                return
+            event = self._responses_stream(headers)
+            event("response.created", response=dict(response, status="in_progress", output=[], usage=None))
+            event("response.output_item.added", output_index=0, item=dict(item, status="in_progress", arguments=""))
+            event("response.function_call_arguments.delta", item_id=item["id"], output_index=0, delta=arguments)
+            event("response.function_call_arguments.done", item_id=item["id"], output_index=0, arguments=arguments)
+            event("response.output_item.done", output_index=0, item=item)
+            event("response.completed", response=response)
+            return
+        text = action[1]
         part = {"type": "output_text", "text": text, "annotations": []}
         item = {"type": "message", "id": mid, "status": "completed", "role": "assistant", "content": [part]}
         response = {"id": rid, "object": "response", "created_at": created, "status": "completed",
@@ -534,6 +594,21 @@ class Handler(BaseHTTPRequestHandler):
         if not stream:
             self._send_json(200, response, headers)
             return
+        event = self._responses_stream(headers)
+        event("response.created", response=dict(response, status="in_progress", output=[], usage=None))
+        event("response.in_progress", response=dict(response, status="in_progress", output=[], usage=None))
+        event("response.output_item.added", output_index=0,
+              item=dict(item, status="in_progress", content=[]))
+        event("response.content_part.added", item_id=mid, output_index=0, content_index=0,
+              part=dict(part, text=""))
+        event("response.output_text.delta", item_id=mid, output_index=0, content_index=0, delta=text)
+        event("response.output_text.done", item_id=mid, output_index=0, content_index=0, text=text)
+        event("response.content_part.done", item_id=mid, output_index=0, content_index=0, part=part)
+        event("response.output_item.done", output_index=0, item=item)
+        event("response.completed", response=response)
+
+    def _responses_stream(self, headers):
+        """Start a Responses API event stream; the function that sends one event."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -547,17 +622,7 @@ class Handler(BaseHTTPRequestHandler):
         def event(kind, **fields):
             self._sse(dict({"type": kind, "sequence_number": next(seq)}, **fields), kind)
 
-        event("response.created", response=dict(response, status="in_progress", output=[], usage=None))
-        event("response.in_progress", response=dict(response, status="in_progress", output=[], usage=None))
-        event("response.output_item.added", output_index=0,
-              item=dict(item, status="in_progress", content=[]))
-        event("response.content_part.added", item_id=mid, output_index=0, content_index=0,
-              part=dict(part, text=""))
-        event("response.output_text.delta", item_id=mid, output_index=0, content_index=0, delta=text)
-        event("response.output_text.done", item_id=mid, output_index=0, content_index=0, text=text)
-        event("response.content_part.done", item_id=mid, output_index=0, content_index=0, part=part)
-        event("response.output_item.done", output_index=0, item=item)
-        event("response.completed", response=response)
+        return event
 
     def _handle_gemini(self, req, requested, method):
         sc = self.state.scenario

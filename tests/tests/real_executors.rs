@@ -4,7 +4,7 @@
 //! `SKIP: …` when the clients cannot be installed (and fails under `CI`).
 
 use judged_tests::hosts::{self, JurorClients, ModelServer};
-use judged_tests::{Daemon, bin, bin_dir};
+use judged_tests::{Daemon, bin, bin_dir, eventually};
 use serde_json::Value;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -21,22 +21,46 @@ const BLOCKED: &str = "cannot be marked done yet: no verified cross-family revie
 struct World {
     dir: tempfile::TempDir,
     judged_home: PathBuf,
-    _daemon: Daemon,
+    daemon: Daemon,
     server: ModelServer,
     clients: JurorClients,
+    /// Directories on the clients' PATH after the Codex CLI's (a reviewer CLI).
+    tools: Vec<PathBuf>,
+    /// More of the clients' environment.
+    env: Vec<(&'static str, &'static str)>,
+}
+
+/// A failed test keeps its world (the clients' logs, the daemon's store) to look at.
+impl Drop for World {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.dir.disable_cleanup(true);
+            eprintln!("the failed test's world is kept: {}", self.dir.path().display());
+        }
+    }
 }
 
 impl World {
     fn new(clients: JurorClients) -> World {
+        World::of(clients, "executor-done")
+    }
+
+    /// A world whose model server plays `scenario`, with a daemon that watches the
+    /// world's Codex CLI sessions and Copilot CLI session state.
+    fn of(clients: JurorClients, scenario: &str) -> World {
         let dir = tempfile::Builder::new().prefix("judged-executors-").tempdir().expect("temp dir");
         let judged_home = dir.path().join("judged-home");
         std::fs::create_dir_all(&judged_home).unwrap();
         std::fs::create_dir_all(dir.path().join("project")).unwrap();
         std::fs::create_dir_all(dir.path().join("home/.gemini")).unwrap();
-        std::fs::write(judged_home.join("config.toml"), "auto_start = false\n").unwrap();
-        let daemon = Daemon::start(&judged_home, &[], &[]);
-        let server = ModelServer::start("executor-done", &[]);
-        World { dir, judged_home, _daemon: daemon, server, clients }
+        std::fs::create_dir_all(dir.path().join("home/.codex")).unwrap();
+        let codex_root = dir.path().join("home/.codex/sessions");
+        let config = format!("codex_roots = [{codex_root:?}]\nauto_start = false\n");
+        std::fs::write(judged_home.join("config.toml"), config).unwrap();
+        let copilot_root = dir.path().join("home/.copilot/session-state");
+        let daemon = Daemon::start(&judged_home, &[&copilot_root], &[]);
+        let server = ModelServer::start(scenario, &[]);
+        World { dir, judged_home, daemon, server, clients, tools: Vec::new(), env: Vec::new() }
     }
 
     fn project(&self) -> PathBuf {
@@ -52,11 +76,12 @@ impl World {
     }
 
     /// A client's environment: nothing of the caller's but a PATH with the workspace's
-    /// binaries and the Codex CLI first.
+    /// binaries and the Codex CLI first, then the world's tools.
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let codex_dir = self.clients.codex.parent().unwrap().to_path_buf();
-        let path =
-            std::env::join_paths([bin_dir(), codex_dir, "/usr/local/bin".into(), "/usr/bin".into(), "/bin".into()]);
+        let system = ["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from);
+        let dirs = [bin_dir(), codex_dir].into_iter().chain(self.tools.iter().cloned()).chain(system);
+        let path = std::env::join_paths(dirs);
         let mut command = Command::new(program);
         command
             .env_clear()
@@ -65,6 +90,9 @@ impl World {
             .env("CODEX_HOME", self.codex_home())
             .env("GEMINI_CLI_HOME", self.home())
             .env("JUDGED_HOME", &self.judged_home)
+            // Where a reviewer CLI the agent runs reaches the scripted model.
+            .env("JUDGED_TEST_MODEL_URL", self.server.url())
+            .envs(self.env.iter().copied())
             .env("TMPDIR", self.dir.path())
             .current_dir(self.project());
         command
@@ -115,6 +143,12 @@ impl World {
 
     /// `codex exec` as an agent, its prompt on the command line.
     fn codex_exec(&self) -> Output {
+        self.codex_exec_prompt("Make the cart round half up.")
+    }
+
+    /// `codex exec` as an agent given `prompt`, running its shell calls outside Codex CLI's
+    /// sandbox (which cannot start in every container; the calls only write the project).
+    fn codex_exec_prompt(&self, prompt: &str) -> Output {
         let provider = format!(
             "model_providers.mock={{name=\"mock\",base_url=\"{}/v1\",wire_api=\"responses\",env_key=\"MOCK_KEY\",request_max_retries=0,stream_max_retries=0}}",
             self.server.url()
@@ -122,9 +156,12 @@ impl World {
         let mut command = self.command(&self.clients.codex);
         command
             .env("MOCK_KEY", "scripted-offline-key")
+            // A reviewer CLI's credential: Codex CLI keeps `*KEY*` variables from its shell.
+            .env("MOCK_CREDENTIAL", "scripted-offline-key")
             .args(["exec", "--json", "--skip-git-repo-check", "--disable", "plugins", "-c", "analytics.enabled=false"])
             .args(["-m", "gpt-5.5", "-c", "model_provider=mock", "-c", &provider])
-            .arg("Make the cart round half up.");
+            .arg("--dangerously-bypass-approvals-and-sandbox")
+            .arg(prompt);
         self.run(command)
     }
 
@@ -228,4 +265,177 @@ fn gemini_after_agent_is_allowed_when_the_policy_is_off() {
     let decisions = world.decisions("AfterAgent");
     assert_eq!(decisions.len(), 1, "{decisions:#?}");
     assert_eq!(decisions[0]["decision"], "allow");
+}
+
+/// The prompt of the `codex-*-review` scenarios.
+const REVIEW_PROMPT: &str =
+    "Make the cart round half up and have it reviewed for binding run_20261202_c0dexexe_r1_review_5b2f9d01.";
+
+/// The scenario's verify step.
+const VERIFY: &str = "judge-evidence verify";
+
+/// What the shell call whose command holds `needle` printed, as `codex exec --json`
+/// reports it.
+fn printed_by(output: &Output, needle: &str) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let call = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|e| e["type"] == "item.completed" && e["item"]["type"] == "command_execution")
+        .find(|e| e["item"]["command"].as_str().is_some_and(|c| c.contains(needle)));
+    match call {
+        Some(call) => call["item"]["aggregated_output"].as_str().unwrap_or_default().to_owned(),
+        None => panic!("no shell call ran {needle}: {}", said(output)),
+    }
+}
+
+/// A world for a Codex CLI agent that runs `copilot -p` as its reviewer, under the Stop
+/// gate; `None` (the test skips) when the clients cannot be installed.
+fn reviewed_world(scenario: &str) -> Option<World> {
+    let (jurors, clients) = (hosts::jurors()?, hosts::clients()?);
+    let mut world = World::of(jurors, scenario);
+    world.tools.push(clients.copilot.parent().unwrap().to_path_buf());
+    world.judged(&["install-hooks", "--codex", "--user"]);
+    Some(world)
+}
+
+impl World {
+    /// `judge-evidence ARGS` in the project, in `mode` (`auto`: through this world's
+    /// daemon, when it has one).
+    fn judge_evidence(&self, mode: &str, args: &[&str]) -> Output {
+        self.command(bin("judge-evidence")).args(["--mode", mode]).args(args).output().expect("judge-evidence runs")
+    }
+
+    /// The completions without the gate allowing them that `judged report` lists for the
+    /// session of `log`, once the daemon has read all of it (the watcher reads the last
+    /// lines a moment after the client exits).
+    fn bypasses_of(&self, log: &str) -> Vec<Value> {
+        let lines = std::fs::read_to_string(log).expect("the session log").lines().count() as u64;
+        let read = || {
+            let sessions = self.daemon.call("sessions", Value::Null).expect("sessions");
+            sessions.as_array().unwrap().iter().find(|s| s["path"] == log && s["events"] == lines).cloned()
+        };
+        let summary = eventually(&format!("the daemon to read all of {log}"), Duration::from_secs(30), read);
+        let report = self.judged(&["report", "--json", "--since", "1d"]);
+        let data: Value = serde_json::from_slice(&report.stdout).expect("report --json");
+        let bypassed = data["bypassed"].as_array().cloned().unwrap_or_default();
+        bypassed.into_iter().filter(|b| b["session_id"] == summary["session_id"]).collect()
+    }
+
+    /// The evidence the scenario's verify step wrote.
+    fn evidence(&self) -> Value {
+        hosts::read_json(&self.project().join("review.evidence.json"))
+    }
+}
+
+/// Evidence of a Codex CLI agent's review by `copilot -p`: the executor read from its
+/// rollout, the reviewer from the Copilot CLI session of the run.
+fn assert_reviewed_by_copilot(evidence: &Value) {
+    assert_eq!(evidence["status"], "verified", "{evidence}");
+    let fields = ["host", "executor_model", "executor_model_source", "executor_family"];
+    assert_eq!(
+        fields.map(|f| evidence[f].as_str()),
+        [Some("codex-cli"), Some("gpt-5.5"), Some("codex-rollout"), Some("openai")]
+    );
+    let fields = ["agent_name", "reviewer_model", "identity_source", "reviewer_family"];
+    assert_eq!(
+        fields.map(|f| evidence[f].as_str()),
+        [Some("copilot-prompt"), Some("claude-sonnet-4.6"), Some("copilot-session"), Some("anthropic")]
+    );
+}
+
+/// Issue 24: a Codex CLI agent runs its reviewer, Copilot CLI with a Claude model, as a
+/// shell call; the review verifies through the daemon, and the Stop gate that blocked the
+/// turn's end before it lets the turn end after it.
+#[test]
+fn a_codex_cli_agent_reviewed_by_copilot_prompt_ends_its_turn_under_the_stop_gate() {
+    let Some(world) = reviewed_world("codex-copilot-review") else { return };
+    let output = world.codex_exec_prompt(REVIEW_PROMPT);
+    assert!(output.status.success(), "{}", said(&output));
+    let verified = printed_by(&output, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=0") && !verified.contains("direct mode"), "{verified}");
+    let evidence = world.evidence();
+    assert_reviewed_by_copilot(&evidence);
+    let response = std::fs::read_to_string(world.project().join("review.response.md")).unwrap();
+    assert!(response.starts_with("Score: 8/10\nVerdict: ready"), "{response}");
+    // The reviewer's call returned while Copilot CLI still ran; the poll that saw it exit
+    // is where the call ended.
+    let rollout = std::fs::read_to_string(evidence["session_events"].as_str().unwrap()).unwrap();
+    let call = format!(r#""call_id":"{}""#, evidence["tool_call_id"].as_str().unwrap());
+    let first = rollout.lines().find(|l| l.contains("function_call_output") && l.contains(&call)).unwrap();
+    assert!(first.contains("Process running with session ID"), "{first}");
+    let decisions = world.decisions("Stop");
+    let [first, .., last] = decisions.as_slice() else { panic!("two stops at least: {decisions:#?}") };
+    assert_eq!(
+        (first["decision"].as_str(), last["decision"].as_str()),
+        (Some("block"), Some("allow")),
+        "{decisions:#?}"
+    );
+    assert_eq!(last["reason"], "fresh positive evidence", "{decisions:#?}");
+    // The reviewer's own Copilot CLI session, which ran in the project with no Copilot CLI
+    // hook, ended a reviewer's run, not an agent's work: no bypass.
+    let reviewer_log = evidence["reviewer_session_events"].as_str().unwrap();
+    assert_eq!(world.bypasses_of(reviewer_log), Vec::<Value>::new());
+    for mode in ["auto", "direct"] {
+        let validated = world.judge_evidence(mode, &["validate", "--evidence", "review.evidence.json"]);
+        assert!(validated.status.success(), "{mode}: {}", said(&validated));
+    }
+    // Validation re-derives the run and the shell call from both logs, so evidence edited
+    // to name another run, model or call (its id recomputed, as anyone can) is refused.
+    for (field, forged) in [
+        ("reviewer_model", Value::from("claude-opus-4.6")),
+        ("reviewer_session_id", Value::from("00000000-0000-4000-8000-000000000000")),
+        ("tool_call_id", Value::from("call_forged")),
+    ] {
+        let mut copy = evidence.clone();
+        let fields = copy.as_object_mut().unwrap();
+        fields.insert(field.to_owned(), forged);
+        let id = judged_core::rules::evidence_id(fields);
+        fields.insert("evidence_id".to_owned(), id.into());
+        std::fs::write(world.project().join("forged.evidence.json"), copy.to_string()).unwrap();
+        for mode in ["auto", "direct"] {
+            let validated = world.judge_evidence(mode, &["validate", "--evidence", "forged.evidence.json"]);
+            let stderr = String::from_utf8_lossy(&validated.stderr);
+            assert!(!validated.status.success(), "{field} forged, {mode} mode: validated");
+            assert!(
+                stderr.contains("does not match") || stderr.contains("no longer holds"),
+                "{field}, {mode}: {stderr}"
+            );
+        }
+    }
+}
+
+/// The same review decided in direct mode: judge-evidence reaches the same verdict from
+/// the same files, by the same rules (and the gate, which counts only what its daemon
+/// witnessed, keeps the turn from ending).
+#[test]
+fn a_codex_cli_agent_reviewed_by_copilot_prompt_verifies_in_direct_mode() {
+    let Some(mut world) = reviewed_world("codex-copilot-review") else { return };
+    world.env.push(("JUDGE_EVIDENCE_MODE", "direct"));
+    let output = world.codex_exec_prompt(REVIEW_PROMPT);
+    assert!(output.status.success(), "{}", said(&output));
+    let verified = printed_by(&output, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
+    assert_reviewed_by_copilot(&world.evidence());
+    let validated = world.judge_evidence("direct", &["validate", "--evidence", "review.evidence.json"]);
+    assert!(validated.status.success(), "{}", said(&validated));
+}
+
+/// A Codex CLI agent whose reviewer is another Codex CLI run: the run is bound, and
+/// refused as the agent's own family (exit 10).
+#[test]
+fn a_codex_reviewer_of_a_codex_cli_agent_is_refused_as_the_same_family() {
+    let Some(world) = reviewed_world("codex-codex-review") else { return };
+    // The nested `codex exec` finds the scripted model in the user's config.
+    let provider = format!(
+        "model_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"MOCK_CREDENTIAL\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",
+        world.server.url()
+    );
+    let config = world.codex_home().join("config.toml");
+    let hooks = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{provider}\n{hooks}")).unwrap();
+    let output = world.codex_exec_prompt(REVIEW_PROMPT);
+    assert!(output.status.success(), "{}", said(&output));
+    let verified = printed_by(&output, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=10") && verified.contains("same-model-family"), "{verified}");
 }

@@ -1,15 +1,17 @@
-//! Reviewer evidence for Claude Code (issue 14): after a `host: claude-code` challenge, the
-//! agent runs a reviewer CLI as a root Bash call, the Codex CLI (`codex exec`) or the
-//! Copilot CLI (`copilot -p`), and that CLI's own log of the run (a Codex rollout, a
-//! Copilot session log) is the record of the review.
+//! Reviewer evidence for an agent that runs its reviewer as a shell call (issues 14, 24):
+//! after a `host: claude-code` or `host: codex-cli` challenge, the agent runs a reviewer
+//! CLI of another family as a root shell call, the Codex CLI (`codex exec`) or the Copilot
+//! CLI (`copilot -p`), and that CLI's own log of the run (a Codex rollout, a Copilot
+//! session log) is the record of the review.
 //!
 //! Exactly one reviewer run may carry the challenge's nonce line in its prompt; it must run
-//! in the challenge's cwd, start after the challenge and inside the one root Bash call of
-//! the transcript that started it (between the call and its result), and complete. The
+//! in the challenge's cwd, start after the challenge and inside the one root shell call of
+//! the executor's log that started it (between the call and its result), and complete. The
 //! reviewer's model comes from the run's log (a rollout's `turn_context.model`, the model
 //! the run asked for, which is all a rollout records, docs/spec/host-formats.md §G; the model on a
-//! Copilot session's own records), the executor's from the transcript; the same family is
-//! rejected (exit 10) as for Copilot's rubber-duck.
+//! Copilot session's own records), the executor's from its own log (a Claude Code
+//! transcript's `message.model`, a Codex rollout's `turn_context.model`); the same family
+//! is rejected (exit 10) as for Copilot's rubber-duck.
 
 use super::challenge::revalidate;
 use super::session;
@@ -18,14 +20,39 @@ use super::verify::{Review, Verified};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
 };
-use crate::event::{Host, Record, ToolCall};
+use crate::event::{Host, Record, ToolCall, ToolResult};
 use crate::log::{Line, SessionLog};
 use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 
-/// Where the executor's model was read: the Claude Code transcript.
-const CLAUDE_TRANSCRIPT: &str = "claude-transcript";
+/// An agent that runs its reviewer as a shell call, by the host that writes its log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Executor(Host);
+
+impl Executor {
+    /// Where the executor's model was read (`executor_model_source`).
+    fn model_source(self) -> &'static str {
+        match self.0 {
+            Host::CodexCli => "codex-rollout",
+            _ => "claude-transcript",
+        }
+    }
+
+    /// A shell call of this executor as messages name it (Claude Code's tool is `Bash`).
+    fn shell_call(self) -> &'static str {
+        match self.0 {
+            Host::ClaudeCode => "Bash call",
+            _ => "shell call",
+        }
+    }
+}
+
+/// Whether an agent on `host` runs its reviewer as a shell call whose reviewer CLI's own
+/// log is the record: Claude Code and Codex CLI.
+pub fn reviews_by_shell_call(host: Host) -> bool {
+    matches!(host, Host::ClaudeCode | Host::CodexCli)
+}
 
 /// A reviewer CLI whose own log of a run is the record of a review.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +100,14 @@ impl ReviewerCli {
         ReviewerCli::ALL.into_iter().find(|cli| cli.host() == host)
     }
 
+    /// The kind of the records of a run's log that carry its prompt.
+    fn prompt_kind(self) -> &'static str {
+        match self {
+            ReviewerCli::Codex => "response_item.message.user",
+            ReviewerCli::Copilot => "user.message",
+        }
+    }
+
     /// The CLI as messages name it.
     fn name(self) -> &'static str {
         match self {
@@ -94,7 +129,7 @@ impl ReviewerCli {
     /// is `codex … exec …` (or `codex e`), or `copilot … -p|--prompt …`, also inside a
     /// subshell or a command substitution.
     fn runs_in(self, call: &ToolCall) -> bool {
-        let command = call.arguments.get("command").and_then(Value::as_str).unwrap_or_default();
+        let command = call.command().unwrap_or_default();
         // Subshells and command substitutions run commands too: `(cd x && codex exec -)`.
         command.split([';', '|', '&', '\n', '(', ')', '`']).any(|simple| {
             let words: Vec<&str> = simple.split_whitespace().collect();
@@ -163,14 +198,7 @@ impl<'a> CliRun<'a> {
     fn bound(log: &'a SessionLog, nonce: &str) -> Option<CliRun<'a>> {
         let cli = ReviewerCli::of_host(log.host)?;
         let own = || log.records().filter(|(_, r)| r.root);
-        let prompt_kind = match cli {
-            ReviewerCli::Codex => "response_item.message.user",
-            ReviewerCli::Copilot => "user.message",
-        };
-        let prompted = own()
-            .filter(|(_, r)| r.kind == prompt_kind)
-            .any(|(_, r)| r.text.as_deref().is_some_and(|t| has_nonce_line(t, nonce)));
-        if !prompted {
+        if !prompts(log, cli).any(|prompt| has_nonce_line(prompt, nonce)) {
             return None;
         }
         let (_, start) = own().find(|(_, r)| r.session_start)?;
@@ -194,6 +222,22 @@ impl<'a> CliRun<'a> {
     }
 }
 
+/// The root prompts of a reviewer CLI's log.
+fn prompts(log: &SessionLog, cli: ReviewerCli) -> impl Iterator<Item = &str> {
+    let records = log.records().filter(move |(_, r)| r.root && r.kind == cli.prompt_kind());
+    records.filter_map(|(_, r)| r.text.as_deref())
+}
+
+/// Whether `log` is a reviewer's run: a Codex CLI or Copilot CLI session prompted with a
+/// review nonce line (`ARIS_REVIEW_NONCE=…`). Its end is a reviewer's answer, not an
+/// agent's finished work, so no gate is asked for it.
+pub fn is_reviewer_run(log: &SessionLog) -> bool {
+    let carries_a_nonce = |prompt: &str| {
+        prompt.split('\n').any(|line| line.trim_end().strip_prefix("ARIS_REVIEW_NONCE=").is_some_and(|n| !n.is_empty()))
+    };
+    ReviewerCli::of_host(log.host).is_some_and(|cli| prompts(log, cli).any(carries_a_nonce))
+}
+
 /// A `copilot -p` run completes with its session's shutdown, no error before it; its
 /// answer is the last thing the model said.
 fn copilot_completion(log: &SessionLog) -> Option<(String, String, u64)> {
@@ -209,31 +253,57 @@ fn copilot_completion(log: &SessionLog) -> Option<(String, String, u64)> {
     None
 }
 
-/// A root Bash call of the transcript that runs a reviewer CLI, with its result.
-struct BashRun<'a> {
+/// A root shell call of the executor's log that runs a reviewer CLI, with where it ended.
+struct ShellRun<'a> {
     call: &'a ToolCall,
     started: DateTime<Utc>,
-    returned: Option<(&'a Line, &'a Record, DateTime<Utc>)>,
+    returned: Option<Returned<'a>>,
 }
 
-/// The root Bash calls after byte `after` that run `cli`.
-fn cli_calls(log: &SessionLog, after: u64, cli: ReviewerCli) -> Vec<BashRun<'_>> {
-    let mut runs: Vec<BashRun> = Vec::new();
+/// Where a shell call ended: the result that says how, its record and line, and when.
+#[derive(Clone, Copy)]
+struct Returned<'a> {
+    line: &'a Line,
+    record: &'a Record,
+    result: &'a ToolResult,
+    at: DateTime<Utc>,
+}
+
+/// The result of the call `id`, the first the log records.
+fn result_of<'a>(log: &'a SessionLog, id: &str) -> Option<Returned<'a>> {
+    log.records().find_map(|(line, record)| {
+        let result = record.tool_results.iter().find(|r| r.tool_call_id.as_deref() == Some(id))?;
+        let at = record.timestamp.as_deref().and_then(timestamp::parse)?;
+        Some(Returned { line, record, result, at })
+    })
+}
+
+/// Where a call that first returned as `first` ended: there, or, when its process was still
+/// running then, at the first root `write_stdin` poll of that session that found it exited
+/// (`None` while none has).
+fn ended<'a>(log: &'a SessionLog, first: Returned<'a>) -> Option<Returned<'a>> {
+    let Some(session) = first.result.still_running else { return Some(first) };
+    let polls = log.records().filter(|(line, r)| r.root && line.start >= first.line.end).flat_map(|(_, r)| {
+        r.tool_calls
+            .iter()
+            .filter(|c| c.name == "write_stdin" && c.arguments.get("session_id") == Some(&session.into()))
+    });
+    polls
+        .filter_map(|poll| result_of(log, poll.id.as_deref()?))
+        .find(|returned| returned.result.still_running != Some(session))
+}
+
+/// The root shell calls after byte `after` that run `cli`.
+fn cli_calls(log: &SessionLog, after: u64, cli: ReviewerCli) -> Vec<ShellRun<'_>> {
+    let mut runs: Vec<ShellRun> = Vec::new();
     for (line, record) in log.records() {
         if line.start < after || !record.root {
             continue;
         }
         let Some(started) = record.timestamp.as_deref().and_then(timestamp::parse) else { continue };
         for call in record.tool_calls.iter().filter(|c| session::is_shell_tool(&c.name) && cli.runs_in(c)) {
-            runs.push(BashRun { call, started, returned: None });
-        }
-    }
-    for (line, record) in log.records() {
-        for result in &record.tool_results {
-            let Some(at) = record.timestamp.as_deref().and_then(timestamp::parse) else { continue };
-            if let Some(run) = runs.iter_mut().find(|r| r.call.id.is_some() && r.call.id == result.tool_call_id) {
-                run.returned.get_or_insert((line, record, at));
-            }
+            let returned = call.id.as_deref().and_then(|id| result_of(log, id)).and_then(|first| ended(log, first));
+            runs.push(ShellRun { call, started, returned });
         }
     }
     runs
@@ -244,19 +314,20 @@ fn within(path: &str, dir: &str) -> bool {
     std::path::Path::new(path).starts_with(dir)
 }
 
-/// The one root Bash call of the transcript after byte `after` that runs `run`'s CLI
+/// The one root shell call of the executor's log after byte `after` that runs `run`'s CLI
 /// around it (started before the run, returned after its start), returned successfully:
 /// its id, and the line and record of its result.
-fn the_bash_call<'a>(log: &'a SessionLog, after: u64, run: &CliRun) -> Result<(Option<String>, &'a Line, &'a Record)> {
-    let calls: Vec<BashRun> = cli_calls(log, after, run.cli)
+fn the_shell_call<'a>(log: &'a SessionLog, after: u64, run: &CliRun) -> Result<(Option<String>, &'a Line, &'a Record)> {
+    let shell_call = Executor(log.host).shell_call();
+    let calls: Vec<ShellRun> = cli_calls(log, after, run.cli)
         .into_iter()
-        .filter(|c| c.started <= run.started && c.returned.as_ref().is_none_or(|(_, _, at)| run.started <= *at))
+        .filter(|c| c.started <= run.started && c.returned.is_none_or(|returned| run.started <= returned.at))
         .collect();
     let [call] = calls.as_slice() else {
         return Err(EvidenceError::new(
             RefusalCode::InvocationCount,
             format!(
-                "expected exactly one root Bash call running {} around the {} run {}, found {}",
+                "expected exactly one root {shell_call} running {} around the {} run {}, found {}",
                 run.cli.command(),
                 run.cli.name(),
                 run.log.path,
@@ -264,20 +335,21 @@ fn the_bash_call<'a>(log: &'a SessionLog, after: u64, run: &CliRun) -> Result<(O
             ),
         ));
     };
-    let Some((tool_line, tool_record, _)) = call.returned else {
-        let message = format!("the Bash call running {} has not returned", run.cli.command());
+    let Some(returned) = call.returned else {
+        let message = format!("the {shell_call} running {} has not returned", run.cli.command());
         return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
     };
-    if tool_record.tool_results.iter().any(|r| r.tool_call_id == call.call.id && !r.success) {
-        let message = format!("the Bash call running {} did not succeed", run.cli.command());
+    if !returned.result.success {
+        let message = format!("the {shell_call} running {} did not succeed", run.cli.command());
         return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
     }
-    Ok((call.call.id.clone(), tool_line, tool_record))
+    Ok((call.call.id.clone(), returned.line, returned.record))
 }
 
-/// Verify the reviewer CLI's review bound to a Claude Code `challenge`: `log` is the
-/// transcript, `reviewer_logs` the reviewer CLIs' logs that may hold the run (any cwd;
-/// those of another cwd are refused by name).
+/// Verify the reviewer CLI's review bound to a Claude Code or Codex CLI `challenge`: `log`
+/// is the executor's log, `reviewer_logs` the reviewer CLIs' logs that may hold the run
+/// (any cwd; those of another cwd are refused by name; `log` itself, should it be among
+/// them, is not a reviewer's).
 pub fn verify_cli_review(
     challenge: &Map<String, Value>,
     log: &SessionLog,
@@ -294,7 +366,8 @@ pub fn verify_cli_review(
     let challenge_time = challenge.timestamp("challenge_event_timestamp")?;
     let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
 
-    let runs: Vec<CliRun> = reviewer_logs.iter().filter_map(|l| CliRun::bound(l, nonce)).collect();
+    let runs: Vec<CliRun> =
+        reviewer_logs.iter().filter(|l| l.path != log.path).filter_map(|l| CliRun::bound(l, nonce)).collect();
     if let Some(elsewhere) = runs.iter().find(|r| !within(&env.resolve(&r.cwd), &cwd)) {
         return Err(EvidenceError::new(
             RefusalCode::InvocationCount,
@@ -316,7 +389,7 @@ pub fn verify_cli_review(
             ),
         ));
     };
-    let (call_id, tool_line, tool_record) = the_bash_call(log, prefix, run)?;
+    let (call_id, tool_line, tool_record) = the_shell_call(log, prefix, run)?;
     let Some((answer, completed_at, run_end)) = run.completed.clone() else {
         let message = format!("the {} reviewer run did not complete", run.cli.name());
         return Err(EvidenceError::new(RefusalCode::Lifecycle, message));
@@ -343,7 +416,7 @@ pub fn verify_cli_review(
         response: &answer,
     };
     let own = json!({
-        "executor_model_source": CLAUDE_TRANSCRIPT,
+        "executor_model_source": Executor(log.host).model_source(),
         "identity_source": run.cli.identity_source(),
         "identity_assurance": "host-recorded",
         "reviewer_host": run.cli.host().as_str(),
@@ -356,7 +429,7 @@ pub fn verify_cli_review(
     Ok(Verified { evidence, response: answer, window_start: marker.start_line.start })
 }
 
-/// Revalidate evidence of a reviewer CLI's review against the transcript and the run's log
+/// Revalidate evidence of a reviewer CLI's review against the executor's log and the run's log
 /// as they are now: both bound prefixes unchanged, the marker lifecycle and the run
 /// re-derived from them, the response file the run's answer. Where the reviewed window
 /// starts.
@@ -378,7 +451,12 @@ pub fn validate_cli_review(
     if ev.str("status") != Some("verified") || evidence.get("independence_verified") != Some(&Value::Bool(true)) {
         return fail(&format!("{name} review evidence is not verified"));
     }
-    let prefix = revalidate_prefix(&ev, log, env, "Claude Code evidence transcript prefix was modified")?;
+    let executor = Executor(log.host);
+    let modified = match log.host {
+        Host::CodexCli => "Codex CLI evidence rollout prefix was modified",
+        _ => "Claude Code evidence transcript prefix was modified",
+    };
+    let prefix = revalidate_prefix(&ev, log, env, modified)?;
     let marker = revalidate_marker(&ev, log, prefix)?;
     session::ensure_parsed(run_log)?;
     let Some(run_prefix) = ev.prefix_len("reviewer_prefix_bytes", run_log.len()) else {
@@ -388,8 +466,8 @@ pub fn validate_cli_review(
         return fail(&format!("the {name} {kind} of the review was modified"));
     }
     let cwd = env.resolve(ev.required("cwd")?);
-    // Re-derive the run from its log as bound, and the Bash call around it from the
-    // transcript as bound, and compare: what verify established holds for what they hold.
+    // Re-derive the run from its log as bound, and the shell call around it from the
+    // executor's log as bound, and compare: what verify established holds for what they hold.
     let bound =
         SessionLog::from_bytes(cli.host(), run_log.path.clone(), run_log.bytes()[..run_prefix as usize].to_vec());
     let Some(run) = CliRun::bound(&bound, ev.required("nonce")?) else {
@@ -404,11 +482,12 @@ pub fn validate_cli_review(
     {
         return fail(&format!("evidence does not match the {name} {kind} of the review"));
     }
-    let transcript = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
-    let (call_id, tool_line, _) = the_bash_call(&transcript, marker.start_line.start, &run)
-        .map_err(|e| EvidenceError::evidence(format!("the reviewer's Bash call no longer holds: {}", e.message)))?;
+    let executor_log = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
+    let shell_call = executor.shell_call();
+    let (call_id, tool_line, _) = the_shell_call(&executor_log, marker.start_line.start, &run)
+        .map_err(|e| EvidenceError::evidence(format!("the reviewer's {shell_call} no longer holds: {}", e.message)))?;
     if call_id.as_deref() != ev.str("tool_call_id") || tool_line.end != prefix {
-        return fail(&format!("evidence does not match the Bash call that ran {}", cli.command()));
+        return fail(&format!("evidence does not match the {shell_call} that ran {}", cli.command()));
     }
     let pair = FamilyPair::of(ev.required("executor_model")?, &run.model, "");
     if pair.status != "verified"
@@ -461,10 +540,27 @@ mod tests {
             ("gh copilot -p review", None),
             ("npx @github/copilot -p review", Some(ReviewerCli::Copilot)),
         ];
+        // Codex CLI's `exec_command` names its command line `cmd`.
+        let exec = ToolCall { id: None, name: "exec_command".into(), arguments: json!({"cmd": "copilot -p x"}) };
+        assert!(ReviewerCli::Copilot.runs_in(&exec));
         for (command, expected) in cases {
             let found = ReviewerCli::ALL.into_iter().find(|cli| cli.runs_in(&bash(command)));
             assert_eq!(found, expected, "{command}");
         }
+    }
+
+    /// A `copilot -p` run prompted with a nonce line is a reviewer's run; an agent's own
+    /// session (the real ones of fixtures/) is not, though it ran judge-evidence.
+    #[test]
+    fn a_reviewer_run_is_a_session_prompted_with_a_nonce_line() {
+        let fixture = |path: &str| {
+            let path = format!("{}/../fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+        };
+        let reviewer = fixture("codex-0.169.0/copilot-review/copilot-events.jsonl");
+        assert!(is_reviewer_run(&SessionLog::from_bytes(Host::CopilotCli, "r", reviewer)));
+        let agent = fixture("copilot-1.0.102/cross-family-ok/events.jsonl");
+        assert!(!is_reviewer_run(&SessionLog::from_bytes(Host::CopilotCli, "a", agent)));
     }
 
     /// A `copilot -p` run that errored has not completed, even though its session shuts

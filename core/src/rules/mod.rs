@@ -16,7 +16,7 @@ mod verify;
 mod tests;
 
 pub use challenge::{ChallengeRequest, SearchedRoot, challenge, check_max_age, validate_challenge};
-pub use cli_review::{ReviewerCli, validate_cli_review, verify_cli_review};
+pub use cli_review::{ReviewerCli, is_reviewer_run, reviews_by_shell_call, validate_cli_review, verify_cli_review};
 pub use declared_review::{IdentityAssurance, is_declared, validate_declared_review, verify_declared_review};
 pub use validate::validate;
 pub use verify::{Verified, verify};
@@ -258,9 +258,10 @@ pub fn reviewer_log(evidence: &Map<String, Value>) -> Option<(&str, Host)> {
 }
 
 /// Verify the review a challenge binds, whichever host wrote the session: a Copilot CLI
-/// rubber-duck recorded in `log` itself ([`verify`]), or, for Claude Code, a reviewer CLI's
-/// run among `reviewer_logs` ([`verify_cli_review`]; callers pass the Codex rollouts and
-/// Copilot session logs that may hold it only for a Claude Code challenge); or, when the
+/// rubber-duck recorded in `log` itself ([`verify`]), or, for Claude Code and Codex CLI, a
+/// reviewer CLI's run among `reviewer_logs` ([`verify_cli_review`]; callers pass the Codex
+/// rollouts and Copilot session logs that may hold it only where
+/// [`reviews_by_shell_call`]); or, when the
 /// caller names the reviewer's model, a review only the caller vouches for
 /// ([`verify_declared_review`]).
 pub fn verify_review(
@@ -275,9 +276,10 @@ pub fn verify_review(
     if let Some(model) = declared_model {
         return verify_declared_review(challenge, log, model, response_path, now, env);
     }
-    match log.host {
-        Host::ClaudeCode => verify_cli_review(challenge, log, reviewer_logs, response_path, now, env),
-        Host::CopilotCli | Host::CodexCli | Host::GeminiCli => verify(challenge, log, response_path, now, env),
+    if reviews_by_shell_call(log.host) {
+        verify_cli_review(challenge, log, reviewer_logs, response_path, now, env)
+    } else {
+        verify(challenge, log, response_path, now, env)
     }
 }
 

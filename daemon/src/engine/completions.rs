@@ -2,12 +2,13 @@
 //! agent's stop, in a log of a project whose gate is armed for that event, is matched to
 //! the gate decision that allowed it, and one no decision allowed (the hook was not
 //! installed, was removed, or its answer not heeded) is journaled as a bypass, which
-//! `judged status` counts and `judged report` lists.
+//! `judged status` counts and `judged report` lists. A reviewer CLI's run (`copilot -p`
+//! prompted with a review nonce) ends a review, not an agent's work: it is no bypass.
 
 use super::Engine;
 use crate::ingest::TaskCompletion;
 use crate::store::{JournalEvent, StoreError};
-use judged_core::timestamp;
+use judged_core::{rules, timestamp};
 use judged_protocol::{CompletionBypassed, Decision, GateDecision, GatePolicy};
 use std::path::Path;
 
@@ -53,7 +54,7 @@ impl Engine {
                 };
             !allowed
         })?;
-        if allowed {
+        if allowed || self.is_reviewer_run(completion.file_id)? {
             return Ok(());
         }
         tracing::warn!(path = %completion.path, event = completion.event, "a completion went without the gate allowing it");
@@ -71,6 +72,19 @@ impl Engine {
         }
         self.store.journal(&JournalEvent::CompletionBypassed(bypassed))?;
         Ok(())
+    }
+}
+
+impl Engine {
+    /// Whether the log is a reviewer CLI's run (looked at only for a completion no
+    /// decision allowed, so a log is read for it rarely).
+    fn is_reviewer_run(&mut self, file_id: i64) -> Result<bool, StoreError> {
+        let Some(file) = self.store.file(file_id).cloned() else { return Ok(false) };
+        if file.pruned > 0 {
+            return Ok(false);
+        }
+        self.logs.refresh(&self.store, &file)?;
+        Ok(rules::is_reviewer_run(self.logs.get(file.id)))
     }
 }
 

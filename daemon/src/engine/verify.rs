@@ -14,7 +14,7 @@ use std::path::Path;
 
 impl Engine {
     /// The reviewer CLIs' logs (Codex rollouts, Copilot session logs) that may hold the
-    /// review of a Claude Code challenge, caught up and witnessed: those written since the
+    /// review of a Claude Code or Codex CLI challenge, caught up and witnessed: those written since the
     /// challenge, not tampered. Their ids in the log cache.
     fn reviewer_logs(&mut self, challenge: &Map<String, Value>) -> Result<Vec<i64>, EngineError> {
         let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
@@ -47,10 +47,8 @@ impl Engine {
     pub(super) fn verify(&mut self, args: &VerifyArgs) -> Answer {
         self.check_witnessed(&args.challenge, ArtifactKind::Challenge)?;
         let file = self.log_for(&args.challenge)?;
-        let reviewer_logs = match file.host {
-            Host::ClaudeCode => self.reviewer_logs(&args.challenge)?,
-            Host::CopilotCli | Host::CodexCli | Host::GeminiCli => Vec::new(),
-        };
+        let reviewer_logs =
+            if rules::reviews_by_shell_call(file.host) { self.reviewer_logs(&args.challenge)? } else { Vec::new() };
         let log = self.logs.get(file.id);
         let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();
         let now = request_time(args.started_at)?;
