@@ -42,12 +42,13 @@ impl Drop for World {
 
 impl World {
     fn new(clients: JurorClients) -> World {
-        World::of(clients, "executor-done")
+        World::of(clients, "executor-done", &[])
     }
 
-    /// A world whose model server plays `scenario`, with a daemon that watches the
-    /// world's Codex CLI sessions and Copilot CLI session state.
-    fn of(clients: JurorClients, scenario: &str) -> World {
+    /// A world whose model server plays `scenario` (with `server_args`), with a daemon
+    /// that watches the world's Codex CLI sessions, Copilot CLI session state and Claude
+    /// Code projects.
+    fn of(clients: JurorClients, scenario: &str, server_args: &[&str]) -> World {
         let dir = tempfile::Builder::new().prefix("judged-executors-").tempdir().expect("temp dir");
         let judged_home = dir.path().join("judged-home");
         std::fs::create_dir_all(&judged_home).unwrap();
@@ -58,8 +59,9 @@ impl World {
         let config = format!("codex_roots = [{codex_root:?}]\nauto_start = false\n");
         std::fs::write(judged_home.join("config.toml"), config).unwrap();
         let copilot_root = dir.path().join("home/.copilot/session-state");
-        let daemon = Daemon::start(&judged_home, &[&copilot_root], &[]);
-        let server = ModelServer::start(scenario, &[]);
+        let claude_root = dir.path().join("home/.claude/projects");
+        let daemon = Daemon::start(&judged_home, &[&copilot_root], &[&claude_root]);
+        let server = ModelServer::start(scenario, server_args);
         World { dir, judged_home, daemon, server, clients, tools: Vec::new(), env: Vec::new() }
     }
 
@@ -289,12 +291,12 @@ fn printed_by(output: &Output, needle: &str) -> String {
     }
 }
 
-/// A world for a Codex CLI agent that runs `copilot -p` as its reviewer, under the Stop
-/// gate; `None` (the test skips) when the clients cannot be installed.
-fn reviewed_world(scenario: &str) -> Option<World> {
+/// A world for a Codex CLI agent that runs `copilot -p` or `claude -p` as its reviewer,
+/// under the Stop gate; `None` (the test skips) when the clients cannot be installed.
+fn reviewed_world(scenario: &str, server_args: &[&str]) -> Option<World> {
     let (jurors, clients) = (hosts::jurors()?, hosts::clients()?);
-    let mut world = World::of(jurors, scenario);
-    world.tools.push(clients.copilot.parent().unwrap().to_path_buf());
+    let mut world = World::of(jurors, scenario, server_args);
+    world.tools.extend([&clients.copilot, &clients.claude].map(|bin| bin.parent().unwrap().to_path_buf()));
     world.judged(&["install-hooks", "--codex", "--user"]);
     Some(world)
 }
@@ -328,42 +330,62 @@ impl World {
     }
 }
 
-/// Evidence of a Codex CLI agent's review by `copilot -p`: the executor read from its
-/// rollout, the reviewer from the Copilot CLI session of the run.
-fn assert_reviewed_by_copilot(evidence: &Value) {
+/// A reviewer CLI a scenario's agent runs, as its evidence names it.
+struct Reviewer {
+    agent_name: &'static str,
+    model: &'static str,
+    identity_source: &'static str,
+    host: &'static str,
+}
+
+/// `copilot -p` with a Claude model.
+const COPILOT_PROMPT: Reviewer = Reviewer {
+    agent_name: "copilot-prompt",
+    model: "claude-sonnet-4.6",
+    identity_source: "copilot-session",
+    host: "copilot-cli",
+};
+
+/// `claude -p`.
+const CLAUDE_PROMPT: Reviewer = Reviewer {
+    agent_name: "claude-prompt",
+    model: "claude-sonnet-4-6",
+    identity_source: "claude-transcript",
+    host: "claude-code",
+};
+
+/// Evidence of a Codex CLI agent's review by `reviewer`: the executor read from its
+/// rollout, the reviewer from the reviewer CLI's own log of the run.
+fn assert_reviewed_by(evidence: &Value, reviewer: &Reviewer) {
     assert_eq!(evidence["status"], "verified", "{evidence}");
     let fields = ["host", "executor_model", "executor_model_source", "executor_family"];
     assert_eq!(
         fields.map(|f| evidence[f].as_str()),
         [Some("codex-cli"), Some("gpt-5.5"), Some("codex-rollout"), Some("openai")]
     );
-    let fields = ["agent_name", "reviewer_model", "identity_source", "reviewer_family"];
+    let fields = ["agent_name", "reviewer_model", "identity_source", "reviewer_host", "reviewer_family"];
+    let Reviewer { agent_name, model, identity_source, host } = reviewer;
     assert_eq!(
         fields.map(|f| evidence[f].as_str()),
-        [Some("copilot-prompt"), Some("claude-sonnet-4.6"), Some("copilot-session"), Some("anthropic")]
+        [Some(*agent_name), Some(*model), Some(*identity_source), Some(*host), Some("anthropic")]
     );
 }
 
-/// Issue 24: a Codex CLI agent runs its reviewer, Copilot CLI with a Claude model, as a
-/// shell call; the review verifies through the daemon, and the Stop gate that blocked the
-/// turn's end before it lets the turn end after it.
-#[test]
-fn a_codex_cli_agent_reviewed_by_copilot_prompt_ends_its_turn_under_the_stop_gate() {
-    let Some(world) = reviewed_world("codex-copilot-review") else { return };
+/// Issue 24: a Codex CLI agent runs `scenario`'s reviewer CLI as a shell call; the review
+/// verifies through the daemon, the Stop gate that blocked the turn's end before it lets
+/// the turn end after it, the reviewer's own session is no bypass, and the evidence
+/// validates in both modes while copies edited to name another run, model or call are
+/// refused. The world and the evidence, for more checks.
+fn reviewed_under_the_stop_gate(scenario: &str, reviewer: &Reviewer) -> Option<(World, Value)> {
+    let world = reviewed_world(scenario, &[])?;
     let output = world.codex_exec_prompt(REVIEW_PROMPT);
     assert!(output.status.success(), "{}", said(&output));
     let verified = printed_by(&output, VERIFY);
     assert!(verified.contains("VERIFY_EXIT=0") && !verified.contains("direct mode"), "{verified}");
     let evidence = world.evidence();
-    assert_reviewed_by_copilot(&evidence);
+    assert_reviewed_by(&evidence, reviewer);
     let response = std::fs::read_to_string(world.project().join("review.response.md")).unwrap();
     assert!(response.starts_with("Score: 8/10\nVerdict: ready"), "{response}");
-    // The reviewer's call returned while Copilot CLI still ran; the poll that saw it exit
-    // is where the call ended.
-    let rollout = std::fs::read_to_string(evidence["session_events"].as_str().unwrap()).unwrap();
-    let call = format!(r#""call_id":"{}""#, evidence["tool_call_id"].as_str().unwrap());
-    let first = rollout.lines().find(|l| l.contains("function_call_output") && l.contains(&call)).unwrap();
-    assert!(first.contains("Process running with session ID"), "{first}");
     let decisions = world.decisions("Stop");
     let [first, .., last] = decisions.as_slice() else { panic!("two stops at least: {decisions:#?}") };
     assert_eq!(
@@ -372,8 +394,8 @@ fn a_codex_cli_agent_reviewed_by_copilot_prompt_ends_its_turn_under_the_stop_gat
         "{decisions:#?}"
     );
     assert_eq!(last["reason"], "fresh positive evidence", "{decisions:#?}");
-    // The reviewer's own Copilot CLI session, which ran in the project with no Copilot CLI
-    // hook, ended a reviewer's run, not an agent's work: no bypass.
+    // The reviewer's own session, which ran in the gated project with no hook of its
+    // host, ended a reviewer's run, not an agent's work: no bypass.
     let reviewer_log = evidence["reviewer_session_events"].as_str().unwrap();
     assert_eq!(world.bypasses_of(reviewer_log), Vec::<Value>::new());
     for mode in ["auto", "direct"] {
@@ -403,6 +425,43 @@ fn a_codex_cli_agent_reviewed_by_copilot_prompt_ends_its_turn_under_the_stop_gat
             );
         }
     }
+    Some((world, evidence))
+}
+
+/// Copilot CLI with a Claude model reviews a Codex CLI agent; its call returns while
+/// Copilot CLI still runs, and the poll that saw it exit is where the call ended.
+#[test]
+fn a_codex_cli_agent_reviewed_by_copilot_prompt_ends_its_turn_under_the_stop_gate() {
+    let Some((_world, evidence)) = reviewed_under_the_stop_gate("codex-copilot-review", &COPILOT_PROMPT) else {
+        return;
+    };
+    let rollout = std::fs::read_to_string(evidence["session_events"].as_str().unwrap()).unwrap();
+    let call = format!(r#""call_id":"{}""#, evidence["tool_call_id"].as_str().unwrap());
+    let first = rollout.lines().find(|l| l.contains("function_call_output") && l.contains(&call)).unwrap();
+    assert!(first.contains("Process running with session ID"), "{first}");
+}
+
+/// Claude Code reviews a Codex CLI agent: the reviewer's model is the one its transcript
+/// says answered.
+#[test]
+fn a_codex_cli_agent_reviewed_by_claude_prompt_ends_its_turn_under_the_stop_gate() {
+    reviewed_under_the_stop_gate("codex-claude-review", &CLAUDE_PROMPT);
+}
+
+/// A reviewer whose own record names a model of the agent's family, though it was asked
+/// for another (the server answers `claude-sonnet-4-6` as `gpt-5.4`), is refused as the
+/// same family: the identity is what the reviewer's record says answered.
+#[test]
+fn a_reviewer_that_answered_as_the_agents_family_is_refused_whatever_it_was_asked_for() {
+    let Some(world) = reviewed_world("codex-claude-review", &["--impostor", "claude-sonnet-4-6=gpt-5.4"]) else {
+        return;
+    };
+    let output = world.codex_exec_prompt(REVIEW_PROMPT);
+    assert!(output.status.success(), "{}", said(&output));
+    let verified = printed_by(&output, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=10") && verified.contains("same-model-family"), "{verified}");
+    let evidence = world.evidence();
+    assert_eq!((evidence["reviewer_model"].as_str(), evidence["status"].as_str()), (Some("gpt-5.4"), Some("rejected")));
 }
 
 /// The same review decided in direct mode: judge-evidence reaches the same verdict from
@@ -410,13 +469,13 @@ fn a_codex_cli_agent_reviewed_by_copilot_prompt_ends_its_turn_under_the_stop_gat
 /// witnessed, keeps the turn from ending).
 #[test]
 fn a_codex_cli_agent_reviewed_by_copilot_prompt_verifies_in_direct_mode() {
-    let Some(mut world) = reviewed_world("codex-copilot-review") else { return };
+    let Some(mut world) = reviewed_world("codex-copilot-review", &[]) else { return };
     world.env.push(("JUDGE_EVIDENCE_MODE", "direct"));
     let output = world.codex_exec_prompt(REVIEW_PROMPT);
     assert!(output.status.success(), "{}", said(&output));
     let verified = printed_by(&output, VERIFY);
     assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
-    assert_reviewed_by_copilot(&world.evidence());
+    assert_reviewed_by(&world.evidence(), &COPILOT_PROMPT);
     let validated = world.judge_evidence("direct", &["validate", "--evidence", "review.evidence.json"]);
     assert!(validated.status.success(), "{}", said(&validated));
 }
@@ -425,7 +484,7 @@ fn a_codex_cli_agent_reviewed_by_copilot_prompt_verifies_in_direct_mode() {
 /// refused as the agent's own family (exit 10).
 #[test]
 fn a_codex_reviewer_of_a_codex_cli_agent_is_refused_as_the_same_family() {
-    let Some(world) = reviewed_world("codex-codex-review") else { return };
+    let Some(world) = reviewed_world("codex-codex-review", &[]) else { return };
     // The nested `codex exec` finds the scripted model in the user's config.
     let provider = format!(
         "model_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"MOCK_CREDENTIAL\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",

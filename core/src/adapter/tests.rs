@@ -115,36 +115,6 @@ fn a_gemini_recording_reads_as_a_session() {
     assert!(records.iter().filter(|r| r.kind == "$set").all(|r| r.text.is_none() && r.model.is_none()));
 }
 
-/// The real Codex CLI 0.169.0 rollout of an agent's review round
-/// (fixtures/codex-0.169.0/copilot-review): each `exec_command` call and its output are a
-/// tool call and its result, named by the items' own ids, with the turn's model carried
-/// onto the call.
-#[test]
-fn a_codex_agents_shell_calls_read_as_tool_calls_with_the_turns_model() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/codex-0.169.0/copilot-review");
-    let path = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")));
-    let log = crate::log::SessionLog::from_bytes(Host::CodexCli, "r", std::fs::read(path.unwrap()).unwrap());
-    let calls: Vec<&Record> = log.records().map(|(_, r)| r).filter(|r| !r.tool_calls.is_empty()).collect();
-    assert_eq!(calls.len(), 4, "marker, challenge, the reviewer, verify");
-    let marker = &calls[0];
-    assert_eq!((marker.id.as_deref(), marker.model.as_deref()), (Some("fc_msg_scripted_2"), Some("gpt-5.5")));
-    let call = &marker.tool_calls[0];
-    assert_eq!((call.id.as_deref(), call.name.as_str()), (Some("call_s0"), "exec_command"));
-    assert_eq!(
-        call.command().as_deref(),
-        Some("judge-evidence marker --binding run_20261202_c0dexexe_r1_review_5b2f9d01")
-    );
-    let output = log.records().map(|(_, r)| r).find(|r| !r.tool_results.is_empty()).unwrap();
-    assert!(output.id.as_deref().is_some_and(|id| id.starts_with("fco_")), "{:?}", output.id);
-    let result = &output.tool_results[0];
-    assert_eq!((result.tool_call_id.as_deref(), result.success), (Some("call_s0"), true));
-    assert!(result.text.contains(r#"{"binding": "run_20261202_c0dexexe_r1_review_5b2f9d01""#), "{}", result.text);
-    assert!(output.model.is_none(), "the output is the tool's, not the model's");
-}
-
 /// A shell call succeeded when Codex CLI's header says its process exited with code 0; what
 /// the command printed after `Output:` cannot say so for it, and a call still running has
 /// not succeeded.

@@ -1,15 +1,17 @@
 //! Reviewer evidence for an agent that runs its reviewer as a shell call (issues 14, 24):
 //! after a `host: claude-code` or `host: codex-cli` challenge, the agent runs a reviewer
-//! CLI of another family as a root shell call, the Codex CLI (`codex exec`) or the Copilot
-//! CLI (`copilot -p`), and that CLI's own log of the run (a Codex rollout, a Copilot
-//! session log) is the record of the review.
+//! CLI of another family as a root shell call, the Codex CLI (`codex exec`), the Copilot
+//! CLI (`copilot -p`) or Claude Code (`claude -p`), and that CLI's own log of the run (a
+//! Codex rollout, a Copilot session log, a Claude Code transcript) is the record of the
+//! review.
 //!
 //! Exactly one reviewer run may carry the challenge's nonce line in its prompt; it must run
 //! in the challenge's cwd, start after the challenge and inside the one root shell call of
 //! the executor's log that started it (between the call and its result), and complete. The
 //! reviewer's model comes from the run's log (a rollout's `turn_context.model`, the model
 //! the run asked for, which is all a rollout records, docs/spec/host-formats.md §G; the model on a
-//! Copilot session's own records), the executor's from its own log (a Claude Code
+//! Copilot session's own records; the `message.model` of a transcript's answers, the
+//! model that answered), the executor's from its own log (a Claude Code
 //! transcript's `message.model`, a Codex rollout's `turn_context.model`); the same family
 //! is rejected (exit 10) as for Copilot's rubber-duck.
 
@@ -61,17 +63,20 @@ pub enum ReviewerCli {
     Codex,
     /// `copilot -p`: the run's session log under the Copilot CLI's `session-state` root.
     Copilot,
+    /// `claude -p`: the run's transcript under Claude Code's `projects` root.
+    Claude,
 }
 
 impl ReviewerCli {
     /// Every reviewer CLI.
-    pub const ALL: [ReviewerCli; 2] = [ReviewerCli::Codex, ReviewerCli::Copilot];
+    pub const ALL: [ReviewerCli; 3] = [ReviewerCli::Codex, ReviewerCli::Copilot, ReviewerCli::Claude];
 
     /// The `agent_name` of evidence of a review by this CLI.
     pub fn agent_name(self) -> &'static str {
         match self {
             ReviewerCli::Codex => "codex-exec",
             ReviewerCli::Copilot => "copilot-prompt",
+            ReviewerCli::Claude => "claude-prompt",
         }
     }
 
@@ -80,6 +85,7 @@ impl ReviewerCli {
         match self {
             ReviewerCli::Codex => "codex-rollout",
             ReviewerCli::Copilot => "copilot-session",
+            ReviewerCli::Claude => "claude-transcript",
         }
     }
 
@@ -88,6 +94,7 @@ impl ReviewerCli {
         match self {
             ReviewerCli::Codex => Host::CodexCli,
             ReviewerCli::Copilot => Host::CopilotCli,
+            ReviewerCli::Claude => Host::ClaudeCode,
         }
     }
 
@@ -105,6 +112,7 @@ impl ReviewerCli {
         match self {
             ReviewerCli::Codex => "response_item.message.user",
             ReviewerCli::Copilot => "user.message",
+            ReviewerCli::Claude => "user",
         }
     }
 
@@ -113,6 +121,7 @@ impl ReviewerCli {
         match self {
             ReviewerCli::Codex => "Codex",
             ReviewerCli::Copilot => "Copilot CLI",
+            ReviewerCli::Claude => "Claude Code",
         }
     }
 
@@ -121,13 +130,14 @@ impl ReviewerCli {
         match self {
             ReviewerCli::Codex => "`codex exec`",
             ReviewerCli::Copilot => "`copilot -p`",
+            ReviewerCli::Claude => "`claude -p`",
         }
     }
 
     /// Whether a shell call runs this CLI non-interactively: one of its simple commands
     /// (past `NAME=value` assignments and wrappers such as `env`, `timeout 900` or `npx`)
-    /// is `codex … exec …` (or `codex e`), or `copilot … -p|--prompt …`, also inside a
-    /// subshell or a command substitution.
+    /// is `codex … exec …` (or `codex e`), `copilot … -p|--prompt …` or `claude …
+    /// -p|--print …`, also inside a subshell or a command substitution.
     fn runs_in(self, call: &ToolCall) -> bool {
         let command = call.command().unwrap_or_default();
         // Subshells and command substitutions run commands too: `(cd x && codex exec -)`.
@@ -144,6 +154,9 @@ impl ReviewerCli {
                 ReviewerCli::Copilot => {
                     is("copilot", "github/copilot")
                         && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
+                }
+                ReviewerCli::Claude => {
+                    is("claude", "anthropic-ai/claude-code") && args.iter().any(|w| *w == "-p" || *w == "--print")
                 }
             }
         })
@@ -201,7 +214,11 @@ impl<'a> CliRun<'a> {
         if !prompts(log, cli).any(|prompt| has_nonce_line(prompt, nonce)) {
             return None;
         }
-        let (_, start) = own().find(|(_, r)| r.session_start)?;
+        // A transcript has no opening record: its first conversation record opens the run.
+        let (_, start) = match cli {
+            ReviewerCli::Claude => own().find(|(_, r)| r.session_id.is_some() && r.cwd.is_some())?,
+            ReviewerCli::Codex | ReviewerCli::Copilot => own().find(|(_, r)| r.session_start)?,
+        };
         let mut models: Vec<&str> = own().filter_map(|(_, r)| r.model.as_deref()).collect();
         models.dedup();
         let completed = match cli {
@@ -209,6 +226,7 @@ impl<'a> CliRun<'a> {
                 .find(|(_, r)| r.kind == "event_msg.task_complete")
                 .and_then(|(line, r)| Some((r.text.clone().unwrap_or_default(), r.timestamp.clone()?, line.end))),
             ReviewerCli::Copilot => copilot_completion(log),
+            ReviewerCli::Claude => claude_completion(log),
         };
         Some(CliRun {
             cli,
@@ -228,14 +246,28 @@ fn prompts(log: &SessionLog, cli: ReviewerCli) -> impl Iterator<Item = &str> {
     records.filter_map(|(_, r)| r.text.as_deref())
 }
 
-/// Whether `log` is a reviewer's run: a Codex CLI or Copilot CLI session prompted with a
-/// review nonce line (`ARIS_REVIEW_NONCE=…`). Its end is a reviewer's answer, not an
+/// Whether `log` is a reviewer's run: a Codex CLI, Copilot CLI or Claude Code session
+/// prompted with a review nonce line (`ARIS_REVIEW_NONCE=…`). Its end is a reviewer's answer, not an
 /// agent's finished work, so no gate is asked for it.
 pub fn is_reviewer_run(log: &SessionLog) -> bool {
     let carries_a_nonce = |prompt: &str| {
         prompt.split('\n').any(|line| line.trim_end().strip_prefix("ARIS_REVIEW_NONCE=").is_some_and(|n| !n.is_empty()))
     };
     ReviewerCli::of_host(log.host).is_some_and(|cli| prompts(log, cli).any(carries_a_nonce))
+}
+
+/// A `claude -p` run completes with the model's last answer that called no tool (a
+/// transcript records no end of its own; the shell call's exit says the process ended).
+fn claude_completion(log: &SessionLog) -> Option<(String, String, u64)> {
+    let mut answer = None;
+    for (line, record) in log.records().filter(|(_, r)| r.root && r.kind == "assistant") {
+        answer = match (&record.text, record.tool_calls.is_empty()) {
+            (Some(text), true) if !text.is_empty() => Some((text.clone(), record.timestamp.clone()?, line.end)),
+            (_, false) => None,
+            _ => answer,
+        };
+    }
+    answer
 }
 
 /// A `copilot -p` run completes with its session's shutdown, no error before it; its
@@ -384,7 +416,7 @@ pub fn verify_cli_review(
         return Err(EvidenceError::new(
             RefusalCode::InvocationCount,
             format!(
-                "expected exactly one nonce-bound reviewer run (`codex exec` or `copilot -p`) after the challenge, found {}",
+                "expected exactly one nonce-bound reviewer run (`codex exec`, `copilot -p` or `claude -p`) after the challenge, found {}",
                 runs.len()
             ),
         ));
@@ -444,7 +476,12 @@ pub fn validate_cli_review(
     let Some(cli) = ev.str("agent_name").and_then(ReviewerCli::of_evidence) else {
         return fail("not evidence of a reviewer CLI's review");
     };
-    let (name, kind) = (cli.name(), if cli == ReviewerCli::Codex { "rollout" } else { "session log" });
+    let kind = match cli {
+        ReviewerCli::Codex => "rollout",
+        ReviewerCli::Copilot => "session log",
+        ReviewerCli::Claude => "transcript",
+    };
+    let name = cli.name();
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
         return fail("not evidence of a reviewer CLI's review");
     }
@@ -539,6 +576,9 @@ mod tests {
             ("copilot", None),
             ("gh copilot -p review", None),
             ("npx @github/copilot -p review", Some(ReviewerCli::Copilot)),
+            ("claude -p 'review' --model claude-sonnet-4-6", Some(ReviewerCli::Claude)),
+            ("ANTHROPIC_BASE_URL=x claude --print review", Some(ReviewerCli::Claude)),
+            ("claude mcp list", None),
         ];
         // Codex CLI's `exec_command` names its command line `cmd`.
         let exec = ToolCall { id: None, name: "exec_command".into(), arguments: json!({"cmd": "copilot -p x"}) };

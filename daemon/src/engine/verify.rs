@@ -13,13 +13,18 @@ use serde_json::{Map, Value};
 use std::path::Path;
 
 impl Engine {
-    /// The reviewer CLIs' logs (Codex rollouts, Copilot session logs) that may hold the
-    /// review of a Claude Code or Codex CLI challenge, caught up and witnessed: those written since the
+    /// The reviewer CLIs' logs (Codex rollouts, Copilot session logs, Claude Code
+    /// transcripts) that may hold the review of a Claude Code or Codex CLI challenge, caught up and witnessed: those written since the
     /// challenge, not tampered. Their ids in the log cache.
     fn reviewer_logs(&mut self, challenge: &Map<String, Value>) -> Result<Vec<i64>, EngineError> {
         let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
         let roots = self.ingest.roots();
-        let reviewers = Roots { codex: roots.codex.clone(), copilot: roots.copilot.clone(), ..Roots::default() };
+        let reviewers = Roots {
+            codex: roots.codex.clone(),
+            copilot: roots.copilot.clone(),
+            claude: roots.claude.clone(),
+            ..Roots::default()
+        };
         for found in self.ingest.discover_in(&reviewers) {
             self.ingest.catch_up(&mut self.store, &found.path, found.host)?;
         }
