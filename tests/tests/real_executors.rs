@@ -194,6 +194,12 @@ impl World {
 /// checks, one attempt per request, no tools.
 const GEMINI_SETTINGS: &str = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false,"maxAttempts":1,"retryFetchErrors":false},"tools":{"core":[]}}"#;
 
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path());
+    entries.flat_map(|path| if path.is_dir() { walk(&path) } else { vec![path] }).collect()
+}
+
 fn world() -> Option<World> {
     hosts::jurors().map(World::new)
 }
@@ -216,6 +222,21 @@ fn codex_stop_is_blocked_without_evidence_and_the_reason_reaches_the_model() {
     let decisions = world.decisions("Stop");
     assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:#?}");
     assert!(decisions.iter().all(|d| d["host"] == "codex-cli"), "{decisions:#?}");
+    // judge-hook ended the turn it blocked twice: the gate's own end, not a bypass.
+    assert_eq!(world.bypasses_of(&world.rollout()), Vec::<Value>::new());
+}
+
+/// Issue 25: a Codex CLI turn that ends with no gate asked (no hook installed, the gate
+/// armed for Codex CLI's `Stop` by default) is on the record as a bypass.
+#[test]
+fn a_codex_turn_that_ended_without_the_gate_is_on_the_record() {
+    let Some(world) = world() else { return };
+    let output = world.codex_exec();
+    assert!(output.status.success(), "{}", said(&output));
+    assert!(world.decisions("Stop").is_empty(), "no hook, no decision");
+    let bypassed = world.bypasses_of(&world.rollout());
+    assert_eq!(bypassed.len(), 1, "{bypassed:#?}");
+    assert_eq!((bypassed[0]["event"].as_str(), &bypassed[0]["task_id"]), (Some("Stop"), &Value::Null));
 }
 
 #[test]
@@ -233,6 +254,7 @@ fn codex_stop_is_allowed_when_the_policy_is_off() {
     let decisions = world.decisions("Stop");
     assert_eq!(decisions.len(), 1, "{decisions:#?}");
     assert_eq!(decisions[0]["decision"], "allow");
+    assert_eq!(world.bypasses_of(&world.rollout()), Vec::<Value>::new(), "the gate is off");
     // What install-hooks wrote, and only that, goes again.
     world.judged(&["uninstall-hooks", "--codex", "--user"]);
     assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
@@ -324,6 +346,19 @@ impl World {
         bypassed.into_iter().filter(|b| b["session_id"] == summary["session_id"]).collect()
     }
 
+    /// The Codex CLI agent's rollout: the one the world's `codex exec` wrote (a reviewer
+    /// CLI's run writes its own elsewhere).
+    fn rollout(&self) -> String {
+        let sessions = self.codex_home().join("sessions");
+        let found = std::fs::read_dir(&sessions).into_iter().flatten().flatten().map(|year| year.path());
+        let mut files: Vec<PathBuf> = found
+            .flat_map(|dir| walk(&dir))
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")))
+            .collect();
+        files.sort();
+        files.first().unwrap_or_else(|| panic!("no rollout under {}", sessions.display())).display().to_string()
+    }
+
     /// The evidence the scenario's verify step wrote.
     fn evidence(&self) -> Value {
         hosts::read_json(&self.project().join("review.evidence.json"))
@@ -398,6 +433,8 @@ fn reviewed_under_the_stop_gate(scenario: &str, reviewer: &Reviewer) -> Option<(
     // host, ended a reviewer's run, not an agent's work: no bypass.
     let reviewer_log = evidence["reviewer_session_events"].as_str().unwrap();
     assert_eq!(world.bypasses_of(reviewer_log), Vec::<Value>::new());
+    // The turn's end the gate allowed is none either.
+    assert_eq!(world.bypasses_of(&world.rollout()), Vec::<Value>::new());
     for mode in ["auto", "direct"] {
         let validated = world.judge_evidence(mode, &["validate", "--evidence", "review.evidence.json"]);
         assert!(validated.status.success(), "{mode}: {}", said(&validated));

@@ -1,6 +1,6 @@
-//! Every completion on the record: a Claude Code task completed, or a Copilot CLI root
-//! agent's stop, in a log of a project whose gate is armed for that event, is matched to
-//! the gate decision that allowed it, and one no decision allowed (the hook was not
+//! Every completion on the record: a Claude Code task completed, a Copilot CLI root
+//! agent's stop or a Codex CLI turn's end, in a log of a project whose gate is armed for
+//! that event, is matched to the gate decision that allowed it, and one no decision allowed (the hook was not
 //! installed, was removed, or its answer not heeded) is journaled as a bypass, which
 //! `judged status` counts and `judged report` lists. A reviewer CLI's run (`copilot -p`
 //! prompted with a review nonce) ends a review, not an agent's work: it is no bypass.
@@ -23,34 +23,51 @@ impl Engine {
     }
 
     fn account_for(&mut self, completion: &TaskCompletion) -> Result<(), StoreError> {
-        // Copilot CLI's records name the session and its cwd only at its start: the file's.
+        // Copilot CLI's and Codex CLI's records name the session and its cwd only at its
+        // start: the file's.
         let file = self.store.file(completion.file_id);
+        let Some(host) = file.map(|f| f.host) else { return Ok(()) };
         let session_id = completion.session_id.clone().or_else(|| file.and_then(|f| f.session_id.clone()));
         let Some(cwd) = completion.cwd.clone().or_else(|| file.and_then(|f| f.cwd.clone())) else { return Ok(()) };
         // A completion from before judged kept a record (a log it found on its first
-        // start) had no gate to ask.
-        let began = self.store.journal_began()?.as_deref().and_then(timestamp::parse);
-        let at = completion.completed_at.as_deref().and_then(timestamp::parse);
-        let (Some(began), Some(at)) = (began, at) else { return Ok(()) };
+        // start) had no gate to ask. It began with its journal's first event, or with this
+        // daemon's start when that was earlier: a fresh store journals nothing until it
+        // finds a log, which the host may have written to the end by then.
+        let started = chrono::Utc::now() - chrono::Duration::from_std(self.started.elapsed()).unwrap_or_default();
+        let journaled = self.store.journal_began()?.as_deref().and_then(timestamp::parse);
+        let began = journaled.map_or(started, |first| first.min(started));
+        let Some(at) = completion.completed_at.as_deref().and_then(timestamp::parse) else { return Ok(()) };
         if at < began {
             return Ok(());
         }
         let settings = (self.config.settings_for(Some(Path::new(&cwd)), &mut self.projects))
             .unwrap_or_else(|_| self.config.user_settings());
-        let armed = settings.policy != GatePolicy::Off && settings.events.iter().any(|e| e == completion.event);
+        let armed = settings.policy != GatePolicy::Off && settings.decides(host, completion.event);
         if !armed {
             return Ok(());
         }
+        let began = completion.began_at.as_deref().and_then(timestamp::parse);
         let mut allowed = false;
         self.store.journal_newest_first(|_, decided_at, decision: GateDecision| {
+            let decided = timestamp::parse(decided_at);
             allowed = decision.event == completion.event
-                && decision.decision == Decision::Allow
                 && decision.session_id == session_id
-                && match &completion.task_id {
-                    Some(task) => decision.task_id.as_deref() == Some(task.as_str()),
+                && match (&completion.task_id, began) {
+                    (Some(task), _) => {
+                        decision.decision == Decision::Allow && decision.task_id.as_deref() == Some(task.as_str())
+                    }
+                    // A Codex CLI turn's end, recorded as soon as the gate answered its last
+                    // stop: an allow, or the block with which judge-hook ends a turn the agent
+                    // would otherwise go on with (`continue: false`), the gate's own end. An
+                    // answer to an earlier stop of the turn is not this one's.
+                    (None, Some(began)) => {
+                        decided.is_some_and(|d| began.max(at - ANSWERED_WITHIN) <= d && d <= at + SLACK)
+                    }
                     // A stop: the gate is asked after the turn ended, so a decision from
                     // before it (a second's slack for the two clocks' rounding) is another's.
-                    None => timestamp::parse(decided_at).is_some_and(|decided| decided >= at - SLACK),
+                    (None, None) => {
+                        decision.decision == Decision::Allow && decided.is_some_and(|decided| decided >= at - SLACK)
+                    }
                 };
             !allowed
         })?;
@@ -119,3 +136,7 @@ fn notify(command: Vec<String>, bypassed: &CompletionBypassed) {
 
 /// How much earlier than the stop's record a decision may be stamped and still be its.
 const SLACK: chrono::Duration = chrono::Duration::seconds(1);
+
+/// How long before a Codex CLI turn's recorded end the gate's answer to its last stop may
+/// be stamped: the client records the end as soon as the hook returns.
+const ANSWERED_WITHIN: chrono::Duration = chrono::Duration::seconds(10);

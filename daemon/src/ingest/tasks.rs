@@ -9,6 +9,9 @@
 //! * Copilot CLI: the root agent's stop, read from the envelopes alone: a root turn that
 //!   ran no tool ends (`assistant.turn_end`), and what follows is not another turn (a
 //!   blocked stop makes the agent go on) but the next prompt or the session's end.
+//! * Codex CLI: a turn's end, `event_msg` `task_complete`, which the client records only
+//!   once its `Stop` hook let the turn end (a blocked stop goes on within the turn); the
+//!   gate is asked before it, within the turn that `task_started` opened.
 
 use judged_core::adapter::Envelope;
 use judged_core::event::{Host, Record};
@@ -29,6 +32,9 @@ pub struct TaskCompletion {
     pub task_id: Option<String>,
     /// The host's time of the result.
     pub completed_at: Option<String>,
+    /// When the turn began, for a stop the gate is asked about before the host records
+    /// it (Codex CLI): the decision is then one made within the turn.
+    pub began_at: Option<String>,
     /// The line of the result.
     pub line: u64,
 }
@@ -44,12 +50,13 @@ pub struct Tasks {
     found: Vec<TaskCompletion>,
 }
 
-/// A Copilot CLI root turn: whether it ran a tool, and the stop it ended in, waiting for
-/// what comes next to say whether it held.
+/// A root turn under way. Copilot CLI: whether it ran a tool, and the stop it ended in,
+/// waiting for what comes next to say whether it held. Codex CLI: when it began.
 #[derive(Default)]
 struct Turn {
     ran_tool: bool,
     stop: Option<(Option<String>, u64)>,
+    began: Option<String>,
 }
 
 impl Tasks {
@@ -80,6 +87,7 @@ impl Tasks {
                     cwd: record.cwd.clone(),
                     task_id: Some(task_id),
                     completed_at: record.timestamp.clone(),
+                    began_at: None,
                     line,
                 });
             }
@@ -95,13 +103,25 @@ impl Tasks {
         }
     }
 
-    /// Follow a Copilot CLI log's root turns by their envelopes (line `line`).
+    /// Follow a Copilot CLI or Codex CLI log's root turns by their envelopes (line `line`).
     pub fn observe_turn(&mut self, host: Host, file_id: i64, path: &str, line: u64, record: &Envelope) {
-        if host != Host::CopilotCli || !record.root {
+        if !matches!(host, Host::CopilotCli | Host::CodexCli) || !record.root {
             return;
         }
         let turn = self.turns.entry(file_id).or_default();
         match record.kind.as_str() {
+            "event_msg.task_started" => turn.began.clone_from(&record.timestamp),
+            "event_msg.task_complete" => self.found.push(TaskCompletion {
+                event: "Stop",
+                file_id,
+                path: path.to_owned(),
+                session_id: None,
+                cwd: None,
+                task_id: None,
+                completed_at: record.timestamp.clone(),
+                began_at: turn.began.take(),
+                line,
+            }),
             "assistant.turn_start" => *turn = Turn::default(),
             "tool.execution_start" => turn.ran_tool = true,
             "assistant.turn_end" if !turn.ran_tool => turn.stop = Some((record.timestamp.clone(), line)),
@@ -115,6 +135,7 @@ impl Tasks {
                         cwd: None,
                         task_id: None,
                         completed_at,
+                        began_at: None,
                         line,
                     });
                 }
@@ -162,5 +183,33 @@ mod tests {
         let went_on = [&lines[..shutdown], &[lines[last_turn_end - 3]], &lines[shutdown..]].concat().join("\n");
         assert!(lines[last_turn_end - 3].contains("assistant.turn_start"), "{}", lines[last_turn_end - 3]);
         assert!(stops(&went_on).is_empty(), "a turn started after the stop");
+    }
+
+    /// A Codex CLI turn's end is its `task_complete`, with the time the turn began: the
+    /// real rollout of fixtures/codex-0.169.0 holds one turn.
+    #[test]
+    fn a_codex_stop_is_the_turns_recorded_end_with_its_beginning() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/codex-0.169.0/copilot-review");
+        let path = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")));
+        let text = std::fs::read_to_string(path.unwrap()).unwrap();
+        let mut tasks = Tasks::default();
+        for (n, line) in text.lines().enumerate() {
+            let record = judged_core::adapter::envelope(Host::CodexCli, line.as_bytes()).unwrap();
+            tasks.observe_turn(Host::CodexCli, 1, "/r.jsonl", n as u64 + 1, &record);
+        }
+        let found = tasks.take();
+        let lines: Vec<&str> = text.lines().collect();
+        let at = |kind: &str| lines.iter().position(|l| l.contains(kind)).unwrap();
+        let (started, completed) = (at(r#""type":"task_started""#), at(r#""type":"task_complete""#));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].event, found[0].line), ("Stop", completed as u64 + 1));
+        let time = |line: &str| {
+            serde_json::from_str::<serde_json::Value>(line).unwrap()["timestamp"].as_str().map(str::to_owned)
+        };
+        assert_eq!(found[0].began_at, time(lines[started]));
+        assert_eq!(found[0].completed_at, time(lines[completed]));
     }
 }
