@@ -280,12 +280,10 @@ mod tests {
     /// onto the call.
     #[test]
     fn a_codex_agents_shell_calls_read_as_tool_calls_with_the_turns_model() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/codex-0.169.0/copilot-review");
-        let path = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")));
-        let log = SessionLog::from_bytes(Host::CodexCli, "r", std::fs::read(path.unwrap()).unwrap());
+        let rollout = include_bytes!(
+            "../../fixtures/codex-0.169.0/copilot-review/rollout-2026-12-02T03-06-22-01a234b7-ad65-70a1-8a28-3953cf556152.jsonl"
+        );
+        let log = SessionLog::from_bytes(Host::CodexCli, "r", rollout.to_vec());
         let calls: Vec<&crate::event::Record> =
             log.records().map(|(_, r)| r).filter(|r| !r.tool_calls.is_empty()).collect();
         assert_eq!(calls.len(), 4, "marker, challenge, the reviewer, verify");

@@ -571,23 +571,9 @@ class Handler(BaseHTTPRequestHandler):
             arguments = json.dumps(action[2])
             item = {"type": "function_call", "id": "fc_" + mid, "status": "completed", "call_id": "call_s%d" % idx,
                     "name": action[1], "arguments": arguments}
-            response = {"id": rid, "object": "response", "created_at": created, "status": "completed",
-                        "model": reported, "output": [item], "usage": usage}
-            headers = {"openai-model": reported} if sc.model_header else {}
-            if not stream:
-                self._send_json(200, response, headers)
-                return
-            event = self._responses_stream(headers)
-            event("response.created", response=dict(response, status="in_progress", output=[], usage=None))
-            event("response.output_item.added", output_index=0, item=dict(item, status="in_progress", arguments=""))
-            event("response.function_call_arguments.delta", item_id=item["id"], output_index=0, delta=arguments)
-            event("response.function_call_arguments.done", item_id=item["id"], output_index=0, arguments=arguments)
-            event("response.output_item.done", output_index=0, item=item)
-            event("response.completed", response=response)
-            return
-        text = action[1]
-        part = {"type": "output_text", "text": text, "annotations": []}
-        item = {"type": "message", "id": mid, "status": "completed", "role": "assistant", "content": [part]}
+        else:
+            part = {"type": "output_text", "text": action[1], "annotations": []}
+            item = {"type": "message", "id": mid, "status": "completed", "role": "assistant", "content": [part]}
         response = {"id": rid, "object": "response", "created_at": created, "status": "completed",
                     "model": reported, "output": [item], "usage": usage}
         headers = {"openai-model": reported} if sc.model_header else {}
@@ -597,6 +583,14 @@ class Handler(BaseHTTPRequestHandler):
         event = self._responses_stream(headers)
         event("response.created", response=dict(response, status="in_progress", output=[], usage=None))
         event("response.in_progress", response=dict(response, status="in_progress", output=[], usage=None))
+        if action[0] == "tool":
+            event("response.output_item.added", output_index=0, item=dict(item, status="in_progress", arguments=""))
+            event("response.function_call_arguments.delta", item_id=item["id"], output_index=0, delta=arguments)
+            event("response.function_call_arguments.done", item_id=item["id"], output_index=0, arguments=arguments)
+            event("response.output_item.done", output_index=0, item=item)
+            event("response.completed", response=response)
+            return
+        text = action[1]
         event("response.output_item.added", output_index=0,
               item=dict(item, status="in_progress", content=[]))
         event("response.content_part.added", item_id=mid, output_index=0, content_index=0,

@@ -189,12 +189,9 @@ mod tests {
     /// real rollout of fixtures/codex-0.169.0 holds one turn.
     #[test]
     fn a_codex_stop_is_the_turns_recorded_end_with_its_beginning() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/codex-0.169.0/copilot-review");
-        let path = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")));
-        let text = std::fs::read_to_string(path.unwrap()).unwrap();
+        let text = include_str!(
+            "../../../fixtures/codex-0.169.0/copilot-review/rollout-2026-12-02T03-06-22-01a234b7-ad65-70a1-8a28-3953cf556152.jsonl"
+        );
         let mut tasks = Tasks::default();
         for (n, line) in text.lines().enumerate() {
             let record = judged_core::adapter::envelope(Host::CodexCli, line.as_bytes()).unwrap();
