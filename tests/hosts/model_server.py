@@ -132,6 +132,10 @@ def user_texts(req):
     """Texts of user messages (excluding tool results); a Responses request's `input`
     messages count as messages."""
     out = []
+    for c in gemini_contents(req, "user"):
+        texts = [p["text"] for p in c.get("parts") or [] if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        if texts:
+            out.append("\n".join(texts))
     for m in (req.get("messages") or []) + responses_items(req, "message"):
         if m.get("role") != "user":
             continue
@@ -149,10 +153,20 @@ def responses_items(req, kind):
     return [i for i in items if isinstance(i, dict) and i.get("type", "message") == kind]
 
 
+def gemini_contents(req, role):
+    """The Gemini API `contents` of `role` (`user`, `model`)."""
+    contents = req.get("contents") if isinstance(req.get("contents"), list) else []
+    return [c for c in contents if isinstance(c, dict) and c.get("role") == role]
+
+
 def tool_results(req):
-    """Ordered list of tool result texts in the conversation (all three APIs)."""
+    """Ordered list of tool result texts in the conversation (all four APIs)."""
     out = [o if isinstance(o, str) else text_of(o)
            for o in (i.get("output") for i in responses_items(req, "function_call_output"))]
+    for c in gemini_contents(req, "user"):
+        for p in c.get("parts") or []:
+            if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict):
+                out.append(json.dumps(p["functionResponse"].get("response")))
     for m in req.get("messages") or []:
         role = m.get("role")
         if role == "tool":
@@ -258,8 +272,9 @@ class Scenario:
         """-> (step_index, action) where action is ("tool", name, input) or ("text", str)."""
         results = tool_results(req)
         n_assistant = sum(1 for m in req.get("messages") or [] if m.get("role") == "assistant")
-        # A Responses conversation: each step taken is a function call or an answer.
-        n_assistant += len(responses_items(req, "function_call"))
+        # A Responses conversation: each step taken is a function call or an answer; a
+        # Gemini one: each model turn.
+        n_assistant += len(responses_items(req, "function_call")) + len(gemini_contents(req, "model"))
         n_assistant += sum(1 for m in responses_items(req, "message") if m.get("role") == "assistant")
         idx = max(len(results), n_assistant)
         # "capture": {"name": "regex with one group"} reads a value from the user messages
@@ -282,6 +297,8 @@ class Scenario:
             desc = step.get("description") or "Run command"
             if flavor == "openai":
                 return idx, ("tool", "bash", {"command": cmd, "description": desc})
+            if flavor == "gemini":
+                return idx, ("tool", "run_shell_command", {"command": cmd, "description": desc})
             if flavor == "responses":
                 # Not a login shell, whose profile would reset the PATH the test set up;
                 # the longest wait Codex CLI allows before it answers "still running".
@@ -537,30 +554,35 @@ class Handler(BaseHTTPRequestHandler):
         entry.update(extra or {})
         self.state.log(entry)
 
+    def _next_action(self, req, flavor, requested, reported, extra):
+        """-> (step_index, action) for a Codex CLI or Gemini CLI request: the scripted root
+        agent's next step when the scenario has a root script and this is the root
+        conversation, the reviewer's answer for a child, and otherwise the juror's verdict.
+        Only an agent's scenario names its prompt; a juror's answers every request."""
+        sc = self.state.scenario
+        kind = sc.classify(req) if sc.prompt else "juror"
+        idx = None
+        if kind == "root" and sc.root:
+            idx, action = sc.root_action(req, flavor)
+        elif kind == "child":
+            action = ("text", sc.reviewer.get("text", "Score: 8/10\nVerdict: ready"))
+        else:
+            action = ("text", sc.juror_text(requested))
+            self._log_juror(flavor, requested, reported, action[1], extra)
+            return idx, action
+        self.state.log(dict(extra, method="POST", path=self.path, flavor=flavor, kind=kind,
+                            request_model=requested, reported_model=reported, step=idx, reply=action))
+        return idx, action
+
     def _handle_responses(self, req):
-        """A Codex CLI request: the scripted root agent's next step when the scenario has a
-        root script and this is the root conversation, the reviewer's answer for a child,
-        and otherwise the juror's verdict."""
+        """A Codex CLI request (see `_next_action`)."""
         sc = self.state.scenario
         requested = req.get("model")
         reported = sc.reported_model(requested)
-        # Only an agent's scenario names its prompt; a juror's answers every request.
-        kind = sc.classify(req) if sc.prompt else "juror"
         extra = {"headers": dict(self.headers), "input": req.get("input"),
                  "instructions_chars": len(req.get("instructions") or ""),
                  "tools": [t.get("name") or t.get("type") for t in (req.get("tools") or []) if isinstance(t, dict)]}
-        idx = None
-        if kind == "root" and sc.root:
-            idx, action = sc.root_action(req, "responses")
-            self.state.log(dict(extra, method="POST", path=self.path, flavor="responses", kind="root",
-                                request_model=requested, reported_model=reported, step=idx, reply=action))
-        elif kind == "child":
-            action = ("text", sc.reviewer.get("text", "Score: 8/10\nVerdict: ready"))
-            self.state.log(dict(extra, method="POST", path=self.path, flavor="responses", kind="child",
-                                request_model=requested, reported_model=reported, reply=action))
-        else:
-            action = ("text", sc.juror_text(requested))
-            self._log_juror("responses", requested, reported, action[1], extra)
+        idx, action = self._next_action(req, "responses", requested, reported, extra)
         stream = req.get("stream") is not False
         created = int(time.time())
         rid = "resp_scripted_%d" % self.state.next_id()
@@ -625,13 +647,22 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"totalTokens": 100})
             return
         reported = sc.reported_model(requested)
-        text = sc.juror_text(requested)
         contents = req.get("contents") or []
-        self._log_juror("gemini", requested, reported, text,
-                        {"stream": method == "streamGenerateContent", "headers": dict(self.headers),
-                         "contents": contents})
+        extra = {"stream": method == "streamGenerateContent", "headers": dict(self.headers), "contents": contents}
+        _, action = self._next_action(req, "gemini", requested, reported, extra)
         rid = "gemini-scripted-%d" % self.state.next_id()
         usage = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
+        if action[0] == "tool":
+            call = {"content": {"role": "model", "parts": [{"functionCall": {"name": action[1], "args": action[2]}}]},
+                    "index": 0, "finishReason": "STOP"}
+            out = {"candidates": [call], "modelVersion": reported, "responseId": rid, "usageMetadata": usage}
+            if method == "generateContent" or "alt=sse" not in (urlparse(self.path).query or ""):
+                self._send_json(200, out if method == "generateContent" else [out])
+                return
+            self._start_sse()
+            self._sse(out)
+            return
+        text = action[1]
 
         def answer(chunk, finish):
             candidate = {"content": {"role": "model", "parts": [{"text": chunk}]}, "index": 0}

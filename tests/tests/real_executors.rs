@@ -46,8 +46,8 @@ impl World {
     }
 
     /// A world whose model server plays `scenario` (with `server_args`), with a daemon
-    /// that watches the world's Codex CLI sessions, Copilot CLI session state and Claude
-    /// Code projects.
+    /// that watches the world's Codex CLI sessions, Gemini CLI projects, Copilot CLI
+    /// session state and Claude Code projects.
     fn of(clients: JurorClients, scenario: &str, server_args: &[&str]) -> World {
         let dir = tempfile::Builder::new().prefix("judged-executors-").tempdir().expect("temp dir");
         let judged_home = dir.path().join("judged-home");
@@ -56,7 +56,8 @@ impl World {
         std::fs::create_dir_all(dir.path().join("home/.gemini")).unwrap();
         std::fs::create_dir_all(dir.path().join("home/.codex")).unwrap();
         let codex_root = dir.path().join("home/.codex/sessions");
-        let config = format!("codex_roots = [{codex_root:?}]\nauto_start = false\n");
+        let gemini_root = dir.path().join("home/.gemini/tmp");
+        let config = format!("codex_roots = [{codex_root:?}]\ngemini_roots = [{gemini_root:?}]\nauto_start = false\n");
         std::fs::write(judged_home.join("config.toml"), config).unwrap();
         let copilot_root = dir.path().join("home/.copilot/session-state");
         let claude_root = dir.path().join("home/.claude/projects");
@@ -173,14 +174,33 @@ impl World {
         if !settings.exists() {
             std::fs::write(&settings, GEMINI_SETTINGS).unwrap();
         }
+        self.gemini(&["-p", "Make the cart round half up."])
+    }
+
+    /// Gemini CLI as an agent, with `args` after its model.
+    fn gemini(&self, args: &[&str]) -> Output {
         let mut command = self.command("node");
         command
             .env("GOOGLE_GEMINI_BASE_URL", self.server.url())
             .env("GEMINI_API_KEY", "scripted-offline-key")
             .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
             .arg(&self.clients.gemini)
-            .args(["-m", "gemini-2.5-pro", "-p", "Make the cart round half up."]);
+            .args(["-m", "gemini-2.5-pro"])
+            .args(args);
         self.run(command)
+    }
+
+    /// Point a `codex exec` the agent runs at the scripted model, through the user's
+    /// config (kept: install-hooks may have written to it).
+    fn codex_reviewer_config(&self) {
+        let provider = format!(
+            "model_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\n\
+             wire_api = \"responses\"\nenv_key = \"MOCK_CREDENTIAL\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",
+            self.server.url()
+        );
+        let config = self.codex_home().join("config.toml");
+        let theirs = std::fs::read_to_string(&config).unwrap_or_default();
+        std::fs::write(&config, format!("{provider}\n{theirs}")).unwrap();
     }
 
     /// The text of the model requests of `flavor` (`responses`, `gemini`), in order.
@@ -359,6 +379,16 @@ impl World {
         files.first().unwrap_or_else(|| panic!("no rollout under {}", sessions.display())).display().to_string()
     }
 
+    /// The gate blocked the agent's first `event` (no review yet) and allowed its last
+    /// (on the review's evidence).
+    fn blocked_then_allowed(&self, event: &str) {
+        let decisions = self.decisions(event);
+        let [first, .., last] = decisions.as_slice() else { panic!("two {event}s at least: {decisions:#?}") };
+        let decided = (first["decision"].as_str(), last["decision"].as_str());
+        assert_eq!(decided, (Some("block"), Some("allow")), "{decisions:#?}");
+        assert_eq!(last["reason"], "fresh positive evidence", "{decisions:#?}");
+    }
+
     /// The evidence the scenario's verify step wrote.
     fn evidence(&self) -> Value {
         hosts::read_json(&self.project().join("review.evidence.json"))
@@ -371,7 +401,15 @@ struct Reviewer {
     model: &'static str,
     identity_source: &'static str,
     host: &'static str,
+    family: &'static str,
 }
+
+/// The agent a scenario reviews, as its evidence names it: its host, model, where the
+/// model was read, and its family.
+type Executor = [&'static str; 4];
+
+/// `codex exec -m gpt-5.5`, the agent of the `codex-*` scenarios.
+const CODEX_AGENT: Executor = ["codex-cli", "gpt-5.5", "codex-rollout", "openai"];
 
 /// `copilot -p` with a Claude model.
 const COPILOT_PROMPT: Reviewer = Reviewer {
@@ -379,6 +417,7 @@ const COPILOT_PROMPT: Reviewer = Reviewer {
     model: "claude-sonnet-4.6",
     identity_source: "copilot-session",
     host: "copilot-cli",
+    family: "anthropic",
 };
 
 /// `claude -p`.
@@ -387,22 +426,29 @@ const CLAUDE_PROMPT: Reviewer = Reviewer {
     model: "claude-sonnet-4-6",
     identity_source: "claude-transcript",
     host: "claude-code",
+    family: "anthropic",
 };
 
-/// Evidence of a Codex CLI agent's review by `reviewer`: the executor read from its
-/// rollout, the reviewer from the reviewer CLI's own log of the run.
-fn assert_reviewed_by(evidence: &Value, reviewer: &Reviewer) {
+/// `codex exec -m gpt-5.4`.
+const CODEX_EXEC: Reviewer = Reviewer {
+    agent_name: "codex-exec",
+    model: "gpt-5.4",
+    identity_source: "codex-rollout",
+    host: "codex-cli",
+    family: "openai",
+};
+
+/// Evidence of `executor`'s review by `reviewer`: the executor read from its own log,
+/// the reviewer from the reviewer CLI's own log of the run.
+fn assert_reviewed_by(evidence: &Value, executor: Executor, reviewer: &Reviewer) {
     assert_eq!(evidence["status"], "verified", "{evidence}");
     let fields = ["host", "executor_model", "executor_model_source", "executor_family"];
-    assert_eq!(
-        fields.map(|f| evidence[f].as_str()),
-        [Some("codex-cli"), Some("gpt-5.5"), Some("codex-rollout"), Some("openai")]
-    );
+    assert_eq!(fields.map(|f| evidence[f].as_str()), executor.map(Some));
     let fields = ["agent_name", "reviewer_model", "identity_source", "reviewer_host", "reviewer_family"];
-    let Reviewer { agent_name, model, identity_source, host } = reviewer;
+    let Reviewer { agent_name, model, identity_source, host, family } = reviewer;
     assert_eq!(
         fields.map(|f| evidence[f].as_str()),
-        [Some(*agent_name), Some(*model), Some(*identity_source), Some(*host), Some("anthropic")]
+        [agent_name, model, identity_source, host, family].map(|f| Some(*f))
     );
 }
 
@@ -418,17 +464,10 @@ fn reviewed_under_the_stop_gate(scenario: &str, reviewer: &Reviewer) -> Option<(
     let verified = printed_by(&output, VERIFY);
     assert!(verified.contains("VERIFY_EXIT=0") && !verified.contains("direct mode"), "{verified}");
     let evidence = world.evidence();
-    assert_reviewed_by(&evidence, reviewer);
+    assert_reviewed_by(&evidence, CODEX_AGENT, reviewer);
     let response = std::fs::read_to_string(world.project().join("review.response.md")).unwrap();
     assert!(response.starts_with("Score: 8/10\nVerdict: ready"), "{response}");
-    let decisions = world.decisions("Stop");
-    let [first, .., last] = decisions.as_slice() else { panic!("two stops at least: {decisions:#?}") };
-    assert_eq!(
-        (first["decision"].as_str(), last["decision"].as_str()),
-        (Some("block"), Some("allow")),
-        "{decisions:#?}"
-    );
-    assert_eq!(last["reason"], "fresh positive evidence", "{decisions:#?}");
+    world.blocked_then_allowed("Stop");
     // The reviewer's own session, which ran in the gated project with no hook of its
     // host, ended a reviewer's run, not an agent's work: no bypass.
     let reviewer_log = evidence["reviewer_session_events"].as_str().unwrap();
@@ -512,7 +551,7 @@ fn a_codex_cli_agent_reviewed_by_copilot_prompt_verifies_in_direct_mode() {
     assert!(output.status.success(), "{}", said(&output));
     let verified = printed_by(&output, VERIFY);
     assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
-    assert_reviewed_by(&world.evidence(), &COPILOT_PROMPT);
+    assert_reviewed_by(&world.evidence(), CODEX_AGENT, &COPILOT_PROMPT);
     let validated = world.judge_evidence("direct", &["validate", "--evidence", "review.evidence.json"]);
     assert!(validated.status.success(), "{}", said(&validated));
 }
@@ -522,16 +561,57 @@ fn a_codex_cli_agent_reviewed_by_copilot_prompt_verifies_in_direct_mode() {
 #[test]
 fn a_codex_reviewer_of_a_codex_cli_agent_is_refused_as_the_same_family() {
     let Some(world) = reviewed_world("codex-codex-review", &[]) else { return };
-    // The nested `codex exec` finds the scripted model in the user's config.
-    let provider = format!(
-        "model_provider = \"mock\"\n\n[model_providers.mock]\nname = \"mock\"\nbase_url = \"{}/v1\"\nwire_api = \"responses\"\nenv_key = \"MOCK_CREDENTIAL\"\nrequest_max_retries = 0\nstream_max_retries = 0\n",
-        world.server.url()
-    );
-    let config = world.codex_home().join("config.toml");
-    let hooks = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&config, format!("{provider}\n{hooks}")).unwrap();
+    world.codex_reviewer_config();
     let output = world.codex_exec_prompt(REVIEW_PROMPT);
     assert!(output.status.success(), "{}", said(&output));
     let verified = printed_by(&output, VERIFY);
     assert!(verified.contains("VERIFY_EXIT=10") && verified.contains("same-model-family"), "{verified}");
+}
+
+/// Gemini CLI 0.61.0 as an agent: as [`GEMINI_SETTINGS`], offered its shell tool only.
+const GEMINI_AGENT_SETTINGS: &str = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false,"maxAttempts":1,"retryFetchErrors":false},"tools":{"core":["run_shell_command"]}}"#;
+
+/// The prompt of the `gemini-*-review` scenarios.
+const GEMINI_REVIEW_PROMPT: &str =
+    "Make the cart round half up and have it reviewed for binding run_20261202_9e3141a1_r1_review_5b2f9d01.";
+
+impl World {
+    /// What the Gemini CLI agent's shell call whose command holds `needle` returned, as its
+    /// recording has it.
+    fn gemini_printed_by(&self, needle: &str) -> String {
+        let recordings = walk(&self.home().join(".gemini/tmp"));
+        let lines: Vec<Value> = recordings
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .flat_map(|p| hosts::read_jsonl(p))
+            .collect();
+        let mut calls = lines.iter().flat_map(|l| l["toolCalls"].as_array().cloned().unwrap_or_default());
+        let call = calls.rfind(|c| c["args"]["command"].as_str().is_some_and(|c| c.contains(needle)));
+        let call = call.unwrap_or_else(|| panic!("no shell call ran {needle} in {recordings:?}"));
+        call["result"][0]["functionResponse"]["response"]["output"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+/// Issue 24: a Gemini CLI agent runs the real Codex CLI as its reviewer in a shell call;
+/// the review verifies through the daemon, with the executor read from the agent's
+/// recording and the reviewer from the run's rollout, and the AfterAgent gate that blocked
+/// the agent's end before it lets the agent end after it.
+#[test]
+fn a_gemini_cli_agent_reviewed_by_codex_exec_ends_under_the_after_agent_gate() {
+    let Some(jurors) = hosts::jurors() else { return };
+    let world = World::of(jurors, "gemini-codex-review", &[]);
+    std::fs::write(world.home().join(".gemini/settings.json"), GEMINI_AGENT_SETTINGS).unwrap();
+    world.judged(&["install-hooks", "--gemini", "--user"]);
+    world.codex_reviewer_config();
+    let output = world.gemini(&["--approval-mode", "yolo", "-p", GEMINI_REVIEW_PROMPT]);
+    assert!(output.status.success(), "{}", said(&output));
+    let verified = world.gemini_printed_by(VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
+    let gemini_agent = ["gemini-cli", "gemini-2.5-pro", "gemini-recording", "google"];
+    assert_reviewed_by(&world.evidence(), gemini_agent, &CODEX_EXEC);
+    world.blocked_then_allowed("AfterAgent");
+    for mode in ["auto", "direct"] {
+        let validated = world.judge_evidence(mode, &["validate", "--evidence", "review.evidence.json"]);
+        assert!(validated.status.success(), "{mode}: {}", said(&validated));
+    }
 }

@@ -7,9 +7,17 @@
 //!
 //! A record's kind is the message's `type`, `session` for the header and `$set` for a
 //! patch.
+//!
+//! A shell call is written once it has run: the model's message is recorded first without
+//! it, then again (the same `id`, its own time: when the model answered) with `toolCalls`
+//! (`{id, name: "run_shell_command", args: {command, …}, result, status}`); its outcome is
+//! the next `user` message, a `functionResponse` part of the same `id` whose
+//! `response.output` is `Output: …` and what the client adds after the command's output
+//! (`Exit Code: N` when it failed, `Signal: …` when it was killed, `Process Group PGID:
+//! …`).
 
-use super::{Envelope, Fields, any_str, raw_non_empty, raw_str};
-use crate::event::Record;
+use super::{Envelope, Fields, any_str, non_empty_str, raw_non_empty, raw_str};
+use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -81,5 +89,44 @@ pub(super) fn record(envelope: Envelope, line: &Map<String, Value>) -> Record {
         // The requested (alias-resolved) model: the recording keeps no other.
         record.model = any_str(line, "model");
     }
+    let calls = line.get("toolCalls").and_then(Value::as_array).into_iter().flatten();
+    record.tool_calls = calls
+        .filter(|_| record.kind == "gemini")
+        .filter_map(Value::as_object)
+        .map(|call| ToolCall {
+            id: non_empty_str(call, "id"),
+            name: any_str(call, "name").unwrap_or_default(),
+            arguments: call.get("args").cloned().unwrap_or(Value::Null),
+        })
+        .collect();
+    let parts = line.get("content").and_then(Value::as_array).into_iter().flatten();
+    record.tool_results = parts
+        .filter(|_| record.kind == "user")
+        .filter_map(|part| part.get("functionResponse")?.as_object())
+        .map(|response| {
+            let result = response.get("response").cloned().unwrap_or(Value::Null);
+            let text = result.get("output").and_then(Value::as_str).unwrap_or_default().to_owned();
+            ToolResult {
+                tool_call_id: non_empty_str(response, "id"),
+                success: result.get("error").is_none_or(Value::is_null) && exited_zero(&text),
+                text,
+                result,
+                still_running: None,
+            }
+        })
+        .collect();
     record
+}
+
+/// Whether a shell call's output says its command ran and succeeded: a command that ran
+/// has an `Output:` line (one the client refused to run, such as one with a command
+/// substitution, has only the refusal, under `status: "success"` all the same), and the
+/// client adds `Exit Code: N` after the output of a command that failed and `Signal: …`
+/// after one it killed. A command that prints such a line itself is taken at its word,
+/// which can only fail it.
+fn exited_zero(output: &str) -> bool {
+    let ran = output.lines().any(|line| line.starts_with("Output:"));
+    ran && !output.lines().any(|line| {
+        line.strip_prefix("Exit Code: ").is_some_and(|code| code.trim() != "0") || line.starts_with("Signal: ")
+    })
 }

@@ -147,3 +147,49 @@ fn a_shell_calls_command_is_its_command_line_or_script() {
     assert_eq!(call(json!({"cmd": ["npm", "test"]})).command().as_deref(), Some("npm test"));
     assert_eq!(call(json!({"path": "x"})).command(), None);
 }
+
+/// The real Gemini CLI 0.61.0 recording of an agent's review round
+/// (fixtures/gemini-cli-0.61.0/codex-review): each shell call is a tool call on the
+/// model's message, and its outcome the next user message's function response.
+#[test]
+fn a_gemini_agents_shell_calls_read_as_tool_calls_and_results() {
+    let text = include_str!("../../../fixtures/gemini-cli-0.61.0/codex-review/session-2026-12-02T03-33-043b2553.jsonl");
+    let records: Vec<Record> = text.lines().map(|l| parse_line(Host::GeminiCli, l.as_bytes()).unwrap()).collect();
+    let calls: Vec<&Record> = records.iter().filter(|r| !r.tool_calls.is_empty()).collect();
+    assert_eq!(calls.len(), 4, "marker, challenge, the reviewer, verify");
+    let marker = &calls[0].tool_calls[0];
+    assert_eq!(marker.name, "run_shell_command");
+    assert_eq!(
+        marker.command().as_deref(),
+        Some("judge-evidence marker --binding run_20261202_9e3141a1_r1_review_5b2f9d01")
+    );
+    assert_eq!((calls[0].kind.as_str(), calls[0].model.as_deref()), ("gemini", Some("gemini-2.5-pro")));
+    let outcomes: Vec<&Record> = records.iter().filter(|r| !r.tool_results.is_empty()).collect();
+    assert_eq!(outcomes.len(), 4);
+    let result = &outcomes[0].tool_results[0];
+    assert_eq!((result.tool_call_id.as_ref(), result.success), (marker.id.as_ref(), true));
+    assert!(result.text.contains(r#"{"binding": "run_20261202_9e3141a1_r1_review_5b2f9d01""#), "{}", result.text);
+    assert_eq!(outcomes[0].kind, "user");
+    assert!(outcomes[0].text.is_none(), "a function response is no prompt");
+}
+
+/// A Gemini CLI shell call failed when the client added `Exit Code: N` (N not 0) or
+/// `Signal: …` after its output, or refused to run it.
+#[test]
+fn a_gemini_shell_call_fails_by_what_the_client_adds() {
+    let outcome = |output: &str| {
+        let line = json!({"id": "u", "timestamp": "t", "type": "user", "content": [
+            {"functionResponse": {"id": "c", "name": "run_shell_command", "response": {"output": output}}}]});
+        parse_line(Host::GeminiCli, line.to_string().as_bytes()).unwrap().tool_results[0].success
+    };
+    assert!(outcome("<untrusted_context>\nOutput: ok\nProcess Group PGID: 1\n</untrusted_context>"));
+    assert!(!outcome("<untrusted_context>\nOutput: oops\nExit Code: 3\nProcess Group PGID: 1\n</untrusted_context>"));
+    assert!(!outcome("<untrusted_context>\nOutput: \nSignal: 9\n</untrusted_context>"));
+    assert!(
+        !outcome(
+            "Command injection detected: command substitution syntax ($(), backticks, <() or >()) found \
+                      in command arguments."
+        ),
+        "refused, never run"
+    );
+}

@@ -1,5 +1,6 @@
 //! Reviewer evidence for an agent that runs its reviewer as a shell call (issues 14, 24):
-//! after a `host: claude-code` or `host: codex-cli` challenge, the agent runs a reviewer
+//! after a `host: claude-code`, `host: codex-cli` or `host: gemini-cli` challenge, the
+//! agent runs a reviewer
 //! CLI of another family as a root shell call, the Codex CLI (`codex exec`), the Copilot
 //! CLI (`copilot -p`) or Claude Code (`claude -p`), and that CLI's own log of the run (a
 //! Codex rollout, a Copilot session log, a Claude Code transcript) is the record of the
@@ -12,7 +13,8 @@
 //! the run asked for, which is all a rollout records, docs/spec/host-formats.md §G; the model on a
 //! Copilot session's own records; the `message.model` of a transcript's answers, the
 //! model that answered), the executor's from its own log (a Claude Code
-//! transcript's `message.model`, a Codex rollout's `turn_context.model`); the same family
+//! transcript's `message.model`, a Codex rollout's `turn_context.model`, the `model` of a
+//! Gemini CLI recording's answers); the same family
 //! is rejected (exit 10) as for Copilot's rubber-duck.
 
 use super::challenge::revalidate;
@@ -37,6 +39,7 @@ impl Executor {
     fn model_source(self) -> &'static str {
         match self.0 {
             Host::CodexCli => "codex-rollout",
+            Host::GeminiCli => "gemini-recording",
             _ => "claude-transcript",
         }
     }
@@ -51,9 +54,9 @@ impl Executor {
 }
 
 /// Whether an agent on `host` runs its reviewer as a shell call whose reviewer CLI's own
-/// log is the record: Claude Code and Codex CLI.
+/// log is the record: Claude Code, Codex CLI and Gemini CLI.
 pub fn reviews_by_shell_call(host: Host) -> bool {
-    matches!(host, Host::ClaudeCode | Host::CodexCli)
+    matches!(host, Host::ClaudeCode | Host::CodexCli | Host::GeminiCli)
 }
 
 /// A reviewer CLI whose own log of a run is the record of a review.
@@ -378,7 +381,8 @@ fn the_shell_call<'a>(log: &'a SessionLog, after: u64, run: &CliRun) -> Result<(
     Ok((call.call.id.clone(), returned.line, returned.record))
 }
 
-/// Verify the reviewer CLI's review bound to a Claude Code or Codex CLI `challenge`: `log`
+/// Verify the reviewer CLI's review bound to a Claude Code, Codex CLI or Gemini CLI
+/// `challenge`: `log`
 /// is the executor's log, `reviewer_logs` the reviewer CLIs' logs that may hold the run
 /// (any cwd; those of another cwd are refused by name; `log` itself, should it be among
 /// them, is not a reviewer's).
@@ -491,6 +495,7 @@ pub fn validate_cli_review(
     let executor = Executor(log.host);
     let modified = match log.host {
         Host::CodexCli => "Codex CLI evidence rollout prefix was modified",
+        Host::GeminiCli => "Gemini CLI evidence recording prefix was modified",
         _ => "Claude Code evidence transcript prefix was modified",
     };
     let prefix = revalidate_prefix(&ev, log, env, modified)?;

@@ -117,9 +117,10 @@ pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
 }
 
 /// The tool names a marker call may run under: Claude Code's `Bash`, Copilot CLI's `bash`
-/// (or `powershell`), Codex CLI's `exec_command` (or its legacy `shell`).
+/// (or `powershell`), Codex CLI's `exec_command` (or its legacy `shell`), Gemini CLI's
+/// `run_shell_command`.
 pub(super) fn is_shell_tool(name: &str) -> bool {
-    matches!(name.to_lowercase().as_str(), "bash" | "shell" | "powershell" | "exec_command")
+    matches!(name.to_lowercase().as_str(), "bash" | "shell" | "powershell" | "exec_command" | "run_shell_command")
 }
 
 /// The names a host gives the `marker` tool of an MCP server named `judged` (`judged mcp`):

@@ -501,16 +501,7 @@ fn missing_evidence_message(question: &Question, settings: &Settings) -> String 
         minutes = settings.freshness_seconds / 60,
         session = question.session_id.as_deref().unwrap_or("?"),
     );
-    if question.host != Host::GeminiCli {
-        return format!("{needs}\n{}", review_steps(question, &binding, &cwd));
-    }
-    // No reviewer path binds a review to a Gemini CLI session yet: naming the steps of
-    // another host's would send the agent round a loop it cannot leave.
-    format!(
-        "{needs}\njudged cannot yet bind a review to a Gemini CLI session, so no review run here can satisfy it. \
-         Have the cross-family jury judge the work instead: set `policy = \"evidence_or_panel\"` under [gate] \
-         (with a [jury]) for this project, in config.toml's [[gate.projects]] or the project's .judged.toml."
-    )
+    format!("{needs}\n{}", review_steps(question, &binding, &cwd))
 }
 
 /// The review round that satisfies the gate, as the agent of `question`'s host runs it.
@@ -521,7 +512,7 @@ fn review_steps(question: &Question, binding: &str, cwd: &str) -> String {
          \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
          then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
          \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
-        calls = if question.host == Host::CodexCli { "shell calls" } else { "Bash calls" },
+        calls = if matches!(question.host, Host::CodexCli | Host::GeminiCli) { "shell calls" } else { "Bash calls" },
         reviewer = reviewer_for(question.host),
     )
 }
@@ -533,6 +524,10 @@ fn reviewer_for(host: Host) -> &'static str {
         Host::CodexCli => {
             "a reviewer CLI of another family as a root shell call (`copilot -p` with a model of another family \
              than yours, such as `--model claude-sonnet-4.6`)"
+        }
+        Host::GeminiCli => {
+            "a reviewer CLI of another family as a root shell call (`codex exec -`, the prompt piped in: a command \
+             substitution is refused)"
         }
         _ => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
     }
@@ -589,24 +584,10 @@ mod tests {
         assert!(!both.decides(Host::GeminiCli, "AfterAgent"));
     }
 
+    /// A Codex CLI or Gemini CLI agent is told the round it can run: its shell calls, and a
+    /// reviewer of another family than its own, run as that host allows.
     #[test]
-    fn a_gemini_agent_is_told_the_jury_is_its_way_not_steps_it_cannot_finish() {
-        let settings = GateConfig::default().user_settings();
-        let payload = serde_json::json!({"hook_event_name": "AfterAgent", "session_id": "s", "cwd": "/w"});
-        let (verdict, _) =
-            decide_without_evidence(&Question::from_payload(Host::GeminiCli, &payload), &settings, false);
-        let said = "judged cannot yet bind a review to a Gemini CLI session, so no review run here can satisfy it. \
-                    Have the cross-family jury judge the work instead: set `policy = \"evidence_or_panel\"` under [gate]";
-        assert!(verdict.message.contains(said), "{}", verdict.message);
-        assert!(!verdict.message.contains("judge-evidence marker"), "{}", verdict.message);
-        let (verdict, _) = decide_without_evidence(&question(), &settings, false);
-        assert!(verdict.message.contains("judge-evidence marker --binding run_"), "{}", verdict.message);
-    }
-
-    /// A Codex CLI agent is told the round it can run: its shell calls, and a reviewer of
-    /// another family than its OpenAI model.
-    #[test]
-    fn a_codex_agent_is_told_the_round_with_a_reviewer_of_another_family() {
+    fn a_codex_or_gemini_agent_is_told_the_round_with_a_reviewer_of_another_family() {
         let settings = GateConfig::default().user_settings();
         let payload = serde_json::json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w"});
         let (verdict, _) = decide_without_evidence(&Question::from_payload(Host::CodexCli, &payload), &settings, false);
@@ -620,6 +601,13 @@ mod tests {
             ),
             "{message}"
         );
+        let payload = serde_json::json!({"hook_event_name": "AfterAgent", "session_id": "s", "cwd": "/w"});
+        let (verdict, _) =
+            decide_without_evidence(&Question::from_payload(Host::GeminiCli, &payload), &settings, false);
+        assert!(verdict.message.contains("root shell calls:\n  judge-evidence marker"), "{}", verdict.message);
+        assert!(verdict.message.contains("(`codex exec -`, the prompt piped in"), "{}", verdict.message);
+        let (verdict, _) = decide_without_evidence(&question(), &settings, false);
+        assert!(verdict.message.contains("run these as separate root Bash calls"), "{}", verdict.message);
     }
 
     #[test]
