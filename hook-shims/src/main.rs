@@ -13,6 +13,7 @@
 //! gate fails closed).
 
 use judged_core::event::Host;
+use judged_core::rules::ReviewerCli;
 use judged_protocol::autostart::{self, AutoStartError};
 use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request};
 use serde_json::{Value, json};
@@ -91,7 +92,8 @@ fn main() -> ExitCode {
         Err(error) => (Value::Null, Some(format!("unparseable hook payload: {error}"))),
     };
     let again = payload.get("stop_hook_active") == Some(&Value::Bool(true));
-    let question = Request::Hook(HookQuestion { host: options.host, payload, parse_error });
+    let installed_reviewers = Some(installed_reviewers());
+    let question = Request::Hook(HookQuestion { host: options.host, payload, parse_error, installed_reviewers });
     let socket = judged_protocol::paths::socket_path();
     let ask = || judged_protocol::call::<HookAnswer>(&socket, question.clone(), options.timeout);
     let mut answer = ask();
@@ -129,6 +131,17 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The reviewer CLIs on this process's `PATH`, the agent's: a block names those.
+fn installed_reviewers() -> Vec<ReviewerCli> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs: Vec<std::path::PathBuf> = std::env::split_paths(&path).collect();
+    let runnable = |file: std::path::PathBuf| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    ReviewerCli::ALL.into_iter().filter(|cli| dirs.iter().any(|dir| runnable(dir.join(cli.program())))).collect()
 }
 
 /// Block the way `host` listens. `again`: the host already continued once on a block of

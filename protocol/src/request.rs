@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use judged_core::event::Host;
-use judged_core::rules::ArtifactKind;
+use judged_core::rules::{ArtifactKind, ReviewerCli};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -203,6 +203,10 @@ pub struct HookQuestion {
     /// Why the payload could not be read, when it could not.
     #[serde(default)]
     pub parse_error: Option<String>,
+    /// The reviewer CLIs on the `PATH` the hook ran with (the agent's), so that a block
+    /// names those the agent can run; `None` when the asker did not look.
+    #[serde(default)]
+    pub installed_reviewers: Option<Vec<ReviewerCli>>,
 }
 
 /// `judge-evidence panel`, asked of the daemon.

@@ -308,3 +308,44 @@ fn a_hook_whose_daemon_cannot_start_names_the_cause_not_judged_start() {
         assert!(!message.contains("Start it with `judged start`"), "{host}: that fails the same way: {message}");
     }
 }
+
+/// A block names the reviewer CLIs of another family that are on the agent's `PATH`, as
+/// judge-hook found them there, and says so when none is.
+#[test]
+fn a_block_names_the_reviewer_clis_the_agent_can_run() {
+    let s = setup(None);
+    let tools = s.home.join("tools");
+    std::fs::create_dir_all(&tools).unwrap();
+    let stop = |path: &Path| {
+        let payload = json!({"session_id": "01a2", "cwd": s.project, "hook_event_name": "Stop",
+            "stop_hook_active": false, "last_assistant_message": "Done: the cart rounds half up."});
+        let mut child = Command::new(bin("judge-hook"))
+            .args(["--host", "codex-cli"])
+            .env("JUDGED_HOME", &s.home)
+            .env("PATH", path)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("judge-hook runs");
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.to_string().as_bytes()).unwrap();
+        let answer: Value = serde_json::from_slice(&child.wait_with_output().unwrap().stdout).expect("a JSON answer");
+        answer["reason"].as_str().expect("a reason").to_owned()
+    };
+    let reason = stop(&tools);
+    assert!(
+        reason.contains(
+            "(`copilot -p` with a model of another family than yours, such as `--model \
+                         claude-sonnet-4.6` or `claude -p`; none of copilot, claude is on the PATH this hook ran \
+                         with: install one and log it in)"
+        ),
+        "{reason}"
+    );
+    let claude = tools.join("claude");
+    std::fs::write(&claude, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&claude, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let reason = stop(&tools);
+    assert!(
+        reason.contains("then run a reviewer CLI of another family as a root shell call (`claude -p`) with"),
+        "{reason}"
+    );
+}

@@ -60,7 +60,8 @@ pub fn reviews_by_shell_call(host: Host) -> bool {
 }
 
 /// A reviewer CLI whose own log of a run is the record of a review.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ReviewerCli {
     /// `codex exec`: the run's rollout under the Codex CLI's `sessions` root.
     Codex,
@@ -98,6 +99,29 @@ impl ReviewerCli {
             ReviewerCli::Codex => Host::CodexCli,
             ReviewerCli::Copilot => Host::CopilotCli,
             ReviewerCli::Claude => Host::ClaudeCode,
+        }
+    }
+
+    /// The program that runs it, as found on a `PATH`.
+    pub fn program(self) -> &'static str {
+        match self {
+            ReviewerCli::Codex => "codex",
+            ReviewerCli::Copilot => "copilot",
+            ReviewerCli::Claude => "claude",
+        }
+    }
+
+    /// The reviewer CLIs of another family than an agent on `host` (by its own family, the
+    /// one its host's models mostly are) that review it, as far as a real client of each
+    /// pair was seen to: Claude Code `codex exec` or `copilot -p` (with a GPT model), Codex
+    /// CLI `copilot -p` (with a Claude model) or `claude -p`, Gemini CLI `codex exec`.
+    /// None for Copilot CLI, whose reviewer is its own rubber-duck sub-agent.
+    pub fn reviewing(host: Host) -> &'static [ReviewerCli] {
+        match host {
+            Host::ClaudeCode => &[ReviewerCli::Codex, ReviewerCli::Copilot],
+            Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude],
+            Host::GeminiCli => &[ReviewerCli::Codex],
+            Host::CopilotCli => &[],
         }
     }
 

@@ -106,7 +106,10 @@ impl HookGate<'_> {
     /// jury to convene first.
     pub fn answer(&mut self, asked: &HookQuestion) -> Result<GateAnswer, StoreError> {
         let started = Instant::now();
-        let question = Question::from_payload(asked.host, &asked.payload);
+        let question = Question {
+            installed_reviewers: asked.installed_reviewers.clone(),
+            ..Question::from_payload(asked.host, &asked.payload)
+        };
         match self.settle(&question, asked, started)? {
             Settlement::NotGated => Ok(GateAnswer::Now(HookAnswer {
                 decision: Decision::Allow,

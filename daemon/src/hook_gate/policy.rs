@@ -8,7 +8,7 @@ use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, Pro
 use crate::store::{EvidenceVerified, PanelConvened};
 use crate::wire_name;
 use judged_core::event::Host;
-use judged_core::rules::IdentityAssurance;
+use judged_core::rules::{IdentityAssurance, ReviewerCli};
 use judged_core::worktree::ChangesText;
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::{ConfigFileUsed, GatePolicy};
@@ -269,6 +269,9 @@ pub struct Question {
     /// What would be judged: the task's subject and description, or the final message.
     pub work: String,
     pub label: String,
+    /// The reviewer CLIs the agent can run, when the asker looked (judge-hook does, on the
+    /// agent's `PATH`).
+    pub installed_reviewers: Option<Vec<ReviewerCli>>,
 }
 
 impl Question {
@@ -302,6 +305,7 @@ impl Question {
             subagent: text(payload, "parentAgentId").map(|_| text(payload, "agentType").unwrap_or_default()),
             work,
             label,
+            installed_reviewers: None,
         }
     }
 }
@@ -483,7 +487,7 @@ fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
         question.label,
         paths.len(),
         if shown.is_empty() { "-".to_owned() } else { shown.join(", ") },
-        reviewer_for(question.host),
+        reviewer_for(question),
     );
     Verdict { block: true, message, tree_unchanged: Some(false) }
 }
@@ -513,23 +517,47 @@ fn review_steps(question: &Question, binding: &str, cwd: &str) -> String {
          then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
          \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
         calls = if matches!(question.host, Host::CodexCli | Host::GeminiCli) { "shell calls" } else { "Bash calls" },
-        reviewer = reviewer_for(question.host),
+        reviewer = reviewer_for(question),
     )
 }
 
-/// The reviewer an agent of `host` runs in a round.
-fn reviewer_for(host: Host) -> &'static str {
-    match host {
-        Host::ClaudeCode => "a reviewer CLI of another family as a root Bash call (`codex exec` or `copilot -p`)",
-        Host::CodexCli => {
-            "a reviewer CLI of another family as a root shell call (`copilot -p` with a model of another family \
-             than yours, such as `--model claude-sonnet-4.6`)"
+/// The reviewer the agent of `question` runs in a round: the reviewer CLIs of another
+/// family that review an agent of its host, those on its `PATH` when the hook looked.
+fn reviewer_for(question: &Question) -> String {
+    let host = question.host;
+    let reviewing = ReviewerCli::reviewing(host);
+    if reviewing.is_empty() {
+        return "the rubber-duck reviewer (task tool, agent_type rubber-duck)".into();
+    }
+    let installed = question.installed_reviewers.as_deref();
+    let here: Vec<ReviewerCli> =
+        reviewing.iter().copied().filter(|cli| installed.is_none_or(|i| i.contains(cli))).collect();
+    let call = if host == Host::ClaudeCode { "a root Bash call" } else { "a root shell call" };
+    let named = |clis: &[ReviewerCli]| clis.iter().map(|&cli| run_as(host, cli)).collect::<Vec<_>>().join(" or ");
+    if here.is_empty() {
+        let programs: Vec<&str> = reviewing.iter().map(|cli| cli.program()).collect();
+        return format!(
+            "a reviewer CLI of another family as {call} ({}; none of {} is on the PATH this hook ran with: install one \
+             and log it in)",
+            named(reviewing),
+            programs.join(", ")
+        );
+    }
+    format!("a reviewer CLI of another family as {call} ({})", named(&here))
+}
+
+/// How an agent of `host` runs `cli` as its reviewer.
+fn run_as(host: Host, cli: ReviewerCli) -> &'static str {
+    match (host, cli) {
+        (Host::GeminiCli, ReviewerCli::Codex) => {
+            "`codex exec -`, the prompt piped in: a command substitution is refused"
         }
-        Host::GeminiCli => {
-            "a reviewer CLI of another family as a root shell call (`codex exec -`, the prompt piped in: a command \
-             substitution is refused)"
+        (Host::CodexCli, ReviewerCli::Copilot) => {
+            "`copilot -p` with a model of another family than yours, such as `--model claude-sonnet-4.6`"
         }
-        _ => "the rubber-duck reviewer (task tool, agent_type rubber-duck)",
+        (_, ReviewerCli::Codex) => "`codex exec`",
+        (_, ReviewerCli::Copilot) => "`copilot -p`",
+        (_, ReviewerCli::Claude) => "`claude -p`",
     }
 }
 
@@ -596,8 +624,8 @@ mod tests {
         assert!(
             message.contains(
                 "then run a reviewer CLI of another family as a root shell call (`copilot -p` with a \
-                                   model of another family than yours, such as `--model claude-sonnet-4.6`) with the \
-                                   line ARIS_REVIEW_NONCE="
+                                   model of another family than yours, such as `--model claude-sonnet-4.6` or \
+                                   `claude -p`) with the line ARIS_REVIEW_NONCE="
             ),
             "{message}"
         );

@@ -31,6 +31,7 @@ impl HookGate<'_> {
             subagent: None,
             work: String::new(),
             label: "this work".into(),
+            installed_reviewers: None,
         };
         let mut status = GateStatus {
             cwd,
