@@ -223,8 +223,9 @@ fn read_log(path: &str, host: Host) -> rules::Result<SessionLog> {
     Ok(SessionLog::from_bytes(host, resolved, bytes))
 }
 
-/// The reviewer CLIs' logs (Codex rollouts, Copilot session logs, Claude Code transcripts)
-/// that may hold the review of a Claude Code or Codex CLI challenge: those written to since the challenge (a run after it can
+/// The reviewer CLIs' logs (Codex rollouts, Copilot session logs, Claude Code transcripts,
+/// Gemini CLI recordings) that may hold the review of a challenge whose agent runs its
+/// reviewer as a shell call: those written to since the challenge (a run after it can
 /// only be in one of them).
 fn reviewer_logs(challenge: &Map<String, Value>) -> Vec<SessionLog> {
     let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
@@ -233,13 +234,7 @@ fn reviewer_logs(challenge: &Map<String, Value>) -> Vec<SessionLog> {
             std::fs::metadata(path).and_then(|m| m.modified()).ok().map(chrono::DateTime::<chrono::Utc>::from);
         since.is_none_or(|since| modified.is_some_and(|m| m >= since))
     };
-    let roots = Roots {
-        codex: vec![files::default_codex_root()],
-        copilot: vec![files::default_copilot_root()],
-        claude: vec![files::default_claude_root()],
-        ..Roots::default()
-    };
-    roots
+    Roots::defaults()
         .discover()
         .into_iter()
         .filter(|found| files::check_safe_file(&found.path).is_ok() && recent(&found.path))

@@ -333,12 +333,17 @@ fn printed_by(output: &Output, needle: &str) -> String {
     }
 }
 
-/// A world for a Codex CLI agent that runs `copilot -p` or `claude -p` as its reviewer,
-/// under the Stop gate; `None` (the test skips) when the clients cannot be installed.
+/// A world for a Codex CLI agent that runs `copilot -p`, `claude -p` or `gemini -p` as
+/// its reviewer, under the Stop gate; `None` (the test skips) when the clients cannot be
+/// installed.
 fn reviewed_world(scenario: &str, server_args: &[&str]) -> Option<World> {
     let (jurors, clients) = (hosts::jurors()?, hosts::clients()?);
+    // `bundle/gemini.js`'s package's `node_modules/.bin`, which has `gemini`.
+    let gemini_bin = jurors.gemini.ancestors().nth(4).unwrap().join(".bin");
     let mut world = World::of(jurors, scenario, server_args);
     world.tools.extend([&clients.copilot, &clients.claude].map(|bin| bin.parent().unwrap().to_path_buf()));
+    world.tools.push(gemini_bin);
+    std::fs::write(world.home().join(".gemini/settings.json"), GEMINI_SETTINGS).unwrap();
     world.judged(&["install-hooks", "--codex", "--user"]);
     Some(world)
 }
@@ -427,6 +432,15 @@ const CLAUDE_PROMPT: Reviewer = Reviewer {
     identity_source: "claude-transcript",
     host: "claude-code",
     family: "anthropic",
+};
+
+/// `gemini -p -m gemini-2.5-pro`.
+const GEMINI_PROMPT: Reviewer = Reviewer {
+    agent_name: "gemini-prompt",
+    model: "gemini-2.5-pro",
+    identity_source: "gemini-recording",
+    host: "gemini-cli",
+    family: "google",
 };
 
 /// `codex exec -m gpt-5.4`.
@@ -522,6 +536,13 @@ fn a_codex_cli_agent_reviewed_by_copilot_prompt_ends_its_turn_under_the_stop_gat
 #[test]
 fn a_codex_cli_agent_reviewed_by_claude_prompt_ends_its_turn_under_the_stop_gate() {
     reviewed_under_the_stop_gate("codex-claude-review", &CLAUDE_PROMPT);
+}
+
+/// Gemini CLI reviews a Codex CLI agent: the reviewer's model is the one its recording
+/// names for its answer.
+#[test]
+fn a_codex_cli_agent_reviewed_by_gemini_prompt_ends_its_turn_under_the_stop_gate() {
+    reviewed_under_the_stop_gate("codex-gemini-review", &GEMINI_PROMPT);
 }
 
 /// A reviewer whose own record names a model of the agent's family, though it was asked

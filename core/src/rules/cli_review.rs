@@ -2,9 +2,9 @@
 //! after a `host: claude-code`, `host: codex-cli` or `host: gemini-cli` challenge, the
 //! agent runs a reviewer
 //! CLI of another family as a root shell call, the Codex CLI (`codex exec`), the Copilot
-//! CLI (`copilot -p`) or Claude Code (`claude -p`), and that CLI's own log of the run (a
-//! Codex rollout, a Copilot session log, a Claude Code transcript) is the record of the
-//! review.
+//! CLI (`copilot -p`), Claude Code (`claude -p`) or Gemini CLI (`gemini -p`), and that
+//! CLI's own log of the run (a Codex rollout, a Copilot session log, a Claude Code
+//! transcript, a Gemini CLI recording) is the record of the review.
 //!
 //! Exactly one reviewer run may carry the challenge's nonce line in its prompt; it must run
 //! in the challenge's cwd, start after the challenge and inside the one root shell call of
@@ -12,7 +12,7 @@
 //! reviewer's model comes from the run's log (a rollout's `turn_context.model`, the model
 //! the run asked for, which is all a rollout records, docs/spec/host-formats.md §G; the model on a
 //! Copilot session's own records; the `message.model` of a transcript's answers, the
-//! model that answered), the executor's from its own log (a Claude Code
+//! model that answered; the `model` of a recording's answers, the one asked for), the executor's from its own log (a Claude Code
 //! transcript's `message.model`, a Codex rollout's `turn_context.model`, the `model` of a
 //! Gemini CLI recording's answers); the same family
 //! is rejected (exit 10) as for Copilot's rubber-duck.
@@ -69,11 +69,14 @@ pub enum ReviewerCli {
     Copilot,
     /// `claude -p`: the run's transcript under Claude Code's `projects` root.
     Claude,
+    /// `gemini -p`: the run's recording under Gemini CLI's `tmp` root.
+    Gemini,
 }
 
 impl ReviewerCli {
     /// Every reviewer CLI.
-    pub const ALL: [ReviewerCli; 3] = [ReviewerCli::Codex, ReviewerCli::Copilot, ReviewerCli::Claude];
+    pub const ALL: [ReviewerCli; 4] =
+        [ReviewerCli::Codex, ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini];
 
     /// The `agent_name` of evidence of a review by this CLI.
     pub fn agent_name(self) -> &'static str {
@@ -81,6 +84,7 @@ impl ReviewerCli {
             ReviewerCli::Codex => "codex-exec",
             ReviewerCli::Copilot => "copilot-prompt",
             ReviewerCli::Claude => "claude-prompt",
+            ReviewerCli::Gemini => "gemini-prompt",
         }
     }
 
@@ -90,6 +94,7 @@ impl ReviewerCli {
             ReviewerCli::Codex => "codex-rollout",
             ReviewerCli::Copilot => "copilot-session",
             ReviewerCli::Claude => "claude-transcript",
+            ReviewerCli::Gemini => "gemini-recording",
         }
     }
 
@@ -99,6 +104,7 @@ impl ReviewerCli {
             ReviewerCli::Codex => Host::CodexCli,
             ReviewerCli::Copilot => Host::CopilotCli,
             ReviewerCli::Claude => Host::ClaudeCode,
+            ReviewerCli::Gemini => Host::GeminiCli,
         }
     }
 
@@ -108,18 +114,20 @@ impl ReviewerCli {
             ReviewerCli::Codex => "codex",
             ReviewerCli::Copilot => "copilot",
             ReviewerCli::Claude => "claude",
+            ReviewerCli::Gemini => "gemini",
         }
     }
 
     /// The reviewer CLIs of another family than an agent on `host` (by its own family, the
     /// one its host's models mostly are) that review it, as far as a real client of each
     /// pair was seen to: Claude Code `codex exec` or `copilot -p` (with a GPT model), Codex
-    /// CLI `copilot -p` (with a Claude model) or `claude -p`, Gemini CLI `codex exec`.
+    /// CLI `copilot -p` (with a Claude model), `claude -p` or `gemini -p`, Gemini CLI
+    /// `codex exec`.
     /// None for Copilot CLI, whose reviewer is its own rubber-duck sub-agent.
     pub fn reviewing(host: Host) -> &'static [ReviewerCli] {
         match host {
             Host::ClaudeCode => &[ReviewerCli::Codex, ReviewerCli::Copilot],
-            Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude],
+            Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini],
             Host::GeminiCli => &[ReviewerCli::Codex],
             Host::CopilotCli => &[],
         }
@@ -139,7 +147,7 @@ impl ReviewerCli {
         match self {
             ReviewerCli::Codex => "response_item.message.user",
             ReviewerCli::Copilot => "user.message",
-            ReviewerCli::Claude => "user",
+            ReviewerCli::Claude | ReviewerCli::Gemini => "user",
         }
     }
 
@@ -149,6 +157,7 @@ impl ReviewerCli {
             ReviewerCli::Codex => "Codex",
             ReviewerCli::Copilot => "Copilot CLI",
             ReviewerCli::Claude => "Claude Code",
+            ReviewerCli::Gemini => "Gemini CLI",
         }
     }
 
@@ -158,6 +167,7 @@ impl ReviewerCli {
             ReviewerCli::Codex => "`codex exec`",
             ReviewerCli::Copilot => "`copilot -p`",
             ReviewerCli::Claude => "`claude -p`",
+            ReviewerCli::Gemini => "`gemini -p`",
         }
     }
 
@@ -184,6 +194,10 @@ impl ReviewerCli {
                 }
                 ReviewerCli::Claude => {
                     is("claude", "anthropic-ai/claude-code") && args.iter().any(|w| *w == "-p" || *w == "--print")
+                }
+                ReviewerCli::Gemini => {
+                    is("gemini", "google/gemini-cli")
+                        && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
                 }
             }
         })
@@ -241,10 +255,11 @@ impl<'a> CliRun<'a> {
         if !prompts(log, cli).any(|prompt| has_nonce_line(prompt, nonce)) {
             return None;
         }
+        let meta = session::metadata(log, log.len()).ok()?;
         // A transcript has no opening record: its first conversation record opens the run.
         let (_, start) = match cli {
             ReviewerCli::Claude => own().find(|(_, r)| r.session_id.is_some() && r.cwd.is_some())?,
-            ReviewerCli::Codex | ReviewerCli::Copilot => own().find(|(_, r)| r.session_start)?,
+            ReviewerCli::Codex | ReviewerCli::Copilot | ReviewerCli::Gemini => own().find(|(_, r)| r.session_start)?,
         };
         let mut models: Vec<&str> = own().filter_map(|(_, r)| r.model.as_deref()).collect();
         models.dedup();
@@ -253,13 +268,14 @@ impl<'a> CliRun<'a> {
                 .find(|(_, r)| r.kind == "event_msg.task_complete")
                 .and_then(|(line, r)| Some((r.text.clone().unwrap_or_default(), r.timestamp.clone()?, line.end))),
             ReviewerCli::Copilot => copilot_completion(log),
-            ReviewerCli::Claude => claude_completion(log),
+            ReviewerCli::Claude => last_answer(log, "assistant"),
+            ReviewerCli::Gemini => last_answer(log, "gemini"),
         };
         Some(CliRun {
             cli,
             log,
-            session_id: start.session_id.clone()?,
-            cwd: start.cwd.clone()?,
+            session_id: meta.session_id,
+            cwd: meta.cwd,
             started: start.timestamp.as_deref().and_then(timestamp::parse)?,
             model: if models.len() == 1 { models[0].to_owned() } else { String::new() },
             completed,
@@ -273,8 +289,8 @@ fn prompts(log: &SessionLog, cli: ReviewerCli) -> impl Iterator<Item = &str> {
     records.filter_map(|(_, r)| r.text.as_deref())
 }
 
-/// Whether `log` is a reviewer's run: a Codex CLI, Copilot CLI or Claude Code session
-/// prompted with a review nonce line (`ARIS_REVIEW_NONCE=…`). Its end is a reviewer's answer, not an
+/// Whether `log` is a reviewer's run: a Codex CLI, Copilot CLI, Claude Code or Gemini CLI
+/// session prompted with a review nonce line (`ARIS_REVIEW_NONCE=…`). Its end is a reviewer's answer, not an
 /// agent's finished work, so no gate is asked for it.
 pub fn is_reviewer_run(log: &SessionLog) -> bool {
     let carries_a_nonce = |prompt: &str| {
@@ -283,11 +299,12 @@ pub fn is_reviewer_run(log: &SessionLog) -> bool {
     ReviewerCli::of_host(log.host).is_some_and(|cli| prompts(log, cli).any(carries_a_nonce))
 }
 
-/// A `claude -p` run completes with the model's last answer that called no tool (a
-/// transcript records no end of its own; the shell call's exit says the process ended).
-fn claude_completion(log: &SessionLog) -> Option<(String, String, u64)> {
+/// A `claude -p` or `gemini -p` run completes with the model's last answer (records of
+/// `kind`) that called no tool: a transcript or recording records no end of its own, and
+/// the shell call's exit says the process ended.
+fn last_answer<'a>(log: &'a SessionLog, kind: &'a str) -> Option<(String, String, u64)> {
     let mut answer = None;
-    for (line, record) in log.records().filter(|(_, r)| r.root && r.kind == "assistant") {
+    for (line, record) in log.records().filter(|(_, r)| r.root && r.kind == kind) {
         answer = match (&record.text, record.tool_calls.is_empty()) {
             (Some(text), true) if !text.is_empty() => Some((text.clone(), record.timestamp.clone()?, line.end)),
             (_, false) => None,
@@ -444,7 +461,7 @@ pub fn verify_cli_review(
         return Err(EvidenceError::new(
             RefusalCode::InvocationCount,
             format!(
-                "expected exactly one nonce-bound reviewer run (`codex exec`, `copilot -p` or `claude -p`) after the challenge, found {}",
+                "expected exactly one nonce-bound reviewer run (`codex exec`, `copilot -p`, `claude -p` or `gemini -p`) after the challenge, found {}",
                 runs.len()
             ),
         ));
@@ -508,6 +525,7 @@ pub fn validate_cli_review(
         ReviewerCli::Codex => "rollout",
         ReviewerCli::Copilot => "session log",
         ReviewerCli::Claude => "transcript",
+        ReviewerCli::Gemini => "recording",
     };
     let name = cli.name();
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
@@ -608,6 +626,8 @@ mod tests {
             ("claude -p 'review' --model claude-sonnet-4-6", Some(ReviewerCli::Claude)),
             ("ANTHROPIC_BASE_URL=x claude --print review", Some(ReviewerCli::Claude)),
             ("claude mcp list", None),
+            ("gemini -m gemini-2.5-pro -p review", Some(ReviewerCli::Gemini)),
+            ("gemini extensions list", None),
         ];
         // Codex CLI's `exec_command` names its command line `cmd`.
         let exec = ToolCall { id: None, name: "exec_command".into(), arguments: json!({"cmd": "copilot -p x"}) };

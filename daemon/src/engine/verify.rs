@@ -14,17 +14,12 @@ use std::path::Path;
 
 impl Engine {
     /// The reviewer CLIs' logs (Codex rollouts, Copilot session logs, Claude Code
-    /// transcripts) that may hold the review of a Claude Code or Codex CLI challenge, caught up and witnessed: those written since the
-    /// challenge, not tampered. Their ids in the log cache.
+    /// transcripts, Gemini CLI recordings) that may hold the review of a challenge whose
+    /// agent runs its reviewer as a shell call, caught up and witnessed: those under the
+    /// hosts' roots written since the challenge, not tampered. Their ids in the log cache.
     fn reviewer_logs(&mut self, challenge: &Map<String, Value>) -> Result<Vec<i64>, EngineError> {
         let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
-        let roots = self.ingest.roots();
-        let reviewers = Roots {
-            codex: roots.codex.clone(),
-            copilot: roots.copilot.clone(),
-            claude: roots.claude.clone(),
-            ..Roots::default()
-        };
+        let reviewers = Roots { named: Vec::new(), ..self.ingest.roots().clone() };
         for found in self.ingest.discover_in(&reviewers) {
             self.ingest.catch_up(&mut self.store, &found.path, found.host)?;
         }

@@ -558,6 +558,7 @@ fn run_as(host: Host, cli: ReviewerCli) -> &'static str {
         (_, ReviewerCli::Codex) => "`codex exec`",
         (_, ReviewerCli::Copilot) => "`copilot -p`",
         (_, ReviewerCli::Claude) => "`claude -p`",
+        (_, ReviewerCli::Gemini) => "`gemini -p`",
     }
 }
 
@@ -625,7 +626,7 @@ mod tests {
             message.contains(
                 "then run a reviewer CLI of another family as a root shell call (`copilot -p` with a \
                                    model of another family than yours, such as `--model claude-sonnet-4.6` or \
-                                   `claude -p`) with the line ARIS_REVIEW_NONCE="
+                                   `claude -p` or `gemini -p`) with the line ARIS_REVIEW_NONCE="
             ),
             "{message}"
         );
