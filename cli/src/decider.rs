@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub struct ChallengeArgs<'a> {
+/// What `challenge` is asked.
+pub struct ChallengeInput<'a> {
     pub binding: &'a str,
     pub cwd: String,
     pub session_root: Option<String>,
@@ -28,7 +29,7 @@ pub struct ChallengeArgs<'a> {
 }
 
 /// What `verify` is asked.
-pub struct VerifyArgs<'a> {
+pub struct VerifyInput<'a> {
     pub challenge: &'a Map<String, Value>,
     /// The challenge file's name, as the calling command wrote it (to find that command's
     /// own call in the host's log).
@@ -70,7 +71,7 @@ impl Decider {
         judged_protocol::call(socket, request, Duration::from_secs(120)).map_err(refusal)
     }
 
-    pub fn challenge(&self, args: &ChallengeArgs) -> Result<Map<String, Value>, CallError> {
+    pub fn challenge(&self, args: &ChallengeInput) -> Result<Map<String, Value>, CallError> {
         match self {
             Decider::Direct => direct_challenge(args).map_err(CallError::Evidence),
             Decider::Daemon(socket) => Self::call(
@@ -87,7 +88,7 @@ impl Decider {
         }
     }
 
-    pub fn verify(&self, args: &VerifyArgs) -> Result<Verified, CallError> {
+    pub fn verify(&self, args: &VerifyInput) -> Result<Verified, CallError> {
         match self {
             Decider::Direct => {
                 let log = load_log(args.challenge).map_err(CallError::Evidence)?;
@@ -244,7 +245,7 @@ fn reviewer_logs(challenge: &Map<String, Value>) -> Vec<SessionLog> {
 
 /// Direct-mode challenge: stream the roots, read only the sessions whose recorded cwd
 /// is the requested one, and bind.
-fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Map<String, Value>> {
+fn direct_challenge(args: &ChallengeInput) -> rules::Result<Map<String, Value>> {
     let roots = match &args.session_root {
         Some(root) => Roots::named(PathBuf::from(files::resolve(root))),
         None => Roots::defaults(),

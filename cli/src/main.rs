@@ -10,7 +10,7 @@ mod route;
 mod trace;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use decider::{CallError, ChallengeArgs, Decider, VerifyArgs};
+use decider::{CallError, ChallengeInput, Decider, VerifyInput};
 use judged_core::files;
 use judged_core::pyjson;
 use judged_core::review_text::{self, ParseError};
@@ -351,7 +351,7 @@ fn challenge(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: Challenge
     let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));
     // Resolved here, so the daemon (with its own cwd) reads the same root.
     let session_root = session_root.map(|root| files::resolve(&root));
-    let args = ChallengeArgs { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
+    let args = ChallengeInput { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
     let challenge = until_persisted(wait_seconds, || with_decider(mode, |b| b.challenge(&args)))?;
     round::write_challenge(Path::new(&output), &challenge, replace)?;
     Ok(pyjson::one_line(&Value::Object(challenge)))
@@ -368,7 +368,7 @@ fn verify(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: VerifyCmd) -
     files::check_writable(Path::new(&response_output), replace)?;
     files::check_writable(Path::new(&output), replace)?;
     let challenge_name = Path::new(&given).file_name().and_then(|n| n.to_str()).unwrap_or(&given);
-    let args = VerifyArgs {
+    let args = VerifyInput {
         challenge: &challenge,
         challenge_name,
         response_path: &response_output,

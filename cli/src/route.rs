@@ -6,8 +6,8 @@
 use crate::{Mode, RouteArgs};
 use judged_core::pyjson;
 use judged_core::route::{
-    self, Attempted, Backend, Challenge, CopilotProfiles, Decision, Failure, Profile, ProfileState, RouteError,
-    RouteInput, Routing,
+    self, Attempted, Backend, Challenge, CopilotProfiles, Failure, Profile, ProfileState, RouteError, RouteInput,
+    RouteOutcome, Routing,
 };
 use judged_core::rules::{Artifact, ArtifactKind};
 use serde_json::Value;
@@ -85,8 +85,8 @@ pub fn main(mode: Mode, args: &RouteArgs) -> ExitCode {
                 println!("{}", text(&routing));
             }
             match routing.decision {
-                Decision::Route => ExitCode::SUCCESS,
-                Decision::ReviewUnavailable => ExitCode::from(1),
+                RouteOutcome::Route => ExitCode::SUCCESS,
+                RouteOutcome::ReviewUnavailable => ExitCode::from(1),
             }
         }
         Err(error) => {
@@ -172,7 +172,7 @@ fn profile(dir: &Path, profile: Profile) -> ProfileState {
 fn text(routing: &Routing) -> String {
     let mut lines = Vec::new();
     match (routing.decision, routing.backend) {
-        (Decision::Route, Some(backend)) => {
+        (RouteOutcome::Route, Some(backend)) => {
             let mut head = format!("route: {backend}");
             if let Some(model) = &routing.model {
                 head.push_str(&format!(" model {model}"));

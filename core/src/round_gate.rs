@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 /// What the orchestrator does next. `ReviewUnavailable` is terminal for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub enum NextStep {
     /// The review is done: the work may go on.
     Stop,
     /// Review again, with `next_backend`.
@@ -30,21 +30,24 @@ pub enum Decision {
     ReviewUnavailable,
 }
 
-impl Decision {
+impl NextStep {
     /// The reference's spelling in the output object.
     pub fn as_str(self) -> &'static str {
         match self {
-            Decision::Stop => "stop",
-            Decision::Continue => "continue",
-            Decision::Escalate => "escalate",
-            Decision::ReviewUnavailable => "review_unavailable",
+            NextStep::Stop => "stop",
+            NextStep::Continue => "continue",
+            NextStep::Escalate => "escalate",
+            NextStep::ReviewUnavailable => "review_unavailable",
         }
     }
 }
 
-/// How far the executor/reviewer identities behind a transition can be trusted.
+/// How far the executor/reviewer identities behind a transition can be trusted: the round
+/// gate's `identity_assurance`, the reference's five values. (Evidence says how its
+/// reviewer's identity is known with [`crate::rules::IdentityAssurance`]: host-recorded
+/// evidence admitted here is `HostEventVerified`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Assurance {
+pub enum TransitionAssurance {
     /// The backend's old contract never asked who the executor was.
     NotRequired,
     /// The models are as the caller declared them; nothing checked them.
@@ -57,15 +60,15 @@ pub enum Assurance {
     Failed,
 }
 
-impl Assurance {
+impl TransitionAssurance {
     /// The reference's spelling in the output object (`identity_assurance`).
     pub fn as_str(self) -> &'static str {
         match self {
-            Assurance::NotRequired => "not_required",
-            Assurance::CallerDeclared => "caller_declared",
-            Assurance::HostEventVerified => "host_event_verified",
-            Assurance::Unverified => "unverified",
-            Assurance::Failed => "failed",
+            TransitionAssurance::NotRequired => "not_required",
+            TransitionAssurance::CallerDeclared => "caller_declared",
+            TransitionAssurance::HostEventVerified => "host_event_verified",
+            TransitionAssurance::Unverified => "unverified",
+            TransitionAssurance::Failed => "failed",
         }
     }
 }
@@ -118,24 +121,24 @@ pub struct GateInput {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Transition {
     /// What the loop does next.
-    pub decision: Decision,
+    pub decision: NextStep,
     /// Who reviews next, on `continue` or `escalate`.
     pub next_backend: Option<Backend>,
     /// Whether only a codex or manual finalizer may now stop the loop; the orchestrator
     /// carries it into the next round.
     pub requires_external_acquittal: bool,
     /// How far the identities behind this decision can be trusted.
-    pub identity_assurance: Assurance,
+    pub identity_assurance: TransitionAssurance,
     /// Why, in the reference's words; callers must never parse it.
     pub reason: String,
 }
 
 impl Transition {
     fn new(
-        decision: Decision,
+        decision: NextStep,
         next_backend: Option<Backend>,
         requires_external_acquittal: bool,
-        identity_assurance: Assurance,
+        identity_assurance: TransitionAssurance,
         reason: impl Into<String>,
     ) -> Transition {
         Transition { decision, next_backend, requires_external_acquittal, identity_assurance, reason: reason.into() }
@@ -153,13 +156,13 @@ impl Transition {
     }
 }
 
-fn unavailable(rea: bool, assurance: Assurance, reason: impl Into<String>) -> Transition {
-    Transition::new(Decision::ReviewUnavailable, None, rea, assurance, reason)
+fn unavailable(rea: bool, assurance: TransitionAssurance, reason: impl Into<String>) -> Transition {
+    Transition::new(NextStep::ReviewUnavailable, None, rea, assurance, reason)
 }
 
 /// Stopping always clears the finalizer obligation: the loop is over.
-fn stop(assurance: Assurance, reason: impl Into<String>) -> Transition {
-    Transition::new(Decision::Stop, None, false, assurance, reason)
+fn stop(assurance: TransitionAssurance, reason: impl Into<String>) -> Transition {
+    Transition::new(NextStep::Stop, None, false, assurance, reason)
 }
 
 /// The reference `main`'s pre-checks for a native evidence path (§4.1, checks 1 and 2).
@@ -175,7 +178,7 @@ pub fn admit_native_evidence<E: std::fmt::Display>(
     requires_external_acquittal: bool,
     load: impl FnOnce() -> Result<NativeEvidence, E>,
 ) -> Result<NativeEvidence, Transition> {
-    let refuse = |reason: String| unavailable(requires_external_acquittal, Assurance::Failed, reason);
+    let refuse = |reason: String| unavailable(requires_external_acquittal, TransitionAssurance::Failed, reason);
     if backend_named(backend) != Some(Backend::CopilotNative) {
         return Err(refuse("native Copilot evidence is valid only for --round-backend copilot-native".to_owned()));
     }
@@ -193,8 +196,8 @@ pub fn admit_native_evidence<E: std::fmt::Display>(
 ///
 /// The transition for one completed round: rows 1–32 of §4.2, in the reference's order.
 pub fn evaluate(input: &GateInput) -> Transition {
-    use Assurance::{CallerDeclared, Failed, NotRequired, Unverified};
     use Backend::{Agy, Codex, Copilot, CopilotNative, LlmChat, Manual, OraclePro};
+    use TransitionAssurance::{CallerDeclared, Failed, NotRequired, Unverified};
 
     let rea = input.requires_external_acquittal;
     let score = input.score;
@@ -218,7 +221,7 @@ pub fn evaluate(input: &GateInput) -> Transition {
         CopilotNative => native(input, &verdict, positive),
         Copilot => copilot(input, positive),
         other if !positive => {
-            Transition::new(Decision::Continue, Some(other), rea, Unverified, "positive threshold not met")
+            Transition::new(NextStep::Continue, Some(other), rea, Unverified, "positive threshold not met")
         }
         LlmChat if rea => unavailable(true, Unverified, "Copilot finalizer state permits only codex or manual"),
         LlmChat => match relation() {
@@ -260,12 +263,16 @@ fn native(input: &GateInput, verdict: &str, positive: bool) -> Transition {
     if input.requires_external_acquittal {
         return unavailable(
             true,
-            Assurance::Unverified,
+            TransitionAssurance::Unverified,
             "invalid state: native Copilot review cannot inherit a compatibility-finalizer obligation",
         );
     }
     let Some(evidence) = &input.native_evidence else {
-        return unavailable(false, Assurance::Unverified, "native Copilot round is missing host-event evidence");
+        return unavailable(
+            false,
+            TransitionAssurance::Unverified,
+            "native Copilot round is missing host-event evidence",
+        );
     };
     // `math.isclose(abs_tol=1e-9)`: false, as there, for a NaN or infinite evidence score.
     let same_score = (input.score - evidence.score).abs() <= 1e-9;
@@ -279,20 +286,20 @@ fn native(input: &GateInput, verdict: &str, positive: bool) -> Transition {
         Relation::Cross => None,
     };
     if let Some(reason) = refusal {
-        return unavailable(false, Assurance::Failed, reason);
+        return unavailable(false, TransitionAssurance::Failed, reason);
     }
     let id = &evidence.evidence_id;
     if positive {
         stop(
-            Assurance::HostEventVerified,
+            TransitionAssurance::HostEventVerified,
             format!("native cross-family reviewer {id} returned a host-bound positive verdict"),
         )
     } else {
         Transition::new(
-            Decision::Continue,
+            NextStep::Continue,
             Some(Backend::CopilotNative),
             false,
-            Assurance::HostEventVerified,
+            TransitionAssurance::HostEventVerified,
             format!("native cross-family reviewer {id} did not meet the positive threshold"),
         )
     }
@@ -304,18 +311,24 @@ fn copilot(input: &GateInput, positive: bool) -> Transition {
     if input.requires_external_acquittal {
         return unavailable(
             true,
-            Assurance::Unverified,
+            TransitionAssurance::Unverified,
             "invalid state: copilot cannot resume after finalizer escalation",
         );
     }
     if !positive {
         let reason = "copilot drive verdict is not positive";
-        return Transition::new(Decision::Continue, Some(Backend::Copilot), false, Assurance::Unverified, reason);
+        return Transition::new(
+            NextStep::Continue,
+            Some(Backend::Copilot),
+            false,
+            TransitionAssurance::Unverified,
+            reason,
+        );
     }
     let Some(executor) = family(&input.executor_model, Table::Gate) else {
         return unavailable(
             false,
-            Assurance::Unverified,
+            TransitionAssurance::Unverified,
             "cannot select an opposite-family finalizer from an unknown executor family",
         );
     };
@@ -329,20 +342,20 @@ fn copilot(input: &GateInput, positive: bool) -> Transition {
     };
     match finalizer {
         Ok(next) => Transition::new(
-            Decision::Escalate,
+            NextStep::Escalate,
             Some(next),
             true,
-            Assurance::CallerDeclared,
+            TransitionAssurance::CallerDeclared,
             "copilot is drive-only; a positive verdict requires an external finalizer",
         ),
-        Err(reason) => unavailable(false, Assurance::CallerDeclared, reason),
+        Err(reason) => unavailable(false, TransitionAssurance::CallerDeclared, reason),
     }
 }
 
 /// Row 31: a policy-approved finalizer discharges the obligation set by `escalate`.
 fn finalizer_stop() -> Transition {
     stop(
-        Assurance::CallerDeclared,
+        TransitionAssurance::CallerDeclared,
         "policy-approved finalizer returned a positive verdict; executor identity remains caller-declared",
     )
 }
@@ -396,8 +409,8 @@ fn py_float(x: f64) -> String {
 mod tests {
     use super::*;
     use crate::review_text::ParseError;
-    use Assurance::*;
-    use Decision::*;
+    use NextStep::*;
+    use TransitionAssurance::*;
 
     fn round(backend: &str, score: f64, verdict: &str) -> GateInput {
         GateInput { backend: backend.into(), score, verdict: verdict.into(), ..GateInput::default() }

@@ -13,8 +13,8 @@ use interprocess::local_socket::tokio::{Stream, prelude::*};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions};
 use interprocess::os::unix::local_socket::ListenerOptionsExt;
 use judged_protocol::{
-    Connection, Envelope, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Response, SMALL_FRAME_BYTES,
-    Stopping,
+    Connection, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Response, SMALL_FRAME_BYTES, Stopping,
+    WireRequest,
 };
 use std::ops::ControlFlow;
 use std::os::unix::fs::FileTypeExt;
@@ -172,8 +172,8 @@ async fn refuse(stream: Stream, message: String) {
     let _ = tokio::time::timeout(REFUSAL_TIME, reply(&mut connection, 0, refusal)).await;
 }
 
-/// A request as read: a typed envelope, or the answer to give instead.
-fn parse(body: &[u8]) -> Result<Envelope, (u64, String)> {
+/// A request as read: a typed request, or the answer to give instead.
+fn parse(body: &[u8]) -> Result<WireRequest, (u64, String)> {
     let header: Header = serde_json::from_slice(body).map_err(|error| (0, format!("malformed request: {error}")))?;
     if header.v != PROTOCOL_VERSION {
         return Err((
@@ -189,8 +189,8 @@ fn parse(body: &[u8]) -> Result<Envelope, (u64, String)> {
 async fn connection(stream: Stream, shared: Shared) {
     let Some(stream) = own_user(stream).await else { return };
     let mut connection = Connection::new(stream);
-    while let Some(envelope) = receive(&mut connection, &shared).await {
-        if answer(&mut connection, envelope, &shared).await.is_break() {
+    while let Some(asked) = receive(&mut connection, &shared).await {
+        if answer(&mut connection, asked, &shared).await.is_break() {
             return;
         }
     }
@@ -219,7 +219,7 @@ async fn own_user(stream: Stream) -> Option<Stream> {
 
 /// The next request, within the limits; none once the connection is closed, idle too
 /// long, or sent a frame that was answered with an error.
-async fn receive(connection: &mut Connection<Stream>, shared: &Shared) -> Option<Envelope> {
+async fn receive(connection: &mut Connection<Stream>, shared: &Shared) -> Option<WireRequest> {
     let len = match tokio::time::timeout(shared.idle, connection.receive_header_async()).await {
         Err(_) | Ok(Ok(None)) => return None, // idle too long, or closed
         Ok(Ok(Some(len))) => len,
@@ -246,23 +246,23 @@ async fn receive(connection: &mut Connection<Stream>, shared: &Shared) -> Option
             return refused(connection, 0, message).await;
         }
     };
-    let envelope = parse(&body);
+    let parsed = parse(&body);
     drop((body, held));
-    match envelope {
-        Ok(envelope) => Some(envelope),
+    match parsed {
+        Ok(asked) => Some(asked),
         Err((id, message)) => refused(connection, id, message).await,
     }
 }
 
 /// Answer a frame that cannot be served with an error; the connection is then closed.
-async fn refused(connection: &mut Connection<Stream>, id: u64, message: String) -> Option<Envelope> {
+async fn refused(connection: &mut Connection<Stream>, id: u64, message: String) -> Option<WireRequest> {
     let _ = reply(connection, id, Outcome::Error(ErrorBody::message(message))).await;
     None
 }
 
 /// Answer one request where [`Route::of`] says; break when the connection is to close.
-async fn answer(connection: &mut Connection<Stream>, envelope: Envelope, shared: &Shared) -> ControlFlow<()> {
-    let Envelope { id, request, .. } = envelope;
+async fn answer(connection: &mut Connection<Stream>, asked: WireRequest, shared: &Shared) -> ControlFlow<()> {
+    let WireRequest { id, request, .. } = asked;
     let wants_progress = request.wants_progress();
     let sent = match Route::of(request) {
         Route::Progress => reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report()))).await,

@@ -1,7 +1,7 @@
 //! The wire between `judged` and its clients (`judge-evidence`, `judge-hook`, `judged`'s
 //! own subcommands), and where the socket lives.
 //!
-//! Every message is one frame ([`frame`]). A request is an [`Envelope`]: the protocol
+//! Every message is one frame ([`frame`]). A request is a [`WireRequest`]: the protocol
 //! version, an id the response echoes, and one typed [`Request`]. The daemon answers
 //! with a [`Response`] holding the reply type that request names, or an [`ErrorBody`].
 //! [`call`] is the whole client: std-only, so the hook shim starts without an async
@@ -31,7 +31,7 @@ pub const PROTOCOL_VERSION: u32 = 2;
 
 /// A request on the wire: `{"v": 2, "id": 7, "op": "status", "args": null}`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Envelope {
+pub struct WireRequest {
     /// The protocol version the client speaks.
     pub v: u32,
     /// Echoed in the response.
@@ -97,7 +97,7 @@ pub fn call_with_progress<T: DeserializeOwned>(
     let mut connection = Connection::new(stream);
     // A daemon that refuses this user answers why before it closes; read that rather
     // than the broken pipe a refused send leaves.
-    let sent = connection.send(&Envelope { v: PROTOCOL_VERSION, id: 1, request });
+    let sent = connection.send(&WireRequest { v: PROTOCOL_VERSION, id: 1, request });
     loop {
         let response: Response<T> = match connection.receive() {
             Ok(Some(response)) => response,
@@ -120,7 +120,7 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
 
-    fn parse(wire: Value) -> Result<Envelope, serde_json::Error> {
+    fn parse(wire: Value) -> Result<WireRequest, serde_json::Error> {
         serde_json::from_value(wire)
     }
 
@@ -131,7 +131,7 @@ mod tests {
         assert!(matches!(parse(json!({"v": 2, "id": 7, "op": "status"})).unwrap().request, Request::Status));
         let events = parse(json!({"v": 2, "id": 1, "op": "events", "args": {"session": "s"}})).unwrap();
         assert!(matches!(events.request, Request::Events(EventsArgs { from: 1, limit: 1000, .. })));
-        let wire = serde_json::to_value(Envelope { v: 2, id: 3, request: Request::Shutdown }).unwrap();
+        let wire = serde_json::to_value(WireRequest { v: 2, id: 3, request: Request::Shutdown }).unwrap();
         assert_eq!((wire["op"].as_str(), wire["id"].as_u64()), (Some("shutdown"), Some(3)));
     }
 

@@ -112,7 +112,8 @@ impl Ctx<'_> {
         let input = self.input;
         let with = |mut routing: Routing| {
             routing.executor.clone_from(&executor);
-            routing.requires_external_acquittal = requires_external_acquittal && routing.decision == Decision::Route;
+            routing.requires_external_acquittal =
+                requires_external_acquittal && routing.decision == RouteOutcome::Route;
             routing
         };
         let skill = normalized_skill(&input.skill);

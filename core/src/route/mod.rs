@@ -172,7 +172,7 @@ impl Ctx<'_> {
 
     fn routed(&self, backend: Backend, rule: Rule, reason: impl Into<String>) -> Routing {
         Routing {
-            decision: Decision::Route,
+            decision: RouteOutcome::Route,
             backend: Some(backend),
             model: None,
             effort: None,
@@ -187,7 +187,11 @@ impl Ctx<'_> {
     }
 
     fn unavailable(&self, rule: Rule, reason: impl Into<String>) -> Routing {
-        Routing { decision: Decision::ReviewUnavailable, backend: None, ..self.routed(Backend::Codex, rule, reason) }
+        Routing {
+            decision: RouteOutcome::ReviewUnavailable,
+            backend: None,
+            ..self.routed(Backend::Codex, rule, reason)
+        }
     }
 
     /// The pairs Codex may run for this call: the declared pair, then the capability

@@ -9,7 +9,7 @@ const SOL: &str = CODEX_MODEL;
 
 /// What a row expects.
 struct Want {
-    decision: Decision,
+    decision: RouteOutcome,
     backend: Option<Backend>,
     model: Option<&'static str>,
     effort: Option<Effort>,
@@ -17,7 +17,7 @@ struct Want {
 }
 
 fn routes(backend: Backend, model: Option<&'static str>, effort: Option<Effort>, rule: Rule) -> Want {
-    Want { decision: Decision::Route, backend: Some(backend), model, effort, rule }
+    Want { decision: RouteOutcome::Route, backend: Some(backend), model, effort, rule }
 }
 
 fn codex(model: &'static str, effort: Effort, rule: Rule) -> Want {
@@ -25,7 +25,7 @@ fn codex(model: &'static str, effort: Effort, rule: Rule) -> Want {
 }
 
 fn refused(rule: Rule) -> Want {
-    Want { decision: Decision::ReviewUnavailable, backend: None, model: None, effort: None, rule }
+    Want { decision: RouteOutcome::ReviewUnavailable, backend: None, model: None, effort: None, rule }
 }
 
 #[track_caller]
@@ -468,7 +468,7 @@ fn manual_review_is_not_wired_for_research_lit() {
     check(&input, &refused(Rule::ManualNotWired));
     for skill in MANUAL_SKILLS {
         let input = RouteInput { skill: (*skill).into(), ..manual_call("claude-opus-4.6") };
-        assert_eq!(route(&input).unwrap().decision, Decision::Route, "{skill}");
+        assert_eq!(route(&input).unwrap().decision, RouteOutcome::Route, "{skill}");
     }
 }
 

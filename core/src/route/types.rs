@@ -438,19 +438,19 @@ impl Default for RouteInput {
 
 /// Route or not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decision {
+pub enum RouteOutcome {
     /// Use `backend`.
     Route,
     /// No reviewer the document allows can be used: never a substantive verdict.
     ReviewUnavailable,
 }
 
-impl Decision {
+impl RouteOutcome {
     /// `route` or `REVIEW_UNAVAILABLE`.
     pub fn as_str(self) -> &'static str {
         match self {
-            Decision::Route => "route",
-            Decision::ReviewUnavailable => "REVIEW_UNAVAILABLE",
+            RouteOutcome::Route => "route",
+            RouteOutcome::ReviewUnavailable => "REVIEW_UNAVAILABLE",
         }
     }
 }
@@ -487,7 +487,7 @@ pub struct Executor {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Routing {
     /// Route or `REVIEW_UNAVAILABLE`.
-    pub decision: Decision,
+    pub decision: RouteOutcome,
     /// The backend to use (on `route`).
     pub backend: Option<Backend>,
     /// The model to pin, where the backend takes one (Codex, Oracle, the copilot profile),

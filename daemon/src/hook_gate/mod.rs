@@ -25,7 +25,7 @@ use judged_core::files;
 use judged_core::review_text::is_positive;
 use judged_core::worktree::changes_text;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
-use policy::{Question, Settings, TreeChange, Verdict};
+use policy::{Question, Ruling, Settings, TreeChange};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -44,7 +44,7 @@ enum Settlement {
 
 /// A decision made, to record and answer.
 struct Decided {
-    verdict: Verdict,
+    verdict: Ruling,
     settings: Settings,
     reason: &'static str,
     key: Option<String>,
@@ -56,7 +56,7 @@ struct Decided {
 impl Settlement {
     /// The on_error rule's answer to a question the gate could not judge.
     fn failure(settings: Settings, why: &str, reason: &'static str) -> Settlement {
-        let verdict = Verdict::failure(&settings, why);
+        let verdict = Ruling::failure(&settings, why);
         Settlement::Decided(Decided {
             verdict,
             settings,
@@ -202,7 +202,7 @@ impl HookGate<'_> {
         if let Some(recorded) = self.store.journal_find::<GateDecision>(Lookup::DecisionByKey, &key)?
             && worth_keeping(self.store, &recorded)?
         {
-            let verdict = Verdict {
+            let verdict = Ruling {
                 block: recorded.decision == Decision::Block,
                 message: recorded.message,
                 tree_unchanged: recorded.tree_unchanged,
@@ -219,7 +219,7 @@ impl HookGate<'_> {
             };
             return Ok(Settlement::Decided(decided));
         }
-        let decided = |(verdict, reason): (Verdict, &'static str), settings, panel, evidence_id| {
+        let decided = |(verdict, reason): (Ruling, &'static str), settings, panel, evidence_id| {
             Settlement::Decided(Decided {
                 verdict,
                 settings,

@@ -310,19 +310,19 @@ impl Question {
     }
 }
 
-/// A decision and what the host is told.
+/// The gate's ruling on one question: block or not, and what the host is told.
 #[derive(Default)]
-pub struct Verdict {
+pub struct Ruling {
     pub block: bool,
     pub message: String,
     /// Whether the working tree was the one the review saw, when the gate required it.
     pub tree_unchanged: Option<bool>,
 }
 
-impl Verdict {
+impl Ruling {
     /// The on_error rule's answer to a question the gate could not judge.
-    pub fn failure(settings: &Settings, why: &str) -> Verdict {
-        Verdict {
+    pub fn failure(settings: &Settings, why: &str) -> Ruling {
+        Ruling {
             block: settings.on_error == OnError::Block,
             message: format!("judged: {why}; the gate's on_error rule is `{}`.", settings.on_error.as_str()),
             tree_unchanged: None,
@@ -332,17 +332,17 @@ impl Verdict {
 
 /// The decision when nothing needs looking up, if there is one: the policy is off, or
 /// the work is too short to gate.
-pub fn decide_at_once(question: &Question, settings: &Settings) -> Option<(Verdict, &'static str)> {
+pub fn decide_at_once(question: &Question, settings: &Settings) -> Option<(Ruling, &'static str)> {
     if settings.policy == GatePolicy::Off {
-        return Some((Verdict::default(), "policy off"));
+        return Some((Ruling::default(), "policy off"));
     }
     if question.subagent.is_some() {
         // The root agent's own stop is the one that declares the work done; blocking a
         // reviewer sub-agent's would only make it go on answering.
-        return Some((Verdict::default(), "a sub-agent's stop"));
+        return Some((Ruling::default(), "a sub-agent's stop"));
     }
     if question.work.chars().count() < settings.min_task_chars {
-        return Some((Verdict::default(), "skipped: shorter than min_task_chars"));
+        return Some((Ruling::default(), "skipped: shorter than min_task_chars"));
     }
     None
 }
@@ -361,7 +361,7 @@ pub fn decide_with_evidence(
     question: &Question,
     evidence: &EvidenceVerified,
     change: Option<TreeChange>,
-) -> (Verdict, &'static str) {
+) -> (Ruling, &'static str) {
     let unknown = || "?".to_owned();
     let message = format!(
         "judged: {} has verified cross-family review {} ({} reviewed {}, {} {}).",
@@ -373,9 +373,9 @@ pub fn decide_with_evidence(
         evidence.verdict.clone().unwrap_or_else(unknown),
     );
     match change {
-        None => (Verdict { block: false, message, tree_unchanged: None }, "fresh positive evidence"),
+        None => (Ruling { block: false, message, tree_unchanged: None }, "fresh positive evidence"),
         Some(TreeChange { moved: false, paths }) if paths.is_empty() => {
-            (Verdict { block: false, message, tree_unchanged: Some(true) }, "fresh positive evidence, tree unchanged")
+            (Ruling { block: false, message, tree_unchanged: Some(true) }, "fresh positive evidence, tree unchanged")
         }
         Some(change) => (tree_changed(question, &change), "working tree changed since the review"),
     }
@@ -388,7 +388,7 @@ pub fn decide_without_evidence(
     question: &Question,
     settings: &Settings,
     declared_skipped: bool,
-) -> (Verdict, &'static str) {
+) -> (Ruling, &'static str) {
     let mut message = missing_evidence_message(question, settings);
     if declared_skipped {
         message.push_str(
@@ -397,14 +397,14 @@ pub fn decide_without_evidence(
              reviews with `evidence_assurance = \"caller-declared\"` in [gate].",
         );
     }
-    (Verdict { block: true, message, tree_unchanged: None }, "no fresh positive evidence")
+    (Ruling { block: true, message, tree_unchanged: None }, "no fresh positive evidence")
 }
 
 /// The decision on the jury's verdict. Only a healthy cross-family pass allows: a degraded
 /// or errored jury is no cross-family review, whatever it said.
-pub fn decide_with_panel(label: &str, panel: &PanelConvened) -> (Verdict, &'static str) {
+pub fn decide_with_panel(label: &str, panel: &PanelConvened) -> (Ruling, &'static str) {
     let verdict = wire_name(&panel.final_verdict);
-    let block = |message: String| Verdict { block: true, message, tree_unchanged: None };
+    let block = |message: String| Ruling { block: true, message, tree_unchanged: None };
     if panel.degraded || panel.final_verdict == FinalVerdict::Error {
         let message = format!(
             "judged: {label} cannot be marked done yet: the cross-family jury could not judge it (verdict {verdict}{}).\n{}",
@@ -418,7 +418,7 @@ pub fn decide_with_panel(label: &str, panel: &PanelConvened) -> (Verdict, &'stat
             "judged: {label} passed the cross-family jury ({verdict}, confidence {}, rubric {}).",
             panel.final_confidence, panel.rubric
         );
-        return (Verdict { block: false, message, tree_unchanged: None }, "jury pass");
+        return (Ruling { block: false, message, tree_unchanged: None }, "jury pass");
     }
     let flags: String = panel.flags.iter().map(|f| format!("\n  - {f}")).collect();
     let message = format!(
@@ -474,7 +474,7 @@ pub fn panel_artifact(label: &str, work: &str, changes: Option<&ChangesText>) ->
     artifact
 }
 
-fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
+fn tree_changed(question: &Question, change: &TreeChange) -> Ruling {
     let paths = &change.paths;
     let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
     let more =
@@ -489,7 +489,7 @@ fn tree_changed(question: &Question, change: &TreeChange) -> Verdict {
         if shown.is_empty() { "-".to_owned() } else { shown.join(", ") },
         reviewer_for(question),
     );
-    Verdict { block: true, message, tree_unchanged: Some(false) }
+    Ruling { block: true, message, tree_unchanged: Some(false) }
 }
 
 fn missing_evidence_message(question: &Question, settings: &Settings) -> String {

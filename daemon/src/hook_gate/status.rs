@@ -2,7 +2,7 @@
 //! lookups a decision makes, and the words its block would say, with nothing decided or
 //! recorded.
 
-use super::policy::{self, Question, Settings, Verdict};
+use super::policy::{self, Question, Ruling, Settings};
 use super::{AskError, HookGate, review, tree_change};
 use crate::panel::{self, PanelAsk};
 use crate::store::PanelSource;
@@ -81,7 +81,7 @@ impl HookGate<'_> {
         let project = PathBuf::from(&status.cwd);
         let (jury, _) = match self.juries.jury_for(&project) {
             Ok(found) => found,
-            Err(error) => return Ok(Some(Verdict::failure(settings, &error.to_string()).message)),
+            Err(error) => return Ok(Some(Ruling::failure(settings, &error.to_string()).message)),
         };
         let Some(tree) = self.trees.digest(&project) else {
             return Ok(Some(format!(
