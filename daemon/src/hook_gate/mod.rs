@@ -54,6 +54,19 @@ struct Decided {
 }
 
 impl Settlement {
+    /// A ruling made now on the question `key` names, resting on the jury verdict `panel`
+    /// or the evidence `evidence_id` when one decided.
+    fn decided(
+        (verdict, reason): (Ruling, &'static str),
+        settings: Settings,
+        key: &str,
+        panel: Option<String>,
+        evidence_id: Option<String>,
+    ) -> Settlement {
+        let key = Some(key.to_owned());
+        Settlement::Decided(Decided { verdict, settings, reason, key, from_record: false, panel, evidence_id })
+    }
+
     /// The on_error rule's answer to a question the gate could not judge.
     fn failure(settings: Settings, why: &str, reason: &'static str) -> Settlement {
         let verdict = Ruling::failure(&settings, why);
@@ -219,17 +232,8 @@ impl HookGate<'_> {
             };
             return Ok(Settlement::Decided(decided));
         }
-        let decided = |(verdict, reason): (Ruling, &'static str), settings, panel, evidence_id| {
-            Settlement::Decided(Decided {
-                verdict,
-                settings,
-                reason,
-                key: Some(key.clone()),
-                from_record: false,
-                panel,
-                evidence_id,
-            })
-        };
+        let decided =
+            |ruled, settings, panel, evidence_id| Settlement::decided(ruled, settings, &key, panel, evidence_id);
         if let Some(at_once) = policy::decide_at_once(question, &settings) {
             return Ok(decided(at_once, settings, None, None));
         }
@@ -246,7 +250,19 @@ impl HookGate<'_> {
                 return Ok(decided(without, settings, None, None));
             }
         }
-        // Only the jury can decide: on the work as it is now, told who wrote it.
+        self.settle_by_jury(question, settings, key, started)
+    }
+
+    /// What only the jury can decide: on the work as it is now, told who wrote it; a
+    /// verdict already given on the same work and tree is reused.
+    fn settle_by_jury(
+        &mut self,
+        question: &Question,
+        settings: Settings,
+        key: String,
+        started: Instant,
+    ) -> Result<Settlement, StoreError> {
+        let decided = |ruled, settings, panel| Settlement::decided(ruled, settings, &key, panel, None);
         let project = PathBuf::from(question.cwd.as_deref().map_or_else(|| ".".into(), files::resolve));
         let (jury, from) = match self.juries.jury_for(&project) {
             Ok(found) => found,
@@ -280,14 +296,14 @@ impl HookGate<'_> {
         };
         if let Some(reused) = panel::reusable(self.store, &panel_key)? {
             let (verdict, _) = policy::decide_with_panel(&question.label, &reused);
-            return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key), None));
+            return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key)));
         }
         // A review asked ahead (`judged mcp`) of this tree, as this gate would ask it.
         if let Some(tree) = &tree
             && let Some(review) = panel::reusable(self.store, &review::counted_key(&ask, &jury, tree))?
         {
             let (verdict, _) = policy::decide_with_panel(&question.label, &review);
-            return Ok(decided((verdict, "review verdict"), settings, Some(review.key), None));
+            return Ok(decided((verdict, "review verdict"), settings, Some(review.key)));
         }
         let built = built.unwrap_or_else(artifact);
         // A tree that moved while its changes were read: the verdict is keyed by what
