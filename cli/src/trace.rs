@@ -102,18 +102,6 @@ fn trace(mode: Mode, args: &TraceCmd) -> Result<(), TraceFailed> {
     if args.trace_mode == "off" {
         return Ok(());
     }
-    let native = args.backend.eq_ignore_ascii_case("copilot-native");
-    let input = TraceInput {
-        backend: args.backend.clone(),
-        status: args.status.clone(),
-        model: args.model.clone(),
-        executor_model: args.executor_model.clone(),
-        executor_family: args.executor_family.clone(),
-        reviewer_family: args.reviewer_family.clone(),
-        requested_reviewer_model: args.requested_reviewer_model.clone(),
-        reported_reviewer_model: args.reported_reviewer_model.clone(),
-        independence_verified: args.independence_verified.clone(),
-    };
     let evidence = match &args.native_evidence {
         None => None,
         Some(path) => {
@@ -125,88 +113,30 @@ fn trace(mode: Mode, args: &TraceCmd) -> Result<(), TraceFailed> {
     };
     let run_dir = run_dir(skill)?;
     let call_number = call_number(&run_dir);
+    let input = trace_input(args);
     let traced = crate::with_decider(mode, |d| provenance(d, skill, purpose, &run_dir, call_number, &input, &evidence));
     let provenance = traced.map_err(|e| TraceFailed(e.message))?;
     for warning in &provenance.warnings {
         eprintln!("{warning}");
     }
-    let prompt = text(&args.prompt, args.prompt_file.as_deref());
-    let response = match &provenance.response_path {
-        Some(path) => {
-            std::fs::read_to_string(path).map_err(|e| TraceFailed(format!("cannot read the response {path}: {e}")))?
-        }
-        None => text(&args.response, args.response_file.as_deref()),
-    };
-    let executor =
-        args.executor.clone().unwrap_or_else(|| if native { "copilot".into() } else { "claude-code".into() });
-    let tool = args
-        .tool
-        .clone()
-        .unwrap_or_else(|| if native { "task(agent_type=rubber-duck)".into() } else { "mcp__codex__codex".into() });
-    let effort_unpinned = args.backend == "copilot" && !args.effort.eq_ignore_ascii_case("xhigh");
-    let now = judged_core::timestamp::format_utc(chrono::Utc::now());
-    let p = serde_json::to_value(&provenance).expect("provenance serializes");
+    let call = Call::of(args, skill, purpose, call_number, &provenance)?;
     std::fs::create_dir_all(&run_dir).map_err(|e| TraceFailed(format!("cannot create {}: {e}", run_dir.display())))?;
-    write_if_missing(
-        &run_dir.join("run.meta.json"),
-        &json!({
-            "skill": skill, "run_id": run_dir.file_name().map(|n| n.to_string_lossy().into_owned()),
-            "started_at": now, "executor": executor, "executor_model": p["executor_model"],
-            "executor_model_source": p["executor_model_source"], "executor_family": p["executor_family"],
-            "reviewer_model_source": p["reviewer_model_source"], "reviewer_family": p["reviewer_family"],
-            "reviewer_backend": none_if_empty(&args.backend), "native_evidence_id": p["native_evidence_id"],
-            "native_evidence_path": p["native_evidence_path"], "family_relation": p["family_relation"],
-            "independence_verified": p["independence_verified"],
-            "project_dir": std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
-        }),
-    )?;
+    write_if_missing(&run_dir.join("run.meta.json"), &call.run_meta(args, &run_dir))?;
     let prefix = format!("{call_number:03}-{purpose}");
-    let mut request = json!({
-        "call_number": call_number, "purpose": purpose, "timestamp": now, "tool": tool, "backend": args.backend,
-        "model": provenance.model, "effort": args.effort, "effort_unpinned": effort_unpinned,
-        "fallback_reason": args.fallback_reason, "status": args.status, "executor": executor,
-        "executor_model": p["executor_model"], "executor_model_source": p["executor_model_source"],
-        "executor_family": p["executor_family"], "reviewer_model_source": p["reviewer_model_source"],
-        "reviewer_family": p["reviewer_family"], "reviewer_profile": none_if_empty(&args.reviewer_profile),
-        "requested_reviewer_model": none_if_empty(&args.requested_reviewer_model),
-        "reported_reviewer_model": p["reported_reviewer_model"], "native_evidence_id": p["native_evidence_id"],
-        "native_evidence_path": p["native_evidence_path"], "family_relation": p["family_relation"],
-        "independence_verified": p["independence_verified"], "memory_hash": none_if_empty(&args.memory_hash),
-    });
+    let mut request = call.request(args, &provenance);
     let body = request.as_object_mut().expect("an object literal");
     if args.trace_mode == "full" {
-        body.insert("prompt".into(), format!("{prompt}\n").into());
-        write(&run_dir.join(format!("{prefix}.response.md")), response.as_bytes())?;
+        body.insert("prompt".into(), format!("{}\n", call.prompt).into());
+        write(&run_dir.join(format!("{prefix}.response.md")), call.response.as_bytes())?;
     } else {
-        body.insert("prompt_length".into(), prompt.chars().count().into());
-        body.insert("response_length".into(), response.chars().count().into());
+        body.insert("prompt_length".into(), call.prompt.chars().count().into());
+        body.insert("response_length".into(), call.response.chars().count().into());
     }
     write(&run_dir.join(format!("{prefix}.request.json")), pretty(&request).as_bytes())?;
-    let meta = json!({
-        "call_number": call_number, "purpose": purpose, "timestamp": now, "thread_id": args.thread_id,
-        "model": provenance.model, "model_family": p["reviewer_family"], "effort": args.effort,
-        "effort_unpinned": effort_unpinned, "fallback_reason": args.fallback_reason, "status": args.status,
-        "executor": executor, "executor_model": p["executor_model"], "executor_model_source": p["executor_model_source"],
-        "executor_family": p["executor_family"], "reviewer_model_source": p["reviewer_model_source"],
-        "requested_reviewer_model": none_if_empty(&args.requested_reviewer_model),
-        "reported_reviewer_model": p["reported_reviewer_model"], "native_evidence_id": p["native_evidence_id"],
-        "native_evidence_path": p["native_evidence_path"], "family_relation": p["family_relation"],
-        "independence_verified": p["independence_verified"], "reviewer_profile": none_if_empty(&args.reviewer_profile),
-        "memory_hash": none_if_empty(&args.memory_hash),
-    });
-    write(&run_dir.join(format!("{prefix}.meta.json")), pretty(&meta).as_bytes())?;
+    write(&run_dir.join(format!("{prefix}.meta.json")), pretty(&call.meta(args, &provenance)).as_bytes())?;
     let events = Path::new(".aris/meta");
     if events.is_dir() {
-        let event = json!({
-            "event": "review_trace", "skill": skill, "purpose": purpose, "thread_id": args.thread_id,
-            "trace_path": format!("{}/", run_dir.display()), "backend": args.backend, "tool": tool, "executor": executor,
-            "executor_model": p["executor_model"], "executor_model_source": p["executor_model_source"],
-            "executor_family": p["executor_family"], "reviewer_model_source": p["reviewer_model_source"],
-            "reviewer_family": p["reviewer_family"], "native_evidence_id": p["native_evidence_id"],
-            "native_evidence_path": p["native_evidence_path"], "family_relation": p["family_relation"],
-            "effort_unpinned": effort_unpinned, "independence_verified": p["independence_verified"],
-            "memory_hash": none_if_empty(&args.memory_hash), "status": args.status,
-        });
+        let event = call.event(args, &run_dir);
         // The reference ignores errors here too: the trace itself is written.
         let _ = std::fs::OpenOptions::new()
             .create(true)
@@ -216,6 +146,132 @@ fn trace(mode: Mode, args: &TraceCmd) -> Result<(), TraceFailed> {
     }
     eprintln!("Trace saved: {}/{prefix}", run_dir.display());
     Ok(())
+}
+
+/// What the provenance is derived from: the flags that claim identities.
+fn trace_input(args: &TraceCmd) -> TraceInput {
+    TraceInput {
+        backend: args.backend.clone(),
+        status: args.status.clone(),
+        model: args.model.clone(),
+        executor_model: args.executor_model.clone(),
+        executor_family: args.executor_family.clone(),
+        reviewer_family: args.reviewer_family.clone(),
+        requested_reviewer_model: args.requested_reviewer_model.clone(),
+        reported_reviewer_model: args.reported_reviewer_model.clone(),
+        independence_verified: args.independence_verified.clone(),
+    }
+}
+
+/// One traced call, as its four records (`run.meta.json` once per run, the call's
+/// `request.json` and `meta.json`, the `events.jsonl` line) tell it.
+struct Call<'a> {
+    skill: &'a str,
+    purpose: &'a str,
+    call_number: u32,
+    prompt: String,
+    response: String,
+    executor: String,
+    tool: String,
+    effort_unpinned: bool,
+    now: String,
+    /// The provenance as JSON, whose fields the records repeat.
+    provenance: Value,
+}
+
+impl<'a> Call<'a> {
+    fn of(
+        args: &TraceCmd,
+        skill: &'a str,
+        purpose: &'a str,
+        call_number: u32,
+        provenance: &Provenance,
+    ) -> Result<Call<'a>, TraceFailed> {
+        let native = args.backend.eq_ignore_ascii_case("copilot-native");
+        let response = match &provenance.response_path {
+            Some(path) => std::fs::read_to_string(path)
+                .map_err(|e| TraceFailed(format!("cannot read the response {path}: {e}")))?,
+            None => text(&args.response, args.response_file.as_deref()),
+        };
+        let executor =
+            args.executor.clone().unwrap_or_else(|| if native { "copilot".into() } else { "claude-code".into() });
+        let tool = args
+            .tool
+            .clone()
+            .unwrap_or_else(|| if native { "task(agent_type=rubber-duck)".into() } else { "mcp__codex__codex".into() });
+        Ok(Call {
+            skill,
+            purpose,
+            call_number,
+            prompt: text(&args.prompt, args.prompt_file.as_deref()),
+            response,
+            executor,
+            tool,
+            effort_unpinned: args.backend == "copilot" && !args.effort.eq_ignore_ascii_case("xhigh"),
+            now: judged_core::timestamp::format_utc(chrono::Utc::now()),
+            provenance: serde_json::to_value(provenance).expect("provenance serializes"),
+        })
+    }
+
+    /// The identity fields every record but the run's repeats from the provenance.
+    fn identities(&self, extra: Value) -> Value {
+        let p = &self.provenance;
+        let mut fields = json!({
+            "executor_model": p["executor_model"], "executor_model_source": p["executor_model_source"],
+            "executor_family": p["executor_family"], "reviewer_model_source": p["reviewer_model_source"],
+            "native_evidence_id": p["native_evidence_id"], "native_evidence_path": p["native_evidence_path"],
+            "family_relation": p["family_relation"], "independence_verified": p["independence_verified"],
+        });
+        let body = fields.as_object_mut().expect("an object literal");
+        body.extend(extra.as_object().expect("an object literal").clone());
+        fields
+    }
+
+    /// The call's fields `request.json` and `meta.json` share.
+    fn call_fields(&self, args: &TraceCmd, provenance: &Provenance, extra: Value) -> Value {
+        let mut fields = self.identities(json!({
+            "call_number": self.call_number, "purpose": self.purpose, "timestamp": self.now,
+            "model": provenance.model, "effort": args.effort, "effort_unpinned": self.effort_unpinned,
+            "fallback_reason": args.fallback_reason, "status": args.status, "executor": self.executor,
+            "reviewer_profile": none_if_empty(&args.reviewer_profile),
+            "requested_reviewer_model": none_if_empty(&args.requested_reviewer_model),
+            "reported_reviewer_model": self.provenance["reported_reviewer_model"],
+            "memory_hash": none_if_empty(&args.memory_hash),
+        }));
+        let body = fields.as_object_mut().expect("an object literal");
+        body.extend(extra.as_object().expect("an object literal").clone());
+        fields
+    }
+
+    fn run_meta(&self, args: &TraceCmd, run_dir: &Path) -> Value {
+        self.identities(json!({
+            "skill": self.skill, "run_id": run_dir.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "started_at": self.now, "executor": self.executor, "reviewer_family": self.provenance["reviewer_family"],
+            "reviewer_backend": none_if_empty(&args.backend),
+            "project_dir": std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
+        }))
+    }
+
+    fn request(&self, args: &TraceCmd, provenance: &Provenance) -> Value {
+        let extra =
+            json!({"tool": self.tool, "backend": args.backend, "reviewer_family": self.provenance["reviewer_family"]});
+        self.call_fields(args, provenance, extra)
+    }
+
+    fn meta(&self, args: &TraceCmd, provenance: &Provenance) -> Value {
+        let extra = json!({"thread_id": args.thread_id, "model_family": self.provenance["reviewer_family"]});
+        self.call_fields(args, provenance, extra)
+    }
+
+    fn event(&self, args: &TraceCmd, run_dir: &Path) -> Value {
+        self.identities(json!({
+            "event": "review_trace", "skill": self.skill, "purpose": self.purpose, "thread_id": args.thread_id,
+            "trace_path": format!("{}/", run_dir.display()), "backend": args.backend, "tool": self.tool,
+            "executor": self.executor, "reviewer_family": self.provenance["reviewer_family"],
+            "effort_unpinned": self.effort_unpinned, "memory_hash": none_if_empty(&args.memory_hash),
+            "status": args.status,
+        }))
+    }
 }
 
 /// The provenance: derived by the daemon (which validates the evidence and journals the
