@@ -105,8 +105,28 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if tool_record.model.as_deref().is_some_and(|m| m.trim() != executor_model) {
         return fail("evidence executor model changed before tool completion");
     }
+    check_families(&ev, executor_model, &reviewer)?;
+    let host_time = reviewed_at((completed_line, completed), (tool_line, tool_record))?;
+    // The reference helper's evidence has no `reviewed_at` (nor had this tool's, before it
+    // was added): the host's log still says when the review ended. One that is recorded must
+    // be that time, or an old review could be renewed by hand.
+    let derived_reviewed_at = match evidence.get("reviewed_at") {
+        None | Some(Value::Null) => Some(host_time),
+        Some(stored) if stored.as_str() == Some(host_time.as_str()) => None,
+        Some(_) => return fail("evidence reviewed_at is not the host's time of the reviewer's completion"),
+    };
+    check_response(&ev, &extract_response(&tool_result.result)?, env)?;
+    if ev.required("evidence_id")? != evidence_id(evidence).as_str() {
+        return fail("native evidence id does not match its bound fields");
+    }
+    Ok(Validated { window_start: marker.start_line.start, derived_reviewed_at })
+}
+
+/// The evidence's families, relation and model sources against its two model ids, as the
+/// host's lifecycle names them.
+fn check_families(ev: &Artifact, executor_model: &str, reviewer: &str) -> Result<()> {
     let executor_family = family::family(executor_model, Table::Evidence);
-    let reviewer_family = family::family(&reviewer, Table::Evidence);
+    let reviewer_family = family::family(reviewer, Table::Evidence);
     let (Some(ef), Some(rf)) = (executor_family, reviewer_family) else {
         return fail("evidence no longer establishes a known cross-family pair");
     };
@@ -124,26 +144,18 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     {
         return fail("evidence model sources are not host session events");
     }
-    let host_time = reviewed_at((completed_line, completed), (tool_line, tool_record))?;
-    // The reference helper's evidence has no `reviewed_at` (nor had this tool's, before it
-    // was added): the host's log still says when the review ended. One that is recorded must
-    // be that time, or an old review could be renewed by hand.
-    let derived_reviewed_at = match evidence.get("reviewed_at") {
-        None | Some(Value::Null) => Some(host_time),
-        Some(stored) if stored.as_str() == Some(host_time.as_str()) => None,
-        Some(_) => return fail("evidence reviewed_at is not the host's time of the reviewer's completion"),
-    };
-    let response = extract_response(&tool_result.result)?;
+    Ok(())
+}
+
+/// The response file the evidence names against the reviewer's answer in the host's log.
+fn check_response(ev: &Artifact, response: &str, env: &dyn Env) -> Result<()> {
     let stored = env.read_file(ev.required("response_path")?)?;
     if stored != response.as_bytes()
         || ev.required("response_sha256")? != chain::to_hex(&chain::sha256(&stored)).as_str()
     {
         return fail("native reviewer response artifact does not match the host tool result");
     }
-    if ev.required("evidence_id")? != evidence_id(evidence).as_str() {
-        return fail("native evidence id does not match its bound fields");
-    }
-    Ok(Validated { window_start: marker.start_line.start, derived_reviewed_at })
+    Ok(())
 }
 
 /// `validate`'s words for a faulty reviewer lifecycle, all exit 2: evidence that no
