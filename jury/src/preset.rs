@@ -101,85 +101,12 @@ pub fn prepare(
     let mut env: Vec<(String, OsString)> = config.env.iter().map(|(k, v)| (k.clone(), v.into())).collect();
     env.push(("TMPDIR".into(), tmp.into()));
     let mut stdin = prompt.as_bytes().to_vec();
-    let user_dir = |var: &'static str, default: &str| config_dir(juror, var, default);
-
+    let mut invocation = Invocation { juror, dir: &dir, model, endpoint, env: &mut env, stdin: &mut stdin };
     let (default_program, mut args, record) = match config.preset {
-        Preset::Codex => {
-            let mut args =
-                strings(&["exec", "--json", "--skip-git-repo-check", "-s", "read-only", "--disable", "plugins"]);
-            args.extend(strings(&["-c", "analytics.enabled=false", "-m", model]));
-            let home = match endpoint {
-                Some(endpoint) => {
-                    env.push(("HOME".into(), mkdir(&dir.join("home"))?.into()));
-                    env.push((CODEX_KEY_VAR.into(), endpoint.api_key.clone().into()));
-                    args.extend(codex_provider_flags(&endpoint.base_url));
-                    mkdir(&dir.join("codex"))?
-                }
-                None => user_dir("CODEX_HOME", ".codex")?,
-            };
-            env.push(("CODEX_HOME".into(), home.into()));
-            // The only place Codex shows the model the server says answered (without a
-            // reroute) is its raw SSE trace on stderr; its rollout records the request.
-            let rust_log = match config.env.get("RUST_LOG").map(|v| v.trim()).filter(|v| !v.is_empty()) {
-                Some(user) => format!("{user},{CODEX_SSE_TRACE}"),
-                None => CODEX_SSE_TRACE.to_owned(),
-            };
-            env.push(("RUST_LOG".into(), rust_log.into()));
-            ("codex".into(), args, Record::Codex)
-        }
-        Preset::Gemini => {
-            env.push(("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()));
-            if let Some(endpoint) = endpoint {
-                let home = mkdir(&dir.join("gemini"))?;
-                write_private(&mkdir(&home.join(".gemini"))?.join("settings.json"), &gemini_settings().to_string())?;
-                env.push(("HOME".into(), home.clone().into()));
-                env.push(("GEMINI_CLI_HOME".into(), home.into()));
-                env.push(("GOOGLE_GEMINI_BASE_URL".into(), endpoint.base_url.clone().into()));
-                env.push(("GEMINI_API_KEY".into(), endpoint.api_key.clone().into()));
-            }
-            let args = strings(&["-m", model, "--approval-mode", "plan", "--output-format", "json"]);
-            ("gemini".into(), args, Record::Gemini)
-        }
-        Preset::Claude => {
-            let config_dir = match endpoint {
-                Some(endpoint) => {
-                    env.push(("ANTHROPIC_BASE_URL".into(), endpoint.base_url.clone().into()));
-                    env.push(("ANTHROPIC_API_KEY".into(), endpoint.api_key.clone().into()));
-                    env.push(("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into()));
-                    env.push(("DISABLE_AUTOUPDATER".into(), "1".into()));
-                    mkdir(&dir.join("claude"))?
-                }
-                None => user_dir("CLAUDE_CONFIG_DIR", ".claude")?,
-            };
-            env.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into()));
-            let session_id = uuid_v4();
-            let args = strings(&["-p", "--model", model, "--session-id", &session_id, "--permission-mode", "plan"]);
-            ("claude".into(), args, Record::Claude { config_dir, session_id })
-        }
-        Preset::Copilot => {
-            let home = match endpoint {
-                Some(endpoint) => {
-                    env.push(("COPILOT_OFFLINE".into(), "true".into()));
-                    env.push(("COPILOT_PROVIDER_BASE_URL".into(), endpoint.base_url.clone().into()));
-                    mkdir(&dir.join("copilot"))?
-                }
-                None => user_dir("COPILOT_HOME", ".copilot")?,
-            };
-            env.push(("COPILOT_HOME".into(), home.clone().into()));
-            env.push(("COPILOT_MODEL".into(), model.into()));
-            let prompt_file = dir.join("prompt.md");
-            write_private(&prompt_file, prompt)?;
-            stdin.clear();
-            let marker = prompt_file.display().to_string();
-            let instruction = format!("Read the file {marker} with the view tool and answer exactly as it asks.");
-            let mut args = strings(&["-p", &instruction, "-s", "--no-ask-user", "--model", model]);
-            args.extend(strings(&["--available-tools=view", &format!("--add-dir={}", dir.display())]));
-            // Its session log names only the configured model; the model the server says
-            // answered is in its debug log's wire responses (Copilot CLI 1.0.102).
-            let logs = mkdir(&dir.join("copilot-logs"))?;
-            args.extend(strings(&["--log-level", "debug", &format!("--log-dir={}", logs.display())]));
-            ("copilot".into(), args, Record::Copilot { home, marker, logs })
-        }
+        Preset::Codex => invocation.codex()?,
+        Preset::Gemini => invocation.gemini()?,
+        Preset::Claude => invocation.claude()?,
+        Preset::Copilot => invocation.copilot(prompt)?,
         Preset::Command => {
             // Validation guarantees a non-empty command for this preset.
             let argv: Vec<String> =
@@ -201,6 +128,111 @@ pub fn prepare(
         stdin,
     };
     Ok(Prepared { spawn, record, _scratch: scratch })
+}
+
+/// What one juror's invocation is built from: its scratch directory, and the environment
+/// and stdin the preset adds to.
+struct Invocation<'a> {
+    juror: &'a Juror,
+    dir: &'a Path,
+    model: &'a str,
+    endpoint: Option<&'a ModelEndpoint>,
+    env: &'a mut Vec<(String, OsString)>,
+    stdin: &'a mut Vec<u8>,
+}
+
+/// A preset's program, its arguments, and where the CLI records who answered.
+type Built = Result<(PathBuf, Vec<String>, Record), PresetError>;
+
+impl Invocation<'_> {
+    /// A CLI's own config directory (`CODEX_HOME`, …) when no endpoint gives it a scratch one.
+    fn user_dir(&self, var: &'static str, default: &str) -> Result<PathBuf, PresetError> {
+        config_dir(self.juror, var, default)
+    }
+
+    /// `codex exec --json`, read-only, the prompt on stdin.
+    fn codex(&mut self) -> Built {
+        let mut args = strings(&["exec", "--json", "--skip-git-repo-check", "-s", "read-only", "--disable", "plugins"]);
+        args.extend(strings(&["-c", "analytics.enabled=false", "-m", self.model]));
+        let home = match self.endpoint {
+            Some(endpoint) => {
+                self.env.push(("HOME".into(), mkdir(&self.dir.join("home"))?.into()));
+                self.env.push((CODEX_KEY_VAR.into(), endpoint.api_key.clone().into()));
+                args.extend(codex_provider_flags(&endpoint.base_url));
+                mkdir(&self.dir.join("codex"))?
+            }
+            None => self.user_dir("CODEX_HOME", ".codex")?,
+        };
+        self.env.push(("CODEX_HOME".into(), home.into()));
+        // The only place Codex shows the model the server says answered (without a
+        // reroute) is its raw SSE trace on stderr; its rollout records the request.
+        let rust_log = match self.juror.config.env.get("RUST_LOG").map(|v| v.trim()).filter(|v| !v.is_empty()) {
+            Some(user) => format!("{user},{CODEX_SSE_TRACE}"),
+            None => CODEX_SSE_TRACE.to_owned(),
+        };
+        self.env.push(("RUST_LOG".into(), rust_log.into()));
+        Ok(("codex".into(), args, Record::Codex))
+    }
+
+    /// `gemini --output-format json`, in plan mode.
+    fn gemini(&mut self) -> Built {
+        self.env.push(("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()));
+        if let Some(endpoint) = self.endpoint {
+            let home = mkdir(&self.dir.join("gemini"))?;
+            write_private(&mkdir(&home.join(".gemini"))?.join("settings.json"), &gemini_settings().to_string())?;
+            self.env.push(("HOME".into(), home.clone().into()));
+            self.env.push(("GEMINI_CLI_HOME".into(), home.into()));
+            self.env.push(("GOOGLE_GEMINI_BASE_URL".into(), endpoint.base_url.clone().into()));
+            self.env.push(("GEMINI_API_KEY".into(), endpoint.api_key.clone().into()));
+        }
+        let args = strings(&["-m", self.model, "--approval-mode", "plan", "--output-format", "json"]);
+        Ok(("gemini".into(), args, Record::Gemini))
+    }
+
+    /// `claude -p`, in plan mode, with a session id of its own to find its transcript by.
+    fn claude(&mut self) -> Built {
+        let config_dir = match self.endpoint {
+            Some(endpoint) => {
+                self.env.push(("ANTHROPIC_BASE_URL".into(), endpoint.base_url.clone().into()));
+                self.env.push(("ANTHROPIC_API_KEY".into(), endpoint.api_key.clone().into()));
+                self.env.push(("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into()));
+                self.env.push(("DISABLE_AUTOUPDATER".into(), "1".into()));
+                mkdir(&self.dir.join("claude"))?
+            }
+            None => self.user_dir("CLAUDE_CONFIG_DIR", ".claude")?,
+        };
+        self.env.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into()));
+        let session_id = uuid_v4();
+        let args = strings(&["-p", "--model", self.model, "--session-id", &session_id, "--permission-mode", "plan"]);
+        Ok(("claude".into(), args, Record::Claude { config_dir, session_id }))
+    }
+
+    /// `copilot -p`, told to view a 0600 prompt file, with a debug log to read the answering
+    /// model from.
+    fn copilot(&mut self, prompt: &str) -> Built {
+        let home = match self.endpoint {
+            Some(endpoint) => {
+                self.env.push(("COPILOT_OFFLINE".into(), "true".into()));
+                self.env.push(("COPILOT_PROVIDER_BASE_URL".into(), endpoint.base_url.clone().into()));
+                mkdir(&self.dir.join("copilot"))?
+            }
+            None => self.user_dir("COPILOT_HOME", ".copilot")?,
+        };
+        self.env.push(("COPILOT_HOME".into(), home.clone().into()));
+        self.env.push(("COPILOT_MODEL".into(), self.model.into()));
+        let prompt_file = self.dir.join("prompt.md");
+        write_private(&prompt_file, prompt)?;
+        self.stdin.clear();
+        let marker = prompt_file.display().to_string();
+        let instruction = format!("Read the file {marker} with the view tool and answer exactly as it asks.");
+        let mut args = strings(&["-p", &instruction, "-s", "--no-ask-user", "--model", self.model]);
+        args.extend(strings(&["--available-tools=view", &format!("--add-dir={}", self.dir.display())]));
+        // Its session log names only the configured model; the model the server says
+        // answered is in its debug log's wire responses (Copilot CLI 1.0.102).
+        let logs = mkdir(&self.dir.join("copilot-logs"))?;
+        args.extend(strings(&["--log-level", "debug", &format!("--log-dir={}", logs.display())]));
+        Ok(("copilot".into(), args, Record::Copilot { home, marker, logs }))
+    }
 }
 
 impl Prepared {
