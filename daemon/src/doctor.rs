@@ -452,13 +452,17 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str)
     true
 }
 
-/// The hooks of Claude Code (project and user) and Copilot CLI (project).
+/// The hooks of Claude Code (project, user and managed) and Copilot CLI (project).
 fn hook_checks(checks: &mut Vec<Check>, cwd: &Path) {
     let project = cwd.join(".claude/settings.json");
     let user = claude_user_settings();
     let in_project = hooks_file(checks, "hooks.claude-code.project", &project, "judged install-hooks --claude");
     let in_user = hooks_file(checks, "hooks.claude-code.user", &user, "judged install-hooks --claude --user");
-    if !in_project && !in_user {
+    // Root's managed settings: the one place an agent cannot take the hook out of.
+    let managed = judged::install::claude_managed_path();
+    let reinstall = "sudo judged install-hooks --claude --managed";
+    let in_managed = hooks_file(checks, "hooks.claude-code.managed", &managed, reinstall);
+    if !in_project && !in_user && !in_managed {
         let detail = format!("no judge-hook in {} or {}: Claude Code is not gated", project.display(), user.display());
         let fix = "judged install-hooks --claude --user (every project) or --claude (this one)";
         checks.push(check("hooks.claude-code", Status::Warn, detail, Some(fix.into())));

@@ -332,6 +332,8 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                     gemini: false,
                     project: None,
                     user: true,
+                    managed: false,
+                    managed_only: false,
                 };
                 let settings = user.claude_settings();
                 let command = crate::commands::install_hooks::hook_command(

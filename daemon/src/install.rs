@@ -57,6 +57,12 @@ pub enum InstallError {
         beside.as_ref().map(|b| format!(" ({})", b.display())).unwrap_or_default()
     )]
     ShimNotFound { beside: Option<PathBuf> },
+    #[error(
+        "{} is Claude Code's managed settings, which only root may write (that is what keeps an agent from \
+         removing the hook): run it as root, e.g. `sudo judged install-hooks --claude --managed`",
+        .0.display()
+    )]
+    NeedsRoot(PathBuf),
     #[error("{} is not valid TOML ({reason}); fix it, then run again", path.display())]
     NotToml { path: PathBuf, reason: String },
     #[error(
@@ -368,6 +374,51 @@ fn command_hooks_uninstall(settings: &Path) -> Result<Plan, InstallError> {
     }
     Ok(Plan { path: settings.to_path_buf(), before, after: Some(pretty(&Value::Object(map))) })
 }
+
+/// judged's file in Claude Code's managed-settings drop-in directory: root's, read by
+/// every Claude Code on the machine, and not overridden by user or project settings
+/// (`disableAllHooks` there leaves managed hooks running). A drop-in of its own leaves an
+/// administrator's `managed-settings.json` alone.
+pub fn claude_managed_path() -> PathBuf {
+    let base = if cfg!(target_os = "macos") { "/Library/Application Support/ClaudeCode" } else { "/etc/claude-code" };
+    Path::new(base).join("managed-settings.d/judged.json")
+}
+
+/// Our hooks as Claude Code managed settings at `path` ([`claude_managed_path`]), with
+/// `allowManagedHooksOnly` when `only` (no user, project or plugin hook runs then).
+pub fn claude_managed_install(
+    path: &Path,
+    command: &str,
+    events: &[String],
+    timeout_seconds: u64,
+    only: bool,
+) -> Result<Plan, InstallError> {
+    let mut plan = command_hooks_install(path, command, events, timeout_seconds)?;
+    let mut after: Map<String, Value> = serde_json::from_str(plan.after.as_deref().unwrap_or("{}")).unwrap_or_default();
+    if only {
+        after.insert(MANAGED_ONLY.into(), Value::Bool(true));
+    } else {
+        after.remove(MANAGED_ONLY);
+    }
+    plan.after = Some(pretty(&Value::Object(after)));
+    Ok(plan)
+}
+
+/// Remove our managed hooks; the drop-in file goes when nothing but what we wrote is left.
+pub fn claude_managed_uninstall(path: &Path) -> Result<Plan, InstallError> {
+    let mut plan = command_hooks_uninstall(path)?;
+    if let Some(after) = &plan.after {
+        let mut left: Map<String, Value> = serde_json::from_str(after).unwrap_or_default();
+        left.remove(MANAGED_ONLY);
+        if left.is_empty() {
+            plan.after = None;
+        }
+    }
+    Ok(plan)
+}
+
+/// The managed setting under which only managed hooks run.
+const MANAGED_ONLY: &str = "allowManagedHooksOnly";
 
 /// The Copilot CLI repository hook file.
 pub fn copilot_path(project: &Path) -> PathBuf {
@@ -699,6 +750,37 @@ mod tests {
 
     /// Install into `file` (holding `text`, or absent), then uninstall: the bytes (or the
     /// absence) are back.
+    /// The managed drop-in is ours: written with the hook (and `allowManagedHooksOnly` when
+    /// asked), and gone again on uninstall, in the place Claude Code reads it.
+    #[test]
+    fn the_managed_drop_in_is_written_and_removed_whole() {
+        let expected = if cfg!(target_os = "macos") {
+            "/Library/Application Support/ClaudeCode/managed-settings.d/judged.json"
+        } else {
+            "/etc/claude-code/managed-settings.d/judged.json"
+        };
+        assert_eq!(claude_managed_path(), Path::new(expected));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("managed-settings.d/judged.json");
+        let command = "/usr/local/bin/judge-hook --host claude-code --timeout 110";
+        let events = ["TaskCompleted".to_owned()];
+        for only in [false, true] {
+            round_trip(
+                &path,
+                None,
+                || claude_managed_install(&path, command, &events, 120, only).unwrap(),
+                || claude_managed_uninstall(&path).unwrap(),
+            );
+        }
+        claude_managed_install(&path, command, &events, 120, true).unwrap().apply().unwrap();
+        let written: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(written["allowManagedHooksOnly"], true);
+        assert_eq!(written["hooks"]["TaskCompleted"][0]["hooks"][0]["command"], command);
+        claude_managed_install(&path, command, &events, 120, false).unwrap().apply().unwrap();
+        let written: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(written.get("allowManagedHooksOnly").is_none(), "installed again without it: {written}");
+    }
+
     fn round_trip(file: &Path, text: Option<&str>, install: impl Fn() -> Plan, uninstall: impl Fn() -> Plan) {
         if let Some(text) = text {
             fs::write(file, text).unwrap();

@@ -164,6 +164,14 @@ struct HookTarget {
     /// `$CODEX_HOME` or `~/.codex`; Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`).
     #[arg(long, conflicts_with = "copilot")]
     user: bool,
+    /// Claude Code's managed settings (`/etc/claude-code/managed-settings.d/judged.json`,
+    /// root's): a hook no user or project setting removes or disables. Needs root.
+    #[arg(long, requires = "claude", conflicts_with_all = ["project", "user"])]
+    managed: bool,
+    /// With `--managed`: set `allowManagedHooksOnly`, so that no user, project or plugin
+    /// hook runs, only managed ones.
+    #[arg(long, requires = "managed")]
+    managed_only: bool,
 }
 
 impl HookTarget {
@@ -178,7 +186,9 @@ impl HookTarget {
     }
 
     fn claude_settings(&self) -> PathBuf {
-        if self.user {
+        if self.managed {
+            judged::install::claude_managed_path()
+        } else if self.user {
             let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
             config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
         } else {

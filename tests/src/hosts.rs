@@ -195,6 +195,8 @@ pub struct Lab {
     clients: Clients,
     /// Directories put on the clients' PATH after the workspace's binaries (a reviewer CLI).
     tools: Vec<PathBuf>,
+    /// The overlay's upper and work directories when the lab's commands see a private `/etc`.
+    private_etc: Option<(PathBuf, PathBuf)>,
     // Declared last: dropped after the daemon has stopped.
     dir: tempfile::TempDir,
 }
@@ -216,7 +218,15 @@ impl Lab {
     pub fn new(clients: &Clients, mode: Mode) -> Lab {
         let dir = tempfile::Builder::new().prefix("judged-hosts-").tempdir().expect("temp dir");
         let judged_home = dir.path().join("judged-home");
-        let mut lab = Lab { mode, daemon: None, judged_home, clients: clients.clone(), tools: Vec::new(), dir };
+        let mut lab = Lab {
+            mode,
+            daemon: None,
+            judged_home,
+            clients: clients.clone(),
+            tools: Vec::new(),
+            private_etc: None,
+            dir,
+        };
         let codex_root = lab.workdir(Host::Claude).join("home/.codex/sessions");
         std::fs::create_dir_all(&lab.judged_home).expect("judged home");
         std::fs::write(
@@ -254,8 +264,44 @@ impl Lab {
         self
     }
 
+    /// Run the lab's commands (the clients, `judged`, `judge-evidence`) in a private mount
+    /// namespace whose `/etc` is an overlay of the machine's: what they write there lands in
+    /// the lab, and the machine's `/etc` is never touched. For what only root's files under
+    /// `/etc` do (managed settings). `None` (after a `SKIP:` line) where no such namespace
+    /// can be made: not root, or no mount namespaces or overlayfs.
+    pub fn with_private_etc(mut self) -> Option<Lab> {
+        let (upper, work) = (self.dir.path().join("etc-upper"), self.dir.path().join("etc-work"));
+        std::fs::create_dir_all(&upper).expect("the overlay's upper dir");
+        std::fs::create_dir_all(&work).expect("the overlay's work dir");
+        self.private_etc = Some((upper, work));
+        if self.command("true").status().is_ok_and(|s| s.success()) {
+            return Some(self);
+        }
+        let test = std::thread::current().name().unwrap_or("a test").to_owned();
+        let _ = writeln!(std::io::stderr(), "SKIP: {test}: no private mount namespace with an overlay of /etc here");
+        None
+    }
+
+    /// A file under the lab's private `/etc`, as its commands see it at `path`.
+    pub fn private_etc_file(&self, path: &Path) -> PathBuf {
+        let (upper, _) = self.private_etc.as_ref().expect("a lab with a private /etc");
+        upper.join(path.strip_prefix("/etc").expect("a path under /etc"))
+    }
+
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
-        let mut command = Command::new(program);
+        let mut command = match &self.private_etc {
+            None => Command::new(program),
+            Some((upper, work)) => {
+                let mut unshare = Command::new("unshare");
+                let mount = format!(
+                    "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$@\"",
+                    upper.display(),
+                    work.display()
+                );
+                unshare.args(["-m", "--propagation", "private", "sh", "-c", &mount, "sh"]).arg(program);
+                unshare
+            }
+        };
         let path = std::env::var_os("PATH").unwrap_or_default();
         let dirs = std::iter::once(bin_dir()).chain(self.tools.iter().cloned()).chain(std::env::split_paths(&path));
         let path = std::env::join_paths(dirs).expect("PATH joins");

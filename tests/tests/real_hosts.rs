@@ -961,3 +961,59 @@ fn claude_stop_is_allowed_when_policy_is_off() {
     assert!(!decisions.is_empty(), "no Stop decision recorded: {:?}", lab.decisions());
     assert!(decisions.iter().all(|d| d["decision"] == "allow" && d["reason"] == "policy off"), "{decisions:?}");
 }
+
+/// The project's settings of the Claude Code lab disable hooks, as an agent that can edit
+/// them would: `{"disableAllHooks": true}`, beside what install-hooks wrote there.
+fn disable_project_hooks(lab: &Lab) {
+    let settings = lab.project(Host::Claude).join(".claude/settings.json");
+    let mut value: Value =
+        std::fs::read_to_string(&settings).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(json!({}));
+    value["disableAllHooks"] = json!(true);
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, value.to_string()).unwrap();
+}
+
+/// Issue 25: a project whose settings disable hooks completes a task past a hook in the
+/// same project's settings, with no decision asked (the way around the gate an agent has
+/// when it can edit those files), though not unseen...
+#[test]
+fn claude_code_with_hooks_disabled_in_the_project_completes_a_task_no_gate_decided() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    install_hooks(&lab, &[]);
+    disable_project_hooks(&lab);
+    let run = lab.run(Host::Claude, "claude-task-completed");
+    let records = run.records();
+    let (block, _) = hosts::claude_result(&records, is_task_update);
+    assert_eq!(hosts::claude_result_text(block), "Updated task #1 status");
+    assert_eq!(decisions_for(&lab, "TaskCompleted", &session_id(&records)), Vec::<Value>::new());
+    // It does not go unseen: the completion is on the record as a bypass.
+    let bypassed = bypasses_once_read(&lab, run.log());
+    assert_eq!(bypassed.len(), 1, "{bypassed:?}");
+    assert_eq!((bypassed[0]["event"].as_str(), bypassed[0]["task_id"].as_str()), (Some("TaskCompleted"), Some("1")));
+}
+
+/// ... while the hook `install-hooks --managed` writes into Claude Code's managed settings
+/// (root's, under `/etc`: here a private overlay of it) gates the task all the same, and
+/// `uninstall-hooks --managed` takes away exactly that file.
+#[test]
+fn a_managed_hook_gates_claude_code_though_the_project_disables_hooks() {
+    let Some(clients) = hosts::clients() else { return };
+    let Some(lab) = Lab::new(&clients, Mode::Daemon).with_private_etc() else { return };
+    let installed = lab.judged(&["install-hooks", "--claude", "--managed"]);
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    let managed = lab.private_etc_file(Path::new("/etc/claude-code/managed-settings.d/judged.json"));
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&managed).expect("the drop-in")).unwrap();
+    let command = written["hooks"]["TaskCompleted"][0]["hooks"][0]["command"].as_str().unwrap().to_owned();
+    assert!(command.starts_with('/') && command.contains("judge-hook --host claude-code"), "by its path: {command}");
+    disable_project_hooks(&lab);
+    let records = lab.run(Host::Claude, "claude-task-completed").records();
+    let (block, result) = hosts::claude_result(&records, is_task_update);
+    assert!(hosts::claude_result_text(block).starts_with("TaskCompleted hook feedback:"), "{block}");
+    assert_eq!(result["success"], false, "{result}");
+    let decisions = decisions_for(&lab, "TaskCompleted", &session_id(&records));
+    assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:?}");
+    let removed = lab.judged(&["uninstall-hooks", "--claude", "--managed"]);
+    assert!(removed.status.success(), "{}", String::from_utf8_lossy(&removed.stderr));
+    assert!(!managed.exists(), "the drop-in is gone");
+}

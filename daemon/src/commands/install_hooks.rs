@@ -52,6 +52,15 @@ pub fn run(
             let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
             judged::install::gemini_install(&settings, &command, timeout)?
         }
+        Host::ClaudeCode if target.managed => {
+            let settings = target.claude_settings();
+            if judged_core::files::current_uid() != 0 && !dry_run {
+                return Err(judged::install::InstallError::NeedsRoot(settings).into());
+            }
+            // Every user's Claude Code runs it, with their own PATH: named by its path.
+            let command = hook_command(host.as_str(), on_error, timeout, true, None)?;
+            judged::install::claude_managed_install(&settings, &command, &events, timeout, target.managed_only)?
+        }
         Host::ClaudeCode => {
             let settings = target.claude_settings();
             let committed = Some(settings.as_path()).filter(|_| !target.user);

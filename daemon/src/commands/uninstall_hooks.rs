@@ -14,6 +14,12 @@ pub fn run(target: &HookTarget, dry_run: bool) -> Result<(), CliError> {
         judged::install::codex_uninstall(&hooks)?
     } else if target.gemini {
         judged::install::gemini_uninstall(&judged::install::gemini_settings_path(project.as_deref()))?
+    } else if target.managed {
+        let settings = target.claude_settings();
+        if judged_core::files::current_uid() != 0 && !dry_run {
+            return Err(judged::install::InstallError::NeedsRoot(settings).into());
+        }
+        judged::install::claude_managed_uninstall(&settings)?
     } else {
         judged::install::claude_uninstall(&target.claude_settings())?
     };
