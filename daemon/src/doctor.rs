@@ -452,7 +452,8 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str)
     true
 }
 
-/// The hooks of Claude Code (project, user and managed) and Copilot CLI (project).
+/// The hooks of Claude Code (project, user and managed) and Copilot CLI (project and
+/// managed).
 fn hook_checks(checks: &mut Vec<Check>, cwd: &Path) {
     let project = cwd.join(".claude/settings.json");
     let user = claude_user_settings();
@@ -468,7 +469,10 @@ fn hook_checks(checks: &mut Vec<Check>, cwd: &Path) {
         checks.push(check("hooks.claude-code", Status::Warn, detail, Some(fix.into())));
     }
     let copilot = judged::install::copilot_path(cwd);
-    if !hooks_file(checks, "hooks.copilot-cli.project", &copilot, "judged install-hooks --copilot") {
+    let policy = judged::install::copilot_managed_path();
+    let reinstall = "sudo judged install-hooks --copilot --managed";
+    let in_policy = hooks_file(checks, "hooks.copilot-cli.managed", &policy, reinstall);
+    if !hooks_file(checks, "hooks.copilot-cli.project", &copilot, "judged install-hooks --copilot") && !in_policy {
         let detail = format!("no {}: Copilot CLI is not gated in this project", copilot.display());
         let fix = "judged install-hooks --copilot (in the project; commit the file for the team)";
         checks.push(check("hooks.copilot-cli", Status::Warn, detail, Some(fix.into())));

@@ -354,7 +354,7 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                     false,
                     Some(&committed),
                 )?;
-                judged::install::copilot_install(&project, &command, timeout)?
+                judged::install::copilot_install(&committed, &command, timeout)?
             }
             Cli::Codex => {
                 let hooks = judged::install::codex_hooks_path(None);

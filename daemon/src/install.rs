@@ -58,11 +58,11 @@ pub enum InstallError {
     )]
     ShimNotFound { beside: Option<PathBuf> },
     #[error(
-        "{} is Claude Code's managed settings, which only root may write (that is what keeps an agent from \
-         removing the hook): run it as root, e.g. `sudo judged install-hooks --claude --managed`",
-        .0.display()
+        "{} is the host's managed settings, which only root may write (that is what keeps an agent from \
+         removing the hook): run it as root, e.g. `sudo judged install-hooks --{host} --managed`",
+        path.display()
     )]
-    NeedsRoot(PathBuf),
+    NeedsRoot { path: PathBuf, host: &'static str },
     #[error("{} is not valid TOML ({reason}); fix it, then run again", path.display())]
     NotToml { path: PathBuf, reason: String },
     #[error(
@@ -431,18 +431,23 @@ pub fn copilot_hooks(command: &str, timeout_seconds: u64) -> Value {
     json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": command, "timeoutSec": timeout_seconds}]}})
 }
 
-/// Write the Copilot CLI repository hook file with our `agentStop` hook.
-pub fn copilot_install(project: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
-    let path = copilot_path(project);
-    let (before, _) = read_json(&path)?;
-    Ok(Plan { path, before, after: Some(pretty(&copilot_hooks(command, timeout_seconds))) })
+/// judged's file in Copilot CLI's policy directory: root's, loaded for every user, and
+/// not disabled by `disableAllHooks` in any user or repository setting.
+pub fn copilot_managed_path() -> PathBuf {
+    PathBuf::from("/etc/github-copilot/policy.d/judged.json")
 }
 
-/// Remove the Copilot CLI repository hook file (it holds only our hook).
-pub fn copilot_uninstall(project: &Path) -> Result<Plan, InstallError> {
-    let path = copilot_path(project);
-    let (before, _) = read_json(&path)?;
-    Ok(Plan { path, before, after: None })
+/// Write a Copilot CLI hook file of ours (the repository's [`copilot_path`] or the policy
+/// directory's [`copilot_managed_path`]) with our `agentStop` hook.
+pub fn copilot_install(path: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
+    let (before, _) = read_json(path)?;
+    Ok(Plan { path: path.to_owned(), before, after: Some(pretty(&copilot_hooks(command, timeout_seconds))) })
+}
+
+/// Remove a Copilot CLI hook file of ours (it holds only our hook).
+pub fn copilot_uninstall(path: &Path) -> Result<Plan, InstallError> {
+    let (before, _) = read_json(path)?;
+    Ok(Plan { path: path.to_owned(), before, after: None })
 }
 
 /// Codex CLI's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`) for the

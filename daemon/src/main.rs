@@ -164,9 +164,10 @@ struct HookTarget {
     /// `$CODEX_HOME` or `~/.codex`; Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`).
     #[arg(long, conflicts_with = "copilot")]
     user: bool,
-    /// Claude Code's managed settings (`/etc/claude-code/managed-settings.d/judged.json`,
-    /// root's): a hook no user or project setting removes or disables. Needs root.
-    #[arg(long, requires = "claude", conflicts_with_all = ["project", "user"])]
+    /// The host's managed settings, root's: a hook no user or project setting removes or
+    /// disables (Claude Code `/etc/claude-code/managed-settings.d/judged.json`, Copilot CLI
+    /// `/etc/github-copilot/policy.d/judged.json`). Needs root.
+    #[arg(long, conflicts_with_all = ["project", "user"])]
     managed: bool,
     /// With `--managed`: set `allowManagedHooksOnly`, so that no user, project or plugin
     /// hook runs, only managed ones.
@@ -210,6 +211,12 @@ enum CliError {
     Client(#[from] ClientError),
     #[error(transparent)]
     Install(#[from] InstallError),
+    #[error(
+        "--managed is not written for {} yet (Claude Code and Copilot CLI have it); install its hook with \
+         --user or --project",
+        .0.as_str()
+    )]
+    ManagedNotFor(judged_core::event::Host),
     #[error(transparent)]
     Service(#[from] service::ServiceError),
     #[error(transparent)]

@@ -1000,10 +1000,7 @@ fn claude_code_with_hooks_disabled_in_the_project_completes_a_task_no_gate_decid
 fn a_managed_hook_gates_claude_code_though_the_project_disables_hooks() {
     let Some(clients) = hosts::clients() else { return };
     let Some(lab) = Lab::new(&clients, Mode::Daemon).with_private_etc() else { return };
-    let installed = lab.judged(&["install-hooks", "--claude", "--managed"]);
-    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
-    let managed = lab.private_etc_file(Path::new("/etc/claude-code/managed-settings.d/judged.json"));
-    let written: Value = serde_json::from_str(&std::fs::read_to_string(&managed).expect("the drop-in")).unwrap();
+    let (managed, written) = managed_install(&lab, "--claude", "/etc/claude-code/managed-settings.d/judged.json");
     let command = written["hooks"]["TaskCompleted"][0]["hooks"][0]["command"].as_str().unwrap().to_owned();
     assert!(command.starts_with('/') && command.contains("judge-hook --host claude-code"), "by its path: {command}");
     disable_project_hooks(&lab);
@@ -1013,7 +1010,47 @@ fn a_managed_hook_gates_claude_code_though_the_project_disables_hooks() {
     assert_eq!(result["success"], false, "{result}");
     let decisions = decisions_for(&lab, "TaskCompleted", &session_id(&records));
     assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:?}");
-    let removed = lab.judged(&["uninstall-hooks", "--claude", "--managed"]);
+    managed_uninstall(&lab, "--claude", &managed);
+}
+
+/// `install-hooks HOST --managed` in the lab's private `/etc`; the file it wrote there (at
+/// `path` as the clients see it) and its JSON.
+fn managed_install(lab: &Lab, host: &str, path: &str) -> (std::path::PathBuf, Value) {
+    let installed = lab.judged(&["install-hooks", host, "--managed"]);
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    let file = lab.private_etc_file(Path::new(path));
+    let written = serde_json::from_str(&std::fs::read_to_string(&file).expect("the managed file")).unwrap();
+    (file, written)
+}
+
+/// `uninstall-hooks HOST --managed` takes away exactly the file install wrote.
+fn managed_uninstall(lab: &Lab, host: &str, file: &Path) {
+    let removed = lab.judged(&["uninstall-hooks", host, "--managed"]);
     assert!(removed.status.success(), "{}", String::from_utf8_lossy(&removed.stderr));
-    assert!(!managed.exists(), "the drop-in is gone");
+    assert!(!file.exists(), "{} is gone", file.display());
+}
+
+/// Issue 25: `install-hooks --copilot --managed` writes the gate into Copilot CLI's policy
+/// directory (root's, under `/etc`: here a private overlay of it), which the real client
+/// runs with no hook in the repository and `disableAllHooks` in its settings; and
+/// `uninstall-hooks --copilot --managed` takes the file away.
+#[test]
+fn a_managed_policy_hook_gates_copilot_cli_though_the_repository_disables_hooks() {
+    let Some(clients) = hosts::clients() else { return };
+    let Some(lab) = Lab::new(&clients, Mode::Daemon).with_private_etc() else { return };
+    let (policy, written) = managed_install(&lab, "--copilot", "/etc/github-copilot/policy.d/judged.json");
+    let command = written["hooks"]["agentStop"][0]["bash"].as_str().unwrap().to_owned();
+    assert!(command.starts_with('/') && command.contains("judge-hook --host copilot-cli"), "by its path: {command}");
+    let settings = lab.project(Host::Copilot).join(".github/copilot/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, r#"{"disableAllHooks": true}"#).unwrap();
+    let run = lab.run(Host::Copilot, "copilot-no-nonce");
+    let session = run.records().iter().find_map(|r| r["data"]["sessionId"].as_str()).expect("a session").to_owned();
+    let decisions = decisions_for(&lab, "agentStop", &session);
+    assert!(decisions.len() > 1 && decisions.iter().all(|d| d["decision"] == "block"), "{:?}", lab.decisions());
+    // Each blocked stop the agent went on from is no completion; the last, on which the
+    // client gave up blocking and ended the session, is on the record as a bypass.
+    let bypassed = bypasses_once_read(&lab, run.log());
+    assert_eq!(bypassed.len(), 1, "{bypassed:#?}");
+    managed_uninstall(&lab, "--copilot", &policy);
 }

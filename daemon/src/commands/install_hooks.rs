@@ -32,11 +32,21 @@ pub fn run(
         eprintln!("{warning}");
     }
     let project = target.project_files();
+    if target.managed && matches!(host, Host::CodexCli | Host::GeminiCli) {
+        return Err(CliError::ManagedNotFor(host));
+    }
     let plan = match host {
+        Host::CopilotCli if target.managed => {
+            let policy = judged::install::copilot_managed_path();
+            needs_root(&policy, "copilot", dry_run)?;
+            // Every user's Copilot CLI runs it, with their own PATH: named by its path.
+            let command = hook_command(host.as_str(), on_error, timeout, true, None)?;
+            judged::install::copilot_install(&policy, &command, timeout)?
+        }
         Host::CopilotCli => {
             let committed = judged::install::copilot_path(&target.project_dir());
             let command = hook_command(host.as_str(), on_error, timeout, absolute, Some(&committed))?;
-            judged::install::copilot_install(&target.project_dir(), &command, timeout)?
+            judged::install::copilot_install(&committed, &command, timeout)?
         }
         Host::CodexCli => {
             let hooks = judged::install::codex_hooks_path(project.as_deref());
@@ -54,9 +64,7 @@ pub fn run(
         }
         Host::ClaudeCode if target.managed => {
             let settings = target.claude_settings();
-            if judged_core::files::current_uid() != 0 && !dry_run {
-                return Err(judged::install::InstallError::NeedsRoot(settings).into());
-            }
+            needs_root(&settings, "claude", dry_run)?;
             // Every user's Claude Code runs it, with their own PATH: named by its path.
             let command = hook_command(host.as_str(), on_error, timeout, true, None)?;
             judged::install::claude_managed_install(&settings, &command, &events, timeout, target.managed_only)?
@@ -69,6 +77,14 @@ pub fn run(
         }
     };
     carry_out(plan, dry_run)
+}
+
+/// Refuse to write a host's managed settings (`path`) but as root: they are root's.
+pub fn needs_root(path: &Path, host: &'static str, dry_run: bool) -> Result<(), CliError> {
+    if judged_core::files::current_uid() == 0 || dry_run {
+        return Ok(());
+    }
+    Err(judged::install::InstallError::NeedsRoot { path: path.to_owned(), host }.into())
 }
 
 /// The host's hook timeout: larger than the configured jury's whole deadline.

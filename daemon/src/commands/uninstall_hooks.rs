@@ -2,11 +2,16 @@
 
 use super::carry_out;
 use crate::{CliError, HookTarget};
+use judged_core::event::Host;
 
 pub fn run(target: &HookTarget, dry_run: bool) -> Result<(), CliError> {
     let project = target.project_files();
-    let plan = if target.copilot {
-        judged::install::copilot_uninstall(&target.project_dir())?
+    let plan = if target.copilot && target.managed {
+        let policy = judged::install::copilot_managed_path();
+        super::install_hooks::needs_root(&policy, "copilot", dry_run)?;
+        judged::install::copilot_uninstall(&policy)?
+    } else if target.copilot {
+        judged::install::copilot_uninstall(&judged::install::copilot_path(&target.project_dir()))?
     } else if target.codex {
         let hooks = judged::install::codex_hooks_path(project.as_deref());
         let config = judged::install::codex_home().join("config.toml");
@@ -14,11 +19,11 @@ pub fn run(target: &HookTarget, dry_run: bool) -> Result<(), CliError> {
         judged::install::codex_uninstall(&hooks)?
     } else if target.gemini {
         judged::install::gemini_uninstall(&judged::install::gemini_settings_path(project.as_deref()))?
+    } else if target.managed && (target.codex || target.gemini) {
+        return Err(CliError::ManagedNotFor(if target.codex { Host::CodexCli } else { Host::GeminiCli }));
     } else if target.managed {
         let settings = target.claude_settings();
-        if judged_core::files::current_uid() != 0 && !dry_run {
-            return Err(judged::install::InstallError::NeedsRoot(settings).into());
-        }
+        super::install_hooks::needs_root(&settings, "claude", dry_run)?;
         judged::install::claude_managed_uninstall(&settings)?
     } else {
         judged::install::claude_uninstall(&target.claude_settings())?

@@ -6,9 +6,12 @@
 //!   (a blocked completion's result is an error). Lines are only parsed whole when they
 //!   can hold one: a line naming `TaskUpdate`, or a tool result while a call waits for
 //!   one, so ingest costs the same otherwise.
-//! * Copilot CLI: the root agent's stop, read from the envelopes alone: a root turn that
-//!   ran no tool ends (`assistant.turn_end`), and what follows is not another turn (a
-//!   blocked stop makes the agent go on) but the next prompt or the session's end.
+//! * Copilot CLI: the root agent's stop: a root turn that ran no tool ends
+//!   (`assistant.turn_end`), and what follows is not another turn but the next prompt or
+//!   the session's end. A stop an `agentStop` hook blocked (its `hook.end` says
+//!   `decision: block`) is followed by the block's reason as a prompt, and the agent goes
+//!   on: that one is no completion, unless the session ends there (the client gave up on
+//!   the block).
 //! * Codex CLI: a turn's end, `event_msg` `task_complete`, which the client records only
 //!   once its `Stop` hook let the turn end (a blocked stop goes on within the turn); the
 //!   gate is asked before it, within the turn that `task_started` opened.
@@ -51,17 +54,22 @@ pub struct Tasks {
 }
 
 /// A root turn under way. Copilot CLI: whether it ran a tool, and the stop it ended in,
-/// waiting for what comes next to say whether it held. Codex CLI: when it began.
+/// waiting for what comes next to say whether it held, and whether a hook blocked it.
+/// Codex CLI: when it began.
 #[derive(Default)]
 struct Turn {
     ran_tool: bool,
     stop: Option<(Option<String>, u64)>,
+    stop_blocked: bool,
     began: Option<String>,
 }
 
 impl Tasks {
     /// Look at line `line` (`raw`, without its terminator) of a `host` log.
     pub fn observe(&mut self, host: Host, file_id: i64, path: &str, line: u64, raw: &[u8]) {
+        if host == Host::CopilotCli {
+            return self.observe_hook_end(file_id, raw);
+        }
         if host != Host::ClaudeCode {
             return;
         }
@@ -91,6 +99,26 @@ impl Tasks {
                     line,
                 });
             }
+        }
+    }
+
+    /// A Copilot CLI root `agentStop` hook that blocked the stop waiting for what follows
+    /// it. Only a line naming `hook.end` and a block is parsed.
+    fn observe_hook_end(&mut self, file_id: i64, raw: &[u8]) {
+        let Some(turn) = self.turns.get_mut(&file_id).filter(|turn| turn.stop.is_some()) else { return };
+        let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
+        if !(named(b"\"hook.end\"") && named(b"\"block\"")) {
+            return;
+        }
+        let Ok(line) = serde_json::from_slice::<serde_json::Value>(raw) else { return };
+        let data = &line["data"];
+        let root = line.get("agentId").is_none_or(|agent| agent.is_null() || agent == "");
+        if root
+            && line["type"] == "hook.end"
+            && data["hookType"] == "agentStop"
+            && data["output"]["decision"] == "block"
+        {
+            turn.stop_blocked = true;
         }
     }
 
@@ -125,7 +153,10 @@ impl Tasks {
             "assistant.turn_start" => *turn = Turn::default(),
             "tool.execution_start" => turn.ran_tool = true,
             "assistant.turn_end" if !turn.ran_tool => turn.stop = Some((record.timestamp.clone(), line)),
+            // A blocked stop's reason comes back as the next prompt: the agent went on.
+            "user.message" if std::mem::take(&mut turn.stop_blocked) => turn.stop = None,
             "user.message" | "session.shutdown" => {
+                turn.stop_blocked = false;
                 if let Some((completed_at, line)) = turn.stop.take() {
                     self.found.push(TaskCompletion {
                         event: "agentStop",
@@ -161,10 +192,45 @@ mod tests {
     fn stops(text: &str) -> Vec<TaskCompletion> {
         let mut tasks = Tasks::default();
         for (n, line) in text.lines().enumerate() {
+            // As ingest does: the raw line first, then its envelope.
+            tasks.observe(Host::CopilotCli, 1, "/s/events.jsonl", n as u64 + 1, line.as_bytes());
             let record = judged_core::adapter::envelope(Host::CopilotCli, line.as_bytes()).unwrap();
             tasks.observe_turn(Host::CopilotCli, 1, "/s/events.jsonl", n as u64 + 1, &record);
         }
         tasks.take()
+    }
+
+    /// A stop an `agentStop` hook blocked, after which the agent went on (the block's
+    /// reason is the next prompt, as the real client writes it), is no completion; one the
+    /// session ended on all the same (the client gave up on the block) is.
+    #[test]
+    fn a_copilot_stop_a_hook_blocked_is_no_completion_unless_the_session_ends_on_it() {
+        let lines: Vec<&str> = REAL_LOG.lines().collect();
+        let shutdown = lines.len() - 1;
+        let last_turn_end = lines.iter().rposition(|l| l.contains(r#""type":"assistant.turn_end""#)).unwrap();
+        let event = |kind: &str, data: serde_json::Value| {
+            serde_json::json!({"type": kind, "data": data, "id": kind, "timestamp": "2026-12-02T04:12:30.000Z",
+                "parentId": null})
+            .to_string()
+        };
+        let blocked = event(
+            "hook.end",
+            serde_json::json!({"hookType": "agentStop", "success": true,
+            "output": {"decision": "block", "reason": "judged: this agentStop cannot be marked done yet"}}),
+        );
+        let reason =
+            event("user.message", serde_json::json!({"content": "judged: this agentStop cannot be marked done yet"}));
+        let (start, end) = (lines[last_turn_end - 3].to_owned(), lines[last_turn_end].to_owned());
+        assert!(start.contains("assistant.turn_start"), "{start}");
+        let head = lines[..=last_turn_end].join("\n");
+        let went_on = [head.clone(), blocked.clone(), reason, start, end, lines[shutdown].to_owned()].join("\n");
+        let found = stops(&went_on);
+        assert_eq!(found.len(), 1, "only the last stop held: {found:?}");
+        assert!(found[0].line > last_turn_end as u64 + 1, "{found:?}");
+        let gave_up = [head, blocked, lines[shutdown].to_owned()].join("\n");
+        let found = stops(&gave_up);
+        assert_eq!(found.len(), 1, "the session ended on the blocked stop: {found:?}");
+        assert_eq!(found[0].line, last_turn_end as u64 + 1);
     }
 
     /// Only the root's last turn, which ran no tool and was followed by the session's end,
