@@ -7,11 +7,10 @@ use chrono::{DateTime, Utc};
 use judged_core::event::Host;
 use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, LogState, Verified};
+use judged_core::rules::{self, Artifact, ArtifactKind, Challenge, EvidenceError, LogState, Verified, VerifyRequest};
 use judged_core::worktree::Tree;
 use judged_protocol::{ClientError, PanelReply, Request, Validation, Verification, paths};
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -30,7 +29,7 @@ pub struct ChallengeInput<'a> {
 
 /// What `verify` is asked.
 pub struct VerifyInput<'a> {
-    pub challenge: &'a Map<String, Value>,
+    pub challenge: &'a Artifact,
     /// The challenge file's name, as the calling command wrote it (to find that command's
     /// own call in the host's log).
     pub challenge_name: &'a str,
@@ -71,7 +70,7 @@ impl Decider {
         judged_protocol::call(socket, request, Duration::from_secs(120)).map_err(refusal)
     }
 
-    pub fn challenge(&self, args: &ChallengeInput) -> Result<Map<String, Value>, CallError> {
+    pub fn challenge(&self, args: &ChallengeInput) -> Result<Challenge, CallError> {
         match self {
             Decider::Direct => direct_challenge(args).map_err(CallError::Evidence),
             Decider::Daemon(socket) => Self::call(
@@ -95,23 +94,17 @@ impl Decider {
                 let reviewer_logs =
                     if rules::reviews_by_shell_call(log.host) { reviewer_logs(args.challenge) } else { Vec::new() };
                 let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().collect();
-                let env = FsEnv::default();
-                let mut verified = rules::verify_review(
-                    args.challenge,
-                    &log,
-                    &reviewer_logs,
-                    args.declared_model,
-                    args.response_path,
-                    args.started,
-                    &env,
-                )
-                .map_err(|e| {
-                    CallError::Evidence(e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])))
-                })?;
-                let cwd = verified.evidence.get("cwd").and_then(Value::as_str).unwrap_or(".");
+                let cwd = args.challenge.cwd().unwrap_or(".");
                 let tree = Tree::of(Path::new(cwd), &[PathBuf::from(args.output), PathBuf::from(args.response_path)]);
-                verified.evidence.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
-                Ok(verified)
+                let request = VerifyRequest {
+                    response_path: args.response_path,
+                    now: args.started,
+                    declared_model: args.declared_model,
+                    tree_sha256: tree.map(|t| t.digest()),
+                };
+                rules::verify_review(args.challenge, &log, &reviewer_logs, &request, &FsEnv::default()).map_err(|e| {
+                    CallError::Evidence(e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])))
+                })
             }
             Decider::Daemon(socket) => {
                 let request = Request::Verify(judged_protocol::VerifyArgs {
@@ -134,7 +127,7 @@ impl Decider {
 
     /// Revalidate a challenge or evidence artifact: whether the daemon's witness was
     /// checked, and what was derived from the log.
-    pub fn validate(&self, kind: ArtifactKind, artifact: &Map<String, Value>) -> Result<Validation, CallError> {
+    pub fn validate(&self, kind: ArtifactKind, artifact: &Artifact) -> Result<Validation, CallError> {
         match self {
             Decider::Direct => {
                 let log = load_log(artifact).map_err(CallError::Evidence)?;
@@ -152,7 +145,7 @@ impl Decider {
             Decider::Daemon(socket) => {
                 // The daemon may run under another account: send the response file along.
                 let mut files = BTreeMap::new();
-                if let Some(path) = artifact.get("response_path").and_then(Value::as_str)
+                if let Some(path) = artifact.response_path()
                     && let Ok((_, bytes)) = files::read_artifact(path)
                 {
                     files.insert(path.to_owned(), hex::encode(bytes));
@@ -212,9 +205,8 @@ fn refusal(error: ClientError) -> CallError {
 }
 
 /// The log an artifact names, read from disk.
-fn load_log(artifact: &Map<String, Value>) -> rules::Result<SessionLog> {
-    let artifact = Artifact(artifact);
-    read_log(artifact.required("session_events")?, artifact.host())
+fn load_log(artifact: &Artifact) -> rules::Result<SessionLog> {
+    read_log(artifact.session_events()?, artifact.host())
 }
 
 /// A `host` log read from disk, with the safe-file checks.
@@ -228,8 +220,8 @@ fn read_log(path: &str, host: Host) -> rules::Result<SessionLog> {
 /// Gemini CLI recordings) that may hold the review of a challenge whose agent runs its
 /// reviewer as a shell call: those written to since the challenge (a run after it can
 /// only be in one of them).
-fn reviewer_logs(challenge: &Map<String, Value>) -> Vec<SessionLog> {
-    let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
+fn reviewer_logs(challenge: &Artifact) -> Vec<SessionLog> {
+    let since = challenge.challenge_time();
     let recent = |path: &Path| {
         let modified =
             std::fs::metadata(path).and_then(|m| m.modified()).ok().map(chrono::DateTime::<chrono::Utc>::from);
@@ -245,7 +237,7 @@ fn reviewer_logs(challenge: &Map<String, Value>) -> Vec<SessionLog> {
 
 /// Direct-mode challenge: stream the roots, read only the sessions whose recorded cwd
 /// is the requested one, and bind.
-fn direct_challenge(args: &ChallengeInput) -> rules::Result<Map<String, Value>> {
+fn direct_challenge(args: &ChallengeInput) -> rules::Result<Challenge> {
     let roots = match &args.session_root {
         Some(root) => Roots::named(PathBuf::from(files::resolve(root))),
         None => Roots::defaults(),
@@ -266,6 +258,7 @@ fn direct_challenge(args: &ChallengeInput) -> rules::Result<Map<String, Value>> 
     }
     let nonce = rules::new_nonce();
     let searched = roots.searched();
+    let tree = Tree::of(Path::new(&args.cwd), &[PathBuf::from(args.output)]);
     let request = rules::ChallengeRequest {
         binding: args.binding,
         cwd: &args.cwd,
@@ -273,11 +266,9 @@ fn direct_challenge(args: &ChallengeInput) -> rules::Result<Map<String, Value>> 
         now: args.started,
         nonce: &nonce,
         searched: &searched,
+        tree_sha256: tree.map(|t| t.digest()),
     };
     let logs: Vec<&SessionLog> = logs.iter().collect();
-    let mut challenge = rules::challenge(&request, &logs, &FsEnv::default())
-        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding])))?;
-    let tree = Tree::of(Path::new(&args.cwd), &[PathBuf::from(args.output)]);
-    challenge.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
-    Ok(challenge)
+    rules::challenge(&request, &logs, &FsEnv::default())
+        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding])))
 }

@@ -19,7 +19,7 @@ use judged_core::round_gate::{self, GateInput, NativeEvidence};
 use judged_core::route::{Backend, Directive, ErrorClass, Tier};
 use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, IdentityAssurance};
 use judged_protocol::autostart::{self, AutoStartError};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -336,7 +336,7 @@ fn autostarted() -> Result<(), &'static AutoStartError> {
     STARTED.get_or_init(|| autostart::start_judged(AUTOSTART_WAIT)).as_ref().copied()
 }
 
-fn load_artifact(path: &str) -> rules::Result<Map<String, Value>> {
+fn load_artifact(path: &str) -> rules::Result<Artifact> {
     let (resolved, bytes) = files::read_artifact(path)?;
     Artifact::parse(&resolved, &bytes)
 }
@@ -354,7 +354,7 @@ fn challenge(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: Challenge
     let args = ChallengeInput { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
     let challenge = until_persisted(wait_seconds, || with_decider(mode, |b| b.challenge(&args)))?;
     round::write_challenge(Path::new(&output), &challenge, replace)?;
-    Ok(pyjson::one_line(&Value::Object(challenge)))
+    Ok(challenge.one_line())
 }
 
 /// Verify the reviewer's lifecycle, write the response and the evidence, and show it.
@@ -379,7 +379,7 @@ fn verify(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: VerifyCmd) -
     let verified = until_persisted(wait_seconds, || with_decider(mode, |b| b.verify(&args)))
         .map_err(|e| e.about_artifact(&challenge_path))?;
     round::write_evidence(&verified, Path::new(&output), Path::new(&response_output), replace)?;
-    Ok(pyjson::one_line(&Value::Object(verified.evidence)))
+    Ok(verified.evidence.one_line())
 }
 
 /// Convene the jury and show its packet. Like the reference, a jury that ran exits 0
@@ -420,13 +420,11 @@ fn validated(mode: Mode, kind: ArtifactKind, path: &str, keys: &offline::KeyArgs
     }
     let validation =
         with_decider(mode, |b| b.validate(kind, &artifact)).map_err(|e| e.about_artifact(&files::resolve(path)))?;
-    let mut shown = artifact;
-    shown.insert("witness_checked".into(), validation.witness_checked.into());
+    let mut shown = vec![("witness_checked", Value::from(validation.witness_checked))];
     if let Some(reviewed_at) = validation.derived_reviewed_at {
-        shown.insert("reviewed_at".into(), reviewed_at.into());
-        shown.insert("reviewed_at_derived".into(), true.into());
+        shown.extend([("reviewed_at", reviewed_at.into()), ("reviewed_at_derived", true.into())]);
     }
-    Ok(pyjson::one_line(&Value::Object(shown)))
+    Ok(artifact.shown_with(shown))
 }
 
 fn gate_line(mode: Mode, args: GateArgs) -> String {
@@ -489,22 +487,21 @@ fn native_evidence(mode: Mode, path: &str) -> Result<NativeEvidence, NativeEvide
     let evidence = load_artifact(path)?;
     with_decider(mode, |b| b.validate(ArtifactKind::Evidence, &evidence))?;
     // A review only its caller vouches for is no host-event verification.
-    if IdentityAssurance::of(&evidence) != IdentityAssurance::HostRecorded {
+    if evidence.identity_assurance() != IdentityAssurance::HostRecorded {
         return Err(NativeEvidenceError::Evidence(EvidenceError::evidence(
             "native evidence must be of a host-recorded review; this one's reviewer is caller-declared",
         )));
     }
-    let ev = Artifact(&evidence);
-    let response_path = ev.required("response_path")?;
-    let (_, bytes) = files::read_artifact(response_path)?;
-    let response =
-        String::from_utf8(bytes).map_err(|_| NativeEvidenceError::ResponseNotUtf8(response_path.to_owned()))?;
+    // Validated: every way of reviewing requires these fields.
+    let field = |value: Option<&str>| value.unwrap_or_default().to_owned();
+    let response_path = field(evidence.response_path());
+    let (_, bytes) = files::read_artifact(&response_path)?;
+    let response = String::from_utf8(bytes).map_err(|_| NativeEvidenceError::ResponseNotUtf8(response_path))?;
     let (score, verdict) = review_text::parse_score_verdict(&response).map_err(NativeEvidenceError::Response)?;
-    let field = |k: &str| ev.str(k).unwrap_or_default().to_owned();
     Ok(NativeEvidence {
-        evidence_id: field("evidence_id"),
-        executor_model: field("executor_model"),
-        reviewer_model: field("reviewer_model"),
+        evidence_id: field(evidence.evidence_id()),
+        executor_model: field(evidence.executor_model()),
+        reviewer_model: field(evidence.reviewer_model()),
         score,
         verdict,
     })

@@ -4,9 +4,8 @@
 //! `validate` without a key checks.
 
 use judged_core::files;
-use judged_core::rules::{self, ArtifactKind, CHALLENGE_SCHEMA, EVIDENCE_SCHEMA, EvidenceError};
+use judged_core::rules::{self, Artifact, ArtifactKind, CHALLENGE_SCHEMA, EVIDENCE_SCHEMA, EvidenceError};
 use judged_core::signature::{self, PublicKey};
-use serde_json::{Map, Value};
 
 /// Where the keys to check with come from.
 #[derive(clap::Args)]
@@ -51,20 +50,17 @@ impl KeyArgs {
 
 /// Check that `artifact` is a `kind` judged signed with one of `keys`; the artifact as
 /// shown, with `witness_checked` and the key that signed it.
-pub fn validate(kind: ArtifactKind, artifact: Map<String, Value>, keys: &[PublicKey]) -> rules::Result<String> {
+pub fn validate(kind: ArtifactKind, artifact: Artifact, keys: &[PublicKey]) -> rules::Result<String> {
     let what = kind.as_str();
     let schema = match kind {
         ArtifactKind::Challenge => CHALLENGE_SCHEMA,
         ArtifactKind::Evidence => EVIDENCE_SCHEMA,
     };
-    let found = artifact.get("schema").and_then(Value::as_str);
+    let found = artifact.schema();
     if found != Some(schema) {
         let found = found.map_or_else(|| "none".to_owned(), |s| format!("`{s}`"));
         return Err(EvidenceError::evidence(format!("its schema is {found}, not the {what} schema `{schema}`")));
     }
     let key = signature::check(&artifact, keys).map_err(|e| EvidenceError::evidence(format!("{what} {e}")))?;
-    let mut shown = artifact;
-    shown.insert("witness_checked".into(), true.into());
-    shown.insert("signed_by".into(), key.to_string().into());
-    Ok(judged_core::pyjson::one_line(&Value::Object(shown)))
+    Ok(artifact.shown_with([("witness_checked", true.into()), ("signed_by", key.to_string().into())]))
 }

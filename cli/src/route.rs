@@ -9,7 +9,7 @@ use judged_core::route::{
     self, Attempted, Backend, Challenge, CopilotProfiles, Failure, Profile, ProfileState, RouteError, RouteInput,
     RouteOutcome, Routing,
 };
-use judged_core::rules::{Artifact, ArtifactKind};
+use judged_core::rules::ArtifactKind;
 use serde_json::Value;
 use std::path::Path;
 use std::process::ExitCode;
@@ -148,13 +148,10 @@ fn bound_challenge(mode: Mode, path: &str) -> Challenge {
         crate::with_decider(mode, |d| d.validate(ArtifactKind::Challenge, &artifact)).map(|_| artifact)
     });
     match validated {
-        Ok(artifact) => {
-            let challenge = Artifact(&artifact);
-            Challenge::Valid {
-                host: challenge.host(),
-                executor_model: challenge.str("executor_model").unwrap_or_default().to_owned(),
-            }
-        }
+        Ok(challenge) => Challenge::Valid {
+            host: challenge.host(),
+            executor_model: challenge.executor_model().unwrap_or_default().to_owned(),
+        },
         Err(error) => Challenge::Invalid { reason: error.message },
     }
 }

@@ -8,7 +8,7 @@ use crate::decider::{CallError, Decider};
 use judged_core::files;
 use judged_core::rules::{Artifact, ArtifactKind};
 use judged_core::trace::{EvidenceFacts, Provenance, TraceInput};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -283,7 +283,7 @@ fn provenance(
     run_dir: &Path,
     call_number: u32,
     input: &TraceInput,
-    evidence: &Option<(Map<String, Value>, String)>,
+    evidence: &Option<(Artifact, String)>,
 ) -> Result<Provenance, CallError> {
     match decider {
         Decider::Daemon(socket) => {

@@ -2,9 +2,9 @@
 //! (`judge-evidence`, `judged mcp`'s tools): ask again while the host may still be writing
 //! its log, and write the artifacts the way the reference does.
 
-use crate::rules::{RefusalCode, Result, Verified};
-use crate::{files, pyjson};
-use serde_json::{Map, Value};
+use crate::files;
+use crate::rules::{Challenge, RefusalCode, Result, Verified};
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -52,8 +52,8 @@ pub fn until_persisted<T>(wait_seconds: u64, mut op: impl FnMut() -> Result<T>) 
 }
 
 /// Write a challenge artifact as the reference does (pretty JSON, atomically).
-pub fn write_challenge(output: &Path, challenge: &Map<String, Value>, replace: bool) -> Result<()> {
-    files::write_atomic(output, pyjson::pretty(&Value::Object(challenge.clone())).as_bytes(), replace)
+pub fn write_challenge(output: &Path, challenge: &Challenge, replace: bool) -> Result<()> {
+    files::write_atomic(output, challenge.pretty().as_bytes(), replace)
 }
 
 /// Write a verification's response, then its evidence (removing the response again when
@@ -61,7 +61,7 @@ pub fn write_challenge(output: &Path, challenge: &Map<String, Value>, replace: b
 /// with exit 10 when it rejected the pair, which is written all the same.
 pub fn write_evidence(verified: &Verified, output: &Path, response_output: &Path, replace: bool) -> Result<()> {
     files::write_atomic(response_output, verified.response.as_bytes(), replace)?;
-    let evidence = pyjson::pretty(&Value::Object(verified.evidence.clone()));
+    let evidence = verified.evidence.pretty();
     if let Err(error) = files::write_atomic(output, evidence.as_bytes(), replace) {
         let _ = std::fs::remove_file(response_output);
         return Err(error);

@@ -7,8 +7,9 @@
 //! session log. What a signature proves is that judged issued exactly these fields; that
 //! the log still holds what it rests on is a daemon-mode `validate`'s to say.
 
+use crate::rules::{Artifact, Signable};
 use ed25519_dalek::Signer;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::Digest;
 
 /// What the `witness` field of a signed artifact starts with.
@@ -16,10 +17,12 @@ const SCHEME: &str = "ed25519:";
 
 /// The bytes a witness signs: the artifact's fields except `witness`, as canonical JSON
 /// (sorted keys, no spaces, non-ASCII kept as UTF-8: [`crate::pyjson::canonical`]).
-pub fn signed_bytes(artifact: &Map<String, Value>) -> Vec<u8> {
-    let mut unsigned = artifact.clone();
-    unsigned.remove("witness");
-    crate::pyjson::canonical(&Value::Object(unsigned)).into_bytes()
+pub fn signed_bytes(artifact: &impl Signable) -> Vec<u8> {
+    let mut unsigned = artifact.json();
+    if let Value::Object(fields) = &mut unsigned {
+        fields.remove("witness");
+    }
+    crate::pyjson::canonical(&unsigned).into_bytes()
 }
 
 /// A judged signing key (the daemon's secret).
@@ -38,7 +41,7 @@ impl SigningKey {
 
     /// The `witness` of `artifact`: `ed25519:<key id>:<signature, hex>`. Ed25519 is
     /// deterministic, so the same fields signed again give the same witness.
-    pub fn sign(&self, artifact: &Map<String, Value>) -> String {
+    pub fn sign(&self, artifact: &impl Signable) -> String {
         let signature = self.0.sign(&signed_bytes(artifact));
         format!("{SCHEME}{}:{}", self.public_key().key_id(), hex::encode(signature.to_bytes()))
     }
@@ -121,8 +124,8 @@ pub enum SignatureError {
 
 /// Check `artifact`'s witness against `keys` (any of them may have signed it); the key
 /// that did.
-pub fn check(artifact: &Map<String, Value>, keys: &[PublicKey]) -> Result<PublicKey, SignatureError> {
-    let Some(witness) = artifact.get("witness") else { return Err(SignatureError::Unwitnessed) };
+pub fn check(artifact: &Artifact, keys: &[PublicKey]) -> Result<PublicKey, SignatureError> {
+    let Some(witness) = artifact.witness_value() else { return Err(SignatureError::Unwitnessed) };
     let Some(text) = witness.as_str() else { return Err(SignatureError::Malformed(witness.to_string())) };
     let Some(signed) = text.strip_prefix(SCHEME) else {
         // The HMAC witness judged wrote before: 32 bytes, hex.
@@ -154,9 +157,14 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn artifact(value: Value) -> Map<String, Value> {
-        let Value::Object(map) = value else { unreachable!() };
-        map
+    fn artifact(value: Value) -> Artifact {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn with(artifact: &Artifact, key: &str, value: &str) -> Artifact {
+        let mut fields = artifact.0.clone();
+        fields.insert(key.into(), value.into());
+        Artifact::from(fields)
     }
 
     #[test]
@@ -172,13 +180,13 @@ mod tests {
         let mut a = artifact(json!({"nonce": "n", "status": "verified"}));
         let witness = key.sign(&a);
         assert_eq!(witness, key.sign(&a), "deterministic");
-        a.insert("witness".into(), witness.clone().into());
+        a = with(&a, "witness", &witness);
         assert_eq!(check(&a, &[other, key.public_key()]), Ok(key.public_key()));
         let id = key.public_key().key_id();
         let unknown = check(&a, &[other]).unwrap_err();
         assert_eq!(unknown, SignatureError::UnknownKey { key_id: id.clone(), given: other.key_id() });
         assert!(unknown.to_string().contains(&format!("signed by judged key {id}")), "{unknown}");
-        a.insert("status".into(), "forged".into());
+        a = with(&a, "status", "forged");
         let edited = check(&a, &[key.public_key()]).unwrap_err();
         assert_eq!(edited, SignatureError::Edited { key_id: id });
         assert!(edited.to_string().contains("the artifact was edited after judged signed it"), "{edited}");
@@ -190,12 +198,12 @@ mod tests {
         let mut a = artifact(json!({"nonce": "n"}));
         assert_eq!(check(&a, &[key]), Err(SignatureError::Unwitnessed));
         assert!(SignatureError::Unwitnessed.to_string().contains("verify it again with judged running"));
-        a.insert("witness".into(), "ab".repeat(32).into());
+        a = with(&a, "witness", &"ab".repeat(32));
         let hmac = check(&a, &[key]).unwrap_err();
         assert_eq!(hmac, SignatureError::SharedSecret);
         assert!(hmac.to_string().contains("verify the review again"), "{hmac}");
         for bad in ["ed25519:nocolon", "ed25519:id:zz", "hello"] {
-            a.insert("witness".into(), bad.into());
+            a = with(&a, "witness", bad);
             assert_eq!(check(&a, &[key]), Err(SignatureError::Malformed(bad.into())), "{bad}");
         }
     }

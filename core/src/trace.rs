@@ -6,7 +6,6 @@
 use crate::family::{self, Table};
 use crate::rules::{Artifact, EvidenceError, IdentityAssurance};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 /// Backends whose reviewer identity the host records; a successful trace of one needs
 /// evidence (`copilot-native`: the rubber-duck; `codex-exec` and `copilot-prompt`: Claude
@@ -81,14 +80,13 @@ pub struct EvidenceFacts {
 impl EvidenceFacts {
     /// The facts of `evidence` (validated by the caller), written at `path`. Evidence of a
     /// review only its caller vouches for names no host-recorded model, so it is refused.
-    pub fn of(evidence: &Map<String, Value>, path: String) -> Result<EvidenceFacts, EvidenceError> {
-        if IdentityAssurance::of(evidence) != IdentityAssurance::HostRecorded {
+    pub fn of(ev: &Artifact, path: String) -> Result<EvidenceFacts, EvidenceError> {
+        if ev.identity_assurance() != IdentityAssurance::HostRecorded {
             return Err(EvidenceError::evidence(
                 "--native-evidence must be evidence of a host-recorded review; trace a caller-declared review \
                  without it, its models given as --executor-model and --reported-reviewer-model",
             ));
         }
-        let ev = Artifact(evidence);
         Ok(EvidenceFacts {
             evidence_id: ev.required("evidence_id")?.to_owned(),
             executor_model: ev.required("executor_model")?.to_owned(),

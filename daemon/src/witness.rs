@@ -10,8 +10,8 @@
 //! it witnessed still validate in daemon mode; it is never created again.
 
 use hmac::{Hmac, KeyInit, Mac};
+use judged_core::rules::{Artifact, Signable};
 use judged_core::signature::{self, PublicKey, SignatureError, SigningKey};
-use serde_json::{Map, Value};
 use sha2::Sha256;
 use std::fs;
 use std::io::Write;
@@ -227,14 +227,14 @@ impl Witness {
     }
 
     /// The witness of `artifact`.
-    pub fn sign(&mut self, artifact: &Map<String, Value>) -> String {
+    pub fn sign(&mut self, artifact: &impl Signable) -> String {
         self.follow_rotation();
         self.signing.sign(artifact)
     }
 
     /// Whether `artifact`'s `witness` is this daemon's: a signature by one of its keys, or
     /// an HMAC by the shared key it witnessed with before signatures.
-    pub fn check(&mut self, artifact: &Map<String, Value>) -> Result<(), Refusal> {
+    pub fn check(&mut self, artifact: &Artifact) -> Result<(), Refusal> {
         self.follow_rotation();
         match signature::check(artifact, &self.keys) {
             Ok(_) => Ok(()),
@@ -248,9 +248,9 @@ impl Witness {
     /// The HMAC-SHA256 witness of judged before signatures, over the same bytes. Compared
     /// in constant time, so the time a refusal takes tells nothing about how much of a
     /// forged witness matched.
-    fn check_shared_secret(&self, artifact: &Map<String, Value>) -> Result<(), Refusal> {
+    fn check_shared_secret(&self, artifact: &Artifact) -> Result<(), Refusal> {
         let key = self.shared_secret.as_ref().ok_or(Refusal::NoSharedSecret)?;
-        let witness = artifact.get("witness").and_then(Value::as_str).and_then(|w| hex::decode(w).ok());
+        let witness = artifact.witness().and_then(|w| hex::decode(w).ok());
         let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("any key length");
         mac.update(&signature::signed_bytes(artifact));
         match witness {
@@ -263,11 +263,16 @@ impl Witness {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Map, Value, json};
 
     fn artifact() -> Map<String, Value> {
         let Value::Object(artifact) = json!({"nonce": "n", "status": "verified"}) else { unreachable!() };
         artifact
+    }
+
+    /// `fields` read back as an artifact.
+    fn read(fields: &Map<String, Value>) -> Artifact {
+        Artifact::from(fields.clone())
     }
 
     fn mode(path: &Path) -> u32 {
@@ -281,15 +286,15 @@ mod tests {
         assert_eq!((mode(&dir.path().join(SIGNING_KEY)), mode(&dir.path().join(PUBLIC_KEYS))), (0o600, 0o600));
         assert!(!dir.path().join(SHARED_SECRET).exists(), "no shared secret is created any more");
         let mut signed = artifact();
-        signed.insert("witness".into(), witness.sign(&signed).into());
-        assert_eq!(witness.check(&signed), Ok(()));
+        signed.insert("witness".into(), witness.sign(&read(&signed)).into());
+        assert_eq!(witness.check(&read(&signed)), Ok(()));
         signed.insert("status".into(), "forged".into());
-        assert_eq!(witness.check(&signed), Err(Refusal::Edited), "an edited field");
+        assert_eq!(witness.check(&read(&signed)), Err(Refusal::Edited), "an edited field");
         signed.insert("status".into(), "verified".into());
-        assert_eq!(witness.check(&artifact()), Err(Refusal::Unwitnessed));
+        assert_eq!(witness.check(&read(&artifact())), Err(Refusal::Unwitnessed));
         fs::set_permissions(dir.path().join(SIGNING_KEY), fs::Permissions::from_mode(0o644)).unwrap();
         let mut reloaded = Witness::load_or_create(dir.path()).unwrap();
-        assert_eq!(reloaded.check(&signed), Ok(()), "the key is kept across restarts");
+        assert_eq!(reloaded.check(&read(&signed)), Ok(()), "the key is kept across restarts");
         assert_eq!(mode(&dir.path().join(SIGNING_KEY)), 0o600, "made owner-only again");
     }
 
@@ -299,14 +304,18 @@ mod tests {
         let mut running = Witness::load_or_create(dir.path()).unwrap();
         let old = running.keys()[0];
         let mut before = artifact();
-        before.insert("witness".into(), running.sign(&before).into());
+        before.insert("witness".into(), running.sign(&read(&before)).into());
         let rotated = Witness::rotate(dir.path()).unwrap();
         assert_eq!(rotated.keys().len(), 2);
         assert_eq!(rotated.keys()[1], old, "the old key stays listed, after the current one");
         let mut after = artifact();
-        after.insert("witness".into(), running.sign(&after).into());
-        assert_eq!(signature::check(&after, &[rotated.keys()[0]]).map(|_| ()), Ok(()), "signed with the new key");
-        assert_eq!(running.check(&before), Ok(()), "the old key's artifact still checks");
+        after.insert("witness".into(), running.sign(&read(&after)).into());
+        assert_eq!(
+            signature::check(&read(&after), &[rotated.keys()[0]]).map(|_| ()),
+            Ok(()),
+            "signed with the new key"
+        );
+        assert_eq!(running.check(&read(&before)), Ok(()), "the old key's artifact still checks");
         let text = fs::read_to_string(dir.path().join(PUBLIC_KEYS)).unwrap();
         assert_eq!(text, format!("{}\n{old}\n", rotated.keys()[0]));
     }
@@ -317,14 +326,14 @@ mod tests {
         let key = [9u8; 32];
         let mut old = artifact();
         let mut mac = Hmac::<Sha256>::new_from_slice(&key).unwrap();
-        mac.update(&signature::signed_bytes(&old));
+        mac.update(&signature::signed_bytes(&read(&old)));
         old.insert("witness".into(), hex::encode(mac.finalize().into_bytes()).into());
         let mut without = Witness::load_or_create(dir.path()).unwrap();
-        assert_eq!(without.check(&old), Err(Refusal::NoSharedSecret));
+        assert_eq!(without.check(&read(&old)), Err(Refusal::NoSharedSecret));
         fs::write(dir.path().join(SHARED_SECRET), key).unwrap();
         let mut with = Witness::load_or_create(dir.path()).unwrap();
-        assert_eq!(with.check(&old), Ok(()));
+        assert_eq!(with.check(&read(&old)), Ok(()));
         old.insert("status".into(), "forged".into());
-        assert_eq!(with.check(&old), Err(Refusal::Edited));
+        assert_eq!(with.check(&read(&old)), Err(Refusal::Edited));
     }
 }

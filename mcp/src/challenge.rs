@@ -3,15 +3,15 @@
 //! decides and witnesses; this writes what it answered).
 
 use crate::{Judged, daemon};
+use judged_core::files;
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
-use judged_core::{files, pyjson};
+use judged_core::rules::Challenge;
 use judged_protocol::{ChallengeArgs, Request};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 /// The challenge to bind.
@@ -64,14 +64,14 @@ fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Resu
         started_at: chrono::Utc::now(),
         writes: vec![output.clone()],
     };
-    let challenge: Map<String, Value> =
+    let challenge: Challenge =
         round::until_persisted(DEFAULT_WAIT_SECONDS, || daemon::evidence(Request::Challenge(args.clone())))?;
     round::write_challenge(&output, &challenge, replace)?;
-    let nonce = challenge.get("nonce").and_then(Value::as_str).unwrap_or_default();
+    let nonce = &challenge.nonce;
     Ok(format!(
         "{}\nWrote {}. Now run the reviewer with the line ARIS_REVIEW_NONCE={nonce} alone in its prompt, then call \
          verify.",
-        pyjson::one_line(&Value::Object(challenge.clone())),
+        challenge.one_line(),
         output.display()
     ))
 }

@@ -3,16 +3,15 @@
 
 use crate::challenge::in_project;
 use crate::{Judged, daemon};
+use judged_core::files;
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::rules::{Artifact, Verified};
-use judged_core::{files, pyjson};
 use judged_protocol::{Request, Verification, VerifyArgs};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 
 /// The round to verify.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -74,10 +73,5 @@ fn verify(project: &str, params: &VerifyParams) -> judged_core::rules::Result<St
         window_start: verification.window_start,
     };
     round::write_evidence(&verified, &output, &response_output, params.replace)?;
-    Ok(format!(
-        "{}\nWrote {} and {}.",
-        pyjson::one_line(&Value::Object(verified.evidence)),
-        output.display(),
-        response_output.display()
-    ))
+    Ok(format!("{}\nWrote {} and {}.", verified.evidence.one_line(), output.display(), response_output.display()))
 }

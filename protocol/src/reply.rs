@@ -2,9 +2,8 @@
 //! variant), and the envelope around it.
 
 use judged_core::event::Host;
-use judged_core::rules::LogState;
+use judged_core::rules::{Challenge, Evidence, LogState};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 use std::path::PathBuf;
 
 /// Any reply, as the daemon sends it: the body alone, untagged (the client knows which
@@ -24,11 +23,10 @@ pub enum Reply {
     ChainHead(ChainHead),
     /// To [`crate::Request::VerifyLog`].
     PrefixCheck(PrefixCheck),
-    /// To [`crate::Request::Challenge`]: the challenge artifact, whose fields are the
-    /// reference helper's (free-form here; `judged_core::rules` builds it).
-    Challenge(Map<String, Value>),
+    /// To [`crate::Request::Challenge`]: the challenge artifact, witnessed.
+    Challenge(Challenge),
     /// To [`crate::Request::Verify`].
-    Verification(Verification),
+    Verification(Box<Verification>),
     /// To [`crate::Request::Validate`].
     Validation(Validation),
     /// To [`crate::Request::Hook`].
@@ -258,8 +256,8 @@ pub struct PrefixCheck {
 /// Verified evidence.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Verification {
-    /// The evidence artifact (the reference's fields, plus the witness).
-    pub evidence: Map<String, Value>,
+    /// The evidence artifact, witnessed.
+    pub evidence: Evidence,
     /// The reviewer's response, for the client to write.
     pub response: String,
     /// The byte offset where the reviewed window starts in the log.

@@ -3,9 +3,9 @@
 
 use chrono::{DateTime, Utc};
 use judged_core::event::Host;
-use judged_core::rules::{ArtifactKind, ReviewerCli};
+use judged_core::rules::{Artifact, ArtifactKind, ReviewerCli};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -160,8 +160,8 @@ pub struct ChallengeArgs {
 /// `judge-evidence verify`, asked of the daemon.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct VerifyArgs {
-    /// The challenge artifact as written (free-form: its fields are the reference's).
-    pub challenge: Map<String, Value>,
+    /// The challenge artifact as written.
+    pub challenge: Artifact,
     /// Where the client writes the reviewer's response.
     pub response_path: String,
     /// How the calling command names the challenge file, to find its own call in the log.
@@ -184,7 +184,7 @@ pub struct ValidateArgs {
     /// Which artifact this is.
     pub kind: ArtifactKind,
     /// The artifact as written.
-    pub artifact: Map<String, Value>,
+    pub artifact: Artifact,
     /// Files the artifact names, sent along as hex, since the daemon may run under
     /// another account and not be able to read them.
     #[serde(default)]
@@ -249,7 +249,7 @@ pub struct TraceArgs {
     pub input: judged_core::trace::TraceInput,
     /// `--native-evidence`, as read.
     #[serde(default)]
-    pub evidence: Option<Map<String, Value>>,
+    pub evidence: Option<Artifact>,
     /// The evidence file as given (absolute).
     #[serde(default)]
     pub evidence_path: Option<String>,

@@ -502,7 +502,7 @@ fn reviewed_under_the_stop_gate(scenario: &str, reviewer: &Reviewer) -> Option<(
         let mut copy = evidence.clone();
         let fields = copy.as_object_mut().unwrap();
         fields.insert(field.to_owned(), forged);
-        let id = judged_core::rules::evidence_id(fields);
+        let id = judged_core::rules::evidence_id(&fields.clone().into());
         fields.insert("evidence_id".to_owned(), id.into());
         std::fs::write(world.project().join("forged.evidence.json"), copy.to_string()).unwrap();
         for mode in ["auto", "direct"] {

@@ -2,13 +2,12 @@
 //! exactly one current session, and re-check such a binding later.
 
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, proves_marker};
-use super::{Artifact, CHALLENGE_SCHEMA, Env, EvidenceError, RefusalCode, Result, check_binding};
+use super::{Artifact, CHALLENGE_SCHEMA, Challenge, Env, EvidenceError, RefusalCode, Result, check_binding};
 use crate::event::Host;
 use crate::family::{self, Table};
 use crate::log::SessionLog;
 use crate::timestamp;
 use chrono::{DateTime, Utc};
-use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 
 /// What `challenge` is asked: bind this nonce to the one fresh marker call for `binding`
@@ -27,6 +26,8 @@ pub struct ChallengeRequest<'a> {
     pub nonce: &'a str,
     /// Where the caller looked for the `logs` it passes: named when none holds the marker.
     pub searched: &'a [SearchedRoot],
+    /// The working tree's digest now (`None` outside git), which the challenge records.
+    pub tree_sha256: Option<String>,
 }
 
 /// A directory `challenge`'s caller searched for session logs.
@@ -129,7 +130,7 @@ pub fn check_max_age(seconds: i64) -> Result<()> {
 
 /// Find the one current root marker lifecycle for the binding among `logs` and build the
 /// challenge artifact.
-pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env) -> Result<Map<String, Value>> {
+pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env) -> Result<Challenge> {
     check_max_age(request.max_age_seconds)?;
     check_binding(request.binding)?;
     let mut candidates = Vec::new();
@@ -172,27 +173,29 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
         .as_deref()
         .ok_or_else(|| EvidenceError::evidence("challenge marker completion is missing id"))?;
     let prefix = marker.completion_line.end;
-    let artifact = json!({
-        "schema": CHALLENGE_SCHEMA,
-        "status": "bound",
-        "binding": request.binding,
-        "nonce": request.nonce,
-        "issued_at": timestamp::format_utc(request.now),
-        "cwd": request.cwd,
-        "session_id": session_id,
-        "session_events": log.path,
-        "challenge_event_id": start_id,
-        "challenge_completion_event_id": completion_id,
-        "challenge_tool_call_id": marker.call.id,
-        "challenge_event_timestamp": marker.start.timestamp,
-        "executor_model": model,
-        "executor_family": executor_family,
-        "event_prefix_bytes": prefix,
-        "event_prefix_sha256": log.prefix_sha256(prefix),
-        "host": log.host.as_str(),
-        "chain_sha256": log.chain_at(prefix),
-    });
-    Ok(artifact.as_object().expect("an object literal").clone())
+    Ok(Challenge {
+        schema: CHALLENGE_SCHEMA.to_owned(),
+        status: "bound".to_owned(),
+        binding: request.binding.to_owned(),
+        nonce: request.nonce.to_owned(),
+        issued_at: timestamp::format_utc(request.now),
+        cwd: request.cwd.to_owned(),
+        session_id,
+        session_events: log.path.clone(),
+        challenge_event_id: start_id.to_owned(),
+        challenge_completion_event_id: completion_id.to_owned(),
+        challenge_tool_call_id: marker.call.id.clone(),
+        challenge_event_timestamp: marker.start.timestamp.clone(),
+        executor_model: model.to_owned(),
+        executor_family: executor_family.to_owned(),
+        event_prefix_bytes: prefix,
+        event_prefix_sha256: log.prefix_sha256(prefix),
+        host: log.host,
+        chain_sha256: log.chain_at(prefix),
+        tree_sha256: request.tree_sha256.clone(),
+        witness: None,
+        other: Default::default(),
+    })
 }
 
 /// Root shell calls in `log` that carry the binding and `marker` (or root calls of judged's
@@ -239,9 +242,26 @@ fn marker_candidates<'a>(
     })
 }
 
+/// What revalidating a challenge established: the fields it checked against the log, and
+/// the marker lifecycle they name.
+pub(super) struct BoundChallenge<'c, 'l> {
+    /// The marker lifecycle's ids (and the binding and executor model) as the challenge
+    /// names them.
+    pub ids: MarkerIds<'c>,
+    pub session_id: &'c str,
+    pub cwd: &'c str,
+    /// The bound prefix of the log: its length.
+    pub prefix: u64,
+    pub marker: MarkerLifecycle<'l>,
+}
+
 /// Re-check a challenge artifact against its log (evidence-protocol.md §2.3), and the host's chain from
 /// the marker call to the end of the log as it is now; shared by every way of verifying.
-pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dyn Env) -> Result<MarkerLifecycle<'a>> {
+pub(super) fn revalidate<'c, 'l>(
+    challenge: &'c Artifact,
+    log: &'l SessionLog,
+    env: &dyn Env,
+) -> Result<BoundChallenge<'c, 'l>> {
     if challenge.str("schema") != Some(CHALLENGE_SCHEMA) || challenge.str("status") != Some("bound") {
         return Err(EvidenceError::evidence("unsupported or unbound Copilot challenge"));
     }
@@ -253,13 +273,16 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
         return Err(EvidenceError::evidence("Copilot challenge event prefix changed after binding"));
     }
     let meta = session::metadata(log, prefix)?;
-    if Some(meta.session_id.as_str()) != challenge.str("session_id") {
-        return Err(EvidenceError::evidence("challenge session id does not match its event log"));
-    }
-    if env.resolve(&meta.cwd) != env.resolve(challenge.required("cwd")?) {
+    let session_id = match challenge.str("session_id") {
+        Some(id) if id == meta.session_id => id,
+        _ => return Err(EvidenceError::evidence("challenge session id does not match its event log")),
+    };
+    let cwd = challenge.required("cwd")?;
+    if env.resolve(&meta.cwd) != env.resolve(cwd) {
         return Err(EvidenceError::evidence("challenge cwd does not match its event log"));
     }
-    let marker = session::bound_marker(log, &MarkerIds::of(challenge)?, prefix).map_err(|fault| {
+    let ids = MarkerIds::of(challenge)?;
+    let marker = session::bound_marker(log, &ids, prefix).map_err(|fault| {
         EvidenceError::evidence(match fault {
             MarkerFault::StartCount => "challenge root tool event is missing or duplicated",
             MarkerFault::NotRoot => "challenge was not issued by the root Copilot agent",
@@ -271,7 +294,7 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
         })
     })?;
     session::check_host_chain(log, marker.start_line.start)?;
-    Ok(marker)
+    Ok(BoundChallenge { ids, session_id, cwd, prefix, marker })
 }
 
 /// `validate-challenge`: revalidate and check the stored family.
@@ -279,10 +302,9 @@ pub(super) fn revalidate<'a>(challenge: &Artifact, log: &'a SessionLog, env: &dy
 /// Defect fix (evidence-protocol.md §8.6): an unknown executor family is exit 5 here as in `challenge`,
 /// not the reference's generic 2.
 /// Returns where the challenge's window starts in the log (the marker call).
-pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
-    let challenge = Artifact(challenge);
-    let marker = revalidate(&challenge, log, env)?;
-    let model = challenge.required("executor_model")?;
+pub fn validate_challenge(challenge: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<u64> {
+    let bound = revalidate(challenge, log, env)?;
+    let model = bound.ids.executor_model;
     let derived = family::family(model, Table::Evidence).ok_or_else(|| {
         EvidenceError::new(
             RefusalCode::UnknownExecutorFamily,
@@ -292,5 +314,5 @@ pub fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env:
     if challenge.str("executor_family") != Some(derived) {
         return Err(EvidenceError::evidence("challenge executor family does not match its host model"));
     }
-    Ok(marker.start_line.start)
+    Ok(bound.marker.start_line.start)
 }

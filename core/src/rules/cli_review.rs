@@ -20,15 +20,16 @@
 use super::challenge::revalidate;
 use super::session;
 use super::validate::{revalidate_marker, revalidate_prefix};
-use super::verify::{Review, Verified};
+use super::verify::{Review, Verified, VerifyRequest};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, IdentityAssurance, RefusalCode, Result, evidence_id,
+    has_nonce_line,
 };
 use crate::event::{Host, Record, ToolCall, ToolResult};
 use crate::log::{Line, SessionLog};
 use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 /// An agent that runs its reviewer as a shell call, by the host that writes its log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -428,20 +429,18 @@ fn the_shell_call<'a>(log: &'a SessionLog, after: u64, run: &CliRun) -> Result<(
 /// (any cwd; those of another cwd are refused by name; `log` itself, should it be among
 /// them, is not a reviewer's).
 pub fn verify_cli_review(
-    challenge: &Map<String, Value>,
+    challenge: &Artifact,
     log: &SessionLog,
     reviewer_logs: &[&SessionLog],
-    response_path: &str,
-    now: DateTime<Utc>,
+    request: &VerifyRequest,
     env: &dyn Env,
 ) -> Result<Verified> {
-    let challenge = Artifact(challenge);
-    let marker = revalidate(&challenge, log, env)?;
+    let bound = revalidate(challenge, log, env)?;
     let nonce = challenge.required("nonce")?;
-    let executor_model = challenge.required("executor_model")?;
-    let cwd = env.resolve(challenge.required("cwd")?);
+    let executor_model = bound.ids.executor_model;
+    let cwd = env.resolve(bound.cwd);
     let challenge_time = challenge.timestamp("challenge_event_timestamp")?;
-    let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
+    let prefix = bound.prefix;
 
     let runs: Vec<CliRun> =
         reviewer_logs.iter().filter(|l| l.path != log.path).filter_map(|l| CliRun::bound(l, nonce)).collect();
@@ -482,42 +481,34 @@ pub fn verify_cli_review(
         pair: FamilyPair::of(executor_model, &run.model, "host-event-verified-cross-family"),
         log,
         prefix: tool_line.end,
-        verified_at: now,
+        request,
         reviewed_at: Some(tool_record.timestamp.clone().unwrap_or(completed_at)),
         tool_call_id: call_id,
         agent_name: run.cli.agent_name().to_owned(),
         executor_model,
         reviewer_model: &run.model,
         reviewer_model_source: run.cli.identity_source(),
-        response_path,
         response: &answer,
     };
-    let own = json!({
-        "executor_model_source": Executor(log.host).model_source(),
-        "identity_source": run.cli.identity_source(),
-        "identity_assurance": "host-recorded",
-        "reviewer_host": run.cli.host().as_str(),
-        "reviewer_session_events": run.log.path,
-        "reviewer_session_id": run.session_id,
-        "reviewer_prefix_bytes": run_end,
-        "reviewer_prefix_sha256": run.log.prefix_sha256(run_end),
-    });
-    let evidence = review.evidence(own, &challenge, &["challenge_event_timestamp"]);
-    Ok(Verified { evidence, response: answer, window_start: marker.start_line.start })
+    let mut evidence = review.evidence(&bound, nonce);
+    evidence.executor_model_source = Some(Executor(log.host).model_source().to_owned());
+    evidence.identity_source = Some(run.cli.identity_source().to_owned());
+    evidence.identity_assurance = Some(IdentityAssurance::HostRecorded);
+    evidence.reviewer_host = Some(run.cli.host());
+    evidence.reviewer_session_events = Some(run.log.path.clone());
+    evidence.reviewer_session_id = Some(run.session_id.clone());
+    evidence.reviewer_prefix_bytes = Some(run_end);
+    evidence.reviewer_prefix_sha256 = Some(run.log.prefix_sha256(run_end));
+    evidence.challenge_event_timestamp = challenge.str("challenge_event_timestamp").map(str::to_owned);
+    Ok(Verified { evidence, response: answer, window_start: bound.marker.start_line.start })
 }
 
 /// Revalidate evidence of a reviewer CLI's review against the executor's log and the run's log
 /// as they are now: both bound prefixes unchanged, the marker lifecycle and the run
 /// re-derived from them, the response file the run's answer. Where the reviewed window
 /// starts.
-pub fn validate_cli_review(
-    evidence: &Map<String, Value>,
-    log: &SessionLog,
-    run_log: &SessionLog,
-    env: &dyn Env,
-) -> Result<u64> {
+pub fn validate_cli_review(ev: &Artifact, log: &SessionLog, run_log: &SessionLog, env: &dyn Env) -> Result<u64> {
     let fail = |message: &str| Err(EvidenceError::evidence(message));
-    let ev = Artifact(evidence);
     let Some(cli) = ev.str("agent_name").and_then(ReviewerCli::of_evidence) else {
         return fail("not evidence of a reviewer CLI's review");
     };
@@ -531,7 +522,7 @@ pub fn validate_cli_review(
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
         return fail("not evidence of a reviewer CLI's review");
     }
-    if ev.str("status") != Some("verified") || evidence.get("independence_verified") != Some(&Value::Bool(true)) {
+    if ev.str("status") != Some("verified") || ev.get("independence_verified") != Some(&Value::Bool(true)) {
         return fail(&format!("{name} review evidence is not verified"));
     }
     let executor = Executor(log.host);
@@ -540,8 +531,8 @@ pub fn validate_cli_review(
         Host::GeminiCli => "Gemini CLI evidence recording prefix was modified",
         _ => "Claude Code evidence transcript prefix was modified",
     };
-    let prefix = revalidate_prefix(&ev, log, env, modified)?;
-    let marker = revalidate_marker(&ev, log, prefix)?;
+    let prefix = revalidate_prefix(ev, log, env, modified)?;
+    let marker = revalidate_marker(ev, log, prefix)?;
     session::ensure_parsed(run_log)?;
     let Some(run_prefix) = ev.prefix_len("reviewer_prefix_bytes", run_log.len()) else {
         return fail("evidence reviewer prefix length is invalid");
@@ -585,7 +576,7 @@ pub fn validate_cli_review(
     {
         return fail(&format!("the response artifact does not match the {name} run's answer"));
     }
-    if ev.str("evidence_id") != Some(evidence_id(evidence).as_str()) {
+    if ev.str("evidence_id") != Some(evidence_id(ev).as_str()) {
         return fail("native evidence id does not match its bound fields");
     }
     Ok(marker.start_line.start)
@@ -594,6 +585,7 @@ pub fn validate_cli_review(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn bash(command: &str) -> ToolCall {
         ToolCall { id: Some("t".into()), name: "Bash".into(), arguments: json!({ "command": command }) }

@@ -11,16 +11,15 @@
 
 use super::challenge::revalidate;
 use super::validate::{revalidate_marker, revalidate_prefix};
-use super::verify::{Review, Verified};
+use super::verify::{Review, Verified, VerifyRequest};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
 };
 use crate::chain;
 use crate::event::{ToolCall, ToolResult};
 use crate::log::{Line, SessionLog};
-use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 /// The `agent_name` prefix of evidence of a caller-declared review: `declared:<tool>`.
 const DECLARED: &str = "declared:";
@@ -44,21 +43,13 @@ impl IdentityAssurance {
             IdentityAssurance::HostRecorded => "host-recorded",
         }
     }
-
-    /// The assurance `evidence` states.
-    pub fn of(evidence: &Map<String, Value>) -> IdentityAssurance {
-        match Artifact(evidence).str("identity_assurance") {
-            Some("caller-declared") => IdentityAssurance::CallerDeclared,
-            _ => IdentityAssurance::HostRecorded,
-        }
-    }
 }
 
 const CALLER_DECLARED: IdentityAssurance = IdentityAssurance::CallerDeclared;
 
 /// Whether evidence is of a caller-declared review.
-pub fn is_declared(evidence: &Map<String, Value>) -> bool {
-    Artifact(evidence).str("agent_name").is_some_and(|name| name.starts_with(DECLARED))
+pub fn is_declared(evidence: &Artifact) -> bool {
+    evidence.str("agent_name").is_some_and(|name| name.starts_with(DECLARED))
 }
 
 /// Whether any string in `value` (at any depth) carries the nonce line.
@@ -128,19 +119,16 @@ fn the_declared_call<'a>(
 /// after the challenge that carried the nonce, its result the response, its reviewer
 /// `declared_model` on the caller's word.
 pub fn verify_declared_review(
-    challenge: &Map<String, Value>,
+    challenge: &Artifact,
     log: &SessionLog,
     declared_model: &str,
-    response_path: &str,
-    now: DateTime<Utc>,
+    request: &VerifyRequest,
     env: &dyn Env,
 ) -> Result<Verified> {
-    let challenge = Artifact(challenge);
-    let marker = revalidate(&challenge, log, env)?;
+    let bound = revalidate(challenge, log, env)?;
     let nonce = challenge.required("nonce")?;
-    let executor_model = challenge.required("executor_model")?;
-    let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
-    let (call, line, result, returned_at) = the_declared_call(log, prefix, nonce)?;
+    let executor_model = bound.ids.executor_model;
+    let (call, line, result, returned_at) = the_declared_call(log, bound.prefix, nonce)?;
     let declared_model = declared_model.trim();
     if declared_model.is_empty() {
         return Err(EvidenceError::evidence("--declared-reviewer-model is empty: name the model that reviewed"));
@@ -149,40 +137,37 @@ pub fn verify_declared_review(
         pair: FamilyPair::of(executor_model, declared_model, "caller-declared-cross-family"),
         log,
         prefix: line.end,
-        verified_at: now,
+        request,
         reviewed_at: returned_at.map(str::to_owned),
         tool_call_id: call.id.clone(),
         agent_name: format!("{DECLARED}{}", call.name),
         executor_model,
         reviewer_model: declared_model,
         reviewer_model_source: CALLER_DECLARED.as_str(),
-        response_path,
         response: &result.text,
     };
-    let own = json!({
-        "identity_source": "caller",
-        "identity_assurance": CALLER_DECLARED.as_str(),
-        // The session log shows the call, not who answered it.
-        "independence_verified": false,
-    });
-    let evidence = review.evidence(own, &challenge, &["challenge_event_timestamp"]);
-    Ok(Verified { evidence, response: result.text.clone(), window_start: marker.start_line.start })
+    let mut evidence = review.evidence(&bound, nonce);
+    evidence.identity_source = Some("caller".to_owned());
+    evidence.identity_assurance = Some(CALLER_DECLARED);
+    // The session log shows the call, not who answered it.
+    evidence.independence_verified = false;
+    evidence.challenge_event_timestamp = challenge.str("challenge_event_timestamp").map(str::to_owned);
+    Ok(Verified { evidence, response: result.text.clone(), window_start: bound.marker.start_line.start })
 }
 
 /// Revalidate evidence of a caller-declared review against `log` as it is now: the bound
 /// prefix unchanged, the marker lifecycle and the call re-derived from it, the response
 /// file the call's result. Where the reviewed window starts.
-pub fn validate_declared_review(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
+pub fn validate_declared_review(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<u64> {
     let fail = |message: &str| Err(EvidenceError::evidence(message));
-    let ev = Artifact(evidence);
-    if ev.str("schema") != Some(EVIDENCE_SCHEMA) || !is_declared(evidence) {
+    if ev.str("schema") != Some(EVIDENCE_SCHEMA) || !is_declared(ev) {
         return fail("not evidence of a caller-declared review");
     }
-    if ev.str("status") != Some("verified") || IdentityAssurance::of(evidence) != CALLER_DECLARED {
+    if ev.str("status") != Some("verified") || ev.identity_assurance() != CALLER_DECLARED {
         return fail("caller-declared review evidence is not verified");
     }
-    let prefix = revalidate_prefix(&ev, log, env, "evidence session log prefix was modified")?;
-    let marker = revalidate_marker(&ev, log, prefix)?;
+    let prefix = revalidate_prefix(ev, log, env, "evidence session log prefix was modified")?;
+    let marker = revalidate_marker(ev, log, prefix)?;
     let bound = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
     let (call, line, result, returned_at) =
         the_declared_call(&bound, marker.start_line.start, ev.required("nonce")?)
@@ -207,7 +192,7 @@ pub fn validate_declared_review(evidence: &Map<String, Value>, log: &SessionLog,
     {
         return fail("the response artifact does not match the reviewer call's result");
     }
-    if ev.str("evidence_id") != Some(evidence_id(evidence).as_str()) {
+    if ev.str("evidence_id") != Some(evidence_id(ev).as_str()) {
         return fail("evidence id does not match its bound fields");
     }
     Ok(marker.start_line.start)

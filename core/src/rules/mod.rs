@@ -5,6 +5,7 @@
 //! place says so and has a test named after it. Path resolution and file reads are the
 //! caller's business, through [`Env`].
 
+mod artifact;
 mod challenge;
 mod cli_review;
 mod declared_review;
@@ -15,16 +16,15 @@ mod verify;
 #[cfg(test)]
 mod tests;
 
+pub use artifact::{Artifact, Challenge, Evidence, Signable};
 pub use challenge::{ChallengeRequest, SearchedRoot, challenge, check_max_age, validate_challenge};
 pub use cli_review::{ReviewerCli, is_reviewer_run, reviews_by_shell_call, validate_cli_review, verify_cli_review};
 pub use declared_review::{IdentityAssurance, is_declared, validate_declared_review, verify_declared_review};
 pub use validate::validate;
-pub use verify::{Verified, verify};
+pub use verify::{Verified, VerifyRequest, verify};
 
 use crate::event::Host;
 use crate::log::SessionLog;
-use crate::timestamp;
-use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 /// The `schema` of a challenge artifact (and of the marker object).
@@ -229,7 +229,7 @@ impl ArtifactKind {
     /// rule.
     pub fn validate(
         self,
-        artifact: &Map<String, Value>,
+        artifact: &Artifact,
         log: &SessionLog,
         reviewer: Option<&SessionLog>,
         env: &dyn Env,
@@ -251,8 +251,7 @@ impl ArtifactKind {
 /// The other host's log that evidence rests on besides its session log (the reviewer
 /// CLI's log of a Claude Code review), with that host; `None` for a review recorded in the
 /// session log itself.
-pub fn reviewer_log(evidence: &Map<String, Value>) -> Option<(&str, Host)> {
-    let evidence = Artifact(evidence);
+pub fn reviewer_log(evidence: &Artifact) -> Option<(&str, Host)> {
     let cli = evidence.str("agent_name").and_then(ReviewerCli::of_evidence)?;
     evidence.str("reviewer_session_events").map(|path| (path, cli.host()))
 }
@@ -265,21 +264,19 @@ pub fn reviewer_log(evidence: &Map<String, Value>) -> Option<(&str, Host)> {
 /// caller names the reviewer's model, a review only the caller vouches for
 /// ([`verify_declared_review`]).
 pub fn verify_review(
-    challenge: &Map<String, Value>,
+    challenge: &Artifact,
     log: &SessionLog,
     reviewer_logs: &[&SessionLog],
-    declared_model: Option<&str>,
-    response_path: &str,
-    now: chrono::DateTime<chrono::Utc>,
+    request: &VerifyRequest,
     env: &dyn Env,
 ) -> Result<Verified> {
-    if let Some(model) = declared_model {
-        return verify_declared_review(challenge, log, model, response_path, now, env);
+    if let Some(model) = request.declared_model {
+        return verify_declared_review(challenge, log, model, request, env);
     }
     if reviews_by_shell_call(log.host) {
-        verify_cli_review(challenge, log, reviewer_logs, response_path, now, env)
+        verify_cli_review(challenge, log, reviewer_logs, request, env)
     } else {
-        verify(challenge, log, response_path, now, env)
+        verify(challenge, log, request, env)
     }
 }
 
@@ -305,68 +302,6 @@ impl FamilyPair {
             _ => ("rejected", "unknown-model-family", "unknown"),
         };
         FamilyPair { executor_family, reviewer_family, status, reason, relation }
-    }
-}
-
-/// A loaded artifact: a JSON object with typed field access and field-naming errors.
-pub struct Artifact<'a>(pub &'a Map<String, Value>);
-
-impl<'a> Artifact<'a> {
-    /// Parse artifact bytes read from `path`.
-    pub fn parse(path: &str, bytes: &[u8]) -> Result<Map<String, Value>> {
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => Err(EvidenceError::evidence(format!("JSON artifact must be an object: {path}"))),
-            Err(_) => Err(EvidenceError::evidence(format!("invalid JSON artifact: {path}"))),
-        }
-    }
-
-    /// The host whose session log the artifact is bound to.
-    pub fn host(&self) -> Host {
-        // Artifacts written before the `host` field existed are Copilot CLI's: it was the
-        // only host then, so an absent (or unknown) field keeps reading them as before.
-        self.str("host").and_then(Host::parse).unwrap_or(Host::CopilotCli)
-    }
-
-    /// A string field, if present and a string.
-    pub fn str(&self, key: &str) -> Option<&'a str> {
-        self.0.get(key).and_then(Value::as_str)
-    }
-
-    /// A required non-empty string field.
-    pub fn required(&self, key: &str) -> Result<&'a str> {
-        self.str(key)
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| EvidenceError::evidence(format!("artifact is missing non-empty string field: {key}")))
-    }
-
-    /// A required ISO-8601 timestamp field.
-    pub fn timestamp(&self, key: &str) -> Result<DateTime<Utc>> {
-        self.str(key)
-            .and_then(timestamp::parse)
-            .ok_or_else(|| EvidenceError::evidence(format!("{key} is not an ISO-8601 timestamp")))
-    }
-
-    /// A positive integer no larger than `limit` (JSON booleans are not integers).
-    pub fn prefix_len(&self, key: &str, limit: u64) -> Option<u64> {
-        self.0.get(key).and_then(Value::as_u64).filter(|&n| n > 0 && n <= limit)
-    }
-}
-
-/// Copy into evidence the challenge fields it repeats (binding, nonce, session, marker
-/// ids), and `extra` ones.
-fn repeat_challenge(evidence: &mut Map<String, Value>, challenge: &Artifact, extra: &[&str]) {
-    let fields = [
-        "binding",
-        "nonce",
-        "cwd",
-        "session_id",
-        "challenge_event_id",
-        "challenge_completion_event_id",
-        "challenge_tool_call_id",
-    ];
-    for key in fields.iter().chain(extra) {
-        evidence.insert((*key).to_owned(), challenge.0.get(*key).cloned().unwrap_or(Value::Null));
     }
 }
 
@@ -397,7 +332,7 @@ pub fn extract_response(result: &Value) -> Result<String> {
 }
 
 /// `cne_` + 32 hex of the SHA-256 of the canonical seven identity fields (evidence-protocol.md §3.5).
-pub fn evidence_id(evidence: &Map<String, Value>) -> String {
+pub fn evidence_id(evidence: &Artifact) -> String {
     let identity: Map<String, Value> = [
         "session_id",
         "challenge_event_id",
@@ -408,7 +343,7 @@ pub fn evidence_id(evidence: &Map<String, Value>) -> String {
         "event_prefix_sha256",
     ]
     .iter()
-    .map(|k| (k.to_string(), evidence.get(*k).cloned().unwrap_or(Value::Null)))
+    .map(|k| (k.to_string(), evidence.get(k).cloned().unwrap_or(Value::Null)))
     .collect();
     let digest = crate::chain::sha256(crate::pyjson::canonical(&Value::Object(identity)).as_bytes());
     format!("cne_{}", &hex::encode(digest)[..32])

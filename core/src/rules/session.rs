@@ -181,7 +181,7 @@ pub(super) struct MarkerIds<'a> {
 
 impl<'a> MarkerIds<'a> {
     /// The marker lifecycle a challenge, or evidence repeating it, names.
-    pub(super) fn of(artifact: &Artifact<'a>) -> Result<MarkerIds<'a>> {
+    pub(super) fn of(artifact: &'a Artifact) -> Result<MarkerIds<'a>> {
         Ok(MarkerIds {
             start_event_id: artifact.required("challenge_event_id")?,
             completion_event_id: artifact.required("challenge_completion_event_id")?,

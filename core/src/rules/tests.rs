@@ -19,6 +19,49 @@ const BINDING: &str = "run_20260715_a1b2c3d4_r1_review_7e91c4ab";
 const NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
 const RESPONSE_PATH: &str = "/reviews/response.md";
 
+/// A verification with its evidence as a JSON object, as these tests read and edit
+/// artifacts field by field (the rules' own types are pinned by the byte-exact tests).
+#[derive(Debug)]
+struct Verified {
+    evidence: Map<String, Value>,
+    response: String,
+    typed: super::Verified,
+}
+
+impl Verified {
+    fn policy(&self) -> Result<()> {
+        self.typed.policy()
+    }
+}
+
+fn fields(artifact: impl Into<Artifact>) -> Map<String, Value> {
+    artifact.into().0
+}
+
+fn verify(
+    challenge: &Map<String, Value>,
+    log: &SessionLog,
+    response_path: &str,
+    now: chrono::DateTime<chrono::Utc>,
+    env: &dyn Env,
+) -> Result<Verified> {
+    let request = VerifyRequest { response_path, now, declared_model: None, tree_sha256: None };
+    let typed = super::verify(&Artifact::from(challenge.clone()), log, &request, env)?;
+    Ok(Verified { evidence: fields(typed.evidence.clone()), response: typed.response.clone(), typed })
+}
+
+fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<Validated> {
+    super::validate(&Artifact::from(evidence.clone()), log, env)
+}
+
+fn validate_challenge(challenge: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<u64> {
+    super::validate_challenge(&Artifact::from(challenge.clone()), log, env)
+}
+
+fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env) -> Result<Map<String, Value>> {
+    super::challenge(request, logs, env).map(fields)
+}
+
 /// Paths resolve to themselves; artifact files live in memory.
 #[derive(Default)]
 struct MemoryEnv(RefCell<HashMap<String, Vec<u8>>>);
@@ -100,8 +143,8 @@ fn spec_vector_verifies_to_the_published_evidence_id() {
     // by the two repaired parentIds.
     let mut over_spec_bytes = ev.clone();
     over_spec_bytes.insert("event_prefix_sha256".into(), log_of(SPEC_EXAMPLE).prefix_sha256(4043).into());
-    assert_eq!(evidence_id(&over_spec_bytes), "cne_924eca850956e98735967f7721456b57");
-    assert_eq!(ev["evidence_id"], evidence_id(ev));
+    assert_eq!(evidence_id(&Artifact::from(over_spec_bytes.clone())), "cne_924eca850956e98735967f7721456b57");
+    assert_eq!(ev["evidence_id"], evidence_id(&Artifact::from(ev.clone())));
     assert_eq!(ev["event_prefix_bytes"], 4043);
     assert_eq!(ev["reviewed_at"], "2026-07-15T12:01:31.000Z");
     assert_eq!(ev["response_sha256"], "d475b8ccc1f3c1adc9edc1bf6b922f5afda0fb0597496c2c1dc672b4584ce2bc");
@@ -253,7 +296,7 @@ fn rehashed_evidence_on(later: &str) -> Result<Validated> {
     let prefix = log.records().find(|(_, r)| r.id.as_deref() == Some("ev-0012")).unwrap().0.end;
     ev.insert("event_prefix_bytes".into(), prefix.into());
     ev.insert("event_prefix_sha256".into(), log.prefix_sha256(prefix).into());
-    let id = evidence_id(&ev);
+    let id = evidence_id(&Artifact::from(ev.clone()));
     ev.insert("evidence_id".into(), id.into());
     let env = MemoryEnv::default();
     env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
@@ -277,6 +320,7 @@ fn request(binding: &str) -> ChallengeRequest<'_> {
         now: now(),
         nonce: NONCE,
         searched: &[],
+        tree_sha256: None,
     }
 }
 
@@ -453,6 +497,7 @@ mod real_host {
             now: at,
             nonce: FIXTURE_NONCE,
             searched: &[],
+            tree_sha256: None,
         };
         challenge(&request, &[log], &MemoryEnv::default()).unwrap()
     }
@@ -631,7 +676,7 @@ fn reference_evidence() -> (Map<String, Value>, MemoryEnv) {
     let verified = verify_text(EXAMPLE).unwrap();
     let mut ev: Map<String, Value> =
         verified.evidence.into_iter().filter(|(k, _)| REFERENCE_EVIDENCE_FIELDS.contains(&k.as_str())).collect();
-    let id = evidence_id(&ev);
+    let id = evidence_id(&Artifact::from(ev.clone()));
     ev.insert("evidence_id".into(), id.into());
     let env = MemoryEnv::default();
     env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());

@@ -10,7 +10,7 @@ use super::{
 use crate::chain;
 use crate::family::{self, Table};
 use crate::log::SessionLog;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 fn fail<T>(message: &str) -> Result<T> {
     Err(EvidenceError::evidence(message))
@@ -53,22 +53,21 @@ pub(super) fn revalidate_marker<'a>(ev: &Artifact, log: &'a SessionLog, prefix: 
 
 /// Revalidate evidence: where its reviewed window starts in the log (the marker call),
 /// and the review's time when the evidence does not record it.
-pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) -> Result<Validated> {
-    let ev = Artifact(evidence);
+pub fn validate(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<Validated> {
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
         return fail("unsupported Copilot native evidence schema");
     }
-    if ev.str("status") != Some("verified") || evidence.get("independence_verified") != Some(&Value::Bool(true)) {
+    if ev.str("status") != Some("verified") || ev.get("independence_verified") != Some(&Value::Bool(true)) {
         return fail("Copilot native evidence is not verified");
     }
     if ev.required("agent_name")? != REVIEWER_AGENT {
         return fail("evidence agent is not rubber-duck");
     }
-    let prefix = revalidate_prefix(&ev, log, env, "Copilot evidence event prefix was modified")?;
+    let prefix = revalidate_prefix(ev, log, env, "Copilot evidence event prefix was modified")?;
     let tool_call_id = ev.required("tool_call_id")?;
     let nonce = ev.required("nonce")?;
     let executor_model = ev.required("executor_model")?;
-    let marker = revalidate_marker(&ev, log, prefix)?;
+    let marker = revalidate_marker(ev, log, prefix)?;
 
     let invocations: Vec<_> = session::nonce_bound_invocations(log.records_within(prefix), nonce)
         .filter(|(_, _, call)| call.id.as_deref() == Some(tool_call_id))
@@ -105,18 +104,18 @@ pub fn validate(evidence: &Map<String, Value>, log: &SessionLog, env: &dyn Env) 
     if tool_record.model.as_deref().is_some_and(|m| m.trim() != executor_model) {
         return fail("evidence executor model changed before tool completion");
     }
-    check_families(&ev, executor_model, &reviewer)?;
+    check_families(ev, executor_model, &reviewer)?;
     let host_time = reviewed_at((completed_line, completed), (tool_line, tool_record))?;
     // The reference helper's evidence has no `reviewed_at` (nor had this tool's, before it
     // was added): the host's log still says when the review ended. One that is recorded must
     // be that time, or an old review could be renewed by hand.
-    let derived_reviewed_at = match evidence.get("reviewed_at") {
+    let derived_reviewed_at = match ev.get("reviewed_at") {
         None | Some(Value::Null) => Some(host_time),
         Some(stored) if stored.as_str() == Some(host_time.as_str()) => None,
         Some(_) => return fail("evidence reviewed_at is not the host's time of the reviewer's completion"),
     };
-    check_response(&ev, &extract_response(&tool_result.result)?, env)?;
-    if ev.required("evidence_id")? != evidence_id(evidence).as_str() {
+    check_response(ev, &extract_response(&tool_result.result)?, env)?;
+    if ev.required("evidence_id")? != evidence_id(ev).as_str() {
         return fail("native evidence id does not match its bound fields");
     }
     Ok(Validated { window_start: marker.start_line.start, derived_reviewed_at })

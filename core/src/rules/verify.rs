@@ -1,24 +1,36 @@
 //! `verify`: prove that exactly one nonce-bound rubber-duck sub-agent of another model
 //! family reviewed the work after the challenge, and build the evidence artifact.
 
-use super::challenge::revalidate;
+use super::challenge::{BoundChallenge, revalidate};
 use super::session::{self, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, HOST_SESSION_EVENT, REVIEWER_AGENT, RefusalCode, Result,
-    evidence_id, extract_response, repeat_challenge,
+    Artifact, EVIDENCE_SCHEMA, Env, Evidence, EvidenceError, FamilyPair, HOST_SESSION_EVENT, REVIEWER_AGENT,
+    RefusalCode, Result, evidence_id, extract_response,
 };
 use crate::event::Record;
 use crate::family;
 use crate::log::{Line, SessionLog};
 use crate::{chain, timestamp};
 use chrono::{DateTime, Utc};
-use serde_json::{Map, Value, json};
+
+/// What `verify` is asked besides the challenge: where the response goes, when, and what
+/// the evidence records of the moment.
+pub struct VerifyRequest<'a> {
+    /// The resolved path the response will be written to.
+    pub response_path: &'a str,
+    /// When the command started: stamps `verified_at`.
+    pub now: DateTime<Utc>,
+    /// `--declared-reviewer-model`: a review only the caller vouches for.
+    pub declared_model: Option<&'a str>,
+    /// The working tree's digest now (`None` outside git), which the evidence records.
+    pub tree_sha256: Option<String>,
+}
 
 /// A verification outcome: the evidence and the response to write beside it.
 #[derive(Debug)]
 pub struct Verified {
     /// The evidence artifact; `status` says whether the policy accepted the pair.
-    pub evidence: Map<String, Value>,
+    pub evidence: Evidence,
     /// The reviewer's response, exactly as `response_sha256` hashes it.
     pub response: String,
     /// Where the reviewed window starts in the log (the marker call): an integrity finding
@@ -30,10 +42,10 @@ impl Verified {
     /// `Err` with exit 10 when the policy rejected the pair; the artifacts are still
     /// written first.
     pub fn policy(&self) -> Result<()> {
-        if self.evidence.get("status").and_then(Value::as_str) == Some("verified") {
+        if self.evidence.is_verified() {
             return Ok(());
         }
-        let reason = self.evidence.get("reason").and_then(Value::as_str).unwrap_or_default();
+        let reason = &self.evidence.reason;
         Err(EvidenceError::new(RefusalCode::PolicyRejected, format!("native reviewer evidence rejected: {reason}")))
     }
 }
@@ -45,7 +57,7 @@ pub(super) struct Review<'a> {
     /// The executor's session log, bound up to `prefix` bytes.
     pub log: &'a SessionLog,
     pub prefix: u64,
-    pub verified_at: DateTime<Utc>,
+    pub request: &'a VerifyRequest<'a>,
     /// The host's time of the review's end (none when the host did not stamp it).
     pub reviewed_at: Option<String>,
     pub tool_call_id: Option<String>,
@@ -53,78 +65,82 @@ pub(super) struct Review<'a> {
     pub executor_model: &'a str,
     pub reviewer_model: &'a str,
     pub reviewer_model_source: &'a str,
-    pub response_path: &'a str,
     pub response: &'a str,
 }
 
 impl Review<'_> {
-    /// The evidence artifact: these fields, then `own` (the way's own fields, which may
-    /// say more than these), the challenge's repeated fields and `extra` of them, and
-    /// the evidence id over the result.
-    pub(super) fn evidence(self, own: Value, challenge: &Artifact, extra: &[&str]) -> Map<String, Value> {
+    /// The evidence artifact: these fields, the challenge's repeated fields (`bound`, and
+    /// its `nonce`), and the evidence id over the result; the fields of one way of
+    /// reviewing are the caller's to add.
+    pub(super) fn evidence(self, bound: &BoundChallenge, nonce: &str) -> Evidence {
         let Review {
             pair,
             log,
             prefix,
-            verified_at,
+            request,
             reviewed_at,
             tool_call_id,
             agent_name,
             executor_model,
             reviewer_model,
             reviewer_model_source,
-            response_path,
             response,
         } = self;
-        let mut evidence = json!({
-            "schema": EVIDENCE_SCHEMA,
-            "status": pair.status,
-            "reason": pair.reason,
-            "verified_at": timestamp::format_utc(verified_at),
-            "reviewed_at": reviewed_at,
-            "session_events": log.path,
-            "tool_call_id": tool_call_id,
-            "agent_name": agent_name,
-            "executor_model": executor_model,
-            "executor_family": pair.executor_family.unwrap_or(family::UNKNOWN),
-            "reviewer_model": reviewer_model,
-            "reviewer_model_source": reviewer_model_source,
-            "reviewer_family": pair.reviewer_family.unwrap_or(family::UNKNOWN),
-            "family_relation": pair.relation,
-            "independence_verified": pair.status == "verified",
-            "response_path": response_path,
-            "response_sha256": chain::to_hex(&chain::sha256(response.as_bytes())),
-            "event_prefix_bytes": prefix,
-            "event_prefix_sha256": log.prefix_sha256(prefix),
-            "host": log.host.as_str(),
-            "chain_sha256": log.chain_at(prefix),
-        });
-        let Value::Object(evidence) = &mut evidence else { unreachable!("an object literal") };
-        if let Value::Object(own) = own {
-            evidence.extend(own);
-        }
-        repeat_challenge(evidence, challenge, extra);
-        let id = evidence_id(evidence);
-        evidence.insert("evidence_id".to_owned(), id.into());
-        std::mem::take(evidence)
+        let mut evidence = Evidence {
+            schema: EVIDENCE_SCHEMA.to_owned(),
+            status: pair.status.to_owned(),
+            reason: pair.reason.to_owned(),
+            verified_at: timestamp::format_utc(request.now),
+            reviewed_at,
+            session_events: log.path.clone(),
+            tool_call_id,
+            agent_name,
+            executor_model: executor_model.to_owned(),
+            executor_family: pair.executor_family.unwrap_or(family::UNKNOWN).to_owned(),
+            reviewer_model: reviewer_model.to_owned(),
+            reviewer_model_source: reviewer_model_source.to_owned(),
+            reviewer_family: pair.reviewer_family.unwrap_or(family::UNKNOWN).to_owned(),
+            family_relation: pair.relation.to_owned(),
+            independence_verified: pair.status == "verified",
+            response_path: request.response_path.to_owned(),
+            response_sha256: chain::to_hex(&chain::sha256(response.as_bytes())),
+            event_prefix_bytes: prefix,
+            event_prefix_sha256: log.prefix_sha256(prefix),
+            host: log.host,
+            chain_sha256: log.chain_at(prefix),
+            binding: bound.ids.binding.to_owned(),
+            nonce: nonce.to_owned(),
+            cwd: bound.cwd.to_owned(),
+            session_id: bound.session_id.to_owned(),
+            challenge_event_id: bound.ids.start_event_id.to_owned(),
+            challenge_completion_event_id: bound.ids.completion_event_id.to_owned(),
+            challenge_tool_call_id: bound.ids.tool_call_id.to_owned(),
+            evidence_id: String::new(),
+            tree_sha256: request.tree_sha256.clone(),
+            witness: None,
+            child_agent_id: None,
+            executor_model_source: None,
+            identity_source: None,
+            identity_assurance: None,
+            challenge_event_timestamp: None,
+            reviewer_host: None,
+            reviewer_session_events: None,
+            reviewer_session_id: None,
+            reviewer_prefix_bytes: None,
+            reviewer_prefix_sha256: None,
+            other: Default::default(),
+        };
+        evidence.evidence_id = evidence_id(&Artifact::from(evidence.clone()));
+        evidence
     }
 }
 
-/// Verify the reviewer lifecycle bound to `challenge`. `response_path` is the resolved
-/// path the response will be written to; `now` stamps `verified_at`.
-pub fn verify(
-    challenge: &Map<String, Value>,
-    log: &SessionLog,
-    response_path: &str,
-    now: DateTime<Utc>,
-    env: &dyn Env,
-) -> Result<Verified> {
-    let challenge = Artifact(challenge);
-    let marker = revalidate(&challenge, log, env)?;
+/// Verify the reviewer lifecycle bound to `challenge`.
+pub fn verify(challenge: &Artifact, log: &SessionLog, request: &VerifyRequest, env: &dyn Env) -> Result<Verified> {
+    let bound = revalidate(challenge, log, env)?;
     let nonce = challenge.required("nonce")?;
     let challenge_time = challenge.timestamp("challenge_event_timestamp")?;
-    let prefix = challenge.prefix_len("event_prefix_bytes", log.len()).expect("revalidated");
-    let executor_model = challenge.required("executor_model")?;
+    let (prefix, executor_model) = (bound.prefix, bound.ids.executor_model);
 
     // Defect fix (evidence-protocol.md §8.4): only invocations need a timestamp; a malformed timestamp
     // on any other event no longer aborts verification.
@@ -179,19 +195,19 @@ pub fn verify(
         pair,
         log,
         prefix: tool_line.end.max(completed_line.end),
-        verified_at: now,
+        request,
         reviewed_at: Some(reviewed_at),
         tool_call_id: Some(tool_call_id.to_owned()),
         agent_name: REVIEWER_AGENT.to_owned(),
         executor_model: invocation_model,
         reviewer_model: &reviewer_model,
         reviewer_model_source: HOST_SESSION_EVENT,
-        response_path,
         response: &response,
     };
-    let own = json!({"child_agent_id": child, "executor_model_source": HOST_SESSION_EVENT});
-    let evidence = review.evidence(own, &challenge, &[]);
-    Ok(Verified { evidence, response, window_start: marker.start_line.start })
+    let mut evidence = review.evidence(&bound, nonce);
+    evidence.child_agent_id = Some(child.to_owned());
+    evidence.executor_model_source = Some(HOST_SESSION_EVENT.to_owned());
+    Ok(Verified { evidence, response, window_start: bound.marker.start_line.start })
 }
 
 /// `verify`'s words and exit codes for a faulty reviewer lifecycle: the reference

@@ -5,9 +5,8 @@ use crate::store::{ChallengeIssued, JournalEvent, MarkerSeen};
 use judged_core::event::Host;
 use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, LogState};
+use judged_core::rules::{self, Challenge, LogState};
 use judged_protocol::{ChallengeArgs, Reply};
-use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
 impl Engine {
@@ -22,30 +21,34 @@ impl Engine {
             Some(root) => Roots::named(root.clone()).searched(),
             None => self.ingest.roots().searched(),
         };
+        let now = request_time(args.started_at)?;
+        let tree = self.trees.tree(Path::new(&cwd), &args.writes);
         let request = rules::ChallengeRequest {
             binding: &args.binding,
             cwd: &cwd,
             max_age_seconds: args.max_age_seconds,
-            now: request_time(args.started_at)?,
+            now,
             nonce: &nonce,
             searched: &searched,
+            tree_sha256: tree.map(|t| t.digest()),
         };
-        let mut artifact = self.challenge_over(&request, root.as_deref())?;
-        let tree = self.trees.tree(Path::new(&cwd), &args.writes);
-        artifact.insert("tree_sha256".into(), tree.map(|t| t.digest()).into());
-        let field = |key: &str| artifact.get(key).and_then(Value::as_str).map(str::to_owned);
-        let session_events = field("session_events").unwrap_or_default();
+        let mut challenge = self.challenge_over(&request, root.as_deref())?;
         let seen = MarkerSeen {
             binding: args.binding.clone(),
-            session_events: session_events.clone(),
-            event_id: field("challenge_event_id"),
-            completion_event_id: field("challenge_completion_event_id"),
+            session_events: challenge.session_events.clone(),
+            event_id: Some(challenge.challenge_event_id.clone()),
+            completion_event_id: Some(challenge.challenge_completion_event_id.clone()),
         };
-        let witness = self.witness.sign(&artifact);
-        let issued = ChallengeIssued { nonce, binding: args.binding.clone(), session_events, witness: witness.clone() };
+        let witness = self.witness.sign(&challenge);
+        let issued = ChallengeIssued {
+            nonce,
+            binding: args.binding.clone(),
+            session_events: challenge.session_events.clone(),
+            witness: witness.clone(),
+        };
         self.store.journal_together(&[JournalEvent::MarkerSeen(seen), JournalEvent::ChallengeIssued(issued)])?;
-        artifact.insert("witness".into(), witness.into());
-        Ok(Reply::Challenge(artifact))
+        challenge.witness = Some(witness);
+        Ok(Reply::Challenge(challenge))
     }
 
     /// The challenge over the logs of `request.cwd` (under `root`, when given).
@@ -62,7 +65,7 @@ impl Engine {
         &mut self,
         request: &rules::ChallengeRequest,
         root: Option<&Path>,
-    ) -> Result<Map<String, Value>, EngineError> {
+    ) -> Result<Challenge, EngineError> {
         let mut stale: Vec<(PathBuf, Host)> = (self.store.files())
             .filter(|f| f.cwd.is_none() || self.resolved_cwds.same(f, request.cwd))
             .map(|f| (PathBuf::from(&f.path), f.host))

@@ -44,9 +44,8 @@ use crate::tree_watch::TreeWatch;
 use crate::witness::Witness;
 use judged_core::event::Host;
 use judged_core::files;
-use judged_core::rules::{ArtifactKind, EvidenceError};
+use judged_core::rules::{Artifact, ArtifactKind, EvidenceError};
 use judged_protocol::{ErrorBody, Reply};
-use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -347,20 +346,18 @@ impl Engine {
     }
 
     /// The witnessed log an artifact names.
-    fn log_for(&mut self, artifact: &Map<String, Value>) -> Result<FileState, EngineError> {
-        let artifact = judged_core::rules::Artifact(artifact);
-        let path = artifact.required("session_events")?;
-        self.witnessed_log(path, artifact.host())
+    fn log_for(&mut self, artifact: &Artifact) -> Result<FileState, EngineError> {
+        self.witnessed_log(artifact.session_events()?, artifact.host())
     }
 
     /// The artifact was issued by this daemon, unchanged: its witness verifies (a
     /// signature by one of its keys, or the HMAC of judged before signatures) and the
     /// journal recorded it.
-    fn check_witnessed(&mut self, artifact: &Map<String, Value>, kind: ArtifactKind) -> Result<(), EngineError> {
+    fn check_witnessed(&mut self, artifact: &Artifact, kind: ArtifactKind) -> Result<(), EngineError> {
         let what = kind.as_str();
         self.witness.check(artifact).map_err(|refusal| evidence_error(format!("{what} {refusal}")))?;
-        let field = |key: &str| artifact.get(key).and_then(Value::as_str).unwrap_or_default();
-        let (witness, evidence_id) = (field("witness"), field("evidence_id"));
+        let (witness, evidence_id) =
+            (artifact.witness().unwrap_or_default(), artifact.evidence_id().unwrap_or_default());
         let recorded = match kind {
             ArtifactKind::Challenge => {
                 self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, witness)?.is_some()

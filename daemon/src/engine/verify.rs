@@ -6,10 +6,9 @@ use crate::store::{EvidenceVerified, FileState, JournalEvent, Lookup};
 use judged_core::event::Host;
 use judged_core::files::{FsEnv, Roots};
 use judged_core::log::SessionLog;
-use judged_core::rules::{self, Artifact, ArtifactKind, IdentityAssurance, LogState, ReviewerCli};
+use judged_core::rules::{self, Artifact, ArtifactKind, Evidence, LogState, ReviewerCli, VerifyRequest};
 use judged_core::worktree::Tree;
 use judged_protocol::{Reply, Verification, VerifyArgs};
-use serde_json::{Map, Value};
 use std::path::Path;
 
 impl Engine {
@@ -17,8 +16,8 @@ impl Engine {
     /// transcripts, Gemini CLI recordings) that may hold the review of a challenge whose
     /// agent runs its reviewer as a shell call, caught up and witnessed: those under the
     /// hosts' roots written since the challenge, not tampered. Their ids in the log cache.
-    fn reviewer_logs(&mut self, challenge: &Map<String, Value>) -> Result<Vec<i64>, EngineError> {
-        let since = Artifact(challenge).str("challenge_event_timestamp").and_then(judged_core::timestamp::parse);
+    fn reviewer_logs(&mut self, challenge: &Artifact) -> Result<Vec<i64>, EngineError> {
+        let since = challenge.challenge_time();
         let reviewers = Roots { named: Vec::new(), ..self.ingest.roots().clone() };
         for found in self.ingest.discover_in(&reviewers) {
             self.ingest.catch_up(&mut self.store, &found.path, found.host)?;
@@ -49,52 +48,40 @@ impl Engine {
         let file = self.log_for(&args.challenge)?;
         let reviewer_logs =
             if rules::reviews_by_shell_call(file.host) { self.reviewer_logs(&args.challenge)? } else { Vec::new() };
+        let now = request_time(args.started_at)?;
+        let tree = args.challenge.cwd().and_then(|cwd| self.trees.tree(Path::new(cwd), &args.writes));
         let log = self.logs.get(file.id);
         let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();
-        let now = request_time(args.started_at)?;
-        let env = FsEnv::default();
-        let verified = rules::verify_review(
-            &args.challenge,
-            log,
-            &reviewer_logs,
-            args.declared_reviewer_model.as_deref(),
-            &args.response_path,
+        let request = VerifyRequest {
+            response_path: &args.response_path,
             now,
-            &env,
-        )
-        .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", &args.challenge_name])))?;
+            declared_model: args.declared_reviewer_model.as_deref(),
+            tree_sha256: tree.as_ref().map(Tree::digest),
+        };
+        let verified = rules::verify_review(&args.challenge, log, &reviewer_logs, &request, &FsEnv::default())
+            .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", &args.challenge_name])))?;
         self.check_findings(&file, verified.window_start)?;
         let mut evidence = verified.evidence;
-        let evidence_id = Artifact(&evidence).str("evidence_id").unwrap_or_default().to_owned();
         // One review is one record: verifying it again neither renews it nor adds a newer
         // one; the evidence is issued again as it was first (same time, same tree, same
         // witness).
-        let first = self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, &evidence_id)?;
-        let tree = match &first {
-            Some(first) => {
-                evidence.insert("verified_at".into(), first.verified_at.clone().into());
-                evidence.insert("tree_sha256".into(), first.tree_sha256.clone().into());
-                None
-            }
-            None => {
-                let cwd = Artifact(&evidence).str("cwd").map(str::to_owned);
-                let tree = cwd.and_then(|cwd| self.trees.tree(Path::new(&cwd), &args.writes));
-                evidence.insert("tree_sha256".into(), tree.as_ref().map(Tree::digest).into());
-                tree
-            }
-        };
+        let first = self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, &evidence.evidence_id)?;
+        if let Some(first) = &first {
+            evidence.verified_at.clone_from(&first.verified_at);
+            evidence.tree_sha256.clone_from(&first.tree_sha256);
+        }
         let witness = self.witness.sign(&evidence);
-        evidence.insert("witness".into(), witness.clone().into());
+        evidence.witness = Some(witness.clone());
         if first.is_none() {
             let seen = Seen { file: &file, window_start: verified.window_start, tree, excluded: &args.writes };
             let record = evidence_record(&evidence, &verified.response, seen, witness);
             self.store.journal(&JournalEvent::EvidenceVerified(Box::new(record)))?;
         }
-        Ok(Reply::Verification(Verification {
+        Ok(Reply::Verification(Box::new(Verification {
             evidence,
             response: verified.response,
             window_start: verified.window_start,
-        }))
+        })))
     }
 }
 
@@ -109,33 +96,31 @@ struct Seen<'a> {
 
 /// What the journal keeps of newly verified evidence: enough for the gate to answer from
 /// it alone. The verdict is read once here.
-fn evidence_record(evidence: &Map<String, Value>, response: &str, seen: Seen, witness: String) -> EvidenceVerified {
-    let artifact = Artifact(evidence);
-    let field = |key: &str| artifact.str(key).map(str::to_owned);
+fn evidence_record(evidence: &Evidence, response: &str, seen: Seen, witness: String) -> EvidenceVerified {
     let (score, verdict) = match judged_core::review_text::parse_score_verdict(response) {
         Ok((score, verdict)) => (Some(score), Some(verdict)),
         Err(_) => (None, None),
     };
     EvidenceVerified {
-        evidence_id: field("evidence_id").unwrap_or_default(),
-        status: field("status").unwrap_or_default(),
-        reason: field("reason"),
+        evidence_id: evidence.evidence_id.clone(),
+        status: evidence.status.clone(),
+        reason: Some(evidence.reason.clone()),
         session_events: seen.file.path.clone(),
         host: seen.file.host,
-        session_id: field("session_id"),
-        cwd: field("cwd"),
-        executor_model: field("executor_model"),
-        reviewer_model: field("reviewer_model"),
-        verified_at: field("verified_at").unwrap_or_default(),
-        reviewed_at: field("reviewed_at"),
+        session_id: Some(evidence.session_id.clone()),
+        cwd: Some(evidence.cwd.clone()),
+        executor_model: Some(evidence.executor_model.clone()),
+        reviewer_model: Some(evidence.reviewer_model.clone()),
+        verified_at: evidence.verified_at.clone(),
+        reviewed_at: evidence.reviewed_at.clone(),
         window_start: seen.window_start,
         file_id: Some(seen.file.id),
-        tree_sha256: field("tree_sha256"),
+        tree_sha256: evidence.tree_sha256.clone(),
         tree: seen.tree,
         tree_excluded: seen.excluded.to_vec(),
         score,
         verdict,
         witness,
-        identity_assurance: IdentityAssurance::of(evidence),
+        identity_assurance: evidence.identity_assurance.unwrap_or_default(),
     }
 }
