@@ -221,15 +221,6 @@ pub fn provenance(input: &TraceInput, evidence: Option<&EvidenceFacts>) -> Resul
     };
     let executor_family = executor_model.as_deref().and_then(|m| family::family(m, Table::Evidence));
     let reviewer_family = reviewer_model.as_deref().and_then(|m| family::family(m, Table::Evidence));
-    let mut warnings = Vec::new();
-    for (flag, hint, derived) in [
-        ("executor-family", &input.executor_family, executor_family),
-        ("reviewer-family", &input.reviewer_family, reviewer_family),
-    ] {
-        if !hint.trim().is_empty() && Some(hint.trim()) != derived {
-            warnings.push(format!("warning: ignoring --{flag} {hint}: derived {}", derived.unwrap_or("unknown")));
-        }
-    }
     let (relation, independence) = match (executor_family, reviewer_family) {
         (Some(e), Some(r)) if e == r => ("same", Independence::SameFamily),
         (Some(_), Some(_))
@@ -242,15 +233,7 @@ pub fn provenance(input: &TraceInput, evidence: Option<&EvidenceFacts>) -> Resul
         (Some(_), Some(_)) => ("different", Independence::Unverified),
         _ => ("unknown", Independence::Unverified),
     };
-    let declared = input.independence_verified.trim();
-    let stored = match independence {
-        Independence::Verified => "true",
-        Independence::SameFamily => "false",
-        Independence::Unverified => "unverified",
-    };
-    if !declared.is_empty() && !declared.eq_ignore_ascii_case(stored) {
-        warnings.push(format!("warning: ignoring --independence-verified {declared}: derived {stored}"));
-    }
+    let warnings = ignored_hints(input, executor_family, reviewer_family, independence);
     Ok(Provenance {
         model,
         executor_model,
@@ -267,6 +250,35 @@ pub fn provenance(input: &TraceInput, evidence: Option<&EvidenceFacts>) -> Resul
         response_path: evidence.map(|f| f.response_path.clone()),
         warnings,
     })
+}
+
+/// A warning for each hint of the caller (`--executor-family`, `--reviewer-family`,
+/// `--independence-verified`) that the derived provenance contradicts: the hint is ignored.
+fn ignored_hints(
+    input: &TraceInput,
+    executor_family: Option<&str>,
+    reviewer_family: Option<&str>,
+    independence: Independence,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (flag, hint, derived) in [
+        ("executor-family", &input.executor_family, executor_family),
+        ("reviewer-family", &input.reviewer_family, reviewer_family),
+    ] {
+        if !hint.trim().is_empty() && Some(hint.trim()) != derived {
+            warnings.push(format!("warning: ignoring --{flag} {hint}: derived {}", derived.unwrap_or("unknown")));
+        }
+    }
+    let declared = input.independence_verified.trim();
+    let stored = match independence {
+        Independence::Verified => "true",
+        Independence::SameFamily => "false",
+        Independence::Unverified => "unverified",
+    };
+    if !declared.is_empty() && !declared.eq_ignore_ascii_case(stored) {
+        warnings.push(format!("warning: ignoring --independence-verified {declared}: derived {stored}"));
+    }
+    warnings
 }
 
 #[cfg(test)]

@@ -177,43 +177,55 @@ pub fn text(data: &ReportData) -> String {
             let host = decisions.first().map(|d| d.decision.host.as_str()).unwrap_or_default();
             let _ = writeln!(out, "  session {session} ({host})");
             for d in decisions {
-                let g = &d.decision;
-                let _ = writeln!(
-                    out,
-                    "    {:<27} {:<5} {:<14} policy {:<17} {}",
-                    d.at,
-                    if allowed(d) { "ALLOW" } else { "BLOCK" },
-                    g.event,
-                    judged::wire_name(&g.policy),
-                    task(d)
-                );
-                let _ = writeln!(out, "        reason: {}", g.reason);
-                if !allowed(d) && !g.message.is_empty() {
-                    let _ = writeln!(out, "        why:    {}", why(d));
-                }
-                if let Some(review) = &d.review {
-                    let _ = writeln!(out, "        {}", review_line(review));
-                }
-                if let Some(jury) = &d.jury {
-                    let _ = writeln!(out, "        {}", jury_line(jury));
-                    for juror in &jury.jurors {
-                        let _ = writeln!(out, "          {}", juror_line(juror));
-                    }
-                    for down in &jury.down {
-                        let _ = writeln!(out, "          down: {down}");
-                    }
-                    if !allowed(d) {
-                        for flag in &jury.flags {
-                            let _ = writeln!(out, "          flag: {flag}");
-                        }
-                    }
-                }
-                if allowed(d) && d.review.is_none() && d.jury.is_none() {
-                    let _ = writeln!(out, "        behind it: no review (allowed by the rule above)");
-                }
+                text_decision(&mut out, d);
             }
         }
     }
+    text_traces(&mut out, data);
+    text_bypassed(&mut out, data);
+    out
+}
+
+/// One decision of the text report, with what is behind it.
+fn text_decision(out: &mut String, d: &ReportDecision) {
+    let g = &d.decision;
+    let _ = writeln!(
+        out,
+        "    {:<27} {:<5} {:<14} policy {:<17} {}",
+        d.at,
+        if allowed(d) { "ALLOW" } else { "BLOCK" },
+        g.event,
+        judged::wire_name(&g.policy),
+        task(d)
+    );
+    let _ = writeln!(out, "        reason: {}", g.reason);
+    if !allowed(d) && !g.message.is_empty() {
+        let _ = writeln!(out, "        why:    {}", why(d));
+    }
+    if let Some(review) = &d.review {
+        let _ = writeln!(out, "        {}", review_line(review));
+    }
+    if let Some(jury) = &d.jury {
+        let _ = writeln!(out, "        {}", jury_line(jury));
+        for juror in &jury.jurors {
+            let _ = writeln!(out, "          {}", juror_line(juror));
+        }
+        for down in &jury.down {
+            let _ = writeln!(out, "          down: {down}");
+        }
+        if !allowed(d) {
+            for flag in &jury.flags {
+                let _ = writeln!(out, "          flag: {flag}");
+            }
+        }
+    }
+    if allowed(d) && d.review.is_none() && d.jury.is_none() {
+        let _ = writeln!(out, "        behind it: no review (allowed by the rule above)");
+    }
+}
+
+/// The text report's review calls traced.
+fn text_traces(out: &mut String, data: &ReportData) {
     if !data.traces.is_empty() {
         out.push_str("\nreview calls traced\n");
         for t in &data.traces {
@@ -234,6 +246,10 @@ pub fn text(data: &ReportData) -> String {
             );
         }
     }
+}
+
+/// The text report's completions no gate decision allowed.
+fn text_bypassed(out: &mut String, data: &ReportData) {
     if !data.bypassed.is_empty() {
         out.push_str("\ncompletions without the gate allowing them\n");
         for b in &data.bypassed {
@@ -249,7 +265,6 @@ pub fn text(data: &ReportData) -> String {
             );
         }
     }
-    out
 }
 
 /// `text` escaped for HTML text and attribute values.
@@ -332,6 +347,17 @@ pub fn html(data: &ReportData) -> String {
         out.push_str("<tr><td colspan=\"7\" class=\"muted\">No gate decisions in this period.</td></tr>\n");
     }
     out.push_str("</tbody>\n</table>\n");
+    html_traces(&mut out, data);
+    html_bypassed(&mut out, data);
+    out.push_str(
+        "<p class=\"muted\">Written by <code>judged report</code> from the daemon's hash-chained journal.</p>\n",
+    );
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// The HTML report's review calls traced.
+fn html_traces(out: &mut String, data: &ReportData) {
     if !data.traces.is_empty() {
         out.push_str(
             "<h2>Review calls traced</h2>\n<table>\n<thead><tr><th>Time (UTC)</th><th>Skill</th><th>Purpose</th>",
@@ -356,6 +382,10 @@ pub fn html(data: &ReportData) -> String {
         }
         out.push_str("</tbody>\n</table>\n");
     }
+}
+
+/// The HTML report's completions no gate decision allowed.
+fn html_bypassed(out: &mut String, data: &ReportData) {
     if !data.bypassed.is_empty() {
         out.push_str(
             "<h2>Completions without the gate allowing them</h2>\n<table>\n<thead><tr><th>Completed (UTC)</th>",
@@ -375,11 +405,6 @@ pub fn html(data: &ReportData) -> String {
         }
         out.push_str("</tbody>\n</table>\n");
     }
-    out.push_str(
-        "<p class=\"muted\">Written by <code>judged report</code> from the daemon's hash-chained journal.</p>\n",
-    );
-    out.push_str("</body>\n</html>\n");
-    out
 }
 
 fn row(out: &mut String, d: &ReportDecision) {

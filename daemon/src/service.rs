@@ -466,16 +466,7 @@ fn install(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Serv
     }
     warn_when_not_installed(&spec.exe);
     let changed = before.as_deref() != Some(text.as_str());
-    if changed {
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(io_error("create", parent))?;
-        }
-        let temp = path.with_extension("judged-tmp");
-        fs::write(&temp, &text).and_then(|()| fs::rename(&temp, &path)).map_err(io_error("write", &path))?;
-        println!("wrote    {}", path.display());
-    } else {
-        println!("{}: already as wanted", path.display());
-    }
+    write_service_file(&path, &text, changed)?;
     // A daemon started by hand holds the pid lock: the service's would fail to start.
     let answering = if files_only { None } else { daemon_answers() };
     let mut by_hand = None;
@@ -531,6 +522,21 @@ fn install(manager: Manager, dry_run: bool, files_only: bool) -> Result<(), Serv
         ),
         None => println!("enabled and started; `judged service status` shows it"),
     }
+    Ok(())
+}
+
+/// Write the service file when it `changed` (atomically, creating its directory), and say so.
+fn write_service_file(path: &Path, text: &str, changed: bool) -> Result<(), ServiceError> {
+    if !changed {
+        println!("{}: already as wanted", path.display());
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(io_error("create", parent))?;
+    }
+    let temp = path.with_extension("judged-tmp");
+    fs::write(&temp, text).and_then(|()| fs::rename(&temp, path)).map_err(io_error("write", path))?;
+    println!("wrote    {}", path.display());
     Ok(())
 }
 

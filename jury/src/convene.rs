@@ -128,18 +128,12 @@ pub fn convene(
 
     let author = request.author_model.and_then(|m| family::family(m, Table::Evidence));
     let stage = cascade::aggregate(&stage_1, jury.threshold);
-    let mut tiebreaker = None;
-    let mut unavailable = None;
+    let (mut tiebreaker, mut unavailable) = (None, None);
     if stage.escalate {
         match cascade::choose_tiebreaker(&jury.tiebreakers, author, &stage) {
             Ok(j) => {
                 progress(&Progress::Escalated { agreement: stage.agreement, tiebreaker: Some(j.name()) });
-                let (line, cut) = if Instant::now() < deadline {
-                    run(j, Stage::Tiebreaker)
-                } else {
-                    let cut = CutShort { juror: j.name().to_owned(), by: CutBy::NotStarted };
-                    (juror::down(juror::not_run(j), &Down::NotStarted), Some(cut))
-                };
+                let (line, cut) = if Instant::now() < deadline { run(j, Stage::Tiebreaker) } else { not_started(j) };
                 cut_short.extend(cut);
                 tiebreaker = Some(line);
             }
@@ -154,14 +148,7 @@ pub fn convene(
     let ran: Vec<&packet::Juror> = stage_1.iter().chain(&tiebreaker).collect();
     let cross_family = cascade::cross_family(&ran, unavailable.is_some());
     let all_flags = cascade::all_flags(&ran, &cross_family, unavailable.as_deref());
-    let price_of = |name: &str| jury.stage_1.iter().chain(&jury.tiebreakers).find(|j| j.name() == name)?.config.price;
-    let priciest = jury
-        .stage_1
-        .iter()
-        .chain(&jury.tiebreakers)
-        .filter_map(|j| j.config.price)
-        .max_by(|a, b| (a.input_per_mtok + a.output_per_mtok).total_cmp(&(b.input_per_mtok + b.output_per_mtok)));
-    let cost = cost::estimate(&ran, price_of, &prompt, priciest);
+    let cost = cost_of(jury, &ran, &prompt);
     Packet {
         version: packet::VERSION,
         rubric: request.rubric.slug().to_owned(),
@@ -186,6 +173,23 @@ pub fn convene(
         elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         cut_short,
     }
+}
+
+/// What the jurors that ran cost at their configured prices, against a parallel jury of
+/// the priciest juror configured.
+fn cost_of(jury: &Jury, ran: &[&packet::Juror], prompt: &str) -> cost::Cost {
+    let configured = || jury.stage_1.iter().chain(&jury.tiebreakers);
+    let price_of = |name: &str| configured().find(|j| j.name() == name)?.config.price;
+    let priciest = configured()
+        .filter_map(|j| j.config.price)
+        .max_by(|a, b| (a.input_per_mtok + a.output_per_mtok).total_cmp(&(b.input_per_mtok + b.output_per_mtok)));
+    cost::estimate(ran, price_of, prompt, priciest)
+}
+
+/// A tiebreaker the deadline left no time to start.
+fn not_started(j: &crate::config::Juror) -> (packet::Juror, Option<CutShort>) {
+    let cut = CutShort { juror: j.name().to_owned(), by: CutBy::NotStarted };
+    (juror::down(juror::not_run(j), &Down::NotStarted), Some(cut))
 }
 
 /// A juror thread that panicked is a down juror, not a crashed daemon.

@@ -11,7 +11,8 @@
 //! other way (a persona, another rubric, one file, a tree that moved while it was read)
 //! is journaled under a key the gate never looks up.
 
-use super::{HookGate, PANEL_CHANGES_BYTES, digest_of, policy};
+use super::policy::{self, Settings};
+use super::{HookGate, PANEL_CHANGES_BYTES, digest_of};
 use crate::panel::{self, PanelAsk, PanelError, PanelRun};
 use crate::store::{PanelConvened, PanelSource, StoreError};
 use judged_core::files;
@@ -141,8 +142,7 @@ impl HookGate<'_> {
         }
         // The gate's words for a task, so that the artifact is the one its jury would see.
         let label = format!("task \"{}\"", args.task);
-        let work = [Some(args.task.as_str()), args.description.as_deref()].into_iter().flatten().collect::<Vec<_>>();
-        let work = work.join("\n");
+        let work = args.description.as_ref().map_or_else(|| args.task.clone(), |d| format!("{}\n{d}", args.task));
         let ask = PanelAsk {
             rubric: args.rubric.as_deref().unwrap_or(&settings.panel_rubric),
             rubric_text: None,
@@ -152,22 +152,7 @@ impl HookGate<'_> {
             source: PanelSource::Review,
         };
         let gate_ask = PanelAsk { rubric: &settings.panel_rubric, persona: None, ..ask.clone() };
-        let mut not_counted = (!settings.uses_panel()).then(|| {
-            format!(
-                "the gate's policy here is `{}` (from {}): it does not ask the jury, so it does not count reviews; \
-                 set policy = \"panel\" or \"evidence_or_panel\" in [gate] for it to",
-                settings.policy_name(),
-                settings.sources.join(" < ")
-            )
-        });
-        if args.session_id.is_none() {
-            not_counted.get_or_insert_with(|| {
-                "the review does not know whose work it is (no session_id was given, and the host did not say): \
-                 the gate reads the author's model from the completed task's session and counts only a review \
-                 told the same author; pass your session's id as session_id for it to count"
-                    .to_owned()
-            });
-        }
+        let mut not_counted = uncounted_as_asked(&settings, args.session_id.is_some());
         let tree = if args.file.is_none() { self.trees.digest(&project) } else { None };
         let (key, artifact) = match (&args.file, &tree) {
             (Some(file), _) => {
@@ -219,6 +204,25 @@ impl HookGate<'_> {
         let run = PanelRun::new(&jury, &from, ask, artifact, key)?;
         Ok(ReviewAsked::Jury(Box::new(run), counting))
     }
+}
+
+/// Why the gate will not count a review, as far as the asking alone tells: a gate that
+/// does not ask the jury, or a review that does not know whose work it is.
+fn uncounted_as_asked(settings: &Settings, knows_the_session: bool) -> Option<String> {
+    if !settings.uses_panel() {
+        return Some(format!(
+            "the gate's policy here is `{}` (from {}): it does not ask the jury, so it does not count reviews; \
+             set policy = \"panel\" or \"evidence_or_panel\" in [gate] for it to",
+            settings.policy_name(),
+            settings.sources.join(" < ")
+        ));
+    }
+    (!knows_the_session).then(|| {
+        "the review does not know whose work it is (no session_id was given, and the host did not say): \
+         the gate reads the author's model from the completed task's session and counts only a review \
+         told the same author; pass your session's id as session_id for it to count"
+            .to_owned()
+    })
 }
 
 /// The artifact of a review of one file: the work's words and the file, cut as the
