@@ -35,7 +35,7 @@ pub enum DirectPanelError {
     UserConfig { path: PathBuf, source: toml::de::Error },
     #[error(transparent)]
     Jury(#[from] judged_jury::config::FileError),
-    #[error("no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {} (see the README)", .0.display())]
+    #[error("no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {} (see docs/configuration.md, \"The jury\")", .0.display())]
     NoJury(PathBuf),
     #[error("{}: {source}", path.display())]
     Invalid { path: PathBuf, source: judged_jury::config::ConfigError },

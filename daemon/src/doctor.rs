@@ -82,7 +82,7 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
     let file = match ConfigFile::load(&config_path) {
         Ok(file) => Some(file),
         Err(error) => {
-            let fix = format!("fix {} (see the README's \"Paths and configuration\")", config_path.display());
+            let fix = format!("fix {} (see docs/configuration.md, \"config.toml\")", config_path.display());
             checks.push(check("config", Status::Fail, error.to_string(), Some(fix)));
             None
         }
@@ -500,7 +500,7 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
             Some((settings.uses_panel(), settings.policy_name()))
         }
         Err(error) => {
-            let fix = "fix the file named (its [gate] table: see the README's \"Paths and configuration\")";
+            let fix = "fix the file named (its [gate] table: see docs/configuration.md, \"[gate]\")";
             checks.push(check("gate", Status::Fail, error.to_string(), Some(fix.into())));
             None
         }
@@ -509,7 +509,7 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
     let jury = match judged_jury::config::for_project(user, trust, cwd) {
         Ok(jury) => jury,
         Err(error) => {
-            let fix = "fix the [jury] table of the file named (see the README's \"The jury\")";
+            let fix = "fix the [jury] table of the file named (see docs/configuration.md, \"The jury\")";
             checks.push(check("jury", Status::Fail, error.to_string(), Some(fix.into())));
             return;
         }
@@ -519,7 +519,7 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
             Some((true, policy)) => {
                 let detail = format!("policy {policy} asks the jury, but no [jury] is configured");
                 let fix = format!(
-                    "add a [jury] with its [[jury.jurors]] to {} (README, \"The jury\")",
+                    "add a [jury] with its [[jury.jurors]] to {} (docs/configuration.md, \"The jury\")",
                     config_path.display()
                 );
                 checks.push(check("jury", Status::Fail, detail, Some(fix)));

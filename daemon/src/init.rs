@@ -41,7 +41,7 @@ pub enum InitError {
     #[error("cannot read {}: {source}; fix its permissions, then run judged init again", path.display())]
     Read { path: PathBuf, source: std::io::Error },
     #[error(
-        "the [jury] judged init rendered is refused ({0}); this is a bug in judged init, write [jury] by hand (README, \"The jury\")"
+        "the [jury] judged init rendered is refused ({0}); this is a bug in judged init, write [jury] by hand (docs/configuration.md, \"The jury\")"
     )]
     Rendered(judged_jury::config::ConfigError),
     #[error("{} host(s) could not take the plugin; each is listed above with the command to run by hand", .0)]

@@ -29,14 +29,6 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// A unit enum's name as it is on the wire (`allow`, `evidence_or_panel`, `pass`).
-pub fn wire_name<T: serde::Serialize>(value: &T) -> String {
-    match serde_json::to_value(value) {
-        Ok(serde_json::Value::String(name)) => name,
-        other => other.map(|v| v.to_string()).unwrap_or_default(),
-    }
-}
-
 /// Why the daemon could not start or run.
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {

@@ -3,13 +3,13 @@
 //! it. The cascade, the jurors and the packet are `judged_jury`'s.
 
 use crate::store::{JournalEvent, JurorRan, Lookup, PanelConvened, PanelSource, Store, StoreError};
-use crate::wire_name;
 use judged_core::chain;
 use judged_core::family::{Table, family};
 use judged_jury::config::{Jury, JuryConfig};
 use judged_jury::convene::{self, Options, Progress};
 use judged_jury::packet::Packet;
 use judged_jury::rubric::{Rubric, RubricError};
+use judged_protocol::wire_name;
 use judged_protocol::{PanelProgress, PanelReply, PanelStep, ReportJuror, ReportJury};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ const RAW_RESPONSE_BYTES: usize = 64 * 1024;
 #[derive(Debug, thiserror::Error)]
 pub enum PanelError {
     #[error(
-        "no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {config} (see the README), \
+        "no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {config} (see docs/configuration.md, \"The jury\"), \
          or to the project's .judged.toml{}",
         not_applied.as_ref().map(|e| format!(" (the newest edit of {} was not applied: {e})", config.display())).unwrap_or_default()
     )]

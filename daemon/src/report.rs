@@ -195,7 +195,7 @@ fn text_decision(out: &mut String, d: &ReportDecision) {
         d.at,
         if allowed(d) { "ALLOW" } else { "BLOCK" },
         g.event,
-        judged::wire_name(&g.policy),
+        judged_protocol::wire_name(&g.policy),
         task(d)
     );
     let _ = writeln!(out, "        reason: {}", g.reason);
@@ -464,7 +464,7 @@ fn row(out: &mut String, d: &ReportDecision) {
         escape(&d.at),
         escape(&task(d)),
         escape(&g.event),
-        escape(&judged::wire_name(&g.policy)),
+        escape(&judged_protocol::wire_name(&g.policy)),
     );
 }
 

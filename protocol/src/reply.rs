@@ -454,31 +454,28 @@ pub struct PanelProgress {
 /// One line for a person: `[  1.2s / 100s] small-openai finished: pass in 1.1s`.
 impl std::fmt::Display for PanelProgress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let wire = |value: &dyn WireName| value.wire_name();
         write!(f, "[{:5.1}s / {}s] ", self.elapsed_ms as f64 / 1000.0, self.deadline_ms / 1000)?;
         match &self.step {
-            PanelStep::Started { juror, stage } => write!(f, "{juror} started ({})", wire(stage)),
+            PanelStep::Started { juror, stage } => write!(f, "{juror} started ({})", wire_name(stage)),
             PanelStep::Finished { juror, verdict, latency_ms } => {
-                write!(f, "{juror} finished: {} in {:.1}s", wire(verdict), *latency_ms as f64 / 1000.0)
+                write!(f, "{juror} finished: {} in {:.1}s", wire_name(verdict), *latency_ms as f64 / 1000.0)
             }
             PanelStep::Escalated { agreement, tiebreaker: Some(tiebreaker) } => {
-                write!(f, "escalated ({}): asking {tiebreaker}", wire(agreement))
+                write!(f, "escalated ({}): asking {tiebreaker}", wire_name(agreement))
             }
             PanelStep::Escalated { agreement, tiebreaker: None } => {
-                write!(f, "escalated ({}): no tiebreaker can be cross-family", wire(agreement))
+                write!(f, "escalated ({}): no tiebreaker can be cross-family", wire_name(agreement))
             }
         }
     }
 }
 
-/// A unit enum's name as the wire spells it (`stage_1`, `pass`).
-trait WireName {
-    fn wire_name(&self) -> String;
-}
-
-impl<T: Serialize> WireName for T {
-    fn wire_name(&self) -> String {
-        serde_json::to_value(self).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+/// A unit enum's name as the wire spells it (`allow`, `evidence_or_panel`, `stage_1`,
+/// `pass`): serde's, the one spelling.
+pub fn wire_name<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        other => other.map(|v| v.to_string()).unwrap_or_default(),
     }
 }
 

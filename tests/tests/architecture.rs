@@ -1,4 +1,4 @@
-//! The layering the README's architecture section describes, checked over the source:
+//! The layering docs/architecture.md describes, checked over the source:
 //! within each crate, no top-level module imports one that imports it back (directly or
 //! through others). A cycle makes two modules one in all but name, and is how a crate
 //! stops being readable in one sitting.

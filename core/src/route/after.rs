@@ -31,7 +31,7 @@ impl Ctx<'_> {
             OPENAI | ANTHROPIC | GOOGLE if manual_available => {
                 self.manual(Rule::NativeFallbackManual, Some(executor), true)
             }
-            "openai" => self.unavailable(
+            OPENAI => self.unavailable(
                 Rule::NativeFallbackUnavailable,
                 "native review failed; Codex is not an independent fallback for an OpenAI-family executor and \
                  manual review is not available",

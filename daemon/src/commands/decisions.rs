@@ -20,8 +20,8 @@ pub fn run(json: bool) -> Result<(), CliError> {
             "{:<27} {:<14} {:<7} {:<18} {:>7}ms {:<38} {}",
             record.at,
             d.event,
-            judged::wire_name(&d.decision),
-            judged::wire_name(&d.policy),
+            judged_protocol::wire_name(&d.decision),
+            judged_protocol::wire_name(&d.policy),
             d.latency_ms,
             shown(&d.session_id),
             d.reason

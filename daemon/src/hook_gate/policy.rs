@@ -6,11 +6,11 @@
 
 use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles};
 use crate::store::{EvidenceVerified, PanelConvened};
-use crate::wire_name;
 use judged_core::event::Host;
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
 use judged_core::worktree::ChangesText;
 use judged_jury::packet::FinalVerdict;
+use judged_protocol::wire_name;
 use judged_protocol::{ConfigFileUsed, GatePolicy};
 use serde_json::Value;
 use std::path::Path;
