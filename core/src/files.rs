@@ -30,13 +30,20 @@ pub fn current_uid() -> u32 {
     rustix::process::getuid().as_raw()
 }
 
-/// Refuse a missing file, a symlink or non-regular file, or one owned by another user.
-pub fn check_safe_file(path: &Path) -> Result<fs::Metadata> {
+/// Refuse a missing file, or a symlink or non-regular file.
+pub fn check_regular_file(path: &Path) -> Result<fs::Metadata> {
     let shown = path.display();
     let meta = fs::symlink_metadata(path).map_err(|_| EvidenceError::evidence(format!("file not found: {shown}")))?;
     if !meta.file_type().is_file() {
         return Err(EvidenceError::evidence(format!("expected a non-symlink regular file: {shown}")));
     }
+    Ok(meta)
+}
+
+/// Refuse a missing file, a symlink or non-regular file, or one owned by another user.
+pub fn check_safe_file(path: &Path) -> Result<fs::Metadata> {
+    let shown = path.display();
+    let meta = check_regular_file(path)?;
     if meta.uid() != current_uid() {
         return Err(EvidenceError::evidence(format!("refusing event file owned by another user: {shown}")));
     }

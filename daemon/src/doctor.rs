@@ -165,7 +165,38 @@ fn daemon_checks(checks: &mut Vec<Check>) -> Option<StatusReport> {
     }
     checks.push(store_check(&status));
     checks.push(bypass_check(&status));
+    if paths::is_witness_socket(&socket) {
+        checks.push(witness_account_check(&socket));
+    }
     Some(status)
+}
+
+/// A witness under its own account: its socket is another user's, and its store and key
+/// are out of this user's reach.
+fn witness_account_check(socket: &std::path::Path) -> Check {
+    use std::os::unix::fs::MetadataExt;
+    let data_dir = std::path::Path::new("/var/lib/judged");
+    let owner = std::fs::metadata(socket).map(|m| m.uid()).ok();
+    let name = owner.and_then(|uid| judged::account::all().into_iter().find(|a| a.uid == uid)).map(|a| a.name);
+    let shown = format!("{} (uid {})", name.as_deref().unwrap_or("?"), owner.map_or("?".into(), |u| u.to_string()));
+    if owner == Some(judged_core::files::current_uid()) {
+        return ok("witness", format!("you run the witness at {} yourself", socket.display()));
+    }
+    match std::fs::read_dir(data_dir) {
+        Err(error) if error.kind() == std::io::ErrorKind::PermissionDenied => ok(
+            "witness",
+            format!(
+                "judged runs as {shown}, an account of its own: its store and key in {} are out of your reach",
+                data_dir.display()
+            ),
+        ),
+        _ => check(
+            "witness",
+            Status::Fail,
+            format!("judged runs as {shown}, but you can read {}, which holds its key", data_dir.display()),
+            Some(format!("sudo chmod 0700 {}", data_dir.display())),
+        ),
+    }
 }
 
 /// Completions no gate decision allowed: a hook not installed, removed, or not heeded.

@@ -5,6 +5,7 @@
 //! (tailing, tamper checks) → [`store`] (append-only hash-chained SQLite). The review
 //! gate a hook asks is [`hook_gate`]; [`witness`] signs what the daemon issues.
 
+pub mod account;
 pub mod config;
 pub mod engine;
 pub mod hook_gate;
@@ -66,6 +67,20 @@ pub fn private_dir(dir: &Path) -> Result<(), DaemonError> {
     Ok(())
 }
 
+/// Create `dir` with mode 0755 if needed and check it is ours and writable by us alone:
+/// the socket directory of a witness serving other users.
+pub fn open_dir(dir: &Path) -> Result<(), DaemonError> {
+    fs::DirBuilder::new().recursive(true).mode(0o755).create(dir).map_err(io_error("create", dir))?;
+    let meta = fs::symlink_metadata(dir).map_err(io_error("stat", dir))?;
+    if !meta.is_dir() || meta.uid() != judged_core::files::current_uid() {
+        return Err(DaemonError::NotOurDirectory(dir.to_owned()));
+    }
+    if meta.mode() & 0o7777 != 0o755 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).map_err(io_error("set the mode of", dir))?;
+    }
+    Ok(())
+}
+
 /// Take the pid file's lock and write our pid into it; the lock lasts as long as the file.
 fn lock_pid_file(path: &Path) -> Result<File, DaemonError> {
     let mut pid_file = File::options()
@@ -87,7 +102,12 @@ fn lock_pid_file(path: &Path) -> Result<File, DaemonError> {
 /// locked until the process exits, so a process runs it once.
 pub fn run(config: Config) -> Result<(), DaemonError> {
     private_dir(&config.data_dir)?;
-    private_dir(&config.socket_dir())?;
+    let shared = !config.serves.is_empty();
+    if shared {
+        open_dir(&config.socket_dir())?;
+    } else {
+        private_dir(&config.socket_dir())?;
+    }
     let pid_path = config.data_dir.join("judged.pid");
     let pid_lock = lock_pid_file(&pid_path)?;
 
@@ -95,7 +115,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let store = store::Store::open(&config.data_dir.join("judged.db"))?;
     let witness = witness::Witness::load_or_create(&config.data_dir)?;
     let socket = config.socket_path();
-    let ingest = ingest::Ingestor::new(config.roots.clone());
+    let ingest = ingest::Ingestor::new(config.roots.clone()).serving(&config.serves);
     let live = config::LiveConfig::new(config.path.clone(), config.user.clone());
     // The socket answers `progress` during the catch-up on start; everything else waits
     // for it (read-your-writes holds from the first answer on).
@@ -110,7 +130,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
         .build()
         .map_err(DaemonError::Threads)?;
     runtime.block_on(async {
-        let listener = server::bind(&socket)?;
+        let listener = server::bind(&socket, shared)?;
         tracing::info!(socket = %socket.display(), "listening");
         let (shutdown, _) = tokio::sync::watch::channel(false);
         watch::spawn(handle.clone(), shutdown.subscribe());
@@ -135,7 +155,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
             }
             let _ = signals.send(true);
         });
-        server::serve(listener, handle, shutdown, &config.server, catch_up).await;
+        server::serve(listener, handle, shutdown, &config.server, &config.serves, catch_up).await;
         Ok::<(), DaemonError>(())
     })?;
     // Dropping the runtime drops every task's handle to the engine; the engine thread

@@ -42,7 +42,10 @@ pub enum BindError {
 
 /// Bind the socket. The caller holds the pid lock, so a socket already there is a dead
 /// daemon's and is replaced; anything else at that path is refused, not deleted.
-pub fn bind(path: &Path) -> Result<interprocess::local_socket::tokio::Listener, BindError> {
+///
+/// A daemon serving other users (`shared`) makes the socket connectable by all; who is
+/// served is then the peer check's to say.
+pub fn bind(path: &Path, shared: bool) -> Result<interprocess::local_socket::tokio::Listener, BindError> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_socket() => std::fs::remove_file(path)?,
         Ok(_) => return Err(BindError::NotASocket(path.to_owned())),
@@ -50,7 +53,12 @@ pub fn bind(path: &Path) -> Result<interprocess::local_socket::tokio::Listener, 
         Err(error) => return Err(error.into()),
     }
     let name = path.to_fs_name::<GenericFilePath>()?;
-    Ok(ListenerOptions::new().name(name).mode(0o600).create_tokio()?)
+    let listener = ListenerOptions::new().name(name).mode(0o600).create_tokio()?;
+    if shared {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o666))?;
+    }
+    Ok(listener)
 }
 
 /// What every connection shares: the engine, the stop signal, and the limits.
@@ -64,6 +72,8 @@ struct Shared {
     buffered: Arc<Semaphore>,
     idle: Duration,
     frame_time: Duration,
+    /// The uids served besides the daemon's own (a witness under its own account).
+    serves: Arc<[u32]>,
 }
 
 /// The connections the descriptor limit leaves room for, at most `wanted`.
@@ -79,6 +89,7 @@ pub async fn serve(
     engine: EngineHandle,
     shutdown: watch::Sender<bool>,
     limits: &ServerLimits,
+    serves: &[u32],
     catch_up: Arc<CatchUpProgress>,
 ) {
     let mut stop = shutdown.subscribe();
@@ -91,6 +102,7 @@ pub async fn serve(
         buffered: Arc::new(Semaphore::new(limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS))),
         idle: Duration::from_secs(limits.idle_seconds.max(1)),
         frame_time: Duration::from_secs(limits.frame_seconds.max(1)),
+        serves: serves.into(),
     };
     // One descriptor kept free, so that when they run out the daemon can still accept a
     // connection to shed it, instead of spinning on an accept that keeps failing.
@@ -187,28 +199,45 @@ fn parse(body: &[u8]) -> Result<WireRequest, (u64, String)> {
 /// Serve one connection: its requests one after another, until it closes, idles too
 /// long or sends a bad frame.
 async fn connection(stream: Stream, shared: Shared) {
-    let Some(stream) = own_user(stream).await else { return };
+    let Some((stream, peer)) = admitted(stream, &shared.serves).await else { return };
     let mut connection = Connection::new(stream);
     while let Some(asked) = receive(&mut connection, &shared).await {
-        if answer(&mut connection, asked, &shared).await.is_break() {
+        if answer(&mut connection, asked, peer, &shared).await.is_break() {
             return;
         }
     }
 }
 
-/// The stream, when its peer is the daemon's own user; otherwise it is refused, saying
-/// why.
-async fn own_user(stream: Stream) -> Option<Stream> {
+/// Who a connection is from.
+#[derive(Clone, Copy)]
+struct Peer {
+    uid: u32,
+    /// The daemon's own account, or root: the one who may stop it.
+    administers: bool,
+}
+
+/// The stream and its peer, when the peer is the daemon's own user or one it serves;
+/// otherwise it is refused, saying why.
+async fn admitted(stream: Stream, serves: &[u32]) -> Option<(Stream, Peer)> {
     let own_uid = judged_core::files::current_uid();
     let other = match stream.peer_creds().ok().and_then(|c| c.euid()) {
-        Some(uid) if uid == own_uid => return Some(stream),
+        Some(uid) if uid == own_uid || serves.contains(&uid) => {
+            return Some((stream, Peer { uid, administers: uid == own_uid || uid == 0 }));
+        }
         other => other,
     };
     tracing::warn!(peer_uid = ?other, "refusing a connection from another user");
-    let message = format!(
-        "judged serves only the user it runs as (uid {own_uid}); this connection is from uid {}",
-        other.map_or_else(|| "unknown".to_owned(), |uid| uid.to_string())
-    );
+    let from = other.map_or_else(|| "unknown".to_owned(), |uid| uid.to_string());
+    let message = if serves.is_empty() {
+        format!("judged serves only the user it runs as (uid {own_uid}); this connection is from uid {from}")
+    } else {
+        let served: Vec<String> = serves.iter().map(u32::to_string).collect();
+        format!(
+            "this judged (the witness account, uid {own_uid}) serves uids {}; this connection is from uid {from}: \
+             ask whoever runs it to add your user to [server] allow_users",
+            served.join(", ")
+        )
+    };
     let _ = tokio::time::timeout(
         REFUSAL_TIME,
         reply(&mut Connection::new(stream), 0, Outcome::Error(ErrorBody::message(message))),
@@ -261,8 +290,22 @@ async fn refused(connection: &mut Connection<Stream>, id: u64, message: String) 
 }
 
 /// Answer one request where [`Route::of`] says; break when the connection is to close.
-async fn answer(connection: &mut Connection<Stream>, asked: WireRequest, shared: &Shared) -> ControlFlow<()> {
+async fn answer(
+    connection: &mut Connection<Stream>,
+    asked: WireRequest,
+    peer: Peer,
+    shared: &Shared,
+) -> ControlFlow<()> {
     let WireRequest { id, request, .. } = asked;
+    if request.is_administrative() && !peer.administers {
+        let message = format!(
+            "this judged is a witness account's and serves you (uid {}), but only its own account or root may stop, \
+             rebuild or prune it: `sudo systemctl stop judged`, or ask whoever runs it",
+            peer.uid
+        );
+        let refused = reply(connection, id, Outcome::Error(ErrorBody::message(message))).await;
+        return if refused.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
+    }
     let wants_progress = request.wants_progress();
     let sent = match Route::of(request) {
         Route::Progress => reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report()))).await,

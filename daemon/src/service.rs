@@ -9,6 +9,8 @@
 //! when it fails, and carries a first line that marks it as ours: `uninstall` removes
 //! only a file with that line.
 
+mod system;
+
 use judged::install::{find_on_path, same_file};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
 use std::ffi::OsStr;
@@ -43,10 +45,13 @@ const PASSED: [&str; 9] = [
 
 #[derive(clap::Subcommand)]
 pub enum ServiceCmd {
-    /// Write the login service and enable and start it.
+    /// Write the login service and enable and start it (or, with --system, a witness under
+    /// its own account).
     Install {
         #[command(flatten)]
         target: Target,
+        #[command(flatten)]
+        system: system::SystemArgs,
         /// Print the file instead of writing it.
         #[arg(long)]
         dry_run: bool,
@@ -58,6 +63,9 @@ pub enum ServiceCmd {
     Uninstall {
         #[command(flatten)]
         target: Target,
+        /// The witness under its own account `install --system` set up (as root).
+        #[arg(long)]
+        system: bool,
         /// Say what would be removed and run, without doing it.
         #[arg(long)]
         dry_run: bool,
@@ -202,6 +210,21 @@ pub enum ServiceError {
     NotOurs(PathBuf),
     #[error("`{command}` failed: {detail}\nrun this yourself once the service manager answers:\n  {then}")]
     Manager { command: String, detail: String, then: String },
+    #[error("a witness under its own account is set up by root: run it with sudo")]
+    NeedsRoot,
+    #[error("name the users the witness serves: --serve USER (repeat for each)")]
+    NoneServed,
+    #[error("no user `{0}` in /etc/passwd: name a user of this machine, or give the uid")]
+    UnknownUser(String),
+    #[error(
+        "the witness would run {}, which others than root can replace ({} is not root's, or is writable by \
+         others); install judged where only root writes (`sudo install -m 0755 {} /usr/local/bin/judged`) and run \
+         that one",
+        exe.display(),
+        by.display(),
+        exe.display()
+    )]
+    Replaceable { exe: PathBuf, by: PathBuf },
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> ServiceError + use<> {
@@ -446,8 +469,12 @@ fn warn_when_not_installed(exe: &Path) {
 
 pub fn run(command: ServiceCmd) -> Result<(), ServiceError> {
     match command {
-        ServiceCmd::Install { target, dry_run, files_only } => install(target.manager(), dry_run, files_only),
-        ServiceCmd::Uninstall { target, dry_run, files_only } => uninstall(target.manager(), dry_run, files_only),
+        ServiceCmd::Install { system, dry_run, files_only, .. } if system.system => {
+            system::install(&system, dry_run, files_only)
+        }
+        ServiceCmd::Install { target, dry_run, files_only, .. } => install(target.manager(), dry_run, files_only),
+        ServiceCmd::Uninstall { system: true, dry_run, files_only, .. } => system::uninstall(dry_run, files_only),
+        ServiceCmd::Uninstall { target, dry_run, files_only, .. } => uninstall(target.manager(), dry_run, files_only),
         ServiceCmd::Status { target } => status(target.manager()),
     }
 }

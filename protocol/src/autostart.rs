@@ -35,6 +35,13 @@ pub enum AutoStartError {
         /// What it wrote on stderr, trimmed.
         said: String,
     },
+    /// The socket is a witness account's: its daemon is the system's to run.
+    #[error(
+        "the witness account's judged does not answer on {}; it runs as a system service: \
+         `sudo systemctl start judged` (or ask whoever set it up)",
+        crate::paths::WITNESS_SOCKET
+    )]
+    Witness,
     /// It was still starting (catching up with the logs) when the wait ended.
     #[error("judged is still starting after {} s (catching up with the logs)", .0.as_secs())]
     StillStarting(Duration),
@@ -49,6 +56,9 @@ struct AutoStart {
 /// Whether the user's config allows starting the daemon (default yes; an unreadable
 /// config is the daemon's to report, so it is tried).
 fn allowed() -> Result<(), AutoStartError> {
+    if paths::is_witness_socket(&paths::socket_path()) {
+        return Err(AutoStartError::Witness);
+    }
     let path = paths::config_path();
     let config: AutoStart =
         std::fs::read_to_string(&path).ok().and_then(|text| toml::from_str(&text).ok()).unwrap_or_default();

@@ -5,9 +5,18 @@
 //! `$XDG_DATA_HOME/judged` (default `~/.local/share/judged`), the socket in
 //! `$XDG_RUNTIME_DIR/judged/` when that is set (else the data dir), config in
 //! `$XDG_CONFIG_HOME/judged/config.toml` (default `~/.config/judged/config.toml`).
+//!
+//! A witness under its own account (`judged service install --system`) runs with
+//! `XDG_DATA_HOME=/var/lib`, `XDG_RUNTIME_DIR=/run` and `XDG_CONFIG_HOME=/etc`, so the same
+//! functions place its store in `/var/lib/judged`, its socket at [`WITNESS_SOCKET`] and
+//! its config in `/etc/judged/config.toml`. A client of a user who runs no daemon of their
+//! own talks to that socket.
 
 use std::env;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The socket of a witness under its own account.
+pub const WITNESS_SOCKET: &str = "/run/judged/judged.sock";
 
 fn var(name: &str) -> Option<PathBuf> {
     env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
@@ -32,9 +41,23 @@ pub fn socket_dir() -> PathBuf {
     }
 }
 
-/// The daemon's socket.
-pub fn socket_path() -> PathBuf {
+/// The socket of this user's own daemon: where `judged start` listens.
+pub fn own_socket_path() -> PathBuf {
     socket_dir().join("judged.sock")
+}
+
+/// The socket a client talks to: this user's own daemon's, unless nothing is there and a
+/// witness account's socket is ([`WITNESS_SOCKET`]). `JUDGED_HOME` always names the user's
+/// own.
+pub fn socket_path() -> PathBuf {
+    let own = own_socket_path();
+    let witness = Path::new(WITNESS_SOCKET);
+    if var("JUDGED_HOME").is_none() && !own.exists() && witness.exists() { witness.to_path_buf() } else { own }
+}
+
+/// Whether `socket` is a witness account's, whose daemon no client starts.
+pub fn is_witness_socket(socket: &Path) -> bool {
+    socket == Path::new(WITNESS_SOCKET)
 }
 
 /// The user's config file.

@@ -62,6 +62,13 @@ pub enum Request {
 }
 
 impl Request {
+    /// Whether the request changes the daemon itself (stops it, rewrites its summaries,
+    /// drops stored bytes): a witness serving other users takes these only from its own
+    /// account or root, so that the user it watches cannot stop or thin its witness.
+    pub fn is_administrative(&self) -> bool {
+        matches!(self, Request::Shutdown | Request::Rebuild | Request::Prune(_))
+    }
+
     /// Whether the client asked to hear a jury's steps before the reply.
     pub fn wants_progress(&self) -> bool {
         match self {

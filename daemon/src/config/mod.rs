@@ -32,6 +32,9 @@ pub struct Config {
     pub user: UserConfig,
     /// The config file's path.
     pub path: PathBuf,
+    /// The users it serves besides its own (`[server] allow_users`, resolved): a witness
+    /// under its own account. Empty: the daemon is its user's alone.
+    pub serves: Vec<u32>,
 }
 
 /// A config file that cannot be used; each names the file.
@@ -50,6 +53,13 @@ pub enum ConfigError {
     },
     #[error("{}: {source}", path.display())]
     Jury { path: PathBuf, source: judged_jury::config::ConfigError },
+    #[error(
+        "{}: [server] allow_users names `{name}`, who is not a user of this machine ({}); \
+         name a user listed there, or give the uid",
+        path.display(),
+        crate::account::PASSWD
+    )]
+    UnknownUser { path: PathBuf, name: String },
 }
 
 impl ConfigError {
@@ -215,11 +225,20 @@ pub struct ServerLimits {
     /// MiB of large requests held for all clients together; a frame of up to 64 KiB is
     /// not counted (the connection limit bounds those).
     pub buffered_mib: usize,
+    /// Users (names or uids) served besides the daemon's own: set for a witness under its
+    /// own account, whose socket is then open to them and to nobody else.
+    pub allow_users: Vec<String>,
 }
 
 impl Default for ServerLimits {
     fn default() -> ServerLimits {
-        ServerLimits { idle_seconds: 30, frame_seconds: 10, max_connections: 512, buffered_mib: 64 }
+        ServerLimits {
+            idle_seconds: 30,
+            frame_seconds: 10,
+            max_connections: 512,
+            buffered_mib: 64,
+            allow_users: Vec::new(),
+        }
     }
 }
 
@@ -259,6 +278,15 @@ impl Config {
                 gemini: absolute(pick(flags.gemini, &file.gemini_roots, judged_core::files::default_gemini_root())),
                 named: Vec::new(),
             },
+            serves: file
+                .server
+                .allow_users
+                .iter()
+                .map(|name| {
+                    crate::account::uid_of(name)
+                        .ok_or_else(|| ConfigError::UnknownUser { path: path.clone(), name: name.clone() })
+                })
+                .collect::<Result<_, _>>()?,
             server: file.server.clone(),
             user,
             path,

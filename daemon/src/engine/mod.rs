@@ -46,6 +46,7 @@ use judged_core::event::Host;
 use judged_core::files;
 use judged_core::rules::{Artifact, ArtifactKind, EvidenceError};
 use judged_protocol::{ErrorBody, Reply};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -320,7 +321,10 @@ impl Engine {
     /// its state, whose id keys it in the log cache.
     fn witnessed_log(&mut self, path: &str, host: Host) -> Result<FileState, EngineError> {
         let resolved = files::resolve(path);
-        let meta = files::check_safe_file(Path::new(&resolved))?;
+        let meta = files::check_regular_file(Path::new(&resolved))?;
+        if !self.ingest.reads_logs_of(meta.uid()) {
+            return Err(evidence_error(format!("refusing event file owned by another user: {resolved}")));
+        }
         // The same cap as direct mode, so both modes refuse the same logs.
         if meta.len() > files::MAX_LOG_BYTES {
             return Err(evidence_error(format!("file exceeds {} bytes: {resolved}", files::MAX_LOG_BYTES)));

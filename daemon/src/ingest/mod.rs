@@ -95,6 +95,8 @@ pub struct Hint {
 /// What makes catching up cheap: the roots, and how each file and directory looked.
 pub struct Ingestor {
     roots: Roots,
+    /// Whose logs it reads: the daemon's own user, and the users a witness account serves.
+    owners: Vec<u32>,
     /// Paths already journaled as refused, so a refusal is recorded once.
     refused: HashSet<PathBuf>,
     /// Logs whose ingest is paused at a line too long to hold, journaled once.
@@ -146,6 +148,7 @@ impl Ingestor {
     pub fn new(roots: Roots) -> Ingestor {
         Ingestor {
             roots,
+            owners: vec![files::current_uid()],
             refused: HashSet::new(),
             paused: HashSet::new(),
             passes: 0,
@@ -156,6 +159,17 @@ impl Ingestor {
             chains: HashMap::new(),
             tasks: tasks::Tasks::default(),
         }
+    }
+
+    /// The same, reading the logs of `users` too (a witness under its own account).
+    pub fn serving(mut self, users: &[u32]) -> Ingestor {
+        self.owners.extend_from_slice(users);
+        self
+    }
+
+    /// Whether a log owned by `uid` is one it reads.
+    pub fn reads_logs_of(&self, uid: u32) -> bool {
+        self.owners.contains(&uid)
     }
 
     /// The offset of the oldest event of file `file_id` still waiting for its parent (see
@@ -270,8 +284,8 @@ impl Ingestor {
             Some("symlink")
         } else if !meta.is_file() {
             Some("not a regular file")
-        } else if meta.uid() != files::current_uid() {
-            Some("owned by another user")
+        } else if !self.owners.contains(&meta.uid()) {
+            Some("owned by a user judged does not serve")
         } else {
             None
         };

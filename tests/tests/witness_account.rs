@@ -1,0 +1,163 @@
+//! A witness under its own account (issue 25): `judged service install --system` as root,
+//! the daemon run as that account the way its unit runs it, and a Copilot CLI session of
+//! another user (the agent's) reviewed through its socket.
+//!
+//! Everything runs in a private mount namespace whose `/etc` is an overlay of the
+//! machine's and whose `/run` and `/var/lib` are empty: the accounts it makes, the unit,
+//! the config and the store land in the test's directory, and the machine's are never
+//! touched. Needs root, `unshare`, overlayfs and `setpriv`; prints `SKIP:` otherwise, and
+//! fails under `CI` where it runs as root.
+
+use judged_tests::timestamps::shift_timestamps;
+use judged_tests::{bin, skip, workspace};
+use std::collections::HashMap;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+const BINDING: &str = "run_20261130_a1b2c3d4_r1_review_7e91c4ab";
+const STAND_IN_NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
+const FIXTURE: &str = "fixtures/copilot-1.0.102/cross-family-ok/events.jsonl";
+const FIXTURE_CWD: &str = "/tmp/judged-fixture/copilot/cross-family-ok/project";
+
+/// The scenario, as root in the namespace. Each step prints `name=<exit code>`; what the
+/// clients print goes to files beside it.
+const SCENARIO: &str = r#"
+set -u
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$T/etc-upper,workdir=$T/etc-work" /etc || exit 90
+mount -t tmpfs tmpfs /run || exit 91
+mount -t tmpfs tmpfs /var/lib || exit 92
+step() { name=$1; shift; "$@" >"$T/$name.out" 2>&1; echo "$name=$?"; }
+as_agent() { runuser -u "$AGENT" -- env -i PATH="$PATH" HOME="$T/home" "$@"; }
+useradd --system --no-create-home --home-dir "$T/home" --shell /bin/sh "$AGENT" || exit 93
+useradd --system --no-create-home --home-dir "$T/other" --shell /bin/sh "$OTHER" || exit 94
+chmod 0755 "$T" && chown -R "$AGENT:" "$T/home" && chmod 0700 "$T/home"
+step install "$JUDGED" service install --system --serve "$AGENT" --files-only
+setpriv --reuid judged --regid judged --init-groups --inh-caps +dac_read_search --ambient-caps +dac_read_search \
+    env -i PATH="$PATH" HOME=/var/lib/judged XDG_DATA_HOME=/var/lib XDG_RUNTIME_DIR=/run XDG_CONFIG_HOME=/etc \
+    JUDGED_LOG=info "$JUDGED" start --foreground >"$T/daemon.out" 2>&1 &
+daemon=$!
+for _ in $(seq 200); do [ -S /run/judged/judged.sock ] && break; sleep 0.05; done
+cd "$T/home/project"
+step read_key as_agent cat /var/lib/judged/signing.key
+step write_store as_agent sh -c 'echo x >> /var/lib/judged/judged.db'
+step edit_config as_agent sh -c 'echo "[server]" >> /etc/judged/config.toml'
+step challenge as_agent "$JE" --mode daemon challenge --output r1.challenge.json --binding "$BINDING" --wait-seconds 10
+nonce=$(sed -n 's/.*"nonce": "\([^"]*\)".*/\1/p' r1.challenge.json)
+as_agent sh -c "sed 's/$STAND_IN/$nonce/g' '$T/rest.jsonl' >> '$LOG'"
+step verify as_agent "$JE" --mode daemon verify --challenge r1.challenge.json --output r1.evidence.json \
+    --response-output r1.response.md --wait-seconds 10
+step validate as_agent "$JE" validate --evidence r1.evidence.json
+cp r1.evidence.json "$T/other/" && chown -R "$OTHER:" "$T/other"
+step other runuser -u "$OTHER" -- env -i PATH="$PATH" HOME="$T/other" "$JE" --mode daemon validate \
+    --evidence "$T/other/r1.evidence.json"
+step stop as_agent "$JUDGED" stop
+as_agent sh -c "printf X | dd of='$LOG' bs=1 seek=200 conv=notrunc status=none"
+step validate_rewritten as_agent "$JE" --mode daemon validate --evidence r1.evidence.json
+kill "$daemon"; wait "$daemon" 2>/dev/null
+exit 0
+"#;
+
+/// The steps' exit codes, and the directory their output is in.
+fn run_scenario() -> Option<(HashMap<String, i32>, tempfile::TempDir)> {
+    let uid = Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    if uid.ok().as_deref() != Some("0") {
+        skip(false, "witness_account: not root (the witness account is set up by root)");
+        return None;
+    }
+    let (judged, judge_evidence) = (bin("judged"), bin("judge-evidence"));
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    for dir in ["etc-upper", "etc-work", "home/project", "other"] {
+        fs::create_dir_all(t.join(dir)).unwrap();
+    }
+    let project = t.join("home/project");
+    let fixture = fs::read(workspace().join(FIXTURE)).unwrap();
+    let text = String::from_utf8(fixture).unwrap().replace(FIXTURE_CWD, project.to_str().unwrap());
+    let text = shift_timestamps(text.as_bytes(), chrono::Duration::seconds(2));
+    let split = {
+        let nonce_at = text.windows(32).position(|w| w == STAND_IN_NONCE.as_bytes()).expect("stand-in nonce");
+        text[..nonce_at].iter().rposition(|&b| b == b'\n').unwrap() + 1
+    };
+    let at = text.windows(13).position(|w| w == b"\"sessionId\":\"").expect("session.start names its id") + 13;
+    let session = String::from_utf8(text[at..at + 36].to_vec()).unwrap();
+    let log = t.join("home/.copilot/session-state").join(&session).join("events.jsonl");
+    fs::create_dir_all(log.parent().unwrap()).unwrap();
+    fs::write(&log, &text[..split]).unwrap();
+    fs::write(t.join("rest.jsonl"), &text[split..]).unwrap();
+    let suffix = std::process::id();
+    let output = Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", SCENARIO])
+        .env("T", t)
+        .env("AGENT", format!("jwagent{suffix}"))
+        .env("OTHER", format!("jwother{suffix}"))
+        .env("JUDGED", &judged)
+        .env("JE", &judge_evidence)
+        .env("BINDING", BINDING)
+        .env("STAND_IN", STAND_IN_NONCE)
+        .env("LOG", &log)
+        .output()
+        .expect("unshare runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    match output.status.code() {
+        Some(0) => {}
+        Some(code @ 90..=94) => {
+            let why = format!("witness_account: no private namespace with overlay /etc, tmpfs and users here ({code})");
+            skip(std::env::var_os("CI").is_some(), &why);
+            return None;
+        }
+        other => panic!("the scenario failed ({other:?}): {stdout}{}", String::from_utf8_lossy(&output.stderr)),
+    }
+    let codes = stdout
+        .lines()
+        .filter_map(|line| line.split_once('='))
+        .filter_map(|(name, code)| Some((name.to_owned(), code.parse().ok()?)))
+        .collect();
+    Some((codes, tmp))
+}
+
+fn said(dir: &Path, step: &str) -> String {
+    fs::read_to_string(dir.join(format!("{step}.out"))).unwrap_or_default()
+}
+
+/// The agent's user cannot read the key, write the store or edit the config; its
+/// review verifies through the witness's socket, found without flags; another user is
+/// refused by name; the agent cannot stop the witness; and a rewrite of its log after
+/// the witness read it is refused.
+#[test]
+fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_out_of_reach() {
+    let Some((codes, tmp)) = run_scenario() else { return };
+    let dir = tmp.path();
+    eprintln!("steps: {codes:?}");
+    let code = |step: &str| *codes.get(step).unwrap_or_else(|| panic!("no step {step}: {codes:?}"));
+    let shown = |step: &str| format!("{step}: {}\ndaemon: {}", said(dir, step), said(dir, "daemon"));
+    assert_eq!(code("install"), 0, "{}", shown("install"));
+    let unit = fs::read_to_string(dir.join("etc-upper/systemd/system/judged.service")).unwrap();
+    for line in ["User=judged", "AmbientCapabilities=CAP_DAC_READ_SEARCH", "ProtectHome=read-only"] {
+        assert!(unit.lines().any(|l| l == line), "the unit lacks {line}:\n{unit}");
+    }
+    let config = fs::read_to_string(dir.join("etc-upper/judged/config.toml")).unwrap();
+    assert!(config.contains(&format!("{}/home/.copilot/session-state", dir.display())), "{config}");
+    assert_ne!(code("read_key"), 0, "the agent's user read the key");
+    assert_ne!(code("write_store"), 0, "the agent's user wrote the store");
+    assert_ne!(code("edit_config"), 0, "the agent's user edited the witness's config");
+    assert_eq!(code("challenge"), 0, "{}", shown("challenge"));
+    assert!(said(dir, "challenge").contains("\"witness\": \"ed25519:"), "{}", shown("challenge"));
+    assert_eq!(code("verify"), 0, "{}", shown("verify"));
+    assert_eq!(code("validate"), 0, "{}", shown("validate"));
+    assert!(
+        said(dir, "validate").contains("\"witness_checked\": true"),
+        "auto mode used the witness: {}",
+        shown("validate")
+    );
+    assert_ne!(code("other"), 0, "{}", shown("other"));
+    assert!(
+        said(dir, "other").contains("ask whoever runs it to add your user to [server] allow_users"),
+        "{}",
+        shown("other")
+    );
+    assert_ne!(code("stop"), 0, "the agent's user stopped the witness");
+    assert!(said(dir, "stop").contains("only its own account or root may stop"), "{}", shown("stop"));
+    assert_ne!(code("validate_rewritten"), 0, "{}", shown("validate_rewritten"));
+    assert!(said(dir, "validate_rewritten").contains("rewritten"), "{}", shown("validate_rewritten"));
+}
