@@ -444,10 +444,46 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str)
     if commands.is_empty() {
         return false;
     }
+    commands_check(checks, name, path, &commands, reinstall);
+    true
+}
+
+/// Codex CLI's managed requirements (TOML): whether they run judge-hook, and that one.
+fn codex_requirements_file(checks: &mut Vec<Check>, path: &Path) -> bool {
+    let reinstall = "sudo judged install-hooks --codex --managed";
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    let value: toml::Value = match toml::from_str(&text) {
+        Ok(value) => value,
+        Err(error) => {
+            let detail = format!("{} is not valid TOML: {}", path.display(), error.message());
+            let fix = format!("fix {}, then run `{reinstall}`", path.display());
+            checks.push(check("hooks.codex-cli.managed", Status::Fail, detail, Some(fix)));
+            return true;
+        }
+    };
+    let groups = value.get("hooks").and_then(|h| h.get("Stop")).and_then(toml::Value::as_array);
+    let commands: Vec<String> = groups
+        .into_iter()
+        .flatten()
+        .filter_map(|group| group.get("hooks")?.as_array())
+        .flatten()
+        .filter_map(|hook| hook.get("command")?.as_str().map(str::to_owned))
+        .filter(|command| command.contains("judge-hook"))
+        .collect();
+    if commands.is_empty() {
+        return false;
+    }
+    commands_check(checks, "hooks.codex-cli.managed", path, &commands, reinstall);
+    true
+}
+
+/// Check the `judge-hook` commands of one hooks file: each binary exists and is this
+/// version.
+fn commands_check(checks: &mut Vec<Check>, name: &str, path: &Path, commands: &[String], reinstall: &str) {
     let base = path.parent().unwrap_or(Path::new("."));
     let mut problems = Vec::new();
     let mut found = Vec::new();
-    for command in &commands {
+    for command in commands {
         let program = first_word(command);
         let Some(resolved) = resolve_program(&program, base) else {
             let place = if program.contains('/') { "does not exist" } else { "is not on PATH" };
@@ -480,11 +516,10 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str)
         );
         checks.push(check(name, Status::Fail, detail, Some(fix)));
     }
-    true
 }
 
-/// The hooks of Claude Code (project, user and managed) and Copilot CLI (project and
-/// managed).
+/// The hooks of Claude Code (project, user and managed), Copilot CLI (project and
+/// managed) and Codex CLI's managed requirements.
 fn hook_checks(checks: &mut Vec<Check>, cwd: &Path) {
     let project = cwd.join(".claude/settings.json");
     let user = claude_user_settings();
@@ -508,6 +543,7 @@ fn hook_checks(checks: &mut Vec<Check>, cwd: &Path) {
         let fix = "judged install-hooks --copilot (in the project; commit the file for the team)";
         checks.push(check("hooks.copilot-cli", Status::Warn, detail, Some(fix.into())));
     }
+    codex_requirements_file(checks, &judged::install::codex_managed_path());
 }
 
 /// The gate's settings for `cwd` and where they come from; the jury and its CLIs.

@@ -71,6 +71,12 @@ pub enum InstallError {
         path.display()
     )]
     TrustedElsewhere { path: PathBuf, key: String },
+    #[error(
+        "{} holds requirements judged did not write, which it will not rewrite; add these lines to it yourself \
+         (merging them into its [features] and [hooks] tables, if it has them):\n{add}",
+        path.display()
+    )]
+    RequirementsTheirs { path: PathBuf, add: String },
 }
 
 /// Why Codex CLI could not say how it identifies our hook; the hook is written, and runs
@@ -483,6 +489,59 @@ pub fn codex_uninstall(hooks: &Path) -> Result<Plan, InstallError> {
     Ok(plan)
 }
 
+/// Codex CLI's managed requirements: root's, read by every Codex CLI on the machine. What
+/// they pin holds over the user's config and the command line (`[features] hooks = true`
+/// over `hooks = false` and `--disable hooks`, as the real client shows), and their hooks
+/// run without the trust a user's hook needs.
+pub fn codex_managed_path() -> PathBuf {
+    PathBuf::from("/etc/codex/requirements.toml")
+}
+
+/// The directory managed hooks name in the requirements: Codex CLI skips them unless it
+/// exists.
+pub fn codex_managed_dir() -> PathBuf {
+    PathBuf::from("/etc/codex/hooks")
+}
+
+/// The first line of the requirements file judged writes, so that uninstall removes it
+/// (and only it).
+const CODEX_MANAGED_MARK: &str =
+    "# Written by `judged install-hooks --codex --managed`; `judged uninstall-hooks --codex --managed` removes it.";
+
+/// Codex CLI's managed requirements at `path` ([`codex_managed_path`]) holding our `Stop`
+/// hook, with hooks pinned on, and `allow_managed_hooks_only` when `only`. A requirements
+/// file judged did not write is left alone: the lines to add are named instead.
+pub fn codex_managed_install(
+    path: &Path,
+    command: &str,
+    timeout_seconds: u64,
+    only: bool,
+) -> Result<Plan, InstallError> {
+    let before = read_text(path)?;
+    let ours = codex_requirements(command, timeout_seconds, only);
+    if before.as_deref().is_some_and(|text| !text.starts_with(CODEX_MANAGED_MARK)) {
+        return Err(InstallError::RequirementsTheirs { path: path.to_owned(), add: ours });
+    }
+    Ok(Plan { path: path.to_owned(), before, after: Some(format!("{CODEX_MANAGED_MARK}\n{ours}")) })
+}
+
+/// Remove the requirements file judged wrote; one it did not write stays.
+pub fn codex_managed_uninstall(path: &Path) -> Result<Plan, InstallError> {
+    let before = read_text(path)?;
+    let after = before.clone().filter(|text| !text.starts_with(CODEX_MANAGED_MARK));
+    Ok(Plan { path: path.to_owned(), before, after })
+}
+
+fn codex_requirements(command: &str, timeout_seconds: u64, only: bool) -> String {
+    let only = if only { "allow_managed_hooks_only = true\n\n" } else { "" };
+    format!(
+        "{only}[features]\nhooks = true\n\n[hooks]\nmanaged_dir = {}\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\n\
+         type = \"command\"\ncommand = {}\ntimeout = {timeout_seconds}\n",
+        toml::Value::String(codex_managed_dir().display().to_string()),
+        toml::Value::String(command.to_owned())
+    )
+}
+
 /// How Codex CLI names one hook and the content it trusts: `hooks/list`'s `key`
 /// (`<file>:stop:<group>:<handler>`) and `currentHash` (`sha256:…`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -753,8 +812,6 @@ mod tests {
         assert_eq!(shell_word("/x/it's"), "'/x/it'\\''s'");
     }
 
-    /// Install into `file` (holding `text`, or absent), then uninstall: the bytes (or the
-    /// absence) are back.
     /// The managed drop-in is ours: written with the hook (and `allowManagedHooksOnly` when
     /// asked), and gone again on uninstall, in the place Claude Code reads it.
     #[test]
@@ -786,6 +843,38 @@ mod tests {
         assert!(written.get("allowManagedHooksOnly").is_none(), "installed again without it: {written}");
     }
 
+    /// Codex CLI's managed requirements are written whole when there are none, with hooks
+    /// pinned on (and only managed ones when asked), and removed whole; requirements of
+    /// someone else's are left alone, and the lines to add are named.
+    #[test]
+    fn codex_managed_requirements_are_ours_whole_or_not_written() {
+        assert_eq!(codex_managed_path(), Path::new("/etc/codex/requirements.toml"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("requirements.toml");
+        let command = "/usr/local/bin/judge-hook --host codex-cli --timeout 110";
+        for only in [false, true] {
+            round_trip(
+                &path,
+                None,
+                || codex_managed_install(&path, command, 120, only).unwrap(),
+                || codex_managed_uninstall(&path).unwrap(),
+            );
+        }
+        codex_managed_install(&path, command, 120, true).unwrap().apply().unwrap();
+        let written: toml::Table = toml::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(written["allow_managed_hooks_only"].as_bool(), Some(true));
+        assert_eq!(written["features"]["hooks"].as_bool(), Some(true));
+        assert_eq!(written["hooks"]["managed_dir"].as_str(), Some("/etc/codex/hooks"));
+        assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(), Some(command));
+        let theirs = "[features]\nweb_search = false\n";
+        fs::write(&path, theirs).unwrap();
+        let error = codex_managed_install(&path, command, 120, false).unwrap_err().to_string();
+        assert!(error.contains("add these lines to it yourself") && error.contains(command), "{error}");
+        assert!(codex_managed_uninstall(&path).unwrap().after.as_deref() == Some(theirs), "theirs stays");
+    }
+
+    /// Install into `file` (holding `text`, or absent), then uninstall: the bytes (or the
+    /// absence) are back.
     fn round_trip(file: &Path, text: Option<&str>, install: impl Fn() -> Plan, uninstall: impl Fn() -> Plan) {
         if let Some(text) = text {
             fs::write(file, text).unwrap();

@@ -166,11 +166,12 @@ struct HookTarget {
     user: bool,
     /// The host's managed settings, root's: a hook no user or project setting removes or
     /// disables (Claude Code `/etc/claude-code/managed-settings.d/judged.json`, Copilot CLI
-    /// `/etc/github-copilot/policy.d/judged.json`). Needs root.
+    /// `/etc/github-copilot/policy.d/judged.json`, Codex CLI `/etc/codex/requirements.toml`).
+    /// Needs root.
     #[arg(long, conflicts_with_all = ["project", "user"])]
     managed: bool,
-    /// With `--managed`: set `allowManagedHooksOnly`, so that no user, project or plugin
-    /// hook runs, only managed ones.
+    /// With `--managed`: only managed hooks run, no user, project or plugin hook
+    /// (Claude Code `allowManagedHooksOnly`, Codex CLI `allow_managed_hooks_only`).
     #[arg(long, requires = "managed")]
     managed_only: bool,
 }
@@ -212,8 +213,9 @@ enum CliError {
     #[error(transparent)]
     Install(#[from] InstallError),
     #[error(
-        "--managed is not written for {} yet (Claude Code and Copilot CLI have it); install its hook with \
-         --user or --project",
+        "--managed is not written for {}: its system settings (/etc/gemini-cli/settings.json) cannot keep a \
+         user's `hooksConfig.disabled` from naming the hook, nor run it in a folder the user does not trust; \
+         install its hook with --user or --project (Claude Code, Copilot CLI and Codex CLI have --managed)",
         .0.as_str()
     )]
     ManagedNotFor(judged_core::event::Host),

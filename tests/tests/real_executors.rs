@@ -4,7 +4,7 @@
 //! `SKIP: …` when the clients cannot be installed (and fails under `CI`).
 
 use judged_tests::hosts::{self, JurorClients, ModelServer};
-use judged_tests::{Daemon, bin, bin_dir, eventually};
+use judged_tests::{Daemon, bin, bin_dir, eventually, skip};
 use serde_json::Value;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -28,6 +28,9 @@ struct World {
     tools: Vec<PathBuf>,
     /// More of the clients' environment.
     env: Vec<(&'static str, &'static str)>,
+    /// The overlay's upper and work directories when the world's commands see a private
+    /// `/etc`.
+    private_etc: Option<(PathBuf, PathBuf)>,
 }
 
 /// A failed test keeps its world (the clients' logs, the daemon's store) to look at.
@@ -63,7 +66,7 @@ impl World {
         let claude_root = dir.path().join("home/.claude/projects");
         let daemon = Daemon::start(&judged_home, &[&copilot_root], &[&claude_root]);
         let server = ModelServer::start(scenario, server_args);
-        World { dir, judged_home, daemon, server, clients, tools: Vec::new(), env: Vec::new() }
+        World { dir, judged_home, daemon, server, clients, tools: Vec::new(), env: Vec::new(), private_etc: None }
     }
 
     fn project(&self) -> PathBuf {
@@ -78,6 +81,28 @@ impl World {
         self.home().join(".codex")
     }
 
+    /// The world's commands in a private mount namespace whose `/etc` is an overlay of the
+    /// machine's, for what only root's files there do (managed requirements); `None`
+    /// (after a `SKIP:` line) where no such namespace can be made.
+    fn with_private_etc(mut self) -> Option<World> {
+        let (upper, work) = (self.dir.path().join("etc-upper"), self.dir.path().join("etc-work"));
+        std::fs::create_dir_all(&upper).unwrap();
+        std::fs::create_dir_all(&work).unwrap();
+        self.private_etc = Some((upper, work));
+        if self.command("true").status().is_ok_and(|s| s.success()) {
+            return Some(self);
+        }
+        let test = std::thread::current().name().unwrap_or("a test").to_owned();
+        skip(false, &format!("{test}: no private mount namespace with an overlay of /etc here"));
+        None
+    }
+
+    /// A file under the world's private `/etc`, as its commands see it at `path`.
+    fn private_etc_file(&self, path: &str) -> PathBuf {
+        let (upper, _) = self.private_etc.as_ref().expect("a world with a private /etc");
+        upper.join(path.strip_prefix("/etc/").expect("a path under /etc"))
+    }
+
     /// A client's environment: nothing of the caller's but a PATH with the workspace's
     /// binaries and the Codex CLI first, then the world's tools.
     fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
@@ -85,7 +110,19 @@ impl World {
         let system = ["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from);
         let dirs = [bin_dir(), codex_dir].into_iter().chain(self.tools.iter().cloned()).chain(system);
         let path = std::env::join_paths(dirs);
-        let mut command = Command::new(program);
+        let mut command = match &self.private_etc {
+            None => Command::new(program),
+            Some((upper, work)) => {
+                let mount = format!(
+                    "mount -t overlay overlay -o lowerdir=/etc,upperdir={},workdir={} /etc && exec \"$@\"",
+                    upper.display(),
+                    work.display()
+                );
+                let mut unshare = Command::new("unshare");
+                unshare.args(["-m", "--propagation", "private", "sh", "-c", &mount, "sh"]).arg(program);
+                unshare
+            }
+        };
         command
             .env_clear()
             .env("PATH", path.unwrap())
@@ -279,6 +316,28 @@ fn codex_stop_is_allowed_when_the_policy_is_off() {
     world.judged(&["uninstall-hooks", "--codex", "--user"]);
     assert_eq!(std::fs::read_to_string(&config).unwrap(), theirs);
     assert!(!world.codex_home().join("hooks.json").exists());
+}
+
+/// Issue 25: `install-hooks --codex --managed` writes the gate into Codex CLI's managed
+/// requirements (root's, under `/etc`: here a private overlay of it), which the real client
+/// runs though the user's config turns hooks off and trusts no hook; `uninstall-hooks
+/// --codex --managed` takes the file away.
+#[test]
+fn a_managed_requirement_gates_codex_cli_though_the_user_turns_hooks_off() {
+    let Some(world) = world().and_then(World::with_private_etc) else { return };
+    world.judged(&["install-hooks", "--codex", "--managed"]);
+    let requirements = world.private_etc_file("/etc/codex/requirements.toml");
+    let written = std::fs::read_to_string(&requirements).expect("the requirements file");
+    assert!(written.contains("command = \"/") && written.contains("judge-hook --host codex-cli"), "{written}");
+    std::fs::write(world.codex_home().join("config.toml"), "[features]\nhooks = false\n").unwrap();
+    let output = world.codex_exec();
+    assert!(output.status.success(), "{}", said(&output));
+    let requests = world.requests("responses");
+    assert_eq!(requests.len(), 2, "one continuation on the block, then the turn ends: {requests:#?}");
+    let decisions = world.decisions("Stop");
+    assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:#?}");
+    world.judged(&["uninstall-hooks", "--codex", "--managed"]);
+    assert!(!requirements.exists(), "{} is gone", requirements.display());
 }
 
 #[test]

@@ -32,7 +32,7 @@ pub fn run(
         eprintln!("{warning}");
     }
     let project = target.project_files();
-    if target.managed && matches!(host, Host::CodexCli | Host::GeminiCli) {
+    if target.managed && host == Host::GeminiCli {
         return Err(CliError::ManagedNotFor(host));
     }
     let plan = match host {
@@ -47,6 +47,21 @@ pub fn run(
             let committed = judged::install::copilot_path(&target.project_dir());
             let command = hook_command(host.as_str(), on_error, timeout, absolute, Some(&committed))?;
             judged::install::copilot_install(&committed, &command, timeout)?
+        }
+        Host::CodexCli if target.managed => {
+            let requirements = judged::install::codex_managed_path();
+            needs_root(&requirements, "codex", dry_run)?;
+            // Every user's Codex CLI runs it, with their own PATH: named by its path.
+            let command = hook_command(host.as_str(), on_error, timeout, true, None)?;
+            let managed_dir = judged::install::codex_managed_dir();
+            if !dry_run {
+                std::fs::create_dir_all(&managed_dir).map_err(|source| judged::install::InstallError::Io {
+                    action: "create",
+                    path: managed_dir.clone(),
+                    source,
+                })?;
+            }
+            judged::install::codex_managed_install(&requirements, &command, timeout, target.managed_only)?
         }
         Host::CodexCli => {
             let hooks = judged::install::codex_hooks_path(project.as_deref());

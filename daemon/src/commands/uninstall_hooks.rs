@@ -12,15 +12,19 @@ pub fn run(target: &HookTarget, dry_run: bool) -> Result<(), CliError> {
         judged::install::copilot_uninstall(&policy)?
     } else if target.copilot {
         judged::install::copilot_uninstall(&judged::install::copilot_path(&target.project_dir()))?
+    } else if target.codex && target.managed {
+        let requirements = judged::install::codex_managed_path();
+        super::install_hooks::needs_root(&requirements, "codex", dry_run)?;
+        judged::install::codex_managed_uninstall(&requirements)?
     } else if target.codex {
         let hooks = judged::install::codex_hooks_path(project.as_deref());
         let config = judged::install::codex_home().join("config.toml");
         carry_out(judged::install::codex_untrust(&config, &hooks)?, dry_run)?;
         judged::install::codex_uninstall(&hooks)?
+    } else if target.gemini && target.managed {
+        return Err(CliError::ManagedNotFor(Host::GeminiCli));
     } else if target.gemini {
         judged::install::gemini_uninstall(&judged::install::gemini_settings_path(project.as_deref()))?
-    } else if target.managed && (target.codex || target.gemini) {
-        return Err(CliError::ManagedNotFor(if target.codex { Host::CodexCli } else { Host::GeminiCli }));
     } else if target.managed {
         let settings = target.claude_settings();
         super::install_hooks::needs_root(&settings, "claude", dry_run)?;
