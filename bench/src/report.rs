@@ -472,7 +472,15 @@ fn render_stages(md: &mut String, options: &Options, r: &Results) {
         md,
         "- The full re-read baseline is the reference's approach done in Rust in the bench process (read every log of the root, `serde_json` every line), so it is faster than the Python reference and the ratios against it are conservative.\n"
     );
+    render_ingest(md, r);
+    render_challenge(md, r);
+    render_refusals(md, options, r);
+    render_hooks(md, options, r);
+    render_storage(md, r);
+}
 
+/// The cold-start ingest of each root.
+fn render_ingest(md: &mut String, r: &Results) {
     let _ = writeln!(md, "## Ingest from a cold start (fresh `JUDGED_HOME`, spawn to first `status` answer)\n");
     let _ = writeln!(
         md,
@@ -496,7 +504,10 @@ fn render_stages(md: &mut String, options: &Options, r: &Results) {
             mib(s.rss_kib)
         );
     }
+}
 
+/// `challenge` and `verify` in both modes as the root grows, against their floor and the full re-read.
+fn render_challenge(md: &mut String, r: &Results) {
     let _ = writeln!(md, "\n## `challenge` and `verify` as the root grows (medians)\n");
     let _ = writeln!(
         md,
@@ -521,7 +532,11 @@ fn render_stages(md: &mut String, options: &Options, r: &Results) {
             ms(s.verify_direct.median()),
         );
     }
+}
 
+/// Refusals, and direct mode with `--session-root`, as the root grows.
+fn render_refusals(md: &mut String, options: &Options, r: &Results) {
+    let runs = options.runs();
     let _ = writeln!(md, "\n## Refusals, and `--session-root` in direct mode, as the root grows\n");
     let _ = writeln!(
         md,
@@ -551,7 +566,11 @@ fn render_stages(md: &mut String, options: &Options, r: &Results) {
             ratio(named_rss / home_rss),
         );
     }
+}
 
+/// The hook shim against spawning `/bin/true` (alone, after a pause, concurrent), and append-to-visible, at the largest root.
+fn render_hooks(md: &mut String, options: &Options, r: &Results) {
+    let (runs, last) = (options.runs(), r.stages.last().expect("a stage"));
     let h = &r.hooks;
     let _ = writeln!(md, "\n## Hook shim round trip ({} MB root, {} runs each)\n", last.mb, runs.hook);
     let _ = writeln!(md, "| what | median | p99 | median ÷ `/bin/true` | p99 ÷ `/bin/true` |");
@@ -601,7 +620,11 @@ fn render_stages(md: &mut String, options: &Options, r: &Results) {
         ms(h.append_visible.median()),
         ms(h.append_visible.p99())
     );
+}
 
+/// Memory, the database, and retention at the largest root.
+fn render_storage(md: &mut String, r: &Results) {
+    let (h, last) = (&r.hooks, r.stages.last().expect("a stage"));
     let _ = writeln!(md, "\n## Memory and storage ({} MB root)\n", last.mb);
     let _ = writeln!(
         md,

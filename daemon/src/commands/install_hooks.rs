@@ -48,21 +48,7 @@ pub fn run(
             let command = hook_command(host.as_str(), on_error, timeout, absolute, Some(&committed))?;
             judged::install::copilot_install(&committed, &command, timeout)?
         }
-        Host::CodexCli if target.managed => {
-            let requirements = judged::install::codex_managed_path();
-            needs_root(&requirements, "codex", dry_run)?;
-            // Every user's Codex CLI runs it, with their own PATH: named by its path.
-            let command = hook_command(host.as_str(), on_error, timeout, true, None)?;
-            let managed_dir = judged::install::codex_managed_dir();
-            if !dry_run {
-                std::fs::create_dir_all(&managed_dir).map_err(|source| judged::install::InstallError::Io {
-                    action: "create",
-                    path: managed_dir.clone(),
-                    source,
-                })?;
-            }
-            judged::install::codex_managed_install(&requirements, &command, timeout, target.managed_only)?
-        }
+        Host::CodexCli if target.managed => codex_managed(on_error, timeout, target.managed_only, dry_run)?,
         Host::CodexCli => {
             let hooks = judged::install::codex_hooks_path(project.as_deref());
             let committed = Some(hooks.as_path()).filter(|_| project.is_some());
@@ -92,6 +78,29 @@ pub fn run(
         }
     };
     carry_out(plan, dry_run)
+}
+
+/// Codex CLI's managed requirements with our hook, and the managed hook directory they
+/// name (which Codex CLI needs to exist).
+fn codex_managed(
+    on_error: OnError,
+    timeout: u64,
+    only: bool,
+    dry_run: bool,
+) -> Result<judged::install::Plan, CliError> {
+    let requirements = judged::install::codex_managed_path();
+    needs_root(&requirements, "codex", dry_run)?;
+    // Every user's Codex CLI runs it, with their own PATH: named by its path.
+    let command = hook_command(Host::CodexCli.as_str(), on_error, timeout, true, None)?;
+    let managed_dir = judged::install::codex_managed_dir();
+    if !dry_run {
+        std::fs::create_dir_all(&managed_dir).map_err(|source| judged::install::InstallError::Io {
+            action: "create",
+            path: managed_dir.clone(),
+            source,
+        })?;
+    }
+    Ok(judged::install::codex_managed_install(&requirements, &command, timeout, only)?)
 }
 
 /// Refuse to write a host's managed settings (`path`) but as root: they are root's.
