@@ -151,6 +151,24 @@ impl World {
         all.into_iter().filter(|d| d["event"] == event).collect()
     }
 
+    /// Count a Gemini CLI answer nothing followed as its agent's end after `seconds`.
+    fn gemini_quiet(&self, seconds: u64) {
+        let config = self.judged_home.join("config.toml");
+        let mut text = std::fs::read_to_string(&config).unwrap();
+        text.push_str(&format!("\n[gate]\ngemini_quiet_seconds = {seconds}\n"));
+        std::fs::write(&config, text).unwrap();
+    }
+
+    /// The Gemini CLI agent's recording (the only one the world's `gemini -p` wrote).
+    fn recording(&self) -> String {
+        let recordings: Vec<PathBuf> = walk(&self.home().join(".gemini/tmp"))
+            .into_iter()
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("session-")))
+            .collect();
+        let [recording] = recordings.as_slice() else { panic!("one recording: {recordings:?}") };
+        recording.display().to_string()
+    }
+
     fn gate_off(&self) {
         std::fs::write(self.project().join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
     }
@@ -354,6 +372,44 @@ fn gemini_after_agent_is_blocked_without_evidence_and_the_reason_reaches_the_mod
     let decisions = world.decisions("AfterAgent");
     assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:#?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains(BLOCKED), "the user sees why: {}", said(&output));
+}
+
+/// Issue 25: a Gemini CLI agent that ends with no gate asked (no hook installed, the gate
+/// armed for `AfterAgent` by default) is on the record as a bypass once its last answer
+/// has been quiet; under the hook that blocks it (and ends it with `continue: false`),
+/// none is.
+#[test]
+fn a_gemini_agent_that_ended_without_the_gate_is_on_the_record() {
+    let Some(world) = world() else { return };
+    world.gemini_quiet(1);
+    let output = world.gemini_p();
+    assert!(output.status.success(), "{}", said(&output));
+    assert!(world.decisions("AfterAgent").is_empty(), "no hook, no decision");
+    let recording = world.recording();
+    let bypassed = eventually("the bypass", Duration::from_secs(30), || {
+        Some(world.bypasses_of(&recording)).filter(|b| !b.is_empty())
+    });
+    assert_eq!(bypassed.len(), 1, "{bypassed:#?}");
+    assert_eq!(bypassed[0]["event"], "AfterAgent", "{bypassed:#?}");
+
+    let Some(gated) = world_with_gemini_quiet(1) else { return };
+    std::fs::write(gated.home().join(".gemini/settings.json"), GEMINI_SETTINGS).unwrap();
+    gated.judged(&["install-hooks", "--gemini", "--user"]);
+    let output = gated.gemini_p();
+    assert!(output.status.success(), "{}", said(&output));
+    let decisions = gated.decisions("AfterAgent");
+    assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:#?}");
+    let header = hosts::read_jsonl(std::path::Path::new(&gated.recording())).remove(0);
+    assert_eq!(decisions[0]["session_id"], header["sessionId"], "the hook names the recording's session");
+    // Past the quiet time and a tick of the daemon's: the gated end is matched, not a bypass.
+    std::thread::sleep(Duration::from_secs(5));
+    assert_eq!(gated.bypasses_of(&gated.recording()), Vec::<Value>::new(), "the gate answered this agent's end");
+}
+
+fn world_with_gemini_quiet(seconds: u64) -> Option<World> {
+    let world = world()?;
+    world.gemini_quiet(seconds);
+    Some(world)
 }
 
 #[test]

@@ -396,5 +396,9 @@ gate_table! {
         /// outcome changes nothing). Only here, never in a project's file, which the
         /// agent can write.
         on_bypass: Option<Vec<String>>,
+        /// How long an answer of a Gemini CLI agent with nothing recorded after it waits
+        /// before it counts as the agent's end (default 600): the client records a tool
+        /// call's answer again only once the tool has run, which can take minutes.
+        gemini_quiet_seconds: Option<u64>,
     }
 }

@@ -1,5 +1,5 @@
 //! Every completion on the record: a Claude Code task completed, a Copilot CLI root
-//! agent's stop or a Codex CLI turn's end, in a log of a project whose gate is armed for
+//! agent's stop, a Codex CLI turn's end or a Gemini CLI agent's end, in a log of a project whose gate is armed for
 //! that event, is matched to the gate decision that allowed it, and one no decision allowed (the hook was not
 //! installed, was removed, or its answer not heeded) is journaled as a bypass, which
 //! `judged status` counts and `judged report` lists. A reviewer CLI's run (`copilot -p`
@@ -62,6 +62,12 @@ impl Engine {
                     // answer to an earlier stop of the turn is not this one's.
                     (None, Some(began)) => {
                         decided.is_some_and(|d| began.max(at - ANSWERED_WITHIN) <= d && d <= at + SLACK)
+                    }
+                    // A Gemini CLI agent's end: the gate is asked once the answer is
+                    // recorded, and either answer was the gate's (a block that ended the
+                    // agent with `continue: false` included).
+                    (None, None) if completion.event == "AfterAgent" => {
+                        decided.is_some_and(|decided| decided >= at - SLACK)
                     }
                     // A stop: the gate is asked after the turn ended, so a decision from
                     // before it (a second's slack for the two clocks' rounding) is another's.

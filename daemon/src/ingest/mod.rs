@@ -195,6 +195,11 @@ impl Ingestor {
         self.tasks.take()
     }
 
+    /// Count as ends the Gemini CLI answers nothing has followed for `quiet`.
+    pub fn settle_answers(&mut self, quiet: std::time::Duration) {
+        self.tasks.settle(quiet);
+    }
+
     /// The watched roots.
     pub fn roots(&self) -> &Roots {
         &self.roots

@@ -15,10 +15,17 @@
 //! * Codex CLI: a turn's end, `event_msg` `task_complete`, which the client records only
 //!   once its `Stop` hook let the turn end (a blocked stop goes on within the turn); the
 //!   gate is asked before it, within the turn that `task_started` opened.
+//! * Gemini CLI: the agent's answer (a `gemini` message) that no tool call follows. The
+//!   client records a tool-calling answer twice, the second time with its `toolCalls`
+//!   once the tool has run, and the tool's result as a `user` message; its `AfterAgent`
+//!   hook runs after the answer is recorded. So an answer is the agent's end when a `user`
+//!   message that is no tool result follows it (a blocked end's reason, or the next
+//!   prompt), or when nothing has followed it for a quiet time ([`Tasks::settle`]).
 
 use judged_core::adapter::Envelope;
 use judged_core::event::{Host, Record};
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 /// A completion the host carried out.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,7 +57,16 @@ pub struct Tasks {
     waiting: HashMap<(i64, String), String>,
     /// By file id: the root turn under way.
     turns: HashMap<i64, Turn>,
+    /// By file id: a Gemini CLI answer with no tool call (yet), waiting for what follows.
+    answers: HashMap<i64, Answer>,
     found: Vec<TaskCompletion>,
+}
+
+/// A Gemini CLI answer that may be its agent's end.
+struct Answer {
+    completion: TaskCompletion,
+    /// When judged read it: the quiet time runs from here.
+    read: Instant,
 }
 
 /// A root turn under way. Copilot CLI: whether it ran a tool, and the stop it ended in,
@@ -69,6 +85,9 @@ impl Tasks {
     pub fn observe(&mut self, host: Host, file_id: i64, path: &str, line: u64, raw: &[u8]) {
         if host == Host::CopilotCli {
             return self.observe_hook_end(file_id, raw);
+        }
+        if host == Host::GeminiCli {
+            return self.observe_answer(file_id, path, line, raw);
         }
         if host != Host::ClaudeCode {
             return;
@@ -119,6 +138,62 @@ impl Tasks {
             && data["output"]["decision"] == "block"
         {
             turn.stop_blocked = true;
+        }
+    }
+
+    /// A Gemini CLI message: an answer without a tool call waits; a tool call or its result
+    /// says it was no end; another user message says it was. Only a line naming a message
+    /// type is parsed.
+    fn observe_answer(&mut self, file_id: i64, path: &str, line: u64, raw: &[u8]) {
+        let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
+        let (answer, user) = (named(b"\"type\":\"gemini\""), named(b"\"type\":\"user\""));
+        if !(answer || user) {
+            return;
+        }
+        let Ok(message) = serde_json::from_slice::<serde_json::Value>(raw) else { return };
+        let text = |key: &str| message[key].as_str().map(str::to_owned);
+        match message["type"].as_str() {
+            Some("gemini") if message["toolCalls"].as_array().is_some_and(|calls| !calls.is_empty()) => {
+                self.answers.remove(&file_id);
+            }
+            Some("gemini") => {
+                let completion = TaskCompletion {
+                    event: "AfterAgent",
+                    file_id,
+                    path: path.to_owned(),
+                    session_id: None,
+                    cwd: None,
+                    task_id: None,
+                    completed_at: text("timestamp"),
+                    began_at: None,
+                    line,
+                };
+                self.answers.insert(file_id, Answer { completion, read: Instant::now() });
+            }
+            Some("user") => {
+                let tool_result = message["content"]
+                    .as_array()
+                    .is_some_and(|parts| parts.iter().any(|part| part.get("functionResponse").is_some()));
+                if let Some(answer) = self.answers.remove(&file_id)
+                    && !tool_result
+                {
+                    self.found.push(answer.completion);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Count as ends the Gemini CLI answers nothing has followed for `quiet`: a tool the
+    /// agent called has run by then (its call is recorded again when it has), and the
+    /// `AfterAgent` hook has answered.
+    pub fn settle(&mut self, quiet: Duration) {
+        let settled: Vec<i64> =
+            self.answers.iter().filter(|(_, answer)| answer.read.elapsed() >= quiet).map(|(&id, _)| id).collect();
+        for file_id in settled {
+            if let Some(answer) = self.answers.remove(&file_id) {
+                self.found.push(answer.completion);
+            }
         }
     }
 
@@ -274,5 +349,33 @@ mod tests {
         };
         assert_eq!(found[0].began_at, time(lines[started]));
         assert_eq!(found[0].completed_at, time(lines[completed]));
+    }
+
+    /// The answers of a Gemini CLI recording (the real one of fixtures/gemini-cli-0.61.0)
+    /// that end its agent: the first, which the gate blocked (its reason is the next user
+    /// message), and the last once nothing has followed it for the quiet time; none of the
+    /// answers that called a tool (each recorded first without its call).
+    #[test]
+    fn a_gemini_end_is_an_answer_no_tool_call_follows() {
+        let text =
+            include_str!("../../../fixtures/gemini-cli-0.61.0/codex-review/session-2026-12-02T03-33-043b2553.jsonl");
+        let mut tasks = Tasks::default();
+        for (n, line) in text.lines().enumerate() {
+            tasks.observe(Host::GeminiCli, 1, "/r/session.jsonl", n as u64 + 1, line.as_bytes());
+        }
+        let lines: Vec<&str> = text.lines().collect();
+        let answers: Vec<u64> = (1..=lines.len() as u64)
+            .filter(|&n| {
+                lines[n as usize - 1].contains(r#""type":"gemini""#) && lines[n as usize - 1].contains("Done: ")
+            })
+            .collect();
+        let found = tasks.take();
+        assert_eq!(found.iter().map(|c| (c.event, c.line)).collect::<Vec<_>>(), [("AfterAgent", answers[0])]);
+        tasks.settle(Duration::from_secs(3600));
+        assert!(tasks.take().is_empty(), "the last answer is still within its quiet time");
+        tasks.settle(Duration::ZERO);
+        let found = tasks.take();
+        assert_eq!(found.iter().map(|c| c.line).collect::<Vec<_>>(), [*answers.last().unwrap()]);
+        assert_eq!(found[0].completed_at.as_deref(), Some("2026-12-02T03:33:13.011Z"));
     }
 }
