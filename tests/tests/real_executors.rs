@@ -347,6 +347,8 @@ fn a_managed_requirement_gates_codex_cli_though_the_user_turns_hooks_off() {
     let requirements = world.private_etc_file("/etc/codex/requirements.toml");
     let written = std::fs::read_to_string(&requirements).expect("the requirements file");
     assert!(written.contains("command = \"/") && written.contains("judge-hook --host codex-cli"), "{written}");
+    let mode = std::os::unix::fs::MetadataExt::mode(&std::fs::metadata(&requirements).unwrap());
+    assert_eq!(mode & 0o022, 0, "root's, writable by nobody else: {mode:o}");
     std::fs::write(world.codex_home().join("config.toml"), "[features]\nhooks = false\n").unwrap();
     let output = world.codex_exec();
     assert!(output.status.success(), "{}", said(&output));
