@@ -15,7 +15,7 @@
 //! The served users' clients find the socket without flags ([`paths::socket_path`]) and
 //! never start a daemon of their own for it.
 
-use super::{MARK, ServiceError, Step, io_error, is_ours, read, run_steps};
+use super::{MARK, ServiceError, Step, io_error, is_ours, read, run_steps, write_service_file};
 use judged::account::{self, Account};
 use judged_protocol::paths;
 use std::fmt::Write as _;
@@ -214,21 +214,10 @@ fn own_dir(dir: &Path, owner: &Account, mode: u32) -> Result<(), ServiceError> {
 
 /// Write `text` to `path` (root's, 0644) unless a file there is not ours.
 fn write_ours(path: &Path, text: &str) -> Result<(), ServiceError> {
-    if let Some(before) = read(path)? {
-        if !is_ours(&before) {
-            return Err(ServiceError::NotOurs(path.to_owned()));
-        }
-        if before == text {
-            println!("{}: already as wanted", path.display());
-            return Ok(());
-        }
+    let before = read(path)?;
+    if before.as_deref().is_some_and(|b| !is_ours(b)) {
+        return Err(ServiceError::NotOurs(path.to_owned()));
     }
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(io_error("create", parent))?;
-    }
-    let temp = path.with_extension("judged-tmp");
-    fs::write(&temp, text).and_then(|()| fs::rename(&temp, path)).map_err(io_error("write", path))?;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o644)).map_err(io_error("set the mode of", path))?;
-    println!("wrote    {}", path.display());
-    Ok(())
+    write_service_file(path, text, before.as_deref() != Some(text))?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o644)).map_err(io_error("set the mode of", path))
 }
