@@ -466,9 +466,15 @@ impl Bench<'_> {
         })
     }
 
-    /// One root size: grow, hash, ingest cold, then challenge and verify.
-    fn stage(&self, generator: &mut Generator, live: &mut LiveSession, rng: &mut Rng, mb: u64) -> (Stage, Daemon) {
-        eprintln!("judged-bench: generating a {mb} MB root");
+    /// Grow the root to `mb` MB and put a fresh marker in the live session: the marker's
+    /// binding, the root's logs and their bytes.
+    fn grow_root(
+        &self,
+        generator: &mut Generator,
+        live: &mut LiveSession,
+        rng: &mut Rng,
+        mb: u64,
+    ) -> (String, Vec<PathBuf>, u64) {
         generator.grow_to(mb * MB).expect("root written");
         // Write the new logs back to disk before timing: otherwise the kernel flushes them
         // during the ingest, behind the store's own syncs, and the ingest figure measures
@@ -478,6 +484,13 @@ impl Bench<'_> {
         live.append_marker(&binding).expect("marker appended");
         let files = generate::discover(&self.layout);
         let bytes: u64 = files.iter().map(|f| generate::file_len(f)).sum();
+        (binding, files, bytes)
+    }
+
+    /// One root size: grow, hash, ingest cold, then challenge and verify.
+    fn stage(&self, generator: &mut Generator, live: &mut LiveSession, rng: &mut Rng, mb: u64) -> (Stage, Daemon) {
+        eprintln!("judged-bench: generating a {mb} MB root");
+        let (binding, files, bytes) = self.grow_root(generator, live, rng, mb);
         let mut stage = Stage { mb, files: files.len(), bytes, ..Stage::default() };
         let runs = self.runs;
 
@@ -547,12 +560,7 @@ impl Bench<'_> {
         mb: u64,
     ) -> (Stage, Daemon, String) {
         eprintln!("judged-bench: load: generating a {mb} MB root");
-        generator.grow_to(mb * MB).expect("root written");
-        let _ = Command::new("sync").status();
-        let binding = generate::binding(rng);
-        live.append_marker(&binding).expect("marker appended");
-        let files = generate::discover(&self.layout);
-        let bytes: u64 = files.iter().map(|f| generate::file_len(f)).sum();
+        let (binding, files, bytes) = self.grow_root(generator, live, rng, mb);
         let home = self.options.work.join("home-load");
         let (daemon, ready_ms) =
             Daemon::start(&self.bins.judged, &home, &self.layout.copilot_root(), &self.layout.claude_root());
