@@ -77,6 +77,9 @@ pub enum ServiceCmd {
     Status {
         #[command(flatten)]
         target: Target,
+        /// The witness under its own account `install --system` set up.
+        #[arg(long)]
+        system: bool,
     },
 }
 
@@ -475,7 +478,11 @@ pub fn run(command: ServiceCmd) -> Result<(), ServiceError> {
         ServiceCmd::Install { target, dry_run, files_only, .. } => install(target.manager(), dry_run, files_only),
         ServiceCmd::Uninstall { system: true, dry_run, files_only, .. } => system::uninstall(dry_run, files_only),
         ServiceCmd::Uninstall { target, dry_run, files_only, .. } => uninstall(target.manager(), dry_run, files_only),
-        ServiceCmd::Status { target } => status(target.manager()),
+        ServiceCmd::Status { system: true, .. } => {
+            system::status();
+            Ok(())
+        }
+        ServiceCmd::Status { target, .. } => status(target.manager()),
     }
 }
 

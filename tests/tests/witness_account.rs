@@ -51,6 +51,7 @@ step validate as_agent "$JE" validate --evidence r1.evidence.json
 cp r1.evidence.json "$T/other/" && chown -R "$OTHER:" "$T/other"
 step other runuser -u "$OTHER" -- env -i PATH="$PATH" HOME="$T/other" "$JE" --mode daemon validate \
     --evidence "$T/other/r1.evidence.json"
+step system_status as_agent "$JUDGED" service status --system
 step stop as_agent "$JUDGED" stop
 as_agent sh -c "printf X | dd of='$LOG' bs=1 seek=200 conv=notrunc status=none"
 step validate_rewritten as_agent "$JE" --mode daemon validate --evidence r1.evidence.json
@@ -155,6 +156,11 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
         said(dir, "other").contains("ask whoever runs it to add your user to [server] allow_users"),
         "{}",
         shown("other")
+    );
+    let status = said(dir, "system_status");
+    assert!(
+        status.contains("judged.service: installed") && status.contains("answers on /run/judged/judged.sock"),
+        "{status}"
     );
     assert_ne!(code("stop"), 0, "the agent's user stopped the witness");
     assert!(said(dir, "stop").contains("only its own account or root may stop"), "{}", shown("stop"));

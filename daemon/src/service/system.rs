@@ -128,6 +128,32 @@ pub fn uninstall(dry_run: bool, files_only: bool) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// Whether the witness is set up, what systemd says of it, and whether it answers (this
+/// user, when it does not serve them, is told so by the witness itself).
+pub fn status() {
+    let unit = match read(Path::new(UNIT_PATH)) {
+        Ok(None) => "not installed (`sudo judged service install --system --serve USER` installs it)".to_owned(),
+        Ok(Some(text)) if is_ours(&text) => "installed".to_owned(),
+        Ok(Some(_)) => "present, not written by judged".to_owned(),
+        Err(error) => error.to_string(),
+    };
+    println!("{:<9} {UNIT_PATH}: {unit}", "unit");
+    if Path::new("/run/systemd/system").is_dir() {
+        let step = Step::new(&["systemctl", "show", "judged", "--property=ActiveState,SubState,MainPID"]);
+        match step.run() {
+            Ok(state) => println!("{:<9} {}", "systemd", state.replace('\n', ", ")),
+            Err(detail) => println!("{:<9} `{}` failed: {detail}", "systemd", step.shown()),
+        }
+    }
+    let socket = Path::new(paths::WITNESS_SOCKET);
+    let answer: Result<judged_protocol::StatusReport, _> =
+        judged_protocol::call(socket, judged_protocol::Request::Status, std::time::Duration::from_secs(2));
+    match answer {
+        Ok(status) => println!("{:<9} answers on {} (pid {})", "daemon", socket.display(), status.pid),
+        Err(error) => println!("{:<9} {error}", "daemon"),
+    }
+}
+
 /// The directory of [`paths::WITNESS_SOCKET`].
 fn socket_dir() -> PathBuf {
     Path::new(paths::WITNESS_SOCKET).parent().map(Path::to_path_buf).unwrap_or_default()
