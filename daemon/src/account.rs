@@ -37,23 +37,16 @@ fn parse(text: &str) -> Vec<Account> {
         .collect()
 }
 
-/// The user `who` names: a name, or a uid in decimal.
+/// The user `who` names (a name, or a uid in decimal) as `/etc/passwd` lists them.
 pub fn find(who: &str) -> Option<Account> {
-    let accounts = all();
-    match who.parse::<u32>() {
-        Ok(uid) => accounts.into_iter().find(|a| a.uid == uid).or(Some(Account {
-            name: who.to_owned(),
-            uid,
-            gid: uid,
-            home: PathBuf::new(),
-        })),
-        Err(_) => accounts.into_iter().find(|a| a.name == who),
-    }
+    let uid = who.parse::<u32>().ok();
+    all().into_iter().find(|a| a.name == who || Some(a.uid) == uid)
 }
 
-/// The uid of `who` (a name or a decimal uid), when there is such a user.
+/// The uid of `who`: a listed user's, or a uid in decimal (a user only a directory
+/// service knows).
 pub fn uid_of(who: &str) -> Option<u32> {
-    find(who).map(|a| a.uid)
+    find(who).map(|a| a.uid).or_else(|| who.parse().ok())
 }
 
 #[cfg(test)]

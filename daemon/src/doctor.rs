@@ -175,9 +175,9 @@ fn daemon_checks(checks: &mut Vec<Check>) -> Option<StatusReport> {
 /// are out of this user's reach.
 fn witness_account_check(socket: &std::path::Path) -> Check {
     use std::os::unix::fs::MetadataExt;
-    let data_dir = std::path::Path::new("/var/lib/judged");
+    let data_dir = std::path::Path::new(service::system::DATA_DIR);
     let owner = std::fs::metadata(socket).map(|m| m.uid()).ok();
-    let name = owner.and_then(|uid| judged::account::all().into_iter().find(|a| a.uid == uid)).map(|a| a.name);
+    let name = owner.and_then(|uid| judged::account::find(&uid.to_string())).map(|a| a.name);
     let shown = format!("{} (uid {})", name.as_deref().unwrap_or("?"), owner.map_or("?".into(), |u| u.to_string()));
     if owner == Some(judged_core::files::current_uid()) {
         return ok("witness", format!("you run the witness at {} yourself", socket.display()));

@@ -9,7 +9,7 @@
 //! when it fails, and carries a first line that marks it as ours: `uninstall` removes
 //! only a file with that line.
 
-mod system;
+pub(crate) mod system;
 
 use judged::install::{find_on_path, same_file};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};

@@ -28,7 +28,7 @@ const UNIT_PATH: &str = "/etc/systemd/system/judged.service";
 /// The witness's config.
 const CONFIG_PATH: &str = "/etc/judged/config.toml";
 /// The witness's store, key and log.
-const DATA_DIR: &str = "/var/lib/judged";
+pub(crate) const DATA_DIR: &str = "/var/lib/judged";
 
 /// `--system` and what goes with it.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -108,6 +108,9 @@ pub fn uninstall(dry_run: bool, files_only: bool) -> Result<(), ServiceError> {
         .into_iter()
         .filter(|p| read(p).ok().flatten().is_some_and(|text| is_ours(&text)))
         .collect();
+    // The account the unit ran as (`--account` may have named another than `judged`).
+    let unit = read(Path::new(UNIT_PATH)).ok().flatten().unwrap_or_default();
+    let account = unit.lines().find_map(|line| line.strip_prefix("User=")).unwrap_or("judged").to_owned();
     if dry_run {
         for path in &ours {
             println!("would remove {}", path.display());
@@ -124,7 +127,7 @@ pub fn uninstall(dry_run: bool, files_only: bool) -> Result<(), ServiceError> {
         fs::remove_file(path).map_err(io_error("remove", path))?;
         println!("removed  {}", path.display());
     }
-    println!("kept the store {DATA_DIR} and the account: `userdel judged && rm -r {DATA_DIR}` removes them");
+    println!("kept the store {DATA_DIR} and the account: `userdel {account} && rm -r {DATA_DIR}` removes them");
     Ok(())
 }
 
@@ -210,7 +213,7 @@ fn only_root_replaces(exe: &Path) -> Result<(), ServiceError> {
 
 /// The system account `name`, made when missing.
 fn ensure_account(name: &str) -> Result<Account, ServiceError> {
-    if let Some(found) = account::all().into_iter().find(|a| a.name == name) {
+    if let Some(found) = account::find(name) {
         return Ok(found);
     }
     let shell =
@@ -226,7 +229,7 @@ fn ensure_account(name: &str) -> Result<Account, ServiceError> {
         shell,
         name,
     ])])?;
-    account::all().into_iter().find(|a| a.name == name).ok_or_else(|| ServiceError::UnknownUser(name.to_owned()))
+    account::find(name).ok_or_else(|| ServiceError::UnknownUser(name.to_owned()))
 }
 
 /// `dir`, made if needed, owned by `owner` with `mode`.
