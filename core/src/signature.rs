@@ -125,7 +125,7 @@ pub enum SignatureError {
 /// Check `artifact`'s witness against `keys` (any of them may have signed it); the key
 /// that did.
 pub fn check(artifact: &Artifact, keys: &[PublicKey]) -> Result<PublicKey, SignatureError> {
-    let Some(witness) = artifact.witness_value() else { return Err(SignatureError::Unwitnessed) };
+    let Some(witness) = artifact.get("witness") else { return Err(SignatureError::Unwitnessed) };
     let Some(text) = witness.as_str() else { return Err(SignatureError::Malformed(witness.to_string())) };
     let Some(signed) = text.strip_prefix(SCHEME) else {
         // The HMAC witness judged wrote before: 32 bytes, hex.

@@ -56,27 +56,25 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) ->
 
 /// Create `dir` with mode 0700 if needed and check it is ours and private.
 pub fn private_dir(dir: &Path) -> Result<(), DaemonError> {
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_error("create", dir))?;
-    let meta = fs::symlink_metadata(dir).map_err(io_error("stat", dir))?;
-    if !meta.is_dir() || meta.uid() != judged_core::files::current_uid() {
-        return Err(DaemonError::NotOurDirectory(dir.to_owned()));
-    }
-    if meta.mode() & 0o077 != 0 {
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_error("make private", dir))?;
-    }
-    Ok(())
+    owned_dir(dir, 0o700)
 }
 
 /// Create `dir` with mode 0755 if needed and check it is ours and writable by us alone:
 /// the socket directory of a witness serving other users.
 pub fn open_dir(dir: &Path) -> Result<(), DaemonError> {
-    fs::DirBuilder::new().recursive(true).mode(0o755).create(dir).map_err(io_error("create", dir))?;
+    owned_dir(dir, 0o755)
+}
+
+/// Create `dir` with `mode` if needed, check it is ours (not a symlink), and set `mode`
+/// again when what its group and others may do differs from it.
+fn owned_dir(dir: &Path, mode: u32) -> Result<(), DaemonError> {
+    fs::DirBuilder::new().recursive(true).mode(mode).create(dir).map_err(io_error("create", dir))?;
     let meta = fs::symlink_metadata(dir).map_err(io_error("stat", dir))?;
     if !meta.is_dir() || meta.uid() != judged_core::files::current_uid() {
         return Err(DaemonError::NotOurDirectory(dir.to_owned()));
     }
-    if meta.mode() & 0o7777 != 0o755 {
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).map_err(io_error("set the mode of", dir))?;
+    if meta.mode() & 0o077 != mode & 0o077 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(mode)).map_err(io_error("set the mode of", dir))?;
     }
     Ok(())
 }

@@ -325,15 +325,8 @@ impl Artifact {
     /// How the reviewer's identity is known: `caller-declared` when the evidence says so,
     /// else host-recorded.
     pub fn identity_assurance(&self) -> super::IdentityAssurance {
-        match self.str("identity_assurance") {
-            Some("caller-declared") => super::IdentityAssurance::CallerDeclared,
-            _ => super::IdentityAssurance::HostRecorded,
-        }
-    }
-
-    /// The `witness` field as it is, whatever its type.
-    pub(crate) fn witness_value(&self) -> Option<&Value> {
-        self.0.get("witness")
+        let stated = self.get("identity_assurance").cloned().map(serde_json::from_value);
+        stated.and_then(std::result::Result::ok).unwrap_or_default()
     }
 
     /// A field's value, if present.
