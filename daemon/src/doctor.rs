@@ -548,8 +548,8 @@ fn hook_checks(checks: &mut Vec<Check>, cwd: &Path) {
 
 /// The gate's settings for `cwd` and where they come from; the jury and its CLIs.
 fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path: &Path, cwd: &Path) {
-    let trust = file.gate.trust_project_files.unwrap_or(true);
-    let uses_panel = match file.gate.settings_for(cwd) {
+    let trust = file.gate.project_trust(file.is_witness());
+    let uses_panel = match file.gate.settings_for(cwd, trust) {
         Ok(settings) => {
             let detail = format!(
                 "policy {} for {} (from {}); freshness {} s, events {}, on_error {}, require_reviewed_tree {}{}{}",
@@ -561,7 +561,12 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
                 settings.on_error.as_str(),
                 settings.require_reviewed_tree,
                 if settings.uses_panel() { format!(", rubric {}", settings.panel_rubric) } else { String::new() },
-                if trust { "" } else { "; project .judged.toml files are ignored (trust_project_files = false)" },
+                match (trust.gate, trust.jury) {
+                    (true, true) => "",
+                    (true, false) =>
+                        "; a project's .judged.toml sets its [gate] but never its [jury] (a witness account)",
+                    (false, _) => "; project .judged.toml files are ignored (trust_project_files = false)",
+                },
             );
             checks.push(ok("gate", detail));
             Some((settings.uses_panel(), settings.policy_name()))
@@ -573,7 +578,7 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
         }
     };
     let user = file.jury.as_ref().map(|jury| (jury, config_path));
-    let jury = match judged_jury::config::for_project(user, trust, cwd) {
+    let jury = match judged_jury::config::for_project(user, trust.jury, cwd) {
         Ok(jury) => jury,
         Err(error) => {
             let fix = "fix the [jury] table of the file named (see docs/configuration.md, \"The jury\")";

@@ -2,6 +2,7 @@
 //! the engine's thread: a jury takes up to its deadline), and what the journal keeps of
 //! it. The cascade, the jurors and the packet are `judged_jury`'s.
 
+use crate::config::ProjectTrust;
 use crate::store::{JournalEvent, JurorRan, Lookup, PanelConvened, PanelSource, Store, StoreError};
 use judged_core::chain;
 use judged_core::family::{Table, family};
@@ -23,11 +24,15 @@ const RAW_RESPONSE_BYTES: usize = 64 * 1024;
 #[derive(Debug, thiserror::Error)]
 pub enum PanelError {
     #[error(
-        "no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {config} (see docs/configuration.md, \"The jury\"), \
-         or to the project's .judged.toml{}",
+        "no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {config} (see docs/configuration.md, \"The jury\"){}{}",
+        if *witness {
+            "; a witness account never runs a project's [jury] (its commands would run with the witness's rights), so only that file counts"
+        } else {
+            ", or to the project's .judged.toml"
+        },
         not_applied.as_ref().map(|e| format!(" (the newest edit of {} was not applied: {e})", config.display())).unwrap_or_default()
     )]
-    NoJury { config: PathBuf, not_applied: Option<String> },
+    NoJury { config: PathBuf, witness: bool, not_applied: Option<String> },
     #[error("{source} (in {})", path.display())]
     InvalidJury { path: PathBuf, source: judged_jury::config::ConfigError },
     #[error(transparent)]
@@ -43,8 +48,10 @@ pub struct JurySource<'a> {
     pub user: Option<&'a JuryConfig>,
     /// The user's config file, to name in messages.
     pub user_path: &'a Path,
-    /// Whether a project's `.judged.toml` is read (`[gate] trust_project_files`).
-    pub trust_project_files: bool,
+    /// What a project's `.judged.toml` may set.
+    pub trust: ProjectTrust,
+    /// Whether this daemon is a witness account's.
+    pub witness: bool,
     /// Why the newest edit of the user's file is not in force, when it is not.
     pub not_applied: Option<&'a str>,
 }
@@ -53,8 +60,9 @@ impl JurySource<'_> {
     /// The jury for work in `cwd`, with the file it came from.
     pub fn jury_for(&self, cwd: &Path) -> Result<(JuryConfig, PathBuf), PanelError> {
         let user = self.user.map(|jury| (jury, self.user_path));
-        judged_jury::config::for_project(user, self.trust_project_files, cwd)?.ok_or_else(|| PanelError::NoJury {
+        judged_jury::config::for_project(user, self.trust.jury, cwd)?.ok_or_else(|| PanelError::NoJury {
             config: self.user_path.to_owned(),
+            witness: self.witness,
             not_applied: self.not_applied.map(str::to_owned),
         })
     }

@@ -26,8 +26,7 @@ pub fn run(
         (_, _, true) => (Host::GeminiCli, vec!["AfterAgent".to_owned()]),
         _ => (Host::ClaudeCode, events),
     };
-    let warning =
-        ungated_events_warning(&config.gate, &config_path, host, &events, &target.project_dir(), target.user)?;
+    let warning = ungated_events_warning(&config, &config_path, host, &events, &target.project_dir(), target.user)?;
     if let Some(warning) = warning {
         eprintln!("{warning}");
     }
@@ -123,17 +122,19 @@ pub fn hook_timeout_seconds(config: &judged::config::ConfigFile, path: &Path) ->
 /// A warning for each of `events` that the gate in force for `dir` does not decide: the
 /// hook would run and allow it without a decision.
 fn ungated_events_warning(
-    gate: &judged::config::GateConfig,
-    config: &Path,
+    config: &judged::config::ConfigFile,
+    config_path: &Path,
     host: judged_core::event::Host,
     events: &[String],
     dir: &Path,
     user: bool,
 ) -> Result<Option<String>, CliError> {
+    let gate = &config.gate;
     let settings = if user {
         gate.user_settings()
     } else {
-        gate.settings_for(Path::new(&judged_core::files::resolve(&dir.to_string_lossy())))?
+        let dir = judged_core::files::resolve(&dir.to_string_lossy());
+        gate.settings_for(Path::new(&dir), gate.project_trust(config.is_witness()))?
     };
     let ungated: Vec<&str> = events.iter().filter(|e| !settings.decides(host, e)).map(String::as_str).collect();
     if ungated.is_empty() {
@@ -144,7 +145,7 @@ fn ungated_events_warning(
         "judged: warning: the gate decides only its [gate] events ({}), so {names} would be allowed without a \
          decision; add {names} to `events` under [gate] in {} to gate {them}",
         settings.events.join(", "),
-        config.display(),
+        config_path.display(),
     )))
 }
 

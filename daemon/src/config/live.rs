@@ -7,7 +7,7 @@
 //! cannot run, leaves the last good version in force and says so (the log, the journal,
 //! `status`, the next block message) until the file is fixed.
 
-use super::{ConfigError, ConfigFile, GateLayer, UserConfig, digest_of_bytes, parse_toml};
+use super::{ConfigError, ConfigFile, GateLayer, ProjectTrust, UserConfig, digest_of_bytes, parse_toml};
 use judged_protocol::{ConfigFileUsed, ConfigRejected, ConfigStatus};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -77,6 +77,17 @@ impl LiveConfig {
     /// The file followed.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// What project files may set: a daemon started as a witness account (serving other
+    /// users) stays one until it restarts, whatever the file says meanwhile.
+    pub fn project_trust(&self) -> ProjectTrust {
+        self.good.file.gate.project_trust(self.is_witness())
+    }
+
+    /// Whether the daemon started as a witness account's.
+    pub fn is_witness(&self) -> bool {
+        self.started.is_witness()
     }
 
     /// The newest version that was not applied, when the file on disk is not in force.

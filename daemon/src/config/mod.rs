@@ -248,6 +248,33 @@ impl ConfigFile {
     pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
         Ok(UserConfig::load(path)?.file)
     }
+
+    /// Whether this is a witness account's config: one that serves other users.
+    pub fn is_witness(&self) -> bool {
+        !self.server.allow_users.is_empty()
+    }
+}
+
+/// What a project's own `.judged.toml` may set. An agent can write its repository, so
+/// the file is read only as far as its user trusts it (`[gate] trust_project_files`).
+/// Under a witness account nothing a served user writes chooses what the witness runs:
+/// its files never name a jury (whose commands would run with the witness's rights, next
+/// to its signing key), and their `[gate]` counts only where root's config says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProjectTrust {
+    /// Whether a project's `[gate]` layers over the user's.
+    pub gate: bool,
+    /// Whether a project's `[jury]` replaces the user's.
+    pub jury: bool,
+}
+
+impl GateConfig {
+    /// What project files may set under this `[gate]`, in a daemon that is a witness
+    /// account's (`witness`) or its user's own.
+    pub fn project_trust(&self, witness: bool) -> ProjectTrust {
+        let gate = self.trust_project_files.unwrap_or(!witness);
+        ProjectTrust { gate, jury: gate && !witness }
+    }
 }
 
 impl Config {
@@ -387,9 +414,10 @@ gate_table! {
     GateConfig {
         #[serde(default)]
         projects: Vec<ProjectLayer>,
-        /// Whether a repository's own `.judged.toml` is read (default true). An agent can
-        /// write its repository, so a user who does not trust it to set its own gate turns
-        /// this off and keeps per-project policy in `[[gate.projects]]`.
+        /// Whether a repository's own `.judged.toml` is read (default true; false for a
+        /// witness account, which never reads a project's `[jury]`). An agent can write its
+        /// repository, so a user who does not trust it to set its own gate turns this off
+        /// and keeps per-project policy in `[[gate.projects]]` ([`ProjectTrust`]).
         trust_project_files: Option<bool>,
         /// A command (program and arguments) run for each completion no gate decision
         /// allowed, with that bypass as one JSON object on its stdin: a notification (its

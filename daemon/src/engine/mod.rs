@@ -114,7 +114,8 @@ fn jury_source(config: &LiveConfig) -> JurySource<'_> {
     JurySource {
         user: file.jury.as_ref(),
         user_path: config.path(),
-        trust_project_files: file.gate.trust_project_files.unwrap_or(true),
+        trust: config.project_trust(),
+        witness: config.is_witness(),
         not_applied: config.rejected().map(|r| r.error.as_str()),
     }
 }

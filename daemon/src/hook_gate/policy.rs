@@ -4,7 +4,7 @@
 //! Layers, nearest wins: defaults, the user's `[gate]` in config.toml, the longest
 //! matching `[[gate.projects]]` entry, the project's own `.judged.toml`.
 
-use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles};
+use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles, ProjectTrust};
 use crate::store::{EvidenceVerified, PanelConvened};
 use judged_core::event::Host;
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
@@ -132,14 +132,19 @@ impl GateConfig {
     }
 
     /// Settings for a hook fired in `cwd`, reading its project file afresh.
-    pub fn settings_for(&self, cwd: &Path) -> Result<Settings, ConfigError> {
-        self.settings_with(cwd, &mut ProjectFiles::default())
+    pub fn settings_for(&self, cwd: &Path, trust: ProjectTrust) -> Result<Settings, ConfigError> {
+        self.settings_with(cwd, &mut ProjectFiles::default(), trust)
     }
 
     /// Settings for a hook fired in `cwd`: the user's, then the longest matching
-    /// `[[gate.projects]]`, then the nearest `.judged.toml` (through `projects`, which keeps
-    /// the last good version of each).
-    pub fn settings_with(&self, cwd: &Path, projects: &mut ProjectFiles) -> Result<Settings, ConfigError> {
+    /// `[[gate.projects]]`, then the nearest `.judged.toml` where `trust` lets it count
+    /// (through `projects`, which keeps the last good version of each).
+    pub fn settings_with(
+        &self,
+        cwd: &Path,
+        projects: &mut ProjectFiles,
+        trust: ProjectTrust,
+    ) -> Result<Settings, ConfigError> {
         let mut settings = self.user_settings();
         if let Some(project) =
             self.projects.iter().filter(|p| cwd.starts_with(&p.path)).max_by_key(|p| p.path.as_os_str().len())
@@ -147,7 +152,7 @@ impl GateConfig {
             settings.overlay(&project.layer(), format!("user config [[gate.projects]] {}", project.path.display()));
         }
         let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
-        if let Some(file) = self.trust_project_files.unwrap_or(true).then(project_file).flatten() {
+        if let Some(file) = trust.gate.then(project_file).flatten() {
             let project = projects.gate(&file)?;
             settings.overlay(&project.layer, file.display().to_string());
             settings.files.push(project.used);
@@ -163,7 +168,7 @@ impl LiveConfig {
     pub fn settings_for(&self, cwd: Option<&Path>, projects: &mut ProjectFiles) -> Result<Settings, ConfigError> {
         let gate = &self.current().file.gate;
         let mut settings = match cwd {
-            Some(cwd) => gate.settings_with(cwd, projects)?,
+            Some(cwd) => gate.settings_with(cwd, projects, self.project_trust())?,
             None => gate.user_settings(),
         };
         self.name_user_file(&mut settings);

@@ -179,6 +179,9 @@ fn config_text(served: &[Account]) -> String {
     let _ = writeln!(text, "claude_roots = {}", roots(".claude/projects"));
     let _ = writeln!(text, "codex_roots = {}", roots(".codex/sessions"));
     let _ = writeln!(text, "gemini_roots = {}", roots(".gemini/tmp"));
+    // What a served user writes in a repository never sets this witness's gate (a
+    // project's [jury] it never runs at all: see ProjectTrust).
+    text.push_str("\n[gate]\ntrust_project_files = false\n");
     let _ = write!(text, "\n[server]\nallow_users = [{}]\n", users.join(", "));
     text
 }
