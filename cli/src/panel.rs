@@ -34,6 +34,8 @@ pub enum DirectPanelError {
     #[error("{}: {source}", path.display())]
     UserConfig { path: PathBuf, source: toml::de::Error },
     #[error(transparent)]
+    ConfigFile(#[from] judged_core::config_file::ConfigFileError),
+    #[error(transparent)]
     Jury(#[from] judged_jury::config::FileError),
     #[error("no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {} (see docs/configuration.md, \"The jury\")", .0.display())]
     NoJury(PathBuf),
@@ -59,11 +61,10 @@ struct GateTrust {
 /// Convene the jury in this process.
 pub fn convene_here(request: &PanelRequest) -> Result<PanelAnswer, DirectPanelError> {
     let path = judged_protocol::paths::config_path();
-    let user: UserConfig = match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            toml::from_str(&text).map_err(|source| DirectPanelError::UserConfig { path: path.clone(), source })?
-        }
-        Err(_) => UserConfig::default(),
+    let user: UserConfig = match judged_core::config_file::read(&path)? {
+        Some(bytes) => toml::from_str(&String::from_utf8_lossy(&bytes))
+            .map_err(|source| DirectPanelError::UserConfig { path: path.clone(), source })?,
+        None => UserConfig::default(),
     };
     let cwd = PathBuf::from(files::resolve(&request.cwd));
     let trust = user.gate.trust_project_files.unwrap_or(true);

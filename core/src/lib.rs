@@ -14,6 +14,7 @@
 //! * [`host_chain`] is Copilot CLI's own `parentId` chain, checked by ingest and the rules;
 //! * [`signature`] is judged's Ed25519 signature on the artifacts it issues, which anyone
 //!   holding its public key checks;
+//! * [`config_file`] reads a config file that may be hostile (bounded, never blocking);
 //! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
 //!   writes, session discovery), and [`round`] what every client of a review round does
 //!   around the rules (ask again while the host persists its log, write the artifacts).
@@ -23,6 +24,7 @@
 
 pub mod adapter;
 pub mod chain;
+pub mod config_file;
 pub mod event;
 pub mod family;
 pub mod files;

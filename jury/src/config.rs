@@ -264,8 +264,9 @@ pub fn for_project(
 ) -> Result<Option<(JuryConfig, PathBuf)>, FileError> {
     let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
     if let Some(path) = trust_project_files.then(project_file).flatten() {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| FileError { path: path.clone(), source: ConfigError::Unreadable(e.to_string()) })?;
+        let unreadable = |why: String| FileError { path: path.clone(), source: ConfigError::Unreadable(why) };
+        let bytes = judged_core::config_file::read(&path).map_err(|e| unreadable(e.to_string()))?.unwrap_or_default();
+        let text = String::from_utf8(bytes).map_err(|_| unreadable("it is not UTF-8 text".into()))?;
         match JuryConfig::from_toml(&text) {
             Ok(jury) => return Ok(Some((jury, path))),
             Err(ConfigError::NoJuryTable) => {}

@@ -60,8 +60,12 @@ fn allowed() -> Result<(), AutoStartError> {
         return Err(AutoStartError::Witness);
     }
     let path = paths::config_path();
-    let config: AutoStart =
-        std::fs::read_to_string(&path).ok().and_then(|text| toml::from_str(&text).ok()).unwrap_or_default();
+    // Read as the daemon reads it (never blocking on a FIFO, bounded): a hook must answer.
+    let config: AutoStart = judged_core::config_file::read(&path)
+        .ok()
+        .flatten()
+        .and_then(|bytes| toml::from_str(&String::from_utf8_lossy(&bytes)).ok())
+        .unwrap_or_default();
     match config.auto_start {
         Some(false) => Err(AutoStartError::Off(path)),
         _ => Ok(()),

@@ -213,3 +213,81 @@ fn a_changed_root_is_reported_as_waiting_for_a_restart() {
     s.edit_config("auto_start = false\nclaude_roots = [\"/elsewhere\"]\n");
     assert_eq!(s.status()["config"]["restart_needed"], json!(["claude_roots"]));
 }
+
+/// A strict config (project files not trusted) and a repository that turns the gate off.
+fn strict_setup() -> Setup {
+    let s = setup("[gate]\ntrust_project_files = false\n");
+    std::fs::write(s.project.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
+    assert_eq!(s.hook("Fix cart rounding").status.code(), Some(2), "strict: the project's policy = off is ignored");
+    s
+}
+
+/// An editor that saves in place truncates config.toml and writes it again: hooks that
+/// come meanwhile are decided under the version in force, never under the defaults (which
+/// would trust the repository's `policy = "off"`).
+#[test]
+fn a_config_rewritten_in_place_while_hooks_run_never_opens_the_gate() {
+    let s = strict_setup();
+    let text = std::fs::read(s.config()).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let allowed = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| {
+            use std::io::Write;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let mut file = std::fs::File::create(s.config()).unwrap(); // truncates in place
+                std::thread::sleep(Duration::from_millis(1));
+                file.write_all(&text).unwrap();
+            }
+        });
+        let allowed = (0..60).filter(|_| s.hook("Fix cart rounding").status.code() != Some(2)).count();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        writer.join().unwrap();
+        allowed
+    });
+    assert_eq!(allowed, 0, "hooks allowed while config.toml was being rewritten in place");
+}
+
+/// A config removed (or emptied) is not the defaults at once: the last good version stays
+/// in force until the file has been gone for the settle time, and that change is journaled.
+#[test]
+fn a_removed_config_keeps_the_gate_shut_until_the_removal_settles() {
+    let s = strict_setup();
+    std::fs::write(s.config(), "").unwrap();
+    assert_eq!(s.hook("Fix cart rounding").status.code(), Some(2), "emptied: the last good version stays");
+    std::fs::remove_file(s.config()).unwrap();
+    let output = s.hook("Fix cart rounding");
+    assert_eq!(output.status.code(), Some(2), "removed: the last good version stays: {}", stderr(&output));
+    std::thread::sleep(Duration::from_millis(2500));
+    let output = s.hook("Fix cart rounding");
+    assert_eq!(output.status.code(), Some(0), "removed for good, the defaults: {}", stderr(&output));
+    let status = s.status();
+    assert_eq!(status["config"]["file"]["sha256"], Value::Null, "the defaults are in force: {status}");
+}
+
+/// A config.toml that is a link to a FIFO would hang a reader in `open`: it is refused at
+/// once, the daemon keeps answering, and the last good version stays in force.
+#[test]
+fn a_config_that_is_a_fifo_is_refused_and_the_daemon_keeps_answering() {
+    let s = strict_setup();
+    let fifo = s.home.join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::fs::remove_file(s.config()).unwrap();
+    std::os::unix::fs::symlink(&fifo, s.config()).unwrap();
+    let output = s.hook("Fix cart rounding");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("is a FIFO, not a regular file"), "{}", stderr(&output));
+    let status = s.status();
+    assert!(status["config"]["rejected"]["error"].as_str().is_some_and(|e| e.contains("FIFO")), "{status}");
+}
+
+/// A project file of more than a config file may be is refused, not read whole at every
+/// decision.
+#[test]
+fn a_huge_project_file_is_refused_by_its_size() {
+    let s = setup("");
+    let file = std::fs::File::create(s.project.join(".judged.toml")).unwrap();
+    file.set_len(64 * 1024 * 1024).unwrap();
+    let output = s.hook("Fix cart rounding");
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("more than a config file may be"), "{}", stderr(&output));
+}

@@ -6,6 +6,13 @@
 //! edit takes effect whole or not at all: a version that does not parse, or whose jury
 //! cannot run, leaves the last good version in force and says so (the log, the journal,
 //! `status`, the next block message) until the file is fixed.
+//!
+//! The gate fails closed on its own file: a version saved by rename (a new inode with
+//! something in it, as editors and `judged init` save) is complete and counts at once,
+//! but one written in place, emptied or removed may be an editor half way through its
+//! write (truncate, then write), so it counts only once it has stayed the same for
+//! [`SETTLE`]; until then the last good version stays in force. Read that way, a file
+//! removed for good brings back the defaults after the settle time, logged and journaled.
 
 use super::{ConfigError, ConfigFile, GateLayer, ProjectTrust, UserConfig, digest_of_bytes, parse_toml};
 use judged_protocol::{ConfigFileUsed, ConfigRejected, ConfigStatus};
@@ -13,6 +20,11 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long a version written in place, emptied or removed must stay unchanged before
+/// it counts: far longer than an editor's truncate-then-write, short enough for a person.
+pub const SETTLE: Duration = Duration::from_secs(2);
 
 /// What a file's metadata says of its content: equal stamps, same bytes (an editor that
 /// saves by rename makes a new inode; a write in place moves mtime and ctime).
@@ -39,6 +51,10 @@ impl Stamp {
             ctime_ns: ns(meta.ctime(), meta.ctime_nsec()),
         })
     }
+
+    fn same_file(&self, other: &Stamp) -> bool {
+        (self.dev, self.ino) == (other.dev, other.ino)
+    }
 }
 
 /// A change of the config in force, to journal.
@@ -50,23 +66,55 @@ pub enum ConfigChange {
     Rejected { file: ConfigFileUsed, error: String },
 }
 
+/// What the file holds now, as far as the config in force is concerned.
+enum Seen {
+    /// Nothing that could be a half-written version: apply it (or refuse it) now.
+    Complete,
+    /// Written in place, emptied or removed: it counts once it has stayed so for [`SETTLE`].
+    ToSettle,
+}
+
+/// What the last look at the file saw.
+#[derive(Clone, Copy)]
+struct Look {
+    /// The file's stamp (`None`: no file).
+    stamp: Option<Stamp>,
+    /// Since when the file has had that stamp, as far as the looks saw.
+    since: Instant,
+    /// Whether its bytes wait for [`SETTLE`] before they count.
+    waiting: bool,
+}
+
 /// `config.toml`, followed as it changes.
 pub struct LiveConfig {
     path: PathBuf,
-    /// The stamp of the bytes last read; `None` before the first look.
-    stamp: Option<Stamp>,
+    /// The last look at the file; `None` before the first.
+    looked: Option<Look>,
+    /// The stamp of the file the version in force was read from (`None`: no file).
+    good_stamp: Option<Stamp>,
     good: UserConfig,
     loaded_at: String,
     rejected: Option<ConfigRejected>,
     /// The file the daemon started with, for the settings that do not follow it.
     started: ConfigFile,
+    settle: Duration,
 }
 
 impl LiveConfig {
     /// Follow `path`, whose version read at start is `user`.
     pub fn new(path: PathBuf, user: UserConfig) -> LiveConfig {
         let started = user.file.clone();
-        LiveConfig { path, stamp: None, good: user, loaded_at: now(), rejected: None, started }
+        let good_stamp = user.used.sha256.as_ref().and_then(|_| Stamp::of(&path));
+        LiveConfig {
+            path,
+            looked: None,
+            good_stamp,
+            good: user,
+            loaded_at: now(),
+            rejected: None,
+            started,
+            settle: SETTLE,
+        }
     }
 
     /// The version in force.
@@ -101,33 +149,55 @@ impl LiveConfig {
         // The stamp is taken before the read: a write between the two moves the stamp
         // again, and the next look reads the file once more.
         let stamp = Stamp::of(&self.path);
-        if !force && self.stamp.is_some() && stamp == self.stamp {
-            return None;
-        }
-        self.stamp = stamp;
-        let bytes = match std::fs::read(&self.path) {
-            Ok(bytes) => Some(bytes),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => {
-                let error = ConfigError::Read { path: self.path.clone(), source };
-                return self.reject(None, &error);
+        let settled = match self.looked {
+            Some(look) if look.stamp == stamp => {
+                let settled = look.waiting && look.since.elapsed() >= self.settle;
+                if !force && !settled {
+                    return None;
+                }
+                settled
             }
+            _ => false,
+        };
+        // `since` stays the first time this stamp was seen; whether it waits is decided
+        // again below.
+        let previous = self.looked;
+        let since = previous.filter(|look| look.stamp == stamp).map_or_else(Instant::now, |look| look.since);
+        self.looked = Some(Look { stamp, since, waiting: false });
+        let bytes = match judged_core::config_file::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(source) => return self.reject(None, &ConfigError::File(source)),
         };
         let sha256 = bytes.as_deref().map(digest_of_bytes);
         if sha256 == self.good.used.sha256 {
             // Back to (or still) the version in force: an edit that was refused is over.
+            self.good_stamp = stamp;
             return self.rejected.take().map(|_| ConfigChange::Loaded(self.good.used.clone()));
         }
         if self.rejected.as_ref().is_some_and(|r| Some(&r.sha256) == sha256.as_ref()) {
             return None;
         }
+        if let Seen::ToSettle = self.seen_as(previous, stamp, bytes.as_deref())
+            && !settled
+        {
+            if let Some(look) = &mut self.looked {
+                look.waiting = true;
+            }
+            tracing::info!(
+                config = %self.path.display(),
+                settle_seconds = self.settle.as_secs_f64(),
+                "config.toml changed in place, emptied or removed; the version in force stays until the file has been unchanged for the settle time"
+            );
+            return None;
+        }
         let loaded = match &bytes {
             Some(bytes) => UserConfig::parse(&self.path, bytes),
-            None => UserConfig::load(&self.path),
+            None => Ok(UserConfig::defaults(&self.path)),
         };
         match loaded {
             Ok(user) => {
                 self.good = user;
+                self.good_stamp = stamp;
                 self.loaded_at = now();
                 self.rejected = None;
                 Some(ConfigChange::Loaded(self.good.used.clone()))
@@ -136,8 +206,30 @@ impl LiveConfig {
         }
     }
 
+    /// Whether what the file holds now can be applied at once: a file that took the place
+    /// of the one seen before (a rename: editors, `judged init`) is whole; one written in
+    /// place, empty, gone, or appearing where a version in force was removed may be half
+    /// way through a write.
+    fn seen_as(&self, previous: Option<Look>, stamp: Option<Stamp>, bytes: Option<&[u8]>) -> Seen {
+        let Some(now) = stamp else { return Seen::ToSettle };
+        if bytes.is_none_or(|b| b.iter().all(u8::is_ascii_whitespace)) {
+            return Seen::ToSettle;
+        }
+        let replaced = match previous.map(|look| look.stamp) {
+            Some(Some(before)) => !now.same_file(&before),
+            // It appeared where there was none: whole only if nothing but the defaults was
+            // in force (a first config).
+            Some(None) => self.good.used.sha256.is_none(),
+            None => self.good_stamp.is_none_or(|good| !now.same_file(&good)),
+        };
+        if replaced { Seen::Complete } else { Seen::ToSettle }
+    }
+
     fn reject(&mut self, sha256: Option<String>, error: &ConfigError) -> Option<ConfigChange> {
         let sha256 = sha256.unwrap_or_default();
+        if self.rejected.as_ref().is_some_and(|r| r.sha256 == sha256 && r.error == error.summary()) {
+            return None;
+        }
         let rejected = ConfigRejected { sha256: sha256.clone(), error: error.summary(), at: now() };
         self.rejected = Some(rejected);
         let file = ConfigFileUsed { path: self.path.clone(), sha256: Some(sha256) };
@@ -220,7 +312,12 @@ impl ProjectFiles {
         {
             return Ok(entry.good.clone());
         }
-        let read = std::fs::read(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source });
+        let read = match judged_core::config_file::read(path) {
+            Ok(Some(bytes)) => Ok(bytes),
+            // Gone since the directory was looked through: as if it had not been found.
+            Ok(None) => Ok(Vec::new()),
+            Err(error) => Err(ConfigError::File(error)),
+        };
         let parsed = read.and_then(|bytes| {
             let project: ProjectFile = parse_toml(path, &String::from_utf8_lossy(&bytes))?;
             let used = ConfigFileUsed { path: path.to_owned(), sha256: Some(digest_of_bytes(&bytes)) };
@@ -283,11 +380,59 @@ mod tests {
         assert_eq!(live.status().rejected, None);
 
         std::fs::remove_file(&path).unwrap();
+        assert_eq!(live.refresh(false), None, "a removal counts only once it has settled");
+        assert_eq!(live.current().file.gate.policy, Some(GatePolicy::Panel));
+        live.settle = Duration::ZERO;
         assert_eq!(
             live.refresh(false),
             Some(ConfigChange::Loaded(ConfigFileUsed { path: path.clone(), sha256: None }))
         );
-        assert_eq!(live.current().file.gate.policy, None, "no file: the defaults");
+        assert_eq!(live.current().file.gate.policy, None, "removed for good: the defaults");
+    }
+
+    /// An editor that saves in place truncates the file, then writes it: between the two,
+    /// and while it writes, the file is not the version meant, and the gate must not fall
+    /// back to the defaults (or to half a file) meanwhile.
+    #[test]
+    fn a_file_emptied_or_written_in_place_counts_only_once_it_has_settled() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let strict = "[gate]\ntrust_project_files = false\nfreshness_seconds = 60\n";
+        write(&path, strict);
+        let mut live = LiveConfig::new(path.clone(), UserConfig::load(&path).unwrap());
+        assert_eq!(live.refresh(false), None);
+
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(live.refresh(false), None, "emptied: not the defaults");
+        std::fs::write(&path, "[gate]\n").unwrap();
+        assert_eq!(live.refresh(false), None, "half written: not applied");
+        assert_eq!(live.current().file.gate.trust_project_files, Some(false), "the last good version stays");
+        std::fs::write(&path, strict).unwrap();
+        assert_eq!(live.refresh(false), None, "the write completed: the same version, nothing changed");
+        assert_eq!(live.current().file.gate.freshness_seconds, Some(60));
+
+        std::fs::write(&path, "[gate]\nfreshness_seconds = 30\n").unwrap();
+        assert_eq!(live.refresh(false), None, "an edit in place waits");
+        assert_eq!(live.refresh(false), None, "and keeps waiting while the settle time runs");
+        live.settle = Duration::ZERO;
+        assert!(matches!(live.refresh(false), Some(ConfigChange::Loaded(_))), "then it counts");
+        assert_eq!(live.current().file.gate.freshness_seconds, Some(30));
+        assert_eq!(live.refresh(false), None, "once");
+    }
+
+    #[test]
+    fn a_config_that_is_a_fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        write(&path, "[gate]\npolicy = \"panel\"\n");
+        let mut live = LiveConfig::new(path.clone(), UserConfig::load(&path).unwrap());
+        std::fs::remove_file(&path).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(&path).status().unwrap().success());
+        let Some(ConfigChange::Rejected { error, .. }) = live.refresh(false) else { panic!("a FIFO is refused") };
+        assert!(error.contains("is a FIFO, not a regular file"), "{error}");
+        assert_eq!(live.current().file.gate.policy, Some(GatePolicy::Panel));
+        let error = UserConfig::load(&path).unwrap_err().to_string();
+        assert!(error.contains("config.toml is a FIFO"), "a start on it is refused: {error}");
     }
 
     #[test]

@@ -40,8 +40,8 @@ pub struct Config {
 /// A config file that cannot be used; each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {}: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    File(#[from] judged_core::config_file::ConfigFileError),
     #[error("{}: {source}{}", path.display(), hint.as_ref().map(|h| format!("help: {h}\n")).unwrap_or_default())]
     Parse {
         path: PathBuf,
@@ -87,15 +87,6 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Re
     })
 }
 
-/// Read a TOML file as `T`; `None` when it does not exist.
-pub fn read_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, ConfigError> {
-    match std::fs::read_to_string(path) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
-        Ok(text) => parse_toml(path, &text).map(Some),
-    }
-}
-
 /// The SHA-256 of a file's bytes, in hex: what names the version of a config a decision
 /// was made under.
 pub fn digest_of_bytes(bytes: &[u8]) -> String {
@@ -114,14 +105,15 @@ pub struct UserConfig {
 impl UserConfig {
     /// Read and check `path`; a missing file is the defaults.
     pub fn load(path: &Path) -> Result<UserConfig, ConfigError> {
-        match std::fs::read(path) {
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(UserConfig {
-                file: ConfigFile::default(),
-                used: ConfigFileUsed { path: path.to_owned(), sha256: None },
-            }),
-            Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
-            Ok(bytes) => UserConfig::parse(path, &bytes),
+        match judged_core::config_file::read(path)? {
+            None => Ok(UserConfig::defaults(path)),
+            Some(bytes) => UserConfig::parse(path, &bytes),
         }
+    }
+
+    /// The defaults, in force because there is no file at `path`.
+    pub fn defaults(path: &Path) -> UserConfig {
+        UserConfig { file: ConfigFile::default(), used: ConfigFileUsed { path: path.to_owned(), sha256: None } }
     }
 
     /// Check the bytes of `path`.

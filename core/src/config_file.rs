@@ -1,0 +1,127 @@
+//! Reading a configuration file that someone else may have made hostile: `config.toml`
+//! (which a daemon reads before every decision) and a project's `.judged.toml` (which the
+//! agent under watch can write). Only a regular file (a link to one is followed, as
+//! dotfile managers make them) of at most [`MAX_CONFIG_BYTES`] is read, opened without
+//! blocking: a FIFO or a device named in its place would otherwise hang the reader in
+//! `open` or `read`, and a huge file would cost every decision its size in memory.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// The largest config file read; a real one is a few KiB.
+pub const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
+/// Why a config file's bytes were not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigFileError {
+    /// Not a regular file (a FIFO, a socket, a device, a directory).
+    #[error("{} is a {kind}, not a regular file; a config file must be a plain file (or a link to one)", path.display())]
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// Larger than [`MAX_CONFIG_BYTES`].
+    #[error("{} is {len} bytes, more than a config file may be ({MAX_CONFIG_BYTES} bytes); it is not read", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size, or the bytes read before the limit was passed.
+        len: u64,
+    },
+    /// It could not be opened or read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// The bytes of the config file at `path`; `None` when there is none.
+pub fn read(path: &Path) -> Result<Option<Vec<u8>>, ConfigFileError> {
+    let io = |source| ConfigFileError::Io { path: path.to_owned(), source };
+    // O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a
+    // writer; the type check below then refuses it before any read.
+    let file = match File::options().read(true).custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32).open(path) {
+        Ok(file) => file,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => return Err(io(source)),
+    };
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(ConfigFileError::NotRegular { path: path.to_owned(), kind: kind_of(&meta.file_type()) });
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(ConfigFileError::TooLarge { path: path.to_owned(), len: meta.len() });
+    }
+    // The file may grow after the stat: read one byte past the limit to notice.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(ConfigFileError::TooLarge { path: path.to_owned(), len: bytes.len() as u64 });
+    }
+    Ok(Some(bytes))
+}
+
+fn kind_of(file_type: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_dir() {
+        "directory"
+    } else if file_type.is_fifo() {
+        "FIFO"
+    } else if file_type.is_socket() {
+        "socket"
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "device"
+    } else {
+        "special file"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_plain_file_and_a_link_to_one_are_read_and_a_missing_one_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        assert!(read(&path).unwrap().is_none());
+        std::fs::write(&path, "[gate]\n").unwrap();
+        let link = dir.path().join("link.toml");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        assert_eq!(read(&link).unwrap().unwrap(), b"[gate]\n");
+    }
+
+    #[test]
+    fn a_fifo_is_refused_at_once_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(status.success());
+        let link = dir.path().join("config.toml");
+        std::os::unix::fs::symlink(&fifo, &link).unwrap();
+        let started = Instant::now();
+        let error = read(&link).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(5), "the read waited for a writer");
+        assert!(error.to_string().contains("config.toml is a FIFO, not a regular file"), "{error}");
+        let error = read(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("is a directory"), "{error}");
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_refused_with_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".judged.toml");
+        let file = File::create(&path).unwrap();
+        file.set_len(MAX_CONFIG_BYTES + 1).unwrap();
+        let error = read(&path).unwrap_err();
+        assert!(error.to_string().contains("is 1048577 bytes, more than a config file may be"), "{error}");
+    }
+}
