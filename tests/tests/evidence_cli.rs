@@ -1495,3 +1495,27 @@ fn daemon_mode_whose_daemon_cannot_start_names_the_cause_not_judged_start() {
     assert!(said.contains(&p(&config).replace('/', "\\/")) || said.contains(p(&config)), "names the file: {said}");
     assert!(!said.contains("start it with `judged start`"), "that fails the same way: {said}");
 }
+
+/// Evidence counts for its own project only: a completion in another project that names
+/// the reviewed session's id is not allowed on it; one in the reviewed project is.
+#[test]
+fn a_review_counts_for_its_own_project_only() {
+    let live = Live::copilot("cross-family-ok");
+    let daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge_and_review(&challenge);
+    let (evidence, response) = (live.out("e.json"), live.out("r.md"));
+    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    let session = live.log.parent().unwrap().file_name().unwrap().to_str().unwrap().to_owned();
+    let elsewhere = live.tmp.path().join("another-project");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let hook = |cwd: &Path, session_id: &str| {
+        let payload = serde_json::json!({"session_id": session_id, "cwd": cwd, "hook_event_name": "TaskCompleted",
+            "task_id": "1", "task_subject": "Fix the cart", "task_description": "Totals round half-even"});
+        daemon.call("hook", serde_json::json!({"host": "claude-code", "payload": payload})).expect("hook answers")
+    };
+    let answer = hook(&elsewhere, &session);
+    assert_eq!(answer["decision"], "block", "another project named the reviewed session: {answer}");
+    let answer = hook(&live.project, "a-claude-session");
+    assert_eq!(answer["decision"], "allow", "the reviewed project: {answer}");
+}

@@ -367,7 +367,7 @@ impl HookGate<'_> {
         Ok(digest_of(&material))
     }
 
-    /// The newest verified, positive, fresh evidence bound to this session or cwd, of the
+    /// The newest verified, positive, fresh evidence of this project (its cwd), of the
     /// assurance the settings ask, whose log is still what the daemon witnessed (checked
     /// now, for that log only); and whether such evidence of too little assurance was
     /// passed over.
@@ -398,8 +398,10 @@ impl HookGate<'_> {
                 let positive = reviewed.is_some_and(|t| t >= oldest)
                     && evidence.status == "verified"
                     && evidence.score.zip(evidence.verdict.as_deref()).is_some_and(|(s, v)| is_positive(s, v));
-                let bound = (question.session_id.is_some() && evidence.session_id == question.session_id)
-                    || (cwd.is_some() && evidence.cwd.as_deref().map(files::resolve) == cwd);
+                // Of this project: a review covers the work of the directory it was run
+                // in, whichever session asks (a question naming another project's session
+                // is not answered with that project's review).
+                let bound = cwd.is_some() && evidence.cwd.as_deref().map(files::resolve) == cwd;
                 if positive && bound && evidence.identity_assurance < settings.evidence_assurance {
                     declared_skipped = true;
                 } else if positive && bound {

@@ -503,12 +503,11 @@ fn missing_evidence_message(question: &Question, settings: &Settings) -> String 
     let needs = format!(
         "judged: {label} cannot be marked done yet: no verified cross-family review of this work.\n\
          The gate (policy `{policy}`, from {sources}) needs a positive verdict (Score >= 6/10, Verdict ready or almost) \
-         from a reviewer of another model family, verified by judge-evidence within the last {minutes} min for session {session} or cwd {cwd}.",
+         from a reviewer of another model family, verified by judge-evidence within the last {minutes} min in this project ({cwd}).",
         label = question.label,
         policy = settings.policy_name(),
         sources = settings.sources.join(" < "),
         minutes = settings.freshness_seconds / 60,
-        session = question.session_id.as_deref().unwrap_or("?"),
     );
     format!("{needs}\n{}", review_steps(question, &binding, &cwd))
 }
