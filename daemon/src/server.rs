@@ -14,7 +14,7 @@ use interprocess::local_socket::{GenericFilePath, ListenerOptions};
 use interprocess::os::unix::local_socket::ListenerOptionsExt;
 use judged_protocol::{
     Connection, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Response, SMALL_FRAME_BYTES, Stopping,
-    WireRequest,
+    WireRequest, frame,
 };
 use std::ops::ControlFlow;
 use std::os::unix::fs::FileTypeExt;
@@ -72,6 +72,7 @@ struct Shared {
     buffered: Arc<Semaphore>,
     idle: Duration,
     frame_time: Duration,
+    writes: Writes,
     /// The uids served besides the daemon's own (a witness under its own account).
     serves: Arc<[u32]>,
 }
@@ -95,12 +96,15 @@ pub async fn serve(
     let mut stop = shutdown.subscribe();
     let limit = connection_limit(limits.max_connections);
     let connections = Arc::new(Semaphore::new(limit));
+    let buffered = Arc::new(Semaphore::new(limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS)));
+    let idle = Duration::from_secs(limits.idle_seconds.max(1));
     let shared = Shared {
         engine,
         shutdown,
         catch_up,
-        buffered: Arc::new(Semaphore::new(limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS))),
-        idle: Duration::from_secs(limits.idle_seconds.max(1)),
+        writes: Writes { within: idle, budget: Some(buffered.clone()) },
+        buffered,
+        idle,
         frame_time: Duration::from_secs(limits.frame_seconds.max(1)),
         serves: serves.into(),
     };
@@ -181,7 +185,7 @@ impl AcceptFailures {
 async fn refuse(stream: Stream, message: String) {
     let mut connection = Connection::new(stream);
     let refusal: Outcome<Reply> = Outcome::Error(ErrorBody::message(message));
-    let _ = tokio::time::timeout(REFUSAL_TIME, reply(&mut connection, 0, refusal)).await;
+    let _ = reply(&mut connection, 0, refusal, &Writes::refusal()).await;
 }
 
 /// A request as read: a typed request, or the answer to give instead.
@@ -238,11 +242,8 @@ async fn admitted(stream: Stream, serves: &[u32]) -> Option<(Stream, Peer)> {
             served.join(", ")
         )
     };
-    let _ = tokio::time::timeout(
-        REFUSAL_TIME,
-        reply(&mut Connection::new(stream), 0, Outcome::Error(ErrorBody::message(message))),
-    )
-    .await;
+    let _ =
+        reply(&mut Connection::new(stream), 0, Outcome::Error(ErrorBody::message(message)), &Writes::refusal()).await;
     None
 }
 
@@ -285,7 +286,7 @@ async fn receive(connection: &mut Connection<Stream>, shared: &Shared) -> Option
 
 /// Answer a frame that cannot be served with an error; the connection is then closed.
 async fn refused(connection: &mut Connection<Stream>, id: u64, message: String) -> Option<WireRequest> {
-    let _ = reply(connection, id, Outcome::Error(ErrorBody::message(message))).await;
+    let _ = reply(connection, id, Outcome::Error(ErrorBody::message(message)), &Writes::refusal()).await;
     None
 }
 
@@ -303,21 +304,23 @@ async fn answer(
              rebuild or prune it: `sudo systemctl stop judged`, or ask whoever runs it",
             peer.uid
         );
-        let refused = reply(connection, id, Outcome::Error(ErrorBody::message(message))).await;
+        let refused = reply(connection, id, Outcome::Error(ErrorBody::message(message)), &shared.writes).await;
         return if refused.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
     }
     let wants_progress = request.wants_progress();
     let sent = match Route::of(request) {
-        Route::Progress => reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report()))).await,
+        Route::Progress => {
+            reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report())), &shared.writes).await
+        }
         Route::Shutdown => {
             // Answer first: once the server stops, this connection's task is dropped
             // with the runtime, and `judged stop` would read a closed socket.
             let stopping = Outcome::Ok(Reply::Stopping(Stopping { stopping: true }));
-            let _ = reply(connection, id, stopping).await;
+            let _ = reply(connection, id, stopping, &shared.writes).await;
             let _ = shared.shutdown.send(true);
             return ControlFlow::Break(());
         }
-        Route::Engine(operation) => relay(connection, id, &shared.engine, operation, wants_progress).await,
+        Route::Engine(operation) => relay(connection, id, shared, operation, wants_progress).await,
     };
     if sent.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
 }
@@ -327,37 +330,75 @@ async fn answer(
 async fn relay(
     connection: &mut Connection<Stream>,
     id: u64,
-    engine: &EngineHandle,
+    shared: &Shared,
     operation: Operation,
     wants_progress: bool,
 ) -> Result<(), FrameError> {
     let (progress, mut steps) = tokio::sync::mpsc::unbounded_channel();
-    let asked = engine.ask_with_progress(operation, wants_progress.then_some(progress));
+    let asked = shared.engine.ask_with_progress(operation, wants_progress.then_some(progress));
     tokio::pin!(asked);
     let answer = loop {
         tokio::select! {
             answer = &mut asked => break answer,
-            Some(step) = steps.recv() => reply(connection, id, Outcome::Progress(step)).await?,
+            Some(step) = steps.recv() => reply(connection, id, Outcome::Progress(step), &shared.writes).await?,
         }
     };
     // Steps told before the answer came, and not yet sent.
     while let Ok(step) = steps.try_recv() {
-        reply(connection, id, Outcome::Progress(step)).await?;
+        reply(connection, id, Outcome::Progress(step), &shared.writes).await?;
     }
     let outcome = match answer {
         Ok(answer) => Outcome::Ok(answer),
         Err(refusal) => Outcome::Error(refusal),
     };
-    reply(connection, id, outcome).await
+    reply(connection, id, outcome, &shared.writes).await
 }
 
-async fn reply(connection: &mut Connection<Stream>, id: u64, outcome: Outcome<Reply>) -> Result<(), FrameError> {
-    match connection.send_async(&Response { v: PROTOCOL_VERSION, id, outcome }).await {
+/// How answers are written. A client that does not read its answer must not hold the
+/// daemon: the answer is written within a deadline (the idle limit), after which the
+/// connection is dropped; and a large answer's bytes are held against the budget of large
+/// frames (the one requests share), so clients that never drain theirs cost the daemon
+/// that budget at most, and small answers (a hook's, `status`) are never held up.
+#[derive(Clone)]
+struct Writes {
+    within: Duration,
+    /// KiB of large frames that may be held, for all connections together.
+    budget: Option<Arc<Semaphore>>,
+}
+
+impl Writes {
+    /// For a refusal: a small answer, written within [`REFUSAL_TIME`].
+    fn refusal() -> Writes {
+        Writes { within: REFUSAL_TIME, budget: None }
+    }
+}
+
+async fn reply(
+    connection: &mut Connection<Stream>,
+    id: u64,
+    outcome: Outcome<Reply>,
+    writes: &Writes,
+) -> Result<(), FrameError> {
+    let frame = match frame::encode(&Response { v: PROTOCOL_VERSION, id, outcome }) {
         Err(FrameError::TooLarge(len)) => {
             let message = format!("response too large: {len} bytes exceeds the frame limit");
             let refusal: Outcome<Reply> = Outcome::Error(ErrorBody::message(message));
-            connection.send_async(&Response { v: PROTOCOL_VERSION, id, outcome: refusal }).await
+            frame::encode(&Response { v: PROTOCOL_VERSION, id, outcome: refusal })?
         }
-        sent => sent,
-    }
+        encoded => encoded?,
+    };
+    let kib =
+        if frame.len() > SMALL_FRAME_BYTES { u32::try_from(frame.len().div_ceil(1024)).unwrap_or(u32::MAX) } else { 0 };
+    let sent = tokio::time::timeout(writes.within, async {
+        let _held = match (&writes.budget, kib) {
+            (Some(budget), 1..) => Some(budget.acquire_many(kib).await),
+            _ => None,
+        };
+        connection.send_frame_async(&frame).await
+    })
+    .await;
+    sent.unwrap_or_else(|_| {
+        let why = format!("the answer was not taken within {} s; the connection is closed", writes.within.as_secs());
+        Err(FrameError::Io(std::io::Error::new(std::io::ErrorKind::TimedOut, why)))
+    })
 }

@@ -36,8 +36,9 @@ fn body_len(header: [u8; 4]) -> Result<usize, FrameError> {
     if len > MAX_FRAME_BYTES { Err(FrameError::TooLarge(len)) } else { Ok(len) }
 }
 
-/// Encode a message as one frame.
-fn encode<T: Serialize>(message: &T) -> Result<Vec<u8>, FrameError> {
+/// Encode a message as one frame (the server encodes before it writes, to hold a large
+/// answer's bytes against its budget while a slow client drains them).
+pub fn encode<T: Serialize>(message: &T) -> Result<Vec<u8>, FrameError> {
     let body = serde_json::to_vec(message)?;
     if body.len() > MAX_FRAME_BYTES {
         return Err(FrameError::TooLarge(body.len()));
@@ -96,8 +97,13 @@ impl<S: Read + Write> Connection<S> {
 impl<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> Connection<S> {
     /// As [`Connection::send`], on an async stream.
     pub async fn send_async<T: Serialize>(&mut self, message: &T) -> Result<(), FrameError> {
+        self.send_frame_async(&encode(message)?).await
+    }
+
+    /// Write one frame made by [`encode`].
+    pub async fn send_frame_async(&mut self, frame: &[u8]) -> Result<(), FrameError> {
         use tokio::io::AsyncWriteExt;
-        self.stream.write_all(&encode(message)?).await?;
+        self.stream.write_all(frame).await?;
         Ok(())
     }
 

@@ -536,3 +536,46 @@ fn the_catch_up_on_start_reports_its_progress_while_it_runs() {
     let status = status.unwrap();
     assert_eq!((status["catch_up"]["done"].as_bool(), status["lag_bytes"].as_u64()), (Some(true), Some(0)), "{status}");
 }
+
+/// Clients that ask for a large answer and never read it: each is dropped once its answer
+/// has not drained within the idle limit, so they cannot keep the connection slots (and
+/// the answers' memory) forever; `status` and a hook's question are answered meanwhile.
+#[test]
+fn clients_that_never_read_their_answers_are_dropped_and_others_are_served() {
+    const SESSIONS: usize = 2500;
+    const CLIENTS: usize = 12;
+    let home = Home::new("[server]\nmax_connections = 8\nidle_seconds = 2\nbuffered_mib = 2\n");
+    for n in 0..SESSIONS {
+        let dir = home.copilot.join(format!("00000000-0000-4000-8000-{n:012}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("events.jsonl"), copilot_line(0)).unwrap();
+    }
+    let daemon = home.start();
+    let sessions = daemon.call("sessions", Value::Null).unwrap();
+    let size = sessions.to_string().len();
+    assert!(size > 512 * 1024, "the answer must outgrow the socket's buffer: {size} bytes");
+    let hung: Vec<UnixStream> = (0..CLIENTS)
+        .filter_map(|_| {
+            let mut stream = UnixStream::connect(home.socket()).ok()?;
+            stream.write_all(&frame(br#"{"v":2,"id":1,"op":"sessions","args":null}"#)).ok()?;
+            Some(stream)
+        })
+        .collect();
+    assert!(!hung.is_empty());
+    let started = Instant::now();
+    let served = loop {
+        std::thread::sleep(Duration::from_millis(200));
+        if daemon.call("status", Value::Null).is_ok() || started.elapsed() > Duration::from_secs(20) {
+            break started.elapsed();
+        }
+    };
+    assert!(served < Duration::from_secs(20), "status was not answered while clients held their answers");
+    // Past the idle limit, each hung client finds its connection closed, its answer cut
+    // short.
+    std::thread::sleep(Duration::from_secs(3));
+    for mut stream in hung {
+        let answer = until_closed(&mut stream);
+        assert!(answer.len() < size, "a whole answer was written to a client that did not read");
+    }
+    status(&daemon);
+}
