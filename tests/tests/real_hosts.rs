@@ -341,6 +341,9 @@ fn claude_task_completed_is_blocked_without_evidence() {
         assert_eq!(decision["task_id"], "1", "{decision}");
         assert_eq!(decision["policy"], "evidence", "{decision}");
     }
+    // The host refused the update (`toolUseResult.success: false`, no `is_error`): the
+    // task never completed, so nothing went past the gate.
+    assert_eq!(bypasses_once_read(&lab, run.log()), Vec::<Value>::new(), "a blocked task is no bypass");
 }
 
 #[test]

@@ -105,7 +105,7 @@ impl Tasks {
         for result in &record.tool_results {
             let Some(call) = &result.tool_call_id else { continue };
             let Some(task_id) = self.waiting.remove(&(file_id, call.clone())) else { continue };
-            if result.success {
+            if result.success && !update_refused(raw) {
                 self.found.push(TaskCompletion {
                     event: "TaskCompleted",
                     file_id,
@@ -254,6 +254,23 @@ impl Tasks {
     pub fn take(&mut self) -> Vec<TaskCompletion> {
         std::mem::take(&mut self.found)
     }
+}
+
+/// Whether Claude Code refused the `TaskUpdate` whose result `raw` holds: when a
+/// `TaskCompleted` hook blocks (exit 2), Claude Code 2.1.328 writes the result with
+/// `toolUseResult.success: false` and the hook's feedback as its text, but no `is_error`
+/// on the `tool_result` block; the task stays pending, so it is no completion.
+fn update_refused(raw: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        #[serde(rename = "toolUseResult")]
+        tool_use_result: Option<Outcome>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Outcome {
+        success: Option<bool>,
+    }
+    serde_json::from_slice::<Line>(raw).ok().and_then(|line| line.tool_use_result?.success) == Some(false)
 }
 
 #[cfg(test)]
