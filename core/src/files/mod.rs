@@ -1,7 +1,12 @@
 //! File-system helpers shared by direct mode and the daemon: safe reads, atomic artifact
 //! writes, path resolution, session discovery, and [`FsEnv`], the rules' view of the real
-//! file system. With `worktree` (which runs git), the only module of the crate that
-//! touches the disk.
+//! file system; [`confine`] holds a path a caller names to its project. With `worktree`
+//! (which runs git), the only module of the crate that touches the disk.
+
+mod confine;
+
+pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner};
+pub use confine::{read as read_confined, target as confined_target};
 
 use crate::event::Host;
 use crate::rules::{Env, EvidenceError, Result, SearchedRoot};
