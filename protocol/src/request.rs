@@ -260,6 +260,10 @@ pub struct TraceArgs {
     /// The evidence file as given (absolute).
     #[serde(default)]
     pub evidence_path: Option<String>,
+    /// The files the evidence names (its response), as in [`ValidateArgs::files`]: the
+    /// daemon reads none itself.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
 }
 
 /// `judged mcp`'s `review`, asked of the daemon.

@@ -1573,3 +1573,18 @@ fn raw_call(socket: &Path, op: &str, args: &str) -> String {
     stream.read_exact(&mut answer).unwrap();
     String::from_utf8(answer).unwrap()
 }
+
+/// Issue 31: the daemon reads no file a caller names on its behalf. Asked to validate
+/// evidence without the response file sent along, it does not read the path the evidence
+/// names (with its own rights, wherever that is): it says the client is to send it.
+#[test]
+fn the_daemon_does_not_read_a_response_file_the_client_did_not_send() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let evidence = fs::read_to_string(&scenario.verified(Mode::Daemon).evidence).unwrap();
+    let args = format!(r#"{{"kind": "evidence", "artifact": {evidence}, "files": {{}}}}"#);
+    let said = raw_call(&live.home.join("judged.sock"), "validate", &args);
+    assert!(said.contains(r#""error""#), "{said}");
+    assert!(said.contains("was not sent with the request") && said.contains("send its bytes in `files`"), "{said}");
+    live.validate(Mode::Daemon, &scenario.verified(Mode::Daemon).evidence).expect_code(0, "judge-evidence sends it");
+}
