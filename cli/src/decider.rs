@@ -143,13 +143,7 @@ impl Decider {
                     .map_err(CallError::Evidence)
             }
             Decider::Daemon(socket) => {
-                // The daemon may run under another account: send the response file along.
-                let mut files = BTreeMap::new();
-                if let Some(path) = artifact.response_path()
-                    && let Ok((_, bytes)) = files::read_artifact(path)
-                {
-                    files.insert(path.to_owned(), hex::encode(bytes));
-                }
+                let files = sent_files(artifact);
                 let request =
                     Request::Validate(judged_protocol::ValidateArgs { kind, artifact: artifact.clone(), files });
                 Self::call(socket, request)
@@ -186,6 +180,18 @@ impl Decider {
             }
         }
     }
+}
+
+/// The files an artifact names that the daemon's rules read (its response), as a request
+/// sends them: the daemon reads no file a client names (it may run under another account).
+pub fn sent_files(artifact: &Artifact) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    if let Some(path) = artifact.response_path()
+        && let Ok((_, bytes)) = files::read_artifact(path)
+    {
+        files.insert(path.to_owned(), hex::encode(bytes));
+    }
+    files
 }
 
 /// The longest a client waits for one frame of a jury's answer; the daemon's jury deadline

@@ -1,7 +1,8 @@
 //! `validate --public-key`: check an artifact's signature offline, with judged's public
 //! key alone (another machine, a CI job): no daemon, no journal, no session log. It proves
-//! judged issued exactly these fields; that the log still holds what they rest on is what
-//! `validate` without a key checks.
+//! judged issued exactly these fields, and refuses what the rules refuse of those fields
+//! alone (a rejected pair); that the log still holds what they rest on is what `validate`
+//! without a key checks.
 
 use judged_core::files;
 use judged_core::rules::{self, Artifact, ArtifactKind, CHALLENGE_SCHEMA, EVIDENCE_SCHEMA, EvidenceError};
@@ -62,5 +63,9 @@ pub fn validate(kind: ArtifactKind, artifact: Artifact, keys: &[PublicKey]) -> r
         return Err(EvidenceError::evidence(format!("its schema is {found}, not the {what} schema `{schema}`")));
     }
     let key = signature::check(&artifact, keys).map_err(|e| EvidenceError::evidence(format!("{what} {e}")))?;
+    // A signature proves judged issued these fields, rejected evidence among them (verify
+    // writes and signs it with exit 10): refuse what the rules refuse of the fields alone,
+    // in their words, as the daemon does.
+    kind.check_standing(&artifact)?;
     Ok(artifact.shown_with([("witness_checked", true.into()), ("signed_by", key.to_string().into())]))
 }

@@ -295,6 +295,7 @@ fn provenance(
                 input: input.clone(),
                 evidence: evidence.as_ref().map(|(artifact, _)| artifact.clone()),
                 evidence_path: evidence.as_ref().map(|(_, path)| path.clone()),
+                files: evidence.as_ref().map(|(artifact, _)| crate::decider::sent_files(artifact)).unwrap_or_default(),
             };
             let reply: judged_protocol::TraceReply = Decider::call(socket, judged_protocol::Request::Trace(args))?;
             Ok(reply.provenance)

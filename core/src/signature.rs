@@ -128,12 +128,17 @@ pub fn check(artifact: &Artifact, keys: &[PublicKey]) -> Result<PublicKey, Signa
     let Some(witness) = artifact.get("witness") else { return Err(SignatureError::Unwitnessed) };
     let Some(text) = witness.as_str() else { return Err(SignatureError::Malformed(witness.to_string())) };
     let Some(signed) = text.strip_prefix(SCHEME) else {
-        // The HMAC witness judged wrote before: 32 bytes, hex.
-        let shared_secret = text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit());
+        // The HMAC witness judged wrote before: 32 bytes, lower-case hex as it wrote them.
+        let shared_secret = text.len() == 64 && is_lower_hex(text);
         return Err(if shared_secret { SignatureError::SharedSecret } else { SignatureError::Malformed(text.into()) });
     };
     let malformed = || SignatureError::Malformed(text.into());
     let (key_id, signature) = signed.split_once(':').ok_or_else(malformed)?;
+    // Only the encoding judged writes (lower-case hex; `hex::decode` takes upper case too),
+    // so that one set of fields has one valid witness per key.
+    if key_id.len() != 16 || !is_lower_hex(key_id) || signature.len() != 128 || !is_lower_hex(signature) {
+        return Err(malformed());
+    }
     let signature: [u8; 64] = hex::decode(signature).ok().and_then(|b| b.try_into().ok()).ok_or_else(malformed)?;
     let Some(key) = keys.iter().find(|k| k.key_id() == key_id) else {
         let given = keys.iter().map(PublicKey::key_id).collect::<Vec<_>>().join(", ");
@@ -145,6 +150,11 @@ pub fn check(artifact: &Artifact, keys: &[PublicKey]) -> Result<PublicKey, Signa
         .verify_strict(&signed_bytes(artifact), &ed25519_dalek::Signature::from_bytes(&signature))
         .map(|()| *key)
         .map_err(|_| SignatureError::Edited { key_id: key_id.into() })
+}
+
+/// Whether `text` is hex as judged writes it: digits and `a`..`f`.
+fn is_lower_hex(text: &str) -> bool {
+    text.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Whether `witness` is a signature (not an HMAC from before signatures).
@@ -202,7 +212,11 @@ mod tests {
         let hmac = check(&a, &[key]).unwrap_err();
         assert_eq!(hmac, SignatureError::SharedSecret);
         assert!(hmac.to_string().contains("verify the review again"), "{hmac}");
-        for bad in ["ed25519:nocolon", "ed25519:id:zz", "hello"] {
+        let signed = SigningKey::from_seed(&[7; 32]).sign(&a);
+        let (head, signature) = signed.rsplit_once(':').unwrap();
+        let upper = format!("{head}:{}", signature.to_uppercase());
+        let upper_id = format!("ed25519:{}:{signature}", key.key_id().to_uppercase());
+        for bad in ["ed25519:nocolon", "ed25519:id:zz", "hello", &upper, &upper_id, &"AB".repeat(32)] {
             a = with(&a, "witness", bad);
             assert_eq!(check(&a, &[key]), Err(SignatureError::Malformed(bad.into())), "{bad}");
         }

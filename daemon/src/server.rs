@@ -279,7 +279,11 @@ async fn receive(connection: &mut Connection<Stream>, shared: &Shared) -> Option
     let parsed = parse(&body);
     drop((body, held));
     match parsed {
-        Ok(asked) => Some(asked),
+        // The client refuses these before sending; one that did not is told the same.
+        Ok(asked) => match asked.request.check() {
+            Ok(()) => Some(asked),
+            Err(error) => refused(connection, asked.id, error.to_string()).await,
+        },
         Err((id, message)) => refused(connection, id, message).await,
     }
 }

@@ -12,14 +12,15 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The challenge to bind.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ChallengeParams {
     /// The binding the marker was called with.
     pub binding: String,
-    /// Where to write the challenge, relative to the project (default review.challenge.json).
+    /// Where to write the challenge, relative to the project and inside it (default
+    /// review.challenge.json).
     #[serde(default)]
     pub output: Option<String>,
     /// How old the marker call may be, in seconds (1..600, default 60).
@@ -54,7 +55,7 @@ fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Resu
     let max_age_seconds = max_age_seconds.unwrap_or(MAX_AGE_SECONDS);
     judged_core::rules::check_max_age(max_age_seconds)?;
     judged_core::rules::check_binding(&binding)?;
-    let output = in_project(project, output.as_deref().unwrap_or("review.challenge.json"));
+    let output = files::confined_target(Path::new(project), output.as_deref().unwrap_or("review.challenge.json"))?;
     files::check_writable(&output, replace)?;
     let args = ChallengeArgs {
         binding: binding.clone(),
@@ -74,9 +75,4 @@ fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Resu
         challenge.one_line(),
         output.display()
     ))
-}
-
-/// `path` in the project when relative.
-pub(crate) fn in_project(project: &str, path: &str) -> PathBuf {
-    PathBuf::from(files::resolve(&Path::new(project).join(path).to_string_lossy()))
 }

@@ -94,6 +94,8 @@ impl Judged {
     /// server's (as [`Judged::cwd`]), else the one the daemon finds for the session.
     async fn project(&self, given: Option<String>) -> Result<String, daemon::AskError> {
         if let Some(cwd) = self.cwd(given) {
+            // Refused as the daemon would refuse it, before it is resolved or shown.
+            judged_protocol::check_path("cwd", &cwd).map_err(|e| daemon::AskError::Client(e.into()))?;
             return Ok(judged_core::files::resolve(&cwd));
         }
         let args = judged_protocol::GateStatusArgs { cwd: None, session_id: self.session.clone(), host: None };

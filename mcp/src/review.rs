@@ -4,13 +4,15 @@
 //! MCP progress notifications while it sits.
 
 use crate::{Judged, answer, daemon, refused};
-use judged_protocol::{Request, ReviewArgs, ReviewReply};
+use judged_core::files;
+use judged_protocol::{Request, ReviewArgs, ReviewFile, ReviewReply};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ProgressNotificationParam, RequestMetaObject};
+use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, RequestMetaObject};
 use rmcp::{Peer, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use std::path::Path;
 
 /// What the agent asks the jury about.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -25,8 +27,8 @@ pub struct ReviewParams {
     /// The task's description, as it was created.
     #[serde(default)]
     pub description: Option<String>,
-    /// Judge this file (relative to cwd) instead of the working tree's changes; the gate
-    /// does not count such a review.
+    /// Judge this file instead of the working tree's changes: a regular file inside the
+    /// project (relative to cwd), of at most 4 MiB; the gate does not count such a review.
     #[serde(default)]
     pub file: Option<String>,
     /// The rubric (hallucination, flattery, spec-coherence, ...); default: the gate's
@@ -56,11 +58,23 @@ impl Judged {
         meta: RequestMetaObject,
         client: Peer<RoleServer>,
     ) -> CallToolResult {
+        // A file is read here, with the caller's rights and held to the project: the
+        // daemon is sent its text, never its path.
+        let (cwd, file) = match params.file {
+            None => (self.cwd(params.cwd), None),
+            Some(name) => match self.project(params.cwd).await {
+                Err(error) => return refused(&error),
+                Ok(project) => match read_file(&project, name) {
+                    Ok(file) => (Some(project), Some(file)),
+                    Err(error) => return CallToolResult::error(vec![ContentBlock::text(format!("judged: {error}"))]),
+                },
+            },
+        };
         let args = ReviewArgs {
-            cwd: self.cwd(params.cwd),
+            cwd,
             task: params.task,
             description: params.description,
-            file: params.file,
+            file,
             rubric: params.rubric,
             persona: params.persona,
             session_id: self.session(params.session_id),
@@ -89,6 +103,13 @@ impl Judged {
             Err(error) => refused(&error),
         }
     }
+}
+
+/// The file `name` of `project`, as a review is sent it. Read on the runtime's thread: it
+/// is bounded, and a FIFO or device is refused without blocking on it.
+fn read_file(project: &str, name: String) -> Result<ReviewFile, files::ConfineError> {
+    let read = files::read_confined(Path::new(project), &name, files::MAX_NAMED_FILE_BYTES, files::Owner::Any)?;
+    Ok(ReviewFile { name, text: String::from_utf8_lossy(&read.bytes).into_owned() })
 }
 
 /// The review for a program: everything but the packet, which the journal keeps.

@@ -1,7 +1,6 @@
 //! `verify`: check the reviewer's lifecycle against the challenge and write the response
 //! and the evidence in the project, as `judge-evidence verify` does in daemon mode.
 
-use crate::challenge::in_project;
 use crate::{Judged, daemon};
 use judged_core::files;
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
@@ -12,17 +11,20 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use std::path::Path;
 
 /// The round to verify.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct VerifyParams {
-    /// The challenge `challenge` wrote, relative to the project (default review.challenge.json).
+    /// The challenge `challenge` wrote, relative to the project and inside it (default
+    /// review.challenge.json).
     #[serde(default)]
     pub challenge: Option<String>,
-    /// Where to write the evidence (default review.evidence.json).
+    /// Where to write the evidence, inside the project (default review.evidence.json).
     #[serde(default)]
     pub output: Option<String>,
-    /// Where to write the reviewer's response (default review.response.md).
+    /// Where to write the reviewer's response, inside the project (default
+    /// review.response.md).
     #[serde(default)]
     pub response_output: Option<String>,
     /// Overwrite existing files at `output` and `response_output`.
@@ -48,11 +50,13 @@ impl Judged {
 
 fn verify(project: &str, params: &VerifyParams) -> judged_core::rules::Result<String> {
     let given = params.challenge.as_deref().unwrap_or("review.challenge.json");
-    let challenge_path = in_project(project, given);
-    let (resolved, bytes) = files::read_artifact(&challenge_path.to_string_lossy())?;
-    let challenge = Artifact::parse(&resolved, &bytes)?;
-    let output = in_project(project, params.output.as_deref().unwrap_or("review.evidence.json"));
-    let response_output = in_project(project, params.response_output.as_deref().unwrap_or("review.response.md"));
+    let project = Path::new(project);
+    let read = files::read_confined(project, given, files::MAX_NAMED_FILE_BYTES, files::Owner::Caller)?;
+    let resolved = read.path.to_string_lossy().into_owned();
+    let challenge = Artifact::parse(&resolved, &read.bytes)?;
+    let output = files::confined_target(project, params.output.as_deref().unwrap_or("review.evidence.json"))?;
+    let response_output =
+        files::confined_target(project, params.response_output.as_deref().unwrap_or("review.response.md"))?;
     // Refused before anything is written, so a refusal leaves no orphan response.
     files::check_writable(&response_output, params.replace)?;
     files::check_writable(&output, params.replace)?;

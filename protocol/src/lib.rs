@@ -73,6 +73,15 @@ pub enum ClientError {
     /// The daemon refused the request.
     #[error("{}", .0.message)]
     Refused(ErrorBody),
+    /// The request holds a field longer than any real one; it was not sent.
+    #[error("{0}")]
+    Request(#[from] RequestError),
+    /// The request is larger than one frame may be; it was not sent.
+    #[error(
+        "the request is {0} bytes, more than the {MAX_FRAME_BYTES} bytes judged takes in one request: \
+         send less (a shorter description, a smaller file)"
+    )]
+    TooLarge(usize),
 }
 
 /// One request, one reply of type `T`, over a fresh connection.
@@ -88,6 +97,7 @@ pub fn call_with_progress<T: DeserializeOwned>(
     timeout: Duration,
     mut on_progress: impl FnMut(PanelProgress),
 ) -> Result<T, ClientError> {
+    request.check()?;
     let stream = UnixStream::connect(socket).map_err(|error| match error.kind() {
         std::io::ErrorKind::PermissionDenied => ClientError::NotPermitted(socket.display().to_string()),
         _ => ClientError::Unreachable(socket.display().to_string()),
@@ -97,7 +107,13 @@ pub fn call_with_progress<T: DeserializeOwned>(
     let mut connection = Connection::new(stream);
     // A daemon that refuses this user answers why before it closes; read that rather
     // than the broken pipe a refused send leaves.
-    let sent = connection.send(&WireRequest { v: PROTOCOL_VERSION, id: 1, request });
+    let sent = match connection.send(&WireRequest { v: PROTOCOL_VERSION, id: 1, request }) {
+        // Nothing was written: the daemon has nothing to answer, and would only close the
+        // connection at its idle limit.
+        Err(FrameError::TooLarge(len)) => return Err(ClientError::TooLarge(len)),
+        Err(error @ FrameError::Malformed(_)) => return Err(ClientError::Transport(error)),
+        sent => sent,
+    };
     loop {
         let response: Response<T> = match connection.receive() {
             Ok(Some(response)) => response,
@@ -122,6 +138,67 @@ mod tests {
 
     fn parse(wire: Value) -> Result<WireRequest, serde_json::Error> {
         serde_json::from_value(wire)
+    }
+
+    /// A daemon that takes a connection and never answers (as judged waits for a frame
+    /// until its idle limit).
+    fn silent_daemon() -> (std::path::PathBuf, std::thread::JoinHandle<()>) {
+        let socket = std::env::temp_dir().join(format!(
+            "judged-silent-{}-{:?}.sock",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_file(&socket);
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let held = std::thread::spawn(move || {
+            let Ok((stream, _)) = listener.accept() else { return };
+            std::thread::sleep(Duration::from_secs(3));
+            drop(stream);
+        });
+        (socket, held)
+    }
+
+    /// A request over the frame limit is never sent: the client says so at once rather
+    /// than wait for an answer the daemon cannot give.
+    #[test]
+    fn an_oversized_request_is_refused_at_once_by_the_client() {
+        let (socket, _held) = silent_daemon();
+        let big = "t".repeat(MAX_FRAME_BYTES + 1);
+        let request = Request::Panel(PanelArgs {
+            rubric: "hallucination".into(),
+            rubric_text: None,
+            persona: None,
+            artifact: big,
+            cwd: "/w".into(),
+            author_model: None,
+            progress: false,
+        });
+        let started = std::time::Instant::now();
+        let error = call::<Value>(&socket, request, Duration::from_secs(30)).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(2), "answered after {:?}", started.elapsed());
+        let said = error.to_string();
+        assert!(said.contains("more than the 8388608 bytes judged takes in one request"), "{said}");
+        let _ = std::fs::remove_file(&socket);
+    }
+
+    /// A field no real request holds that much of (a 10 MB cwd or session id) is refused by
+    /// name before anything is sent.
+    #[test]
+    fn an_overlong_field_is_refused_by_name_before_sending() {
+        let (socket, _held) = silent_daemon();
+        let request = Request::GateStatus(GateStatusArgs {
+            cwd: Some("/".repeat(10 * 1024 * 1024)),
+            session_id: None,
+            host: None,
+        });
+        let started = std::time::Instant::now();
+        let said = call::<Value>(&socket, request, Duration::from_secs(30)).unwrap_err().to_string();
+        assert!(started.elapsed() < Duration::from_secs(2), "answered after {:?}", started.elapsed());
+        assert!(said.contains("`cwd` is 10485760 bytes, more than the 4096 a path may be"), "{said}");
+        let session = Request::GateStatus(GateStatusArgs { cwd: None, session_id: Some("s".repeat(300)), host: None });
+        let said = session.check().unwrap_err().to_string();
+        assert!(said.contains("`session_id` is 300 bytes, more than the 256"), "{said}");
+        let _ = std::fs::remove_file(&socket);
     }
 
     #[test]

@@ -260,6 +260,10 @@ pub struct TraceArgs {
     /// The evidence file as given (absolute).
     #[serde(default)]
     pub evidence_path: Option<String>,
+    /// The files the evidence names (its response), as in [`ValidateArgs::files`]: the
+    /// daemon reads none itself.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
 }
 
 /// `judged mcp`'s `review`, asked of the daemon.
@@ -275,10 +279,11 @@ pub struct ReviewArgs {
     /// The task's description, when it has one.
     #[serde(default)]
     pub description: Option<String>,
-    /// Judge this file (relative to `cwd`) instead of the tree's changes; such a review
-    /// is not counted by the gate.
+    /// Judge this file of the project instead of the tree's changes; such a review is
+    /// not counted by the gate. The client reads it, held to the project: the daemon
+    /// reads no file a caller names.
     #[serde(default)]
-    pub file: Option<String>,
+    pub file: Option<ReviewFile>,
     /// The rubric's slug; the gate's `panel_rubric` when absent.
     #[serde(default)]
     pub rubric: Option<String>,
@@ -294,6 +299,17 @@ pub struct ReviewArgs {
     pub progress: bool,
 }
 
+/// A file to review, as the client read it from inside its project. The daemon, which may
+/// run as another account and read with that account's rights, is sent its text rather
+/// than its path.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReviewFile {
+    /// The path as the caller named it, relative to the project (the jurors are shown it).
+    pub name: String,
+    /// Its text, invalid UTF-8 replaced.
+    pub text: String,
+}
+
 /// `judged mcp`'s `gate_status`, asked of the daemon.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GateStatusArgs {
@@ -307,4 +323,94 @@ pub struct GateStatusArgs {
     /// the daemon knows the session.
     #[serde(default)]
     pub host: Option<Host>,
+}
+
+/// The longest path a request names: Linux's `PATH_MAX`.
+pub const MAX_PATH_BYTES: usize = 4096;
+/// The longest session id or session name: every host's is a UUID or a file path.
+pub const MAX_SESSION_BYTES: usize = 256;
+/// The longest task subject a review is asked with (a line, as a host's task subject is).
+pub const MAX_TASK_BYTES: usize = 16 * 1024;
+
+/// A request no client sends in earnest: refused by name, on both sides of the socket,
+/// before it costs anything (the frame limit alone let a 10 MB `cwd` wait for the daemon's
+/// idle limit).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RequestError {
+    /// A field longer than any real value of it.
+    #[error("`{field}` is {len} bytes, more than the {max} {what}: {fix}")]
+    TooLong {
+        /// The field, as the wire names it.
+        field: &'static str,
+        /// Its length.
+        len: usize,
+        /// The bound.
+        max: usize,
+        /// What the bound is.
+        what: &'static str,
+        /// What to pass instead.
+        fix: &'static str,
+    },
+}
+
+/// Refuse `value` of `field` when longer than a path may be.
+pub fn check_path(field: &'static str, value: &str) -> Result<(), RequestError> {
+    check_len(field, value, MAX_PATH_BYTES, "a path may be", "name the directory or file by a real path")
+}
+
+fn check_len(
+    field: &'static str,
+    value: &str,
+    max: usize,
+    what: &'static str,
+    fix: &'static str,
+) -> Result<(), RequestError> {
+    if value.len() > max { Err(RequestError::TooLong { field, len: value.len(), max, what, fix }) } else { Ok(()) }
+}
+
+fn check_session(field: &'static str, value: &str) -> Result<(), RequestError> {
+    check_len(field, value, MAX_SESSION_BYTES, "a session id may be", "pass your host session's id")
+}
+
+impl Request {
+    /// Refuse a field no real request holds that much of (the frame limit bounds the rest).
+    pub fn check(&self) -> Result<(), RequestError> {
+        let path = |field, value: &Option<String>| value.as_deref().map_or(Ok(()), |v| check_path(field, v));
+        let session = |field, value: &Option<String>| value.as_deref().map_or(Ok(()), |v| check_session(field, v));
+        match self {
+            Request::Events(EventsArgs { session: name, .. })
+            | Request::ChainHead(ChainHeadArgs { session: name, .. })
+            | Request::VerifyLog(SessionName { session: name }) => {
+                // A session is named by its id or by its log's path.
+                check_path("session", name)
+            }
+            Request::Challenge(args) => {
+                check_path("cwd", &args.cwd)?;
+                path("session_root", &args.session_root)
+            }
+            Request::Verify(args) => check_path("response_path", &args.response_path),
+            Request::Panel(args) => check_path("cwd", &args.cwd),
+            Request::Trace(args) => {
+                check_path("trace_path", &args.trace_path)?;
+                path("evidence_path", &args.evidence_path)
+            }
+            Request::Review(args) => {
+                path("cwd", &args.cwd)?;
+                session("session_id", &args.session_id)?;
+                check_len(
+                    "task",
+                    &args.task,
+                    MAX_TASK_BYTES,
+                    "a task's subject may be",
+                    "put the details in `description`",
+                )?;
+                path("file", &args.file.as_ref().map(|file| file.name.clone()))
+            }
+            Request::GateStatus(args) => {
+                path("cwd", &args.cwd)?;
+                session("session_id", &args.session_id)
+            }
+            _ => Ok(()),
+        }
+    }
 }

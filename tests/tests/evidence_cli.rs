@@ -1519,3 +1519,95 @@ fn a_review_counts_for_its_own_project_only() {
     let answer = hook(&live.project, "a-claude-session");
     assert_eq!(answer["decision"], "allow", "the reviewed project: {answer}");
 }
+/// Issue 31: an offline check refuses what the rules refuse. Signed same-family evidence
+/// (`verify` exit 10, `status: rejected`) is refused by `validate --public-key` as daemon
+/// mode refuses it: exit 2, in the same words, never 0.
+#[test]
+fn signed_rejected_evidence_is_refused_offline_as_in_daemon_mode() {
+    let scenario = Scenario::run("same-family");
+    let live = &scenario.live;
+    let evidence = &scenario.verified(Mode::Daemon).evidence;
+    let key = judged_key(&live.home, &[]).trim().to_owned();
+    let daemon = live.validate(Mode::Daemon, evidence);
+    let daemon = daemon.expect_code(2, "daemon mode refuses rejected evidence").error();
+    let offline = live.judge(Mode::Daemon, &["validate", "--evidence", p(evidence), "--public-key", &key]);
+    let offline = offline.expect_code(2, "offline refuses it too").error();
+    assert_eq!(offline["error"], daemon["error"], "in the same words");
+    assert!(offline["error"].as_str().unwrap().contains("evidence is not verified"), "{offline}");
+}
+
+/// Issue 31: one set of fields has one valid witness per key: a signature in upper-case
+/// hex is refused offline and by the daemon, saying the witness is not one judged writes.
+#[test]
+fn a_witness_in_another_encoding_is_refused() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let key = judged_key(&live.home, &[]).trim().to_owned();
+    let mut evidence = scenario.evidence(Mode::Daemon);
+    let witness = evidence["witness"].as_str().unwrap().to_owned();
+    let (head, signature) = witness.rsplit_once(':').unwrap();
+    evidence.insert("witness".into(), format!("{head}:{}", signature.to_uppercase()).into());
+    let upper = live.out("upper.json");
+    write_json(&upper, &evidence);
+    let offline = live.judge(Mode::Daemon, &["validate", "--evidence", p(&upper), "--public-key", &key]);
+    let said = offline.expect_code(2, "offline").error()["error"].as_str().unwrap().to_owned();
+    assert!(said.contains("is not one judged writes (ed25519:<key id>:<signature>"), "{said}");
+    live.validate(Mode::Daemon, &upper).expect_code(2, "daemon mode");
+}
+
+/// Issue 31: an artifact with a key twice is refused wherever it is read, naming the key:
+/// a parser that keeps the first value would see a same-family review behind a signature
+/// that checks over the last.
+#[test]
+fn an_artifact_with_a_duplicate_key_is_refused_naming_it() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let key = judged_key(&live.home, &[]).trim().to_owned();
+    let evidence = scenario.verified(Mode::Daemon).evidence.clone();
+    let text = fs::read_to_string(&evidence).unwrap();
+    let prepended = text.replacen('{', r#"{"reviewer_model": "gpt-5.4", "reviewer_family": "openai","#, 1);
+    let twice = live.out("twice.json");
+    fs::write(&twice, prepended).unwrap();
+    for (what, run) in [
+        ("offline", live.judge(Mode::Daemon, &["validate", "--evidence", p(&twice), "--public-key", &key])),
+        ("daemon", live.validate(Mode::Daemon, &twice)),
+        ("direct", live.validate(Mode::Direct, &twice)),
+    ] {
+        let said = run.expect_code(2, what).error()["error"].as_str().unwrap().to_owned();
+        assert!(said.contains("duplicate key `reviewer_family` in JSON artifact"), "{what}: {said}");
+    }
+    // On the wire too: the daemon is asked with the same text, not a re-serialized copy.
+    let args = format!(r#"{{"kind": "evidence", "artifact": {}, "files": {{}}}}"#, fs::read_to_string(&twice).unwrap());
+    let said = raw_call(&live.home.join("judged.sock"), "validate", &args);
+    assert!(said.contains("duplicate key `reviewer_family`"), "{said}");
+}
+
+/// One request over the socket as its text is written (a client's typed request could not
+/// hold a key twice), and the response's text.
+fn raw_call(socket: &Path, op: &str, args: &str) -> String {
+    use std::io::Read;
+    let body = format!(r#"{{"v": 2, "id": 1, "op": "{op}", "args": {args}}}"#);
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).unwrap();
+    stream.write_all(&(body.len() as u32).to_be_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut header = [0u8; 4];
+    stream.read_exact(&mut header).unwrap();
+    let mut answer = vec![0u8; u32::from_be_bytes(header) as usize];
+    stream.read_exact(&mut answer).unwrap();
+    String::from_utf8(answer).unwrap()
+}
+
+/// Issue 31: the daemon reads no file a caller names on its behalf. Asked to validate
+/// evidence without the response file sent along, it does not read the path the evidence
+/// names (with its own rights, wherever that is): it says the client is to send it.
+#[test]
+fn the_daemon_does_not_read_a_response_file_the_client_did_not_send() {
+    let scenario = Scenario::run("cross-family-ok");
+    let live = &scenario.live;
+    let evidence = fs::read_to_string(&scenario.verified(Mode::Daemon).evidence).unwrap();
+    let args = format!(r#"{{"kind": "evidence", "artifact": {evidence}, "files": {{}}}}"#);
+    let said = raw_call(&live.home.join("judged.sock"), "validate", &args);
+    assert!(said.contains(r#""error""#), "{said}");
+    assert!(said.contains("was not sent with the request") && said.contains("send its bytes in `files`"), "{said}");
+    live.validate(Mode::Daemon, &scenario.verified(Mode::Daemon).evidence).expect_code(0, "judge-evidence sends it");
+}

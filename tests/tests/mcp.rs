@@ -389,3 +389,100 @@ fn a_review_waits_for_the_sessions_model_and_the_gate_counts_it() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(decisions(&s.daemon)[0]["reason"], "review verdict", "the gate found the review by its author");
 }
+
+/// Issue 31: every path a tool takes stays in the project once symlinks are resolved. A
+/// file outside it, or a symlink in it that leads out, is never read (nor shown to the
+/// jurors), and an artifact is never written outside it; each refusal names the path and
+/// says to name one inside the project. A file of the project is still reviewed.
+#[test]
+fn a_path_outside_the_project_is_neither_read_nor_written() {
+    let mut s = setup("pass");
+    let outside = s.project.parent().unwrap().to_path_buf();
+    std::fs::write(outside.join("secret.txt"), "PRIVATE KEY\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), s.project.join("leak")).unwrap();
+    let before = journal_events(&s.daemon);
+    let refused = |result: &Value, given: &str| {
+        assert_eq!(result["isError"], true, "{result}");
+        let said = text(result);
+        assert!(
+            said.contains(&format!("`{given}` leads outside the project"))
+                && said.contains("name a path inside the project, relative to it"),
+            "{said}"
+        );
+    };
+    let absolute = outside.join("secret.txt").display().to_string();
+    for given in ["../secret.txt", "leak", absolute.as_str()] {
+        let mut args = review_args(&s);
+        args["file"] = given.into();
+        let (result, _) = s.mcp.call("review", args);
+        refused(&result, given);
+    }
+    assert_eq!(journal_events(&s.daemon), before, "no jury was shown the file");
+
+    let binding = "run_20261201_a1b2c3d4_r1_review_7e91c4ab";
+    let escape = "../../escaped/home/.bashrc";
+    let (result, _) = s.mcp.call("challenge", json!({"binding": binding, "cwd": s.project, "output": escape}));
+    refused(&result, escape);
+    std::fs::write(s.project.join("c.json"), "{}").unwrap();
+    let (result, _) = s.mcp.call("verify", json!({"cwd": s.project, "challenge": "../secret.txt"}));
+    refused(&result, "../secret.txt");
+    for (field, given) in [("output", "../e.json"), ("response_output", "../../r.md")] {
+        let mut args = json!({"cwd": s.project, "challenge": "c.json"});
+        args[field] = given.into();
+        let (result, _) = s.mcp.call("verify", args);
+        refused(&result, given);
+    }
+    let top = outside.parent().unwrap();
+    assert!(!top.join("escaped").exists() && !outside.join("e.json").exists() && !top.join("r.md").exists());
+
+    let mut args = review_args(&s);
+    args["file"] = "cart.rs".into();
+    let (result, _) = s.mcp.call("review", args);
+    assert_eq!(result["isError"], false, "a file of the project is reviewed: {result}");
+}
+
+/// Issue 31: a file to review is a regular file of bounded size: a FIFO (which would block
+/// its reader) or a directory is refused at once, saying what it is.
+#[test]
+fn a_file_to_review_that_is_no_regular_file_is_refused_at_once() {
+    let mut s = setup("pass");
+    let fifo = s.project.join("pipe");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::fs::create_dir_all(s.project.join("docs")).unwrap();
+    for (given, kind) in [("pipe", "a FIFO, socket or device"), ("docs", "a directory")] {
+        let mut args = review_args(&s);
+        args["file"] = given.into();
+        let (result, _) = s.mcp.call("review", args);
+        assert_eq!(result["isError"], true, "{result}");
+        let said = text(&result);
+        assert!(said.contains(&format!("`{given}` is {kind}, not a regular file")), "{said}");
+    }
+}
+
+/// Issue 31: an argument no real call holds that much of (a 10 MB cwd, a session id of a
+/// megabyte) is refused at once, naming the field, not answered at the daemon's idle limit.
+#[test]
+fn an_oversized_argument_is_refused_at_once_naming_it() {
+    let mut s = setup("pass");
+    let started = std::time::Instant::now();
+    let (result, _) = s.mcp.call("gate_status", json!({"cwd": "/".repeat(10 * 1024 * 1024), "session_id": SESSION}));
+    assert!(started.elapsed() < Duration::from_secs(10), "answered after {:?}", started.elapsed());
+    assert_eq!(result["isError"], true, "{}", text(&result).len());
+    let said = text(&result);
+    assert!(
+        said.contains("`cwd` is 10485760 bytes, more than the 4096 a path may be"),
+        "{}",
+        &said[..said.len().min(300)]
+    );
+    let mut args = review_args(&s);
+    args["session_id"] = "s".repeat(1024 * 1024).into();
+    let (result, _) = s.mcp.call("review", args);
+    let said = text(&result);
+    assert!(said.contains("`session_id` is 1048576 bytes, more than the 256"), "{}", &said[..said.len().min(300)]);
+    let (result, _) = s.mcp.call(
+        "challenge",
+        json!({"binding": "run_20261201_a1b2c3d4_r1_review_7e91c4ab", "cwd": "/".repeat(10 * 1024 * 1024)}),
+    );
+    let said = text(&result);
+    assert!(said.contains("`cwd` is 10485760 bytes"), "{}", &said[..said.len().min(300)]);
+}

@@ -224,10 +224,112 @@ impl Evidence {
 }
 
 /// A challenge or evidence as read back from a file or the wire, before (or without) the
-/// rules' checks: any JSON object.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// rules' checks: any JSON object whose objects each hold a key once (see [`Unique`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct Artifact(pub(crate) Map<String, Value>);
+
+/// A key an object holds twice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct DuplicateKey(String);
+
+/// JSON read with every object's keys checked unique, at any depth. `serde_json` keeps the
+/// last of two values and another parser may keep the first: a same-family pair prepended
+/// to signed evidence would be what that parser sees behind a signature that checks over
+/// the last. One reading of an artifact's text, for a file and the wire alike.
+struct Unique(std::result::Result<Value, DuplicateKey>);
+
+impl<'de> Deserialize<'de> for Unique {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Unique, D::Error> {
+        deserializer.deserialize_any(UniqueVisitor)
+    }
+}
+
+struct UniqueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueVisitor {
+    type Value = Unique;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Unique, E> {
+        Ok(Unique(Ok(v.into())))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Unique, E> {
+        Ok(Unique(Ok(v.into())))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Unique, E> {
+        Ok(Unique(Ok(v.into())))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Unique, E> {
+        Ok(Unique(Ok(v.into())))
+    }
+
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Unique, E> {
+        Ok(Unique(Ok(v.into())))
+    }
+
+    fn visit_string<E>(self, v: String) -> std::result::Result<Unique, E> {
+        Ok(Unique(Ok(v.into())))
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<Unique, E> {
+        Ok(Unique(Ok(Value::Null)))
+    }
+
+    fn visit_none<E>(self) -> std::result::Result<Unique, E> {
+        Ok(Unique(Ok(Value::Null)))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Unique, A::Error> {
+        let mut items = Vec::new();
+        let mut duplicate = None;
+        // Read to the end whatever is found: the parser expects the whole array consumed.
+        while let Some(Unique(item)) = seq.next_element()? {
+            match item {
+                Ok(item) => items.push(item),
+                Err(key) => _ = duplicate.get_or_insert(key),
+            }
+        }
+        Ok(Unique(duplicate.map_or(Ok(Value::Array(items)), Err)))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Unique, A::Error> {
+        let mut fields = Map::new();
+        let mut duplicate = None;
+        while let Some(key) = map.next_key::<String>()? {
+            let Unique(value) = map.next_value()?;
+            match value {
+                Err(inner) => _ = duplicate.get_or_insert(inner),
+                Ok(_) if fields.contains_key(&key) => _ = duplicate.get_or_insert(DuplicateKey(key)),
+                Ok(value) => _ = fields.insert(key, value),
+            }
+        }
+        Ok(Unique(duplicate.map_or(Ok(Value::Object(fields)), Err)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Artifact {
+    /// As [`Artifact::parse`] reads a file: an object, each key once.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Artifact, D::Error> {
+        use serde::de::Error;
+        match Unique::deserialize(deserializer)?.0 {
+            Ok(Value::Object(fields)) => Ok(Artifact(fields)),
+            Ok(_) => Err(D::Error::custom("a JSON artifact must be an object")),
+            Err(DuplicateKey(key)) => Err(D::Error::custom(duplicate_message(&key))),
+        }
+    }
+}
+
+/// The words for an artifact holding `key` twice.
+fn duplicate_message(key: &str) -> String {
+    format!("duplicate key `{key}` in JSON artifact: judged writes each key once, so it was edited")
+}
 
 impl From<Map<String, Value>> for Artifact {
     fn from(fields: Map<String, Value>) -> Artifact {
@@ -255,9 +357,10 @@ impl Artifact {
 
     /// Parse artifact bytes read from `path`.
     pub fn parse(path: &str, bytes: &[u8]) -> Result<Artifact> {
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(Value::Object(map)) => Ok(Artifact(map)),
-            Ok(_) => Err(EvidenceError::evidence(format!("JSON artifact must be an object: {path}"))),
+        match serde_json::from_slice::<Unique>(bytes).map(|unique| unique.0) {
+            Ok(Ok(Value::Object(map))) => Ok(Artifact(map)),
+            Ok(Ok(_)) => Err(EvidenceError::evidence(format!("JSON artifact must be an object: {path}"))),
+            Ok(Err(DuplicateKey(key))) => Err(EvidenceError::evidence(format!("{} ({path})", duplicate_message(&key)))),
             Err(_) => Err(EvidenceError::evidence(format!("invalid JSON artifact: {path}"))),
         }
     }
@@ -398,5 +501,22 @@ mod tests {
         assert_eq!(artifact.host(), Host::CodexCli);
         let error = Artifact::parse("/c.json", b"[1]").unwrap_err();
         assert_eq!(error.message, "JSON artifact must be an object: /c.json");
+    }
+
+    /// A key twice, at the top or deeper, is refused by name from a file and the wire alike.
+    #[test]
+    fn an_artifact_holding_a_key_twice_is_refused_naming_it() {
+        let twice = br#"{"status": "rejected", "nonce": "n", "status": "verified"}"#;
+        let error = Artifact::parse("/e.json", twice).unwrap_err();
+        assert_eq!(
+            error.message,
+            "duplicate key `status` in JSON artifact: judged writes each key once, so it was edited (/e.json)"
+        );
+        let deep = br#"{"nonce": "n", "other": [{"a": 1, "a": 2}]}"#;
+        assert!(Artifact::parse("/e.json", deep).unwrap_err().message.starts_with("duplicate key `a`"));
+        let wire = serde_json::from_slice::<Artifact>(twice).unwrap_err().to_string();
+        assert!(wire.starts_with("duplicate key `status` in JSON artifact"), "{wire}");
+        let once = br#"{"nonce": "n", "other": [{"a": 1}, {"a": 2}], "x": 1.5, "y": null}"#;
+        assert_eq!(serde_json::from_slice::<Artifact>(once).unwrap(), Artifact::parse("/e.json", once).unwrap());
     }
 }

@@ -255,6 +255,15 @@ pub(super) struct BoundChallenge<'c, 'l> {
     pub marker: MarkerLifecycle<'l>,
 }
 
+/// What [`revalidate`] refuses from the challenge's own fields: its schema and a bound
+/// status.
+pub(super) fn check_standing(challenge: &Artifact) -> Result<()> {
+    if challenge.str("schema") != Some(CHALLENGE_SCHEMA) || challenge.str("status") != Some("bound") {
+        return Err(EvidenceError::evidence("unsupported or unbound Copilot challenge"));
+    }
+    Ok(())
+}
+
 /// Re-check a challenge artifact against its log (evidence-protocol.md §2.3), and the host's chain from
 /// the marker call to the end of the log as it is now; shared by every way of verifying.
 pub(super) fn revalidate<'c, 'l>(
@@ -262,9 +271,7 @@ pub(super) fn revalidate<'c, 'l>(
     log: &'l SessionLog,
     env: &dyn Env,
 ) -> Result<BoundChallenge<'c, 'l>> {
-    if challenge.str("schema") != Some(CHALLENGE_SCHEMA) || challenge.str("status") != Some("bound") {
-        return Err(EvidenceError::evidence("unsupported or unbound Copilot challenge"));
-    }
+    check_standing(challenge)?;
     session::ensure_parsed(log)?;
     let prefix = challenge
         .prefix_len("event_prefix_bytes", log.len())

@@ -503,15 +503,29 @@ pub fn verify_cli_review(
     Ok(Verified { evidence, response: answer, window_start: bound.marker.start_line.start })
 }
 
+/// What [`validate_cli_review`] refuses from the evidence's own fields: a reviewer CLI's
+/// evidence schema and a verified pair. The reviewer CLI it names.
+pub(super) fn check_standing(ev: &Artifact) -> Result<ReviewerCli> {
+    let fail = |message: &str| Err(EvidenceError::evidence(message));
+    let Some(cli) = ev.str("agent_name").and_then(ReviewerCli::of_evidence) else {
+        return fail("not evidence of a reviewer CLI's review");
+    };
+    if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
+        return fail("not evidence of a reviewer CLI's review");
+    }
+    if ev.str("status") != Some("verified") || ev.get("independence_verified") != Some(&Value::Bool(true)) {
+        return fail(&format!("{} review evidence is not verified", cli.name()));
+    }
+    Ok(cli)
+}
+
 /// Revalidate evidence of a reviewer CLI's review against the executor's log and the run's log
 /// as they are now: both bound prefixes unchanged, the marker lifecycle and the run
 /// re-derived from them, the response file the run's answer. Where the reviewed window
 /// starts.
 pub fn validate_cli_review(ev: &Artifact, log: &SessionLog, run_log: &SessionLog, env: &dyn Env) -> Result<u64> {
     let fail = |message: &str| Err(EvidenceError::evidence(message));
-    let Some(cli) = ev.str("agent_name").and_then(ReviewerCli::of_evidence) else {
-        return fail("not evidence of a reviewer CLI's review");
-    };
+    let cli = check_standing(ev)?;
     let kind = match cli {
         ReviewerCli::Codex => "rollout",
         ReviewerCli::Copilot => "session log",
@@ -519,12 +533,6 @@ pub fn validate_cli_review(ev: &Artifact, log: &SessionLog, run_log: &SessionLog
         ReviewerCli::Gemini => "recording",
     };
     let name = cli.name();
-    if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
-        return fail("not evidence of a reviewer CLI's review");
-    }
-    if ev.str("status") != Some("verified") || ev.get("independence_verified") != Some(&Value::Bool(true)) {
-        return fail(&format!("{name} review evidence is not verified"));
-    }
     let executor = Executor(log.host);
     let modified = match log.host {
         Host::CodexCli => "Codex CLI evidence rollout prefix was modified",

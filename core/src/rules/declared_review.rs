@@ -155,10 +155,9 @@ pub fn verify_declared_review(
     Ok(Verified { evidence, response: result.text.clone(), window_start: bound.marker.start_line.start })
 }
 
-/// Revalidate evidence of a caller-declared review against `log` as it is now: the bound
-/// prefix unchanged, the marker lifecycle and the call re-derived from it, the response
-/// file the call's result. Where the reviewed window starts.
-pub fn validate_declared_review(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<u64> {
+/// What [`validate_declared_review`] refuses from the evidence's own fields: the schema of
+/// a caller-declared review, and a verified one.
+pub(super) fn check_standing(ev: &Artifact) -> Result<()> {
     let fail = |message: &str| Err(EvidenceError::evidence(message));
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) || !is_declared(ev) {
         return fail("not evidence of a caller-declared review");
@@ -166,6 +165,15 @@ pub fn validate_declared_review(ev: &Artifact, log: &SessionLog, env: &dyn Env) 
     if ev.str("status") != Some("verified") || ev.identity_assurance() != CALLER_DECLARED {
         return fail("caller-declared review evidence is not verified");
     }
+    Ok(())
+}
+
+/// Revalidate evidence of a caller-declared review against `log` as it is now: the bound
+/// prefix unchanged, the marker lifecycle and the call re-derived from it, the response
+/// file the call's result. Where the reviewed window starts.
+pub fn validate_declared_review(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<u64> {
+    let fail = |message: &str| Err(EvidenceError::evidence(message));
+    check_standing(ev)?;
     let prefix = revalidate_prefix(ev, log, env, "evidence session log prefix was modified")?;
     let marker = revalidate_marker(ev, log, prefix)?;
     let bound = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());

@@ -224,6 +224,18 @@ impl ArtifactKind {
         }
     }
 
+    /// What the rules refuse from an artifact of this kind by its own fields, before any
+    /// log is read (its schema, a bound challenge, a verified pair), in the words its rule
+    /// uses: an offline check of the signature alone refuses the same, as the daemon would.
+    pub fn check_standing(self, artifact: &Artifact) -> Result<()> {
+        match (self, reviewer_log(artifact)) {
+            (ArtifactKind::Challenge, _) => challenge::check_standing(artifact),
+            (ArtifactKind::Evidence, None) if is_declared(artifact) => declared_review::check_standing(artifact),
+            (ArtifactKind::Evidence, None) => validate::check_standing(artifact),
+            (ArtifactKind::Evidence, Some(_)) => cli_review::check_standing(artifact).map(|_| ()),
+        }
+    }
+
     /// Revalidate an artifact of this kind against `log` (and, for evidence of a review
     /// recorded in another host's log, that `reviewer` log: see [`reviewer_log`]) with its
     /// rule.

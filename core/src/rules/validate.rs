@@ -51,9 +51,9 @@ pub(super) fn revalidate_marker<'a>(ev: &Artifact, log: &'a SessionLog, prefix: 
     Ok(marker)
 }
 
-/// Revalidate evidence: where its reviewed window starts in the log (the marker call),
-/// and the review's time when the evidence does not record it.
-pub fn validate(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<Validated> {
+/// What [`validate`] refuses from the evidence's own fields (§2.6 steps 2–4): its schema,
+/// a verified pair, the host's reviewer.
+pub(super) fn check_standing(ev: &Artifact) -> Result<()> {
     if ev.str("schema") != Some(EVIDENCE_SCHEMA) {
         return fail("unsupported Copilot native evidence schema");
     }
@@ -63,6 +63,13 @@ pub fn validate(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<Valida
     if ev.required("agent_name")? != REVIEWER_AGENT {
         return fail("evidence agent is not rubber-duck");
     }
+    Ok(())
+}
+
+/// Revalidate evidence: where its reviewed window starts in the log (the marker call),
+/// and the review's time when the evidence does not record it.
+pub fn validate(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<Validated> {
+    check_standing(ev)?;
     let prefix = revalidate_prefix(ev, log, env, "Copilot evidence event prefix was modified")?;
     let tool_call_id = ev.required("tool_call_id")?;
     let nonce = ev.required("nonce")?;

@@ -16,7 +16,7 @@ impl Engine {
                 let validate = ValidateArgs {
                     kind: ArtifactKind::Evidence,
                     artifact: evidence.clone(),
-                    files: Default::default(),
+                    files: args.files.clone(),
                 };
                 self.validate(&validate)?;
                 Some(EvidenceFacts::of(evidence, args.evidence_path.clone().unwrap_or_default())?)

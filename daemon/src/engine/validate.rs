@@ -29,7 +29,7 @@ impl Engine {
                 Err(_) => Err(bad_request(format!("`files.{path}` must be the file's bytes in hex"))),
             })
             .collect::<Result<HashMap<String, Vec<u8>>, _>>()?;
-        let env = FsEnv::with_sent_files(sent);
+        let env = FsEnv::sent_only(sent);
         let validated = args.kind.validate(&args.artifact, log, reviewer_log, &env)?;
         self.check_findings(&file, validated.window_start)?;
         if let Some(reviewer) = &reviewer {

@@ -19,7 +19,7 @@ use judged_core::files;
 use judged_core::worktree::changes_text;
 use judged_jury::config::JuryConfig;
 use judged_jury::packet::FinalVerdict;
-use judged_protocol::{ReviewArgs, ReviewCount};
+use judged_protocol::{ReviewArgs, ReviewCount, ReviewFile};
 use std::path::{Path, PathBuf};
 
 /// Why a review or a status cannot be had.
@@ -29,8 +29,6 @@ pub enum AskError {
     Config(String),
     #[error(transparent)]
     Jury(#[from] PanelError),
-    #[error("cannot read {}: {source}; name a file of the project, relative to its cwd", path.display())]
-    File { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(
@@ -161,7 +159,7 @@ impl HookGate<'_> {
                      without `file` for the gate to count it"
                         .to_owned()
                 });
-                let artifact = file_artifact(&label, &work, &project, file)?;
+                let artifact = file_artifact(&label, &work, file);
                 (ask.key(&jury, &digest_of(&artifact)), artifact)
             }
             (None, Some(tree)) => {
@@ -226,13 +224,12 @@ fn uncounted_as_asked(settings: &Settings, knows_the_session: bool) -> Option<St
 }
 
 /// The artifact of a review of one file: the work's words and the file, cut as the
-/// tree's changes are.
-fn file_artifact(label: &str, work: &str, project: &Path, file: &str) -> Result<String, AskError> {
-    let path = project.join(file);
-    let bytes = std::fs::read(&path).map_err(|source| AskError::File { path: path.clone(), source })?;
+/// tree's changes are. The client sent its text: the daemon reads no file a caller names.
+fn file_artifact(label: &str, work: &str, file: &ReviewFile) -> String {
+    let bytes = file.text.as_bytes();
     let shown = bytes.len().min(PANEL_CHANGES_BYTES);
     let text = String::from_utf8_lossy(&bytes[..shown]);
     let cut = bytes.len() - shown;
     let note = if cut > 0 { format!(", cut: {cut} more bytes not shown") } else { String::new() };
-    Ok(format!("{label}\n\n{work}\n\nThe file {file}{note}:\n{text}"))
+    format!("{label}\n\n{work}\n\nThe file {}{note}:\n{text}", file.name)
 }

@@ -1,7 +1,12 @@
 //! File-system helpers shared by direct mode and the daemon: safe reads, atomic artifact
 //! writes, path resolution, session discovery, and [`FsEnv`], the rules' view of the real
-//! file system. With `worktree` (which runs git), the only module of the crate that
-//! touches the disk.
+//! file system; [`confine`] holds a path a caller names to its project. With `worktree`
+//! (which runs git), the only module of the crate that touches the disk.
+
+mod confine;
+
+pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner};
+pub use confine::{read as read_confined, target as confined_target};
 
 use crate::event::Host;
 use crate::rules::{Env, EvidenceError, Result, SearchedRoot};
@@ -68,19 +73,20 @@ pub fn read_artifact(path: &str) -> Result<(String, Vec<u8>)> {
 
 /// The rules' [`Env`] on the real file system, for direct mode and the daemon alike.
 ///
-/// The daemon may run under another account than the client, which then cannot let it
-/// read its files: such a client sends the artifact files a rule reads (the stored
-/// response) along with its request, and those are read from here first.
+/// Direct mode reads the artifact files a rule reads (the stored response) from the disk,
+/// with its caller's rights. The daemon reads none a caller names: it may run as another
+/// account, and would read with that account's rights whatever path an artifact holds; the
+/// client sends those files along with its request, and they are read from here alone.
 #[derive(Clone, Debug, Default)]
 pub struct FsEnv {
-    sent: HashMap<String, Vec<u8>>,
+    /// The files sent along, when only those may be read.
+    sent: Option<HashMap<String, Vec<u8>>>,
 }
 
 impl FsEnv {
-    /// Real paths, with `sent` (path to bytes, as the client named them) read before the
-    /// disk.
-    pub fn with_sent_files(sent: HashMap<String, Vec<u8>>) -> FsEnv {
-        FsEnv { sent }
+    /// Only `sent` (path to bytes, as the client named them) is read, never the disk.
+    pub fn sent_only(sent: HashMap<String, Vec<u8>>) -> FsEnv {
+        FsEnv { sent: Some(sent) }
     }
 }
 
@@ -90,9 +96,14 @@ impl Env for FsEnv {
     }
 
     fn read_file(&self, path: &str) -> Result<Vec<u8>> {
-        match self.sent.get(path) {
-            Some(bytes) => Ok(bytes.clone()),
+        match &self.sent {
             None => read_artifact(path).map(|(_, bytes)| bytes),
+            Some(sent) => sent.get(path).cloned().ok_or_else(|| {
+                EvidenceError::evidence(format!(
+                    "the file {path} was not sent with the request: judged reads no file a client names; send its \
+                     bytes in `files` (judge-evidence does)"
+                ))
+            }),
         }
     }
 }
@@ -474,7 +485,7 @@ mod tests {
     }
 
     #[test]
-    fn fs_env_reads_files_sent_along_before_the_disk() {
+    fn fs_env_reads_the_disk_or_only_the_files_sent_along() {
         let dir = tempfile::tempdir().unwrap();
         let on_disk = dir.path().join("r1.response.md");
         fs::write(&on_disk, b"from disk").unwrap();
@@ -486,10 +497,10 @@ mod tests {
         assert!(plain.read_file(&sent_only).unwrap_err().message.starts_with("file not found"));
         assert_eq!(plain.resolve(&on_disk), resolve(&on_disk));
 
-        let sent = [(on_disk.clone(), b"sent".to_vec()), (sent_only.clone(), b"sent too".to_vec())];
-        let env = FsEnv::with_sent_files(sent.into_iter().collect());
-        assert_eq!(env.read_file(&on_disk).unwrap(), b"sent", "what the client sent wins");
-        assert_eq!(env.read_file(&sent_only).unwrap(), b"sent too");
+        let env = FsEnv::sent_only([(sent_only.clone(), b"sent".to_vec())].into_iter().collect());
+        assert_eq!(env.read_file(&sent_only).unwrap(), b"sent");
+        let refused = env.read_file(&on_disk).unwrap_err().message;
+        assert!(refused.contains("was not sent with the request: judged reads no file a client names"), "{refused}");
     }
 
     /// A root named without a host reads each log once, as the host its shape says.
