@@ -11,11 +11,14 @@
 //! them, and installing again brings their command up to date. [`hook_program`] decides
 //! how the command names `judge-hook`: by its bare name when PATH finds it.
 
+mod user_file;
+
 use serde_json::{Map, Value, json};
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+pub use user_file::{UserFile, read as read_user_file};
 
 /// What marks a hook entry as ours.
 const SHIM: &str = "judge-hook";
@@ -48,6 +51,31 @@ pub fn shim_command(program: &str, host: &str, on_error_allow: bool, hook_timeou
 pub enum InstallError {
     #[error("cannot {action} {}: {source}", path.display())]
     Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error(
+        "{} is a symbolic link to {}, which does not exist; create that file or remove the link, then run again",
+        path.display(),
+        to.display()
+    )]
+    DanglingLink { path: PathBuf, to: PathBuf },
+    #[error("{} is not a regular file; move it away, then run again", path.display())]
+    NotAFile { path: PathBuf },
+    #[error(
+        "{} is read-only (mode {mode:04o}), so judged leaves it as it is; to have judged change it, make it \
+         writable (`chmod u+w {}`) and run again",
+        path.display(),
+        path.display()
+    )]
+    ReadOnly { path: PathBuf, mode: u32 },
+    #[error(
+        "{} belongs to uid {uid}, and rewriting it as this user would make it this user's; run this as that \
+         user (or as root, which keeps the owner)",
+        path.display()
+    )]
+    OtherOwner { path: PathBuf, uid: u32 },
+    #[error("{} is not writable by this user ({source}); fix its permissions, then run again", path.display())]
+    NotWritable { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Write(#[from] judged_core::files::AtomicWriteError),
     #[error("{} is not a JSON object; fix or move it, then run again", .0.display())]
     NotAnObject(PathBuf),
     #[error("{}: `{field}` is not {expected}; fix it, then run again", path.display())]
@@ -107,11 +135,29 @@ pub struct Plan {
     pub before: Option<String>,
     /// `None` removes the file.
     pub after: Option<String>,
+    /// The file as read, which the change is written to.
+    file: UserFile,
 }
 
 impl Plan {
+    /// Change `file` (as read) to `after`; `None` removes it.
+    pub fn new(file: UserFile, after: Option<String>) -> Plan {
+        Plan { path: file.path.clone(), before: file.text.clone(), after, file }
+    }
+
     pub fn changes(&self) -> bool {
         self.before != self.after
+    }
+
+    /// Refuse a change to a file this user cannot rewrite as it is (read-only, another
+    /// user's), before anything is written; a dry run says so too.
+    pub fn check(&self) -> Result<(), InstallError> {
+        if self.changes() { self.file.check_writable() } else { Ok(()) }
+    }
+
+    /// Where the change is written when the path is a link: the file it names.
+    pub fn link_target(&self) -> Option<&Path> {
+        self.file.is_link().then(|| self.file.target())
     }
 
     /// A line diff of the planned change, for `--dry-run`.
@@ -132,8 +178,9 @@ impl Plan {
         out
     }
 
-    /// Write the change, keeping a backup of the file it replaces.
+    /// Write the change, keeping a backup of the file it replaces (as private as it).
     pub fn apply(&self) -> Result<Option<PathBuf>, InstallError> {
+        self.check()?;
         let backup = match &self.before {
             Some(before) => {
                 let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
@@ -141,21 +188,13 @@ impl Plan {
                     "{}.judged-backup-{stamp}",
                     self.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
                 ));
-                fs::write(&backup, before).map_err(io_error("back up to", &backup))?;
+                self.file.write_beside(&backup, before)?;
                 Some(backup)
             }
             None => None,
         };
         match &self.after {
-            Some(after) => {
-                if let Some(parent) = self.path.parent() {
-                    fs::create_dir_all(parent).map_err(io_error("create", parent))?;
-                }
-                let temp = self.path.with_extension("judged-tmp");
-                fs::write(&temp, after)
-                    .and_then(|_| fs::rename(&temp, &self.path))
-                    .map_err(io_error("write", &self.path))?;
-            }
+            Some(after) => self.file.write(after)?,
             None => fs::remove_file(&self.path).map_err(io_error("remove", &self.path))?,
         }
         Ok(backup)
@@ -283,15 +322,14 @@ pub fn hook_program(
     Ok(HookProgram { program: shell_word(&chosen.to_string_lossy()), warnings })
 }
 
-fn read_json(path: &Path) -> Result<(Option<String>, Map<String, Value>), InstallError> {
-    match fs::read_to_string(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, Map::new())),
-        Err(e) => Err(io_error("read", path)(e)),
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => Ok((Some(text), map)),
-            _ => Err(InstallError::NotAnObject(path.to_owned())),
-        },
-    }
+fn read_json(path: &Path) -> Result<(UserFile, Map<String, Value>), InstallError> {
+    let file = user_file::read(path)?;
+    let map = match file.text.as_deref().map(serde_json::from_str::<Value>) {
+        None => Map::new(),
+        Some(Ok(Value::Object(map))) => map,
+        Some(_) => return Err(InstallError::NotAnObject(path.to_owned())),
+    };
+    Ok((file, map))
 }
 
 /// `value` as the JSON files here are written: pretty, with a final newline.
@@ -332,7 +370,7 @@ fn command_hooks_install(
     events: &[String],
     timeout: u64,
 ) -> Result<Plan, InstallError> {
-    let (before, mut map) = read_json(settings)?;
+    let (file, mut map) = read_json(settings)?;
     let hooks = map.entry("hooks").or_insert_with(|| json!({}));
     let Some(hooks) = hooks.as_object_mut() else {
         return Err(InstallError::Field { path: settings.to_owned(), field: "hooks".into(), expected: "an object" });
@@ -355,7 +393,7 @@ fn command_hooks_install(
             groups.push(command_hook_group(command, timeout));
         }
     }
-    Ok(Plan { path: settings.to_path_buf(), after: Some(pretty(&Value::Object(map))), before })
+    Ok(Plan::new(file, Some(pretty(&Value::Object(map)))))
 }
 
 /// Remove our hook groups from a Claude Code settings file, and nothing else.
@@ -365,9 +403,9 @@ pub fn claude_uninstall(settings: &Path) -> Result<Plan, InstallError> {
 
 /// Remove our hook groups from a file of Claude Code's hook shape, and nothing else.
 fn command_hooks_uninstall(settings: &Path) -> Result<Plan, InstallError> {
-    let (before, mut map) = read_json(settings)?;
-    if before.is_none() {
-        return Ok(Plan { path: settings.to_path_buf(), before: None, after: None });
+    let (file, mut map) = read_json(settings)?;
+    if file.text.is_none() {
+        return Ok(Plan::new(file, None));
     }
     if let Some(hooks) = map.get_mut("hooks").and_then(Value::as_object_mut) {
         for groups in hooks.values_mut().filter_map(Value::as_array_mut) {
@@ -378,7 +416,7 @@ fn command_hooks_uninstall(settings: &Path) -> Result<Plan, InstallError> {
             map.remove("hooks");
         }
     }
-    Ok(Plan { path: settings.to_path_buf(), before, after: Some(pretty(&Value::Object(map))) })
+    Ok(Plan::new(file, Some(pretty(&Value::Object(map)))))
 }
 
 /// judged's file in Claude Code's managed-settings drop-in directory: root's, read by
@@ -446,14 +484,14 @@ pub fn copilot_managed_path() -> PathBuf {
 /// Write a Copilot CLI hook file of ours (the repository's [`copilot_path`] or the policy
 /// directory's [`copilot_managed_path`]) with our `agentStop` hook.
 pub fn copilot_install(path: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
-    let (before, _) = read_json(path)?;
-    Ok(Plan { path: path.to_owned(), before, after: Some(pretty(&copilot_hooks(command, timeout_seconds))) })
+    let (file, _) = read_json(path)?;
+    Ok(Plan::new(file, Some(pretty(&copilot_hooks(command, timeout_seconds)))))
 }
 
 /// Remove a Copilot CLI hook file of ours (it holds only our hook).
 pub fn copilot_uninstall(path: &Path) -> Result<Plan, InstallError> {
-    let (before, _) = read_json(path)?;
-    Ok(Plan { path: path.to_owned(), before, after: None })
+    let (file, _) = read_json(path)?;
+    Ok(Plan::new(file, None))
 }
 
 /// Codex CLI's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`) for the
@@ -483,8 +521,9 @@ pub fn codex_install(hooks: &Path, command: &str, timeout_seconds: u64) -> Resul
 /// in it (an install into no file leaves only ours).
 pub fn codex_uninstall(hooks: &Path) -> Result<Plan, InstallError> {
     let mut plan = command_hooks_uninstall(hooks)?;
-    if plan.after.as_deref() == Some("{}\n") {
-        plan.after = None;
+    if let Some(after) = plan.after.take() {
+        let empty = after == "{}\n";
+        plan.after = plan.file.leftover(after, empty);
     }
     Ok(plan)
 }
@@ -517,19 +556,19 @@ pub fn codex_managed_install(
     timeout_seconds: u64,
     only: bool,
 ) -> Result<Plan, InstallError> {
-    let before = read_text(path)?;
+    let file = user_file::read(path)?;
     let ours = codex_requirements(command, timeout_seconds, only);
-    if before.as_deref().is_some_and(|text| !text.starts_with(CODEX_MANAGED_MARK)) {
+    if file.text.as_deref().is_some_and(|text| !text.starts_with(CODEX_MANAGED_MARK)) {
         return Err(InstallError::RequirementsTheirs { path: path.to_owned(), add: ours });
     }
-    Ok(Plan { path: path.to_owned(), before, after: Some(format!("{CODEX_MANAGED_MARK}\n{ours}")) })
+    Ok(Plan::new(file, Some(format!("{CODEX_MANAGED_MARK}\n{ours}"))))
 }
 
 /// Remove the requirements file judged wrote; one it did not write stays.
 pub fn codex_managed_uninstall(path: &Path) -> Result<Plan, InstallError> {
-    let before = read_text(path)?;
-    let after = before.clone().filter(|text| !text.starts_with(CODEX_MANAGED_MARK));
-    Ok(Plan { path: path.to_owned(), before, after })
+    let file = user_file::read(path)?;
+    let after = file.text.clone().filter(|text| !text.starts_with(CODEX_MANAGED_MARK));
+    Ok(Plan::new(file, after))
 }
 
 fn codex_requirements(command: &str, timeout_seconds: u64, only: bool) -> String {
@@ -614,14 +653,14 @@ const CODEX_TRUST_MARK: &str =
 /// trusted_hash`), in a table of our own at the end, replacing one an earlier install
 /// wrote for that file.
 pub fn codex_trust(config: &Path, source: &Path, id: &CodexHookId) -> Result<Plan, InstallError> {
-    let before = read_text(config)?;
-    let kept = without_our_trust(before.as_deref().unwrap_or_default(), source);
+    let file = user_file::read(config)?;
+    let kept = without_our_trust(file.text.as_deref().unwrap_or_default(), source);
     let parsed: toml::Table = toml::from_str(&kept)
         .map_err(|e| InstallError::NotToml { path: config.to_owned(), reason: e.message().to_owned() })?;
     let state = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(&id.key));
     match state.and_then(|s| s.get("trusted_hash")).and_then(toml::Value::as_str) {
         // Trusted already (in Codex's /hooks): nothing of ours is needed.
-        Some(hash) if hash == id.hash => return Ok(Plan { path: config.to_owned(), after: Some(kept), before }),
+        Some(hash) if hash == id.hash => return Ok(Plan::new(file, Some(kept))),
         Some(_) => return Err(InstallError::TrustedElsewhere { path: config.to_owned(), key: id.key.clone() }),
         None => {}
     }
@@ -633,16 +672,17 @@ pub fn codex_trust(config: &Path, source: &Path, id: &CodexHookId) -> Result<Pla
         toml::Value::from(id.key.as_str()),
         toml::Value::from(id.hash.as_str())
     );
-    Ok(Plan { path: config.to_owned(), after: Some(format!("{kept}{table}")), before })
+    Ok(Plan::new(file, Some(format!("{kept}{table}"))))
 }
 
 /// Remove the trust table judged wrote for our hook from `source` in Codex CLI's
 /// `config.toml`, and nothing else.
 pub fn codex_untrust(config: &Path, source: &Path) -> Result<Plan, InstallError> {
-    let before = read_text(config)?;
+    let file = user_file::read(config)?;
     // A file that held only our table was made by the install: it goes with it.
-    let after = before.as_deref().map(|text| without_our_trust(text, source)).filter(|text| !text.is_empty());
-    Ok(Plan { path: config.to_owned(), after, before })
+    let after = file.text.as_deref().map(|text| without_our_trust(text, source));
+    let after = after.and_then(|text| file.leftover(text.clone(), text.is_empty()));
+    Ok(Plan::new(file, after))
 }
 
 /// `text` without our trust tables for hooks from `source` (keys `<source>:<event>:…`):
@@ -664,14 +704,6 @@ fn without_our_trust(text: &str, source: &Path) -> String {
         from = start;
     }
     text
-}
-
-fn read_text(path: &Path) -> Result<Option<String>, InstallError> {
-    match fs::read_to_string(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error("read", path)(e)),
-        Ok(text) => Ok(Some(text)),
-    }
 }
 
 /// Gemini CLI's settings: `$GEMINI_CLI_HOME/.gemini/settings.json` (else
