@@ -269,8 +269,9 @@ fn write_jury(args: &InitArgs, usable: &[Cli], found: &[(Cli, PathBuf)]) -> Resu
     let config = judged_protocol::paths::config_path();
     let file = judged::install::read_user_file(&config)?;
     let before = file.text.clone();
-    let has_jury = |text: &str| toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("jury"));
-    if before.as_deref().is_some_and(has_jury) {
+    // A config that does not parse is not appended to: a [jury] there would be one more
+    // on each run, and judged reads none of it.
+    if file.toml()?.contains_key("jury") {
         println!(
             "\n{} already has a [jury]: left as it is (judged init never replaces one). To have judged init write \
              one, move that table out of the file and run judged init again.",
@@ -360,6 +361,7 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                     false,
                     None,
                 )?;
+                judged::install::check_codex_config()?;
                 carry_out(judged::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
                 crate::commands::install_hooks::trust_codex_hook(&hooks, &command, None, args.dry_run)?;
                 continue;

@@ -53,6 +53,12 @@ pub fn read(path: &Path) -> Result<UserFile, InstallError> {
 }
 
 impl UserFile {
+    /// The file as TOML (no file: an empty table); one that does not parse is refused,
+    /// naming its line and column.
+    pub fn toml(&self) -> Result<toml::Table, InstallError> {
+        parse_toml(&self.path, self.text.as_deref().unwrap_or_default())
+    }
+
     /// Whether the path the user named is a link (to [`Self::target`]).
     pub fn is_link(&self) -> bool {
         self.target != self.path
@@ -106,6 +112,17 @@ impl UserFile {
     pub fn write_beside(&self, path: &Path, text: &str) -> Result<(), InstallError> {
         Ok(replace_atomically(path, text.as_bytes(), self.keep.unwrap_or(Keep::NEW), true)?)
     }
+}
+
+/// `text`, the contents of `path`, as TOML; a fault is named by line and column.
+pub fn parse_toml(path: &Path, text: &str) -> Result<toml::Table, InstallError> {
+    toml::from_str(text).map_err(|source| {
+        let at = source.span().map_or(0, |span| span.start).min(text.len());
+        let before = text.get(..at).unwrap_or(text);
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        InstallError::Toml { path: path.to_owned(), line, column, source: Box::new(source) }
+    })
 }
 
 #[cfg(test)]
