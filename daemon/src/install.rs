@@ -77,6 +77,8 @@ pub enum InstallError {
     OtherOwner { path: PathBuf, uid: u32 },
     #[error("{} is not writable by this user ({source}); fix its permissions, then run again", path.display())]
     NotWritable { path: PathBuf, source: std::io::Error },
+    #[error("{} changed since judged read it, so nothing was written; run again", path.display())]
+    Changed { path: PathBuf },
     #[error(transparent)]
     Write(#[from] judged_core::files::AtomicWriteError),
     #[error(
@@ -192,6 +194,7 @@ impl Plan {
     /// Write the change, keeping a backup of the file it replaces (as private as it).
     pub fn apply(&self) -> Result<Option<PathBuf>, InstallError> {
         self.check()?;
+        self.file.check_unchanged()?;
         let backup = match &self.before {
             Some(before) => {
                 let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");

@@ -98,6 +98,17 @@ impl UserFile {
             .map_err(|e| InstallError::NotWritable { path, source: e.into() })
     }
 
+    /// Refuse to write over a change made since the file was read (the host itself may
+    /// write its settings meanwhile): that change would be lost.
+    pub fn check_unchanged(&self) -> Result<(), InstallError> {
+        let now = match fs::read_to_string(&self.target) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(super::io_error("read", &self.target)(e)),
+            Ok(text) => Some(text),
+        };
+        if now == self.text { Ok(()) } else { Err(InstallError::Changed { path: self.path.clone() }) }
+    }
+
     /// Write `text` to the file (through a link), atomically, keeping its mode and owner;
     /// a new file gets the mode any program would give it.
     pub fn write(&self, text: &str) -> Result<(), InstallError> {
@@ -156,6 +167,8 @@ mod tests {
         assert_eq!(mode(&backup), 0o640, "a backup is as private as the file");
         assert!(file.write_beside(&backup, "{}").is_err(), "a backup never replaces a file");
         assert_eq!(file.leftover("{}\n".into(), true).as_deref(), Some("{}\n"), "a link is not removed");
+        let error = file.check_unchanged().unwrap_err().to_string();
+        assert!(error.contains("settings.json changed since judged read it") && error.contains("run again"), "{error}");
     }
 
     #[test]
