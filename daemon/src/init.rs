@@ -38,8 +38,6 @@ pub enum PluginCmd {
 pub enum InitError {
     #[error(transparent)]
     Plugin(#[from] judged::plugin::PluginError),
-    #[error("cannot read {}: {source}; fix its permissions, then run judged init again", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
     #[error(
         "the [jury] judged init rendered is refused ({0}); this is a bug in judged init, write [jury] by hand (docs/configuration.md, \"The jury\")"
     )]
@@ -269,13 +267,11 @@ pub fn run(args: &InitArgs) -> Result<(), CliError> {
 /// jury can be made.
 fn write_jury(args: &InitArgs, usable: &[Cli], found: &[(Cli, PathBuf)]) -> Result<(), CliError> {
     let config = judged_protocol::paths::config_path();
-    let before = match std::fs::read_to_string(&config) {
-        Ok(text) => Some(text),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => return Err(InitError::Read { path: config, source }.into()),
-    };
-    let has_jury = |text: &str| toml::from_str::<toml::Table>(text).is_ok_and(|t| t.contains_key("jury"));
-    if before.as_deref().is_some_and(has_jury) {
+    let file = judged::install::read_user_file(&config)?;
+    let before = file.text.clone();
+    // A config that does not parse is not appended to: a [jury] there would be one more
+    // on each run, and judged reads none of it.
+    if file.toml()?.contains_key("jury") {
         println!(
             "\n{} already has a [jury]: left as it is (judged init never replaces one). To have judged init write \
              one, move that table out of the file and run judged init again.",
@@ -308,7 +304,7 @@ fn write_jury(args: &InitArgs, usable: &[Cli], found: &[(Cli, PathBuf)]) -> Resu
         );
     }
     let after = format!("{}{jury}", before.clone().unwrap_or_default());
-    carry_out(Plan { path: config, before, after: Some(after) }, args.dry_run)
+    carry_out(Plan::new(file, Some(after)), args.dry_run)
 }
 
 fn carry_out(plan: Plan, dry_run: bool) -> Result<(), CliError> {
@@ -365,6 +361,7 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                     false,
                     None,
                 )?;
+                judged::install::check_codex_config()?;
                 carry_out(judged::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
                 crate::commands::install_hooks::trust_codex_hook(&hooks, &command, None, args.dry_run)?;
                 continue;

@@ -11,11 +11,17 @@
 //! them, and installing again brings their command up to date. [`hook_program`] decides
 //! how the command names `judge-hook`: by its bare name when PATH finds it.
 
+mod json_edit;
+mod user_file;
+
+pub use json_edit::Syntax;
+use json_edit::{Doc, Entry, Node, ParseError};
 use serde_json::{Map, Value, json};
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+pub use user_file::{UserFile, read as read_user_file};
 
 /// What marks a hook entry as ours.
 const SHIM: &str = "judge-hook";
@@ -48,6 +54,41 @@ pub fn shim_command(program: &str, host: &str, on_error_allow: bool, hook_timeou
 pub enum InstallError {
     #[error("cannot {action} {}: {source}", path.display())]
     Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error(
+        "{} is a symbolic link to {}, which does not exist; create that file or remove the link, then run again",
+        path.display(),
+        to.display()
+    )]
+    DanglingLink { path: PathBuf, to: PathBuf },
+    #[error("{} is not a regular file; move it away, then run again", path.display())]
+    NotAFile { path: PathBuf },
+    #[error(
+        "{} is read-only (mode {mode:04o}), so judged leaves it as it is; to have judged change it, make it \
+         writable (`chmod u+w {}`) and run again",
+        path.display(),
+        path.display()
+    )]
+    ReadOnly { path: PathBuf, mode: u32 },
+    #[error(
+        "{} belongs to uid {uid}, and rewriting it as this user would make it this user's; run this as that \
+         user (or as root, which keeps the owner)",
+        path.display()
+    )]
+    OtherOwner { path: PathBuf, uid: u32 },
+    #[error("{} is not writable by this user ({source}); fix its permissions, then run again", path.display())]
+    NotWritable { path: PathBuf, source: std::io::Error },
+    #[error("{} changed since judged read it, so nothing was written; run again", path.display())]
+    Changed { path: PathBuf },
+    #[error(transparent)]
+    Write(#[from] judged_core::files::AtomicWriteError),
+    #[error(
+        "{}:{}:{}: not valid {syntax}: {}; fix it, then run again",
+        path.display(),
+        source.line(),
+        source.column(),
+        json_edit::reason(source)
+    )]
+    Json { path: PathBuf, syntax: Syntax, source: serde_json::Error },
     #[error("{} is not a JSON object; fix or move it, then run again", .0.display())]
     NotAnObject(PathBuf),
     #[error("{}: `{field}` is not {expected}; fix it, then run again", path.display())]
@@ -63,8 +104,8 @@ pub enum InstallError {
         path.display()
     )]
     NeedsRoot { path: PathBuf, host: &'static str },
-    #[error("{} is not valid TOML ({reason}); fix it, then run again", path.display())]
-    NotToml { path: PathBuf, reason: String },
+    #[error("{}:{line}:{column}: not valid TOML: {}; fix it, then run again", path.display(), source.message())]
+    Toml { path: PathBuf, line: usize, column: usize, source: Box<toml::de::Error> },
     #[error(
         "{} already trusts `{key}` with another hash, written by someone else; trust the hook judged wrote in \
          Codex's /hooks, or remove that table and run again",
@@ -107,11 +148,29 @@ pub struct Plan {
     pub before: Option<String>,
     /// `None` removes the file.
     pub after: Option<String>,
+    /// The file as read, which the change is written to.
+    file: UserFile,
 }
 
 impl Plan {
+    /// Change `file` (as read) to `after`; `None` removes it.
+    pub fn new(file: UserFile, after: Option<String>) -> Plan {
+        Plan { path: file.path.clone(), before: file.text.clone(), after, file }
+    }
+
     pub fn changes(&self) -> bool {
         self.before != self.after
+    }
+
+    /// Refuse a change to a file this user cannot rewrite as it is (read-only, another
+    /// user's), before anything is written; a dry run says so too.
+    pub fn check(&self) -> Result<(), InstallError> {
+        if self.changes() { self.file.check_writable() } else { Ok(()) }
+    }
+
+    /// Where the change is written when the path is a link: the file it names.
+    pub fn link_target(&self) -> Option<&Path> {
+        self.file.is_link().then(|| self.file.target())
     }
 
     /// A line diff of the planned change, for `--dry-run`.
@@ -132,8 +191,10 @@ impl Plan {
         out
     }
 
-    /// Write the change, keeping a backup of the file it replaces.
+    /// Write the change, keeping a backup of the file it replaces (as private as it).
     pub fn apply(&self) -> Result<Option<PathBuf>, InstallError> {
+        self.check()?;
+        self.file.check_unchanged()?;
         let backup = match &self.before {
             Some(before) => {
                 let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
@@ -141,21 +202,13 @@ impl Plan {
                     "{}.judged-backup-{stamp}",
                     self.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
                 ));
-                fs::write(&backup, before).map_err(io_error("back up to", &backup))?;
+                self.file.write_beside(&backup, before)?;
                 Some(backup)
             }
             None => None,
         };
         match &self.after {
-            Some(after) => {
-                if let Some(parent) = self.path.parent() {
-                    fs::create_dir_all(parent).map_err(io_error("create", parent))?;
-                }
-                let temp = self.path.with_extension("judged-tmp");
-                fs::write(&temp, after)
-                    .and_then(|_| fs::rename(&temp, &self.path))
-                    .map_err(io_error("write", &self.path))?;
-            }
+            Some(after) => self.file.write(after)?,
             None => fs::remove_file(&self.path).map_err(io_error("remove", &self.path))?,
         }
         Ok(backup)
@@ -283,16 +336,24 @@ pub fn hook_program(
     Ok(HookProgram { program: shell_word(&chosen.to_string_lossy()), warnings })
 }
 
-fn read_json(path: &Path) -> Result<(Option<String>, Map<String, Value>), InstallError> {
-    match fs::read_to_string(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((None, Map::new())),
-        Err(e) => Err(io_error("read", path)(e)),
-        Ok(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(map)) => Ok((Some(text), map)),
-            _ => Err(InstallError::NotAnObject(path.to_owned())),
-        },
-    }
+/// The JSON settings at `path`, read and parsed as its host reads them (`syntax`); no file
+/// reads as [`NEW_JSON`].
+fn read_json(path: &Path, syntax: Syntax) -> Result<(UserFile, Doc), InstallError> {
+    let file = user_file::read(path)?;
+    let doc = parse_json(path, file.text.as_deref().unwrap_or(NEW_JSON), syntax)?;
+    Ok((file, doc))
 }
+
+fn parse_json(path: &Path, text: &str, syntax: Syntax) -> Result<Doc, InstallError> {
+    Doc::parse(text, syntax).map_err(|e| match e {
+        ParseError::Syntax(source) => InstallError::Json { path: path.to_owned(), syntax, source },
+        ParseError::NotAnObject => InstallError::NotAnObject(path.to_owned()),
+    })
+}
+
+/// What a JSON settings file starts from when there is none. An uninstall that leaves
+/// exactly this removes the file: there was none before the install.
+const NEW_JSON: &str = "{}\n";
 
 /// `value` as the JSON files here are written: pretty, with a final newline.
 pub fn pretty(value: &Value) -> String {
@@ -320,65 +381,133 @@ pub fn claude_install(
     events: &[String],
     timeout_seconds: u64,
 ) -> Result<Plan, InstallError> {
-    command_hooks_install(settings, command, events, timeout_seconds)
+    command_hooks_install(settings, Syntax::Json, command, events, timeout_seconds, None)
 }
 
 /// Add our command hook for each of `events` to a file of Claude Code's hook shape
 /// (`{"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}`), which Codex CLI's
 /// `hooks.json` and Gemini CLI's `settings.json` share; `timeout` in the host's unit.
+/// `top` sets (or, `None`, removes) one top-level setting too. The rest of the file stays
+/// as the user wrote it, byte for byte.
 fn command_hooks_install(
     settings: &Path,
+    syntax: Syntax,
     command: &str,
     events: &[String],
     timeout: u64,
+    top: Option<(&str, Option<Value>)>,
 ) -> Result<Plan, InstallError> {
-    let (before, mut map) = read_json(settings)?;
-    let hooks = map.entry("hooks").or_insert_with(|| json!({}));
-    let Some(hooks) = hooks.as_object_mut() else {
-        return Err(InstallError::Field { path: settings.to_owned(), field: "hooks".into(), expected: "an object" });
-    };
-    for event in events {
-        let groups = hooks.entry(event.clone()).or_insert_with(|| json!([]));
-        let Some(groups) = groups.as_array_mut() else {
-            let field = format!("hooks.{event}");
-            return Err(InstallError::Field { path: settings.to_owned(), field, expected: "an array" });
-        };
-        if groups.iter().any(is_ours) {
-            // Ours already: bring its command up to date (a build-tree path becomes the
-            // installed name), leaving the rest of the group as it is.
-            let ours = groups.iter_mut().filter(|g| is_ours(g)).filter_map(|g| g["hooks"].as_array_mut());
-            for hook in ours.flatten().filter(|h| h["command"].as_str().is_some_and(|c| c.contains(SHIM))) {
-                hook["command"] = json!(command);
-                hook["timeout"] = json!(timeout);
+    let (file, doc) = read_json(settings, syntax)?;
+    let field = |field: String, expected| InstallError::Field { path: settings.to_owned(), field, expected };
+    let group = command_hook_group(command, timeout);
+    let mut events: Vec<&String> = events.iter().collect();
+    events.dedup();
+    let mut edits = doc.edits();
+    match doc.root().get("hooks") {
+        None => {
+            let hooks: Map<String, Value> = events.iter().map(|e| ((*e).clone(), json!([group]))).collect();
+            edits.append(doc.root(), &[Entry::Member("hooks".into(), Value::Object(hooks))]);
+        }
+        Some(hooks) if hooks.members().is_none() => return Err(field("hooks".into(), "an object")),
+        Some(hooks) => {
+            let mut added = Vec::new();
+            for event in events {
+                let Some(groups) = hooks.get(event) else {
+                    added.push(Entry::Member(event.clone(), json!([group])));
+                    continue;
+                };
+                let Some(items) = groups.items() else { return Err(field(format!("hooks.{event}"), "an array")) };
+                let ours: Vec<&Node> = items.iter().filter(|g| is_ours(&doc.value(g))).collect();
+                if ours.is_empty() {
+                    edits.append(groups, &[Entry::Item(group.clone())]);
+                    continue;
+                }
+                // Ours already: bring its command up to date (a build-tree path becomes the
+                // installed name), leaving the rest of the group as it is.
+                for handler in ours.iter().filter_map(|g| g.get("hooks")).filter_map(Node::items).flatten() {
+                    let Some(old) = handler.get("command") else { continue };
+                    if !doc.value(old).as_str().is_some_and(|c| c.contains(SHIM)) {
+                        continue;
+                    }
+                    if doc.value(old) != json!(command) {
+                        edits.replace(old, &json!(command));
+                    }
+                    match handler.get("timeout") {
+                        Some(old) if doc.value(old) == json!(timeout) => {}
+                        Some(old) => edits.replace(old, &json!(timeout)),
+                        None => edits.append(handler, &[Entry::Member("timeout".into(), json!(timeout))]),
+                    }
+                }
             }
-        } else {
-            groups.push(command_hook_group(command, timeout));
+            edits.append(hooks, &added);
         }
     }
-    Ok(Plan { path: settings.to_path_buf(), after: Some(pretty(&Value::Object(map))), before })
+    let text = set_top(settings, syntax, edits.finish(), top)?;
+    Ok(Plan::new(file, Some(text)))
+}
+
+/// `text` (JSON settings as `syntax`) with the top-level `key` set to `value`, or removed.
+fn set_top(
+    path: &Path,
+    syntax: Syntax,
+    text: String,
+    top: Option<(&str, Option<Value>)>,
+) -> Result<String, InstallError> {
+    let Some((key, value)) = top else { return Ok(text) };
+    let doc = parse_json(path, &text, syntax)?;
+    let root = doc.root();
+    let mut edits = doc.edits();
+    match (root.index_of(key), value) {
+        (Some(at), None) => edits.remove(root, &[at]),
+        (Some(_), Some(value)) => match root.get(key) {
+            Some(old) if doc.value(old) != value => edits.replace(old, &value),
+            _ => {}
+        },
+        (None, Some(value)) => edits.append(root, &[Entry::Member(key.to_owned(), value)]),
+        (None, None) => {}
+    }
+    Ok(if edits.is_empty() { text } else { edits.finish() })
 }
 
 /// Remove our hook groups from a Claude Code settings file, and nothing else.
 pub fn claude_uninstall(settings: &Path) -> Result<Plan, InstallError> {
-    command_hooks_uninstall(settings)
+    command_hooks_uninstall(settings, Syntax::Json, None)
 }
 
-/// Remove our hook groups from a file of Claude Code's hook shape, and nothing else.
-fn command_hooks_uninstall(settings: &Path) -> Result<Plan, InstallError> {
-    let (before, mut map) = read_json(settings)?;
-    if before.is_none() {
-        return Ok(Plan { path: settings.to_path_buf(), before: None, after: None });
+/// Remove our hook groups from a file of Claude Code's hook shape, and nothing else (and
+/// the top-level setting `top`): an event or `hooks` goes only when we emptied it. What
+/// an install added goes byte for byte, and a file that holds nothing else (the install
+/// made it) goes too.
+fn command_hooks_uninstall(settings: &Path, syntax: Syntax, top: Option<&str>) -> Result<Plan, InstallError> {
+    let (file, doc) = read_json(settings, syntax)?;
+    if file.text.is_none() {
+        return Ok(Plan::new(file, None));
     }
-    if let Some(hooks) = map.get_mut("hooks").and_then(Value::as_object_mut) {
-        for groups in hooks.values_mut().filter_map(Value::as_array_mut) {
-            groups.retain(|g| !is_ours(g));
+    let root = doc.root();
+    let mut edits = doc.edits();
+    if let (Some(at), Some(hooks)) = (root.index_of("hooks"), root.get("hooks"))
+        && let Some(events) = hooks.members()
+    {
+        let mut emptied = Vec::new();
+        for (i, event) in events.iter().enumerate() {
+            let Some(groups) = event.value.items() else { continue };
+            let ours: Vec<usize> = (0..groups.len()).filter(|g| is_ours(&doc.value(&groups[*g]))).collect();
+            if ours.len() == groups.len() && !ours.is_empty() {
+                emptied.push(i);
+            } else {
+                edits.remove(&event.value, &ours);
+            }
         }
-        hooks.retain(|_, groups| groups.as_array().is_none_or(|g| !g.is_empty()));
-        if hooks.is_empty() {
-            map.remove("hooks");
+        if !emptied.is_empty() && emptied.len() == events.len() {
+            edits.remove(root, &[at]);
+        } else {
+            edits.remove(hooks, &emptied);
         }
     }
-    Ok(Plan { path: settings.to_path_buf(), before, after: Some(pretty(&Value::Object(map))) })
+    let text = set_top(settings, syntax, edits.finish(), top.map(|key| (key, None)))?;
+    let empty = text == NEW_JSON;
+    let after = file.leftover(text, empty);
+    Ok(Plan::new(file, after))
 }
 
 /// judged's file in Claude Code's managed-settings drop-in directory: root's, read by
@@ -399,28 +528,13 @@ pub fn claude_managed_install(
     timeout_seconds: u64,
     only: bool,
 ) -> Result<Plan, InstallError> {
-    let mut plan = command_hooks_install(path, command, events, timeout_seconds)?;
-    let mut after: Map<String, Value> = serde_json::from_str(plan.after.as_deref().unwrap_or("{}")).unwrap_or_default();
-    if only {
-        after.insert(MANAGED_ONLY.into(), Value::Bool(true));
-    } else {
-        after.remove(MANAGED_ONLY);
-    }
-    plan.after = Some(pretty(&Value::Object(after)));
-    Ok(plan)
+    let top = (MANAGED_ONLY, only.then_some(Value::Bool(true)));
+    command_hooks_install(path, Syntax::Json, command, events, timeout_seconds, Some(top))
 }
 
 /// Remove our managed hooks; the drop-in file goes when nothing but what we wrote is left.
 pub fn claude_managed_uninstall(path: &Path) -> Result<Plan, InstallError> {
-    let mut plan = command_hooks_uninstall(path)?;
-    if let Some(after) = &plan.after {
-        let mut left: Map<String, Value> = serde_json::from_str(after).unwrap_or_default();
-        left.remove(MANAGED_ONLY);
-        if left.is_empty() {
-            plan.after = None;
-        }
-    }
-    Ok(plan)
+    command_hooks_uninstall(path, Syntax::Json, Some(MANAGED_ONLY))
 }
 
 /// The managed setting under which only managed hooks run.
@@ -446,14 +560,14 @@ pub fn copilot_managed_path() -> PathBuf {
 /// Write a Copilot CLI hook file of ours (the repository's [`copilot_path`] or the policy
 /// directory's [`copilot_managed_path`]) with our `agentStop` hook.
 pub fn copilot_install(path: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
-    let (before, _) = read_json(path)?;
-    Ok(Plan { path: path.to_owned(), before, after: Some(pretty(&copilot_hooks(command, timeout_seconds))) })
+    let (file, _) = read_json(path, Syntax::Json)?;
+    Ok(Plan::new(file, Some(pretty(&copilot_hooks(command, timeout_seconds)))))
 }
 
 /// Remove a Copilot CLI hook file of ours (it holds only our hook).
 pub fn copilot_uninstall(path: &Path) -> Result<Plan, InstallError> {
-    let (before, _) = read_json(path)?;
-    Ok(Plan { path: path.to_owned(), before, after: None })
+    let (file, _) = read_json(path, Syntax::Json)?;
+    Ok(Plan::new(file, None))
 }
 
 /// Codex CLI's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`) for the
@@ -476,17 +590,25 @@ pub fn codex_home() -> PathBuf {
 
 /// Add our `Stop` hook to a Codex CLI hooks file (`timeout` in seconds).
 pub fn codex_install(hooks: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
-    command_hooks_install(hooks, command, &["Stop".to_owned()], timeout_seconds)
+    command_hooks_install(hooks, Syntax::Json, command, &["Stop".to_owned()], timeout_seconds, None)
 }
 
 /// Remove our hooks from a Codex CLI hooks file; the file too when nothing else is left
 /// in it (an install into no file leaves only ours).
 pub fn codex_uninstall(hooks: &Path) -> Result<Plan, InstallError> {
-    let mut plan = command_hooks_uninstall(hooks)?;
-    if plan.after.as_deref() == Some("{}\n") {
-        plan.after = None;
-    }
-    Ok(plan)
+    command_hooks_uninstall(hooks, Syntax::Json, None)
+}
+
+/// Refuse a Codex CLI `config.toml` that does not parse, naming its line, before anything
+/// is written: Codex does not start on it, so it could neither list nor run the hook (its
+/// app-server would only say it lists none).
+pub fn check_codex_config() -> Result<(), InstallError> {
+    user_file::read(&codex_config_path())?.toml().map(drop)
+}
+
+/// Codex CLI's user config, which holds the trust of every hook.
+pub fn codex_config_path() -> PathBuf {
+    codex_home().join("config.toml")
 }
 
 /// Codex CLI's managed requirements: root's, read by every Codex CLI on the machine. What
@@ -517,19 +639,19 @@ pub fn codex_managed_install(
     timeout_seconds: u64,
     only: bool,
 ) -> Result<Plan, InstallError> {
-    let before = read_text(path)?;
+    let file = user_file::read(path)?;
     let ours = codex_requirements(command, timeout_seconds, only);
-    if before.as_deref().is_some_and(|text| !text.starts_with(CODEX_MANAGED_MARK)) {
+    if file.text.as_deref().is_some_and(|text| !text.starts_with(CODEX_MANAGED_MARK)) {
         return Err(InstallError::RequirementsTheirs { path: path.to_owned(), add: ours });
     }
-    Ok(Plan { path: path.to_owned(), before, after: Some(format!("{CODEX_MANAGED_MARK}\n{ours}")) })
+    Ok(Plan::new(file, Some(format!("{CODEX_MANAGED_MARK}\n{ours}"))))
 }
 
 /// Remove the requirements file judged wrote; one it did not write stays.
 pub fn codex_managed_uninstall(path: &Path) -> Result<Plan, InstallError> {
-    let before = read_text(path)?;
-    let after = before.clone().filter(|text| !text.starts_with(CODEX_MANAGED_MARK));
-    Ok(Plan { path: path.to_owned(), before, after })
+    let file = user_file::read(path)?;
+    let after = file.text.clone().filter(|text| !text.starts_with(CODEX_MANAGED_MARK));
+    Ok(Plan::new(file, after))
 }
 
 fn codex_requirements(command: &str, timeout_seconds: u64, only: bool) -> String {
@@ -614,14 +736,15 @@ const CODEX_TRUST_MARK: &str =
 /// trusted_hash`), in a table of our own at the end, replacing one an earlier install
 /// wrote for that file.
 pub fn codex_trust(config: &Path, source: &Path, id: &CodexHookId) -> Result<Plan, InstallError> {
-    let before = read_text(config)?;
-    let kept = without_our_trust(before.as_deref().unwrap_or_default(), source);
-    let parsed: toml::Table = toml::from_str(&kept)
-        .map_err(|e| InstallError::NotToml { path: config.to_owned(), reason: e.message().to_owned() })?;
+    let file = user_file::read(config)?;
+    // A file that does not parse is not edited (Codex would not start on it either).
+    file.toml()?;
+    let kept = without_our_trust(file.text.as_deref().unwrap_or_default(), source);
+    let parsed = user_file::parse_toml(config, &kept)?;
     let state = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(&id.key));
     match state.and_then(|s| s.get("trusted_hash")).and_then(toml::Value::as_str) {
         // Trusted already (in Codex's /hooks): nothing of ours is needed.
-        Some(hash) if hash == id.hash => return Ok(Plan { path: config.to_owned(), after: Some(kept), before }),
+        Some(hash) if hash == id.hash => return Ok(Plan::new(file, Some(kept))),
         Some(_) => return Err(InstallError::TrustedElsewhere { path: config.to_owned(), key: id.key.clone() }),
         None => {}
     }
@@ -633,16 +756,18 @@ pub fn codex_trust(config: &Path, source: &Path, id: &CodexHookId) -> Result<Pla
         toml::Value::from(id.key.as_str()),
         toml::Value::from(id.hash.as_str())
     );
-    Ok(Plan { path: config.to_owned(), after: Some(format!("{kept}{table}")), before })
+    Ok(Plan::new(file, Some(format!("{kept}{table}"))))
 }
 
 /// Remove the trust table judged wrote for our hook from `source` in Codex CLI's
 /// `config.toml`, and nothing else.
 pub fn codex_untrust(config: &Path, source: &Path) -> Result<Plan, InstallError> {
-    let before = read_text(config)?;
+    let file = user_file::read(config)?;
+    file.toml()?;
     // A file that held only our table was made by the install: it goes with it.
-    let after = before.as_deref().map(|text| without_our_trust(text, source)).filter(|text| !text.is_empty());
-    Ok(Plan { path: config.to_owned(), after, before })
+    let after = file.text.as_deref().map(|text| without_our_trust(text, source));
+    let after = after.and_then(|text| file.leftover(text.clone(), text.is_empty()));
+    Ok(Plan::new(file, after))
 }
 
 /// `text` without our trust tables for hooks from `source` (keys `<source>:<event>:…`):
@@ -666,14 +791,6 @@ fn without_our_trust(text: &str, source: &Path) -> String {
     text
 }
 
-fn read_text(path: &Path) -> Result<Option<String>, InstallError> {
-    match fs::read_to_string(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error("read", path)(e)),
-        Ok(text) => Ok(Some(text)),
-    }
-}
-
 /// Gemini CLI's settings: `$GEMINI_CLI_HOME/.gemini/settings.json` (else
 /// `~/.gemini/settings.json`) for the user, `<project>/.gemini/settings.json` for a project.
 pub fn gemini_settings_path(project: Option<&Path>) -> PathBuf {
@@ -689,13 +806,14 @@ pub fn gemini_settings_path(project: Option<&Path>) -> PathBuf {
 /// Add our `AfterAgent` hook to a Gemini CLI settings file. Gemini counts a hook's
 /// timeout in milliseconds.
 pub fn gemini_install(settings: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
-    command_hooks_install(settings, command, &["AfterAgent".to_owned()], timeout_seconds * 1000)
+    let events = ["AfterAgent".to_owned()];
+    command_hooks_install(settings, Syntax::JsonWithComments, command, &events, timeout_seconds * 1000, None)
 }
 
 /// Remove our hooks from a Gemini CLI settings file; the file too when nothing else is
 /// left in it.
 pub fn gemini_uninstall(settings: &Path) -> Result<Plan, InstallError> {
-    codex_uninstall(settings)
+    command_hooks_uninstall(settings, Syntax::JsonWithComments, None)
 }
 
 #[cfg(test)]
@@ -974,7 +1092,7 @@ mod tests {
         );
         fs::write(&config, "model = [").unwrap();
         let error = codex_trust(&config, Path::new("/h/hooks.json"), &id).err().unwrap().to_string();
-        assert!(error.contains("config.toml is not valid TOML") && error.contains("fix it"), "{error}");
+        assert!(error.contains("config.toml:1:10: not valid TOML") && error.contains("fix it"), "{error}");
     }
 
     #[test]

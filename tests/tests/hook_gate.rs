@@ -227,9 +227,7 @@ fn install_hooks_writes_a_settings_file_the_shim_runs_from() {
     let command = settings["hooks"]["TaskCompleted"][0]["hooks"][0]["command"].as_str().unwrap();
     assert!(command.contains("judge-hook") && command.contains("--host claude-code"), "{command}");
     assert!(run(&["uninstall-hooks", "--claude", "--project", project.to_str().unwrap()]).status.success());
-    let settings: Value =
-        serde_json::from_str(&std::fs::read_to_string(project.join(".claude/settings.json")).unwrap()).unwrap();
-    assert_eq!(settings, json!({}));
+    assert!(!project.join(".claude/settings.json").exists(), "no file before the install, none after the uninstall");
 }
 
 #[test]

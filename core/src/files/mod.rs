@@ -13,7 +13,7 @@ use crate::rules::{Env, EvidenceError, Result, SearchedRoot};
 use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Logs larger than this are refused, as the reference does.
@@ -124,19 +124,127 @@ pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<()> {
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(|e| fail("create the directory of", e))?;
     check_writable(path, replace)?;
+    match replace_atomically(path, bytes, Keep::PRIVATE, !replace) {
+        Ok(()) => Ok(()),
+        // Made meanwhile: refused as the first check refuses it.
+        Err(AtomicWriteError::Exists { .. }) => check_writable(path, replace),
+        Err(AtomicWriteError::Write { source, .. } | AtomicWriteError::Owner { source, .. }) => {
+            Err(fail("write", source))
+        }
+    }
+}
+
+/// The mode and owner a file written by [`replace_atomically`] gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Keep {
+    /// Its permission bits.
+    pub mode: Mode,
+    /// The owner (uid, gid) to give it; `None` leaves the writer's.
+    pub owner: Option<(u32, u32)>,
+}
+
+/// The permission bits of a written file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Exactly these bits (those of the file replaced): the umask does not apply.
+    Exact(u32),
+    /// These bits less the umask, as a new file gets them.
+    Umasked(u32),
+}
+
+impl Keep {
+    /// 0600, the writer's own: for what only its owner may read.
+    pub const PRIVATE: Keep = Keep { mode: Mode::Exact(0o600), owner: None };
+    /// A new file as any program makes one: 0666 less the umask, the writer's own.
+    pub const NEW: Keep = Keep { mode: Mode::Umasked(0o666), owner: None };
+
+    /// The mode and owner of the file `meta` describes.
+    pub fn of(meta: &fs::Metadata) -> Keep {
+        Keep { mode: Mode::Exact(meta.mode() & 0o7777), owner: Some((meta.uid(), meta.gid())) }
+    }
+}
+
+/// Why [`replace_atomically`] wrote nothing; the file named is the one asked for.
+#[derive(Debug, thiserror::Error)]
+pub enum AtomicWriteError {
+    /// The temp file could not be made, written or renamed.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file asked for.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The new file could not be given the owner to keep.
+    #[error(
+        "cannot give the new {} its owner back (uid {uid}, gid {gid}): {source}; run it as that user or as root",
+        path.display()
+    )]
+    Owner {
+        /// The file asked for.
+        path: PathBuf,
+        /// The owner to keep.
+        uid: u32,
+        /// The group to keep.
+        gid: u32,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// `no_clobber`, and the file exists.
+    #[error("{} exists already", path.display())]
+    Exists {
+        /// The file asked for.
+        path: PathBuf,
+    },
+}
+
+/// Write `bytes` to `path` atomically, with the mode and owner of `keep`: a temp file in
+/// `path`'s directory (so the rename stays on one file system) that gets its mode and
+/// owner before it is renamed over `path`, fsynced, then the directory fsynced. Readers
+/// see the old file or the new, never a half-written one, and the new one is never
+/// readable by more people than `keep` says, not even for a moment: the temp file is
+/// 0600 until it has its mode. With `no_clobber`, an existing `path` is left alone.
+///
+/// `path` is written as named: a symbolic link there is replaced, so callers that mean to
+/// write through one pass its target.
+pub fn replace_atomically(
+    path: &Path,
+    bytes: &[u8],
+    keep: Keep,
+    no_clobber: bool,
+) -> std::result::Result<(), AtomicWriteError> {
+    let write = |source| AtomicWriteError::Write { path: path.to_owned(), source };
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let temp = parent.join(format!(".{name}.{}.{:012x}.tmp", std::process::id(), random_u64() & 0xffff_ffff_ffff));
-    let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)
-            .map_err(|e| fail("write", e))?;
-        file.write_all(bytes).and_then(|_| file.sync_all()).map_err(|e| fail("write", e))?;
-        check_writable(path, replace)?;
-        fs::rename(&temp, path).map_err(|e| fail("write", e))
-    })();
+    let result =
+        (|| {
+            let create_mode = match keep.mode {
+                Mode::Exact(_) => 0o600,
+                Mode::Umasked(mode) => mode,
+            };
+            // `create_new` (O_EXCL) also refuses a link planted under the temp name.
+            let mut file =
+                fs::OpenOptions::new().write(true).create_new(true).mode(create_mode).open(&temp).map_err(write)?;
+            if let Some((uid, gid)) = keep.owner {
+                let meta = file.metadata().map_err(write)?;
+                if (meta.uid(), meta.gid()) != (uid, gid) {
+                    std::os::unix::fs::fchown(&file, Some(uid), Some(gid))
+                        .map_err(|source| AtomicWriteError::Owner { path: path.to_owned(), uid, gid, source })?;
+                }
+            }
+            // After the owner: chown clears the set-id bits.
+            if let Mode::Exact(mode) = keep.mode {
+                file.set_permissions(fs::Permissions::from_mode(mode)).map_err(write)?;
+            }
+            file.write_all(bytes).and_then(|_| file.sync_all()).map_err(write)?;
+            if no_clobber && fs::symlink_metadata(path).is_ok() {
+                return Err(AtomicWriteError::Exists { path: path.to_owned() });
+            }
+            fs::rename(&temp, path).map_err(write)?;
+            // The rename is durable once the directory is.
+            fs::File::open(parent).and_then(|dir| dir.sync_all()).map_err(write)
+        })();
     let _ = fs::remove_file(&temp);
     result
 }

@@ -52,6 +52,7 @@ pub fn run(
             let hooks = judged::install::codex_hooks_path(project.as_deref());
             let committed = Some(hooks.as_path()).filter(|_| project.is_some());
             let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
+            judged::install::check_codex_config()?;
             let plan = judged::install::codex_install(&hooks, &command, timeout)?;
             carry_out(plan, dry_run)?;
             return trust_codex_hook(&hooks, &command, project.as_deref(), dry_run);
@@ -184,10 +185,7 @@ pub fn trust_codex_hook(hooks: &Path, command: &str, project: Option<&Path>, dry
     };
     let cwd = project.map_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")), Path::to_path_buf);
     match judged::install::codex_hook_id(&codex, &cwd, hooks, command) {
-        Ok(id) => {
-            let config = judged::install::codex_home().join("config.toml");
-            carry_out(judged::install::codex_trust(&config, hooks, &id)?, dry_run)
-        }
+        Ok(id) => carry_out(judged::install::codex_trust(&judged::install::codex_config_path(), hooks, &id)?, dry_run),
         Err(why) => {
             eprintln!("judged: warning: the hook is written but not trusted: {why}. {by_hand}.");
             Ok(())

@@ -42,11 +42,19 @@ fn shown<T: std::fmt::Display>(value: &Option<T>) -> String {
 pub fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), CliError> {
     if !plan.changes() {
         println!("{}: already as wanted, nothing to change", plan.path.display());
-    } else if dry_run {
+        return Ok(());
+    }
+    // A refusal (a read-only file, another user's) is what a dry run would meet too.
+    plan.check()?;
+    let through = plan.link_target().map(|t| format!(" (a link: written to {})", t.display())).unwrap_or_default();
+    if dry_run {
         print!("{}", plan.diff());
+        if !through.is_empty() {
+            println!("{}{through}", plan.path.display());
+        }
     } else {
         let backup = plan.apply()?;
-        println!("updated {}", plan.path.display());
+        println!("updated {}{through}", plan.path.display());
         if let Some(backup) = backup {
             println!("backup  {}", backup.display());
         }
