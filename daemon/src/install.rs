@@ -196,15 +196,7 @@ impl Plan {
         self.check()?;
         self.file.check_unchanged()?;
         let backup = match &self.before {
-            Some(before) => {
-                let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
-                let backup = self.path.with_file_name(format!(
-                    "{}.judged-backup-{stamp}",
-                    self.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
-                ));
-                self.file.write_beside(&backup, before)?;
-                Some(backup)
-            }
+            Some(before) => Some(self.back_up(before)?),
             None => None,
         };
         match &self.after {
@@ -212,6 +204,25 @@ impl Plan {
             None => fs::remove_file(&self.path).map_err(io_error("remove", &self.path))?,
         }
         Ok(backup)
+    }
+}
+
+impl Plan {
+    /// Write `before` beside the file under a name no file has: a backup never replaces
+    /// another (two installs within a millisecond get `-2`, `-3`, …).
+    fn back_up(&self, before: &str) -> Result<PathBuf, InstallError> {
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+        let name = self.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        let mut tries = 1..;
+        loop {
+            let n = tries.next().unwrap_or(u32::MAX);
+            let suffix = if n == 1 { String::new() } else { format!("-{n}") };
+            let backup = self.path.with_file_name(format!("{name}.judged-backup-{stamp}{suffix}"));
+            match self.file.write_beside(&backup, before) {
+                Err(InstallError::Write(judged_core::files::AtomicWriteError::Exists { .. })) if n < 100 => continue,
+                written => return written.map(|()| backup),
+            }
+        }
     }
 }
 

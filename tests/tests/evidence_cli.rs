@@ -1611,3 +1611,35 @@ fn the_daemon_does_not_read_a_response_file_the_client_did_not_send() {
     assert!(said.contains("was not sent with the request") && said.contains("send its bytes in `files`"), "{said}");
     live.validate(Mode::Daemon, &scenario.verified(Mode::Daemon).evidence).expect_code(0, "judge-evidence sends it");
 }
+
+/// A prune never takes the bytes under evidence the gate would still allow on: with a
+/// cutoff of now (`0d`) the reviewed session is kept, the gate and `validate` still agree
+/// on the evidence, and a cutoff in the future is refused.
+#[test]
+fn a_prune_of_now_keeps_live_evidence_and_a_future_cutoff_is_refused() {
+    let live = Live::copilot("cross-family-ok");
+    let daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge_and_review(&challenge);
+    let (evidence, response) = (live.out("e.json"), live.out("r.md"));
+    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    let prune = |cutoff: &str| {
+        Command::new(bin("judged"))
+            .args(["prune", "--json", "--older-than", cutoff])
+            .env("JUDGED_HOME", &live.home)
+            .env("JUDGED_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    let future = prune("2100-01-01T00:00:00Z");
+    assert!(!future.status.success());
+    let said = String::from_utf8_lossy(&future.stderr);
+    assert!(said.contains("--older-than 2100-01-01T00:00:00") && said.contains("is in the future"), "{said}");
+    let now = prune("0d");
+    assert!(now.status.success(), "{}", String::from_utf8_lossy(&now.stderr));
+    let report: Value = serde_json::from_slice(&now.stdout).unwrap();
+    assert_eq!(report["pruned"], serde_json::json!([]), "the reviewed session was pruned: {report}");
+    assert_eq!(report["kept"][0]["why"], "evidence verified since the cutoff rests on this log", "{report}");
+    live.validate(Mode::Daemon, &evidence).expect_code(0, "validate, after the prune");
+    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow", "the gate agrees");
+}

@@ -9,8 +9,8 @@ use std::process::{Command, Output, Stdio};
 
 const COPILOT_LOG: &str = "fixtures/copilot-1.0.102/cross-family-ok/events.jsonl";
 const CLAUDE_SESSION: &str = "70e11cfc-c3fb-426c-9dfc-374e15ffb0af";
-/// A cutoff every fixture's last record is older than.
-const LATER: &str = "2100-01-01T00:00:00Z";
+/// A cutoff every fixture's last record is older than: now.
+const LATER: &str = "0d";
 
 /// Fields drop in order: the daemon stops before its home directory is removed.
 struct Setup {

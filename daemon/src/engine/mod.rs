@@ -293,8 +293,10 @@ impl Engine {
             return;
         }
         self.retained_at = Some(Instant::now());
-        let older_than = chrono::Utc::now() - chrono::Duration::days(i64::from(days.get()));
-        match prune::prune(&mut self.store, older_than, false) {
+        let now = chrono::Utc::now();
+        let older_than = now - chrono::Duration::days(i64::from(days.get()));
+        let live_since = self.live_since(now);
+        match prune::prune(&mut self.store, older_than, live_since, false) {
             Ok(report) if !report.pruned.is_empty() => {
                 tracing::info!(sessions = report.pruned.len(), bytes = report.bytes, days, "pruned idle sessions");
             }

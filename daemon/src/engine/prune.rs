@@ -17,7 +17,16 @@ use rustc_hash::FxHashSet;
 
 impl Engine {
     pub(super) fn prune(&mut self, args: &PruneArgs) -> Answer {
-        let mut report = prune(&mut self.store, args.older_than, args.dry_run)?;
+        let now = Utc::now();
+        if args.older_than > now {
+            return Err(super::bad_request(format!(
+                "--older-than {} is in the future: a cutoff names a time sessions have been idle since; use a \
+                 duration such as 90d (as [store] keep_days)",
+                timestamp::format_utc(args.older_than)
+            )));
+        }
+        let live_since = self.live_since(now);
+        let mut report = prune(&mut self.store, args.older_than, live_since, args.dry_run)?;
         if args.vacuum && !args.dry_run {
             self.store.vacuum()?;
             report.vacuumed_to = Some(self.store.disk_bytes());
@@ -26,10 +35,30 @@ impl Engine {
     }
 }
 
-/// Prune `store` of what was idle before `older_than` (only say what, when `dry_run`).
-pub fn prune(store: &mut Store, older_than: DateTime<Utc>, dry_run: bool) -> Result<PruneReport, StoreError> {
+impl Engine {
+    /// Since when what the journal names may still count at the gate: a day, or the gate's
+    /// freshness window if longer. What it names is kept whatever the cutoff, so a prune
+    /// never takes the bytes under evidence the gate would still allow on (and that
+    /// `validate` would then refuse as pruned).
+    pub(super) fn live_since(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        let freshness = self.config.current().file.gate.user_settings().freshness_seconds;
+        now - chrono::Duration::seconds(i64::try_from(freshness.max(LIVE_AT_LEAST_SECONDS)).unwrap_or(i64::MAX / 2))
+    }
+}
+
+/// The least time what the journal names is kept for: as `[store] keep_days`' least value.
+const LIVE_AT_LEAST_SECONDS: u64 = 24 * 3600;
+
+/// Prune `store` of what was idle before `older_than` (only say what, when `dry_run`),
+/// keeping what the journal names since `older_than` or `live_since`, whichever is earlier.
+pub fn prune(
+    store: &mut Store,
+    older_than: DateTime<Utc>,
+    live_since: DateTime<Utc>,
+    dry_run: bool,
+) -> Result<PruneReport, StoreError> {
     let cutoff = timestamp::format_utc(older_than);
-    let needed = Needed::since(store, older_than)?;
+    let needed = Needed::since(store, older_than.min(live_since))?;
     let idle: Vec<(FileState, DateTime<Utc>)> = store
         .files()
         .filter(|file| file.pruned < file.lines)

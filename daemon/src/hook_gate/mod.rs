@@ -417,7 +417,9 @@ impl HookGate<'_> {
             self.ingest.catch_up(self.store, Path::new(&evidence.session_events), evidence.host)?;
             let Some(file) = self.store.file_by_path(&evidence.session_events) else { continue };
             let waiting = self.ingest.chain_waits_from(file.id).is_some_and(|offset| offset >= evidence.window_start);
+            // Pruned bytes are no record to allow on: `validate` refuses such evidence too.
             if !file.tampered
+                && file.pruned == 0
                 && !waiting
                 && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none()
             {
