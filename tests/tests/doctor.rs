@@ -183,7 +183,10 @@ fn doctor_says_how_config_changes_take_effect_and_names_an_edit_not_applied() {
     );
     assert!(fix_of(&checks, "config_in_force").contains("no restart"));
 
-    fs::write(&config, format!("{good}claude_roots = [\"/elsewhere\"]\n")).unwrap();
+    // Saved by rename, as editors save: a version written in place counts only once it has
+    // stayed the same for the settle time.
+    fs::write(config.with_extension("saving"), format!("{good}claude_roots = [\"/elsewhere\"]\n")).unwrap();
+    fs::rename(config.with_extension("saving"), &config).unwrap();
     let (_, checks, _) = m.doctor();
     let detail = named(&checks, "config_in_force")["detail"].as_str().unwrap().to_owned();
     assert!(detail.contains("claude_roots changed") && detail.contains("next start"), "{detail}");

@@ -521,27 +521,6 @@ fn artifacts_that_are_missing_or_not_evidence_are_refused_with_2() {
 // What only the daemon can tell
 // ---------------------------------------------------------------------------------------
 
-/// Evidence whose session judged pruned (`judged prune`): the daemon cannot read its
-/// records again and refuses it saying so; direct mode, which reads the host's own log,
-/// still validates it.
-#[test]
-fn evidence_on_a_pruned_session_is_refused_by_the_daemon_saying_the_bytes_were_pruned() {
-    let scenario = Scenario::run("cross-family-ok");
-    let live = &scenario.live;
-    let evidence = &scenario.verified(Mode::Daemon).evidence;
-    live.validate(Mode::Daemon, evidence).expect_code(0, "before the prune");
-    let pruned = Command::new(bin("judged"))
-        .args(["prune", "--older-than", "2100-01-01T00:00:00Z"])
-        .env("JUDGED_HOME", &live.home)
-        .output()
-        .expect("judged prune runs");
-    assert!(pruned.status.success(), "{}", String::from_utf8_lossy(&pruned.stderr));
-    let refused = live.validate(Mode::Daemon, evidence);
-    refused.expect_code(2, "after the prune");
-    assert!(refused.stderr.contains("were pruned from the store"), "{}", refused.stderr);
-    live.validate(Mode::Direct, evidence).expect_code(0, "direct mode reads the host's log");
-}
-
 #[test]
 fn validate_challenge_prints_the_challenge_with_witness_checked() {
     let scenario = Scenario::run("cross-family-ok");

@@ -177,7 +177,14 @@ impl LiveConfig {
         if self.rejected.as_ref().is_some_and(|r| Some(&r.sha256) == sha256.as_ref()) {
             return None;
         }
-        if let Seen::ToSettle = self.seen_as(previous, stamp, bytes.as_deref())
+        let loaded = match &bytes {
+            Some(bytes) => UserConfig::parse(&self.path, bytes),
+            None => Ok(UserConfig::defaults(&self.path)),
+        };
+        // A version that does not parse changes nothing in force: it is refused at once.
+        // One that does waits, when it may be half written.
+        if loaded.is_ok()
+            && let Seen::ToSettle = self.seen_as(previous, stamp, bytes.as_deref())
             && !settled
         {
             if let Some(look) = &mut self.looked {
@@ -190,10 +197,6 @@ impl LiveConfig {
             );
             return None;
         }
-        let loaded = match &bytes {
-            Some(bytes) => UserConfig::parse(&self.path, bytes),
-            None => Ok(UserConfig::defaults(&self.path)),
-        };
         match loaded {
             Ok(user) => {
                 self.good = user;
