@@ -186,6 +186,18 @@ impl Live {
         self.finish(read_json(challenge)["nonce"].as_str().unwrap());
     }
 
+    /// A daemon over a Copilot CLI scenario whose review round has been verified in daemon
+    /// mode, and the evidence's path.
+    fn verified_in_daemon_mode(scenario: &str) -> (Live, Daemon, PathBuf) {
+        let live = Live::copilot(scenario);
+        let daemon = live.start_daemon();
+        let challenge = live.out("challenge.json");
+        live.challenge_and_review(&challenge);
+        let (evidence, response) = (live.out("e.json"), live.out("r.md"));
+        live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+        (live, daemon, evidence)
+    }
+
     fn out(&self, name: &str) -> PathBuf {
         self.tmp.path().join("out").join(name)
     }
@@ -1479,12 +1491,7 @@ fn daemon_mode_whose_daemon_cannot_start_names_the_cause_not_judged_start() {
 /// the reviewed session's id is not allowed on it; one in the reviewed project is.
 #[test]
 fn a_review_counts_for_its_own_project_only() {
-    let live = Live::copilot("cross-family-ok");
-    let daemon = live.start_daemon();
-    let challenge = live.out("challenge.json");
-    live.challenge_and_review(&challenge);
-    let (evidence, response) = (live.out("e.json"), live.out("r.md"));
-    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    let (live, daemon, _evidence) = Live::verified_in_daemon_mode("cross-family-ok");
     let session = live.log.parent().unwrap().file_name().unwrap().to_str().unwrap().to_owned();
     let elsewhere = live.tmp.path().join("another-project");
     fs::create_dir_all(&elsewhere).unwrap();
@@ -1596,12 +1603,7 @@ fn the_daemon_does_not_read_a_response_file_the_client_did_not_send() {
 /// on the evidence, and a cutoff in the future is refused.
 #[test]
 fn a_prune_of_now_keeps_live_evidence_and_a_future_cutoff_is_refused() {
-    let live = Live::copilot("cross-family-ok");
-    let daemon = live.start_daemon();
-    let challenge = live.out("challenge.json");
-    live.challenge_and_review(&challenge);
-    let (evidence, response) = (live.out("e.json"), live.out("r.md"));
-    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    let (live, daemon, evidence) = Live::verified_in_daemon_mode("cross-family-ok");
     let prune = |cutoff: &str| {
         Command::new(bin("judged"))
             .args(["prune", "--json", "--older-than", cutoff])
