@@ -5,8 +5,8 @@
 //! blocking: a FIFO or a device named in its place would otherwise hang the reader in
 //! `open` or `read`, and a huge file would cost every decision its size in memory.
 
+use crate::files::OpenedFileRefusal;
 use std::fs::File;
-use std::io::Read;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -46,26 +46,20 @@ pub enum ConfigFileError {
 pub fn read(path: &Path) -> Result<Option<Vec<u8>>, ConfigFileError> {
     let io = |source| ConfigFileError::Io { path: path.to_owned(), source };
     // O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a
-    // writer; the type check below then refuses it before any read.
+    // writer; `read_opened` then refuses it by its type before any read.
     let file = match File::options().read(true).custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32).open(path) {
         Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(source) => return Err(io(source)),
     };
-    let meta = file.metadata().map_err(io)?;
-    if !meta.is_file() {
-        return Err(ConfigFileError::NotRegular { path: path.to_owned(), kind: kind_of(&meta.file_type()) });
+    match crate::files::read_opened(file, MAX_CONFIG_BYTES) {
+        Ok((_, bytes)) => Ok(Some(bytes)),
+        Err(OpenedFileRefusal::NotRegular(kind)) => {
+            Err(ConfigFileError::NotRegular { path: path.to_owned(), kind: kind_of(&kind) })
+        }
+        Err(OpenedFileRefusal::TooLarge(len)) => Err(ConfigFileError::TooLarge { path: path.to_owned(), len }),
+        Err(OpenedFileRefusal::Io(source)) => Err(io(source)),
     }
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(ConfigFileError::TooLarge { path: path.to_owned(), len: meta.len() });
-    }
-    // The file may grow after the stat: read one byte past the limit to notice.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(ConfigFileError::TooLarge { path: path.to_owned(), len: bytes.len() as u64 });
-    }
-    Ok(Some(bytes))
 }
 
 fn kind_of(file_type: &std::fs::FileType) -> &'static str {

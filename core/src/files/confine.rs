@@ -5,8 +5,9 @@
 //! [`read`] (to read): inside the project once symlinks are resolved, a regular file, of
 //! bounded size.
 
+use super::OpenedFileRefusal;
 use std::fs;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -164,23 +165,16 @@ pub fn read(project: &Path, given: &str, max: u64, owner: Owner) -> Result<Confi
     let read_error = |source: io::Error| ConfineError::Read { given: given.to_owned(), source };
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
     let file = fs::File::from(rustix::fs::open(&resolved, flags, Mode::empty()).map_err(|e| read_error(e.into()))?);
-    let meta = file.metadata().map_err(read_error)?;
-    let kind = meta.file_type();
-    if !kind.is_file() {
-        let kind = if kind.is_dir() { "a directory" } else { "a FIFO, socket or device" };
-        return Err(ConfineError::NotRegular { given: given.to_owned(), kind });
-    }
-    if meta.len() > max {
-        return Err(ConfineError::TooLarge { given: given.to_owned(), len: meta.len(), max });
-    }
+    let (meta, bytes) = super::read_opened(file, max).map_err(|refusal| match refusal {
+        OpenedFileRefusal::NotRegular(kind) => {
+            let kind = if kind.is_dir() { "a directory" } else { "a FIFO, socket or device" };
+            ConfineError::NotRegular { given: given.to_owned(), kind }
+        }
+        OpenedFileRefusal::TooLarge(len) => ConfineError::TooLarge { given: given.to_owned(), len, max },
+        OpenedFileRefusal::Io(source) => read_error(source),
+    })?;
     if owner == Owner::Caller && meta.uid() != super::current_uid() {
         return Err(ConfineError::NotOwned { given: given.to_owned(), uid: meta.uid() });
-    }
-    // Bounded again while reading: the file may grow after the check.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(max + 1).read_to_end(&mut bytes).map_err(read_error)?;
-    if bytes.len() as u64 > max {
-        return Err(ConfineError::TooLarge { given: given.to_owned(), len: bytes.len() as u64, max });
     }
     Ok(Confined { path: resolved, bytes })
 }

@@ -116,6 +116,41 @@ pub fn check_writable(path: &Path, replace: bool) -> Result<()> {
     Ok(())
 }
 
+/// Why an opened file was not read by [`read_opened`].
+#[derive(Debug, thiserror::Error)]
+pub enum OpenedFileRefusal {
+    /// Not a regular file (a FIFO, socket, device or directory): what it is.
+    #[error("not a regular file")]
+    NotRegular(fs::FileType),
+    /// More than the bound: its length, or what was read before the bound was passed.
+    #[error("{0} bytes, over the bound")]
+    TooLarge(u64),
+    /// The stat or the read failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Read a file opened without blocking (`O_NONBLOCK`, so that a FIFO opens at once) when
+/// it is a regular file of at most `max` bytes, with its metadata. The checks are made on
+/// the file opened, so a swap of the path after the open changes nothing read, and the
+/// read is bounded again, since the file may grow after the stat.
+pub fn read_opened(file: fs::File, max: u64) -> std::result::Result<(fs::Metadata, Vec<u8>), OpenedFileRefusal> {
+    use std::io::Read;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(OpenedFileRefusal::NotRegular(meta.file_type()));
+    }
+    if meta.len() > max {
+        return Err(OpenedFileRefusal::TooLarge(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(OpenedFileRefusal::TooLarge(bytes.len() as u64));
+    }
+    Ok((meta, bytes))
+}
+
 /// Write `bytes` to `path` atomically with mode 0600: a temp file in the same directory,
 /// fsync, then rename. A half-written artifact is never visible under the final name.
 pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<()> {
