@@ -204,6 +204,8 @@ impl Unmanaged {
 pub enum ServiceError {
     #[error("cannot {action} {}: {source}", path.display())]
     Io { action: &'static str, path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Write(#[from] judged_core::files::AtomicWriteError),
     #[error("cannot find this executable: {0}")]
     Exe(io::Error),
     #[error(
@@ -568,8 +570,7 @@ fn write_service_file(path: &Path, text: &str, changed: bool) -> Result<(), Serv
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(io_error("create", parent))?;
     }
-    let temp = path.with_extension("judged-tmp");
-    fs::write(&temp, text).and_then(|()| fs::rename(&temp, path)).map_err(io_error("write", path))?;
+    judged_core::files::replace_atomically(path, text.as_bytes(), judged_core::files::Keep::NEW, false)?;
     println!("wrote    {}", path.display());
     Ok(())
 }

@@ -10,12 +10,12 @@
 //! it witnessed still validate in daemon mode; it is never created again.
 
 use hmac::{Hmac, KeyInit, Mac};
+use judged_core::files;
 use judged_core::rules::{Artifact, Signable};
 use judged_core::signature::{self, PublicKey, SignatureError, SigningKey};
 use sha2::Sha256;
 use std::fs;
-use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The current key's secret seed.
@@ -30,6 +30,8 @@ const SHARED_SECRET: &str = "witness.key";
 pub enum WitnessError {
     #[error("cannot {action} {}: {source}", path.display())]
     Io { action: &'static str, path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Write(#[from] files::AtomicWriteError),
     #[error(
         "{} is not a 32-byte key; move it away to start with a new key (artifacts it witnessed will no longer validate)",
         .0.display()
@@ -101,18 +103,9 @@ fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Witne
     move |source| WitnessError::Io { action, path, source }
 }
 
-/// Write `bytes` to `path` whole, owner-only: to a temporary file, synced, then renamed
-/// into place, so a crash never leaves a partial key behind.
+/// Write `bytes` to `path` whole, owner-only: a crash never leaves a partial key behind.
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), WitnessError> {
-    let mut temp = path.as_os_str().to_owned();
-    temp.push(".tmp");
-    let temp = PathBuf::from(temp);
-    let _ = fs::remove_file(&temp);
-    let mut file =
-        fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&temp).map_err(io("create", &temp))?;
-    file.write_all(bytes).map_err(io("write", &temp))?;
-    file.sync_all().map_err(io("sync", &temp))?;
-    fs::rename(&temp, path).map_err(io("rename into place", path))
+    Ok(files::replace_atomically(path, bytes, files::Keep::PRIVATE, false)?)
 }
 
 /// A 32-byte key file, made owner-only again if its mode was loosened; none if absent.

@@ -251,7 +251,8 @@ pub fn replace_atomically(
     let write = |source| AtomicWriteError::Write { path: path.to_owned(), source };
     let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temp = parent.join(format!(".{name}.{}.{:012x}.tmp", std::process::id(), random_u64() & 0xffff_ffff_ffff));
+    let temp =
+        parent.join(format!(".{name}.{}.{:012x}.tmp", std::process::id(), rand::random::<u64>() & 0xffff_ffff_ffff));
     let result =
         (|| {
             let create_mode = match keep.mode {
@@ -282,11 +283,6 @@ pub fn replace_atomically(
         })();
     let _ = fs::remove_file(&temp);
     result
-}
-
-fn random_u64() -> u64 {
-    use std::hash::{BuildHasher, RandomState};
-    RandomState::new().hash_one(std::time::SystemTime::now())
 }
 
 /// A session log found under a root.
