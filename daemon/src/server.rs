@@ -72,7 +72,6 @@ struct Shared {
     buffered: Arc<Semaphore>,
     idle: Duration,
     frame_time: Duration,
-    writes: Writes,
     /// The uids served besides the daemon's own (a witness under its own account).
     serves: Arc<[u32]>,
 }
@@ -96,15 +95,12 @@ pub async fn serve(
     let mut stop = shutdown.subscribe();
     let limit = connection_limit(limits.max_connections);
     let connections = Arc::new(Semaphore::new(limit));
-    let buffered = Arc::new(Semaphore::new(limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS)));
-    let idle = Duration::from_secs(limits.idle_seconds.max(1));
     let shared = Shared {
         engine,
         shutdown,
         catch_up,
-        writes: Writes { within: idle, budget: Some(buffered.clone()) },
-        buffered,
-        idle,
+        buffered: Arc::new(Semaphore::new(limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS))),
+        idle: Duration::from_secs(limits.idle_seconds.max(1)),
         frame_time: Duration::from_secs(limits.frame_seconds.max(1)),
         serves: serves.into(),
     };
@@ -259,7 +255,7 @@ async fn receive(connection: &mut Connection<Stream>, shared: &Shared) -> Option
     // bounds them. A larger frame's announced bytes are held against what all clients
     // may buffer together before its body is read, and the client has a bounded time
     // to be given them and send them.
-    let kib = if len > SMALL_FRAME_BYTES { u32::try_from(len.div_ceil(1024)).unwrap_or(u32::MAX) } else { 0 };
+    let kib = large_frame_kib(len);
     let body = tokio::time::timeout(shared.frame_time, async {
         let held = shared.buffered.acquire_many(kib).await;
         (held, connection.receive_body_async(len).await)
@@ -308,19 +304,19 @@ async fn answer(
              rebuild or prune it: `sudo systemctl stop judged`, or ask whoever runs it",
             peer.uid
         );
-        let refused = reply(connection, id, Outcome::Error(ErrorBody::message(message)), &shared.writes).await;
+        let refused = reply(connection, id, Outcome::Error(ErrorBody::message(message)), &shared.writes()).await;
         return if refused.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
     }
     let wants_progress = request.wants_progress();
     let sent = match Route::of(request) {
         Route::Progress => {
-            reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report())), &shared.writes).await
+            reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report())), &shared.writes()).await
         }
         Route::Shutdown => {
             // Answer first: once the server stops, this connection's task is dropped
             // with the runtime, and `judged stop` would read a closed socket.
             let stopping = Outcome::Ok(Reply::Stopping(Stopping { stopping: true }));
-            let _ = reply(connection, id, stopping, &shared.writes).await;
+            let _ = reply(connection, id, stopping, &shared.writes()).await;
             let _ = shared.shutdown.send(true);
             return ControlFlow::Break(());
         }
@@ -344,18 +340,18 @@ async fn relay(
     let answer = loop {
         tokio::select! {
             answer = &mut asked => break answer,
-            Some(step) = steps.recv() => reply(connection, id, Outcome::Progress(step), &shared.writes).await?,
+            Some(step) = steps.recv() => reply(connection, id, Outcome::Progress(step), &shared.writes()).await?,
         }
     };
     // Steps told before the answer came, and not yet sent.
     while let Ok(step) = steps.try_recv() {
-        reply(connection, id, Outcome::Progress(step), &shared.writes).await?;
+        reply(connection, id, Outcome::Progress(step), &shared.writes()).await?;
     }
     let outcome = match answer {
         Ok(answer) => Outcome::Ok(answer),
         Err(refusal) => Outcome::Error(refusal),
     };
-    reply(connection, id, outcome, &shared.writes).await
+    reply(connection, id, outcome, &shared.writes()).await
 }
 
 /// How answers are written. A client that does not read its answer must not hold the
@@ -363,25 +359,38 @@ async fn relay(
 /// connection is dropped; and a large answer's bytes are held against the budget of large
 /// frames (the one requests share), so clients that never drain theirs cost the daemon
 /// that budget at most, and small answers (a hook's, `status`) are never held up.
-#[derive(Clone)]
-struct Writes {
+struct Writes<'a> {
     within: Duration,
     /// KiB of large frames that may be held, for all connections together.
-    budget: Option<Arc<Semaphore>>,
+    budget: Option<&'a Semaphore>,
 }
 
-impl Writes {
+impl Writes<'_> {
     /// For a refusal: a small answer, written within [`REFUSAL_TIME`].
-    fn refusal() -> Writes {
+    fn refusal() -> Writes<'static> {
         Writes { within: REFUSAL_TIME, budget: None }
     }
+}
+
+impl Shared {
+    /// How a served connection's answers are written: within the idle limit, a large one
+    /// held against the budget requests share.
+    fn writes(&self) -> Writes<'_> {
+        Writes { within: self.idle, budget: Some(&self.buffered) }
+    }
+}
+
+/// The KiB a frame of `len` bytes holds against the budget of large frames: none up to
+/// [`SMALL_FRAME_BYTES`] (the connection limit bounds those).
+fn large_frame_kib(len: usize) -> u32 {
+    if len > SMALL_FRAME_BYTES { u32::try_from(len.div_ceil(1024)).unwrap_or(u32::MAX) } else { 0 }
 }
 
 async fn reply(
     connection: &mut Connection<Stream>,
     id: u64,
     outcome: Outcome<Reply>,
-    writes: &Writes,
+    writes: &Writes<'_>,
 ) -> Result<(), FrameError> {
     let frame = match frame::encode(&Response { v: PROTOCOL_VERSION, id, outcome }) {
         Err(FrameError::TooLarge(len)) => {
@@ -391,10 +400,9 @@ async fn reply(
         }
         encoded => encoded?,
     };
-    let kib =
-        if frame.len() > SMALL_FRAME_BYTES { u32::try_from(frame.len().div_ceil(1024)).unwrap_or(u32::MAX) } else { 0 };
+    let kib = large_frame_kib(frame.len());
     let sent = tokio::time::timeout(writes.within, async {
-        let _held = match (&writes.budget, kib) {
+        let _held = match (writes.budget, kib) {
             (Some(budget), 1..) => Some(budget.acquire_many(kib).await),
             _ => None,
         };
