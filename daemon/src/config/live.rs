@@ -66,14 +66,6 @@ pub enum ConfigChange {
     Rejected { file: ConfigFileUsed, error: String },
 }
 
-/// What the file holds now, as far as the config in force is concerned.
-enum Seen {
-    /// Nothing that could be a half-written version: apply it (or refuse it) now.
-    Complete,
-    /// Written in place, emptied or removed: it counts once it has stayed so for [`SETTLE`].
-    ToSettle,
-}
-
 /// What the last look at the file saw.
 #[derive(Clone, Copy)]
 struct Look {
@@ -90,8 +82,9 @@ pub struct LiveConfig {
     path: PathBuf,
     /// The last look at the file; `None` before the first.
     looked: Option<Look>,
-    /// The stamp of the file the version in force was read from (`None`: no file).
-    good_stamp: Option<Stamp>,
+    /// The stamp of the file when the daemon started following it (`None`: no file):
+    /// what the first look compares with.
+    started_stamp: Option<Stamp>,
     good: UserConfig,
     loaded_at: String,
     rejected: Option<ConfigRejected>,
@@ -104,11 +97,11 @@ impl LiveConfig {
     /// Follow `path`, whose version read at start is `user`.
     pub fn new(path: PathBuf, user: UserConfig) -> LiveConfig {
         let started = user.file.clone();
-        let good_stamp = user.used.sha256.as_ref().and_then(|_| Stamp::of(&path));
+        let started_stamp = user.used.sha256.as_ref().and_then(|_| Stamp::of(&path));
         LiveConfig {
             path,
             looked: None,
-            good_stamp,
+            started_stamp,
             good: user,
             loaded_at: now(),
             rejected: None,
@@ -171,7 +164,6 @@ impl LiveConfig {
         let sha256 = bytes.as_deref().map(digest_of_bytes);
         if sha256 == self.good.used.sha256 {
             // Back to (or still) the version in force: an edit that was refused is over.
-            self.good_stamp = stamp;
             return self.rejected.take().map(|_| ConfigChange::Loaded(self.good.used.clone()));
         }
         if self.rejected.as_ref().is_some_and(|r| Some(&r.sha256) == sha256.as_ref()) {
@@ -183,10 +175,7 @@ impl LiveConfig {
         };
         // A version that does not parse changes nothing in force: it is refused at once.
         // One that does waits, when it may be half written.
-        if loaded.is_ok()
-            && let Seen::ToSettle = self.seen_as(previous, stamp, bytes.as_deref())
-            && !settled
-        {
+        if loaded.is_ok() && !settled && self.may_be_half_written(previous, stamp, bytes.as_deref()) {
             if let Some(look) = &mut self.looked {
                 look.waiting = true;
             }
@@ -200,7 +189,6 @@ impl LiveConfig {
         match loaded {
             Ok(user) => {
                 self.good = user;
-                self.good_stamp = stamp;
                 self.loaded_at = now();
                 self.rejected = None;
                 Some(ConfigChange::Loaded(self.good.used.clone()))
@@ -209,23 +197,23 @@ impl LiveConfig {
         }
     }
 
-    /// Whether what the file holds now can be applied at once: a file that took the place
-    /// of the one seen before (a rename: editors, `judged init`) is whole; one written in
-    /// place, empty, gone, or appearing where a version in force was removed may be half
-    /// way through a write.
-    fn seen_as(&self, previous: Option<Look>, stamp: Option<Stamp>, bytes: Option<&[u8]>) -> Seen {
-        let Some(now) = stamp else { return Seen::ToSettle };
+    /// Whether what the file holds now may be half way through a write, and so counts only
+    /// once it has settled: a file written in place, empty, gone, or appearing where a
+    /// version in force was removed may be; one that took the place of the file seen
+    /// before (a rename: editors, `judged init`) is whole.
+    fn may_be_half_written(&self, previous: Option<Look>, stamp: Option<Stamp>, bytes: Option<&[u8]>) -> bool {
+        let Some(now) = stamp else { return true };
         if bytes.is_none_or(|b| b.iter().all(u8::is_ascii_whitespace)) {
-            return Seen::ToSettle;
+            return true;
         }
         let replaced = match previous.map(|look| look.stamp) {
             Some(Some(before)) => !now.same_file(&before),
             // It appeared where there was none: whole only if nothing but the defaults was
             // in force (a first config).
             Some(None) => self.good.used.sha256.is_none(),
-            None => self.good_stamp.is_none_or(|good| !now.same_file(&good)),
+            None => self.started_stamp.is_none_or(|started| !now.same_file(&started)),
         };
-        if replaced { Seen::Complete } else { Seen::ToSettle }
+        !replaced
     }
 
     fn reject(&mut self, sha256: Option<String>, error: &ConfigError) -> Option<ConfigChange> {
