@@ -41,13 +41,13 @@ impl Engine {
     /// never takes the bytes under evidence the gate would still allow on (and that
     /// `validate` would then refuse as pruned).
     pub(super) fn live_since(&self, now: DateTime<Utc>) -> DateTime<Utc> {
-        let freshness = self.config.current().file.gate.user_settings().freshness_seconds;
-        now - chrono::Duration::seconds(i64::try_from(freshness.max(LIVE_AT_LEAST_SECONDS)).unwrap_or(i64::MAX / 2))
+        let fresh_since = self.config.current().file.gate.user_settings().fresh_since(now);
+        fresh_since.min(now - chrono::Duration::days(LIVE_AT_LEAST_DAYS))
     }
 }
 
 /// The least time what the journal names is kept for: as `[store] keep_days`' least value.
-const LIVE_AT_LEAST_SECONDS: u64 = 24 * 3600;
+const LIVE_AT_LEAST_DAYS: i64 = 1;
 
 /// Prune `store` of what was idle before `older_than` (only say what, when `dry_run`),
 /// keeping what the journal names since `older_than` or `live_since`, whichever is earlier.

@@ -377,7 +377,7 @@ impl HookGate<'_> {
         settings: &Settings,
     ) -> Result<(Option<EvidenceVerified>, bool), StoreError> {
         let mut declared_skipped = false;
-        let oldest = chrono::Utc::now() - chrono::Duration::seconds(settings.freshness_seconds as i64);
+        let oldest = settings.fresh_since(chrono::Utc::now());
         let cwd = question.cwd.as_deref().map(files::resolve);
         // Newest first, and only until the freshness window ends or a candidate holds:
         // the journal keeps every verification ever made, and a decision must not cost

@@ -36,6 +36,17 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The oldest a review may have ended and still count as fresh at `now`. A window
+    /// longer than the clock can count back reaches to its beginning (everything is fresh)
+    /// instead of overflowing.
+    pub fn fresh_since(&self, now: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+        i64::try_from(self.freshness_seconds)
+            .ok()
+            .and_then(chrono::Duration::try_seconds)
+            .and_then(|window| now.checked_sub_signed(window))
+            .unwrap_or(chrono::DateTime::<chrono::Utc>::MIN_UTC)
+    }
+
     fn overlay(&mut self, layer: &GateLayer, source: String) {
         let before = self.compared();
         self.policy = layer.policy.unwrap_or(self.policy);
@@ -593,6 +604,19 @@ mod tests {
         assert!(!claude.contains("rubber-duck"), "{claude}");
         let copilot = Question { host: Host::CopilotCli, ..question() };
         assert!(tree_changed(&copilot, &change).message.contains("the rubber-duck reviewer"));
+    }
+
+    /// `freshness_seconds` is any u64 a config holds: a window past what the clock counts
+    /// reaches to its beginning, without a panic on the engine's thread.
+    #[test]
+    fn a_freshness_window_longer_than_the_clock_reaches_to_its_beginning() {
+        let now = chrono::Utc::now();
+        let mut settings = GateConfig::default().user_settings();
+        assert_eq!(settings.fresh_since(now), now - chrono::Duration::seconds(3600));
+        for huge in [100_000_000_000_000_000, u64::MAX] {
+            settings.freshness_seconds = huge;
+            assert_eq!(settings.fresh_since(now), chrono::DateTime::<chrono::Utc>::MIN_UTC, "{huge}");
+        }
     }
 
     #[test]
