@@ -7,12 +7,13 @@
 //! each host found (or only the hooks), and runs `judged doctor`.
 
 use crate::CliError;
-use judged::install::{Plan, find_on_path};
+use judged::install::host_cli::{self, Listed, Login};
+use judged::install::{CodexHookSource, Plan, find_on_path};
+use judged_core::event::Host;
 use judged_core::family::{self, Table};
 use judged_jury::config::JuryConfig;
-use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct InitArgs {
@@ -95,52 +96,6 @@ impl Cli {
             _ => None,
         }
     }
-
-    /// Whether the CLI is logged in, from what it keeps on disk or reads from the
-    /// environment; `None` when that cannot be told offline (a keychain).
-    fn login(self, env: &dyn Fn(&str) -> Option<String>) -> Login {
-        let home = env("HOME").map(PathBuf::from).unwrap_or_default();
-        let dir = |var: &str, default: &str| env(var).map(PathBuf::from).unwrap_or_else(|| home.join(default));
-        let (keys, files): (&[&str], Vec<PathBuf>) = match self {
-            Cli::Codex => (&["OPENAI_API_KEY", "CODEX_API_KEY"], vec![dir("CODEX_HOME", ".codex").join("auth.json")]),
-            Cli::Gemini => (
-                &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
-                vec![dir("GEMINI_CLI_HOME", "").join(".gemini/oauth_creds.json")],
-            ),
-            Cli::Claude => (
-                &["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"],
-                vec![dir("CLAUDE_CONFIG_DIR", ".claude").join(".credentials.json")],
-            ),
-            Cli::Copilot => (&["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"], Vec::new()),
-        };
-        if let Some(key) = keys.iter().find(|k| env(k).is_some()) {
-            return Login::Yes(format!("${key}"));
-        }
-        if let Some(file) = files.iter().find(|f| f.is_file()) {
-            return Login::Yes(file.display().to_string());
-        }
-        match self {
-            // Copilot CLI keeps its token in the system keychain; only a plaintext
-            // fallback would show in its config file.
-            Cli::Copilot => {
-                let config = dir("COPILOT_HOME", ".copilot").join("config.json");
-                match std::fs::read_to_string(&config) {
-                    Ok(text) if text.contains("logged_in_users") => Login::Yes(config.display().to_string()),
-                    _ => Login::Unknown,
-                }
-            }
-            _ => Login::No(files.first().map(|f| f.display().to_string()).unwrap_or_default(), keys.join(" or ")),
-        }
-    }
-}
-
-enum Login {
-    /// Logged in, and where that shows.
-    Yes(String),
-    /// No login found: the file looked for and the variables that would do.
-    No(String, String),
-    /// Cannot be told offline.
-    Unknown,
 }
 
 /// One juror `judged init` writes.
@@ -166,10 +121,11 @@ fn choose(usable: &[Cli]) -> Option<(Vec<Pick>, Vec<Pick>)> {
     if served.len() < 2 {
         return None;
     }
+    // A juror is named by what answers it: the CLI and the model it asks for.
     let pick = |(family, cli): (&str, Cli), big: bool| {
         let (small, large) = cli.models(family).expect("served");
-        let size = if big { "big" } else { "small" };
-        Pick { name: format!("{}-{size}", cli.name()), cli, model: if big { large } else { small } }
+        let model = if big { large } else { small };
+        Pick { name: format!("{}/{model}", cli.name()), cli, model }
     };
     let stage_1 = vec![pick(served[0], false), pick(served[1], false)];
     // A third family first: it is never the author's when stage 1 disagrees about an
@@ -180,21 +136,11 @@ fn choose(usable: &[Cli]) -> Option<(Vec<Pick>, Vec<Pick>)> {
     if tiebreakers.len() < 2 {
         tiebreakers.push(pick(served[1], true));
     }
-    // A name is unique: two jurors of one CLI differ by size, and Copilot CLI serving two
-    // families gets the family in the name.
-    let mut all: Vec<Pick> = stage_1.into_iter().chain(tiebreakers).collect();
-    for i in 0..all.len() {
-        if all[..i].iter().any(|p| p.name == all[i].name) || all[i + 1..].iter().any(|p| p.name == all[i].name) {
-            let family = family::family(all[i].model, Table::Evidence).unwrap_or(family::UNKNOWN);
-            all[i].name = format!("{}-{family}", all[i].name);
-        }
-    }
-    let tiebreakers = all.split_off(2);
-    Some((all, tiebreakers))
+    Some((stage_1, tiebreakers))
 }
 
 /// The `[jury]` table for the chosen jurors.
-fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Cli) -> PathBuf) -> String {
+fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Cli) -> PathBuf, unchecked: &[Cli]) -> String {
     let names = |picks: &[Pick]| picks.iter().map(|p| format!("{:?}", p.name)).collect::<Vec<_>>().join(", ");
     let mut text = format!(
         "\n# Written by `judged init`: two stage-1 jurors of two model families, tiebreakers of others.\n\
@@ -205,6 +151,12 @@ fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Cli) -> PathB
         judged_jury::config::DEFAULT_DEADLINE_SECONDS,
     );
     for pick in stage_1.iter().chain(tiebreakers) {
+        if unchecked.contains(&pick.cli) {
+            text.push_str(&format!(
+                "\n# Its login was not checked ({} keeps it where judged cannot look offline).",
+                pick.cli.name()
+            ));
+        }
         text.push_str(&format!(
             "\n[[jury.jurors]]\nname = {:?}\npreset = {:?}\nmodel = {:?}\nbin = {:?}\n",
             pick.name,
@@ -216,38 +168,46 @@ fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Cli) -> PathB
     text
 }
 
-fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
 pub fn run(args: &InitArgs) -> Result<(), CliError> {
+    if !args.dry_run {
+        // The data dir holds the plugin init writes, and later the store and the key:
+        // made private now, as `judged start` would make it.
+        judged::private_dir(&judged_protocol::paths::data_dir())?;
+    }
     let path_var = std::env::var_os("PATH");
     let found: Vec<(Cli, PathBuf)> =
         Cli::ALL.iter().filter_map(|cli| Some((*cli, find_on_path(cli.name(), path_var.as_deref())?))).collect();
     println!("Reviewer CLIs and hosts on PATH:");
     let mut usable = Vec::new();
+    let mut unchecked = Vec::new();
     for cli in Cli::ALL {
         let Some((_, bin)) = found.iter().find(|(c, _)| *c == cli) else {
             println!("  {:<8} not found", cli.name());
             continue;
         };
-        match cli.login(&env_var) {
+        match host_cli::login(cli.host(), &host_cli::env_var) {
             Login::Yes(how) => {
                 println!("  {:<8} {} (logged in: {how})", cli.name(), bin.display());
                 usable.push(cli);
             }
-            Login::Unknown => {
-                println!("  {:<8} {} (login cannot be told offline; counted as usable)", cli.name(), bin.display());
+            Login::Unknown(why) => {
+                println!(
+                    "  {:<8} {} (login not checked: {why}; counted as usable; if its jurors fail, log in with `{}`)",
+                    cli.name(),
+                    bin.display(),
+                    cli.name()
+                );
                 usable.push(cli);
+                unchecked.push(cli);
             }
-            Login::No(file, keys) => println!(
+            Login::No { file, variables: keys } => println!(
                 "  {:<8} {} (not logged in: no {file} and no {keys}; log in, then run judged init again to use it as a juror)",
                 cli.name(),
                 bin.display()
             ),
         }
     }
-    write_jury(args, &usable, &found)?;
+    write_jury(args, &usable, &unchecked, &found)?;
     let hosts: Vec<(Cli, PathBuf)> = found;
     if hosts.is_empty() {
         println!("No host found (claude, copilot, codex, gemini): nothing to install the plugin into.");
@@ -265,7 +225,7 @@ pub fn run(args: &InitArgs) -> Result<(), CliError> {
 
 /// Merge the chosen `[jury]` into config.toml, unless it has one or no cross-family
 /// jury can be made.
-fn write_jury(args: &InitArgs, usable: &[Cli], found: &[(Cli, PathBuf)]) -> Result<(), CliError> {
+fn write_jury(args: &InitArgs, usable: &[Cli], unchecked: &[Cli], found: &[(Cli, PathBuf)]) -> Result<(), CliError> {
     let config = judged_protocol::paths::config_path();
     let file = judged::install::read_user_file(&config)?;
     let before = file.text.clone();
@@ -292,7 +252,7 @@ fn write_jury(args: &InitArgs, usable: &[Cli], found: &[(Cli, PathBuf)]) -> Resu
         return Ok(());
     };
     let bins = |cli: Cli| found.iter().find(|(c, _)| *c == cli).map(|(_, b)| b.clone()).unwrap_or_default();
-    let jury = jury_toml(&stage_1, &tiebreakers, &bins);
+    let jury = jury_toml(&stage_1, &tiebreakers, &bins, unchecked);
     JuryConfig::from_toml(&jury).and_then(|j| j.validate()).map_err(InitError::Rendered)?;
     let served: Vec<&str> =
         stage_1.iter().chain(&tiebreakers).filter_map(|p| family::family(p.model, Table::Evidence)).collect();
@@ -319,6 +279,8 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
     let timeout = crate::commands::install_hooks::hook_timeout_seconds(&config, &config_path)?;
     let project = args.project.clone().unwrap_or_else(|| PathBuf::from("."));
     for (cli, _) in hosts {
+        // Copilot CLI's hook goes into the project's file, the team's: said, not refused.
+        crate::commands::install_hooks::plugin_already_gates(cli.host(), *cli != Cli::Copilot)?;
         let plan = match cli {
             Cli::Claude => {
                 let user = crate::HookTarget {
@@ -363,7 +325,9 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                 )?;
                 judged::install::check_codex_config()?;
                 carry_out(judged::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
-                crate::commands::install_hooks::trust_codex_hook(&hooks, &command, None, args.dry_run)?;
+                let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+                let source = judged::install::CodexHookSource::File(&hooks);
+                crate::commands::install_hooks::trust_codex_hook(source, &cwd, args.dry_run)?;
                 continue;
             }
             Cli::Gemini => {
@@ -383,57 +347,198 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
     Ok(())
 }
 
-/// The host's own commands that install the plugin from `dir`.
-fn install_commands(cli: Cli, bin: &Path, dir: &Path) -> Vec<Vec<std::ffi::OsString>> {
-    let words = |words: &[&OsStr]| -> Vec<std::ffi::OsString> {
-        std::iter::once(bin.as_os_str()).chain(words.iter().copied()).map(OsStr::to_owned).collect()
-    };
-    let at = format!("{0}@{0}", judged::plugin::NAME);
-    let at = OsStr::new(&at);
-    let s = |s: &'static str| OsStr::new(s);
-    match cli {
-        Cli::Claude => vec![
-            words(&[s("plugin"), s("marketplace"), s("add"), dir.as_os_str()]),
-            words(&[s("plugin"), s("install"), at]),
-        ],
-        Cli::Copilot => vec![words(&[s("plugin"), s("install"), dir.as_os_str()])],
-        Cli::Codex => vec![
-            words(&[s("plugin"), s("marketplace"), s("add"), dir.as_os_str()]),
-            words(&[s("plugin"), s("add"), at]),
-        ],
-        Cli::Gemini => {
-            let extension = dir.join(judged::plugin::GEMINI_DIR);
-            vec![words(&[s("extensions"), s("install"), extension.as_os_str(), s("--consent")])]
+/// How long one of a host's own install commands may take: each finishes in a few
+/// seconds offline; a host that asks a question no one can answer is stopped here.
+const INSTALL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// One of a host's own commands that install the plugin.
+struct Step {
+    args: Vec<String>,
+    /// Set for the command alone: what it needs so that it never asks.
+    env: &'static [(&'static str, &'static str)],
+    /// What it says, failing, when the step was already done (by an earlier init).
+    already: Option<&'static str>,
+}
+
+fn step(args: &[&str]) -> Step {
+    Step { args: args.iter().map(|a| (*a).to_owned()).collect(), env: &[], already: None }
+}
+
+impl Cli {
+    fn host(self) -> Host {
+        match self {
+            Cli::Codex => Host::CodexCli,
+            Cli::Gemini => Host::GeminiCli,
+            Cli::Claude => Host::ClaudeCode,
+            Cli::Copilot => Host::CopilotCli,
+        }
+    }
+
+    /// The id the host lists judged by once init installed it.
+    fn installed_id(self) -> String {
+        match self {
+            Cli::Gemini => judged::plugin::NAME.to_owned(),
+            _ => host_cli::marketplace_id(),
+        }
+    }
+
+    /// The host's own commands that install the plugin from `dir`, given what it listed
+    /// before (`before`). Claude Code, Copilot CLI and Codex CLI install from `dir` as a
+    /// local marketplace (Copilot CLI keeps only marketplace installs in the future); a
+    /// Gemini CLI extension is a copy, so one already there is uninstalled first.
+    fn install_steps(self, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
+        let dir = dir.to_string_lossy();
+        let at = host_cli::marketplace_id();
+        match self {
+            Cli::Claude => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "install", &at])],
+            Cli::Copilot => {
+                // A direct install (deprecated by Copilot CLI) goes before the marketplace's.
+                let direct = before.filter(|b| b.id == judged::plugin::NAME);
+                let uninstall = direct.map(|_| step(&["plugin", "uninstall", judged::plugin::NAME]));
+                let add = Step { already: Some("already registered"), ..step(&["plugin", "marketplace", "add", &dir]) };
+                uninstall.into_iter().chain([add, step(&["plugin", "install", &at])]).collect()
+            }
+            Cli::Codex => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "add", &at])],
+            Cli::Gemini => {
+                let extension = Path::new(dir.as_ref()).join(judged::plugin::GEMINI_DIR);
+                let uninstall = before.map(|_| step(&["extensions", "uninstall", judged::plugin::NAME]));
+                // Gemini CLI asks whether to trust the folder it installs from, even with
+                // --consent: that folder is judged's own plugin directory, trusted for
+                // this one command.
+                let install = Step {
+                    env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+                    ..step(&["extensions", "install", &extension.to_string_lossy(), "--consent"])
+                };
+                uninstall.into_iter().chain([install]).collect()
+            }
         }
     }
 }
 
-/// Write the plugin into the data dir and install it into each host with its own commands.
+/// Run one step with no terminal and under [`INSTALL_DEADLINE`], in `cwd`.
+fn run_step(bin: &Path, step: &Step, cwd: &Path) -> Result<(), host_cli::HostCliError> {
+    let env: Vec<(&str, &str)> = step.env.to_vec();
+    match host_cli::run(bin, &step.args, cwd, &env, INSTALL_DEADLINE) {
+        Err(host_cli::HostCliError::Failed { said, .. }) if step.already.is_some_and(|a| said.contains(a)) => Ok(()),
+        outcome => outcome.map(drop),
+    }
+}
+
+/// Whether a host lists judged as init installs it: this version, enabled, by its id.
+fn is_current(cli: Cli, listed: &Listed) -> bool {
+    listed.enabled && listed.version == env!("CARGO_PKG_VERSION") && listed.id == cli.installed_id()
+}
+
+/// Write the plugin into the data dir and install it into each host with its own
+/// commands; then ask each host whether it lists judged enabled, and trust the plugin's
+/// hook in Codex CLI. Every host is run in the plugin's own directory, so no project
+/// file where init was run configures it. Ends with what is still to do, if anything.
 fn install_plugin(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliError> {
     let dir = judged_protocol::paths::data_dir().join("plugin");
-    println!("\nThe plugin, written to {}, installed with each host's own commands:", dir.display());
+    println!(
+        "\nThe plugin, written to {}, installed with each host's own commands (no terminal; each stopped after {} s):",
+        dir.display(),
+        INSTALL_DEADLINE.as_secs()
+    );
     if !args.dry_run {
         judged::plugin::write(&dir).map_err(InitError::from)?;
     }
-    let mut failed = 0;
+    let mut still_to_do: Vec<String> = Vec::new();
     for (cli, bin) in hosts {
-        for command in install_commands(*cli, bin, &dir) {
-            let shown: Vec<String> =
-                command.iter().map(|w| judged::install::shell_word(&w.to_string_lossy())).collect();
-            println!("  {}", shown.join(" "));
-            if args.dry_run {
-                continue;
-            }
-            match Command::new(&command[0]).args(&command[1..]).status() {
-                Ok(status) if status.success() => {}
-                outcome => {
-                    let why = outcome.map_or_else(|e| e.to_string(), |s| s.to_string());
-                    println!("  {} could not take the plugin ({why}); run the command above by hand", cli.name());
-                    failed += 1;
-                    break;
+        let listing = host_cli::shown(bin, host_cli::listing_args(cli.host()));
+        let before = if args.dry_run { None } else { host_cli::judged_listed(cli.host(), bin, &dir).ok().flatten() };
+        let current = before.as_ref().is_some_and(|b| is_current(*cli, b));
+        if current {
+            println!(
+                "  {:<8} judged {} is installed and enabled already ({listing})",
+                cli.name(),
+                env!("CARGO_PKG_VERSION")
+            );
+        } else {
+            for step in cli.install_steps(&dir, before.as_ref()) {
+                let command = host_cli::shown(bin, &step.args.iter().map(String::as_str).collect::<Vec<_>>());
+                if args.dry_run {
+                    println!("  {command}");
+                    continue;
+                }
+                match run_step(bin, &step, &dir) {
+                    Ok(()) => println!("  {command}: done"),
+                    Err(why) => {
+                        println!("  {command}: {why}");
+                        still_to_do.push(format!("{}: run `{command}` by hand and see what it says", cli.name()));
+                        break;
+                    }
                 }
             }
         }
+        if args.dry_run {
+            if *cli == Cli::Codex {
+                println!(
+                    "  then: trust the plugin's Stop hook in $CODEX_HOME/config.toml, as `codex app-server` lists it"
+                );
+            }
+            continue;
+        }
+        let left = if current { trust_codex_plugin(*cli, &dir) } else { check_installed(*cli, bin, &dir, &listing) };
+        still_to_do.extend(left);
     }
-    if failed > 0 { Err(InitError::HostsFailed(failed).into()) } else { Ok(()) }
+    if still_to_do.is_empty() {
+        return Ok(());
+    }
+    println!("\nNot every host is gated yet. Still to do:");
+    for left in &still_to_do {
+        println!("  - {left}");
+    }
+    Err(InitError::HostsFailed(still_to_do.len()).into())
+}
+
+/// Ask the host whether it lists judged as installed and enabled now (and for Codex CLI,
+/// trust the plugin's hook); what is still to do when it does not.
+fn check_installed(cli: Cli, bin: &Path, dir: &Path, listing: &str) -> Option<String> {
+    match host_cli::judged_listed(cli.host(), bin, dir) {
+        Ok(Some(listed)) if is_current(cli, &listed) => {
+            println!("  {:<8} lists {} {}, enabled ({listing})", cli.name(), listed.id, listed.version);
+        }
+        Ok(Some(listed)) => {
+            let state = if listed.enabled { "enabled" } else { "disabled" };
+            return Some(format!(
+                "{}: `{listing}` lists {} {}, {state}, not {} {}, enabled: enable or update it with {}'s own plugin commands",
+                cli.name(),
+                listed.id,
+                listed.version,
+                cli.installed_id(),
+                env!("CARGO_PKG_VERSION"),
+                cli.name()
+            ));
+        }
+        Ok(None) => return Some(format!("{}: `{listing}` does not list judged after the install", cli.name())),
+        Err(why) => return Some(format!("{}: cannot tell whether judged is installed: {why}", cli.name())),
+    }
+    trust_codex_plugin(cli, dir)
+}
+
+/// Codex CLI runs a plugin's command hook only once its config.toml trusts it: trust ours,
+/// as Codex lists it. What is still to do when that fails.
+fn trust_codex_plugin(cli: Cli, dir: &Path) -> Option<String> {
+    if cli != Cli::Codex {
+        return None;
+    }
+    match crate::commands::install_hooks::trust_codex_hook(CodexHookSource::Plugin, dir, false) {
+        Ok(true) => {
+            println!(
+                "  {:<8} trusts the plugin's Stop hook ({})",
+                cli.name(),
+                judged::install::codex_config_path().display()
+            );
+            None
+        }
+        Ok(false) => Some(
+            "codex: the plugin's Stop hook is not trusted, so Codex CLI skips it: start `codex`, open /hooks and \
+             trust judge-hook's Stop hook"
+                .to_owned(),
+        ),
+        Err(why) => Some(format!(
+            "codex: the plugin's Stop hook is not trusted ({why}): start `codex`, open /hooks and trust it"
+        )),
+    }
 }

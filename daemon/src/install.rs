@@ -11,6 +11,7 @@
 //! them, and installing again brings their command up to date. [`hook_program`] decides
 //! how the command names `judge-hook`: by its bare name when PATH finds it.
 
+pub mod host_cli;
 mod json_edit;
 mod user_file;
 
@@ -124,17 +125,11 @@ pub enum InstallError {
 /// once trusted in Codex's `/hooks`.
 #[derive(Debug, thiserror::Error)]
 pub enum CodexTrustError {
-    #[error("cannot run {}: {source}", codex.display())]
-    Spawn { codex: PathBuf, source: std::io::Error },
-    #[error("{} app-server did not list its hooks within {} s", codex.display(), CODEX_ANSWER.as_secs())]
-    NoAnswer { codex: PathBuf },
-    #[error("{} app-server lists no hook `{command}` from {}", codex.display(), file.display())]
-    NotListed { codex: PathBuf, command: String, file: PathBuf },
+    #[error(transparent)]
+    Asking(#[from] host_cli::HostCliError),
+    #[error("{} app-server lists no judge-hook Stop hook from {from}", codex.display())]
+    NotListed { codex: PathBuf, from: String },
 }
-
-/// How long `codex app-server` has to list its hooks: it starts in well under a second,
-/// and a hang must not hang the install.
-pub const CODEX_ANSWER: std::time::Duration = std::time::Duration::from_secs(15);
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + use<> {
     let path = path.to_owned();
@@ -675,67 +670,46 @@ fn codex_requirements(command: &str, timeout_seconds: u64, only: bool) -> String
     )
 }
 
-/// How Codex CLI names one hook and the content it trusts: `hooks/list`'s `key`
-/// (`<file>:stop:<group>:<handler>`) and `currentHash` (`sha256:…`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CodexHookId {
-    pub key: String,
-    pub hash: String,
+/// Where a hook Codex CLI is to trust comes from: a hooks file judged wrote, or the
+/// plugin. Codex's `config.toml` names each hook by a key that starts with its source.
+#[derive(Clone, Copy, Debug)]
+pub enum CodexHookSource<'a> {
+    File(&'a Path),
+    Plugin,
 }
 
-/// Ask Codex CLI (`codex app-server`, its own JSON-RPC API, the one its `/hooks` screen
-/// uses) how it identifies the hook running `command` from `source`, as loaded for `cwd`.
-/// Codex runs a non-managed command hook only once `config.toml` trusts that hash; the
-/// hash is Codex's to compute, so it is asked, not recomputed here.
-pub fn codex_hook_id(codex: &Path, cwd: &Path, source: &Path, command: &str) -> Result<CodexHookId, CodexTrustError> {
-    use std::io::{BufRead, Write};
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(codex)
-        .arg("app-server")
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|source| CodexTrustError::Spawn { codex: codex.to_owned(), source })?;
-    let requests = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "judged", "version": env!("CARGO_PKG_VERSION")}}}),
-        json!({"jsonrpc": "2.0", "method": "initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}}),
-    ];
-    let mut stdin = child.stdin.take();
-    let lines: String = requests.iter().map(|r| format!("{r}\n")).collect();
-    let written = stdin.as_mut().map(|s| s.write_all(lines.as_bytes()));
-    let (send, receive) = std::sync::mpsc::channel();
-    if let (Some(stdout), Some(Ok(()))) = (child.stdout.take(), written) {
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-                let answer = serde_json::from_str::<Value>(&line).ok().filter(|v| v["id"] == 2);
-                if let Some(answer) = answer {
-                    let _ = send.send(answer);
-                    return;
-                }
-            }
-        });
+impl CodexHookSource<'_> {
+    /// How the keys of its hooks start: `<file>:` or `judged@judged:`.
+    fn key_prefix(&self) -> String {
+        match self {
+            CodexHookSource::File(file) => format!("{}:", file.display()),
+            CodexHookSource::Plugin => format!("{}:", host_cli::marketplace_id()),
+        }
     }
-    let answer = receive.recv_timeout(CODEX_ANSWER);
-    // The server serves until its stdin closes; it has said all that is asked of it.
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
-    let answer = answer.map_err(|_| CodexTrustError::NoAnswer { codex: codex.to_owned() })?;
-    let hooks = answer["result"]["data"].as_array().into_iter().flatten().filter_map(|d| d["hooks"].as_array());
-    hooks
-        .flatten()
-        .find(|h| h["command"] == command && h["sourcePath"].as_str().map(Path::new) == Some(source))
-        .and_then(|h| {
-            Some(CodexHookId { key: h["key"].as_str()?.to_owned(), hash: h["currentHash"].as_str()?.to_owned() })
-        })
-        .ok_or_else(|| CodexTrustError::NotListed {
-            codex: codex.to_owned(),
-            command: command.to_owned(),
-            file: source.to_owned(),
-        })
+}
+
+impl std::fmt::Display for CodexHookSource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CodexHookSource::File(file) => write!(f, "{}", file.display()),
+            CodexHookSource::Plugin => write!(f, "the plugin {}", host_cli::marketplace_id()),
+        }
+    }
+}
+
+/// Ask Codex CLI how it identifies our `Stop` hook from `source`, as loaded for `cwd`.
+/// Codex runs a non-managed command hook only once `config.toml` trusts its hash; the
+/// hash is Codex's to compute, so it is asked, not recomputed here.
+pub fn codex_hook_id(
+    codex: &Path,
+    cwd: &Path,
+    source: CodexHookSource,
+) -> Result<host_cli::CodexHook, CodexTrustError> {
+    let prefix = source.key_prefix();
+    host_cli::codex_hooks(codex, cwd)?
+        .into_iter()
+        .find(|h| h.is_ours() && h.event_name == "stop" && h.key.starts_with(&prefix))
+        .ok_or_else(|| CodexTrustError::NotListed { codex: codex.to_owned(), from: source.to_string() })
 }
 
 /// The line that opens the table judged writes into Codex's `config.toml`, so that
@@ -743,36 +717,47 @@ pub fn codex_hook_id(codex: &Path, cwd: &Path, source: &Path, command: &str) -> 
 const CODEX_TRUST_MARK: &str =
     "# judged install-hooks: Codex runs judge-hook only once trusted; uninstall-hooks removes this table";
 
-/// Trust our hook from `source` in Codex CLI's `config.toml` (`[hooks.state."<key>"]
-/// trusted_hash`), in a table of our own at the end, replacing one an earlier install
-/// wrote for that file.
-pub fn codex_trust(config: &Path, source: &Path, id: &CodexHookId) -> Result<Plan, InstallError> {
+/// The hashes Codex CLI's `config.toml` trusts for a hook: `trusted_hash`, and for a
+/// plugin's hook the plugin content's `trusted_content_hash` (`hooks/list` shows the two
+/// as one `currentHash`, `<hook>/<content>`; Codex's own `/hooks` writes them apart).
+fn trusted_hashes(current_hash: &str) -> [(&'static str, Option<&str>); 2] {
+    let (hook, content) = current_hash.split_once('/').map_or((current_hash, None), |(h, c)| (h, Some(c)));
+    [("trusted_hash", Some(hook)), ("trusted_content_hash", content)]
+}
+
+/// Trust our hook from `source` in Codex CLI's `config.toml` (`[hooks.state."<key>"]`
+/// with the hashes Codex lists for it), in a table of our own at the end, replacing one
+/// an earlier install wrote for that source.
+pub fn codex_trust(config: &Path, source: CodexHookSource, hook: &host_cli::CodexHook) -> Result<Plan, InstallError> {
     let file = user_file::read(config)?;
     // A file that does not parse is not edited (Codex would not start on it either).
     file.toml()?;
     let kept = without_our_trust(file.text.as_deref().unwrap_or_default(), source);
     let parsed = user_file::parse_toml(config, &kept)?;
-    let state = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(&id.key));
-    match state.and_then(|s| s.get("trusted_hash")).and_then(toml::Value::as_str) {
+    let hashes = trusted_hashes(&hook.current_hash);
+    if let Some(state) = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(&hook.key)) {
+        let held = |name: &str| state.get(name).and_then(toml::Value::as_str);
         // Trusted already (in Codex's /hooks): nothing of ours is needed.
-        Some(hash) if hash == id.hash => return Ok(Plan::new(file, Some(kept))),
-        Some(_) => return Err(InstallError::TrustedElsewhere { path: config.to_owned(), key: id.key.clone() }),
-        None => {}
+        if hashes.iter().all(|(name, hash)| held(name) == *hash) {
+            return Ok(Plan::new(file, Some(kept)));
+        }
+        return Err(InstallError::TrustedElsewhere { path: config.to_owned(), key: hook.key.clone() });
     }
     // One newline before the table: a blank line after a last line that has its own, or
     // the end of one that had none; [`without_our_trust`] takes exactly it away again.
     let separator = if kept.is_empty() { "" } else { "\n" };
-    let table = format!(
-        "{separator}{CODEX_TRUST_MARK}\n[hooks.state.{}]\ntrusted_hash = {}\n",
-        toml::Value::from(id.key.as_str()),
-        toml::Value::from(id.hash.as_str())
-    );
+    let mut table = format!("{separator}{CODEX_TRUST_MARK}\n[hooks.state.{}]\n", toml::Value::from(hook.key.as_str()));
+    for (name, hash) in hashes {
+        if let Some(hash) = hash {
+            table.push_str(&format!("{name} = {}\n", toml::Value::from(hash)));
+        }
+    }
     Ok(Plan::new(file, Some(format!("{kept}{table}"))))
 }
 
 /// Remove the trust table judged wrote for our hook from `source` in Codex CLI's
 /// `config.toml`, and nothing else.
-pub fn codex_untrust(config: &Path, source: &Path) -> Result<Plan, InstallError> {
+pub fn codex_untrust(config: &Path, source: CodexHookSource) -> Result<Plan, InstallError> {
     let file = user_file::read(config)?;
     file.toml()?;
     // A file that held only our table was made by the install: it goes with it.
@@ -781,15 +766,23 @@ pub fn codex_untrust(config: &Path, source: &Path) -> Result<Plan, InstallError>
     Ok(Plan::new(file, after))
 }
 
-/// `text` without our trust tables for hooks from `source` (keys `<source>:<event>:…`):
-/// each one's mark, its two lines and the one newline written before them.
-fn without_our_trust(text: &str, source: &Path) -> String {
-    let header = format!("[hooks.state.{}", toml::Value::from(format!("{}:", source.display())));
+/// `text` without our trust tables for hooks from `source`: each one's mark, its header,
+/// the `trusted_…` lines under it, and the one newline written before them.
+fn without_our_trust(text: &str, source: CodexHookSource) -> String {
+    let header = format!("[hooks.state.{}", toml::Value::from(source.key_prefix()));
     let header = header.trim_end_matches('"');
     let mut text = text.to_owned();
     let mut from = 0;
     while let Some(at) = text[from..].find(CODEX_TRUST_MARK).map(|i| from + i) {
-        let end = text[at..].match_indices('\n').nth(2).map_or(text.len(), |(i, _)| at + i + 1);
+        // The mark's line, the header's, then every `trusted_…` line that follows.
+        let mut lines = text[at..].split_inclusive('\n');
+        let mut end = at;
+        for (n, line) in lines.by_ref().enumerate() {
+            if n >= 2 && !line.starts_with("trusted_") {
+                break;
+            }
+            end += line.len();
+        }
         let ours = text[at + CODEX_TRUST_MARK.len()..end].trim_start().starts_with(header);
         if !ours {
             from = end;
@@ -1054,55 +1047,89 @@ mod tests {
         assert_eq!(written["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 120_000, "Gemini counts milliseconds");
     }
 
+    /// A hook as `codex app-server` lists it.
+    fn listed(key: &str, current_hash: &str) -> host_cli::CodexHook {
+        host_cli::CodexHook {
+            key: key.into(),
+            event_name: "stop".into(),
+            command: Some("judge-hook --host codex-cli --timeout 110".into()),
+            source_path: PathBuf::from("/unused"),
+            plugin_id: None,
+            enabled: true,
+            current_hash: current_hash.into(),
+            trust_status: host_cli::CodexTrust::Untrusted,
+        }
+    }
+
     #[test]
     fn codex_trust_round_trips_to_the_same_bytes_and_keeps_other_tables() {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("config.toml");
-        let source = Path::new("/home/me/.codex/hooks.json");
-        let id = CodexHookId { key: "/home/me/.codex/hooks.json:stop:0:0".into(), hash: "sha256:ab12".into() };
+        let file = Path::new("/home/me/.codex/hooks.json");
         let other = "# judged install-hooks: Codex runs judge-hook only once trusted; uninstall-hooks removes this table\n\
                      [hooks.state.\"/p/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:cd34\"\n";
-        // (An empty config.toml is not kept: what is left of one the install made is empty.)
-        for text in [
-            Some("model = \"gpt-5.5\"\n"),
-            Some("model = \"gpt-5.5\""),
-            Some("model = \"gpt-5.5\"\n\n"),
-            Some(other),
-            None,
-        ] {
-            let _ = fs::remove_file(&config);
-            round_trip(
-                &config,
-                text,
-                || codex_trust(&config, source, &id).unwrap(),
-                || codex_untrust(&config, source).unwrap(),
-            );
+        let sources = [
+            (CodexHookSource::File(file), listed("/home/me/.codex/hooks.json:stop:0:0", "sha256:ab12")),
+            (CodexHookSource::Plugin, listed("judged@judged:hooks/codex-cli.json:stop:0:0", "sha256:ab12/sha256:c0de")),
+        ];
+        for (source, hook) in &sources {
+            // (An empty config.toml is not kept: what is left of one the install made is empty.)
+            for text in [
+                Some("model = \"gpt-5.5\"\n"),
+                Some("model = \"gpt-5.5\""),
+                Some("model = \"gpt-5.5\"\n\n"),
+                Some(other),
+                None,
+            ] {
+                let _ = fs::remove_file(&config);
+                round_trip(
+                    &config,
+                    text,
+                    || codex_trust(&config, *source, hook).unwrap(),
+                    || codex_untrust(&config, *source).unwrap(),
+                );
+            }
         }
+        let (source, hook) = &sources[0];
         let _ = fs::remove_file(&config);
-        codex_trust(&config, source, &id).unwrap().apply().unwrap();
+        codex_trust(&config, *source, hook).unwrap().apply().unwrap();
         let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
-        assert_eq!(table["hooks"]["state"][id.key.as_str()]["trusted_hash"].as_str(), Some("sha256:ab12"));
-        let moved = CodexHookId { hash: "sha256:ef56".into(), ..id.clone() };
-        codex_trust(&config, source, &moved).unwrap().apply().unwrap();
+        assert_eq!(table["hooks"]["state"][hook.key.as_str()]["trusted_hash"].as_str(), Some("sha256:ab12"));
+        let moved = listed(&hook.key, "sha256:ef56");
+        codex_trust(&config, *source, &moved).unwrap().apply().unwrap();
         let text = fs::read_to_string(&config).unwrap();
         assert!(text.contains("sha256:ef56") && !text.contains("sha256:ab12"), "our own table is replaced: {text}");
+    }
+
+    #[test]
+    fn a_plugin_hook_is_trusted_with_both_of_its_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        let hook = listed("judged@judged:hooks/codex-cli.json:stop:0:0", "sha256:ab12/sha256:c0de");
+        codex_trust(&config, CodexHookSource::Plugin, &hook).unwrap().apply().unwrap();
+        let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+        let state = &table["hooks"]["state"][hook.key.as_str()];
+        assert_eq!(state["trusted_hash"].as_str(), Some("sha256:ab12"));
+        assert_eq!(state["trusted_content_hash"].as_str(), Some("sha256:c0de"));
+        assert!(!codex_trust(&config, CodexHookSource::Plugin, &hook).unwrap().changes(), "trusted already");
     }
 
     #[test]
     fn a_hook_someone_else_trusted_is_left_alone_and_said() {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("config.toml");
-        let id = CodexHookId { key: "/h/hooks.json:stop:0:0".into(), hash: "sha256:ab12".into() };
+        let source = CodexHookSource::File(Path::new("/h/hooks.json"));
+        let hook = listed("/h/hooks.json:stop:0:0", "sha256:ab12");
         fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:ab12\"\n").unwrap();
-        assert!(!codex_trust(&config, Path::new("/h/hooks.json"), &id).unwrap().changes(), "trusted already");
+        assert!(!codex_trust(&config, source, &hook).unwrap().changes(), "trusted already");
         fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:0ld\"\n").unwrap();
-        let error = codex_trust(&config, Path::new("/h/hooks.json"), &id).err().unwrap().to_string();
+        let error = codex_trust(&config, source, &hook).err().unwrap().to_string();
         assert!(
             error.contains("already trusts `/h/hooks.json:stop:0:0` with another hash") && error.contains("/hooks"),
             "{error}"
         );
         fs::write(&config, "model = [").unwrap();
-        let error = codex_trust(&config, Path::new("/h/hooks.json"), &id).err().unwrap().to_string();
+        let error = codex_trust(&config, source, &hook).err().unwrap().to_string();
         assert!(error.contains("config.toml:1:10: not valid TOML") && error.contains("fix it"), "{error}");
     }
 

@@ -225,6 +225,12 @@ enum CliError {
     Init(#[from] init::InitError),
     #[error(transparent)]
     Mcp(#[from] judged_mcp::McpError),
+    #[error(
+        "{host} is gated by the judged plugin already (`{listing}` lists {id}, enabled): a hook from install-hooks \
+         would run judge-hook a second time at every end. Keep the plugin (nothing more to do), or take it out \
+         first (`{uninstall}`) to gate with hooks instead"
+    )]
+    PluginGates { host: &'static str, listing: String, id: String, uninstall: String },
     #[error("judged is already running (pid {0})")]
     AlreadyRunning(u32),
     #[error("judged is not running")]

@@ -60,6 +60,13 @@ pub const HOSTS: [HostHook; 4] = [
     HostHook { host: "gemini-cli", event: "AfterAgent", file: "gemini/hooks/hooks.json" },
 ];
 
+/// The hook file of `host` in an installed copy of the plugin at `root`: a Gemini CLI
+/// extension is a copy of the `gemini/` directory alone.
+pub fn installed_hooks_file(host: judged_core::event::Host, root: &Path) -> PathBuf {
+    let hook = HOSTS.iter().find(|h| h.host == host.as_str()).expect("every host has a hook in the plugin");
+    root.join(hook.file.strip_prefix(GEMINI_DIR).map_or(hook.file, |f| f.trim_start_matches('/')))
+}
+
 /// One file of the plugin, its path relative to the plugin's root.
 pub struct PluginFile {
     pub path: &'static str,

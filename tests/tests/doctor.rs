@@ -246,9 +246,46 @@ fn with_the_daemon_down_it_fails_and_still_checks_the_roots_judged_would_watch()
     let roots = named(&checks, "roots.claude-code")["detail"].as_str().unwrap().to_owned();
     assert!(roots.contains(&m.claude_config.join("projects").display().to_string()), "{roots}");
     assert!(roots.contains("once judged starts"), "{roots}");
-    assert_eq!(status_of(&checks, "hooks.claude-code"), "warn", "no hook installed is a warning");
-    assert!(fix_of(&checks, "hooks.claude-code").contains("judged install-hooks --claude --user"));
     assert_eq!(status_of(&checks, "jury"), "ok");
+}
+
+/// A host that is installed but has no hook and no plugin is not gated: a warning naming
+/// init and the hook; one that is not on PATH has nothing to gate.
+#[test]
+fn an_installed_host_without_hook_or_plugin_is_not_gated() {
+    let m = Machine::new("");
+    let (_, checks, _) = m.doctor();
+    let detail = named(&checks, "hooks.claude-code")["detail"].as_str().unwrap().to_owned();
+    assert_eq!(status_of(&checks, "hooks.claude-code"), "ok", "{detail}");
+    assert!(detail.contains("`claude` is not on PATH: nothing to gate"), "{detail}");
+
+    // A Claude Code whose own listing shows no plugin.
+    let bin = m.tmp.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(bin.join("claude"), "#!/bin/sh\n[ \"$*\" = 'plugin list --json' ] && echo '[]'\n").unwrap();
+    fs::set_permissions(bin.join("claude"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let output = m.command("judged").args(["doctor", "--json"]).env("PATH", &path).output().unwrap();
+    let checks = serde_json::from_slice::<Value>(&output.stdout).unwrap()["checks"].as_array().cloned().unwrap();
+    let detail = named(&checks, "hooks.claude-code")["detail"].as_str().unwrap().to_owned();
+    assert_eq!(status_of(&checks, "hooks.claude-code"), "warn", "{detail}");
+    assert!(detail.contains("Claude Code") && detail.contains("is not gated"), "{detail}");
+    let fix = fix_of(&checks, "hooks.claude-code");
+    assert!(fix.contains("judged init") && fix.contains("judged install-hooks --claude --user"), "{fix}");
+}
+
+/// With auto-start on (the default), a daemon that is not running is a warning: the first
+/// hook or evidence call starts it, so the gate is armed.
+#[test]
+fn a_daemon_that_auto_start_covers_is_not_a_failure() {
+    let m = Machine::new("");
+    fs::set_permissions(&m.home, fs::Permissions::from_mode(0o700)).unwrap();
+    let (code, checks, text) = m.doctor();
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(status_of(&checks, "daemon"), "warn", "{text}");
+    let detail = named(&checks, "daemon")["detail"].as_str().unwrap().to_owned();
+    assert!(detail.contains("judged is not running") && detail.contains("start it at their first call"), "{detail}");
+    assert!(fix_of(&checks, "daemon").contains("judged start"));
 }
 
 /// A `systemctl` that answers as a user manager would, the service's state read from

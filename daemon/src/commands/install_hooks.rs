@@ -5,7 +5,8 @@ use super::carry_out;
 use crate::{CliError, HookTarget};
 use judged::config::ConfigError;
 use judged::config::OnError;
-use judged::install::HOOK_TIMEOUT_SECONDS;
+use judged::install::host_cli;
+use judged::install::{CodexHookSource, HOOK_TIMEOUT_SECONDS};
 use judged_core::event::Host;
 use judged_protocol::paths;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,9 @@ pub fn run(
     if target.managed && host == Host::GeminiCli {
         return Err(CliError::ManagedNotFor(host));
     }
+    if !target.managed {
+        plugin_already_gates(host, project.is_none())?;
+    }
     let plan = match host {
         Host::CopilotCli if target.managed => {
             let policy = judged::install::copilot_managed_path();
@@ -55,7 +59,8 @@ pub fn run(
             judged::install::check_codex_config()?;
             let plan = judged::install::codex_install(&hooks, &command, timeout)?;
             carry_out(plan, dry_run)?;
-            return trust_codex_hook(&hooks, &command, project.as_deref(), dry_run);
+            let cwd = project.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
+            return trust_codex_hook(CodexHookSource::File(&hooks), &cwd, dry_run).map(drop);
         }
         Host::GeminiCli => {
             let settings = judged::install::gemini_settings_path(project.as_deref());
@@ -78,6 +83,31 @@ pub fn run(
         }
     };
     carry_out(plan, dry_run)
+}
+
+/// Refuse a hook in the user's settings of a host that the judged plugin gates already,
+/// as the host lists it: it would run judge-hook a second time at each end. A project's
+/// file is the team's, so there it is said, not refused.
+pub fn plugin_already_gates(host: Host, user: bool) -> Result<(), CliError> {
+    let Some(bin) = judged::install::find_on_path(host_cli::program(host), std::env::var_os("PATH").as_deref()) else {
+        return Ok(());
+    };
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let Ok(Some(listed)) = host_cli::judged_listed(host, &bin, &cwd) else { return Ok(()) };
+    if !listed.enabled {
+        return Ok(());
+    }
+    let gated = CliError::PluginGates {
+        host: host_cli::title(host),
+        listing: host_cli::shown(&bin, host_cli::listing_args(host)),
+        id: listed.id,
+        uninstall: host_cli::uninstall_hint(host, &bin),
+    };
+    if user {
+        return Err(gated);
+    }
+    eprintln!("judged: warning: {gated}; for you, this project's hook and the plugin would both run judge-hook");
+    Ok(())
 }
 
 /// Codex CLI's managed requirements with our hook, and the managed hook directory they
@@ -170,25 +200,28 @@ pub fn hook_command(
     Ok(judged::install::shim_command(&shim.program, host, on_error == OnError::Allow, hook_timeout))
 }
 
-/// Trust the Codex CLI hook just written, as Codex itself identifies it; when Codex
-/// cannot be asked, say how to trust it by hand (the hook stays written).
-pub fn trust_codex_hook(hooks: &Path, command: &str, project: Option<&Path>, dry_run: bool) -> Result<(), CliError> {
+/// Trust the Codex CLI hook just written (from `source`), as Codex itself identifies it
+/// for `cwd`; when Codex cannot be asked, say how to trust it by hand (the hook stays
+/// written). Returns whether it is trusted.
+pub fn trust_codex_hook(source: CodexHookSource, cwd: &Path, dry_run: bool) -> Result<bool, CliError> {
     let by_hand = "Codex runs a command hook only once it is trusted: start `codex`, open /hooks and trust \
                    judge-hook's Stop hook, or run install-hooks again with `codex` on PATH to have it trusted";
     if dry_run {
         println!("then: the hook's trust in $CODEX_HOME/config.toml, as `codex app-server` identifies it");
-        return Ok(());
+        return Ok(false);
     }
     let Some(codex) = judged::install::find_on_path("codex", std::env::var_os("PATH").as_deref()) else {
         eprintln!("judged: warning: `codex` is not on PATH. {by_hand}.");
-        return Ok(());
+        return Ok(false);
     };
-    let cwd = project.map_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")), Path::to_path_buf);
-    match judged::install::codex_hook_id(&codex, &cwd, hooks, command) {
-        Ok(id) => carry_out(judged::install::codex_trust(&judged::install::codex_config_path(), hooks, &id)?, dry_run),
+    match judged::install::codex_hook_id(&codex, cwd, source) {
+        Ok(hook) => {
+            carry_out(judged::install::codex_trust(&judged::install::codex_config_path(), source, &hook)?, dry_run)?;
+            Ok(true)
+        }
         Err(why) => {
             eprintln!("judged: warning: the hook is written but not trusted: {why}. {by_hand}.");
-            Ok(())
+            Ok(false)
         }
     }
 }

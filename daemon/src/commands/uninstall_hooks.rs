@@ -18,7 +18,13 @@ pub fn run(target: &HookTarget, dry_run: bool) -> Result<(), CliError> {
         judged::install::codex_managed_uninstall(&requirements)?
     } else if target.codex {
         let hooks = judged::install::codex_hooks_path(project.as_deref());
-        carry_out(judged::install::codex_untrust(&judged::install::codex_config_path(), &hooks)?, dry_run)?;
+        carry_out(
+            judged::install::codex_untrust(
+                &judged::install::codex_config_path(),
+                judged::install::CodexHookSource::File(&hooks),
+            )?,
+            dry_run,
+        )?;
         judged::install::codex_uninstall(&hooks)?
     } else if target.gemini && target.managed {
         return Err(CliError::ManagedNotFor(Host::GeminiCli));

@@ -5,16 +5,18 @@
 //! (a root that does not exist yet, a host with no hook installed) that does not stop
 //! the gate from working where it is installed.
 
+mod hosts;
+
 use crate::service::{self, Manager, Unmanaged, WITHOUT_A_SERVICE};
 use judged::config::{Config, ConfigFile, RootFlags};
-use judged::install::{INSTALL_COMMAND, find_on_path};
+use judged::install::find_on_path;
+use judged::install::host_cli::{self, Login};
+use judged_core::event::Host;
 use judged_jury::config::{JuryConfig, Preset};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
 use serde::Serialize;
-use serde_json::Value;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -77,9 +79,12 @@ pub fn run(json: bool) -> bool {
 /// Every check, in the order they are shown.
 pub fn checks(cwd: &Path) -> Vec<Check> {
     let mut checks = Vec::new();
-    let status = daemon_checks(&mut checks);
     let config_path = paths::config_path();
-    let file = match ConfigFile::load(&config_path) {
+    let file = ConfigFile::load(&config_path);
+    // Auto-start is on unless the file (if it reads) turns it off.
+    let auto_start = file.as_ref().ok().and_then(|f| f.auto_start) != Some(false);
+    let status = daemon_checks(&mut checks, auto_start);
+    let file = match file {
         Ok(file) => Some(file),
         Err(error) => {
             let fix = format!("fix {} (see docs/configuration.md, \"config.toml\")", config_path.display());
@@ -98,10 +103,9 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
     if let Some(status) = &status {
         checks.push(config_in_force(status));
     }
-    // Auto-start is on unless the file (if it reads) turns it off.
-    service_check(&mut checks, file.as_ref().and_then(|f| f.auto_start) != Some(false), &config_path);
+    service_check(&mut checks, auto_start, &config_path);
     root_checks(&mut checks, status.as_ref());
-    hook_checks(&mut checks, cwd);
+    hosts::checks(&mut checks, cwd);
     if let Some(file) = &file {
         gate_and_jury_checks(&mut checks, file, &config_path, cwd);
     }
@@ -113,8 +117,10 @@ fn call<T: serde::de::DeserializeOwned>(request: Request) -> Result<T, judged_pr
     judged_protocol::call(&paths::socket_path(), request, Duration::from_secs(5))
 }
 
-/// The daemon answers, at this version; how far its catch-up has got.
-fn daemon_checks(checks: &mut Vec<Check>) -> Option<StatusReport> {
+/// The daemon answers, at this version; how far its catch-up has got. One that does not
+/// answer is a failure only when nothing would start it: with `auto_start`, the first
+/// hook or evidence call starts it.
+fn daemon_checks(checks: &mut Vec<Check>, auto_start: bool) -> Option<StatusReport> {
     let socket = paths::socket_path();
     let status = match call::<StatusReport>(Request::Status) {
         Ok(status) => status,
@@ -128,10 +134,23 @@ fn daemon_checks(checks: &mut Vec<Check>) -> Option<StatusReport> {
                 checks.push(check("daemon", Status::Warn, detail, Some("wait, then run judged doctor again".into())));
                 return None;
             }
-            let detail = format!("judged does not answer on {}: {error}", socket.display());
             let fix = "judged start (or `judged service install` to run it at login; its log is judged.log in the \
                        data dir or `journalctl --user -u judged`)";
-            checks.push(check("daemon", Status::Fail, detail, Some(fix.into())));
+            let (status, detail) = if auto_start {
+                let detail = format!(
+                    "judged is not running (nothing answers on {}); judge-hook and judge-evidence start it at their \
+                     first call (auto_start), so the gate is armed",
+                    socket.display()
+                );
+                (Status::Warn, detail)
+            } else {
+                let detail = format!(
+                    "judged does not answer on {}: {error}; auto_start = false, so nothing starts it",
+                    socket.display()
+                );
+                (Status::Fail, detail)
+            };
+            checks.push(check("daemon", status, detail, Some(fix.into())));
             return None;
         }
     };
@@ -365,185 +384,14 @@ fn root_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
     }
 }
 
-/// The user's Claude Code settings file.
-fn claude_user_settings() -> PathBuf {
-    let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
-    config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
-}
-
-/// The hook commands in a hooks file that name `judge-hook` (`command` for Claude Code,
-/// `bash`/`command` for Copilot CLI).
-fn our_commands(value: &Value) -> Vec<String> {
-    let mut found = Vec::new();
-    let Some(events) = value["hooks"].as_object() else { return found };
-    for entries in events.values().filter_map(Value::as_array) {
-        for entry in entries {
-            // Claude Code nests the hooks in groups; Copilot CLI lists them directly.
-            let hooks = entry["hooks"].as_array().map_or_else(|| vec![entry], |h| h.iter().collect());
-            for hook in hooks {
-                for key in ["command", "bash"] {
-                    if let Some(command) = hook[key].as_str().filter(|c| c.contains("judge-hook"))
-                        && !found.iter().any(|c| c == command)
-                    {
-                        found.push(command.to_owned());
-                    }
-                }
-            }
-        }
-    }
-    found
-}
-
-/// The first word of a POSIX shell command, unquoted.
-fn first_word(command: &str) -> String {
-    let mut word = String::new();
-    let mut chars = command.trim_start().chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' | '\n' => break,
-            '\'' => word.extend(chars.by_ref().take_while(|&c| c != '\'')),
-            '"' => word.extend(chars.by_ref().take_while(|&c| c != '"')),
-            '\\' => word.extend(chars.next()),
-            c => word.push(c),
-        }
-    }
-    word
-}
-
 /// Where a program named in a command resolves, as a shell would find it.
-fn resolve_program(program: &str, base: &Path) -> Option<PathBuf> {
+pub(crate) fn resolve_program(program: &str, base: &Path) -> Option<PathBuf> {
     if program.contains('/') {
         let path = base.join(program);
         path.is_file().then_some(path)
     } else {
         find_on_path(program, std::env::var_os("PATH").as_deref())
     }
-}
-
-/// Check one hooks file's `judge-hook` commands: the binary exists and is this version.
-fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str) -> bool {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return false,
-        Err(error) => {
-            let fix = format!("make {} readable", path.display());
-            checks.push(check(name, Status::Fail, format!("cannot read {}: {error}", path.display()), Some(fix)));
-            return true;
-        }
-    };
-    let value: Value = match serde_json::from_str(&text) {
-        Ok(value) => value,
-        Err(error) => {
-            let detail = format!("{} is not valid JSON: {error}", path.display());
-            let fix = format!("fix {}, then run `{reinstall}`", path.display());
-            checks.push(check(name, Status::Fail, detail, Some(fix)));
-            return true;
-        }
-    };
-    let commands = our_commands(&value);
-    if commands.is_empty() {
-        return false;
-    }
-    commands_check(checks, name, path, &commands, reinstall);
-    true
-}
-
-/// Codex CLI's managed requirements (TOML): whether they run judge-hook, and that one.
-fn codex_requirements_file(checks: &mut Vec<Check>, path: &Path) -> bool {
-    let reinstall = "sudo judged install-hooks --codex --managed";
-    let Ok(text) = std::fs::read_to_string(path) else { return false };
-    let value: toml::Value = match toml::from_str(&text) {
-        Ok(value) => value,
-        Err(error) => {
-            let detail = format!("{} is not valid TOML: {}", path.display(), error.message());
-            let fix = format!("fix {}, then run `{reinstall}`", path.display());
-            checks.push(check("hooks.codex-cli.managed", Status::Fail, detail, Some(fix)));
-            return true;
-        }
-    };
-    let groups = value.get("hooks").and_then(|h| h.get("Stop")).and_then(toml::Value::as_array);
-    let commands: Vec<String> = groups
-        .into_iter()
-        .flatten()
-        .filter_map(|group| group.get("hooks")?.as_array())
-        .flatten()
-        .filter_map(|hook| hook.get("command")?.as_str().map(str::to_owned))
-        .filter(|command| command.contains("judge-hook"))
-        .collect();
-    if commands.is_empty() {
-        return false;
-    }
-    commands_check(checks, "hooks.codex-cli.managed", path, &commands, reinstall);
-    true
-}
-
-/// Check the `judge-hook` commands of one hooks file: each binary exists and is this
-/// version.
-fn commands_check(checks: &mut Vec<Check>, name: &str, path: &Path, commands: &[String], reinstall: &str) {
-    let base = path.parent().unwrap_or(Path::new("."));
-    let mut problems = Vec::new();
-    let mut found = Vec::new();
-    for command in commands {
-        let program = first_word(command);
-        let Some(resolved) = resolve_program(&program, base) else {
-            let place = if program.contains('/') { "does not exist" } else { "is not on PATH" };
-            problems.push(format!("the hook runs `{program}`, which {place}"));
-            continue;
-        };
-        let version = Command::new(&resolved)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-        match version {
-            Some(v) if v == format!("judge-hook {VERSION}") => found.push(format!("{} ({v})", resolved.display())),
-            Some(v) => {
-                problems.push(format!("{} is `{v}`, not judge-hook {VERSION} like this judged", resolved.display()));
-            }
-            None => problems.push(format!("{} does not answer `--version` as judge-hook does", resolved.display())),
-        }
-    }
-    if problems.is_empty() {
-        checks.push(ok(name, format!("{}: runs {}", path.display(), found.join(", "))));
-    } else {
-        let detail = format!("{}: {}", path.display(), problems.join("; "));
-        let fix = format!(
-            "install the tools (`{INSTALL_COMMAND}`), then rewrite the hook with `{reinstall}` \
-             (it names judge-hook as PATH finds it)"
-        );
-        checks.push(check(name, Status::Fail, detail, Some(fix)));
-    }
-}
-
-/// The hooks of Claude Code (project, user and managed), Copilot CLI (project and
-/// managed) and Codex CLI's managed requirements.
-fn hook_checks(checks: &mut Vec<Check>, cwd: &Path) {
-    let project = cwd.join(".claude/settings.json");
-    let user = claude_user_settings();
-    let in_project = hooks_file(checks, "hooks.claude-code.project", &project, "judged install-hooks --claude");
-    let in_user = hooks_file(checks, "hooks.claude-code.user", &user, "judged install-hooks --claude --user");
-    // Root's managed settings: the one place an agent cannot take the hook out of.
-    let managed = judged::install::claude_managed_path();
-    let reinstall = "sudo judged install-hooks --claude --managed";
-    let in_managed = hooks_file(checks, "hooks.claude-code.managed", &managed, reinstall);
-    if !in_project && !in_user && !in_managed {
-        let detail = format!("no judge-hook in {} or {}: Claude Code is not gated", project.display(), user.display());
-        let fix = "judged install-hooks --claude --user (every project) or --claude (this one)";
-        checks.push(check("hooks.claude-code", Status::Warn, detail, Some(fix.into())));
-    }
-    let copilot = judged::install::copilot_path(cwd);
-    let policy = judged::install::copilot_managed_path();
-    let reinstall = "sudo judged install-hooks --copilot --managed";
-    let in_policy = hooks_file(checks, "hooks.copilot-cli.managed", &policy, reinstall);
-    if !hooks_file(checks, "hooks.copilot-cli.project", &copilot, "judged install-hooks --copilot") && !in_policy {
-        let detail = format!("no {}: Copilot CLI is not gated in this project", copilot.display());
-        let fix = "judged install-hooks --copilot (in the project; commit the file for the team)";
-        checks.push(check("hooks.copilot-cli", Status::Warn, detail, Some(fix.into())));
-    }
-    codex_requirements_file(checks, &judged::install::codex_managed_path());
 }
 
 /// The gate's settings for `cwd` and where they come from; the jury and its CLIs.
@@ -633,7 +481,7 @@ fn juror_checks(checks: &mut Vec<Check>, jury: &JuryConfig, from: &Path, cwd: &P
         let what = format!("{} juror, model {}", juror.preset.as_str(), juror.model);
         match resolve_program(&program, cwd) {
             Some(path) if std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0) => {
-                checks.push(ok(name, format!("{what}: {}", path.display())));
+                checks.push(juror_login(name, juror.preset, format!("{what}: {}", path.display())));
             }
             found => {
                 let why = match found {
@@ -657,6 +505,29 @@ fn juror_checks(checks: &mut Vec<Check>, jury: &JuryConfig, from: &Path, cwd: &P
                 checks.push(check(name, Status::Fail, format!("{what}: {why}"), Some(fix)));
             }
         }
+    }
+}
+
+/// A juror CLI that is there: whether it is logged in, and what was not checked (whether
+/// its login may use the model is known only when it answers).
+fn juror_login(name: String, preset: Preset, found: String) -> Check {
+    let host = match preset {
+        Preset::Codex => Host::CodexCli,
+        Preset::Gemini => Host::GeminiCli,
+        Preset::Claude => Host::ClaudeCode,
+        Preset::Copilot => Host::CopilotCli,
+        Preset::Command => return ok(name, format!("{found}; the program's login, if any, is not checked")),
+    };
+    let unchecked = "whether it may use this model is not checked offline";
+    match host_cli::login(host, &host_cli::env_var) {
+        Login::Yes(how) => ok(name, format!("{found}; logged in ({how}); {unchecked}")),
+        Login::Unknown(why) => ok(name, format!("{found}; login not checked ({why}); {unchecked}")),
+        Login::No { file, variables } => check(
+            name,
+            Status::Warn,
+            format!("{found}; not logged in (no {file} and no {variables}): it fails at every run"),
+            Some(format!("log {} in (run it once), or set {variables}", preset.as_str())),
+        ),
     }
 }
 
@@ -714,28 +585,5 @@ fn data_dir_checks(checks: &mut Vec<Check>) {
             }
             Ok(meta) => checks.push(ok(name, format!("{} is {:o}", path.display(), meta.mode() & 0o777))),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_word_of_a_hook_command_is_unquoted() {
-        assert_eq!(first_word("judge-hook --host claude-code"), "judge-hook");
-        assert_eq!(first_word("'/opt/my tools/judge-hook' --host x"), "/opt/my tools/judge-hook");
-        assert_eq!(first_word("'/a/it'\\''s/judge-hook' --host x"), "/a/it's/judge-hook");
-    }
-
-    #[test]
-    fn our_commands_are_found_in_both_hosts_files() {
-        let claude = serde_json::json!({"hooks": {"TaskCompleted": [
-            {"hooks": [{"type": "command", "command": "judge-hook --host claude-code"}]},
-            {"hooks": [{"type": "command", "command": "other"}]}
-        ]}});
-        assert_eq!(our_commands(&claude), ["judge-hook --host claude-code"]);
-        let copilot = serde_json::json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "/x/judge-hook --host copilot-cli"}]}});
-        assert_eq!(our_commands(&copilot), ["/x/judge-hook --host copilot-cli"]);
     }
 }

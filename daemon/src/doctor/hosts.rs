@@ -1,0 +1,362 @@
+//! Whether each host is gated, and by what: its hook settings (a project's, the user's,
+//! root's managed ones) and the plugin or extension as the host itself lists it (`claude
+//! plugin list`, `copilot plugin list`, `codex plugin list` and Codex's own list of the
+//! hooks it trusts, `gemini extensions list`). Each hook found has its judge-hook checked
+//! (there, and this version); each host ends with one line: gated by what, or not.
+
+use super::{Check, Status, VERSION, check, ok, resolve_program};
+use judged::install::INSTALL_COMMAND;
+use judged::install::host_cli::{self, CodexHook, HostCliError, Listed};
+use judged_core::event::Host;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What the hosts say, asked in parallel (a listing takes a second or two), then the
+/// checks of each host in turn.
+pub fn checks(checks: &mut Vec<Check>, cwd: &Path) {
+    let path = std::env::var_os("PATH");
+    let hosts = [Host::ClaudeCode, Host::CopilotCli, Host::CodexCli, Host::GeminiCli];
+    let path = path.as_deref();
+    let asked: Vec<Asked> = std::thread::scope(|scope| {
+        let asking: Vec<_> = hosts.map(|host| scope.spawn(move || Asked::ask(host, cwd, path))).into();
+        asking.into_iter().map(|a| a.join().expect("asking a host does not panic")).collect()
+    });
+    for asked in &asked {
+        host_checks(checks, asked, cwd);
+    }
+}
+
+/// What one host said.
+struct Asked {
+    host: Host,
+    bin: Option<PathBuf>,
+    /// The plugin (extension) as the host lists it.
+    listed: Result<Option<Listed>, HostCliError>,
+    /// Codex CLI: the hooks it loads for the directory, with their trust.
+    codex_hooks: Result<Vec<CodexHook>, HostCliError>,
+}
+
+impl Asked {
+    fn ask(host: Host, cwd: &Path, path: Option<&std::ffi::OsStr>) -> Asked {
+        let bin = judged::install::find_on_path(host_cli::program(host), path);
+        let (listed, codex_hooks) = match &bin {
+            None => (Ok(None), Ok(Vec::new())),
+            Some(bin) => (
+                host_cli::judged_listed(host, bin, cwd),
+                if host == Host::CodexCli { host_cli::codex_hooks(bin, cwd) } else { Ok(Vec::new()) },
+            ),
+        };
+        Asked { host, bin, listed, codex_hooks }
+    }
+}
+
+/// The settings files that can hold a host's hook: where, what it is, and the command
+/// that writes it again.
+fn settings_files(host: Host, cwd: &Path) -> Vec<(&'static str, PathBuf, &'static str)> {
+    use judged::install as i;
+    match host {
+        Host::ClaudeCode => vec![
+            ("project", cwd.join(".claude/settings.json"), "judged install-hooks --claude"),
+            ("user", claude_user_settings(), "judged install-hooks --claude --user"),
+            // Root's managed settings: the one place an agent cannot take the hook out of.
+            ("managed", i::claude_managed_path(), "sudo judged install-hooks --claude --managed"),
+        ],
+        Host::CopilotCli => vec![
+            ("project", i::copilot_path(cwd), "judged install-hooks --copilot"),
+            ("managed", i::copilot_managed_path(), "sudo judged install-hooks --copilot --managed"),
+        ],
+        Host::CodexCli => vec![
+            ("project", i::codex_hooks_path(Some(cwd)), "judged install-hooks --codex --project"),
+            ("user", i::codex_hooks_path(None), "judged install-hooks --codex --user"),
+        ],
+        Host::GeminiCli => vec![
+            ("project", i::gemini_settings_path(Some(cwd)), "judged install-hooks --gemini --project"),
+            ("user", i::gemini_settings_path(None), "judged install-hooks --gemini --user"),
+        ],
+    }
+}
+
+/// The command that installs the hook for the user (or, without a user level, the project).
+fn hooks_command(host: Host, cwd: &Path) -> &'static str {
+    let files = settings_files(host, cwd);
+    let place = |p: &str| files.iter().find(|(place, _, _)| *place == p).map(|(_, _, command)| *command);
+    place("user").or_else(|| place("project")).unwrap_or("judged install-hooks")
+}
+
+/// One host: each place that holds its hook, then one line saying whether it is gated.
+fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
+    let host = asked.host;
+    let name = |place: &str| format!("hooks.{}.{place}", host.as_str());
+    let mut hooked: Vec<String> = Vec::new();
+    for (place, path, reinstall) in settings_files(host, cwd) {
+        if hooks_file(checks, &name(place), &path, reinstall) {
+            hooked.push(format!("{place} settings {}", path.display()));
+        }
+    }
+    if host == Host::CodexCli && codex_requirements_file(checks, &judged::install::codex_managed_path()) {
+        hooked.push(format!("managed requirements {}", judged::install::codex_managed_path().display()));
+    }
+    let plugin = plugin_check(checks, asked, &name("plugin"));
+    // Codex CLI runs only the hooks it trusts: its own list decides what gates it.
+    let gated_by = if host == Host::CodexCli {
+        codex_trust_checks(checks, asked, &name("trust"))
+    } else {
+        hooked.iter().cloned().chain(plugin.clone()).collect()
+    };
+    let summary = name("gated").trim_end_matches(".gated").to_owned();
+    let title = host_cli::title(host);
+    checks.push(match (&asked.bin, gated_by.as_slice()) {
+        (None, []) => ok(summary, format!("`{}` is not on PATH: nothing to gate", host_cli::program(host))),
+        (Some(bin), []) => check(
+            summary,
+            Status::Warn,
+            format!("{title} ({}) is not gated: no judge-hook runs when its agent ends", bin.display()),
+            Some(format!("judged init (installs the plugin into every host), or `{}`", hooks_command(host, cwd))),
+        ),
+        (_, [_, _, ..]) if plugin.is_some() => check(
+            summary,
+            Status::Warn,
+            format!("{title} is gated twice, each running judge-hook: {}", gated_by.join("; ")),
+            Some("keep the plugin and take the other hook out (`judged uninstall-hooks` with the same flags)".into()),
+        ),
+        (_, by) => ok(summary, format!("{title} is gated by {}", by.join("; "))),
+    });
+}
+
+/// The plugin as the host lists it, its hook checked; how it gates, when it does.
+fn plugin_check(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Option<String> {
+    let (host, bin) = (asked.host, asked.bin.as_ref()?);
+    let listing = host_cli::shown(bin, host_cli::listing_args(host));
+    match &asked.listed {
+        Ok(None) => None,
+        Err(why) => {
+            let detail = format!("cannot tell whether the judged plugin is installed: {why}");
+            checks.push(check(name, Status::Warn, detail, Some(format!("run `{listing}` and see what it says"))));
+            None
+        }
+        Ok(Some(listed)) if !listed.enabled => {
+            let detail = format!("`{listing}` lists {} {}, disabled", listed.id, listed.version);
+            checks.push(check(name, Status::Warn, detail, Some(host_cli::enable_hint(host, bin))));
+            None
+        }
+        Ok(Some(listed)) => {
+            let by = format!("the plugin {} {} (`{listing}`)", listed.id, listed.version);
+            match &listed.hooks_file {
+                Some(file) if hooks_file(checks, name, file, "judged init") => {}
+                Some(file) => {
+                    let detail = format!("{by}: its {} runs no judge-hook", file.display());
+                    checks.push(check(name, Status::Fail, detail, Some("judged init (it installs it again)".into())));
+                    return None;
+                }
+                None => checks.push(ok(name, format!("{by}, enabled"))),
+            }
+            Some(by)
+        }
+    }
+}
+
+/// Codex CLI's own list of its hooks: judge-hook's Stop hooks that it runs, and a check
+/// that fails for each one it skips (never trusted, or changed since).
+fn codex_trust_checks(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Vec<String> {
+    let Some(bin) = &asked.bin else { return Vec::new() };
+    let hooks = match &asked.codex_hooks {
+        Ok(hooks) => hooks,
+        Err(why) => {
+            let detail = format!("cannot ask Codex CLI which hooks it runs: {why}");
+            checks.push(check(name, Status::Warn, detail, Some(format!("run `{} app-server` by hand", bin.display()))));
+            return Vec::new();
+        }
+    };
+    let mut runs = Vec::new();
+    for hook in hooks.iter().filter(|h| h.is_ours() && h.event_name == "stop") {
+        let from = match &hook.plugin_id {
+            Some(plugin) => format!("the plugin {plugin}"),
+            None => hook.source_path.display().to_string(),
+        };
+        if hook.trust_status.runs() && hook.enabled {
+            let status = format!("{:?}", hook.trust_status).to_lowercase();
+            runs.push(format!("the Stop hook of {from} ({status}, as Codex CLI lists it)"));
+            continue;
+        }
+        let fix = match hook.plugin_id {
+            Some(_) => "judged init (it trusts the plugin's hook), or trust it in `codex`'s /hooks".to_owned(),
+            None => "judged install-hooks --codex --user (or --project: it trusts what it writes), or trust it in \
+                     `codex`'s /hooks"
+                .to_owned(),
+        };
+        let state = if hook.enabled { format!("{:?}", hook.trust_status).to_lowercase() } else { "disabled".into() };
+        let detail = format!(
+            "Codex CLI skips judge-hook's Stop hook from {from}: it is {state} in {}",
+            judged::install::codex_config_path().display()
+        );
+        checks.push(check(name, Status::Fail, detail, Some(fix)));
+    }
+    runs
+}
+
+/// The user's Claude Code settings file.
+fn claude_user_settings() -> PathBuf {
+    let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+    config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
+}
+
+/// The hook commands in a hooks file that name `judge-hook` (`command` for Claude Code,
+/// `bash`/`command` for Copilot CLI).
+fn our_commands(value: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    let Some(events) = value["hooks"].as_object() else { return found };
+    for entries in events.values().filter_map(Value::as_array) {
+        for entry in entries {
+            // Claude Code nests the hooks in groups; Copilot CLI lists them directly.
+            let hooks = entry["hooks"].as_array().map_or_else(|| vec![entry], |h| h.iter().collect());
+            for hook in hooks {
+                for key in ["command", "bash"] {
+                    if let Some(command) = hook[key].as_str().filter(|c| c.contains("judge-hook"))
+                        && !found.iter().any(|c| c == command)
+                    {
+                        found.push(command.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The first word of a POSIX shell command, unquoted.
+fn first_word(command: &str) -> String {
+    let mut word = String::new();
+    let mut chars = command.trim_start().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => break,
+            '\'' => word.extend(chars.by_ref().take_while(|&c| c != '\'')),
+            '"' => word.extend(chars.by_ref().take_while(|&c| c != '"')),
+            '\\' => word.extend(chars.next()),
+            c => word.push(c),
+        }
+    }
+    word
+}
+
+/// Check one hooks file's `judge-hook` commands: the binary exists and is this version.
+fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str) -> bool {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return false,
+        Err(error) => {
+            let fix = format!("make {} readable", path.display());
+            checks.push(check(name, Status::Fail, format!("cannot read {}: {error}", path.display()), Some(fix)));
+            return true;
+        }
+    };
+    let value: Value = match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(error) => {
+            let detail = format!("{} is not valid JSON: {error}", path.display());
+            let fix = format!("fix {}, then run `{reinstall}`", path.display());
+            checks.push(check(name, Status::Fail, detail, Some(fix)));
+            return true;
+        }
+    };
+    let commands = our_commands(&value);
+    if commands.is_empty() {
+        return false;
+    }
+    commands_check(checks, name, path, &commands, reinstall);
+    true
+}
+
+/// Codex CLI's managed requirements (TOML): whether they run judge-hook, and that one.
+fn codex_requirements_file(checks: &mut Vec<Check>, path: &Path) -> bool {
+    let reinstall = "sudo judged install-hooks --codex --managed";
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    let value: toml::Value = match toml::from_str(&text) {
+        Ok(value) => value,
+        Err(error) => {
+            let detail = format!("{} is not valid TOML: {}", path.display(), error.message());
+            let fix = format!("fix {}, then run `{reinstall}`", path.display());
+            checks.push(check("hooks.codex-cli.managed", Status::Fail, detail, Some(fix)));
+            return true;
+        }
+    };
+    let groups = value.get("hooks").and_then(|h| h.get("Stop")).and_then(toml::Value::as_array);
+    let commands: Vec<String> = groups
+        .into_iter()
+        .flatten()
+        .filter_map(|group| group.get("hooks")?.as_array())
+        .flatten()
+        .filter_map(|hook| hook.get("command")?.as_str().map(str::to_owned))
+        .filter(|command| command.contains("judge-hook"))
+        .collect();
+    if commands.is_empty() {
+        return false;
+    }
+    commands_check(checks, "hooks.codex-cli.managed", path, &commands, reinstall);
+    true
+}
+
+/// Check the `judge-hook` commands of one hooks file: each binary exists and is this
+/// version.
+fn commands_check(checks: &mut Vec<Check>, name: &str, path: &Path, commands: &[String], reinstall: &str) {
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut problems = Vec::new();
+    let mut found = Vec::new();
+    for command in commands {
+        let program = first_word(command);
+        let Some(resolved) = resolve_program(&program, base) else {
+            let place = if program.contains('/') { "does not exist" } else { "is not on PATH" };
+            problems.push(format!("the hook runs `{program}`, which {place}"));
+            continue;
+        };
+        let version = Command::new(&resolved)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        match version {
+            Some(v) if v == format!("judge-hook {VERSION}") => found.push(format!("{} ({v})", resolved.display())),
+            Some(v) => {
+                problems.push(format!("{} is `{v}`, not judge-hook {VERSION} like this judged", resolved.display()));
+            }
+            None => problems.push(format!("{} does not answer `--version` as judge-hook does", resolved.display())),
+        }
+    }
+    if problems.is_empty() {
+        checks.push(ok(name, format!("{}: runs {}", path.display(), found.join(", "))));
+    } else {
+        let detail = format!("{}: {}", path.display(), problems.join("; "));
+        let fix = format!(
+            "install the tools (`{INSTALL_COMMAND}`), then rewrite the hook with `{reinstall}` \
+             (it names judge-hook as PATH finds it)"
+        );
+        checks.push(check(name, Status::Fail, detail, Some(fix)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_word_of_a_hook_command_is_unquoted() {
+        assert_eq!(first_word("judge-hook --host claude-code"), "judge-hook");
+        assert_eq!(first_word("'/opt/my tools/judge-hook' --host x"), "/opt/my tools/judge-hook");
+        assert_eq!(first_word("'/a/it'\\''s/judge-hook' --host x"), "/a/it's/judge-hook");
+    }
+
+    #[test]
+    fn our_commands_are_found_in_both_hosts_files() {
+        let claude = serde_json::json!({"hooks": {"TaskCompleted": [
+            {"hooks": [{"type": "command", "command": "judge-hook --host claude-code"}]},
+            {"hooks": [{"type": "command", "command": "other"}]}
+        ]}});
+        assert_eq!(our_commands(&claude), ["judge-hook --host claude-code"]);
+        let copilot = serde_json::json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "/x/judge-hook --host copilot-cli"}]}});
+        assert_eq!(our_commands(&copilot), ["/x/judge-hook --host copilot-cli"]);
+    }
+}
