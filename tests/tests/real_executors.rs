@@ -207,6 +207,11 @@ impl World {
     /// `codex exec` as an agent given `prompt`, running its shell calls outside Codex CLI's
     /// sandbox (which cannot start in every container; the calls only write the project).
     fn codex_exec_prompt(&self, prompt: &str) -> Output {
+        self.codex_exec_with(prompt, &["--disable", "plugins"])
+    }
+
+    /// `codex exec` as an agent given `prompt`, with `flags` besides the world's.
+    fn codex_exec_with(&self, prompt: &str, flags: &[&str]) -> Output {
         let provider = format!(
             "model_providers.mock={{name=\"mock\",base_url=\"{}/v1\",wire_api=\"responses\",env_key=\"MOCK_KEY\",request_max_retries=0,stream_max_retries=0}}",
             self.server.url()
@@ -216,7 +221,8 @@ impl World {
             .env("MOCK_KEY", "scripted-offline-key")
             // A reviewer CLI's credential: Codex CLI keeps `*KEY*` variables from its shell.
             .env("MOCK_CREDENTIAL", "scripted-offline-key")
-            .args(["exec", "--json", "--skip-git-repo-check", "--disable", "plugins", "-c", "analytics.enabled=false"])
+            .args(["exec", "--json", "--skip-git-repo-check", "-c", "analytics.enabled=false"])
+            .args(flags)
             .args(["-m", "gpt-5.5", "-c", "model_provider=mock", "-c", &provider])
             .arg("--dangerously-bypass-approvals-and-sandbox")
             .arg(prompt);
@@ -752,4 +758,109 @@ fn a_gemini_cli_agent_reviewed_by_codex_exec_ends_under_the_after_agent_gate() {
         let validated = world.judge_evidence(mode, &["validate", "--evidence", "review.evidence.json"]);
         assert!(validated.status.success(), "{mode}: {}", said(&validated));
     }
+}
+
+// ---------------------------------------------------------------- judged init, for real
+
+/// What a host's own listing (`<host> … list` as JSON) says of judged: enabled or not.
+fn listed_enabled(listing: &Value) -> Option<bool> {
+    let entries = listing.get("installed").unwrap_or(listing).as_array()?;
+    let ours = |e: &&Value| ["id", "pluginId", "name"].iter().any(|k| e[k] == "judged@judged" || e[k] == "judged");
+    let entry = entries.iter().find(ours)?;
+    entry["enabled"].as_bool().or(entry["isActive"].as_bool())
+}
+
+/// Issue 32: on a fresh HOME with the four pinned clients on PATH and no terminal,
+/// `judged init` finishes and exits 0; each host's own listing then shows judged enabled,
+/// doctor says every host is gated, a Codex CLI turn gets a gate decision through the
+/// plugin, and `install-hooks` will not put a second hook beside the plugin.
+#[test]
+fn init_without_a_terminal_arms_every_host() {
+    let Some(hosts) = hosts::clients() else { return };
+    let Some(mut world) = world() else { return };
+    // The four hosts by the names PATH finds them by (Gemini CLI is a node script).
+    let host_bin = world.dir.path().join("hosts-bin");
+    std::fs::create_dir_all(&host_bin).unwrap();
+    std::os::unix::fs::symlink(&hosts.claude, host_bin.join("claude")).unwrap();
+    std::os::unix::fs::symlink(&hosts.copilot, host_bin.join("copilot")).unwrap();
+    let gemini = format!("#!/bin/sh\nexec node {} \"$@\"\n", world.clients.gemini.display());
+    std::fs::write(host_bin.join("gemini"), gemini).unwrap();
+    std::fs::set_permissions(host_bin.join("gemini"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    world.tools.push(host_bin);
+    // Which node runs Gemini CLI: the machine's.
+    world.tools.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    // The clients' own switches for running offline; nothing that answers a prompt.
+    world.env.extend([
+        ("COPILOT_OFFLINE", "true"),
+        ("DISABLE_AUTOUPDATER", "1"),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1"),
+    ]);
+
+    let mut init = world.command(bin("judged"));
+    init.arg("init");
+    let init = world.run(init);
+    let words = said(&init);
+    assert!(init.status.success(), "init exits 0: {words}");
+    for host in ["claude ", "copilot ", "codex ", "gemini "] {
+        assert!(
+            words.lines().any(|l| l.trim_start().starts_with(host) && l.contains(", enabled (")),
+            "{host}: {words}"
+        );
+    }
+    assert!(words.contains("codex    trusts the plugin's Stop hook"), "{words}");
+    assert!(!words.contains("Still to do"), "{words}");
+
+    // Each host's own listing shows judged installed and enabled.
+    for (program, args) in [
+        ("claude", &["plugin", "list", "--json"][..]),
+        ("copilot", &["plugin", "list", "--json"]),
+        ("codex", &["plugin", "list", "--json"]),
+        ("gemini", &["extensions", "list", "-o", "json"]),
+    ] {
+        let output = world.run({
+            let mut command = world.command(program);
+            command.args(args);
+            command
+        });
+        // Gemini CLI lists on stderr.
+        let text = if output.stdout.iter().all(u8::is_ascii_whitespace) { &output.stderr } else { &output.stdout };
+        let text = String::from_utf8_lossy(text);
+        let listing: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{program}: {e}: {text}"));
+        assert_eq!(listed_enabled(&listing), Some(true), "{program} lists judged enabled: {listing:#}");
+    }
+
+    // With the daemon running, doctor says what gates each host.
+    let doctor = world.judged(&["doctor", "--json"]);
+    let report: Value = serde_json::from_slice(&doctor.stdout).expect("doctor --json");
+    let checks = report["checks"].as_array().unwrap();
+    for (host, by) in [
+        ("claude-code", "Claude Code is gated by the plugin judged@judged"),
+        ("copilot-cli", "Copilot CLI is gated by the plugin judged@judged"),
+        ("codex-cli", "Codex CLI is gated by the Stop hook of the plugin judged@judged (trusted"),
+        ("gemini-cli", "Gemini CLI is gated by the plugin judged"),
+    ] {
+        let check = checks.iter().find(|c| c["name"] == format!("hooks.{host}")).expect("a line for the host");
+        assert_eq!(check["status"], "ok", "{check:#}");
+        assert!(check["detail"].as_str().unwrap().contains(by), "{check:#}");
+    }
+
+    // A Codex CLI turn in the project is decided by the gate, through the plugin's hook.
+    let output = world.codex_exec_with("Make the cart round half up.", &[]);
+    assert!(output.status.success(), "{}", said(&output));
+    let decisions = world.decisions("Stop");
+    assert!(!decisions.is_empty() && decisions.iter().all(|d| d["host"] == "codex-cli"), "{decisions:#?}");
+
+    // A second hook beside the plugin is refused, and nothing is written (the settings
+    // hold the plugin's marketplace, which Claude Code wrote there).
+    let settings = world.home().join(".claude/settings.json");
+    let before = std::fs::read(&settings).ok();
+    let refused = world.command(bin("judged")).args(["install-hooks", "--claude", "--user"]).output().unwrap();
+    let words = said(&refused);
+    assert!(!refused.status.success(), "{words}");
+    assert!(
+        words.contains("Claude Code is gated by the judged plugin already")
+            && words.contains("plugin uninstall judged@judged"),
+        "{words}"
+    );
+    assert_eq!(std::fs::read(&settings).ok(), before, "nothing written: {words}");
 }
