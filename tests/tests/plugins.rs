@@ -164,6 +164,27 @@ fn init_with_one_family_says_what_is_missing_and_writes_no_jury() {
     assert!(stdout.contains("No [jury] written"), "{stdout}");
 }
 
+/// Issue 32: a juror is named by what answers it (the CLI and the model), and what init
+/// could not check of a login is said, in its output and in the jury it writes.
+#[test]
+fn init_names_jurors_by_cli_and_model_and_says_which_login_it_did_not_check() {
+    let world = World::new(&["copilot"]);
+    let output = world.init(&["--dry-run"], &[]);
+    let stdout = text(&output);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("login not checked: Copilot CLI keeps its login in the system keychain"), "{stdout}");
+    let jury = shown_jury(&stdout);
+    let names: Vec<&str> = jury.jurors.iter().map(|j| j.name.as_str()).collect();
+    assert!(names.iter().all(|n| n.starts_with("copilot/")), "{names:?}");
+    for juror in &jury.jurors {
+        assert_eq!(juror.name, format!("copilot/{}", juror.model), "named by its model: {stdout}");
+    }
+    assert!(
+        stdout.contains("+# Its login was not checked (copilot keeps it where judged cannot look offline)."),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn init_keeps_an_existing_jury_and_says_so() {
     let world = World::new(&["codex", "gemini"]);
@@ -266,18 +287,21 @@ fn claude_code_validates_installs_lists_and_uninstalls_the_plugin() {
 fn copilot_cli_installs_lists_and_uninstalls_the_plugin() {
     let Some(clients) = hosts::clients() else { return };
     let copilot = Client::new(&clients.copilot);
-    copilot.ok(&["plugin", "install", &plugin_dir()]);
+    // From a marketplace: Copilot CLI warns that direct installs will not be supported.
+    let said = copilot.ok(&["plugin", "marketplace", "add", &plugin_dir()]);
+    assert!(!said.contains("deprecated"), "{said}");
+    let said = copilot.ok(&["plugin", "install", "judged@judged"]);
+    assert!(!said.contains("deprecated"), "{said}");
     let list = copilot.ok(&["plugin", "list"]);
-    assert!(list.contains(&format!("judged (v{})", env!("CARGO_PKG_VERSION"))), "{list}");
+    assert!(list.contains(&format!("judged@judged (v{})", env!("CARGO_PKG_VERSION"))), "{list}");
     let mcp = copilot.ok(&["mcp", "list"]);
     assert!(mcp.contains("judged"), "{mcp}");
-    let installed = copilot.home.path().join(".copilot/installed-plugins/_direct/plugin");
-    installed_hook(&installed, "hooks/copilot-cli.json", "copilot-cli");
-    assert!(installed.join("skills/judged-review/SKILL.md").is_file());
-    copilot.ok(&["plugin", "uninstall", "judged"]);
+    // A local marketplace's plugin is loaded where it is, not copied.
+    installed_hook(&workspace().join("plugin"), "hooks/copilot-cli.json", "copilot-cli");
+    // Uninstalling a live plugin only disables it; removing its marketplace removes it.
+    copilot.ok(&["plugin", "marketplace", "remove", "judged"]);
     let list = copilot.ok(&["plugin", "list"]);
-    assert!(!list.contains("judged ("), "uninstalled: {list}");
-    assert!(!installed.exists(), "its copy is removed");
+    assert!(!list.contains("judged@judged ("), "removed: {list}");
 }
 
 #[test]

@@ -366,7 +366,8 @@ pub fn uninstall_hint(host: Host, bin: &Path) -> String {
     let bin = super::shell_word(&bin.to_string_lossy());
     match host {
         Host::ClaudeCode => format!("{bin} plugin uninstall {}", marketplace_id()),
-        Host::CopilotCli => format!("{bin} plugin uninstall {}", crate::plugin::NAME),
+        // Uninstalling a plugin of a local marketplace only disables it.
+        Host::CopilotCli => format!("{bin} plugin marketplace remove {}", crate::plugin::NAME),
         Host::CodexCli => format!("{bin} plugin remove {}", marketplace_id()),
         Host::GeminiCli => format!("{bin} extensions uninstall {}", crate::plugin::NAME),
     }
