@@ -15,7 +15,7 @@
 use judged_core::event::Host;
 use judged_core::rules::ReviewerCli;
 use judged_protocol::autostart::{self, AutoStartError};
-use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request};
+use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request, block_ends_turn};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::ExitCode;
@@ -145,17 +145,15 @@ fn installed_reviewers() -> Vec<ReviewerCli> {
 }
 
 /// Block the way `host` listens. `again`: the host already continued once on a block of
-/// this stop (`stop_hook_active`). Codex CLI 0.169.0 and Gemini CLI 0.61.0 continue on
-/// every block, with no limit of their own (hundreds of turns a minute against a model
-/// that stops again at once), so a second block ends the agent's turn instead, with the
-/// reason as the stop's: the work is not let through, and the agent is not looped. Claude
-/// Code ends such a loop itself, and Copilot CLI caps it.
+/// this stop (`stop_hook_active`). Where the host would loop the agent on every block
+/// ([`block_ends_turn`]), the block ends the agent's turn instead, with the reason as the
+/// stop's: the work is not let through, and the agent is not looped.
 fn block(host: Host, again: bool, message: &str) -> ExitCode {
+    if block_ends_turn(host, again) {
+        println!("{}", json!({"continue": false, "stopReason": message}));
+        return ExitCode::SUCCESS;
+    }
     match host {
-        Host::CodexCli | Host::GeminiCli if again => {
-            println!("{}", json!({"continue": false, "stopReason": message}));
-            ExitCode::SUCCESS
-        }
         Host::ClaudeCode | Host::GeminiCli => {
             eprintln!("{message}");
             ExitCode::from(2)

@@ -356,6 +356,11 @@ pub struct GateDecision {
     /// (absent in records from before it was kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config: Vec<ConfigFileUsed>,
+    /// The host had already gone on after a block of this stop (its hook input's
+    /// `stop_hook_active`): a block in a row, not the first (absent in records from
+    /// before it was kept).
+    #[serde(default)]
+    pub stop_hook_active: bool,
 }
 
 /// A config file a decision was made under.
@@ -618,6 +623,16 @@ pub struct CompletionBypassed {
     pub path: String,
     /// The line of the completion's result in it.
     pub line: u64,
+}
+
+/// Whether judge-hook's block of a stop ends the agent's turn, rather than make it go on.
+/// `again`: the host already went on after a block of this stop (`stop_hook_active`).
+/// Codex CLI 0.169.0 and Gemini CLI 0.61.0 go on after every block with no limit of their
+/// own (hundreds of turns a minute against a model that stops again at once), so the
+/// second block ends the turn, with the reason as the stop's. Claude Code and Copilot CLI
+/// cap the blocks themselves.
+pub fn block_ends_turn(host: Host, again: bool) -> bool {
+    again && matches!(host, Host::CodexCli | Host::GeminiCli)
 }
 
 fn task_completed() -> String {

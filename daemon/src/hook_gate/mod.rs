@@ -177,6 +177,7 @@ impl HookGate<'_> {
             panel,
             evidence_id,
             config: settings.files,
+            stop_hook_active: question.stop_hook_active,
         };
         self.store.journal(&JournalEvent::GateDecided(record))?;
         Ok(HookAnswer { decision, message: verdict.message, gated: true, from_record })

@@ -32,6 +32,7 @@ impl HookGate<'_> {
             work: String::new(),
             label: "this work".into(),
             installed_reviewers: None,
+            stop_hook_active: false,
         };
         let mut status = GateStatus {
             cwd,
