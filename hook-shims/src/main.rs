@@ -147,7 +147,8 @@ fn installed_reviewers() -> Vec<ReviewerCli> {
 /// Block the way `host` listens. `again`: the host already continued once on a block of
 /// this stop (`stop_hook_active`). Where the host would loop the agent on every block
 /// ([`block_ends_turn`]), the block ends the agent's turn instead, with the reason as the
-/// stop's: the work is not let through, and the agent is not looped.
+/// stop's: the work is not let through, and the agent is not looped (the daemon records
+/// that end as a forced one).
 fn block(host: Host, again: bool, message: &str) -> ExitCode {
     if block_ends_turn(host, again) {
         println!("{}", json!({"continue": false, "stopReason": message}));

@@ -140,6 +140,9 @@ pub struct StatusReport {
     /// Task completions no gate decision allowed (`judged report` lists them).
     #[serde(default)]
     pub completions_bypassed: u64,
+    /// Of those, the turns that ended on the gate's block ([`ForcedEnd`]).
+    #[serde(default)]
+    pub forced_ends: u64,
     /// Events in the daemon's journal.
     pub journal_events: u64,
     /// Full reconciliations of the roots so far (a busy idle daemon is a bug).
@@ -602,9 +605,11 @@ pub struct ReportData {
 }
 
 /// A completion a host logged in a project whose gate is armed for its event, that no gate
-/// decision allowed: the hook did not run, or its answer was not heeded. Claude Code: a
-/// task marked completed (`TaskCompleted`); Copilot CLI: the root agent's stop
-/// (`agentStop`). Journaled once per completion.
+/// decision allowed: the hook did not run, or its answer was not heeded, or the turn ended
+/// on the gate's block ([`ForcedEnd`]). Claude Code: a task marked completed
+/// (`TaskCompleted`), or a stop the client ended past its cap (`Stop`); Copilot CLI: the
+/// root agent's stop (`agentStop`); Codex CLI: a turn's end (`Stop`); Gemini CLI: the
+/// agent's end (`AfterAgent`). Journaled once per completion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompletionBypassed {
     /// The gated event it went around (records from before this field: `TaskCompleted`).
@@ -623,6 +628,28 @@ pub struct CompletionBypassed {
     pub path: String,
     /// The line of the completion's result in it.
     pub line: u64,
+    /// When the last answer of the gate to this end was a block: the turn ended on it
+    /// (absent in records from before it was kept, and when no decision answered).
+    #[serde(default)]
+    pub forced_end: Option<ForcedEnd>,
+}
+
+/// A turn that ended on the gate's block: the host's cap on a hook's blocks in a row (Claude
+/// Code's, Copilot CLI's), or the end judge-hook makes of a turn the agent would otherwise
+/// loop in ([`block_ends_turn`]). The gate did not allow it: it is a bypass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForcedEnd {
+    /// The gate's blocks in a row the turn ended after, the last included.
+    pub blocks: u32,
+}
+
+impl std::fmt::Display for ForcedEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.blocks {
+            1 => f.write_str("the host ended the turn after judged blocked it once: the gate's block cap"),
+            n => write!(f, "the host ended the turn after judged blocked it {n} times: the gate's block cap"),
+        }
+    }
 }
 
 /// Whether judge-hook's block of a stop ends the agent's turn, rather than make it go on.
