@@ -109,21 +109,24 @@ fn main() -> ExitCode {
         Ok(answer) if answer.decision == Decision::Block => block(options.host, again, &answer.message),
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
-            let why = match not_started {
+            let why = match (&error, not_started) {
+                // judged answered, refusing the question with its cause and its fix:
+                // starting judged is no next step.
+                (ClientError::Refused(_), _) => format!("judge-hook: judged refused this question: {error}."),
                 // `judged start` said why it failed, and what to fix: by hand it would fail
                 // the same way, so that is the next step, not starting it.
-                Some(failed @ AutoStartError::Failed { .. }) => format!("judge-hook: {failed}."),
-                Some(why) => format!(
+                (_, Some(failed @ AutoStartError::Failed { .. })) => format!("judge-hook: {failed}."),
+                (_, Some(why)) => format!(
                     "judge-hook: cannot ask judged ({error}); it could not be started for you: {why}. Start it \
                      with `judged start`."
                 ),
-                None => format!("judge-hook: cannot ask judged ({error}). Start it with `judged start`."),
+                (_, None) => format!("judge-hook: cannot ask judged ({error}). Start it with `judged start`."),
             };
             if options.block_on_error {
                 block(
                     options.host,
                     again,
-                    &format!("{why} The review gate is armed, so this step is blocked until judged answers."),
+                    &format!("{why} The review gate is armed, so this step is blocked until judged can answer it."),
                 )
             } else {
                 eprintln!("{why} Allowed because this hook was installed with --on-error allow.");
