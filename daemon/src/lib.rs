@@ -6,6 +6,7 @@
 //! gate a hook asks is [`hook_gate`]; [`witness`] signs what the daemon issues.
 
 pub mod account;
+pub mod caller;
 pub mod config;
 pub mod engine;
 pub mod hook_gate;

@@ -7,7 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use judged_core::rules::IdentityAssurance;
-use judged_protocol::{Decision, ReportData, ReportDecision, ReportJury, ReportReview};
+use judged_protocol::{CompletionBypassed, Decision, ReportData, ReportDecision, ReportJury, ReportReview};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -36,10 +36,18 @@ pub fn time_ago(option: &str, text: &str, now: DateTime<Utc>) -> Result<DateTime
 }
 
 /// What was completed: the task, or the host's stop.
-fn completion(b: &judged_protocol::CompletionBypassed) -> String {
+fn completion(b: &CompletionBypassed) -> String {
     match &b.task_id {
         Some(task) => format!("task {task}"),
         None => format!("stop ({})", b.event),
+    }
+}
+
+/// How it went around the gate: ended on the gate's block, or with no decision allowing it.
+fn bypass_why(b: &CompletionBypassed) -> String {
+    match &b.forced_end {
+        Some(forced) => forced.to_string(),
+        None => "no decision of the gate allowed it: the hook did not run, or its answer was not heeded".into(),
     }
 }
 
@@ -263,6 +271,7 @@ fn text_bypassed(out: &mut String, data: &ReportData) {
                 b.path,
                 b.line
             );
+            let _ = writeln!(out, "        why: {}", bypass_why(b));
         }
     }
 }
@@ -390,14 +399,17 @@ fn html_bypassed(out: &mut String, data: &ReportData) {
         out.push_str(
             "<h2>Completions without the gate allowing them</h2>\n<table>\n<thead><tr><th>Completed (UTC)</th>",
         );
-        out.push_str("<th>Session</th><th>Completion</th><th>Project</th><th>Log</th></tr></thead>\n<tbody>\n");
+        out.push_str(
+            "<th>Session</th><th>Completion</th><th>Why</th><th>Project</th><th>Log</th></tr></thead>\n<tbody>\n",
+        );
         for b in &data.bypassed {
             let _ = writeln!(
                 out,
-                "<tr><td class=\"time\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}:{}</td></tr>",
+                "<tr><td class=\"time\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}:{}</td></tr>",
                 escape(or_unknown(b.completed_at.as_deref())),
                 escape(or_unknown(b.session_id.as_deref())),
                 escape(&completion(b)),
+                escape(&bypass_why(b)),
                 escape(&b.cwd),
                 escape(&b.path),
                 b.line

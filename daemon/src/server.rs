@@ -5,6 +5,7 @@
 //! checked by peer credentials, so only the daemon's own uid is served. A bad frame gets
 //! an error response and a close; it never takes the daemon down.
 
+use crate::caller::Caller;
 use crate::config::ServerLimits;
 use crate::engine::actor::EngineHandle;
 use crate::engine::route::{Operation, Route};
@@ -216,6 +217,13 @@ struct Peer {
     administers: bool,
 }
 
+impl Peer {
+    /// Who the engine reads for: a served user has only its own directories read.
+    fn caller(self) -> Caller {
+        if self.administers { Caller::Own } else { Caller::Served(self.uid) }
+    }
+}
+
 /// The stream and its peer, when the peer is the daemon's own user or one it serves;
 /// otherwise it is refused, saying why.
 async fn admitted(stream: Stream, serves: &[u32]) -> Option<(Stream, Peer)> {
@@ -308,7 +316,7 @@ async fn answer(
         return if refused.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
     }
     let wants_progress = request.wants_progress();
-    let sent = match Route::of(request) {
+    let sent = match Route::of(request, peer.caller()) {
         Route::Progress => {
             reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report())), &shared.writes()).await
         }

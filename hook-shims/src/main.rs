@@ -15,7 +15,7 @@
 use judged_core::event::Host;
 use judged_core::rules::ReviewerCli;
 use judged_protocol::autostart::{self, AutoStartError};
-use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request};
+use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request, block_ends_turn};
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::ExitCode;
@@ -109,21 +109,24 @@ fn main() -> ExitCode {
         Ok(answer) if answer.decision == Decision::Block => block(options.host, again, &answer.message),
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
-            let why = match not_started {
+            let why = match (&error, not_started) {
+                // judged answered, refusing the question with its cause and its fix:
+                // starting judged is no next step.
+                (ClientError::Refused(_), _) => format!("judge-hook: judged refused this question: {error}."),
                 // `judged start` said why it failed, and what to fix: by hand it would fail
                 // the same way, so that is the next step, not starting it.
-                Some(failed @ AutoStartError::Failed { .. }) => format!("judge-hook: {failed}."),
-                Some(why) => format!(
+                (_, Some(failed @ AutoStartError::Failed { .. })) => format!("judge-hook: {failed}."),
+                (_, Some(why)) => format!(
                     "judge-hook: cannot ask judged ({error}); it could not be started for you: {why}. Start it \
                      with `judged start`."
                 ),
-                None => format!("judge-hook: cannot ask judged ({error}). Start it with `judged start`."),
+                (_, None) => format!("judge-hook: cannot ask judged ({error}). Start it with `judged start`."),
             };
             if options.block_on_error {
                 block(
                     options.host,
                     again,
-                    &format!("{why} The review gate is armed, so this step is blocked until judged answers."),
+                    &format!("{why} The review gate is armed, so this step is blocked until judged can answer it."),
                 )
             } else {
                 eprintln!("{why} Allowed because this hook was installed with --on-error allow.");
@@ -145,17 +148,16 @@ fn installed_reviewers() -> Vec<ReviewerCli> {
 }
 
 /// Block the way `host` listens. `again`: the host already continued once on a block of
-/// this stop (`stop_hook_active`). Codex CLI 0.169.0 and Gemini CLI 0.61.0 continue on
-/// every block, with no limit of their own (hundreds of turns a minute against a model
-/// that stops again at once), so a second block ends the agent's turn instead, with the
-/// reason as the stop's: the work is not let through, and the agent is not looped. Claude
-/// Code ends such a loop itself, and Copilot CLI caps it.
+/// this stop (`stop_hook_active`). Where the host would loop the agent on every block
+/// ([`block_ends_turn`]), the block ends the agent's turn instead, with the reason as the
+/// stop's: the work is not let through, and the agent is not looped (the daemon records
+/// that end as a forced one).
 fn block(host: Host, again: bool, message: &str) -> ExitCode {
+    if block_ends_turn(host, again) {
+        println!("{}", json!({"continue": false, "stopReason": message}));
+        return ExitCode::SUCCESS;
+    }
     match host {
-        Host::CodexCli | Host::GeminiCli if again => {
-            println!("{}", json!({"continue": false, "stopReason": message}));
-            ExitCode::SUCCESS
-        }
         Host::ClaudeCode | Host::GeminiCli => {
             eprintln!("{message}");
             ExitCode::from(2)

@@ -140,6 +140,9 @@ pub struct StatusReport {
     /// Task completions no gate decision allowed (`judged report` lists them).
     #[serde(default)]
     pub completions_bypassed: u64,
+    /// Of those, the turns that ended on the gate's block ([`ForcedEnd`]).
+    #[serde(default)]
+    pub forced_ends: u64,
     /// Events in the daemon's journal.
     pub journal_events: u64,
     /// Full reconciliations of the roots so far (a busy idle daemon is a bug).
@@ -356,6 +359,11 @@ pub struct GateDecision {
     /// (absent in records from before it was kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config: Vec<ConfigFileUsed>,
+    /// The host had already gone on after a block of this stop (its hook input's
+    /// `stop_hook_active`): a block in a row, not the first (absent in records from
+    /// before it was kept).
+    #[serde(default)]
+    pub stop_hook_active: bool,
 }
 
 /// A config file a decision was made under.
@@ -597,9 +605,11 @@ pub struct ReportData {
 }
 
 /// A completion a host logged in a project whose gate is armed for its event, that no gate
-/// decision allowed: the hook did not run, or its answer was not heeded. Claude Code: a
-/// task marked completed (`TaskCompleted`); Copilot CLI: the root agent's stop
-/// (`agentStop`). Journaled once per completion.
+/// decision allowed: the hook did not run, or its answer was not heeded, or the turn ended
+/// on the gate's block ([`ForcedEnd`]). Claude Code: a task marked completed
+/// (`TaskCompleted`), or a stop the client ended past its cap (`Stop`); Copilot CLI: the
+/// root agent's stop (`agentStop`); Codex CLI: a turn's end (`Stop`); Gemini CLI: the
+/// agent's end (`AfterAgent`). Journaled once per completion.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompletionBypassed {
     /// The gated event it went around (records from before this field: `TaskCompleted`).
@@ -618,6 +628,38 @@ pub struct CompletionBypassed {
     pub path: String,
     /// The line of the completion's result in it.
     pub line: u64,
+    /// When the last answer of the gate to this end was a block: the turn ended on it
+    /// (absent in records from before it was kept, and when no decision answered).
+    #[serde(default)]
+    pub forced_end: Option<ForcedEnd>,
+}
+
+/// A turn that ended on the gate's block: the host's cap on a hook's blocks in a row (Claude
+/// Code's, Copilot CLI's), or the end judge-hook makes of a turn the agent would otherwise
+/// loop in ([`block_ends_turn`]). The gate did not allow it: it is a bypass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForcedEnd {
+    /// The gate's blocks in a row the turn ended after, the last included.
+    pub blocks: u32,
+}
+
+impl std::fmt::Display for ForcedEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.blocks {
+            1 => f.write_str("the host ended the turn after judged blocked it once: the gate's block cap"),
+            n => write!(f, "the host ended the turn after judged blocked it {n} times: the gate's block cap"),
+        }
+    }
+}
+
+/// Whether judge-hook's block of a stop ends the agent's turn, rather than make it go on.
+/// `again`: the host already went on after a block of this stop (`stop_hook_active`).
+/// Codex CLI 0.169.0 and Gemini CLI 0.61.0 go on after every block with no limit of their
+/// own (hundreds of turns a minute against a model that stops again at once), so the
+/// second block ends the turn, with the reason as the stop's. Claude Code and Copilot CLI
+/// cap the blocks themselves.
+pub fn block_ends_turn(host: Host, again: bool) -> bool {
+    again && matches!(host, Host::CodexCli | Host::GeminiCli)
 }
 
 fn task_completed() -> String {

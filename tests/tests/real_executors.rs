@@ -5,7 +5,7 @@
 
 use judged_tests::hosts::{self, JurorClients, ModelServer};
 use judged_tests::{Daemon, bin, bin_dir, eventually, skip};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -303,8 +303,11 @@ fn codex_stop_is_blocked_without_evidence_and_the_reason_reaches_the_model() {
     let decisions = world.decisions("Stop");
     assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:#?}");
     assert!(decisions.iter().all(|d| d["host"] == "codex-cli"), "{decisions:#?}");
-    // judge-hook ended the turn it blocked twice: the gate's own end, not a bypass.
-    assert_eq!(world.bypasses_of(&world.rollout()), Vec::<Value>::new());
+    // judge-hook ended the turn it blocked twice rather than loop the agent: that end is
+    // no allow, but a forced end (issue 31).
+    let bypassed = world.bypasses_of(&world.rollout());
+    assert_eq!(bypassed.len(), 1, "{bypassed:#?}");
+    assert_eq!((bypassed[0]["event"].as_str(), &bypassed[0]["forced_end"]), (Some("Stop"), &json!({"blocks": 2})));
 }
 
 /// Issue 25: a Codex CLI turn that ends with no gate asked (no hook installed, the gate
@@ -384,8 +387,8 @@ fn gemini_after_agent_is_blocked_without_evidence_and_the_reason_reaches_the_mod
 
 /// Issue 25: a Gemini CLI agent that ends with no gate asked (no hook installed, the gate
 /// armed for `AfterAgent` by default) is on the record as a bypass once its last answer
-/// has been quiet; under the hook that blocks it (and ends it with `continue: false`),
-/// none is.
+/// has been quiet. Issue 31: under the hook that blocks it, the answer it went on from is
+/// no end, and the end judge-hook made with `continue: false` is a forced one.
 #[test]
 fn a_gemini_agent_that_ended_without_the_gate_is_on_the_record() {
     let Some(world) = world() else { return };
@@ -409,9 +412,17 @@ fn a_gemini_agent_that_ended_without_the_gate_is_on_the_record() {
     assert!(!decisions.is_empty() && decisions.iter().all(|d| d["decision"] == "block"), "{decisions:#?}");
     let header = hosts::read_jsonl(std::path::Path::new(&gated.recording())).remove(0);
     assert_eq!(decisions[0]["session_id"], header["sessionId"], "the hook names the recording's session");
-    // Past the quiet time and a tick of the daemon's: the gated end is matched, not a bypass.
-    std::thread::sleep(Duration::from_secs(5));
-    assert_eq!(gated.bypasses_of(&gated.recording()), Vec::<Value>::new(), "the gate answered this agent's end");
+    // Past the quiet time and a tick of the daemon's: the end is matched to the gate's
+    // blocks, the first of which the agent went on from.
+    let recording = gated.recording();
+    let bypassed = eventually("the forced end", Duration::from_secs(30), || {
+        Some(gated.bypasses_of(&recording)).filter(|b| !b.is_empty())
+    });
+    assert_eq!(bypassed.len(), 1, "{bypassed:#?}");
+    assert_eq!(
+        (bypassed[0]["event"].as_str(), &bypassed[0]["forced_end"]),
+        (Some("AfterAgent"), &json!({"blocks": 2}))
+    );
 }
 
 fn world_with_gemini_quiet(seconds: u64) -> Option<World> {

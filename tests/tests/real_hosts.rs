@@ -965,6 +965,45 @@ fn claude_stop_is_allowed_when_policy_is_off() {
     assert!(decisions.iter().all(|d| d["decision"] == "allow" && d["reason"] == "policy off"), "{decisions:?}");
 }
 
+/// Issue 31: the agent keeps ending, the gate keeps blocking its `Stop`, and the real
+/// Claude Code gives up past its cap (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3`: the fourth block
+/// is overridden, and the client writes that it ended the turn). That end is no allow: it
+/// is on the record as a forced end, a bypass in its own words, which `judged status`
+/// shows and doctor counts.
+#[test]
+fn a_claude_stop_the_client_ended_past_the_gates_blocks_is_a_forced_end() {
+    let Some(clients) = hosts::clients() else { return };
+    let lab = Lab::new(&clients, Mode::Daemon);
+    install_hooks(&lab, &["--events", "Stop"]);
+    project_gate(&lab, "[gate]\npolicy = \"evidence\"\nevents = [\"Stop\"]\n");
+    let run = lab.run(Host::Claude, "claude-stop-gate");
+    let records = run.records();
+    let gave_up = records.iter().find(|r| r["type"] == "system" && r["subtype"] == "informational");
+    let gave_up = gave_up.and_then(|r| r["content"].as_str()).unwrap_or_default();
+    assert!(gave_up.starts_with("A hook blocked the turn from ending 4 consecutive times"), "{gave_up}");
+    let decisions = decisions_for(&lab, "Stop", &session_id(&records));
+    assert_eq!(decisions.iter().filter(|d| d["decision"] == "block").count(), 4, "{decisions:#?}");
+
+    let bypassed = bypasses_once_read(&lab, run.log());
+    assert_eq!(bypassed.len(), 1, "{bypassed:#?}");
+    assert_eq!((bypassed[0]["event"].as_str(), &bypassed[0]["forced_end"]), (Some("Stop"), &json!({"blocks": 4})));
+    let report = lab.judged(&["report", "--since", "1d"]);
+    let text = String::from_utf8_lossy(&report.stdout);
+    let section = text.split("completions without the gate allowing them\n").nth(1).unwrap_or_default();
+    assert!(
+        section.contains("the host ended the turn after judged blocked it 4 times: the gate's block cap"),
+        "{text}"
+    );
+    let status: Value = serde_json::from_slice(&lab.judged(&["status", "--json"]).stdout).expect("status --json");
+    assert_eq!((&status["completions_bypassed"], &status["forced_ends"]), (&json!(1), &json!(1)), "{status}");
+    let shown = String::from_utf8_lossy(&lab.judged(&["status"]).stdout).into_owned();
+    assert!(shown.lines().any(|l| l.split_whitespace().eq(["forced_ends", "1"])), "{shown}");
+    let doctor: Value = serde_json::from_slice(&lab.judged(&["doctor", "--json"]).stdout).expect("doctor --json");
+    let check = doctor["checks"].as_array().and_then(|c| c.iter().find(|c| c["name"] == "bypasses").cloned());
+    let detail = check.as_ref().and_then(|c| c["detail"].as_str()).unwrap_or_default();
+    assert!(detail.starts_with("1 completion(s) went without the gate allowing them"), "{check:?}");
+}
+
 /// The project's settings of the Claude Code lab disable hooks, as an agent that can edit
 /// them would: `{"disableAllHooks": true}`, beside what install-hooks wrote there.
 fn disable_project_hooks(lab: &Lab) {
@@ -1052,8 +1091,11 @@ fn a_managed_policy_hook_gates_copilot_cli_though_the_repository_disables_hooks(
     let decisions = decisions_for(&lab, "agentStop", &session);
     assert!(decisions.len() > 1 && decisions.iter().all(|d| d["decision"] == "block"), "{:?}", lab.decisions());
     // Each blocked stop the agent went on from is no completion; the last, on which the
-    // client gave up blocking and ended the session, is on the record as a bypass.
+    // client gave up blocking (its cap: the ninth block in a row is not heeded) and ended
+    // the session, is on the record as a forced end.
     let bypassed = bypasses_once_read(&lab, run.log());
     assert_eq!(bypassed.len(), 1, "{bypassed:#?}");
+    assert_eq!(decisions.len(), 9, "{decisions:#?}");
+    assert_eq!(bypassed[0]["forced_end"], json!({"blocks": 9}), "{bypassed:#?}");
     managed_uninstall(&lab, "--copilot", &policy);
 }

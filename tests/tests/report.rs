@@ -345,4 +345,8 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     let text = String::from_utf8(output.stdout).unwrap();
     let section = text.split("completions without the gate allowing them\n").nth(1).expect("its own section");
     assert!(section.contains(&format!("session {session} task 2 in {}", armed.display())), "{text}");
+    assert!(
+        section.contains("why: no decision of the gate allowed it: the hook did not run, or its answer was not heeded"),
+        "{text}"
+    );
 }

@@ -30,7 +30,7 @@ mount -t tmpfs tmpfs /var/lib || exit 92
 step() { name=$1; shift; "$@" >"$T/$name.out" 2>&1; echo "$name=$?"; }
 as_agent() {
     runuser -u "$AGENT" -- env -i PATH="$PATH" HOME="$T/home" PROJECT_FILE="$PROJECT_FILE" HOOK_PAYLOAD="$HOOK_PAYLOAD" \
-        JH="$JH" "$@"
+        DATA_DIR_PAYLOAD="$DATA_DIR_PAYLOAD" JH="$JH" "$@"
 }
 useradd --system --no-create-home --home-dir "$T/home" --shell /bin/sh "$AGENT" || exit 93
 useradd --system --no-create-home --home-dir "$T/other" --shell /bin/sh "$OTHER" || exit 94
@@ -59,6 +59,11 @@ cd "$T/home/unreviewed"
 as_agent sh -c 'printf "%s" "$PROJECT_FILE" > .judged.toml; printf "the change\n" > change.md'
 step hook_policy_off as_agent sh -c 'printf "%s" "$HOOK_PAYLOAD" | "$JH" --host claude-code'
 step panel_project_jury as_agent "$JE" --mode daemon panel --rubric spec-coherence --artifact-file change.md
+as_agent ln -s "$T/other" "$T/home/elsewhere"
+step foreign_challenge as_agent "$JE" --mode daemon challenge --output "$T/home/f.json" --binding "$BINDING" \
+    --cwd "$T/home/elsewhere" --wait-seconds 1
+step data_dir_hook as_agent sh -c 'printf "%s" "$DATA_DIR_PAYLOAD" | "$JH" --host claude-code'
+step system_dir_panel as_agent "$JE" --mode daemon panel --rubric spec-coherence --artifact-file change.md --cwd /etc
 cd "$T/home/project"
 step system_status as_agent "$JUDGED" service status --system
 step stop as_agent "$JUDGED" stop
@@ -106,6 +111,7 @@ fn run_scenario() -> Option<(HashMap<String, i32>, tempfile::TempDir)> {
         .env("JH", bin("judge-hook"))
         .env("PROJECT_FILE", hostile_project_file(&t.join("drop")))
         .env("HOOK_PAYLOAD", task_completed(&t.join("home/unreviewed")))
+        .env("DATA_DIR_PAYLOAD", task_completed(Path::new("/var/lib/judged")))
         .env("BINDING", BINDING)
         .env("STAND_IN", STAND_IN_NONCE)
         .env("LOG", &log)
@@ -170,8 +176,9 @@ fn said(dir: &Path, step: &str) -> String {
 
 /// The agent's user cannot read the key, write the store or edit the config; its
 /// review verifies through the witness's socket, found without flags; another user is
-/// refused by name; the agent cannot stop the witness; and a rewrite of its log after
-/// the witness read it is refused.
+/// refused by name; the witness reads no directory for the agent but the agent's own; the
+/// agent cannot stop the witness; and a rewrite of its log after the witness read it is
+/// refused.
 #[test]
 fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_out_of_reach() {
     let Some((codes, tmp)) = run_scenario() else { return };
@@ -210,6 +217,7 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
         "the project's policy = off opened the witness's gate: {}",
         shown("hook_policy_off")
     );
+    assert!(said(dir, "hook_policy_off").contains("cannot be marked done yet"), "{}", shown("hook_policy_off"));
     assert_ne!(code("panel_project_jury"), 0, "{}", shown("panel_project_jury"));
     assert!(
         !dir.join("drop/who").exists() && !dir.join("drop/key").exists(),
@@ -221,6 +229,20 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
         "{}",
         shown("panel_project_jury")
     );
+    // Issue 31: what the witness reads for the agent is the agent's own. Another user's
+    // directory (through a link of the agent's), the witness's data dir and a system
+    // directory are refused by name, with the rule.
+    let rule = "this judged is a witness account, and it reads only directories owned by the user asking";
+    for (step, named) in [
+        ("foreign_challenge", format!("{}/other", dir.display())),
+        ("data_dir_hook", "/var/lib/judged".to_owned()),
+        ("system_dir_panel", "/etc".to_owned()),
+    ] {
+        assert_ne!(code(step), 0, "{}", shown(step));
+        let told = said(dir, step);
+        assert!(told.contains(rule) && told.contains(&format!("refusing `cwd` {named}")), "{}", shown(step));
+    }
+    assert_eq!(code("data_dir_hook"), 2, "the hook blocks: {}", shown("data_dir_hook"));
     let status = said(dir, "system_status");
     assert!(
         status.contains("judged.service: installed") && status.contains("answers on /run/judged/judged.sock"),

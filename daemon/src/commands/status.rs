@@ -24,6 +24,7 @@ pub fn run(json: bool) -> Result<(), CliError> {
         ("tampered", status.tampered.to_string()),
         ("journal_events", status.journal_events.to_string()),
         ("bypassed_tasks", status.completions_bypassed.to_string()),
+        ("forced_ends", status.forced_ends.to_string()),
     ];
     for (key, value) in rows {
         println!("{key:<16} {value}");

@@ -1,21 +1,23 @@
 //! `challenge`: bind a fresh nonce to this session's marker call.
 
 use super::{Answer, Engine, EngineError, request_time};
+use crate::caller::Caller;
 use crate::store::{ChallengeIssued, JournalEvent, MarkerSeen};
 use judged_core::event::Host;
-use judged_core::files::{self, FsEnv, Roots};
+use judged_core::files::{FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Challenge, LogState};
 use judged_protocol::{ChallengeArgs, Reply};
 use std::path::{Path, PathBuf};
 
 impl Engine {
-    pub(super) fn challenge(&mut self, args: &ChallengeArgs) -> Answer {
-        let cwd = files::resolve(&args.cwd);
+    pub(super) fn challenge(&mut self, args: &ChallengeArgs, caller: Caller) -> Answer {
+        let cwd = caller.directory("`cwd`", &args.cwd)?;
         // As in direct mode, `--session-root` is where to look, for either host's layout.
         // It is looked at for this request only: watching every root a client ever named
         // would keep a watch per root until restart (issue 10).
-        let root = args.session_root.as_deref().map(|r| PathBuf::from(files::resolve(r)));
+        let root = args.session_root.as_deref().map(|root| caller.directory("`session_root`", root)).transpose()?;
+        let root = root.map(PathBuf::from);
         let nonce = rules::new_nonce();
         let searched = match &root {
             Some(root) => Roots::named(root.clone()).searched(),
@@ -166,7 +168,9 @@ mod tests {
             })
         };
         let mut ask = || {
-            let Route::Engine(operation) = Route::of(request()) else { panic!("a challenge is the engine's") };
+            let Route::Engine(operation) = Route::of(request(), Caller::Own) else {
+                panic!("a challenge is the engine's")
+            };
             engine.handle(operation)
         };
         let refused = matches!(ask(), crate::engine::Handled::Answer(Err(_)));

@@ -1,15 +1,19 @@
-//! Every completion on the record: a Claude Code task completed, a Copilot CLI root
-//! agent's stop, a Codex CLI turn's end or a Gemini CLI agent's end, in a log of a project whose gate is armed for
-//! that event, is matched to the gate decision that allowed it, and one no decision allowed (the hook was not
-//! installed, was removed, or its answer not heeded) is journaled as a bypass, which
-//! `judged status` counts and `judged report` lists. A reviewer CLI's run (`copilot -p`
-//! prompted with a review nonce) ends a review, not an agent's work: it is no bypass.
+//! Every completion on the record: a Claude Code task completed or a turn it ended past its
+//! cap on the `Stop` hook's blocks, a Copilot CLI root agent's stop, a Codex CLI turn's end
+//! or a Gemini CLI agent's end, in a log of a project whose gate is armed for that event, is
+//! matched to the gate's last answer to that end's hook calls. An allow lets it through;
+//! none (the hook was not installed, was removed, or its answer not heeded) is journaled as
+//! a bypass, and so is a block the turn ended on all the same (a forced end: the host's cap
+//! on a hook's blocks in a row, or judge-hook's end of a turn the agent would loop in),
+//! which `judged status` counts and `judged report` lists. A reviewer CLI's run (`copilot
+//! -p` prompted with a review nonce) ends a review, not an agent's work: it is no bypass.
 
 use super::Engine;
-use crate::ingest::TaskCompletion;
+use crate::ingest::{Asked, TaskCompletion};
 use crate::store::{JournalEvent, StoreError};
+use chrono::{DateTime, Utc};
 use judged_core::{rules, timestamp};
-use judged_protocol::{CompletionBypassed, Decision, GateDecision, GatePolicy};
+use judged_protocol::{CompletionBypassed, Decision, ForcedEnd, GateDecision, GatePolicy, block_ends_turn};
 use std::path::Path;
 
 impl Engine {
@@ -46,55 +50,92 @@ impl Engine {
         if !armed {
             return Ok(());
         }
-        let began = completion.began_at.as_deref().and_then(timestamp::parse);
-        let mut allowed = false;
+        // The gate's last answer to this end, and the blocks in a row it closed: back to
+        // the first of them (the host had not gone on after a block yet), or an allow.
+        let mut last: Option<GateDecision> = None;
+        let mut blocks = 0;
         self.store.journal_newest_first(|_, decided_at, decision: GateDecision| {
-            let decided = timestamp::parse(decided_at);
-            allowed = decision.event == completion.event
-                && decision.session_id == session_id
-                && match (&completion.task_id, began) {
-                    (Some(task), _) => {
-                        decision.decision == Decision::Allow && decision.task_id.as_deref() == Some(task.as_str())
-                    }
-                    // A Codex CLI turn's end, recorded as soon as the gate answered its last
-                    // stop: an allow, or the block with which judge-hook ends a turn the agent
-                    // would otherwise go on with (`continue: false`), the gate's own end. An
-                    // answer to an earlier stop of the turn is not this one's.
-                    (None, Some(began)) => {
-                        decided.is_some_and(|d| began.max(at - ANSWERED_WITHIN) <= d && d <= at + SLACK)
-                    }
-                    // A Gemini CLI agent's end: the gate is asked once the answer is
-                    // recorded, and either answer was the gate's (a block that ended the
-                    // agent with `continue: false` included).
-                    (None, None) if completion.event == "AfterAgent" => {
-                        decided.is_some_and(|decided| decided >= at - SLACK)
-                    }
-                    // A stop: the gate is asked after the turn ended, so a decision from
-                    // before it (a second's slack for the two clocks' rounding) is another's.
-                    (None, None) => {
-                        decision.decision == Decision::Allow && decided.is_some_and(|decided| decided >= at - SLACK)
-                    }
-                };
-            !allowed
+            if decision.event != completion.event || decision.session_id != session_id {
+                return true;
+            }
+            if last.is_none() && !answers(completion, at, &decision, decided_at) {
+                return true;
+            }
+            if decision.decision != Decision::Block {
+                last.get_or_insert(decision);
+                return false;
+            }
+            blocks += 1;
+            let earlier_blocks = decision.stop_hook_active;
+            last.get_or_insert(decision);
+            earlier_blocks
         })?;
-        if allowed || self.is_reviewer_run(completion.file_id)? {
+        let forced_end = match last {
+            Some(last) if last.decision == Decision::Allow => return Ok(()),
+            // Gemini CLI goes on after a block judge-hook did not end the turn with (its
+            // reason is the user message that followed the answer): that answer was no end.
+            Some(last)
+                if matches!(completion.asked, Asked::AfterAnswer { .. })
+                    && !block_ends_turn(host, last.stop_hook_active) =>
+            {
+                return Ok(());
+            }
+            Some(_) => Some(ForcedEnd { blocks }),
+            None => None,
+        };
+        if self.is_reviewer_run(completion.file_id)? {
             return Ok(());
         }
-        tracing::warn!(path = %completion.path, event = completion.event, "a completion went without the gate allowing it");
+        match forced_end {
+            Some(forced) => {
+                tracing::warn!(path = %completion.path, event = completion.event, %forced, "a turn ended on the gate's block");
+            }
+            None => {
+                tracing::warn!(path = %completion.path, event = completion.event, "a completion went without the gate allowing it");
+            }
+        }
         let bypassed = CompletionBypassed {
             event: completion.event.to_owned(),
             session_id,
-            task_id: completion.task_id.clone(),
+            task_id: completion.task_id().map(str::to_owned),
             completed_at: completion.completed_at.clone(),
             cwd,
             path: completion.path.clone(),
             line: completion.line,
+            forced_end,
         };
         if let Some(command) = self.config.current().file.gate.on_bypass.clone() {
             notify(command, &bypassed);
         }
         self.store.journal(&JournalEvent::CompletionBypassed(bypassed))?;
         Ok(())
+    }
+}
+
+/// Whether `decision`, journaled at `decided_at`, answered a hook call of the end
+/// `completion` recorded at `at`. What the host wrote after the gate answered (the next
+/// prompt, the turn's end past the cap) was written after the answer, on the same clock.
+fn answers(completion: &TaskCompletion, at: DateTime<Utc>, decision: &GateDecision, decided_at: &str) -> bool {
+    let decided = timestamp::parse(decided_at);
+    let before = |until: &Option<String>| {
+        decided.is_some_and(|decided| until.as_deref().and_then(timestamp::parse).is_none_or(|until| decided <= until))
+    };
+    match &completion.asked {
+        // Only an allow lets a task's update through: a blocked one failed.
+        Asked::ForTask(task) => decision.decision == Decision::Allow && decision.task_id.as_deref() == Some(task),
+        // A Codex CLI turn's end, recorded as soon as the gate answered its last stop. An
+        // answer to an earlier stop of the turn is not this one's.
+        Asked::WithinTurn { began } => {
+            let from = at - ANSWERED_WITHIN;
+            let from = began.as_deref().and_then(timestamp::parse).map_or(from, |began| began.max(from));
+            decided.is_some_and(|decided| from <= decided && decided <= at + SLACK)
+        }
+        // The gate is asked after the end was recorded, so a decision from before it (a
+        // second's slack for the two clocks' rounding) is another's.
+        Asked::AfterStop { until } | Asked::AfterAnswer { until } => {
+            decided.is_some_and(|decided| decided >= at - SLACK) && before(until)
+        }
+        Asked::BeforeCap => before(&completion.completed_at),
     }
 }
 

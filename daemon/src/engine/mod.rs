@@ -85,6 +85,9 @@ pub enum EngineError {
     /// A review or gate status that cannot be had (config, jury, file).
     #[error(transparent)]
     Ask(#[from] hook_gate::AskError),
+    /// A directory a served user named that is not its own.
+    #[error(transparent)]
+    NotYours(#[from] crate::caller::NotYours),
 }
 
 impl From<EngineError> for ErrorBody {

@@ -2,26 +2,27 @@
 //! thread; see [`super::actor`]).
 
 use super::{AfterJury, Engine, EngineError, Handled, JuryWork};
+use crate::caller::Caller;
 use crate::panel::{PanelAsk, PanelRun};
 use crate::store::PanelSource;
-use judged_core::{chain, files};
+use judged_core::chain;
 use judged_protocol::PanelArgs;
 use std::path::PathBuf;
 
 impl Engine {
     /// The jury `args` asks for, to convene; or why it cannot be.
-    pub(super) fn panel(&mut self, args: PanelArgs) -> Handled {
+    pub(super) fn panel(&mut self, args: PanelArgs, caller: Caller) -> Handled {
         // The jury of the config in force now.
         self.follow_config(false);
-        match self.panel_run(&args) {
+        match self.panel_run(&args, caller) {
             Ok(run) => Handled::Jury(JuryWork { run, then: AfterJury::Panel { cwd: args.cwd } }),
             Err(error) => Handled::Answer(Err(error)),
         }
     }
 
     /// The jury run `args` asks for, checked.
-    fn panel_run(&self, args: &PanelArgs) -> Result<PanelRun, EngineError> {
-        let project = PathBuf::from(files::resolve(&args.cwd));
+    fn panel_run(&self, args: &PanelArgs, caller: Caller) -> Result<PanelRun, EngineError> {
+        let project = PathBuf::from(caller.directory("`cwd`", &args.cwd)?);
         let (jury, from) = self.jury_source().jury_for(&project).map_err(|e| EngineError::BadRequest(e.to_string()))?;
         let ask = PanelAsk {
             rubric: &args.rubric,

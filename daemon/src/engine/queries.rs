@@ -13,6 +13,7 @@ impl Engine {
         self.follow_config(false);
         let files: Vec<&FileState> = self.store.files().collect();
         let roots = self.ingest.roots();
+        let bypassed = self.store.journal_of_kind::<CompletionBypassed>()?;
         Ok(Reply::Status(StatusReport {
             pid: std::process::id(),
             version: env!("CARGO_PKG_VERSION").into(),
@@ -31,7 +32,8 @@ impl Engine {
             pruned_lines: files.iter().map(|f| f.pruned).sum(),
             tampered: files.iter().filter(|f| f.tampered).count() as u64,
             store_integrity_failures: self.store.journal_of_kind::<StoreIntegrityFailed>()?.len() as u64,
-            completions_bypassed: self.store.journal_of_kind::<CompletionBypassed>()?.len() as u64,
+            completions_bypassed: bypassed.len() as u64,
+            forced_ends: bypassed.iter().filter(|(_, _, b)| b.forced_end.is_some()).count() as u64,
             journal_events: self.store.journal_len()?,
             catch_up_passes: self.ingest.passes(),
             catch_up: self.catch_up.report(),

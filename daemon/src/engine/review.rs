@@ -3,20 +3,21 @@
 //! thread, see [`super::actor`]).
 
 use super::{AfterJury, Engine, Handled, JuryWork};
+use crate::caller::Caller;
 use crate::hook_gate::{Counting, ReviewAsked};
 use crate::store::PanelConvened;
 use judged_protocol::{Reply, ReviewArgs, ReviewReply};
+use std::path::PathBuf;
 
 impl Engine {
     /// The review `args` asks for: its recorded verdict now, or a jury to convene.
-    pub(super) fn review(&mut self, args: &ReviewArgs) -> Handled {
+    pub(super) fn review(&mut self, args: &ReviewArgs, caller: Caller) -> Handled {
         // The gate of config.toml as it is now.
         self.follow_config(false);
         let mut gate = self.hook_gate();
-        let asked = gate.project(args.cwd.as_deref(), args.session_id.as_deref()).and_then(|cwd| {
-            let args = ReviewArgs { cwd: Some(cwd.clone()), ..args.clone() };
-            gate.review(&args).map(|asked| (cwd, asked))
-        });
+        let asked = gate
+            .project(args.cwd.as_deref(), args.session_id.as_deref(), caller)
+            .and_then(|cwd| gate.review(PathBuf::from(&cwd), args).map(|asked| (cwd, asked)));
         match asked {
             Ok((_, ReviewAsked::Recorded(convened, counting))) => {
                 Handled::Answer(Ok(Reply::Review(review_reply(convened, &counting, true))))

@@ -3,6 +3,7 @@
 //! operation (each in its own file).
 
 use super::{Answer, Engine, Handled};
+use crate::caller::Caller;
 use judged_protocol::Request;
 
 /// Where a request is answered.
@@ -20,8 +21,9 @@ pub enum Route {
 pub struct Operation(Box<dyn FnOnce(&mut Engine) -> Handled + Send>);
 
 impl Route {
-    /// Where `request` is answered, and with what.
-    pub fn of(request: Request) -> Route {
+    /// Where `request` is answered, and with what; `caller` is who asks (a directory it
+    /// names is read for it only when it may be).
+    pub fn of(request: Request, caller: Caller) -> Route {
         match request {
             Request::Progress => Route::Progress,
             Request::Shutdown => Route::Shutdown,
@@ -30,18 +32,18 @@ impl Route {
             Request::Events(args) => answer(move |engine| engine.events(&args)),
             Request::ChainHead(args) => answer(move |engine| engine.chain_head(&args)),
             Request::VerifyLog(args) => answer(move |engine| engine.verify_log(&args.session)),
-            Request::Challenge(args) => answer(move |engine| engine.challenge(&args)),
-            Request::Verify(args) => answer(move |engine| engine.verify(&args)),
+            Request::Challenge(args) => answer(move |engine| engine.challenge(&args, caller)),
+            Request::Verify(args) => answer(move |engine| engine.verify(&args, caller)),
             Request::Validate(args) => answer(move |engine| engine.validate(&args)),
             Request::Trace(args) => answer(move |engine| engine.trace(&args)),
             Request::Rebuild => answer(Engine::rebuild),
             Request::Decisions => answer(Engine::decisions),
             Request::Report(args) => answer(move |engine| engine.report(&args)),
-            Request::GateStatus(args) => answer(move |engine| engine.gate_status(&args)),
+            Request::GateStatus(args) => answer(move |engine| engine.gate_status(&args, caller)),
             Request::Prune(args) => answer(move |engine| engine.prune(&args)),
-            Request::Hook(question) => operation(move |engine| engine.hook(&question)),
-            Request::Panel(args) => operation(move |engine| engine.panel(args)),
-            Request::Review(args) => operation(move |engine| engine.review(&args)),
+            Request::Hook(question) => operation(move |engine| engine.hook(&question, caller)),
+            Request::Panel(args) => operation(move |engine| engine.panel(args, caller)),
+            Request::Review(args) => operation(move |engine| engine.review(&args, caller)),
         }
     }
 }

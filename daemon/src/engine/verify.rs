@@ -2,6 +2,7 @@
 //! issued, and issue the evidence once per review.
 
 use super::{Answer, Engine, EngineError, request_time};
+use crate::caller::Caller;
 use crate::store::{EvidenceVerified, FileState, JournalEvent, Lookup};
 use judged_core::event::Host;
 use judged_core::files::{FsEnv, Roots};
@@ -43,13 +44,14 @@ impl Engine {
         Ok(ids)
     }
 
-    pub(super) fn verify(&mut self, args: &VerifyArgs) -> Answer {
+    pub(super) fn verify(&mut self, args: &VerifyArgs, caller: Caller) -> Answer {
         self.check_witnessed(&args.challenge, ArtifactKind::Challenge)?;
+        let cwd = args.challenge.cwd().map(|cwd| caller.directory("the challenge's cwd", cwd)).transpose()?;
         let file = self.log_for(&args.challenge)?;
         let reviewer_logs =
             if rules::reviews_by_shell_call(file.host) { self.reviewer_logs(&args.challenge)? } else { Vec::new() };
         let now = request_time(args.started_at)?;
-        let tree = args.challenge.cwd().and_then(|cwd| self.trees.tree(Path::new(cwd), &args.writes));
+        let tree = cwd.and_then(|cwd| self.trees.tree(Path::new(&cwd), &args.writes));
         let log = self.logs.get(file.id);
         let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();
         let request = VerifyRequest {

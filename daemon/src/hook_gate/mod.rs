@@ -11,6 +11,7 @@ mod status;
 
 pub use review::{AskError, Counting, ReviewAsked};
 
+use crate::caller::Caller;
 use crate::config::{LiveConfig, ProjectFiles};
 use crate::ingest::Ingestor;
 use crate::integrity;
@@ -116,13 +117,17 @@ pub struct HookGate<'a> {
 
 impl HookGate<'_> {
     /// Decide a hook call and record the decision; the answer the shim relays, or the
-    /// jury to convene first.
-    pub fn answer(&mut self, asked: &HookQuestion) -> Result<GateAnswer, StoreError> {
+    /// jury to convene first. A served `caller` is answered only about a directory of its
+    /// own: a question about another's is refused, and nothing of it read.
+    pub fn answer(&mut self, asked: &HookQuestion, caller: Caller) -> Result<GateAnswer, AskError> {
         let started = Instant::now();
         let question = Question {
             installed_reviewers: asked.installed_reviewers.clone(),
             ..Question::from_payload(asked.host, &asked.payload)
         };
+        if let Some(cwd) = &question.cwd {
+            caller.directory("`cwd`", cwd)?;
+        }
         match self.settle(&question, asked, started)? {
             Settlement::NotGated => Ok(GateAnswer::Now(HookAnswer {
                 decision: Decision::Allow,
@@ -177,6 +182,7 @@ impl HookGate<'_> {
             panel,
             evidence_id,
             config: settings.files,
+            stop_hook_active: question.stop_hook_active,
         };
         self.store.journal(&JournalEvent::GateDecided(record))?;
         Ok(HookAnswer { decision, message: verdict.message, gated: true, from_record })

@@ -288,6 +288,8 @@ pub struct Question {
     /// The reviewer CLIs the agent can run, when the asker looked (judge-hook does, on the
     /// agent's `PATH`).
     pub installed_reviewers: Option<Vec<ReviewerCli>>,
+    /// The host already went on after a block of this stop (`stop_hook_active`).
+    pub stop_hook_active: bool,
 }
 
 impl Question {
@@ -322,6 +324,7 @@ impl Question {
             work,
             label,
             installed_reviewers: None,
+            stop_hook_active: payload.get("stop_hook_active").and_then(Value::as_bool).unwrap_or(false),
         }
     }
 }

@@ -13,9 +13,9 @@
 
 use super::policy::{self, Settings};
 use super::{HookGate, PANEL_CHANGES_BYTES, digest_of};
+use crate::caller::{Caller, NotYours};
 use crate::panel::{self, PanelAsk, PanelError, PanelRun};
 use crate::store::{PanelConvened, PanelSource, StoreError};
-use judged_core::files;
 use judged_core::worktree::changes_text;
 use judged_jury::config::JuryConfig;
 use judged_jury::packet::FinalVerdict;
@@ -41,6 +41,9 @@ pub enum AskError {
          again once your session has answered once"
     )]
     NoAuthorYet { session: String },
+    /// A directory a served user named, or its session's log records, that is not its own.
+    #[error(transparent)]
+    NotYours(#[from] NotYours),
 }
 
 /// What a review comes to.
@@ -104,26 +107,25 @@ pub(super) fn counted_key(gate: &PanelAsk, jury: &JuryConfig, tree: &str) -> Str
 }
 
 impl HookGate<'_> {
-    /// The review `args` asks for: a recorded verdict, or a jury to convene.
     /// The project a question is about: the cwd it gives, else the one its session's log
     /// records (a host may start an MCP server elsewhere: Copilot CLI starts a plugin's
     /// in the plugin's directory), the logs read first when that session is new.
-    pub fn project(&mut self, cwd: Option<&str>, session: Option<&str>) -> Result<String, AskError> {
+    /// A served `caller` is answered only about a directory of its own.
+    pub fn project(&mut self, cwd: Option<&str>, session: Option<&str>, caller: Caller) -> Result<String, AskError> {
         if let Some(cwd) = cwd {
-            return Ok(files::resolve(cwd));
+            return Ok(caller.directory("`cwd`", cwd)?);
         }
         if session.is_some_and(|id| self.store.file_by_session(id).is_none()) {
             self.ingest.catch_up_all(self.store)?;
         }
-        session
-            .and_then(|id| self.store.file_by_session(id))
-            .and_then(|f| f.cwd.as_deref())
-            .map(files::resolve)
-            .ok_or_else(|| AskError::NoProject { session: session.map(str::to_owned) })
+        let recorded = session.and_then(|id| self.store.file_by_session(id)).and_then(|f| f.cwd.as_deref());
+        let recorded = recorded.ok_or_else(|| AskError::NoProject { session: session.map(str::to_owned) })?;
+        Ok(caller.directory("the cwd your session's log records", recorded)?)
     }
 
-    pub fn review(&mut self, args: &ReviewArgs) -> Result<ReviewAsked, AskError> {
-        let project = PathBuf::from(self.project(args.cwd.as_deref(), args.session_id.as_deref())?);
+    /// The review `args` asks for of `project` (its [`HookGate::project`]): a recorded
+    /// verdict, or a jury to convene.
+    pub fn review(&mut self, project: PathBuf, args: &ReviewArgs) -> Result<ReviewAsked, AskError> {
         let settings = self
             .config
             .settings_for(Some(&project), self.projects)

@@ -4,6 +4,7 @@
 
 use super::policy::{self, Question, Ruling, Settings};
 use super::{AskError, HookGate, review, tree_change};
+use crate::caller::Caller;
 use crate::panel::{self, PanelAsk};
 use crate::store::PanelSource;
 use judged_core::event::Host;
@@ -11,9 +12,10 @@ use judged_protocol::{GatePolicy, GateStatus, GateStatusArgs};
 use std::path::{Path, PathBuf};
 
 impl HookGate<'_> {
-    /// The gate's settings for `args`, what it would count, and what is missing.
-    pub fn status(&mut self, args: &GateStatusArgs) -> Result<GateStatus, AskError> {
-        let cwd = self.project(args.cwd.as_deref(), args.session_id.as_deref())?;
+    /// The gate's settings for `args`, what it would count, and what is missing; a served
+    /// `caller` is answered only about a directory of its own.
+    pub fn status(&mut self, args: &GateStatusArgs, caller: Caller) -> Result<GateStatus, AskError> {
+        let cwd = self.project(args.cwd.as_deref(), args.session_id.as_deref(), caller)?;
         let settings = self
             .config
             .settings_for(Some(Path::new(&cwd)), self.projects)
@@ -32,6 +34,7 @@ impl HookGate<'_> {
             work: String::new(),
             label: "this work".into(),
             installed_reviewers: None,
+            stop_hook_active: false,
         };
         let mut status = GateStatus {
             cwd,

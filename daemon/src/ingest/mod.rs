@@ -12,7 +12,7 @@ mod replay;
 mod tasks;
 
 pub use replay::replay;
-pub use tasks::TaskCompletion;
+pub use tasks::{Asked, TaskCompletion};
 
 use crate::store::{
     FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, Store, StoreError,

@@ -5,13 +5,14 @@
 //!   its result, which the host writes only once the `TaskCompleted` hook let it through
 //!   (a blocked completion's result is an error). Lines are only parsed whole when they
 //!   can hold one: a line naming `TaskUpdate`, or a tool result while a call waits for
-//!   one, so ingest costs the same otherwise.
+//!   one, so ingest costs the same otherwise. And a root turn the client ended past its
+//!   cap on a `Stop` hook's blocks, which it writes in so many words ([`CAPPED`]).
 //! * Copilot CLI: the root agent's stop: a root turn that ran no tool ends
 //!   (`assistant.turn_end`), and what follows is not another turn but the next prompt or
 //!   the session's end. A stop an `agentStop` hook blocked (its `hook.end` says
 //!   `decision: block`) is followed by the block's reason as a prompt, and the agent goes
-//!   on: that one is no completion, unless the session ends there (the client gave up on
-//!   the block).
+//!   on: that one is no completion, unless the session ends there or another prompt comes
+//!   (the client gave up on the block: its cap).
 //! * Codex CLI: a turn's end, `event_msg` `task_complete`, which the client records only
 //!   once its `Stop` hook let the turn end (a blocked stop goes on within the turn); the
 //!   gate is asked before it, within the turn that `task_started` opened.
@@ -27,6 +28,12 @@ use judged_core::event::{Host, Record};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+/// What Claude Code 2.1.328 writes (a `system` record, subtype `informational`) when it
+/// ends a turn past its cap on a stop hook's blocks in a row (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`,
+/// default 8): "A hook blocked the turn from ending 9 consecutive times—overriding and
+/// ending turn. …".
+const CAPPED: &[u8] = b"A hook blocked the turn from ending ";
+
 /// A completion the host carried out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaskCompletion {
@@ -38,15 +45,47 @@ pub struct TaskCompletion {
     /// in `session.start`: the file's).
     pub session_id: Option<String>,
     pub cwd: Option<String>,
-    /// The task, for a task completed.
-    pub task_id: Option<String>,
     /// The host's time of the result.
     pub completed_at: Option<String>,
-    /// When the turn began, for a stop the gate is asked about before the host records
-    /// it (Codex CLI): the decision is then one made within the turn.
-    pub began_at: Option<String>,
+    /// When the gate was asked about it, against the records of the log.
+    pub asked: Asked,
     /// The line of the result.
     pub line: u64,
+}
+
+impl TaskCompletion {
+    /// The task, for a task completed.
+    pub fn task_id(&self) -> Option<&str> {
+        match &self.asked {
+            Asked::ForTask(task) => Some(task),
+            _ => None,
+        }
+    }
+}
+
+/// When a host asks the gate about an end, against the records its log shows of that end:
+/// the gate's answers to the end's hook calls were made then.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Asked {
+    /// Claude Code's `TaskCompleted`, about this task: the client writes a successful
+    /// result only for an update its hook let through (a blocked one fails, and no cap
+    /// lets it through).
+    ForTask(String),
+    /// Codex CLI's `Stop`, within the turn that began at `began`: the client records the
+    /// turn's end once its hook let the turn end.
+    WithinTurn { began: Option<String> },
+    /// Copilot CLI's `agentStop`, after the stop was recorded and before what followed it,
+    /// at `until` (the next prompt, the session's end): a stop the agent went on from is
+    /// none.
+    AfterStop { until: Option<String> },
+    /// Gemini CLI's `AfterAgent`, after the answer was recorded and before the user message
+    /// that followed it, at `until` (none when the answer was followed by nothing for the
+    /// quiet time). That message may be the gate's reason or the next prompt, which the
+    /// recording does not tell apart: the gate's answer says whether the agent went on.
+    AfterAnswer { until: Option<String> },
+    /// Claude Code's `Stop`, before the client recorded that it ended the turn past its cap
+    /// on the hook's blocks ([`CAPPED`]).
+    BeforeCap,
 }
 
 /// The `TaskUpdate` calls waiting for their result, Copilot CLI's turns, and the
@@ -70,13 +109,15 @@ struct Answer {
 }
 
 /// A root turn under way. Copilot CLI: whether it ran a tool, and the stop it ended in,
-/// waiting for what comes next to say whether it held, and whether a hook blocked it.
-/// Codex CLI: when it began.
+/// waiting for what comes next to say whether it held; the reason a hook blocked that stop
+/// with, and whether the prompt that came next was that reason (the agent went on). Codex
+/// CLI: when it began.
 #[derive(Default)]
 struct Turn {
     ran_tool: bool,
     stop: Option<(Option<String>, u64)>,
-    stop_blocked: bool,
+    blocked: Option<String>,
+    went_on: bool,
     began: Option<String>,
 }
 
@@ -84,13 +125,16 @@ impl Tasks {
     /// Look at line `line` (`raw`, without its terminator) of a `host` log.
     pub fn observe(&mut self, host: Host, file_id: i64, path: &str, line: u64, raw: &[u8]) {
         if host == Host::CopilotCli {
-            return self.observe_hook_end(file_id, raw);
+            return self.observe_blocked_stop(file_id, raw);
         }
         if host == Host::GeminiCli {
             return self.observe_answer(file_id, path, line, raw);
         }
         if host != Host::ClaudeCode {
             return;
+        }
+        if memchr::memmem::find(raw, CAPPED).is_some() {
+            return self.observe_cap(file_id, path, line, raw);
         }
         let calls = memchr::memmem::find(raw, b"\"TaskUpdate\"").is_some();
         let results = !self.waiting.is_empty() && memchr::memmem::find(raw, b"\"tool_result\"").is_some();
@@ -112,32 +156,54 @@ impl Tasks {
                     path: path.to_owned(),
                     session_id: record.session_id.clone(),
                     cwd: record.cwd.clone(),
-                    task_id: Some(task_id),
                     completed_at: record.timestamp.clone(),
-                    began_at: None,
+                    asked: Asked::ForTask(task_id),
                     line,
                 });
             }
         }
     }
 
+    /// A root turn Claude Code ended past its cap on the `Stop` hook's blocks: the end of
+    /// the agent's work, whatever the hook said.
+    fn observe_cap(&mut self, file_id: i64, path: &str, line: u64, raw: &[u8]) {
+        let Ok(record) = serde_json::from_slice::<serde_json::Value>(raw) else { return };
+        let text = |key: &str| record[key].as_str().map(str::to_owned);
+        let capped = record["content"].as_str().is_some_and(|content| content.as_bytes().starts_with(CAPPED));
+        if record["type"] == "system" && record["subtype"] == "informational" && capped && record["isSidechain"] != true
+        {
+            self.found.push(TaskCompletion {
+                event: "Stop",
+                file_id,
+                path: path.to_owned(),
+                session_id: text("sessionId"),
+                cwd: text("cwd"),
+                completed_at: text("timestamp"),
+                asked: Asked::BeforeCap,
+                line,
+            });
+        }
+    }
+
     /// A Copilot CLI root `agentStop` hook that blocked the stop waiting for what follows
-    /// it. Only a line naming `hook.end` and a block is parsed.
-    fn observe_hook_end(&mut self, file_id: i64, raw: &[u8]) {
+    /// it, and whether the prompt that follows is the block's reason. Only a line naming
+    /// `hook.end` and a block, or a `user.message` after one, is parsed.
+    fn observe_blocked_stop(&mut self, file_id: i64, raw: &[u8]) {
         let Some(turn) = self.turns.get_mut(&file_id).filter(|turn| turn.stop.is_some()) else { return };
         let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
-        if !(named(b"\"hook.end\"") && named(b"\"block\"")) {
+        let reason_may_come = turn.blocked.is_some() && named(b"\"user.message\"");
+        if !(named(b"\"hook.end\"") && named(b"\"block\"") || reason_may_come) {
             return;
         }
         let Ok(line) = serde_json::from_slice::<serde_json::Value>(raw) else { return };
         let data = &line["data"];
-        let root = line.get("agentId").is_none_or(|agent| agent.is_null() || agent == "");
-        if root
-            && line["type"] == "hook.end"
-            && data["hookType"] == "agentStop"
-            && data["output"]["decision"] == "block"
-        {
-            turn.stop_blocked = true;
+        if !line.get("agentId").is_none_or(|agent| agent.is_null() || agent == "") {
+            return;
+        }
+        if line["type"] == "hook.end" && data["hookType"] == "agentStop" && data["output"]["decision"] == "block" {
+            turn.blocked = Some(data["output"]["reason"].as_str().unwrap_or_default().to_owned());
+        } else if line["type"] == "user.message" {
+            turn.went_on = turn.blocked.as_deref() == data["content"].as_str();
         }
     }
 
@@ -163,9 +229,8 @@ impl Tasks {
                     path: path.to_owned(),
                     session_id: None,
                     cwd: None,
-                    task_id: None,
                     completed_at: text("timestamp"),
-                    began_at: None,
+                    asked: Asked::AfterAnswer { until: None },
                     line,
                 };
                 self.answers.insert(file_id, Answer { completion, read: Instant::now() });
@@ -177,7 +242,8 @@ impl Tasks {
                 if let Some(answer) = self.answers.remove(&file_id)
                     && !tool_result
                 {
-                    self.found.push(answer.completion);
+                    let asked = Asked::AfterAnswer { until: text("timestamp") };
+                    self.found.push(TaskCompletion { asked, ..answer.completion });
                 }
             }
             _ => {}
@@ -220,18 +286,20 @@ impl Tasks {
                 path: path.to_owned(),
                 session_id: None,
                 cwd: None,
-                task_id: None,
                 completed_at: record.timestamp.clone(),
-                began_at: turn.began.take(),
+                asked: Asked::WithinTurn { began: turn.began.take() },
                 line,
             }),
             "assistant.turn_start" => *turn = Turn::default(),
             "tool.execution_start" => turn.ran_tool = true,
             "assistant.turn_end" if !turn.ran_tool => turn.stop = Some((record.timestamp.clone(), line)),
             // A blocked stop's reason comes back as the next prompt: the agent went on.
-            "user.message" if std::mem::take(&mut turn.stop_blocked) => turn.stop = None,
+            "user.message" if std::mem::take(&mut turn.went_on) => {
+                turn.stop = None;
+                turn.blocked = None;
+            }
             "user.message" | "session.shutdown" => {
-                turn.stop_blocked = false;
+                turn.blocked = None;
                 if let Some((completed_at, line)) = turn.stop.take() {
                     self.found.push(TaskCompletion {
                         event: "agentStop",
@@ -239,9 +307,8 @@ impl Tasks {
                         path: path.to_owned(),
                         session_id: None,
                         cwd: None,
-                        task_id: None,
                         completed_at,
-                        began_at: None,
+                        asked: Asked::AfterStop { until: record.timestamp.clone() },
                         line,
                     });
                 }
@@ -294,9 +361,10 @@ mod tests {
 
     /// A stop an `agentStop` hook blocked, after which the agent went on (the block's
     /// reason is the next prompt, as the real client writes it), is no completion; one the
-    /// session ended on all the same (the client gave up on the block) is.
+    /// session ended on all the same, or that the user's next prompt followed (the client
+    /// gave up on the block), is.
     #[test]
-    fn a_copilot_stop_a_hook_blocked_is_no_completion_unless_the_session_ends_on_it() {
+    fn a_copilot_stop_a_hook_blocked_is_no_completion_unless_the_client_gave_up_on_it() {
         let lines: Vec<&str> = REAL_LOG.lines().collect();
         let shutdown = lines.len() - 1;
         let last_turn_end = lines.iter().rposition(|l| l.contains(r#""type":"assistant.turn_end""#)).unwrap();
@@ -312,17 +380,45 @@ mod tests {
         );
         let reason =
             event("user.message", serde_json::json!({"content": "judged: this agentStop cannot be marked done yet"}));
-        let (start, end) = (lines[last_turn_end - 3].to_owned(), lines[last_turn_end].to_owned());
+        let (start, end) = (lines[last_turn_end - 3], lines[last_turn_end]);
         assert!(start.contains("assistant.turn_start"), "{start}");
         let head = lines[..=last_turn_end].join("\n");
-        let went_on = [head.clone(), blocked.clone(), reason, start, end, lines[shutdown].to_owned()].join("\n");
+        let went_on = [head.as_str(), &blocked, &reason, start, end, lines[shutdown]].join("\n");
         let found = stops(&went_on);
         assert_eq!(found.len(), 1, "only the last stop held: {found:?}");
         assert!(found[0].line > last_turn_end as u64 + 1, "{found:?}");
-        let gave_up = [head, blocked, lines[shutdown].to_owned()].join("\n");
+        let gave_up = [head.as_str(), &blocked, lines[shutdown]].join("\n");
         let found = stops(&gave_up);
         assert_eq!(found.len(), 1, "the session ended on the blocked stop: {found:?}");
         assert_eq!(found[0].line, last_turn_end as u64 + 1);
+        // A session that goes on (interactive): the client gave up on the block, and the
+        // next prompt is the user's, not the block's reason. The stop held, and the gate's
+        // answers to it came before that prompt.
+        let prompt = serde_json::json!({"type": "user.message", "data": {"content": "Now the tests, please."},
+            "id": "prompt", "timestamp": "2026-12-02T04:12:41.000Z", "parentId": null});
+        let next = [head.as_str(), &blocked, &prompt.to_string(), start, end, lines[shutdown]].join("\n");
+        let found = stops(&next);
+        assert_eq!(found.len(), 2, "the stop the client gave up blocking, and the next one: {found:?}");
+        assert_eq!(found[0].line, last_turn_end as u64 + 1);
+        assert_eq!(found[0].asked, Asked::AfterStop { until: Some("2026-12-02T04:12:41.000Z".into()) });
+    }
+
+    /// Claude Code 2.1.328's record of a root turn it ended past its cap on the `Stop`
+    /// hook's blocks (as the real client wrote it, `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=3`) is
+    /// that turn's end; a sub-agent's (a sidechain's) is not the agent's.
+    #[test]
+    fn a_claude_turn_ended_past_the_stop_hooks_cap_is_a_completion() {
+        let capped = r#"{"parentUuid":"f9fb5ddf-5dfd-4fe8-9a8a-7d8ff54da3a4","isSidechain":false,"type":"system","subtype":"informational","content":"A hook blocked the turn from ending 4 consecutive times—overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit.","isMeta":false,"timestamp":"2026-12-04T15:27:04.574Z","uuid":"626b7b9e-45ba-4eb4-a753-2661f7011fa9","level":"warning","userType":"external","entrypoint":"sdk-cli","cwd":"/tmp/fe/crun/project","sessionId":"447cf7e1-9bbd-45f0-ad94-8cc41848c341","version":"2.1.328","gitBranch":"HEAD"}"#;
+        let mut tasks = Tasks::default();
+        tasks.observe(Host::ClaudeCode, 1, "/p/s.jsonl", 40, capped.as_bytes());
+        let sidechain = capped.replace(r#""isSidechain":false"#, r#""isSidechain":true"#);
+        tasks.observe(Host::ClaudeCode, 2, "/p/s/subagents/agent-a.jsonl", 9, sidechain.as_bytes());
+        let found = tasks.take();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].event, found[0].line, &found[0].asked), ("Stop", 40, &Asked::BeforeCap));
+        assert_eq!(found[0].session_id.as_deref(), Some("447cf7e1-9bbd-45f0-ad94-8cc41848c341"));
+        assert_eq!(found[0].cwd.as_deref(), Some("/tmp/fe/crun/project"));
+        assert_eq!(found[0].completed_at.as_deref(), Some("2026-12-04T15:27:04.574Z"));
     }
 
     /// Only the root's last turn, which ran no tool and was followed by the session's end,
@@ -334,7 +430,7 @@ mod tests {
         let last_turn_end = lines.iter().rposition(|l| l.contains(r#""type":"assistant.turn_end""#)).unwrap();
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].event, found[0].line), ("agentStop", last_turn_end as u64 + 1));
-        assert_eq!(found[0].task_id, None);
+        assert_eq!(found[0].task_id(), None);
 
         // A stop the agent went on from (a blocked stop: another turn follows) is none.
         let shutdown = lines.len() - 1;
@@ -364,7 +460,7 @@ mod tests {
         let time = |line: &str| {
             serde_json::from_str::<serde_json::Value>(line).unwrap()["timestamp"].as_str().map(str::to_owned)
         };
-        assert_eq!(found[0].began_at, time(lines[started]));
+        assert_eq!(found[0].asked, Asked::WithinTurn { began: time(lines[started]) });
         assert_eq!(found[0].completed_at, time(lines[completed]));
     }
 
