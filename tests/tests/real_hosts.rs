@@ -1002,6 +1002,7 @@ fn a_claude_stop_the_client_ended_past_the_gates_blocks_is_a_forced_end() {
     let check = doctor["checks"].as_array().and_then(|c| c.iter().find(|c| c["name"] == "bypasses").cloned());
     let detail = check.as_ref().and_then(|c| c["detail"].as_str()).unwrap_or_default();
     assert!(detail.starts_with("1 completion(s) went without the gate allowing them"), "{check:?}");
+    assert!(detail.contains("1 of them ended by the host after the gate's blocks (its block cap)"), "{check:?}");
 }
 
 /// The project's settings of the Claude Code lab disable hooks, as an agent that can edit

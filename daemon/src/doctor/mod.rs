@@ -225,9 +225,16 @@ fn bypass_check(status: &StatusReport) -> Check {
         n => check(
             "bypasses",
             Status::Warn,
-            format!(
-                "{n} completion(s) went without the gate allowing them (a hook not installed, removed or not heeded)"
-            ),
+            match status.forced_ends {
+                0 => format!(
+                    "{n} completion(s) went without the gate allowing them (a hook not installed, removed or not \
+                     heeded)"
+                ),
+                forced => format!(
+                    "{n} completion(s) went without the gate allowing them, {forced} of them ended by the host after \
+                     the gate's blocks (its block cap) and the rest with no hook heeded"
+                ),
+            },
             Some(
                 "`judged report` lists each (its own section); install the hooks again where one is missing \
                  (`judged install-hooks`, or the plugin)"
