@@ -54,67 +54,49 @@ pub fn plugin(command: PluginCmd) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A CLI judged can run as a juror, and that is a host for the plugin.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Cli {
-    Codex,
-    Gemini,
-    Claude,
-    Copilot,
+/// The hosts init looks for, in the order it prefers their CLIs as jurors: a family's
+/// own CLI before Copilot CLI, which serves all three.
+const ORDER: [Host; 4] = [Host::CodexCli, Host::GeminiCli, Host::ClaudeCode, Host::CopilotCli];
+
+/// How to get a host's CLI, for the message that says a family is missing.
+fn install_hint(host: Host) -> &'static str {
+    match host {
+        Host::CodexCli => "Codex CLI (`npm install -g @openai/codex`, then `codex login`)",
+        Host::GeminiCli => "Gemini CLI (`npm install -g @google/gemini-cli`, then run `gemini` once to log in)",
+        Host::ClaudeCode => "Claude Code (`npm install -g @anthropic-ai/claude-code`, then `claude` to log in)",
+        Host::CopilotCli => "Copilot CLI (`npm install -g @github/copilot`, then `copilot` and /login)",
+    }
 }
 
-impl Cli {
-    const ALL: [Cli; 4] = [Cli::Codex, Cli::Gemini, Cli::Claude, Cli::Copilot];
-
-    fn name(self) -> &'static str {
-        match self {
-            Cli::Codex => "codex",
-            Cli::Gemini => "gemini",
-            Cli::Claude => "claude",
-            Cli::Copilot => "copilot",
-        }
-    }
-
-    /// How to get it, for the message that says a family is missing.
-    fn install_hint(self) -> &'static str {
-        match self {
-            Cli::Codex => "Codex CLI (`npm install -g @openai/codex`, then `codex login`)",
-            Cli::Gemini => "Gemini CLI (`npm install -g @google/gemini-cli`, then run `gemini` once to log in)",
-            Cli::Claude => "Claude Code (`npm install -g @anthropic-ai/claude-code`, then `claude` to log in)",
-            Cli::Copilot => "Copilot CLI (`npm install -g @github/copilot`, then `copilot` and /login)",
-        }
-    }
-
-    /// The small (stage 1) and big (tiebreaker) model of `family` this CLI serves: the
-    /// three family CLIs serve their own, Copilot CLI serves all three.
-    fn models(self, family: &str) -> Option<(&'static str, &'static str)> {
-        match (self, family) {
-            (Cli::Codex | Cli::Copilot, family::OPENAI) => Some(("gpt-5.4-mini", "gpt-5.4")),
-            (Cli::Gemini | Cli::Copilot, family::GOOGLE) => Some(("gemini-2.5-flash", "gemini-2.5-pro")),
-            (Cli::Claude, family::ANTHROPIC) => Some(("claude-haiku-4-5", "claude-sonnet-4-6")),
-            (Cli::Copilot, family::ANTHROPIC) => Some(("claude-haiku-4.5", "claude-sonnet-4.6")),
-            _ => None,
-        }
+/// The small (stage 1) and big (tiebreaker) model of `family` a host's CLI serves: the
+/// three family CLIs serve their own, Copilot CLI serves all three.
+fn models(host: Host, family: &str) -> Option<(&'static str, &'static str)> {
+    match (host, family) {
+        (Host::CodexCli | Host::CopilotCli, family::OPENAI) => Some(("gpt-5.4-mini", "gpt-5.4")),
+        (Host::GeminiCli | Host::CopilotCli, family::GOOGLE) => Some(("gemini-2.5-flash", "gemini-2.5-pro")),
+        (Host::ClaudeCode, family::ANTHROPIC) => Some(("claude-haiku-4-5", "claude-sonnet-4-6")),
+        (Host::CopilotCli, family::ANTHROPIC) => Some(("claude-haiku-4.5", "claude-sonnet-4.6")),
+        _ => None,
     }
 }
 
 /// One juror `judged init` writes.
 struct Pick {
     name: String,
-    cli: Cli,
+    host: Host,
     model: &'static str,
 }
 
 /// The jurors for the CLIs that can serve: two stage-1 jurors of two families, and
 /// tiebreakers spanning two families, a third one first when there is one. `None` when
 /// fewer than two families are served (a jury there could never be cross-family).
-fn choose(usable: &[Cli]) -> Option<(Vec<Pick>, Vec<Pick>)> {
+fn choose(usable: &[Host]) -> Option<(Vec<Pick>, Vec<Pick>)> {
     // Each family by the first CLI that serves it, a family's own CLI before Copilot's.
-    let mut served: Vec<(&'static str, Cli)> = Vec::new();
-    for cli in usable.iter().copied().filter(|c| *c != Cli::Copilot).chain(usable.iter().copied()) {
+    let mut served: Vec<(&'static str, Host)> = Vec::new();
+    for host in usable.iter().copied().filter(|c| *c != Host::CopilotCli).chain(usable.iter().copied()) {
         for family in family::HOST_FAMILIES {
-            if cli.models(family).is_some() && !served.iter().any(|(f, _)| *f == family) {
-                served.push((family, cli));
+            if models(host, family).is_some() && !served.iter().any(|(f, _)| *f == family) {
+                served.push((family, host));
             }
         }
     }
@@ -122,10 +104,10 @@ fn choose(usable: &[Cli]) -> Option<(Vec<Pick>, Vec<Pick>)> {
         return None;
     }
     // A juror is named by what answers it: the CLI and the model it asks for.
-    let pick = |(family, cli): (&str, Cli), big: bool| {
-        let (small, large) = cli.models(family).expect("served");
+    let pick = |(family, host): (&str, Host), big: bool| {
+        let (small, large) = models(host, family).expect("served");
         let model = if big { large } else { small };
-        Pick { name: format!("{}/{model}", cli.name()), cli, model }
+        Pick { name: format!("{}/{model}", host_cli::program(host)), host, model }
     };
     let stage_1 = vec![pick(served[0], false), pick(served[1], false)];
     // A third family first: it is never the author's when stage 1 disagrees about an
@@ -140,7 +122,7 @@ fn choose(usable: &[Cli]) -> Option<(Vec<Pick>, Vec<Pick>)> {
 }
 
 /// The `[jury]` table for the chosen jurors.
-fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Cli) -> PathBuf, unchecked: &[Cli]) -> String {
+fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Host) -> PathBuf, unchecked: &[Host]) -> String {
     let names = |picks: &[Pick]| picks.iter().map(|p| format!("{:?}", p.name)).collect::<Vec<_>>().join(", ");
     let mut text = format!(
         "\n# Written by `judged init`: two stage-1 jurors of two model families, tiebreakers of others.\n\
@@ -151,18 +133,18 @@ fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Cli) -> PathB
         judged_jury::config::DEFAULT_DEADLINE_SECONDS,
     );
     for pick in stage_1.iter().chain(tiebreakers) {
-        if unchecked.contains(&pick.cli) {
+        if unchecked.contains(&pick.host) {
             text.push_str(&format!(
                 "\n# Its login was not checked ({} keeps it where judged cannot look offline).",
-                pick.cli.name()
+                host_cli::program(pick.host)
             ));
         }
         text.push_str(&format!(
             "\n[[jury.jurors]]\nname = {:?}\npreset = {:?}\nmodel = {:?}\nbin = {:?}\n",
             pick.name,
-            pick.cli.name(),
+            host_cli::program(pick.host),
             pick.model,
-            bins(pick.cli).display().to_string(),
+            bins(pick.host).display().to_string(),
         ));
     }
     text
@@ -175,40 +157,42 @@ pub fn run(args: &InitArgs) -> Result<(), CliError> {
         judged::private_dir(&judged_protocol::paths::data_dir())?;
     }
     let path_var = std::env::var_os("PATH");
-    let found: Vec<(Cli, PathBuf)> =
-        Cli::ALL.iter().filter_map(|cli| Some((*cli, find_on_path(cli.name(), path_var.as_deref())?))).collect();
+    let found: Vec<(Host, PathBuf)> = ORDER
+        .iter()
+        .filter_map(|host| Some((*host, find_on_path(host_cli::program(*host), path_var.as_deref())?)))
+        .collect();
     println!("Reviewer CLIs and hosts on PATH:");
     let mut usable = Vec::new();
     let mut unchecked = Vec::new();
-    for cli in Cli::ALL {
-        let Some((_, bin)) = found.iter().find(|(c, _)| *c == cli) else {
-            println!("  {:<8} not found", cli.name());
+    for host in ORDER {
+        let Some((_, bin)) = found.iter().find(|(c, _)| *c == host) else {
+            println!("  {:<8} not found", host_cli::program(host));
             continue;
         };
-        match host_cli::login(cli.host(), &host_cli::env_var) {
+        match host_cli::login(host, &host_cli::env_var) {
             Login::Yes(how) => {
-                println!("  {:<8} {} (logged in: {how})", cli.name(), bin.display());
-                usable.push(cli);
+                println!("  {:<8} {} (logged in: {how})", host_cli::program(host), bin.display());
+                usable.push(host);
             }
             Login::Unknown(why) => {
                 println!(
                     "  {:<8} {} (login not checked: {why}; counted as usable; if its jurors fail, log in with `{}`)",
-                    cli.name(),
+                    host_cli::program(host),
                     bin.display(),
-                    cli.name()
+                    host_cli::program(host)
                 );
-                usable.push(cli);
-                unchecked.push(cli);
+                usable.push(host);
+                unchecked.push(host);
             }
             Login::No { file, variables: keys } => println!(
                 "  {:<8} {} (not logged in: no {file} and no {keys}; log in, then run judged init again to use it as a juror)",
-                cli.name(),
+                host_cli::program(host),
                 bin.display()
             ),
         }
     }
     write_jury(args, &usable, &unchecked, &found)?;
-    let hosts: Vec<(Cli, PathBuf)> = found;
+    let hosts: Vec<(Host, PathBuf)> = found;
     if hosts.is_empty() {
         println!("No host found (claude, copilot, codex, gemini): nothing to install the plugin into.");
     } else if args.hooks_only {
@@ -225,7 +209,7 @@ pub fn run(args: &InitArgs) -> Result<(), CliError> {
 
 /// Merge the chosen `[jury]` into config.toml, unless it has one or no cross-family
 /// jury can be made.
-fn write_jury(args: &InitArgs, usable: &[Cli], unchecked: &[Cli], found: &[(Cli, PathBuf)]) -> Result<(), CliError> {
+fn write_jury(args: &InitArgs, usable: &[Host], unchecked: &[Host], found: &[(Host, PathBuf)]) -> Result<(), CliError> {
     let config = judged_protocol::paths::config_path();
     let file = judged::install::read_user_file(&config)?;
     let before = file.text.clone();
@@ -241,8 +225,8 @@ fn write_jury(args: &InitArgs, usable: &[Cli], unchecked: &[Cli], found: &[(Cli,
     }
     let Some((stage_1, tiebreakers)) = choose(usable) else {
         let families: Vec<&str> =
-            usable.iter().filter_map(|c| family::HOST_FAMILIES.into_iter().find(|f| c.models(f).is_some())).collect();
-        let missing: Vec<&str> = Cli::ALL.iter().filter(|c| !usable.contains(c)).map(|c| c.install_hint()).collect();
+            usable.iter().filter_map(|c| family::HOST_FAMILIES.into_iter().find(|f| models(*c, f).is_some())).collect();
+        let missing: Vec<&str> = ORDER.iter().filter(|c| !usable.contains(c)).map(|c| install_hint(*c)).collect();
         println!(
             "\nNo [jury] written: a jury needs reviewers of two model families, and the usable CLIs serve {}. \
              Install and log in to one of: {}; then run judged init again.",
@@ -251,7 +235,7 @@ fn write_jury(args: &InitArgs, usable: &[Cli], unchecked: &[Cli], found: &[(Cli,
         );
         return Ok(());
     };
-    let bins = |cli: Cli| found.iter().find(|(c, _)| *c == cli).map(|(_, b)| b.clone()).unwrap_or_default();
+    let bins = |host: Host| found.iter().find(|(c, _)| *c == host).map(|(_, b)| b.clone()).unwrap_or_default();
     let jury = jury_toml(&stage_1, &tiebreakers, &bins, unchecked);
     JuryConfig::from_toml(&jury).and_then(|j| j.validate()).map_err(InitError::Rendered)?;
     let served: Vec<&str> =
@@ -260,7 +244,7 @@ fn write_jury(args: &InitArgs, usable: &[Cli], unchecked: &[Cli], found: &[(Cli,
         println!(
             "\nThe jury spans two families only: a tiebreaker is then of the author's family when stage 1 is of \
              the other two. Install a third ({}) and run judged init again for one that never is.",
-            Cli::ALL.iter().filter(|c| !usable.contains(c)).map(|c| c.install_hint()).collect::<Vec<_>>().join("; ")
+            ORDER.iter().filter(|c| !usable.contains(c)).map(|c| install_hint(*c)).collect::<Vec<_>>().join("; ")
         );
     }
     let after = format!("{}{jury}", before.clone().unwrap_or_default());
@@ -273,16 +257,16 @@ fn carry_out(plan: Plan, dry_run: bool) -> Result<(), CliError> {
 }
 
 /// Only the hooks, with `install-hooks`' own functions and command.
-fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliError> {
+fn install_hooks(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliError> {
     let config_path = judged_protocol::paths::config_path();
     let config = judged::config::ConfigFile::load(&config_path)?;
     let timeout = crate::commands::install_hooks::hook_timeout_seconds(&config, &config_path)?;
     let project = args.project.clone().unwrap_or_else(|| PathBuf::from("."));
-    for (cli, _) in hosts {
+    for &(host, _) in hosts {
         // Copilot CLI's hook goes into the project's file, the team's: said, not refused.
-        crate::commands::install_hooks::plugin_already_gates(cli.host(), *cli != Cli::Copilot)?;
-        let plan = match cli {
-            Cli::Claude => {
+        crate::commands::install_hooks::plugin_already_gates(host, host != Host::CopilotCli)?;
+        let plan = match host {
+            Host::ClaudeCode => {
                 let user = crate::HookTarget {
                     claude: true,
                     copilot: false,
@@ -303,7 +287,7 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                 )?;
                 judged::install::claude_install(&settings, &command, &["TaskCompleted".into()], timeout)?
             }
-            Cli::Copilot => {
+            Host::CopilotCli => {
                 let committed = judged::install::copilot_path(&project);
                 let command = crate::commands::install_hooks::hook_command(
                     "copilot-cli",
@@ -314,7 +298,7 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                 )?;
                 judged::install::copilot_install(&committed, &command, timeout)?
             }
-            Cli::Codex => {
+            Host::CodexCli => {
                 let hooks = judged::install::codex_hooks_path(None);
                 let command = crate::commands::install_hooks::hook_command(
                     "codex-cli",
@@ -330,7 +314,7 @@ fn install_hooks(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliErr
                 crate::commands::install_hooks::trust_codex_hook(source, &cwd, args.dry_run)?;
                 continue;
             }
-            Cli::Gemini => {
+            Host::GeminiCli => {
                 let settings = judged::install::gemini_settings_path(None);
                 let command = crate::commands::install_hooks::hook_command(
                     "gemini-cli",
@@ -364,53 +348,42 @@ fn step(args: &[&str]) -> Step {
     Step { args: args.iter().map(|a| (*a).to_owned()).collect(), env: &[], already: None }
 }
 
-impl Cli {
-    fn host(self) -> Host {
-        match self {
-            Cli::Codex => Host::CodexCli,
-            Cli::Gemini => Host::GeminiCli,
-            Cli::Claude => Host::ClaudeCode,
-            Cli::Copilot => Host::CopilotCli,
-        }
+/// The id a host lists judged by once init installed it.
+fn installed_id(host: Host) -> String {
+    match host {
+        Host::GeminiCli => judged::plugin::NAME.to_owned(),
+        _ => host_cli::marketplace_id(),
     }
+}
 
-    /// The id the host lists judged by once init installed it.
-    fn installed_id(self) -> String {
-        match self {
-            Cli::Gemini => judged::plugin::NAME.to_owned(),
-            _ => host_cli::marketplace_id(),
+/// The host's own commands that install the plugin from `dir`, given what it listed
+/// before (`before`). Claude Code, Copilot CLI and Codex CLI install from `dir` as a
+/// local marketplace (Copilot CLI keeps only marketplace installs in the future); a
+/// Gemini CLI extension is a copy, so one already there is uninstalled first.
+fn install_steps(host: Host, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
+    let dir = dir.to_string_lossy();
+    let at = host_cli::marketplace_id();
+    match host {
+        Host::ClaudeCode => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "install", &at])],
+        Host::CopilotCli => {
+            // A direct install (deprecated by Copilot CLI) goes before the marketplace's.
+            let direct = before.filter(|b| b.id == judged::plugin::NAME);
+            let uninstall = direct.map(|_| step(&["plugin", "uninstall", judged::plugin::NAME]));
+            let add = Step { already: Some("already registered"), ..step(&["plugin", "marketplace", "add", &dir]) };
+            uninstall.into_iter().chain([add, step(&["plugin", "install", &at])]).collect()
         }
-    }
-
-    /// The host's own commands that install the plugin from `dir`, given what it listed
-    /// before (`before`). Claude Code, Copilot CLI and Codex CLI install from `dir` as a
-    /// local marketplace (Copilot CLI keeps only marketplace installs in the future); a
-    /// Gemini CLI extension is a copy, so one already there is uninstalled first.
-    fn install_steps(self, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
-        let dir = dir.to_string_lossy();
-        let at = host_cli::marketplace_id();
-        match self {
-            Cli::Claude => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "install", &at])],
-            Cli::Copilot => {
-                // A direct install (deprecated by Copilot CLI) goes before the marketplace's.
-                let direct = before.filter(|b| b.id == judged::plugin::NAME);
-                let uninstall = direct.map(|_| step(&["plugin", "uninstall", judged::plugin::NAME]));
-                let add = Step { already: Some("already registered"), ..step(&["plugin", "marketplace", "add", &dir]) };
-                uninstall.into_iter().chain([add, step(&["plugin", "install", &at])]).collect()
-            }
-            Cli::Codex => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "add", &at])],
-            Cli::Gemini => {
-                let extension = Path::new(dir.as_ref()).join(judged::plugin::GEMINI_DIR);
-                let uninstall = before.map(|_| step(&["extensions", "uninstall", judged::plugin::NAME]));
-                // Gemini CLI asks whether to trust the folder it installs from, even with
-                // --consent: that folder is judged's own plugin directory, trusted for
-                // this one command.
-                let install = Step {
-                    env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
-                    ..step(&["extensions", "install", &extension.to_string_lossy(), "--consent"])
-                };
-                uninstall.into_iter().chain([install]).collect()
-            }
+        Host::CodexCli => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "add", &at])],
+        Host::GeminiCli => {
+            let extension = Path::new(dir.as_ref()).join(judged::plugin::GEMINI_DIR);
+            let uninstall = before.map(|_| step(&["extensions", "uninstall", judged::plugin::NAME]));
+            // Gemini CLI asks whether to trust the folder it installs from, even with
+            // --consent: that folder is judged's own plugin directory, trusted for
+            // this one command.
+            let install = Step {
+                env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+                ..step(&["extensions", "install", &extension.to_string_lossy(), "--consent"])
+            };
+            uninstall.into_iter().chain([install]).collect()
         }
     }
 }
@@ -425,15 +398,15 @@ fn run_step(bin: &Path, step: &Step, cwd: &Path) -> Result<(), host_cli::HostCli
 }
 
 /// Whether a host lists judged as init installs it: this version, enabled, by its id.
-fn is_current(cli: Cli, listed: &Listed) -> bool {
-    listed.enabled && listed.version == env!("CARGO_PKG_VERSION") && listed.id == cli.installed_id()
+fn is_current(host: Host, listed: &Listed) -> bool {
+    listed.enabled && listed.version == env!("CARGO_PKG_VERSION") && listed.id == installed_id(host)
 }
 
 /// Write the plugin into the data dir and install it into each host with its own
 /// commands; then ask each host whether it lists judged enabled, and trust the plugin's
 /// hook in Codex CLI. Every host is run in the plugin's own directory, so no project
 /// file where init was run configures it. Ends with what is still to do, if anything.
-fn install_plugin(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliError> {
+fn install_plugin(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliError> {
     let dir = judged_protocol::paths::data_dir().join("plugin");
     println!(
         "\nThe plugin, written to {}, installed with each host's own commands (no terminal; each stopped after {} s):",
@@ -444,18 +417,19 @@ fn install_plugin(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliEr
         judged::plugin::write(&dir).map_err(InitError::from)?;
     }
     let mut still_to_do: Vec<String> = Vec::new();
-    for (cli, bin) in hosts {
-        let listing = host_cli::shown(bin, host_cli::listing_args(cli.host()));
-        let before = if args.dry_run { None } else { host_cli::judged_listed(cli.host(), bin, &dir).ok().flatten() };
-        let current = before.as_ref().is_some_and(|b| is_current(*cli, b));
+    for (host, bin) in hosts {
+        let host = *host;
+        let listing = host_cli::shown(bin, host_cli::listing_args(host));
+        let before = if args.dry_run { None } else { host_cli::judged_listed(host, bin, &dir).ok().flatten() };
+        let current = before.as_ref().is_some_and(|b| is_current(host, b));
         if current {
             println!(
                 "  {:<8} judged {} is installed and enabled already ({listing})",
-                cli.name(),
+                host_cli::program(host),
                 env!("CARGO_PKG_VERSION")
             );
         } else {
-            for step in cli.install_steps(&dir, before.as_ref()) {
+            for step in install_steps(host, &dir, before.as_ref()) {
                 let command = host_cli::shown(bin, &step.args.iter().map(String::as_str).collect::<Vec<_>>());
                 if args.dry_run {
                     println!("  {command}");
@@ -465,21 +439,22 @@ fn install_plugin(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliEr
                     Ok(()) => println!("  {command}: done"),
                     Err(why) => {
                         println!("  {command}: {why}");
-                        still_to_do.push(format!("{}: run `{command}` by hand and see what it says", cli.name()));
+                        still_to_do
+                            .push(format!("{}: run `{command}` by hand and see what it says", host_cli::program(host)));
                         break;
                     }
                 }
             }
         }
         if args.dry_run {
-            if *cli == Cli::Codex {
+            if host == Host::CodexCli {
                 println!(
                     "  then: trust the plugin's Stop hook in $CODEX_HOME/config.toml, as `codex app-server` lists it"
                 );
             }
             continue;
         }
-        let left = if current { trust_codex_plugin(*cli, &dir) } else { check_installed(*cli, bin, &dir, &listing) };
+        let left = if current { trust_codex_plugin(host, &dir) } else { check_installed(host, bin, &dir, &listing) };
         still_to_do.extend(left);
     }
     if still_to_do.is_empty() {
@@ -494,40 +469,44 @@ fn install_plugin(args: &InitArgs, hosts: &[(Cli, PathBuf)]) -> Result<(), CliEr
 
 /// Ask the host whether it lists judged as installed and enabled now (and for Codex CLI,
 /// trust the plugin's hook); what is still to do when it does not.
-fn check_installed(cli: Cli, bin: &Path, dir: &Path, listing: &str) -> Option<String> {
-    match host_cli::judged_listed(cli.host(), bin, dir) {
-        Ok(Some(listed)) if is_current(cli, &listed) => {
-            println!("  {:<8} lists {} {}, enabled ({listing})", cli.name(), listed.id, listed.version);
+fn check_installed(host: Host, bin: &Path, dir: &Path, listing: &str) -> Option<String> {
+    match host_cli::judged_listed(host, bin, dir) {
+        Ok(Some(listed)) if is_current(host, &listed) => {
+            println!("  {:<8} lists {} {}, enabled ({listing})", host_cli::program(host), listed.id, listed.version);
         }
         Ok(Some(listed)) => {
             let state = if listed.enabled { "enabled" } else { "disabled" };
             return Some(format!(
                 "{}: `{listing}` lists {} {}, {state}, not {} {}, enabled: enable or update it with {}'s own plugin commands",
-                cli.name(),
+                host_cli::program(host),
                 listed.id,
                 listed.version,
-                cli.installed_id(),
+                installed_id(host),
                 env!("CARGO_PKG_VERSION"),
-                cli.name()
+                host_cli::program(host)
             ));
         }
-        Ok(None) => return Some(format!("{}: `{listing}` does not list judged after the install", cli.name())),
-        Err(why) => return Some(format!("{}: cannot tell whether judged is installed: {why}", cli.name())),
+        Ok(None) => {
+            return Some(format!("{}: `{listing}` does not list judged after the install", host_cli::program(host)));
+        }
+        Err(why) => {
+            return Some(format!("{}: cannot tell whether judged is installed: {why}", host_cli::program(host)));
+        }
     }
-    trust_codex_plugin(cli, dir)
+    trust_codex_plugin(host, dir)
 }
 
 /// Codex CLI runs a plugin's command hook only once its config.toml trusts it: trust ours,
 /// as Codex lists it. What is still to do when that fails.
-fn trust_codex_plugin(cli: Cli, dir: &Path) -> Option<String> {
-    if cli != Cli::Codex {
+fn trust_codex_plugin(host: Host, dir: &Path) -> Option<String> {
+    if host != Host::CodexCli {
         return None;
     }
     match crate::commands::install_hooks::trust_codex_hook(CodexHookSource::Plugin, dir, false) {
         Ok(true) => {
             println!(
                 "  {:<8} trusts the plugin's Stop hook ({})",
-                cli.name(),
+                host_cli::program(host),
                 judged::install::codex_config_path().display()
             );
             None
