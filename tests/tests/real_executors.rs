@@ -190,7 +190,8 @@ impl World {
                 break status;
             }
             if Instant::now() > deadline {
-                let _ = Command::new("kill").args(["-KILL", &format!("-{}", child.id())]).status();
+                // `--`: a negative pid after it is a process group, not an option.
+                let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", child.id())]).status();
                 let _ = child.wait();
                 panic!("the client ran past {CLIENT_DEADLINE:?}; see {}", err.display());
             }
