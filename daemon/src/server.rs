@@ -75,6 +75,52 @@ struct Shared {
     frame_time: Duration,
     /// The uids served besides the daemon's own (a witness under its own account).
     serves: Arc<[u32]>,
+    /// What each served user may hold of the connections.
+    shares: Arc<Shares>,
+}
+
+/// The connections each served user may hold at once: the limit shared evenly between
+/// the served users and the daemon's own account, so that one user holding connections
+/// open cannot keep the others' hooks from their answer. The daemon's own account and
+/// root are not held to a share.
+struct Shares {
+    share: usize,
+    held: std::sync::Mutex<std::collections::HashMap<u32, usize>>,
+}
+
+/// One connection counted against its user's share while it lives.
+struct ShareHeld {
+    shares: Arc<Shares>,
+    uid: u32,
+}
+
+impl Shares {
+    fn new(limit: usize, served: usize) -> Shares {
+        Shares { share: (limit / (served + 1)).max(1), held: std::sync::Mutex::default() }
+    }
+
+    /// Count one more connection of `uid`; none when it holds its share already.
+    fn take(self: &Arc<Self>, uid: u32) -> Option<ShareHeld> {
+        let mut held = self.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = held.entry(uid).or_default();
+        if *count >= self.share {
+            return None;
+        }
+        *count += 1;
+        Some(ShareHeld { shares: Arc::clone(self), uid })
+    }
+}
+
+impl Drop for ShareHeld {
+    fn drop(&mut self) {
+        let mut held = self.shares.held.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&self.uid) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&self.uid);
+            }
+        }
+    }
 }
 
 /// The connections the descriptor limit leaves room for, at most `wanted`.
@@ -104,6 +150,7 @@ pub async fn serve(
         idle: Duration::from_secs(limits.idle_seconds.max(1)),
         frame_time: Duration::from_secs(limits.frame_seconds.max(1)),
         serves: serves.into(),
+        shares: Arc::new(Shares::new(limit, serves.len())),
     };
     // One descriptor kept free, so that when they run out the daemon can still accept a
     // connection to shed it, instead of spinning on an accept that keeps failing.
@@ -201,6 +248,19 @@ fn parse(body: &[u8]) -> Result<WireRequest, (u64, String)> {
 /// long or sends a bad frame.
 async fn connection(stream: Stream, shared: Shared) {
     let Some((stream, peer)) = admitted(stream, &shared.serves).await else { return };
+    let _share = if peer.administers {
+        None
+    } else {
+        let Some(held) = shared.shares.take(peer.uid) else {
+            let message = format!(
+                "this judged (a witness account) gives each user it serves {} connections at once, and you (uid {}) \
+                 hold them all; close one (a hook or judge-evidence call still waiting), then try again",
+                shared.shares.share, peer.uid
+            );
+            return refuse(stream, message).await;
+        };
+        Some(held)
+    };
     let mut connection = Connection::new(stream);
     while let Some(asked) = receive(&mut connection, &shared).await {
         if answer(&mut connection, asked, peer, &shared).await.is_break() {
@@ -421,4 +481,24 @@ async fn reply(
         let why = format!("the answer was not taken within {} s; the connection is closed", writes.within.as_secs());
         Err(FrameError::Io(std::io::Error::new(std::io::ErrorKind::TimedOut, why)))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_served_user_holds_at_most_its_share_and_gets_it_back_as_connections_close() {
+        // 8 connections, two served users and the daemon's own account: 2 each.
+        let shares = Arc::new(Shares::new(8, 2));
+        let (first, second) = (shares.take(1001).unwrap(), shares.take(1001).unwrap());
+        assert!(shares.take(1001).is_none(), "a third connection of the same user");
+        assert!(shares.take(1002).is_some(), "another user's connection is not held up");
+        drop(first);
+        let again = shares.take(1001);
+        assert!(again.is_some(), "a closed connection frees its place");
+        drop((second, again));
+        assert!(shares.held.lock().unwrap().is_empty(), "nothing is counted once all are closed");
+        assert_eq!(Shares::new(1, 5).share, 1, "a share is never none");
+    }
 }

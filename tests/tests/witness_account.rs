@@ -36,6 +36,8 @@ useradd --system --no-create-home --home-dir "$T/home" --shell /bin/sh "$AGENT" 
 useradd --system --no-create-home --home-dir "$T/other" --shell /bin/sh "$OTHER" || exit 94
 chmod 0755 "$T" && chown -R "$AGENT:" "$T/home" && chmod 0700 "$T/home"
 step install "$JUDGED" service install --system --serve "$AGENT" --files-only
+# Four connections: two for the agent's user, two for the witness's own account.
+sed -i 's/^\[server\]$/[server]\nmax_connections = 4/' /etc/judged/config.toml
 setpriv --reuid judged --regid judged --init-groups --inh-caps +dac_read_search --ambient-caps +dac_read_search \
     env -i PATH="$PATH" HOME=/var/lib/judged XDG_DATA_HOME=/var/lib XDG_RUNTIME_DIR=/run XDG_CONFIG_HOME=/etc \
     JUDGED_LOG=info "$JUDGED" start --foreground >"$T/daemon.out" 2>&1 &
@@ -63,6 +65,13 @@ as_agent ln -s "$T/other" "$T/home/elsewhere"
 step foreign_challenge as_agent "$JE" --mode daemon challenge --output "$T/home/f.json" --binding "$BINDING" \
     --cwd "$T/home/elsewhere" --wait-seconds 1
 step data_dir_hook as_agent sh -c 'printf "%s" "$DATA_DIR_PAYLOAD" | "$JH" --host claude-code'
+# The agent's user holds its two connections open; a third of its own is refused.
+step hog as_agent /usr/bin/python3 -c 'import socket, subprocess, sys, time
+held = [socket.socket(socket.AF_UNIX) for _ in range(2)]
+[s.connect("/run/judged/judged.sock") for s in held]
+time.sleep(1)
+sys.exit(subprocess.run(sys.argv[1:]).returncode)' "$JE" --mode daemon validate --evidence "$T/home/project/r1.evidence.json"
+step after_hog as_agent "$JE" --mode daemon validate --evidence "$T/home/project/r1.evidence.json"
 step system_dir_panel as_agent "$JE" --mode daemon panel --rubric spec-coherence --artifact-file change.md --cwd /etc
 cd "$T/home/project"
 step system_status as_agent "$JUDGED" service status --system
@@ -243,6 +252,16 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
         assert!(told.contains(rule) && told.contains(&format!("refusing `cwd` {named}")), "{}", shown(step));
     }
     assert_eq!(code("data_dir_hook"), 2, "the hook blocks: {}", shown("data_dir_hook"));
+    // Issue 31: one served user holding its share of the connections is refused more,
+    // with the reason, and served again once it lets them go.
+    assert_ne!(code("hog"), 0, "{}", shown("hog"));
+    assert!(
+        said(dir, "hog").contains("gives each user it serves 2 connections at once, and you")
+            && said(dir, "hog").contains("hold them all"),
+        "{}",
+        shown("hog")
+    );
+    assert_eq!(code("after_hog"), 0, "{}", shown("after_hog"));
     let status = said(dir, "system_status");
     assert!(
         status.contains("judged.service: installed") && status.contains("answers on /run/judged/judged.sock"),
