@@ -912,7 +912,16 @@ fn status_and_sessions_print_json_and_tables() {
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(table.lines().any(|l| l.contains("listed") && l.contains("43") && l.contains("copilot-cli")), "{table}");
     let plain = setup.judged(&["status"]);
-    assert!(plain.status.success() && String::from_utf8_lossy(&plain.stdout).contains(&pid.to_string()));
+    assert!(plain.status.success());
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    assert!(plain.lines().any(|l| l == format!("pid              {pid}")), "{plain}");
+    // The catch-up and the config in force, as `--json` has them.
+    assert!(
+        plain.lines().any(|l| l == "catch_up         done: 1/1 logs, 0.1/0.1 MiB; 0 bytes of the logs not read yet"),
+        "{plain}"
+    );
+    let config = format!("config           {} (absent: the defaults), read ", setup.home.join("config.toml").display());
+    assert!(plain.lines().any(|l| l.starts_with(&config)), "{plain}");
 
     drop(daemon);
     let down = setup.judged(&["status", "--json"]);

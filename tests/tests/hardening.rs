@@ -515,11 +515,16 @@ fn the_catch_up_on_start_reports_its_progress_while_it_runs() {
         || judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Progress, Duration::from_secs(5));
     let started = Instant::now();
     let mut seen_running = None;
+    let mut plain_status = None;
     let finished = loop {
         if let Ok(report) = progress() {
             if report["done"] == true {
                 break report;
             }
+            // What a person asking sees meanwhile (the daemon answers no `status` yet).
+            plain_status.get_or_insert_with(|| {
+                Command::new(bin("judged")).arg("status").env("JUDGED_HOME", &home.home).output().unwrap()
+            });
             seen_running.get_or_insert(report);
         }
         assert!(started.elapsed() < Duration::from_secs(60), "the catch-up ended");
@@ -530,6 +535,19 @@ fn the_catch_up_on_start_reports_its_progress_while_it_runs() {
     let _ = judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Shutdown, Duration::from_secs(5));
     let _ = daemon.wait();
     let running = seen_running.expect("progress answered while the catch-up ran");
+    let plain = plain_status.expect("judged status ran during the catch-up");
+    assert!(plain.status.success(), "judged status: {}", String::from_utf8_lossy(&plain.stderr));
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    let total_mib = format!("{:.1} MiB\n", text.len() as f64 / (1024.0 * 1024.0));
+    let mut lines = plain.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(first.starts_with("catch_up         in progress: 0/1 logs, "), "{plain}");
+    assert!(format!("{first}\n").ends_with(&format!("/{total_mib}")), "{plain}");
+    assert_eq!(
+        lines.collect::<Vec<_>>(),
+        ["the rest of the status comes once the catch-up is done: run `judged status` again then"],
+        "{plain}"
+    );
     assert_eq!((running["files_found"].as_u64(), running["done"].as_bool()), (Some(1), Some(false)), "{running}");
     let size = text.len() as u64;
     assert_eq!((finished["files_done"].as_u64(), finished["bytes_done"].as_u64()), (Some(1), Some(size)), "{finished}");
