@@ -6,6 +6,8 @@
 #   tests/hosts/install.sh codex gemini    # only the named ones (copilot claude codex gemini)
 #
 # Idempotent: a client whose installed package.json already has the pinned version is skipped.
+# npm's own download cache is a directory of this run beside the clients, removed when it
+# ends, not the user's ~/.npm.
 # On success prints one line per client, in this order:
 #   COPILOT_BIN=<abs path>
 #   CLAUDE_BIN=<abs path>
@@ -19,6 +21,8 @@ REPO="$(cd "$HERE/../.." && pwd)"
 # shellcheck source=versions.env
 . "$HERE/versions.env"
 CACHE="${JUDGED_HOSTS_CACHE:-$REPO/.cache/hosts}"
+export npm_config_cache="$CACHE/.npm-download-$$" npm_config_update_notifier=false
+trap 'rm -rf "$npm_config_cache"' EXIT
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 

@@ -9,7 +9,7 @@ use crate::{Daemon, bin, bin_dir, workspace};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 /// The installed client binaries.
@@ -64,6 +64,53 @@ fn available<T: Clone>(installed: &Result<T, String>, what: &str) -> Option<T> {
             None
         }
     }
+}
+
+/// The environment that keeps a client run inside `home`: `HOME`, and the XDG base
+/// directories at their defaults under it (an inherited `XDG_CACHE_HOME` would otherwise
+/// take Copilot CLI's ~235 MB unpacked package and a device id to the user's).
+pub fn client_home(home: &Path) -> [(&'static str, PathBuf); 5] {
+    [
+        ("HOME", home.to_path_buf()),
+        ("XDG_CACHE_HOME", home.join(".cache")),
+        ("XDG_CONFIG_HOME", home.join(".config")),
+        ("XDG_DATA_HOME", home.join(".local/share")),
+        ("XDG_STATE_HOME", home.join(".local/state")),
+    ]
+}
+
+/// Run `test` of this test binary again, in a child whose `HOME` and XDG base directories
+/// are in a fresh temp dir, and fail naming what the run left there: a client that was
+/// given the user's home, or an inherited XDG directory, writes into it. `CARGO_HOME`
+/// and `RUSTUP_HOME` stay the caller's (the binaries are built on first use).
+pub fn assert_leaves_home_untouched(test: &str) {
+    let home = tempfile::Builder::new().prefix("judged-guarded-home-").tempdir().expect("temp dir");
+    let exe = std::env::current_exe().expect("this test binary");
+    let mut command = Command::new(exe);
+    command.args(["--exact", test, "--test-threads", "1"]).env("HOME", home.path());
+    // Not the defaults under HOME, as a user's may be set: a client must not follow them.
+    for var in ["XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"] {
+        command.env(var, home.path().join(var.to_lowercase()));
+    }
+    let real_home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    for (var, default) in [("CARGO_HOME", ".cargo"), ("RUSTUP_HOME", ".rustup")] {
+        command.env(var, std::env::var_os(var).map_or_else(|| real_home.join(default), PathBuf::from));
+    }
+    let output = command.output().expect("the test binary runs");
+    let said = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success() && said.contains("test result: ok. 1 passed"), "{test} failed:\n{said}");
+    assert!(!said.contains("SKIP:"), "{test} skipped, so it proves nothing:\n{said}");
+    let relative = |path: PathBuf| path.strip_prefix(home.path()).unwrap_or(&path).display().to_string();
+    let entries: Vec<String> =
+        std::fs::read_dir(home.path()).expect("the guarded home").flatten().map(|e| relative(e.path())).collect();
+    let files: Vec<String> = crate::files_under(home.path()).into_iter().map(relative).collect();
+    assert!(
+        entries.is_empty(),
+        "{test} left {entries:?} in the HOME it was given (a client ran with it, or with its XDG dirs): {} files, \
+         among them {:?}",
+        files.len(),
+        &files[..files.len().min(5)]
+    );
 }
 
 /// `install.sh NAMES…`; the binaries it printed, in the order of `names`.
@@ -121,8 +168,8 @@ impl ModelServer {
             .arg("--log")
             .arg(&log)
             .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
             .expect("python3 runs model_server.py");
         let mut line = String::new();

@@ -184,6 +184,12 @@ pub fn kill_9(pid: u32) {
     assert!(status.success(), "kill -9 {pid} failed");
 }
 
+/// Every file under `dir` (none when it cannot be read).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path());
+    entries.flat_map(|path| if path.is_dir() { files_under(&path) } else { vec![path] }).collect()
+}
+
 /// Print the conventional `SKIP: reason` for a test the machine cannot run, or fail when
 /// `CI` is set and `ci_must_have` says CI has to provide what is missing. Returns so the
 /// caller can `return` right after.
