@@ -976,3 +976,48 @@ fn a_log_replaced_by_a_fifo_is_tampered_and_the_daemon_stays_responsive() {
     assert_eq!(session(&daemon, "s1")["tampered"], true);
     assert!(status(&daemon)["pid"].is_number());
 }
+
+/// Set for [`fails_with_a_daemon_that_warned_when_asked`], which fails only then.
+const FAIL_WITH_A_DAEMON: &str = "JUDGED_TEST_FAIL_WITH_A_DAEMON";
+
+/// Run by `a_daemons_log_stays_out_of_the_tests_output_unless_the_test_fails`: a test that
+/// fails while its daemon runs, after the daemon logged a warning. Without
+/// [`FAIL_WITH_A_DAEMON`] set it does nothing.
+#[test]
+fn fails_with_a_daemon_that_warned_when_asked() {
+    if std::env::var_os(FAIL_WITH_A_DAEMON).is_none() {
+        return;
+    }
+    let setup = Setup::new();
+    let lines = copilot_lines();
+    let log = setup.copilot_log("truncated");
+    append_lines(&log, &lines[..10]);
+    let daemon = setup.start();
+    fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(offset_in(&lines, 5, 0)).unwrap();
+    assert_eq!(session(&daemon, "truncated")["tampered"], true);
+    panic!("failing as asked, with the daemon running");
+}
+
+/// Issue 32: a test's daemon logs to a file, so its `WARN` lines do not show among cargo's
+/// output (where they read as failures); a test that fails shows where the log is and its
+/// last lines.
+#[test]
+fn a_daemons_log_stays_out_of_the_tests_output_unless_the_test_fails() {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "fails_with_a_daemon_that_warned_when_asked"])
+        .env(FAIL_WITH_A_DAEMON, "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(!output.status.success() && stdout.contains("failing as asked"), "{stdout}{stderr}");
+    // The daemon inherited nothing of the test process's stderr, which no capture covers.
+    assert!(!stderr.contains("WARN"), "the daemon's log reached the test's stderr:\n{stderr}");
+    // The harness shows a failed test's captured output, and in it the daemon's log.
+    let shown: Vec<&str> = stdout.lines().skip_while(|l| !l.starts_with("judged's log (")).collect();
+    let heading = shown.first().unwrap_or_else(|| panic!("no log shown for the failed test:\n{stdout}"));
+    assert!(heading.ends_with(".log), its last lines:"), "{heading}");
+    assert!(
+        shown[1].contains(" WARN judged::ingest: log no longer holds what judged ingested;"),
+        "the daemon's warning is in the lines shown:\n{stdout}"
+    );
+}

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -31,15 +31,6 @@ impl Home {
 
     fn start(&self) -> Daemon {
         Daemon::start(&self.home, &[&self.copilot], &[])
-    }
-
-    /// The daemon with its stderr (its log) written to `stderr.log` in the temp dir.
-    fn start_logging(&self) -> (Daemon, PathBuf) {
-        let log = self.dir.path().join("stderr.log");
-        let file = fs::File::create(&log).unwrap();
-        let daemon =
-            Daemon::spawn(&bin("judged"), &self.home, &[&self.copilot], &[], file.into(), Duration::from_secs(30));
-        (daemon, log)
     }
 
     fn socket(&self) -> PathBuf {
@@ -352,7 +343,7 @@ fn a_wrong_typed_argument_is_refused_naming_it() {
 #[test]
 fn log_problems_are_journaled_once_and_logged() {
     let home = Home::new("");
-    let (daemon, log) = home.start_logging();
+    let daemon = home.start();
     let session = home.copilot.join("huge");
     fs::create_dir(&session).unwrap();
     let events = session.join("events.jsonl");
@@ -375,10 +366,9 @@ fn log_problems_are_journaled_once_and_logged() {
     sessions();
     fs::write(small.join("events.jsonl"), line).unwrap();
     sessions();
-    let text = fs::read_to_string(&log).unwrap();
+    let text = fs::read_to_string(daemon.log()).unwrap();
     assert!(text.contains("longer than 67108864 bytes"), "{text}");
     assert!(text.contains("log no longer holds what judged ingested"), "{text}");
-    let _ = Path::new(&log);
 }
 
 /// A host appending while queries look at its log: a look inside one `write(2)` sees the
