@@ -257,14 +257,13 @@ impl Daemon {
         if let Some(config) = config {
             fs::write(home.join("config.toml"), config).expect("daemon config written");
         }
-        let log = fs::File::create(home.join("judged.log")).expect("daemon log");
         let start = Instant::now();
         let daemon = judged_tests::Daemon::spawn(
             judged,
             home,
             &[copilot_root],
             &[claude_root],
-            Stdio::from(log),
+            &home.join("judged.log"),
             Duration::from_secs(3600),
         );
         (Daemon(daemon), ms_since(start))

@@ -2,8 +2,9 @@
 //!
 //! Every run gets a private scratch directory (0700, removed when the [`Prepared`] is
 //! dropped) for its temp files and, when the caller gives a [`ModelEndpoint`], for the
-//! CLI's whole home/config directory, so a test or an offline setup can point the CLI at a
-//! local server without touching the user's. Without an endpoint the CLI keeps the user's
+//! CLI's whole home/config directory and its `HOME` and XDG base directories (where
+//! Copilot CLI unpacks ~235 MB and writes a device id), so a test or an offline setup can
+//! point the CLI at a local server without touching the user's. Without an endpoint the CLI keeps the user's
 //! config directory (that is where its login lives), which is set explicitly in the child's
 //! environment so that the record is read where the CLI wrote it. The prompt is never in
 //! argv: it goes on stdin, or for Copilot CLI (whose `-p` takes the prompt as an argument)
@@ -23,6 +24,14 @@ use crate::config::{Juror, Preset};
 use crate::extract;
 use crate::identity::{self, Identity, IdentityError};
 use crate::run::Spawn;
+
+/// The XDG base directories, each set to its default under a scratch `HOME`.
+const XDG_DIRS: [(&str, &str); 4] = [
+    ("XDG_CACHE_HOME", ".cache"),
+    ("XDG_CONFIG_HOME", ".config"),
+    ("XDG_DATA_HOME", ".local/share"),
+    ("XDG_STATE_HOME", ".local/state"),
+];
 
 /// The variable through which Codex's ad-hoc provider reads the endpoint's key.
 const CODEX_KEY_VAR: &str = "JUDGED_JUROR_API_KEY";
@@ -150,13 +159,24 @@ impl Invocation<'_> {
         config_dir(self.juror, var, default)
     }
 
+    /// With an endpoint, the CLI's `HOME` and XDG base directories in the scratch
+    /// directory: what it writes beside its config (caches, a device id) is not the user's.
+    fn scratch_home(&mut self) -> Result<PathBuf, PresetError> {
+        let home = mkdir(&self.dir.join("home"))?;
+        self.env.push(("HOME".into(), home.clone().into()));
+        for (var, under) in XDG_DIRS {
+            self.env.push((var.into(), home.join(under).into()));
+        }
+        Ok(home)
+    }
+
     /// `codex exec --json`, read-only, the prompt on stdin.
     fn codex(&mut self) -> Built {
         let mut args = strings(&["exec", "--json", "--skip-git-repo-check", "-s", "read-only", "--disable", "plugins"]);
         args.extend(strings(&["-c", "analytics.enabled=false", "-m", self.model]));
         let home = match self.endpoint {
             Some(endpoint) => {
-                self.env.push(("HOME".into(), mkdir(&self.dir.join("home"))?.into()));
+                self.scratch_home()?;
                 self.env.push((CODEX_KEY_VAR.into(), endpoint.api_key.clone().into()));
                 args.extend(codex_provider_flags(&endpoint.base_url));
                 mkdir(&self.dir.join("codex"))?
@@ -178,9 +198,8 @@ impl Invocation<'_> {
     fn gemini(&mut self) -> Built {
         self.env.push(("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()));
         if let Some(endpoint) = self.endpoint {
-            let home = mkdir(&self.dir.join("gemini"))?;
+            let home = self.scratch_home()?;
             write_private(&mkdir(&home.join(".gemini"))?.join("settings.json"), &gemini_settings().to_string())?;
-            self.env.push(("HOME".into(), home.clone().into()));
             self.env.push(("GEMINI_CLI_HOME".into(), home.into()));
             self.env.push(("GOOGLE_GEMINI_BASE_URL".into(), endpoint.base_url.clone().into()));
             self.env.push(("GEMINI_API_KEY".into(), endpoint.api_key.clone().into()));
@@ -193,6 +212,7 @@ impl Invocation<'_> {
     fn claude(&mut self) -> Built {
         let config_dir = match self.endpoint {
             Some(endpoint) => {
+                self.scratch_home()?;
                 self.env.push(("ANTHROPIC_BASE_URL".into(), endpoint.base_url.clone().into()));
                 self.env.push(("ANTHROPIC_API_KEY".into(), endpoint.api_key.clone().into()));
                 self.env.push(("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into()));
@@ -212,6 +232,7 @@ impl Invocation<'_> {
     fn copilot(&mut self, prompt: &str) -> Built {
         let home = match self.endpoint {
             Some(endpoint) => {
+                self.scratch_home()?;
                 self.env.push(("COPILOT_OFFLINE".into(), "true".into()));
                 self.env.push(("COPILOT_PROVIDER_BASE_URL".into(), endpoint.base_url.clone().into()));
                 mkdir(&self.dir.join("copilot"))?
@@ -425,6 +446,22 @@ mod tests {
         assert_eq!(fs::metadata(&settings_path).expect("meta").permissions().mode() & 0o777, 0o600);
         assert_eq!(env(&p, "GEMINI_CLI_TRUST_WORKSPACE").map(std::ffi::OsString::as_os_str), Some("true".as_ref()));
         assert!(env(&prepared(Preset::Gemini, None), "GEMINI_CLI_HOME").is_none());
+    }
+
+    /// With an endpoint, nothing a CLI writes beside its config reaches the user's home
+    /// (Copilot CLI 1.0.102 unpacks ~235 MB under `$XDG_CACHE_HOME` or `~/.cache`).
+    #[test]
+    fn with_an_endpoint_every_cli_gets_a_scratch_home_and_xdg_dirs() {
+        for preset in [Preset::Codex, Preset::Gemini, Preset::Claude, Preset::Copilot] {
+            let p = prepared(preset, Some(&endpoint()));
+            let scratch = p._scratch.path();
+            let home = PathBuf::from(env(&p, "HOME").unwrap_or_else(|| panic!("{preset:?}: no HOME")));
+            assert!(home.starts_with(scratch), "{preset:?}: HOME {}", home.display());
+            for (var, under) in XDG_DIRS {
+                assert_eq!(env(&p, var).map(PathBuf::from), Some(home.join(under)), "{preset:?}: {var}");
+            }
+            assert!(env(&prepared(preset, None), "HOME").is_none(), "{preset:?}: the user's HOME without one");
+        }
     }
 
     #[test]

@@ -15,7 +15,8 @@ Options:
 Layout created under WORKDIR (which must be absent, empty, or hold only a project/ dir
 the caller prepared, e.g. with `judged install-hooks --claude --project WORKDIR/project`):
   WORKDIR/project/            the client's cwd (scripted commands run here)
-  WORKDIR/home/               HOME for the client
+  WORKDIR/home/               HOME for the client, with XDG_{CACHE,CONFIG,DATA,STATE}_HOME
+                              at their defaults under it
   WORKDIR/home/.copilot/      COPILOT_HOME (Copilot)   WORKDIR/home/.claude/ (Claude Code)
   WORKDIR/server.jsonl        every model request the server got (debugging)
   WORKDIR/client.stdout, client.stderr
@@ -23,7 +24,8 @@ the caller prepared, e.g. with `judged install-hooks --claude --project WORKDIR/
 PATH and the rest of the environment are inherited, so scripted commands such as
 `judge-evidence ...` resolve from the caller's PATH.  Variables that could point the
 client at a real account or another config (ANTHROPIC_*, CLAUDE_*, COPILOT_*, OPENAI_*,
-GH_TOKEN, GITHUB_TOKEN, XDG_CONFIG_HOME, XDG_STATE_HOME) are dropped first.
+GH_TOKEN, GITHUB_TOKEN, GH_HOST, CLAUDECODE) are dropped first, and HOME and the XDG base
+directories are set under WORKDIR/home.
 
 Output (stdout), one per line:
   SESSION_LOG=<absolute path>      (one line per session log found)
@@ -59,8 +61,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
 DROP_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "COPILOT_", "OPENAI_")
-DROP_NAMES = {"GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "XDG_CONFIG_HOME", "XDG_STATE_HOME",
-              "XDG_DATA_HOME", "XDG_CACHE_HOME", "CLAUDECODE"}
+DROP_NAMES = {"GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "CLAUDECODE"}
 
 
 def versions():
@@ -188,7 +189,14 @@ def main():
 
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(DROP_PREFIXES) and k not in DROP_NAMES}
+    # HOME and the XDG base directories at their defaults under it: nothing the client
+    # writes beside its logs (Copilot's ~235 MB unpacked package, a device id) lands in
+    # the caller's home.
     env["HOME"] = home
+    env.update({"XDG_CACHE_HOME": os.path.join(home, ".cache"),
+                "XDG_CONFIG_HOME": os.path.join(home, ".config"),
+                "XDG_DATA_HOME": os.path.join(home, ".local", "share"),
+                "XDG_STATE_HOME": os.path.join(home, ".local", "state")})
     if args.stand_in:
         env["PATH"] = os.path.join(HERE, "stand-in") + os.pathsep + env.get("PATH", "")
     prompt = subst(scenario["prompt"], mapping)

@@ -6,6 +6,9 @@
 #   tests/hosts/install.sh codex gemini    # only the named ones (copilot claude codex gemini)
 #
 # Idempotent: a client whose installed package.json already has the pinned version is skipped.
+# Before each download it says on stderr what it downloads, about how much, and where it is
+# kept for the next runs (all four: about 1 GB). npm's own download cache is a directory of
+# this run beside the clients, removed when it ends, not the user's ~/.npm.
 # On success prints one line per client, in this order:
 #   COPILOT_BIN=<abs path>
 #   CLAUDE_BIN=<abs path>
@@ -19,6 +22,8 @@ REPO="$(cd "$HERE/../.." && pwd)"
 # shellcheck source=versions.env
 . "$HERE/versions.env"
 CACHE="${JUDGED_HOSTS_CACHE:-$REPO/.cache/hosts}"
+export npm_config_cache="$CACHE/.npm-download-$$" npm_config_update_notifier=false
+trap 'rm -rf "$npm_config_cache"' EXIT
 
 die() { echo "install.sh: $*" >&2; exit 1; }
 
@@ -46,15 +51,15 @@ installed_version() { # <prefix> <package>
   node -e 'try{process.stdout.write(require(process.argv[1]).version||"")}catch(e){}' "$pj"
 }
 
-install_one() { # <dir-name> <package> <version> <platform-package> <binary-name>
-  local prefix="$CACHE/$1-$3" pkg="$2" ver="$3" ppkg="$4" bin="$5"
+install_one() { # <dir-name> <package> <version> <platform-package> <binary-name> <MB installed, about>
+  local prefix="$CACHE/$1-$3" pkg="$2" ver="$3" ppkg="$4" bin="$5" mb="$6"
   local binpath="$prefix/node_modules/$ppkg/$bin"
   if [ "$(installed_version "$prefix" "$pkg")" = "$ver" ] && [ -x "$binpath" ]; then
     echo "install.sh: $pkg@$ver already installed in $prefix" >&2
   else
     mkdir -p "$prefix"
     [ -f "$prefix/package.json" ] || echo '{"name":"judged-host-cache","private":true}' > "$prefix/package.json"
-    echo "install.sh: installing $pkg@$ver into $prefix" >&2
+    echo "install.sh: downloading $pkg@$ver (about $mb MB) into $prefix; it stays there for the next runs" >&2
     if ! (cd "$prefix" && npm install --no-audit --no-fund --loglevel=error --save-exact "$pkg@$ver" >&2); then
       die "npm could not install $pkg@$ver (is the npm registry reachable?)"
     fi
@@ -65,19 +70,19 @@ install_one() { # <dir-name> <package> <version> <platform-package> <binary-name
 }
 
 if wanted copilot; then
-  COPILOT_BIN="$(install_one copilot @github/copilot "$COPILOT_VERSION" "@github/copilot-$PLAT" copilot)"
+  COPILOT_BIN="$(install_one copilot @github/copilot "$COPILOT_VERSION" "@github/copilot-$PLAT" copilot 190)"
 fi
 if wanted claude; then
-  CLAUDE_BIN="$(install_one claude-code @anthropic-ai/claude-code "$CLAUDE_CODE_VERSION" "@anthropic-ai/claude-code-$PLAT" claude)"
+  CLAUDE_BIN="$(install_one claude-code @anthropic-ai/claude-code "$CLAUDE_CODE_VERSION" "@anthropic-ai/claude-code-$PLAT" claude 360)"
 fi
 # Codex: @openai/codex is a node wrapper; its optional dependency @openai/codex-<plat> (an npm
 # alias of @openai/codex@<v>-<plat>) holds the native binary under vendor/<triple>/bin/.
 if wanted codex; then
-  CODEX_BIN="$(install_one codex @openai/codex "$CODEX_VERSION" "@openai/codex-$PLAT" "vendor/$TRIPLE/bin/codex")"
+  CODEX_BIN="$(install_one codex @openai/codex "$CODEX_VERSION" "@openai/codex-$PLAT" "vendor/$TRIPLE/bin/codex" 400)"
 fi
 # Gemini CLI: one bundled node script, no platform package.
 if wanted gemini; then
-  GEMINI_BIN="$(install_one gemini-cli @google/gemini-cli "$GEMINI_CLI_VERSION" "@google/gemini-cli" bundle/gemini.js)"
+  GEMINI_BIN="$(install_one gemini-cli @google/gemini-cli "$GEMINI_CLI_VERSION" "@google/gemini-cli" bundle/gemini.js 100)"
 fi
 
 if wanted copilot; then echo "COPILOT_BIN=$COPILOT_BIN"; fi

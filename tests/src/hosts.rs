@@ -9,7 +9,7 @@ use crate::{Daemon, bin, bin_dir, workspace};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 /// The installed client binaries.
@@ -66,24 +66,102 @@ fn available<T: Clone>(installed: &Result<T, String>, what: &str) -> Option<T> {
     }
 }
 
-/// `install.sh NAMES…`; the binaries it printed, in the order of `names`.
+/// The environment that keeps a client run inside `home`: `HOME`, and the XDG base
+/// directories at their defaults under it (an inherited `XDG_CACHE_HOME` would otherwise
+/// take Copilot CLI's ~235 MB unpacked package and a device id to the user's).
+pub fn client_home(home: &Path) -> [(&'static str, PathBuf); 5] {
+    [
+        ("HOME", home.to_path_buf()),
+        ("XDG_CACHE_HOME", home.join(".cache")),
+        ("XDG_CONFIG_HOME", home.join(".config")),
+        ("XDG_DATA_HOME", home.join(".local/share")),
+        ("XDG_STATE_HOME", home.join(".local/state")),
+    ]
+}
+
+/// Run `test` of this test binary again, in a child whose `HOME` and XDG base directories
+/// are in a fresh temp dir, and fail naming what the run left there: a client that was
+/// given the user's home, or an inherited XDG directory, writes into it. `CARGO_HOME`
+/// and `RUSTUP_HOME` stay the caller's (the binaries are built on first use).
+pub fn assert_leaves_home_untouched(test: &str) {
+    let home = tempfile::Builder::new().prefix("judged-guarded-home-").tempdir().expect("temp dir");
+    let exe = std::env::current_exe().expect("this test binary");
+    let mut command = Command::new(exe);
+    command.args(["--exact", test, "--test-threads", "1"]).env("HOME", home.path());
+    // Not the defaults under HOME, as a user's may be set: a client must not follow them.
+    for var in ["XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"] {
+        command.env(var, home.path().join(var.to_lowercase()));
+    }
+    let real_home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+    for (var, default) in [("CARGO_HOME", ".cargo"), ("RUSTUP_HOME", ".rustup")] {
+        command.env(var, std::env::var_os(var).map_or_else(|| real_home.join(default), PathBuf::from));
+    }
+    let output = command.output().expect("the test binary runs");
+    let said = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(output.status.success() && said.contains("test result: ok. 1 passed"), "{test} failed:\n{said}");
+    assert!(!said.contains("SKIP:"), "{test} skipped, so it proves nothing:\n{said}");
+    let relative = |path: PathBuf| path.strip_prefix(home.path()).unwrap_or(&path).display().to_string();
+    let entries: Vec<String> =
+        std::fs::read_dir(home.path()).expect("the guarded home").flatten().map(|e| relative(e.path())).collect();
+    let files: Vec<String> = crate::files_under(home.path()).into_iter().map(relative).collect();
+    assert!(
+        entries.is_empty(),
+        "{test} left {entries:?} in the HOME it was given (a client ran with it, or with its XDG dirs): {} files, \
+         among them {:?}",
+        files.len(),
+        &files[..files.len().min(5)]
+    );
+}
+
+/// `install.sh NAMES…`; the binaries it printed, in the order of `names`. What it says
+/// before a download goes straight to the process's stderr, past the harness's capture
+/// as `SKIP:` lines do: a first run downloads about 1 GB, which must not look like a hang.
 fn install(names: &[&str]) -> Result<Vec<PathBuf>, String> {
     let python = Command::new("python3").arg("--version").output();
     if !python.is_ok_and(|o| o.status.success()) {
         return Err("python3 is not on PATH (tests/hosts/drive.py needs it)".into());
     }
-    let script = workspace().join("tests/hosts/install.sh");
-    let output = Command::new("bash")
-        .arg(&script)
-        .args(names)
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if !output.status.success() {
-        let said: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-        return Err(format!("{} failed ({}): {}", script.display(), output.status, said.join(" | ")));
+    relay_install(install_command(names), names, &mut std::io::stderr())
+}
+
+/// `bash tests/hosts/install.sh NAMES…`.
+fn install_command(names: &[&str]) -> Command {
+    let mut command = Command::new("bash");
+    command.arg(workspace().join(INSTALL_SH)).args(names);
+    command
+}
+
+const INSTALL_SH: &str = "tests/hosts/install.sh";
+
+/// Run `install` (an [`install_command`]), writing each download it announces to `shown`
+/// as it comes; the binaries it printed, in the order of `names`.
+fn relay_install(mut install: Command, names: &[&str], shown: &mut dyn Write) -> Result<Vec<PathBuf>, String> {
+    use std::io::{BufRead, Read};
+    let mut child = install
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {INSTALL_SH}: {e}"))?;
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let printed = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let mut said = Vec::new();
+    for line in std::io::BufReader::new(child.stderr.take().expect("piped stderr")).lines().map_while(Result::ok) {
+        if line.starts_with("install.sh: downloading ") {
+            let _ = writeln!(shown, "{line}");
+        }
+        said.push(line);
     }
-    let stdout = String::from_utf8_lossy(&output.stdout);
+    let status = child.wait().map_err(|e| format!("cannot wait for {INSTALL_SH}: {e}"))?;
+    let stdout = printed.join().unwrap_or_default();
+    if !status.success() {
+        let said: Vec<&str> = said.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
+        return Err(format!("{INSTALL_SH} failed ({status}): {}", said.join(" | ")));
+    }
     let find = |name: &&str| {
         let key = format!("{}_BIN=", name.to_uppercase());
         stdout
@@ -91,7 +169,7 @@ fn install(names: &[&str]) -> Result<Vec<PathBuf>, String> {
             .find_map(|l| l.strip_prefix(&key))
             .map(PathBuf::from)
             .filter(|p| p.is_file())
-            .ok_or_else(|| format!("{} printed no usable {key}: {stdout}", script.display()))
+            .ok_or_else(|| format!("{INSTALL_SH} printed no usable {key}: {stdout}"))
     };
     names.iter().map(find).collect()
 }
@@ -121,8 +199,8 @@ impl ModelServer {
             .arg("--log")
             .arg(&log)
             .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
             .spawn()
             .expect("python3 runs model_server.py");
         let mut line = String::new();
@@ -487,5 +565,63 @@ pub fn claude_result_text(block: &Value) -> String {
         Value::String(text) => text.clone(),
         Value::Array(items) => items.iter().filter_map(|i| i["text"].as_str()).collect::<Vec<_>>().join("\n"),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `npm` that lays out what `npm install @google/gemini-cli@V` would, offline.
+    const STUB_NPM: &str = r#"#!/bin/sh
+for arg; do spec=$arg; done
+pkg=${spec%@*}
+mkdir -p "node_modules/$pkg/bundle"
+printf '{"version":"%s"}' "${spec##*@}" > "node_modules/$pkg/package.json"
+printf '#!/usr/bin/env node\n' > "node_modules/$pkg/bundle/gemini.js"
+chmod +x "node_modules/$pkg/bundle/gemini.js"
+"#;
+
+    #[test]
+    fn a_download_is_announced_with_its_size_and_where_it_stays_and_a_cached_client_is_not() {
+        if Command::new("node").arg("--version").output().is_err() {
+            return crate::skip(false, "node is not on PATH (install.sh reads the installed version with it)");
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (stubs, cache) = (dir.path().join("bin"), dir.path().join("cache"));
+        std::fs::create_dir_all(&stubs).unwrap();
+        std::fs::write(stubs.join("npm"), STUB_NPM).unwrap();
+        std::fs::set_permissions(stubs.join("npm"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let path = std::env::join_paths(std::iter::once(stubs).chain(std::env::split_paths(&path))).unwrap();
+        let install = || {
+            let mut command = install_command(&["gemini"]);
+            command.env("PATH", &path).env("JUDGED_HOSTS_CACHE", &cache);
+            let mut shown = Vec::new();
+            let bins = relay_install(command, &["gemini"], &mut shown);
+            (bins, String::from_utf8(shown).unwrap())
+        };
+        let versions = std::fs::read_to_string(workspace().join("tests/hosts/versions.env")).unwrap();
+        let version = versions.lines().find_map(|l| l.strip_prefix("GEMINI_CLI_VERSION=")).unwrap();
+        let prefix = cache.join(format!("gemini-cli-{version}"));
+
+        let (bins, shown) = install();
+        assert_eq!(
+            shown,
+            format!(
+                "install.sh: downloading @google/gemini-cli@{version} (about 100 MB) into {}; it stays there for the \
+                 next runs\n",
+                prefix.display()
+            )
+        );
+        assert_eq!(bins, Ok(vec![prefix.join("node_modules/@google/gemini-cli/bundle/gemini.js")]));
+        let (bins, shown) = install();
+        assert_eq!((bins.map(|b| b.len()), shown.as_str()), (Ok(1), ""), "a cached client is not downloaded again");
+        let left: Vec<String> = std::fs::read_dir(&cache)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, [format!("gemini-cli-{version}")], "npm's download cache of the run is gone");
     }
 }

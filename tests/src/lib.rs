@@ -63,28 +63,45 @@ pub fn bin_dir() -> PathBuf {
     bin("judged").parent().expect("binary has a directory").to_path_buf()
 }
 
-/// A running `judged start --foreground` on its own `JUDGED_HOME`; stopped on drop.
+/// A running `judged start --foreground` on its own `JUDGED_HOME`; stopped on drop. Its
+/// log (stderr) goes to a file, not among cargo's output where its `WARN` lines read as
+/// failures; a test that fails with a daemon shows the log's last lines.
 pub struct Daemon {
     pub home: PathBuf,
+    log: PathBuf,
     child: Child,
 }
 
+/// The most lines of a daemon's log a failed test shows.
+const LOG_TAIL_LINES: usize = 40;
+
 impl Daemon {
-    /// Start this build's daemon watching the given roots and wait until its socket answers.
+    /// Start this build's daemon watching the given roots and wait until its socket
+    /// answers; it logs to `<home>.log`, beside its home in the test's temp dir.
     pub fn start(home: &Path, copilot_roots: &[&Path], claude_roots: &[&Path]) -> Daemon {
-        Daemon::spawn(&bin("judged"), home, copilot_roots, claude_roots, Stdio::inherit(), Duration::from_secs(30))
+        let mut log = home.as_os_str().to_owned();
+        log.push(".log");
+        Daemon::spawn(&bin("judged"), home, copilot_roots, claude_roots, Path::new(&log), Duration::from_secs(30))
     }
 
-    /// Start `judged` (any build) with its stderr to `stderr`, and wait up to `deadline`
-    /// until its socket answers; it catches up with every log before it listens.
+    /// Start `judged` (any build) with its log appended to `log`, and wait up to
+    /// `deadline` until its socket answers; it catches up with every log before it listens.
     pub fn spawn(
         judged: &Path,
         home: &Path,
         copilot_roots: &[&Path],
         claude_roots: &[&Path],
-        stderr: Stdio,
+        log: &Path,
         deadline: Duration,
     ) -> Daemon {
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir).expect("the log's directory");
+        }
+        let stderr = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .unwrap_or_else(|e| panic!("cannot open {}: {e}", log.display()));
         let mut command = Command::new(judged);
         command.args(["start", "--foreground"]).env("JUDGED_HOME", home).env("JUDGED_LOG", "warn");
         for root in copilot_roots {
@@ -94,7 +111,7 @@ impl Daemon {
             command.arg("--claude-root").arg(root);
         }
         let child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(stderr).spawn().expect("judged starts");
-        let mut daemon = Daemon { home: home.to_path_buf(), child };
+        let mut daemon = Daemon { home: home.to_path_buf(), log: log.to_path_buf(), child };
         let deadline = Instant::now() + deadline;
         while daemon.call("status", Value::Null).is_err() {
             if let Ok(Some(status)) = daemon.child.try_wait() {
@@ -104,6 +121,11 @@ impl Daemon {
             std::thread::sleep(Duration::from_millis(2));
         }
         daemon
+    }
+
+    /// Where its log (stderr) goes.
+    pub fn log(&self) -> &Path {
+        &self.log
     }
 
     pub fn pid(&self) -> u32 {
@@ -154,6 +176,15 @@ pub fn request(op: &str, args: Value) -> judged_protocol::Request {
 impl Drop for Daemon {
     fn drop(&mut self) {
         self.shutdown();
+        if std::thread::panicking() {
+            // Captured with the test's output, which the harness shows for a failed test.
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let lines: Vec<&str> = text.lines().collect();
+            match &lines[lines.len().saturating_sub(LOG_TAIL_LINES)..] {
+                [] => eprintln!("judged's log ({}) is empty", self.log.display()),
+                tail => eprintln!("judged's log ({}), its last lines:\n{}", self.log.display(), tail.join("\n")),
+            }
+        }
     }
 }
 
@@ -182,6 +213,12 @@ pub fn status_at(home: &Path, timeout: Duration) -> Option<Value> {
 pub fn kill_9(pid: u32) {
     let status = Command::new("kill").args(["-9", &pid.to_string()]).status().expect("kill runs");
     assert!(status.success(), "kill -9 {pid} failed");
+}
+
+/// Every file under `dir` (none when it cannot be read).
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path());
+    entries.flat_map(|path| if path.is_dir() { files_under(&path) } else { vec![path] }).collect()
 }
 
 /// Print the conventional `SKIP: reason` for a test the machine cannot run, or fail when

@@ -374,15 +374,8 @@ fn trial(seed: u64, tally: &mut Tally) {
     // 4. Recovered: the killed daemon's home, restarted over the final logs.
     let window_from: BTreeMap<String, u64> =
         ["c0", "c1", "c2", CLAUDE_SESSION_ID].iter().map(|k| ((*k).to_owned(), rng.next())).collect();
-    let stderr = fs::OpenOptions::new().create(true).append(true).open(&t.stderr).unwrap();
-    let recovered = Daemon::spawn(
-        &bin("judged"),
-        &t.home,
-        &[&t.copilot],
-        &[&t.claude],
-        Stdio::from(stderr),
-        Duration::from_secs(120),
-    );
+    let recovered =
+        Daemon::spawn(&bin("judged"), &t.home, &[&t.copilot], &[&t.claude], &t.stderr, Duration::from_secs(120));
     let after_crashes = snapshot(&recovered, &window_from);
     for summary in &after_crashes.sessions {
         let key = summary["session"].as_str().unwrap();
@@ -405,14 +398,9 @@ fn trial(seed: u64, tally: &mut Tally) {
 
     // 5. Clean: a fresh daemon ingests the same final logs once.
     let started = Instant::now();
-    let fresh = Daemon::spawn(
-        &bin("judged"),
-        &t.fresh_home,
-        &[&t.copilot],
-        &[&t.claude],
-        Stdio::null(),
-        Duration::from_secs(120),
-    );
+    let fresh_log = t.fresh_home.with_extension("log");
+    let fresh =
+        Daemon::spawn(&bin("judged"), &t.fresh_home, &[&t.copilot], &[&t.claude], &fresh_log, Duration::from_secs(120));
     CATCH_UP_MS.store(started.elapsed().as_millis() as u64, Ordering::Relaxed);
     let clean = snapshot(&fresh, &window_from);
     fresh.stop();

@@ -700,10 +700,11 @@ fn background_start_returns_once_the_socket_answers_and_stop_stops_it() {
     assert!(!stop_again.status.success(), "stopping a stopped daemon is an error");
 }
 
-/// Whether process `pid` has exited (a zombie waiting for its parent to reap it has).
-fn exited(pid: u32) -> bool {
-    let ps = Command::new("ps").args(["-o", "stat=", "-p", &pid.to_string()]).output().expect("ps runs");
-    !ps.status.success() || String::from_utf8_lossy(&ps.stdout).trim_start().starts_with('Z')
+/// Whether process `pid` is gone: `kill -0` finds nothing (a zombie its parent has not
+/// reaped yet is still found, and `ps` still lists it).
+fn gone(pid: u32) -> bool {
+    let kill = Command::new("kill").args(["-0", &pid.to_string()]).stderr(Stdio::null()).status().expect("kill runs");
+    !kill.success()
 }
 
 #[test]
@@ -714,7 +715,7 @@ fn stop_returns_once_the_daemon_has_exited_so_a_start_right_after_succeeds() {
         ["--copilot-root", setup.copilot.to_str().unwrap(), "--claude-root", setup.claude.to_str().unwrap()];
     let start = [&["start"][..], &root_args].concat();
     let pid_path = setup.home.join("judged.pid");
-    for cycle in 1..=20 {
+    for cycle in 1..=5 {
         let started = setup.judged(&start);
         assert!(started.status.success(), "cycle {cycle}: judged start: {}", String::from_utf8_lossy(&started.stderr));
         let pid: u32 = fs::read_to_string(&pid_path).unwrap().trim().parse().expect("the pid file holds the pid");
@@ -723,13 +724,36 @@ fn stop_returns_once_the_daemon_has_exited_so_a_start_right_after_succeeds() {
         let stop = setup.judged(&["stop"]);
         assert!(stop.status.success(), "cycle {cycle}: judged stop: {}", String::from_utf8_lossy(&stop.stderr));
         assert_eq!(String::from_utf8_lossy(&stop.stdout), format!("judged stopped (pid {pid})\n"), "cycle {cycle}");
-        // Right away, no waiting: `stop` returned, so the daemon let go of its lock and is gone.
+        // Right away, no waiting: `stop` said so, so the daemon let go of its lock and its
+        // pid is gone (here its parent, the init, reaps it; one that never does is
+        // `a_stopped_daemon_left_unreaped_is_said_to_have_exited`).
         assert!(pid_file.try_lock().is_ok(), "cycle {cycle}: the pid file is still locked after `judged stop`");
-        assert!(exited(pid), "cycle {cycle}: pid {pid} still runs after `judged stop`");
+        assert!(gone(pid), "cycle {cycle}: pid {pid} is still there after `judged stop` said it stopped");
     }
     let stop = setup.judged(&["stop"]);
     assert!(!stop.status.success(), "stopping a stopped daemon is an error");
     assert_eq!(String::from_utf8_lossy(&stop.stderr), "judged: judged is not running\n");
+}
+
+#[test]
+fn a_stopped_daemon_left_unreaped_is_said_to_have_exited() {
+    let setup = Setup::new();
+    // This test is the daemon's parent and does not reap it until the end: after it
+    // exits, `ps` lists it as a zombie for the whole of `judged stop`'s wait (10 s).
+    let daemon = setup.start();
+    let pid = daemon.pid();
+    let stop = setup.judged(&["stop"]);
+    assert!(stop.status.success(), "judged stop: {}", String::from_utf8_lossy(&stop.stderr));
+    assert_eq!(
+        String::from_utf8_lossy(&stop.stdout),
+        format!(
+            "judged stopped (pid {pid} has exited, but its parent has not reaped it yet: `ps` lists it as <defunct> \
+             until it does, and it holds nothing)\n"
+        )
+    );
+    assert!(!gone(pid), "the zombie was there all along, so the message was the true one");
+    daemon.stop();
+    assert!(gone(pid), "reaped once its parent waited for it");
 }
 
 #[test]
@@ -888,7 +912,16 @@ fn status_and_sessions_print_json_and_tables() {
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(table.lines().any(|l| l.contains("listed") && l.contains("43") && l.contains("copilot-cli")), "{table}");
     let plain = setup.judged(&["status"]);
-    assert!(plain.status.success() && String::from_utf8_lossy(&plain.stdout).contains(&pid.to_string()));
+    assert!(plain.status.success());
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    assert!(plain.lines().any(|l| l == format!("pid              {pid}")), "{plain}");
+    // The catch-up and the config in force, as `--json` has them.
+    assert!(
+        plain.lines().any(|l| l == "catch_up         done: 1/1 logs, 0.1/0.1 MiB; 0 bytes of the logs not read yet"),
+        "{plain}"
+    );
+    let config = format!("config           {} (absent: the defaults), read ", setup.home.join("config.toml").display());
+    assert!(plain.lines().any(|l| l.starts_with(&config)), "{plain}");
 
     drop(daemon);
     let down = setup.judged(&["status", "--json"]);
@@ -942,4 +975,49 @@ fn a_log_replaced_by_a_fifo_is_tampered_and_the_daemon_stays_responsive() {
     assert!(!output.status.success());
     assert_eq!(session(&daemon, "s1")["tampered"], true);
     assert!(status(&daemon)["pid"].is_number());
+}
+
+/// Set for [`fails_with_a_daemon_that_warned_when_asked`], which fails only then.
+const FAIL_WITH_A_DAEMON: &str = "JUDGED_TEST_FAIL_WITH_A_DAEMON";
+
+/// Run by `a_daemons_log_stays_out_of_the_tests_output_unless_the_test_fails`: a test that
+/// fails while its daemon runs, after the daemon logged a warning. Without
+/// [`FAIL_WITH_A_DAEMON`] set it does nothing.
+#[test]
+fn fails_with_a_daemon_that_warned_when_asked() {
+    if std::env::var_os(FAIL_WITH_A_DAEMON).is_none() {
+        return;
+    }
+    let setup = Setup::new();
+    let lines = copilot_lines();
+    let log = setup.copilot_log("truncated");
+    append_lines(&log, &lines[..10]);
+    let daemon = setup.start();
+    fs::OpenOptions::new().write(true).open(&log).unwrap().set_len(offset_in(&lines, 5, 0)).unwrap();
+    assert_eq!(session(&daemon, "truncated")["tampered"], true);
+    panic!("failing as asked, with the daemon running");
+}
+
+/// Issue 32: a test's daemon logs to a file, so its `WARN` lines do not show among cargo's
+/// output (where they read as failures); a test that fails shows where the log is and its
+/// last lines.
+#[test]
+fn a_daemons_log_stays_out_of_the_tests_output_unless_the_test_fails() {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "fails_with_a_daemon_that_warned_when_asked"])
+        .env(FAIL_WITH_A_DAEMON, "1")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(!output.status.success() && stdout.contains("failing as asked"), "{stdout}{stderr}");
+    // The daemon inherited nothing of the test process's stderr, which no capture covers.
+    assert!(!stderr.contains("WARN"), "the daemon's log reached the test's stderr:\n{stderr}");
+    // The harness shows a failed test's captured output, and in it the daemon's log.
+    let shown: Vec<&str> = stdout.lines().skip_while(|l| !l.starts_with("judged's log (")).collect();
+    let heading = shown.first().unwrap_or_else(|| panic!("no log shown for the failed test:\n{stdout}"));
+    assert!(heading.ends_with(".log), its last lines:"), "{heading}");
+    assert!(
+        shown[1].contains(" WARN judged::ingest: log no longer holds what judged ingested;"),
+        "the daemon's warning is in the lines shown:\n{stdout}"
+    );
 }

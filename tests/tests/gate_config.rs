@@ -291,3 +291,51 @@ fn a_huge_project_file_is_refused_by_its_size() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("more than a config file may be"), "{}", stderr(&output));
 }
+
+/// Plain `judged status` shows what `--json` holds about the config: the file in force, an
+/// edit that was not applied (and why), and the settings that wait for a restart.
+#[test]
+fn plain_status_names_the_config_in_force_an_edit_not_applied_and_a_restart_needed() {
+    let s = setup("");
+    let plain = || {
+        let output = std::process::Command::new(judged_tests::bin("judged"))
+            .arg("status")
+            .env("JUDGED_HOME", &s.home)
+            .output()
+            .expect("judged status runs");
+        assert!(output.status.success(), "judged status: {}", stderr(&output));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let row = |text: &str, key: &str| {
+        text.lines().find_map(|line| line.strip_prefix(&format!("{key:<16} "))).map(str::to_owned)
+    };
+    let text = plain();
+    let in_force = format!("{} (sha256 {}), read ", s.config().display(), &sha256_of(&s.config())[..12]);
+    assert!(row(&text, "config").is_some_and(|r| r.starts_with(&in_force)), "{text}");
+    assert_eq!(row(&text, "config_rejected"), None, "{text}");
+    assert_eq!(row(&text, "restart_needed"), None, "{text}");
+    assert_eq!(
+        row(&text, "catch_up").as_deref(),
+        Some("done: 0/0 logs, 0.0/0.0 MiB; 0 bytes of the logs not read yet")
+    );
+
+    s.edit_config("auto_start = false\n[gate]\npolcy = \"off\"\n");
+    let text = plain();
+    assert!(row(&text, "config").is_some_and(|r| r.starts_with(&in_force)), "the last good version stays: {text}");
+    let rejected = row(&text, "config_rejected").unwrap_or_else(|| panic!("no config_rejected row: {text}"));
+    assert!(rejected.starts_with("an edit read "), "{rejected}");
+    assert!(
+        rejected.contains(&format!(" was not applied: {} line 3: unknown field `polcy`", s.config().display())),
+        "{rejected}"
+    );
+    assert!(rejected.ends_with("the config above is in force until the file is fixed (no restart needed)"));
+
+    s.edit_config("auto_start = false\nclaude_roots = [\"/elsewhere\"]\n");
+    let text = plain();
+    assert_eq!(row(&text, "config_rejected"), None, "{text}");
+    assert_eq!(
+        row(&text, "restart_needed").as_deref(),
+        Some("claude_roots changed in the file and take effect at the next start: `judged stop && judged start`"),
+        "{text}"
+    );
+}

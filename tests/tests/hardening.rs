@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -31,15 +31,6 @@ impl Home {
 
     fn start(&self) -> Daemon {
         Daemon::start(&self.home, &[&self.copilot], &[])
-    }
-
-    /// The daemon with its stderr (its log) written to `stderr.log` in the temp dir.
-    fn start_logging(&self) -> (Daemon, PathBuf) {
-        let log = self.dir.path().join("stderr.log");
-        let file = fs::File::create(&log).unwrap();
-        let daemon =
-            Daemon::spawn(&bin("judged"), &self.home, &[&self.copilot], &[], file.into(), Duration::from_secs(30));
-        (daemon, log)
     }
 
     fn socket(&self) -> PathBuf {
@@ -352,7 +343,7 @@ fn a_wrong_typed_argument_is_refused_naming_it() {
 #[test]
 fn log_problems_are_journaled_once_and_logged() {
     let home = Home::new("");
-    let (daemon, log) = home.start_logging();
+    let daemon = home.start();
     let session = home.copilot.join("huge");
     fs::create_dir(&session).unwrap();
     let events = session.join("events.jsonl");
@@ -375,10 +366,9 @@ fn log_problems_are_journaled_once_and_logged() {
     sessions();
     fs::write(small.join("events.jsonl"), line).unwrap();
     sessions();
-    let text = fs::read_to_string(&log).unwrap();
+    let text = fs::read_to_string(daemon.log()).unwrap();
     assert!(text.contains("longer than 67108864 bytes"), "{text}");
     assert!(text.contains("log no longer holds what judged ingested"), "{text}");
-    let _ = Path::new(&log);
 }
 
 /// A host appending while queries look at its log: a look inside one `write(2)` sees the
@@ -515,11 +505,16 @@ fn the_catch_up_on_start_reports_its_progress_while_it_runs() {
         || judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Progress, Duration::from_secs(5));
     let started = Instant::now();
     let mut seen_running = None;
+    let mut plain_status = None;
     let finished = loop {
         if let Ok(report) = progress() {
             if report["done"] == true {
                 break report;
             }
+            // What a person asking sees meanwhile (the daemon answers no `status` yet).
+            plain_status.get_or_insert_with(|| {
+                Command::new(bin("judged")).arg("status").env("JUDGED_HOME", &home.home).output().unwrap()
+            });
             seen_running.get_or_insert(report);
         }
         assert!(started.elapsed() < Duration::from_secs(60), "the catch-up ended");
@@ -530,6 +525,19 @@ fn the_catch_up_on_start_reports_its_progress_while_it_runs() {
     let _ = judged_protocol::call::<Value>(&home.socket(), judged_protocol::Request::Shutdown, Duration::from_secs(5));
     let _ = daemon.wait();
     let running = seen_running.expect("progress answered while the catch-up ran");
+    let plain = plain_status.expect("judged status ran during the catch-up");
+    assert!(plain.status.success(), "judged status: {}", String::from_utf8_lossy(&plain.stderr));
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    let total_mib = format!("{:.1} MiB\n", text.len() as f64 / (1024.0 * 1024.0));
+    let mut lines = plain.lines();
+    let first = lines.next().unwrap_or_default();
+    assert!(first.starts_with("catch_up         in progress: 0/1 logs, "), "{plain}");
+    assert!(format!("{first}\n").ends_with(&format!("/{total_mib}")), "{plain}");
+    assert_eq!(
+        lines.collect::<Vec<_>>(),
+        ["the rest of the status comes once the catch-up is done: run `judged status` again then"],
+        "{plain}"
+    );
     assert_eq!((running["files_found"].as_u64(), running["done"].as_bool()), (Some(1), Some(false)), "{running}");
     let size = text.len() as u64;
     assert_eq!((finished["files_done"].as_u64(), finished["bytes_done"].as_u64()), (Some(1), Some(size)), "{finished}");

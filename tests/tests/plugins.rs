@@ -9,7 +9,7 @@
 
 use judged_core::family::{self, Table};
 use judged_jury::config::{JuryConfig, Tiebreaker};
-use judged_tests::{bin, hosts, workspace};
+use judged_tests::{bin, files_under, hosts, workspace};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -19,18 +19,8 @@ fn text(output: &Output) -> String {
 
 /// Every file under `dir`, relative to it.
 fn tree(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![dir.to_path_buf()];
-    while let Some(next) = dirs.pop() {
-        for entry in std::fs::read_dir(&next).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                files.push(path.strip_prefix(dir).unwrap().to_path_buf());
-            }
-        }
-    }
+    let mut files: Vec<PathBuf> =
+        files_under(dir).iter().map(|file| file.strip_prefix(dir).unwrap().to_path_buf()).collect();
     files.sort();
     files
 }
@@ -230,14 +220,14 @@ impl Client {
             .env("PATH", path.unwrap())
             .env("JUDGED_HOME", home.join("judged"))
             .current_dir(workspace())
-            .env("HOME", home)
+            .envs(hosts::client_home(home))
             .env("CODEX_HOME", home.join(".codex"))
             .env("DISABLE_AUTOUPDATER", "1")
             .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
             .env("COPILOT_OFFLINE", "true")
             .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
             .stdin(std::process::Stdio::null());
-        for var in ["CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"] {
+        for var in ["CLAUDE_CONFIG_DIR", "COPILOT_HOME", "GEMINI_CLI_HOME"] {
             command.env_remove(var);
         }
         std::fs::create_dir_all(home.join(".codex")).unwrap();
@@ -337,4 +327,21 @@ fn gemini_cli_validates_installs_lists_and_uninstalls_the_extension() {
     gemini.ok(&["extensions", "uninstall", "judged"]);
     let list = gemini.ok(&["extensions", "list"]);
     assert!(list.contains("No extensions installed"), "{list}");
+}
+
+/// Issue 32: a client run keeps the user's home as it found it, an inherited
+/// `XDG_CACHE_HOME` included (Copilot CLI unpacks ~235 MB there).
+#[test]
+fn plugin_runs_leave_the_users_home_as_they_found_it() {
+    if hosts::clients().is_none() || hosts::jurors().is_none() {
+        return;
+    }
+    // Not Gemini CLI's (20 s): the jurors' guard runs it with an inherited XDG_CACHE_HOME.
+    for test in [
+        "copilot_cli_installs_lists_and_uninstalls_the_plugin",
+        "claude_code_validates_installs_lists_and_uninstalls_the_plugin",
+        "codex_cli_installs_lists_and_uninstalls_the_plugin",
+    ] {
+        hosts::assert_leaves_home_untouched(test);
+    }
 }

@@ -4,7 +4,7 @@
 //! `SKIP: …` when the clients cannot be installed (and fails under `CI`).
 
 use judged_tests::hosts::{self, JurorClients, ModelServer};
-use judged_tests::{Daemon, bin, bin_dir, eventually, skip};
+use judged_tests::{Daemon, bin, bin_dir, eventually, files_under, skip};
 use serde_json::{Value, json};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -126,7 +126,7 @@ impl World {
         command
             .env_clear()
             .env("PATH", path.unwrap())
-            .env("HOME", self.home())
+            .envs(hosts::client_home(&self.home()))
             .env("CODEX_HOME", self.codex_home())
             .env("GEMINI_CLI_HOME", self.home())
             .env("JUDGED_HOME", &self.judged_home)
@@ -161,7 +161,7 @@ impl World {
 
     /// The Gemini CLI agent's recording (the only one the world's `gemini -p` wrote).
     fn recording(&self) -> String {
-        let recordings: Vec<PathBuf> = walk(&self.home().join(".gemini/tmp"))
+        let recordings: Vec<PathBuf> = files_under(&self.home().join(".gemini/tmp"))
             .into_iter()
             .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("session-")))
             .collect();
@@ -275,12 +275,6 @@ impl World {
 /// Gemini CLI 0.61.0 offline (host-formats §G): API-key auth, no telemetry, no update
 /// checks, one attempt per request, no tools.
 const GEMINI_SETTINGS: &str = r#"{"security":{"auth":{"selectedType":"gemini-api-key"}},"privacy":{"usageStatisticsEnabled":false},"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false,"maxAttempts":1,"retryFetchErrors":false},"tools":{"core":[]}}"#;
-
-/// Every file under `dir`.
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
-    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten().map(|e| e.path());
-    entries.flat_map(|path| if path.is_dir() { walk(&path) } else { vec![path] }).collect()
-}
 
 fn world() -> Option<World> {
     hosts::jurors().map(World::new)
@@ -512,7 +506,7 @@ impl World {
         let sessions = self.codex_home().join("sessions");
         let found = std::fs::read_dir(&sessions).into_iter().flatten().flatten().map(|year| year.path());
         let mut files: Vec<PathBuf> = found
-            .flat_map(|dir| walk(&dir))
+            .flat_map(|dir| files_under(&dir))
             .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("rollout-")))
             .collect();
         files.sort();
@@ -735,7 +729,7 @@ impl World {
     /// What the Gemini CLI agent's shell call whose command holds `needle` returned, as its
     /// recording has it.
     fn gemini_printed_by(&self, needle: &str) -> String {
-        let recordings = walk(&self.home().join(".gemini/tmp"));
+        let recordings = files_under(&self.home().join(".gemini/tmp"));
         let lines: Vec<Value> = recordings
             .iter()
             .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
@@ -875,4 +869,16 @@ fn init_without_a_terminal_arms_every_host() {
         "{words}"
     );
     assert_eq!(std::fs::read(&settings).ok(), before, "nothing written: {words}");
+}
+
+/// Issue 32: an agent run and the reviewer CLI it runs keep the user's home as they
+/// found it.
+#[test]
+fn agent_runs_leave_the_users_home_as_they_found_it() {
+    if hosts::clients().is_none() || hosts::jurors().is_none() {
+        return;
+    }
+    hosts::assert_leaves_home_untouched(
+        "a_codex_cli_agent_reviewed_by_copilot_prompt_ends_its_turn_under_the_stop_gate",
+    );
 }

@@ -1100,3 +1100,13 @@ fn a_managed_policy_hook_gates_copilot_cli_though_the_repository_disables_hooks(
     assert_eq!(bypassed[0]["forced_end"], json!({"blocks": 9}), "{bypassed:#?}");
     managed_uninstall(&lab, "--copilot", &policy);
 }
+
+/// Issue 32: a client run through drive.py keeps the user's home as it found it.
+#[test]
+fn host_runs_leave_the_users_home_as_they_found_it() {
+    if hosts::clients().is_none() {
+        return;
+    }
+    hosts::assert_leaves_home_untouched("copilot_cross_family_ok_daemon");
+    hosts::assert_leaves_home_untouched("claude_marker_challenge_daemon");
+}

@@ -447,3 +447,14 @@ fn claude_code_and_copilot_jurors_answered_by_other_families_are_down() {
     assert_eq!(packet["cross_family"]["degraded"], true, "{packet:#}");
     assert_eq!(packet["cross_family"]["distinct_families_returned"], 1, "{packet:#}");
 }
+
+/// Issue 32: juror runs keep the user's home as they found it (a Copilot CLI juror used to
+/// unpack ~235 MB into `~/.cache/copilot` and write a device id under `~/.cache/Microsoft`).
+#[test]
+fn juror_runs_leave_the_users_home_as_they_found_it() {
+    if hosts::clients().is_none() || hosts::jurors().is_none() {
+        return;
+    }
+    hosts::assert_leaves_home_untouched("claude_code_and_copilot_jurors_pass_and_their_records_are_read");
+    hosts::assert_leaves_home_untouched("codex_and_gemini_both_pass_and_the_jury_is_cross_family");
+}

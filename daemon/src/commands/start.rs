@@ -111,18 +111,14 @@ fn log_tail(log: &Path, from: u64) -> String {
 
 /// One line of catch-up progress: logs and bytes ingested of those found.
 fn progress_line(progress: &CatchUp) -> String {
-    let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
     let percent = (progress.bytes_done * 100).checked_div(progress.bytes_found).unwrap_or(100);
     let width = 30;
     let filled = (percent as usize * width / 100).min(width);
     format!(
-        "judged: catching up [{}{}] {percent:>3}%  {}/{} logs, {:.1}/{:.1} MiB",
+        "judged: catching up [{}{}] {percent:>3}%  {}",
         "#".repeat(filled),
         " ".repeat(width - filled),
-        progress.files_done,
-        progress.files_found,
-        mib(progress.bytes_done),
-        mib(progress.bytes_found)
+        super::status::catch_up_counts(progress)
     )
 }
 
