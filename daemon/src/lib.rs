@@ -1,4 +1,5 @@
-//! `judged`: the daemon that witnesses coding-agent session logs.
+//! `judged-daemon`: the witness, the daemon that watches coding-agent session logs. The
+//! `judged` binary (judged/) runs it, and holds the setup and operations around it.
 //!
 //! Layout, in the order a request flows: [`server`] (socket, frames, peer check) →
 //! [`engine`] (the one owner of the state, one file per operation) → [`ingest`]
@@ -11,11 +12,9 @@ pub mod config;
 pub mod engine;
 pub mod hook_gate;
 pub mod ingest;
-pub mod install;
 mod integrity;
 mod logs;
 pub mod panel;
-pub mod plugin;
 pub mod server;
 pub mod store;
 mod tree_watch;

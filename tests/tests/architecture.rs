@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const CRATES: &[&str] = &["core", "protocol", "daemon", "cli", "jury", "hook-shims", "mcp"];
+const CRATES: &[&str] = &["core", "protocol", "daemon", "judged", "cli", "jury", "hook-shims", "mcp"];
 
 /// The top-level module each `.rs` file under `src` belongs to, with its text.
 fn sources(src: &Path) -> Vec<(String, String)> {

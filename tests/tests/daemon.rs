@@ -1017,7 +1017,7 @@ fn a_daemons_log_stays_out_of_the_tests_output_unless_the_test_fails() {
     let heading = shown.first().unwrap_or_else(|| panic!("no log shown for the failed test:\n{stdout}"));
     assert!(heading.ends_with(".log), its last lines:"), "{heading}");
     assert!(
-        shown[1].contains(" WARN judged::ingest: log no longer holds what judged ingested;"),
+        shown[1].contains(" WARN judged_daemon::ingest: log no longer holds what judged ingested;"),
         "the daemon's warning is in the lines shown:\n{stdout}"
     );
 }

@@ -39,7 +39,7 @@ fn the_committed_plugin_is_what_judged_renders() {
     for file in tree(rendered.path()) {
         assert!(
             std::fs::read(committed.join(&file)).unwrap() == std::fs::read(rendered.path().join(&file)).unwrap(),
-            "plugin/{} differs from what judged renders (daemon/src/plugin.rs): run `cargo run -p judged -- plugin \
+            "plugin/{} differs from what judged renders (judged/src/plugin.rs): run `cargo run -p judged -- plugin \
              write plugin/` and commit the result",
             file.display()
         );

@@ -7,8 +7,8 @@
 //! each host found (or only the hooks), and runs `judged doctor`.
 
 use crate::CliError;
-use judged::install::host_cli::{self, Listed, Login};
-use judged::install::{CodexHookSource, Plan, find_on_path};
+use crate::install::host_cli::{self, Listed, Login};
+use crate::install::{CodexHookSource, Plan, find_on_path};
 use judged_core::event::Host;
 use judged_core::family::{self, Table};
 use judged_jury::config::JuryConfig;
@@ -38,7 +38,7 @@ pub enum PluginCmd {
 #[derive(Debug, thiserror::Error)]
 pub enum InitError {
     #[error(transparent)]
-    Plugin(#[from] judged::plugin::PluginError),
+    Plugin(#[from] crate::plugin::PluginError),
     #[error(
         "the [jury] judged init rendered is refused ({0}); this is a bug in judged init, write [jury] by hand (docs/configuration.md, \"The jury\")"
     )]
@@ -49,7 +49,7 @@ pub enum InitError {
 
 pub fn plugin(command: PluginCmd) -> Result<(), CliError> {
     let PluginCmd::Write { dir } = command;
-    judged::plugin::write(&dir).map_err(InitError::from)?;
+    crate::plugin::write(&dir).map_err(InitError::from)?;
     println!("wrote the judged plugin to {}", dir.display());
     Ok(())
 }
@@ -154,7 +154,7 @@ pub fn run(args: &InitArgs) -> Result<(), CliError> {
     if !args.dry_run {
         // The data dir holds the plugin init writes, and later the store and the key:
         // made private now, as `judged start` would make it.
-        judged::private_dir(&judged_protocol::paths::data_dir())?;
+        judged_daemon::private_dir(&judged_protocol::paths::data_dir())?;
     }
     let path_var = std::env::var_os("PATH");
     let found: Vec<(Host, PathBuf)> = ORDER
@@ -211,7 +211,7 @@ pub fn run(args: &InitArgs) -> Result<(), CliError> {
 /// jury can be made.
 fn write_jury(args: &InitArgs, usable: &[Host], unchecked: &[Host], found: &[(Host, PathBuf)]) -> Result<(), CliError> {
     let config = judged_protocol::paths::config_path();
-    let file = judged::install::read_user_file(&config)?;
+    let file = crate::install::read_user_file(&config)?;
     let before = file.text.clone();
     // A config that does not parse is not appended to: a [jury] there would be one more
     // on each run, and judged reads none of it.
@@ -259,7 +259,7 @@ fn carry_out(plan: Plan, dry_run: bool) -> Result<(), CliError> {
 /// Only the hooks, with `install-hooks`' own functions and command.
 fn install_hooks(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliError> {
     let config_path = judged_protocol::paths::config_path();
-    let config = judged::config::ConfigFile::load(&config_path)?;
+    let config = judged_daemon::config::ConfigFile::load(&config_path)?;
     let timeout = crate::commands::install_hooks::hook_timeout_seconds(&config, &config_path)?;
     let project = args.project.clone().unwrap_or_else(|| PathBuf::from("."));
     for &(host, _) in hosts {
@@ -280,50 +280,50 @@ fn install_hooks(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliEr
                 let settings = user.claude_settings();
                 let command = crate::commands::install_hooks::hook_command(
                     "claude-code",
-                    judged::config::OnError::Block,
+                    judged_daemon::config::OnError::Block,
                     timeout,
                     false,
                     None,
                 )?;
-                judged::install::claude_install(&settings, &command, &["TaskCompleted".into()], timeout)?
+                crate::install::claude_install(&settings, &command, &["TaskCompleted".into()], timeout)?
             }
             Host::CopilotCli => {
-                let committed = judged::install::copilot_path(&project);
+                let committed = crate::install::copilot_path(&project);
                 let command = crate::commands::install_hooks::hook_command(
                     "copilot-cli",
-                    judged::config::OnError::Block,
+                    judged_daemon::config::OnError::Block,
                     timeout,
                     false,
                     Some(&committed),
                 )?;
-                judged::install::copilot_install(&committed, &command, timeout)?
+                crate::install::copilot_install(&committed, &command, timeout)?
             }
             Host::CodexCli => {
-                let hooks = judged::install::codex_hooks_path(None);
+                let hooks = crate::install::codex_hooks_path(None);
                 let command = crate::commands::install_hooks::hook_command(
                     "codex-cli",
-                    judged::config::OnError::Block,
+                    judged_daemon::config::OnError::Block,
                     timeout,
                     false,
                     None,
                 )?;
-                judged::install::check_codex_config()?;
-                carry_out(judged::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
+                crate::install::check_codex_config()?;
+                carry_out(crate::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
                 let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-                let source = judged::install::CodexHookSource::File(&hooks);
+                let source = crate::install::CodexHookSource::File(&hooks);
                 crate::commands::install_hooks::trust_codex_hook(source, &cwd, args.dry_run)?;
                 continue;
             }
             Host::GeminiCli => {
-                let settings = judged::install::gemini_settings_path(None);
+                let settings = crate::install::gemini_settings_path(None);
                 let command = crate::commands::install_hooks::hook_command(
                     "gemini-cli",
-                    judged::config::OnError::Block,
+                    judged_daemon::config::OnError::Block,
                     timeout,
                     false,
                     None,
                 )?;
-                judged::install::gemini_install(&settings, &command, timeout)?
+                crate::install::gemini_install(&settings, &command, timeout)?
             }
         };
         carry_out(plan, args.dry_run)?;
@@ -351,7 +351,7 @@ fn step(args: &[&str]) -> Step {
 /// The id a host lists judged by once init installed it.
 fn installed_id(host: Host) -> String {
     match host {
-        Host::GeminiCli => judged::plugin::NAME.to_owned(),
+        Host::GeminiCli => crate::plugin::NAME.to_owned(),
         _ => host_cli::marketplace_id(),
     }
 }
@@ -367,15 +367,15 @@ fn install_steps(host: Host, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
         Host::ClaudeCode => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "install", &at])],
         Host::CopilotCli => {
             // A direct install (deprecated by Copilot CLI) goes before the marketplace's.
-            let direct = before.filter(|b| b.id == judged::plugin::NAME);
-            let uninstall = direct.map(|_| step(&["plugin", "uninstall", judged::plugin::NAME]));
+            let direct = before.filter(|b| b.id == crate::plugin::NAME);
+            let uninstall = direct.map(|_| step(&["plugin", "uninstall", crate::plugin::NAME]));
             let add = Step { already: Some("already registered"), ..step(&["plugin", "marketplace", "add", &dir]) };
             uninstall.into_iter().chain([add, step(&["plugin", "install", &at])]).collect()
         }
         Host::CodexCli => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "add", &at])],
         Host::GeminiCli => {
-            let extension = Path::new(dir.as_ref()).join(judged::plugin::GEMINI_DIR);
-            let uninstall = before.map(|_| step(&["extensions", "uninstall", judged::plugin::NAME]));
+            let extension = Path::new(dir.as_ref()).join(crate::plugin::GEMINI_DIR);
+            let uninstall = before.map(|_| step(&["extensions", "uninstall", crate::plugin::NAME]));
             // Gemini CLI asks whether to trust the folder it installs from, even with
             // --consent: that folder is judged's own plugin directory, trusted for
             // this one command.
@@ -414,7 +414,7 @@ fn install_plugin(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliE
         INSTALL_DEADLINE.as_secs()
     );
     if !args.dry_run {
-        judged::plugin::write(&dir).map_err(InitError::from)?;
+        crate::plugin::write(&dir).map_err(InitError::from)?;
     }
     let mut still_to_do: Vec<String> = Vec::new();
     for (host, bin) in hosts {
@@ -507,7 +507,7 @@ fn trust_codex_plugin(host: Host, dir: &Path) -> Option<String> {
             println!(
                 "  {:<8} trusts the plugin's Stop hook ({})",
                 host_cli::program(host),
-                judged::install::codex_config_path().display()
+                crate::install::codex_config_path().display()
             );
             None
         }

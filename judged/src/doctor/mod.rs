@@ -7,11 +7,11 @@
 
 mod hosts;
 
+use crate::install::find_on_path;
+use crate::install::host_cli::{self, Login};
 use crate::service::{self, Manager, Unmanaged, WITHOUT_A_SERVICE};
-use judged::config::{Config, ConfigFile, RootFlags};
-use judged::install::find_on_path;
-use judged::install::host_cli::{self, Login};
 use judged_core::event::Host;
+use judged_daemon::config::{Config, ConfigFile, RootFlags};
 use judged_jury::config::{JuryConfig, Preset};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
 use serde::Serialize;
@@ -196,7 +196,7 @@ fn witness_account_check(socket: &std::path::Path) -> Check {
     use std::os::unix::fs::MetadataExt;
     let data_dir = std::path::Path::new(service::system::DATA_DIR);
     let owner = std::fs::metadata(socket).map(|m| m.uid()).ok();
-    let name = owner.and_then(|uid| judged::account::find(&uid.to_string())).map(|a| a.name);
+    let name = owner.and_then(|uid| judged_daemon::account::find(&uid.to_string())).map(|a| a.name);
     let shown = format!("{} (uid {})", name.as_deref().unwrap_or("?"), owner.map_or("?".into(), |u| u.to_string()));
     if owner == Some(judged_core::files::current_uid()) {
         return ok("witness", format!("you run the witness at {} yourself", socket.display()));

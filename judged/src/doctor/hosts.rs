@@ -5,8 +5,8 @@
 //! (there, and this version); each host ends with one line: gated by what, or not.
 
 use super::{Check, Status, VERSION, check, ok, resolve_program};
-use judged::install::INSTALL_COMMAND;
-use judged::install::host_cli::{self, CodexHook, HostCliError, Listed};
+use crate::install::INSTALL_COMMAND;
+use crate::install::host_cli::{self, CodexHook, HostCliError, Listed};
 use judged_core::event::Host;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ struct Asked {
 
 impl Asked {
     fn ask(host: Host, cwd: &Path, path: Option<&std::ffi::OsStr>) -> Asked {
-        let bin = judged::install::find_on_path(host_cli::program(host), path);
+        let bin = crate::install::find_on_path(host_cli::program(host), path);
         let (listed, codex_hooks) = match &bin {
             None => (Ok(None), Ok(Vec::new())),
             Some(bin) => (
@@ -54,7 +54,7 @@ impl Asked {
 /// The settings files that can hold a host's hook: where, what it is, and the command
 /// that writes it again.
 fn settings_files(host: Host, cwd: &Path) -> Vec<(&'static str, PathBuf, &'static str)> {
-    use judged::install as i;
+    use crate::install as i;
     match host {
         Host::ClaudeCode => vec![
             ("project", cwd.join(".claude/settings.json"), "judged install-hooks --claude"),
@@ -94,8 +94,8 @@ fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
             hooked.push(format!("{place} settings {}", path.display()));
         }
     }
-    if host == Host::CodexCli && codex_requirements_file(checks, &judged::install::codex_managed_path()) {
-        hooked.push(format!("managed requirements {}", judged::install::codex_managed_path().display()));
+    if host == Host::CodexCli && codex_requirements_file(checks, &crate::install::codex_managed_path()) {
+        hooked.push(format!("managed requirements {}", crate::install::codex_managed_path().display()));
     }
     let plugin = plugin_check(checks, asked, &name("plugin"));
     // Codex CLI runs only the hooks it trusts: its own list decides what gates it.
@@ -188,7 +188,7 @@ fn codex_trust_checks(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Vec
         let state = if hook.enabled { format!("{:?}", hook.trust_status).to_lowercase() } else { "disabled".into() };
         let detail = format!(
             "Codex CLI skips judge-hook's Stop hook from {from}: it is {state} in {}",
-            judged::install::codex_config_path().display()
+            crate::install::codex_config_path().display()
         );
         checks.push(check(name, Status::Fail, detail, Some(fix)));
     }

@@ -16,7 +16,7 @@
 //! never start a daemon of their own for it.
 
 use super::{MARK, ServiceError, Step, io_error, is_ours, read, run_steps, write_service_file};
-use judged::account::{self, Account};
+use judged_daemon::account::{self, Account};
 use judged_protocol::paths;
 use std::fmt::Write as _;
 use std::fs;

@@ -15,6 +15,7 @@ pub mod host_cli;
 mod json_edit;
 mod user_file;
 
+use crate::hook_entry::{command_hook_group, copilot_hooks, pretty};
 pub use json_edit::Syntax;
 use json_edit::{Doc, Entry, Node, ParseError};
 use serde_json::{Map, Value, json};
@@ -30,25 +31,7 @@ const SHIM: &str = "judge-hook";
 /// How the three binaries get on PATH (README, "Install for daily use"); named in every
 /// message that asks the user to install them.
 pub const INSTALL_COMMAND: &str =
-    "for crate in daemon cli hook-shims; do cargo install --locked --path \"$crate\"; done";
-
-/// The host's hook timeout when no jury is configured: the evidence gate answers in
-/// milliseconds.
-pub const HOOK_TIMEOUT_SECONDS: u64 = 120;
-/// How much sooner than the host the shim gives up, so it answers (blocking, with a
-/// message) before the host kills it.
-pub const SHIM_MARGIN_SECONDS: u64 = 10;
-
-/// The hook's command line: `program` (see [`hook_program`]) as `host`'s gate, giving up
-/// [`SHIM_MARGIN_SECONDS`] before the host's `hook_timeout` kills it.
-pub fn shim_command(program: &str, host: &str, on_error_allow: bool, hook_timeout: u64) -> String {
-    let mut command = format!("{program} --host {host}");
-    if on_error_allow {
-        command.push_str(" --on-error allow");
-    }
-    command.push_str(&format!(" --timeout {}", hook_timeout - SHIM_MARGIN_SECONDS));
-    command
-}
+    "for crate in judged cli hook-shims; do cargo install --locked --path \"$crate\"; done";
 
 /// Why a hooks file cannot be changed; each names the file and what to do.
 #[derive(Debug, thiserror::Error)]
@@ -361,23 +344,10 @@ fn parse_json(path: &Path, text: &str, syntax: Syntax) -> Result<Doc, InstallErr
 /// exactly this removes the file: there was none before the install.
 const NEW_JSON: &str = "{}\n";
 
-/// `value` as the JSON files here are written: pretty, with a final newline.
-pub fn pretty(value: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(value).expect("a Value serializes");
-    text.push('\n');
-    text
-}
-
 fn is_ours(group: &Value) -> bool {
     group["hooks"]
         .as_array()
         .is_some_and(|hooks| hooks.iter().any(|h| h["command"].as_str().is_some_and(|c| c.contains(SHIM))))
-}
-
-/// One matcher group running `command`, in the shape Claude Code (and Codex CLI, whose
-/// hooks have the same three levels) read: event → group → handlers.
-pub fn command_hook_group(command: &str, timeout: u64) -> Value {
-    json!({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
 }
 
 /// Add our command hook for each of `events` to a Claude Code settings file.
@@ -549,12 +519,6 @@ const MANAGED_ONLY: &str = "allowManagedHooksOnly";
 /// The Copilot CLI repository hook file.
 pub fn copilot_path(project: &Path) -> PathBuf {
     project.join(".github/hooks/judged.json")
-}
-
-/// A Copilot CLI hooks file holding our `agentStop` hook (a repository's
-/// `.github/hooks/*.json` and a plugin's hooks file have this one shape).
-pub fn copilot_hooks(command: &str, timeout_seconds: u64) -> Value {
-    json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": command, "timeoutSec": timeout_seconds}]}})
 }
 
 /// judged's file in Copilot CLI's policy directory: root's, loaded for every user, and

@@ -11,7 +11,7 @@
 
 pub(crate) mod system;
 
-use judged::install::{find_on_path, same_file};
+use crate::install::{find_on_path, same_file};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
 use std::ffi::OsStr;
 use std::fmt::Write as _;
@@ -403,7 +403,7 @@ impl Step {
     }
 
     fn shown(&self) -> String {
-        self.0.iter().map(|a| judged::install::shell_word(a)).collect::<Vec<_>>().join(" ")
+        self.0.iter().map(|a| crate::install::shell_word(a)).collect::<Vec<_>>().join(" ")
     }
 
     /// Run it; its trimmed stdout, or what went wrong.
@@ -467,7 +467,7 @@ fn warn_when_not_installed(exe: &Path) {
             "judged: warning: the service runs {}, which is not the `judged` on PATH; if that is a build tree, \
              `cargo clean` breaks the service: install the tools (`{}`) and run `judged service install` again",
             exe.display(),
-            judged::install::INSTALL_COMMAND
+            crate::install::INSTALL_COMMAND
         );
     }
 }

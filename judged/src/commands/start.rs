@@ -3,7 +3,7 @@
 
 use super::call;
 use crate::{CliError, service};
-use judged::config::{Config, RootFlags};
+use judged_daemon::config::{Config, RootFlags};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -14,14 +14,14 @@ pub fn foreground(roots: RootFlags) -> Result<(), CliError> {
     init_logging();
     let config = Config::resolve(roots).map_err(CliError::StartConfig)?;
     service::notify_when_ready(config.socket_path());
-    Ok(judged::run(config)?)
+    Ok(judged_daemon::run(config)?)
 }
 
 /// Spawn `judged start --foreground` detached, logging to the data dir, and wait until
 /// the socket answers.
 pub fn background(roots: &RootFlags) -> Result<(), CliError> {
     let data_dir = paths::data_dir();
-    judged::private_dir(&data_dir)?;
+    judged_daemon::private_dir(&data_dir)?;
     let start_error = |action: String| move |source| CliError::Start { action, source };
     // One start at a time: a second `judged start` waits here, then finds the first's
     // daemon answering and says so, instead of starting one that loses the pid lock.

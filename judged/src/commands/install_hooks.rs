@@ -2,12 +2,13 @@
 //! events the gate in force would not decide.
 
 use super::carry_out;
+use crate::hook_entry::HOOK_TIMEOUT_SECONDS;
+use crate::install::CodexHookSource;
+use crate::install::host_cli;
 use crate::{CliError, HookTarget};
-use judged::config::ConfigError;
-use judged::config::OnError;
-use judged::install::host_cli;
-use judged::install::{CodexHookSource, HOOK_TIMEOUT_SECONDS};
 use judged_core::event::Host;
+use judged_daemon::config::ConfigError;
+use judged_daemon::config::OnError;
 use judged_protocol::paths;
 use std::path::{Path, PathBuf};
 
@@ -19,7 +20,7 @@ pub fn run(
     absolute: bool,
 ) -> Result<(), CliError> {
     let config_path = paths::config_path();
-    let config = judged::config::ConfigFile::load(&config_path)?;
+    let config = judged_daemon::config::ConfigFile::load(&config_path)?;
     let timeout = hook_timeout_seconds(&config, &config_path)?;
     let (host, events) = match (target.copilot, target.codex, target.gemini) {
         (true, _, _) => (Host::CopilotCli, Vec::new()),
@@ -40,46 +41,46 @@ pub fn run(
     }
     let plan = match host {
         Host::CopilotCli if target.managed => {
-            let policy = judged::install::copilot_managed_path();
+            let policy = crate::install::copilot_managed_path();
             needs_root(&policy, "copilot", dry_run)?;
             // Every user's Copilot CLI runs it, with their own PATH: named by its path.
             let command = hook_command(host.as_str(), on_error, timeout, true, None)?;
-            judged::install::copilot_install(&policy, &command, timeout)?
+            crate::install::copilot_install(&policy, &command, timeout)?
         }
         Host::CopilotCli => {
-            let committed = judged::install::copilot_path(&target.project_dir());
+            let committed = crate::install::copilot_path(&target.project_dir());
             let command = hook_command(host.as_str(), on_error, timeout, absolute, Some(&committed))?;
-            judged::install::copilot_install(&committed, &command, timeout)?
+            crate::install::copilot_install(&committed, &command, timeout)?
         }
         Host::CodexCli if target.managed => codex_managed(on_error, timeout, target.managed_only, dry_run)?,
         Host::CodexCli => {
-            let hooks = judged::install::codex_hooks_path(project.as_deref());
+            let hooks = crate::install::codex_hooks_path(project.as_deref());
             let committed = Some(hooks.as_path()).filter(|_| project.is_some());
             let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
-            judged::install::check_codex_config()?;
-            let plan = judged::install::codex_install(&hooks, &command, timeout)?;
+            crate::install::check_codex_config()?;
+            let plan = crate::install::codex_install(&hooks, &command, timeout)?;
             carry_out(plan, dry_run)?;
             let cwd = project.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
             return trust_codex_hook(CodexHookSource::File(&hooks), &cwd, dry_run).map(drop);
         }
         Host::GeminiCli => {
-            let settings = judged::install::gemini_settings_path(project.as_deref());
+            let settings = crate::install::gemini_settings_path(project.as_deref());
             let committed = Some(settings.as_path()).filter(|_| project.is_some());
             let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
-            judged::install::gemini_install(&settings, &command, timeout)?
+            crate::install::gemini_install(&settings, &command, timeout)?
         }
         Host::ClaudeCode if target.managed => {
             let settings = target.claude_settings();
             needs_root(&settings, "claude", dry_run)?;
             // Every user's Claude Code runs it, with their own PATH: named by its path.
             let command = hook_command(host.as_str(), on_error, timeout, true, None)?;
-            judged::install::claude_managed_install(&settings, &command, &events, timeout, target.managed_only)?
+            crate::install::claude_managed_install(&settings, &command, &events, timeout, target.managed_only)?
         }
         Host::ClaudeCode => {
             let settings = target.claude_settings();
             let committed = Some(settings.as_path()).filter(|_| !target.user);
             let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
-            judged::install::claude_install(&settings, &command, &events, timeout)?
+            crate::install::claude_install(&settings, &command, &events, timeout)?
         }
     };
     carry_out(plan, dry_run)
@@ -89,7 +90,7 @@ pub fn run(
 /// as the host lists it: it would run judge-hook a second time at each end. A project's
 /// file is the team's, so there it is said, not refused.
 pub fn plugin_already_gates(host: Host, user: bool) -> Result<(), CliError> {
-    let Some(bin) = judged::install::find_on_path(host_cli::program(host), std::env::var_os("PATH").as_deref()) else {
+    let Some(bin) = crate::install::find_on_path(host_cli::program(host), std::env::var_os("PATH").as_deref()) else {
         return Ok(());
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
@@ -112,25 +113,20 @@ pub fn plugin_already_gates(host: Host, user: bool) -> Result<(), CliError> {
 
 /// Codex CLI's managed requirements with our hook, and the managed hook directory they
 /// name (which Codex CLI needs to exist).
-fn codex_managed(
-    on_error: OnError,
-    timeout: u64,
-    only: bool,
-    dry_run: bool,
-) -> Result<judged::install::Plan, CliError> {
-    let requirements = judged::install::codex_managed_path();
+fn codex_managed(on_error: OnError, timeout: u64, only: bool, dry_run: bool) -> Result<crate::install::Plan, CliError> {
+    let requirements = crate::install::codex_managed_path();
     needs_root(&requirements, "codex", dry_run)?;
     // Every user's Codex CLI runs it, with their own PATH: named by its path.
     let command = hook_command(Host::CodexCli.as_str(), on_error, timeout, true, None)?;
-    let managed_dir = judged::install::codex_managed_dir();
+    let managed_dir = crate::install::codex_managed_dir();
     if !dry_run {
-        std::fs::create_dir_all(&managed_dir).map_err(|source| judged::install::InstallError::Io {
+        std::fs::create_dir_all(&managed_dir).map_err(|source| crate::install::InstallError::Io {
             action: "create",
             path: managed_dir.clone(),
             source,
         })?;
     }
-    Ok(judged::install::codex_managed_install(&requirements, &command, timeout, only)?)
+    Ok(crate::install::codex_managed_install(&requirements, &command, timeout, only)?)
 }
 
 /// Refuse to write a host's managed settings (`path`) but as root: they are root's.
@@ -138,11 +134,11 @@ pub fn needs_root(path: &Path, host: &'static str, dry_run: bool) -> Result<(), 
     if judged_core::files::current_uid() == 0 || dry_run {
         return Ok(());
     }
-    Err(judged::install::InstallError::NeedsRoot { path: path.to_owned(), host }.into())
+    Err(crate::install::InstallError::NeedsRoot { path: path.to_owned(), host }.into())
 }
 
 /// The host's hook timeout: larger than the configured jury's whole deadline.
-pub fn hook_timeout_seconds(config: &judged::config::ConfigFile, path: &Path) -> Result<u64, CliError> {
+pub fn hook_timeout_seconds(config: &judged_daemon::config::ConfigFile, path: &Path) -> Result<u64, CliError> {
     match config.jury.as_ref().map(judged_jury::config::JuryConfig::validate) {
         None => Ok(HOOK_TIMEOUT_SECONDS),
         Some(Ok(jury)) => Ok(jury.hook_timeout_seconds().max(HOOK_TIMEOUT_SECONDS)),
@@ -153,7 +149,7 @@ pub fn hook_timeout_seconds(config: &judged::config::ConfigFile, path: &Path) ->
 /// A warning for each of `events` that the gate in force for `dir` does not decide: the
 /// hook would run and allow it without a decision.
 fn ungated_events_warning(
-    config: &judged::config::ConfigFile,
+    config: &judged_daemon::config::ConfigFile,
     config_path: &Path,
     host: judged_core::event::Host,
     events: &[String],
@@ -180,7 +176,7 @@ fn ungated_events_warning(
     )))
 }
 
-/// The shim's command line, naming `judge-hook` as [`judged::install::hook_program`]
+/// The shim's command line, naming `judge-hook` as [`crate::install::hook_program`]
 /// decides (by name when PATH finds it); its warnings go to stderr. `committed` is the
 /// file it goes into when that is a project file that gets committed.
 pub fn hook_command(
@@ -192,12 +188,12 @@ pub fn hook_command(
 ) -> Result<String, CliError> {
     let beside =
         std::env::current_exe().ok().and_then(|exe| Some(exe.parent()?.join("judge-hook"))).filter(|p| p.is_file());
-    let on_path = judged::install::find_on_path("judge-hook", std::env::var_os("PATH").as_deref());
-    let shim = judged::install::hook_program(beside.as_deref(), on_path.as_deref(), absolute, committed)?;
+    let on_path = crate::install::find_on_path("judge-hook", std::env::var_os("PATH").as_deref());
+    let shim = crate::install::hook_program(beside.as_deref(), on_path.as_deref(), absolute, committed)?;
     for warning in &shim.warnings {
         eprintln!("judged: warning: {warning}");
     }
-    Ok(judged::install::shim_command(&shim.program, host, on_error == OnError::Allow, hook_timeout))
+    Ok(crate::hook_entry::shim_command(&shim.program, host, on_error == OnError::Allow, hook_timeout))
 }
 
 /// Trust the Codex CLI hook just written (from `source`), as Codex itself identifies it
@@ -210,13 +206,13 @@ pub fn trust_codex_hook(source: CodexHookSource, cwd: &Path, dry_run: bool) -> R
         println!("then: the hook's trust in $CODEX_HOME/config.toml, as `codex app-server` identifies it");
         return Ok(false);
     }
-    let Some(codex) = judged::install::find_on_path("codex", std::env::var_os("PATH").as_deref()) else {
+    let Some(codex) = crate::install::find_on_path("codex", std::env::var_os("PATH").as_deref()) else {
         eprintln!("judged: warning: `codex` is not on PATH. {by_hand}.");
         return Ok(false);
     };
-    match judged::install::codex_hook_id(&codex, cwd, source) {
+    match crate::install::codex_hook_id(&codex, cwd, source) {
         Ok(hook) => {
-            carry_out(judged::install::codex_trust(&judged::install::codex_config_path(), source, &hook)?, dry_run)?;
+            carry_out(crate::install::codex_trust(&crate::install::codex_config_path(), source, &hook)?, dry_run)?;
             Ok(true)
         }
         Err(why) => {

@@ -21,7 +21,7 @@
 //!   `hooks/hooks.json` too, so the extension is the `gemini/` subdirectory, with its own
 //!   copy of the skill (an installed extension is a copy of that directory alone).
 
-use crate::install::{HOOK_TIMEOUT_SECONDS, command_hook_group, copilot_hooks, pretty, shim_command};
+use crate::hook_entry::{HOOK_TIMEOUT_SECONDS, command_hook_group, copilot_hooks, pretty, shim_command};
 use serde_json::{Value, json};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -34,8 +34,6 @@ pub const DESCRIPTION: &str = "A cross-family review gate for coding agents: a h
      review round.";
 /// Who the manifests name as the author (the LICENSE's copyright holder).
 pub const AUTHOR: &str = "the judged authors";
-/// The skill's directory under `skills/`.
-pub const SKILL: &str = "judged-review";
 /// Where the Gemini CLI extension lives in the plugin (see the module comment).
 pub const GEMINI_DIR: &str = "gemini";
 

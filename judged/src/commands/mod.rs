@@ -39,7 +39,7 @@ fn shown<T: std::fmt::Display>(value: &Option<T>) -> String {
 }
 
 /// Show or apply an install plan.
-pub fn carry_out(plan: judged::install::Plan, dry_run: bool) -> Result<(), CliError> {
+pub fn carry_out(plan: crate::install::Plan, dry_run: bool) -> Result<(), CliError> {
     if !plan.changes() {
         println!("{}: already as wanted, nothing to change", plan.path.display());
         return Ok(());

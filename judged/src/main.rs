@@ -2,13 +2,16 @@
 
 mod commands;
 mod doctor;
+mod hook_entry;
 mod init;
+mod install;
+mod plugin;
 mod report;
 mod service;
 
+use crate::install::InstallError;
 use clap::{Parser, Subcommand};
-use judged::config::{ConfigError, RootFlags};
-use judged::install::InstallError;
+use judged_daemon::config::{ConfigError, RootFlags};
 use judged_protocol::ClientError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -59,8 +62,8 @@ enum Cmd {
         #[arg(long, value_delimiter = ',', default_value = "TaskCompleted")]
         events: Vec<String>,
         /// What the hook does when judged cannot be asked.
-        #[arg(long = "on-error", value_enum, default_value_t = judged::config::OnError::Block)]
-        on_error: judged::config::OnError,
+        #[arg(long = "on-error", value_enum, default_value_t = judged_daemon::config::OnError::Block)]
+        on_error: judged_daemon::config::OnError,
         /// Show the change without writing it.
         #[arg(long)]
         dry_run: bool,
@@ -189,7 +192,7 @@ impl HookTarget {
 
     fn claude_settings(&self) -> PathBuf {
         if self.managed {
-            judged::install::claude_managed_path()
+            crate::install::claude_managed_path()
         } else if self.user {
             let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
             config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
@@ -205,9 +208,9 @@ enum CliError {
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
-    Daemon(#[from] judged::DaemonError),
+    Daemon(#[from] judged_daemon::DaemonError),
     #[error(transparent)]
-    Witness(#[from] judged::witness::WitnessError),
+    Witness(#[from] judged_daemon::witness::WitnessError),
     #[error(transparent)]
     Client(#[from] ClientError),
     #[error(transparent)]

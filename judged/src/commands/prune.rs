@@ -11,10 +11,12 @@ const DEFAULT_OLDER_THAN: &str = "90d";
 pub fn run(older_than: Option<&str>, dry_run: bool, vacuum: bool, json: bool) -> Result<(), CliError> {
     let text = match older_than {
         Some(text) => text.to_owned(),
-        None => match judged::config::ConfigFile::load(&judged_protocol::paths::config_path())?.store.keep_days {
-            Some(days) => format!("{days}d"),
-            None => DEFAULT_OLDER_THAN.to_owned(),
-        },
+        None => {
+            match judged_daemon::config::ConfigFile::load(&judged_protocol::paths::config_path())?.store.keep_days {
+                Some(days) => format!("{days}d"),
+                None => DEFAULT_OLDER_THAN.to_owned(),
+            }
+        }
     };
     let older_than = report::time_ago("--older-than", &text, chrono::Utc::now()).map_err(CliError::Usage)?;
     let done: PruneReport = call_long(Request::Prune(PruneArgs { older_than, dry_run, vacuum }))?;

@@ -9,10 +9,10 @@ use judged_protocol::paths;
 /// judged has not run yet, so it can be handed out first.
 pub fn run(action: Option<KeyAction>, json: bool) -> Result<(), CliError> {
     let data_dir = paths::data_dir();
-    judged::private_dir(&data_dir)?;
+    judged_daemon::private_dir(&data_dir)?;
     let witness = match action {
-        Some(KeyAction::Rotate) => judged::witness::Witness::rotate(&data_dir)?,
-        None => judged::witness::Witness::load_or_create(&data_dir)?,
+        Some(KeyAction::Rotate) => judged_daemon::witness::Witness::rotate(&data_dir)?,
+        None => judged_daemon::witness::Witness::load_or_create(&data_dir)?,
     };
     if json {
         print_json(&witness.listing());
