@@ -7,7 +7,7 @@
 //! each host found (or only the hooks), and runs `judged doctor`.
 
 use crate::CliError;
-use crate::install::host_cli::{self, Listed, Login};
+use crate::hosts::{self, HostCliError, Listed, Login, Step};
 use crate::install::{CodexHookSource, Plan, find_on_path};
 use judged_core::event::Host;
 use judged_core::family::{self, Table};
@@ -54,30 +54,9 @@ pub fn plugin(command: PluginCmd) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The hosts init looks for, in the order it prefers their CLIs as jurors: a family's
-/// own CLI before Copilot CLI, which serves all three.
-const ORDER: [Host; 4] = [Host::CodexCli, Host::GeminiCli, Host::ClaudeCode, Host::CopilotCli];
-
-/// How to get a host's CLI, for the message that says a family is missing.
-fn install_hint(host: Host) -> &'static str {
-    match host {
-        Host::CodexCli => "Codex CLI (`npm install -g @openai/codex`, then `codex login`)",
-        Host::GeminiCli => "Gemini CLI (`npm install -g @google/gemini-cli`, then run `gemini` once to log in)",
-        Host::ClaudeCode => "Claude Code (`npm install -g @anthropic-ai/claude-code`, then `claude` to log in)",
-        Host::CopilotCli => "Copilot CLI (`npm install -g @github/copilot`, then `copilot` and /login)",
-    }
-}
-
-/// The small (stage 1) and big (tiebreaker) model of `family` a host's CLI serves: the
-/// three family CLIs serve their own, Copilot CLI serves all three.
-fn models(host: Host, family: &str) -> Option<(&'static str, &'static str)> {
-    match (host, family) {
-        (Host::CodexCli | Host::CopilotCli, family::OPENAI) => Some(("gpt-5.4-mini", "gpt-5.4")),
-        (Host::GeminiCli | Host::CopilotCli, family::GOOGLE) => Some(("gemini-2.5-flash", "gemini-2.5-pro")),
-        (Host::ClaudeCode, family::ANTHROPIC) => Some(("claude-haiku-4-5", "claude-sonnet-4-6")),
-        (Host::CopilotCli, family::ANTHROPIC) => Some(("claude-haiku-4.5", "claude-sonnet-4.6")),
-        _ => None,
-    }
+/// A host's program, as PATH finds it.
+fn program(host: Host) -> &'static str {
+    hosts::of(host).program()
 }
 
 /// One juror `judged init` writes.
@@ -91,11 +70,14 @@ struct Pick {
 /// tiebreakers spanning two families, a third one first when there is one. `None` when
 /// fewer than two families are served (a jury there could never be cross-family).
 fn choose(usable: &[Host]) -> Option<(Vec<Pick>, Vec<Pick>)> {
-    // Each family by the first CLI that serves it, a family's own CLI before Copilot's.
+    // Each family by the first CLI that serves it, a family's own CLI before one that
+    // serves several (Copilot CLI's).
+    let families =
+        |host: Host| family::HOST_FAMILIES.iter().filter(|f| hosts::of(host).juror_models(f).is_some()).count();
     let mut served: Vec<(&'static str, Host)> = Vec::new();
-    for host in usable.iter().copied().filter(|c| *c != Host::CopilotCli).chain(usable.iter().copied()) {
+    for host in usable.iter().copied().filter(|h| families(*h) == 1).chain(usable.iter().copied()) {
         for family in family::HOST_FAMILIES {
-            if models(host, family).is_some() && !served.iter().any(|(f, _)| *f == family) {
+            if hosts::of(host).juror_models(family).is_some() && !served.iter().any(|(f, _)| *f == family) {
                 served.push((family, host));
             }
         }
@@ -105,9 +87,9 @@ fn choose(usable: &[Host]) -> Option<(Vec<Pick>, Vec<Pick>)> {
     }
     // A juror is named by what answers it: the CLI and the model it asks for.
     let pick = |(family, host): (&str, Host), big: bool| {
-        let (small, large) = models(host, family).expect("served");
+        let (small, large) = hosts::of(host).juror_models(family).expect("served");
         let model = if big { large } else { small };
-        Pick { name: format!("{}/{model}", host_cli::program(host)), host, model }
+        Pick { name: format!("{}/{model}", program(host)), host, model }
     };
     let stage_1 = vec![pick(served[0], false), pick(served[1], false)];
     // A third family first: it is never the author's when stage 1 disagrees about an
@@ -136,13 +118,13 @@ fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Host) -> Path
         if unchecked.contains(&pick.host) {
             text.push_str(&format!(
                 "\n# Its login was not checked ({} keeps it where judged cannot look offline).",
-                host_cli::program(pick.host)
+                program(pick.host)
             ));
         }
         text.push_str(&format!(
             "\n[[jury.jurors]]\nname = {:?}\npreset = {:?}\nmodel = {:?}\nbin = {:?}\n",
             pick.name,
-            host_cli::program(pick.host),
+            program(pick.host),
             pick.model,
             bins(pick.host).display().to_string(),
         ));
@@ -157,36 +139,36 @@ pub fn run(args: &InitArgs) -> Result<(), CliError> {
         judged_daemon::private_dir(&judged_protocol::paths::data_dir())?;
     }
     let path_var = std::env::var_os("PATH");
-    let found: Vec<(Host, PathBuf)> = ORDER
+    let found: Vec<(Host, PathBuf)> = hosts::ALL
         .iter()
-        .filter_map(|host| Some((*host, find_on_path(host_cli::program(*host), path_var.as_deref())?)))
+        .filter_map(|host| Some((*host, find_on_path(program(*host), path_var.as_deref())?)))
         .collect();
     println!("Reviewer CLIs and hosts on PATH:");
     let mut usable = Vec::new();
     let mut unchecked = Vec::new();
-    for host in ORDER {
+    for host in hosts::ALL {
         let Some((_, bin)) = found.iter().find(|(c, _)| *c == host) else {
-            println!("  {:<8} not found", host_cli::program(host));
+            println!("  {:<8} not found", program(host));
             continue;
         };
-        match host_cli::login(host, &host_cli::env_var) {
+        match hosts::of(host).login(&hosts::env_var) {
             Login::Yes(how) => {
-                println!("  {:<8} {} (logged in: {how})", host_cli::program(host), bin.display());
+                println!("  {:<8} {} (logged in: {how})", program(host), bin.display());
                 usable.push(host);
             }
             Login::Unknown(why) => {
                 println!(
                     "  {:<8} {} (login not checked: {why}; counted as usable; if its jurors fail, log in with `{}`)",
-                    host_cli::program(host),
+                    program(host),
                     bin.display(),
-                    host_cli::program(host)
+                    program(host)
                 );
                 usable.push(host);
                 unchecked.push(host);
             }
             Login::No { file, variables: keys } => println!(
                 "  {:<8} {} (not logged in: no {file} and no {keys}; log in, then run judged init again to use it as a juror)",
-                host_cli::program(host),
+                program(host),
                 bin.display()
             ),
         }
@@ -224,9 +206,12 @@ fn write_jury(args: &InitArgs, usable: &[Host], unchecked: &[Host], found: &[(Ho
         return Ok(());
     }
     let Some((stage_1, tiebreakers)) = choose(usable) else {
-        let families: Vec<&str> =
-            usable.iter().filter_map(|c| family::HOST_FAMILIES.into_iter().find(|f| models(*c, f).is_some())).collect();
-        let missing: Vec<&str> = ORDER.iter().filter(|c| !usable.contains(c)).map(|c| install_hint(*c)).collect();
+        let families: Vec<&str> = usable
+            .iter()
+            .filter_map(|c| family::HOST_FAMILIES.into_iter().find(|f| hosts::of(*c).juror_models(f).is_some()))
+            .collect();
+        let missing: Vec<&str> =
+            hosts::ALL.iter().filter(|c| !usable.contains(c)).map(|c| hosts::of(*c).install_hint()).collect();
         println!(
             "\nNo [jury] written: a jury needs reviewers of two model families, and the usable CLIs serve {}. \
              Install and log in to one of: {}; then run judged init again.",
@@ -244,7 +229,12 @@ fn write_jury(args: &InitArgs, usable: &[Host], unchecked: &[Host], found: &[(Ho
         println!(
             "\nThe jury spans two families only: a tiebreaker is then of the author's family when stage 1 is of \
              the other two. Install a third ({}) and run judged init again for one that never is.",
-            ORDER.iter().filter(|c| !usable.contains(c)).map(|c| install_hint(*c)).collect::<Vec<_>>().join("; ")
+            hosts::ALL
+                .iter()
+                .filter(|c| !usable.contains(c))
+                .map(|c| hosts::of(*c).install_hint())
+                .collect::<Vec<_>>()
+                .join("; ")
         );
     }
     let after = format!("{}{jury}", before.clone().unwrap_or_default());
@@ -256,77 +246,19 @@ fn carry_out(plan: Plan, dry_run: bool) -> Result<(), CliError> {
     crate::commands::carry_out(plan, dry_run)
 }
 
-/// Only the hooks, with `install-hooks`' own functions and command.
-fn install_hooks(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliError> {
-    let config_path = judged_protocol::paths::config_path();
-    let config = judged_daemon::config::ConfigFile::load(&config_path)?;
-    let timeout = crate::commands::install_hooks::hook_timeout_seconds(&config, &config_path)?;
-    let project = args.project.clone().unwrap_or_else(|| PathBuf::from("."));
-    for &(host, _) in hosts {
-        // Copilot CLI's hook goes into the project's file, the team's: said, not refused.
-        crate::commands::install_hooks::plugin_already_gates(host, host != Host::CopilotCli)?;
-        let plan = match host {
-            Host::ClaudeCode => {
-                let user = crate::HookTarget {
-                    claude: true,
-                    copilot: false,
-                    codex: false,
-                    gemini: false,
-                    project: None,
-                    user: true,
-                    managed: false,
-                    managed_only: false,
-                };
-                let settings = user.claude_settings();
-                let command = crate::commands::install_hooks::hook_command(
-                    "claude-code",
-                    judged_daemon::config::OnError::Block,
-                    timeout,
-                    false,
-                    None,
-                )?;
-                crate::install::claude_install(&settings, &command, &["TaskCompleted".into()], timeout)?
-            }
-            Host::CopilotCli => {
-                let committed = crate::install::copilot_path(&project);
-                let command = crate::commands::install_hooks::hook_command(
-                    "copilot-cli",
-                    judged_daemon::config::OnError::Block,
-                    timeout,
-                    false,
-                    Some(&committed),
-                )?;
-                crate::install::copilot_install(&committed, &command, timeout)?
-            }
-            Host::CodexCli => {
-                let hooks = crate::install::codex_hooks_path(None);
-                let command = crate::commands::install_hooks::hook_command(
-                    "codex-cli",
-                    judged_daemon::config::OnError::Block,
-                    timeout,
-                    false,
-                    None,
-                )?;
-                crate::install::check_codex_config()?;
-                carry_out(crate::install::codex_install(&hooks, &command, timeout)?, args.dry_run)?;
-                let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-                let source = crate::install::CodexHookSource::File(&hooks);
-                crate::commands::install_hooks::trust_codex_hook(source, &cwd, args.dry_run)?;
-                continue;
-            }
-            Host::GeminiCli => {
-                let settings = crate::install::gemini_settings_path(None);
-                let command = crate::commands::install_hooks::hook_command(
-                    "gemini-cli",
-                    judged_daemon::config::OnError::Block,
-                    timeout,
-                    false,
-                    None,
-                )?;
-                crate::install::gemini_install(&settings, &command, timeout)?
-            }
-        };
-        carry_out(plan, args.dry_run)?;
+/// Only the hooks: `install-hooks` for each host found, in the user's settings (Copilot
+/// CLI, which has none, in the project's file).
+fn install_hooks(args: &InitArgs, found: &[(Host, PathBuf)]) -> Result<(), CliError> {
+    for &(host, _) in found {
+        let target = crate::HookTarget::user_level(host, args.project.clone());
+        let events = vec!["TaskCompleted".to_owned()];
+        crate::commands::install_hooks::run(
+            &target,
+            events,
+            judged_daemon::config::OnError::Block,
+            args.dry_run,
+            false,
+        )?;
     }
     Ok(())
 }
@@ -335,71 +267,18 @@ fn install_hooks(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliEr
 /// seconds offline; a host that asks a question no one can answer is stopped here.
 const INSTALL_DEADLINE: Duration = Duration::from_secs(60);
 
-/// One of a host's own commands that install the plugin.
-struct Step {
-    args: Vec<String>,
-    /// Set for the command alone: what it needs so that it never asks.
-    env: &'static [(&'static str, &'static str)],
-    /// What it says, failing, when the step was already done (by an earlier init).
-    already: Option<&'static str>,
-}
-
-fn step(args: &[&str]) -> Step {
-    Step { args: args.iter().map(|a| (*a).to_owned()).collect(), env: &[], already: None }
-}
-
-/// The id a host lists judged by once init installed it.
-fn installed_id(host: Host) -> String {
-    match host {
-        Host::GeminiCli => crate::plugin::NAME.to_owned(),
-        _ => host_cli::marketplace_id(),
-    }
-}
-
-/// The host's own commands that install the plugin from `dir`, given what it listed
-/// before (`before`). Claude Code, Copilot CLI and Codex CLI install from `dir` as a
-/// local marketplace (Copilot CLI keeps only marketplace installs in the future); a
-/// Gemini CLI extension is a copy, so one already there is uninstalled first.
-fn install_steps(host: Host, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
-    let dir = dir.to_string_lossy();
-    let at = host_cli::marketplace_id();
-    match host {
-        Host::ClaudeCode => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "install", &at])],
-        Host::CopilotCli => {
-            // A direct install (deprecated by Copilot CLI) goes before the marketplace's.
-            let direct = before.filter(|b| b.id == crate::plugin::NAME);
-            let uninstall = direct.map(|_| step(&["plugin", "uninstall", crate::plugin::NAME]));
-            let add = Step { already: Some("already registered"), ..step(&["plugin", "marketplace", "add", &dir]) };
-            uninstall.into_iter().chain([add, step(&["plugin", "install", &at])]).collect()
-        }
-        Host::CodexCli => vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "add", &at])],
-        Host::GeminiCli => {
-            let extension = Path::new(dir.as_ref()).join(crate::plugin::GEMINI_DIR);
-            let uninstall = before.map(|_| step(&["extensions", "uninstall", crate::plugin::NAME]));
-            // Gemini CLI asks whether to trust the folder it installs from, even with
-            // --consent: that folder is judged's own plugin directory, trusted for
-            // this one command.
-            let install = Step {
-                env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
-                ..step(&["extensions", "install", &extension.to_string_lossy(), "--consent"])
-            };
-            uninstall.into_iter().chain([install]).collect()
-        }
-    }
-}
-
 /// Run one step with no terminal and under [`INSTALL_DEADLINE`], in `cwd`.
-fn run_step(bin: &Path, step: &Step, cwd: &Path) -> Result<(), host_cli::HostCliError> {
+fn run_step(bin: &Path, step: &Step, cwd: &Path) -> Result<(), HostCliError> {
     let env: Vec<(&str, &str)> = step.env.to_vec();
-    match host_cli::run(bin, &step.args, cwd, &env, INSTALL_DEADLINE) {
-        Err(host_cli::HostCliError::Failed { said, .. }) if step.already.is_some_and(|a| said.contains(a)) => Ok(()),
+    match hosts::run(bin, &step.args, cwd, &env, INSTALL_DEADLINE) {
+        Err(HostCliError::Failed { said, .. }) if step.already.is_some_and(|a| said.contains(a)) => Ok(()),
         outcome => outcome.map(drop),
     }
 }
 
 /// Whether a host lists judged as init installs it: this version, enabled, by its id.
 fn is_current(host: Host, listed: &Listed) -> bool {
-    listed.enabled && listed.version == env!("CARGO_PKG_VERSION") && listed.id == installed_id(host)
+    listed.enabled && listed.version == env!("CARGO_PKG_VERSION") && listed.id == hosts::of(host).installed_id()
 }
 
 /// Write the plugin into the data dir and install it into each host with its own
@@ -419,18 +298,18 @@ fn install_plugin(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliE
     let mut still_to_do: Vec<String> = Vec::new();
     for (host, bin) in hosts {
         let host = *host;
-        let listing = host_cli::shown(bin, host_cli::listing_args(host));
-        let before = if args.dry_run { None } else { host_cli::judged_listed(host, bin, &dir).ok().flatten() };
+        let listing = hosts::shown(bin, hosts::of(host).listing_args());
+        let before = if args.dry_run { None } else { hosts::judged_listed(host, bin, &dir).ok().flatten() };
         let current = before.as_ref().is_some_and(|b| is_current(host, b));
         if current {
             println!(
                 "  {:<8} judged {} is installed and enabled already ({listing})",
-                host_cli::program(host),
+                program(host),
                 env!("CARGO_PKG_VERSION")
             );
         } else {
-            for step in install_steps(host, &dir, before.as_ref()) {
-                let command = host_cli::shown(bin, &step.args.iter().map(String::as_str).collect::<Vec<_>>());
+            for step in hosts::of(host).install_steps(&dir, before.as_ref()) {
+                let command = hosts::shown(bin, &step.args.iter().map(String::as_str).collect::<Vec<_>>());
                 if args.dry_run {
                     println!("  {command}");
                     continue;
@@ -439,15 +318,14 @@ fn install_plugin(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliE
                     Ok(()) => println!("  {command}: done"),
                     Err(why) => {
                         println!("  {command}: {why}");
-                        still_to_do
-                            .push(format!("{}: run `{command}` by hand and see what it says", host_cli::program(host)));
+                        still_to_do.push(format!("{}: run `{command}` by hand and see what it says", program(host)));
                         break;
                     }
                 }
             }
         }
         if args.dry_run {
-            if host == Host::CodexCli {
+            if hosts::of(host).trusts_hooks() {
                 println!(
                     "  then: trust the plugin's Stop hook in $CODEX_HOME/config.toml, as `codex app-server` lists it"
                 );
@@ -470,27 +348,27 @@ fn install_plugin(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliE
 /// Ask the host whether it lists judged as installed and enabled now (and for Codex CLI,
 /// trust the plugin's hook); what is still to do when it does not.
 fn check_installed(host: Host, bin: &Path, dir: &Path, listing: &str) -> Option<String> {
-    match host_cli::judged_listed(host, bin, dir) {
+    match hosts::judged_listed(host, bin, dir) {
         Ok(Some(listed)) if is_current(host, &listed) => {
-            println!("  {:<8} lists {} {}, enabled ({listing})", host_cli::program(host), listed.id, listed.version);
+            println!("  {:<8} lists {} {}, enabled ({listing})", program(host), listed.id, listed.version);
         }
         Ok(Some(listed)) => {
             let state = if listed.enabled { "enabled" } else { "disabled" };
             return Some(format!(
                 "{}: `{listing}` lists {} {}, {state}, not {} {}, enabled: enable or update it with {}'s own plugin commands",
-                host_cli::program(host),
+                program(host),
                 listed.id,
                 listed.version,
-                installed_id(host),
+                hosts::of(host).installed_id(),
                 env!("CARGO_PKG_VERSION"),
-                host_cli::program(host)
+                program(host)
             ));
         }
         Ok(None) => {
-            return Some(format!("{}: `{listing}` does not list judged after the install", host_cli::program(host)));
+            return Some(format!("{}: `{listing}` does not list judged after the install", program(host)));
         }
         Err(why) => {
-            return Some(format!("{}: cannot tell whether judged is installed: {why}", host_cli::program(host)));
+            return Some(format!("{}: cannot tell whether judged is installed: {why}", program(host)));
         }
     }
     trust_codex_plugin(host, dir)
@@ -499,14 +377,14 @@ fn check_installed(host: Host, bin: &Path, dir: &Path, listing: &str) -> Option<
 /// Codex CLI runs a plugin's command hook only once its config.toml trusts it: trust ours,
 /// as Codex lists it. What is still to do when that fails.
 fn trust_codex_plugin(host: Host, dir: &Path) -> Option<String> {
-    if host != Host::CodexCli {
+    if !hosts::of(host).trusts_hooks() {
         return None;
     }
     match crate::commands::install_hooks::trust_codex_hook(CodexHookSource::Plugin, dir, false) {
         Ok(true) => {
             println!(
                 "  {:<8} trusts the plugin's Stop hook ({})",
-                host_cli::program(host),
+                program(host),
                 crate::install::codex_config_path().display()
             );
             None

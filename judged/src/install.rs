@@ -11,7 +11,6 @@
 //! them, and installing again brings their command up to date. [`hook_program`] decides
 //! how the command names `judge-hook`: by its bare name when PATH finds it.
 
-pub mod host_cli;
 mod json_edit;
 mod user_file;
 
@@ -102,16 +101,6 @@ pub enum InstallError {
         path.display()
     )]
     RequirementsTheirs { path: PathBuf, add: String },
-}
-
-/// Why Codex CLI could not say how it identifies our hook; the hook is written, and runs
-/// once trusted in Codex's `/hooks`.
-#[derive(Debug, thiserror::Error)]
-pub enum CodexTrustError {
-    #[error(transparent)]
-    Asking(#[from] host_cli::HostCliError),
-    #[error("{} app-server lists no judge-hook Stop hook from {from}", codex.display())]
-    NotListed { codex: PathBuf, from: String },
 }
 
 fn io_error(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + use<> {
@@ -486,6 +475,13 @@ fn command_hooks_uninstall(settings: &Path, syntax: Syntax, top: Option<&str>) -
     Ok(Plan::new(file, after))
 }
 
+/// Claude Code's user settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
+/// `~/.claude/settings.json`.
+pub fn claude_user_settings_path() -> PathBuf {
+    let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+    config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
+}
+
 /// judged's file in Claude Code's managed-settings drop-in directory: root's, read by
 /// every Claude Code on the machine, and not overridden by user or project settings
 /// (`disableAllHooks` there leaves managed hooks running). A drop-in of its own leaves an
@@ -644,10 +640,10 @@ pub enum CodexHookSource<'a> {
 
 impl CodexHookSource<'_> {
     /// How the keys of its hooks start: `<file>:` or `judged@judged:`.
-    fn key_prefix(&self) -> String {
+    pub fn key_prefix(&self) -> String {
         match self {
             CodexHookSource::File(file) => format!("{}:", file.display()),
-            CodexHookSource::Plugin => format!("{}:", host_cli::marketplace_id()),
+            CodexHookSource::Plugin => format!("{}:", crate::plugin::marketplace_id()),
         }
     }
 }
@@ -656,24 +652,9 @@ impl std::fmt::Display for CodexHookSource<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CodexHookSource::File(file) => write!(f, "{}", file.display()),
-            CodexHookSource::Plugin => write!(f, "the plugin {}", host_cli::marketplace_id()),
+            CodexHookSource::Plugin => write!(f, "the plugin {}", crate::plugin::marketplace_id()),
         }
     }
-}
-
-/// Ask Codex CLI how it identifies our `Stop` hook from `source`, as loaded for `cwd`.
-/// Codex runs a non-managed command hook only once `config.toml` trusts its hash; the
-/// hash is Codex's to compute, so it is asked, not recomputed here.
-pub fn codex_hook_id(
-    codex: &Path,
-    cwd: &Path,
-    source: CodexHookSource,
-) -> Result<host_cli::CodexHook, CodexTrustError> {
-    let prefix = source.key_prefix();
-    host_cli::codex_hooks(codex, cwd)?
-        .into_iter()
-        .find(|h| h.is_ours() && h.event_name == "stop" && h.key.starts_with(&prefix))
-        .ok_or_else(|| CodexTrustError::NotListed { codex: codex.to_owned(), from: source.to_string() })
 }
 
 /// The line that opens the table judged writes into Codex's `config.toml`, so that
@@ -692,25 +673,30 @@ fn trusted_hashes(current_hash: &str) -> [(&'static str, Option<&str>); 2] {
 /// Trust our hook from `source` in Codex CLI's `config.toml` (`[hooks.state."<key>"]`
 /// with the hashes Codex lists for it), in a table of our own at the end, replacing one
 /// an earlier install wrote for that source.
-pub fn codex_trust(config: &Path, source: CodexHookSource, hook: &host_cli::CodexHook) -> Result<Plan, InstallError> {
+pub fn codex_trust(
+    config: &Path,
+    source: CodexHookSource,
+    key: &str,
+    current_hash: &str,
+) -> Result<Plan, InstallError> {
     let file = user_file::read(config)?;
     // A file that does not parse is not edited (Codex would not start on it either).
     file.toml()?;
     let kept = without_our_trust(file.text.as_deref().unwrap_or_default(), source);
     let parsed = user_file::parse_toml(config, &kept)?;
-    let hashes = trusted_hashes(&hook.current_hash);
-    if let Some(state) = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(&hook.key)) {
+    let hashes = trusted_hashes(current_hash);
+    if let Some(state) = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(key)) {
         let held = |name: &str| state.get(name).and_then(toml::Value::as_str);
         // Trusted already (in Codex's /hooks): nothing of ours is needed.
         if hashes.iter().all(|(name, hash)| held(name) == *hash) {
             return Ok(Plan::new(file, Some(kept)));
         }
-        return Err(InstallError::TrustedElsewhere { path: config.to_owned(), key: hook.key.clone() });
+        return Err(InstallError::TrustedElsewhere { path: config.to_owned(), key: key.to_owned() });
     }
     // One newline before the table: a blank line after a last line that has its own, or
     // the end of one that had none; [`without_our_trust`] takes exactly it away again.
     let separator = if kept.is_empty() { "" } else { "\n" };
-    let mut table = format!("{separator}{CODEX_TRUST_MARK}\n[hooks.state.{}]\n", toml::Value::from(hook.key.as_str()));
+    let mut table = format!("{separator}{CODEX_TRUST_MARK}\n[hooks.state.{}]\n", toml::Value::from(key));
     for (name, hash) in hashes {
         if let Some(hash) = hash {
             table.push_str(&format!("{name} = {}\n", toml::Value::from(hash)));
@@ -1011,18 +997,14 @@ mod tests {
         assert_eq!(written["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 120_000, "Gemini counts milliseconds");
     }
 
-    /// A hook as `codex app-server` lists it.
-    fn listed(key: &str, current_hash: &str) -> host_cli::CodexHook {
-        host_cli::CodexHook {
-            key: key.into(),
-            event_name: "stop".into(),
-            command: Some("judge-hook --host codex-cli --timeout 110".into()),
-            source_path: PathBuf::from("/unused"),
-            plugin_id: None,
-            enabled: true,
-            current_hash: current_hash.into(),
-            trust_status: host_cli::CodexTrust::Untrusted,
-        }
+    /// A hook as `codex app-server` lists it: its key and current hash.
+    struct Listed {
+        key: String,
+        current_hash: String,
+    }
+
+    fn listed(key: &str, current_hash: &str) -> Listed {
+        Listed { key: key.into(), current_hash: current_hash.into() }
     }
 
     #[test]
@@ -1049,18 +1031,18 @@ mod tests {
                 round_trip(
                     &config,
                     text,
-                    || codex_trust(&config, *source, hook).unwrap(),
+                    || codex_trust(&config, *source, &hook.key, &hook.current_hash).unwrap(),
                     || codex_untrust(&config, *source).unwrap(),
                 );
             }
         }
         let (source, hook) = &sources[0];
         let _ = fs::remove_file(&config);
-        codex_trust(&config, *source, hook).unwrap().apply().unwrap();
+        codex_trust(&config, *source, &hook.key, &hook.current_hash).unwrap().apply().unwrap();
         let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
         assert_eq!(table["hooks"]["state"][hook.key.as_str()]["trusted_hash"].as_str(), Some("sha256:ab12"));
         let moved = listed(&hook.key, "sha256:ef56");
-        codex_trust(&config, *source, &moved).unwrap().apply().unwrap();
+        codex_trust(&config, *source, &moved.key, &moved.current_hash).unwrap().apply().unwrap();
         let text = fs::read_to_string(&config).unwrap();
         assert!(text.contains("sha256:ef56") && !text.contains("sha256:ab12"), "our own table is replaced: {text}");
     }
@@ -1070,12 +1052,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("config.toml");
         let hook = listed("judged@judged:hooks/codex-cli.json:stop:0:0", "sha256:ab12/sha256:c0de");
-        codex_trust(&config, CodexHookSource::Plugin, &hook).unwrap().apply().unwrap();
+        codex_trust(&config, CodexHookSource::Plugin, &hook.key, &hook.current_hash).unwrap().apply().unwrap();
         let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
         let state = &table["hooks"]["state"][hook.key.as_str()];
         assert_eq!(state["trusted_hash"].as_str(), Some("sha256:ab12"));
         assert_eq!(state["trusted_content_hash"].as_str(), Some("sha256:c0de"));
-        assert!(!codex_trust(&config, CodexHookSource::Plugin, &hook).unwrap().changes(), "trusted already");
+        assert!(
+            !codex_trust(&config, CodexHookSource::Plugin, &hook.key, &hook.current_hash).unwrap().changes(),
+            "trusted already"
+        );
     }
 
     #[test]
@@ -1085,15 +1070,15 @@ mod tests {
         let source = CodexHookSource::File(Path::new("/h/hooks.json"));
         let hook = listed("/h/hooks.json:stop:0:0", "sha256:ab12");
         fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:ab12\"\n").unwrap();
-        assert!(!codex_trust(&config, source, &hook).unwrap().changes(), "trusted already");
+        assert!(!codex_trust(&config, source, &hook.key, &hook.current_hash).unwrap().changes(), "trusted already");
         fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:0ld\"\n").unwrap();
-        let error = codex_trust(&config, source, &hook).err().unwrap().to_string();
+        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
         assert!(
             error.contains("already trusts `/h/hooks.json:stop:0:0` with another hash") && error.contains("/hooks"),
             "{error}"
         );
         fs::write(&config, "model = [").unwrap();
-        let error = codex_trust(&config, source, &hook).err().unwrap().to_string();
+        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
         assert!(error.contains("config.toml:1:10: not valid TOML") && error.contains("fix it"), "{error}");
     }
 

@@ -3,6 +3,7 @@
 mod commands;
 mod doctor;
 mod hook_entry;
+mod hosts;
 mod init;
 mod install;
 mod plugin;
@@ -180,6 +181,23 @@ struct HookTarget {
 }
 
 impl HookTarget {
+    /// The user's settings of `host`, or, for a host without them (Copilot CLI), the
+    /// settings of `project`.
+    fn user_level(host: judged_core::event::Host, project: Option<PathBuf>) -> HookTarget {
+        use judged_core::event::Host;
+        let user = hosts::of(host).has_user_settings();
+        HookTarget {
+            claude: host == Host::ClaudeCode,
+            copilot: host == Host::CopilotCli,
+            codex: host == Host::CodexCli,
+            gemini: host == Host::GeminiCli,
+            project: if user { None } else { project },
+            user,
+            managed: false,
+            managed_only: false,
+        }
+    }
+
     fn project_dir(&self) -> PathBuf {
         self.project.clone().unwrap_or_else(|| PathBuf::from("."))
     }
@@ -194,8 +212,7 @@ impl HookTarget {
         if self.managed {
             crate::install::claude_managed_path()
         } else if self.user {
-            let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
-            config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
+            crate::install::claude_user_settings_path()
         } else {
             self.project_dir().join(".claude/settings.json")
         }

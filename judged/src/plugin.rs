@@ -28,6 +28,11 @@ use std::path::{Path, PathBuf};
 
 /// The plugin's name in every host (and the marketplace's).
 pub const NAME: &str = "judged";
+/// The id every host with marketplaces gives the plugin: `<plugin>@<marketplace>`, the
+/// plugin directory being its own marketplace.
+pub fn marketplace_id() -> String {
+    format!("{NAME}@{NAME}")
+}
 /// What every manifest says the plugin does.
 pub const DESCRIPTION: &str = "A cross-family review gate for coding agents: a hook that lets work be marked done \
      only after a reviewer of another model family reviewed it, the judged MCP server, and a skill that teaches the \

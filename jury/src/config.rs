@@ -129,6 +129,18 @@ impl Preset {
             Preset::Command => "command",
         }
     }
+
+    /// The host whose CLI the preset runs; none for a program of the user's.
+    pub fn host(self) -> Option<judged_core::event::Host> {
+        use judged_core::event::Host;
+        match self {
+            Preset::Codex => Some(Host::CodexCli),
+            Preset::Gemini => Some(Host::GeminiCli),
+            Preset::Copilot => Some(Host::CopilotCli),
+            Preset::Claude => Some(Host::ClaudeCode),
+            Preset::Command => None,
+        }
+    }
 }
 
 fn default_threshold() -> u32 {

@@ -3,8 +3,8 @@
 
 use super::carry_out;
 use crate::hook_entry::HOOK_TIMEOUT_SECONDS;
+use crate::hosts;
 use crate::install::CodexHookSource;
-use crate::install::host_cli;
 use crate::{CliError, HookTarget};
 use judged_core::event::Host;
 use judged_daemon::config::ConfigError;
@@ -90,19 +90,19 @@ pub fn run(
 /// as the host lists it: it would run judge-hook a second time at each end. A project's
 /// file is the team's, so there it is said, not refused.
 pub fn plugin_already_gates(host: Host, user: bool) -> Result<(), CliError> {
-    let Some(bin) = crate::install::find_on_path(host_cli::program(host), std::env::var_os("PATH").as_deref()) else {
+    let Some(bin) = crate::install::find_on_path(hosts::of(host).program(), std::env::var_os("PATH").as_deref()) else {
         return Ok(());
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let Ok(Some(listed)) = host_cli::judged_listed(host, &bin, &cwd) else { return Ok(()) };
+    let Ok(Some(listed)) = hosts::judged_listed(host, &bin, &cwd) else { return Ok(()) };
     if !listed.enabled {
         return Ok(());
     }
     let gated = CliError::PluginGates {
-        host: host_cli::title(host),
-        listing: host_cli::shown(&bin, host_cli::listing_args(host)),
+        host: hosts::of(host).title(),
+        listing: hosts::shown(&bin, hosts::of(host).listing_args()),
         id: listed.id,
-        uninstall: host_cli::uninstall_hint(host, &bin),
+        uninstall: hosts::of(host).uninstall_hint(&crate::install::shell_word(&bin.to_string_lossy())),
     };
     if user {
         return Err(gated);
@@ -210,9 +210,17 @@ pub fn trust_codex_hook(source: CodexHookSource, cwd: &Path, dry_run: bool) -> R
         eprintln!("judged: warning: `codex` is not on PATH. {by_hand}.");
         return Ok(false);
     };
-    match crate::install::codex_hook_id(&codex, cwd, source) {
+    match crate::hosts::codex_hook_id(&codex, cwd, source) {
         Ok(hook) => {
-            carry_out(crate::install::codex_trust(&crate::install::codex_config_path(), source, &hook)?, dry_run)?;
+            carry_out(
+                crate::install::codex_trust(
+                    &crate::install::codex_config_path(),
+                    source,
+                    &hook.key,
+                    &hook.current_hash,
+                )?,
+                dry_run,
+            )?;
             Ok(true)
         }
         Err(why) => {

@@ -5,12 +5,11 @@
 //! (a root that does not exist yet, a host with no hook installed) that does not stop
 //! the gate from working where it is installed.
 
-mod hosts;
+mod gating;
 
+use crate::hosts::{self, Login};
 use crate::install::find_on_path;
-use crate::install::host_cli::{self, Login};
 use crate::service::{self, Manager, Unmanaged, WITHOUT_A_SERVICE};
-use judged_core::event::Host;
 use judged_daemon::config::{Config, ConfigFile, RootFlags};
 use judged_jury::config::{JuryConfig, Preset};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
@@ -105,7 +104,7 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
     }
     service_check(&mut checks, auto_start, &config_path);
     root_checks(&mut checks, status.as_ref());
-    hosts::checks(&mut checks, cwd);
+    gating::checks(&mut checks, cwd);
     if let Some(file) = &file {
         gate_and_jury_checks(&mut checks, file, &config_path, cwd);
     }
@@ -518,15 +517,11 @@ fn juror_checks(checks: &mut Vec<Check>, jury: &JuryConfig, from: &Path, cwd: &P
 /// A juror CLI that is there: whether it is logged in, and what was not checked (whether
 /// its login may use the model is known only when it answers).
 fn juror_login(name: String, preset: Preset, found: String) -> Check {
-    let host = match preset {
-        Preset::Codex => Host::CodexCli,
-        Preset::Gemini => Host::GeminiCli,
-        Preset::Claude => Host::ClaudeCode,
-        Preset::Copilot => Host::CopilotCli,
-        Preset::Command => return ok(name, format!("{found}; the program's login, if any, is not checked")),
+    let Some(host) = preset.host() else {
+        return ok(name, format!("{found}; the program's login, if any, is not checked"));
     };
     let unchecked = "whether it may use this model is not checked offline";
-    match host_cli::login(host, &host_cli::env_var) {
+    match hosts::of(host).login(&hosts::env_var) {
         Login::Yes(how) => ok(name, format!("{found}; logged in ({how}); {unchecked}")),
         Login::Unknown(why) => ok(name, format!("{found}; login not checked ({why}); {unchecked}")),
         Login::No { file, variables } => check(

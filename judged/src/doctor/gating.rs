@@ -5,8 +5,8 @@
 //! (there, and this version); each host ends with one line: gated by what, or not.
 
 use super::{Check, Status, VERSION, check, ok, resolve_program};
+use crate::hosts::{self, CodexHook, HostCliError, Listed};
 use crate::install::INSTALL_COMMAND;
-use crate::install::host_cli::{self, CodexHook, HostCliError, Listed};
 use judged_core::event::Host;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -16,10 +16,9 @@ use std::process::{Command, Stdio};
 /// checks of each host in turn.
 pub fn checks(checks: &mut Vec<Check>, cwd: &Path) {
     let path = std::env::var_os("PATH");
-    let hosts = [Host::ClaudeCode, Host::CopilotCli, Host::CodexCli, Host::GeminiCli];
     let path = path.as_deref();
     let asked: Vec<Asked> = std::thread::scope(|scope| {
-        let asking: Vec<_> = hosts.map(|host| scope.spawn(move || Asked::ask(host, cwd, path))).into();
+        let asking: Vec<_> = hosts::ALL.map(|host| scope.spawn(move || Asked::ask(host, cwd, path))).into();
         asking.into_iter().map(|a| a.join().expect("asking a host does not panic")).collect()
     });
     for asked in &asked {
@@ -33,81 +32,55 @@ struct Asked {
     bin: Option<PathBuf>,
     /// The plugin (extension) as the host lists it.
     listed: Result<Option<Listed>, HostCliError>,
-    /// Codex CLI: the hooks it loads for the directory, with their trust.
-    codex_hooks: Result<Vec<CodexHook>, HostCliError>,
+    /// A host that runs only the hooks it trusts (Codex CLI): the hooks it loads for the
+    /// directory, with their trust.
+    trusted_hooks: Result<Vec<CodexHook>, HostCliError>,
 }
 
 impl Asked {
     fn ask(host: Host, cwd: &Path, path: Option<&std::ffi::OsStr>) -> Asked {
-        let bin = crate::install::find_on_path(host_cli::program(host), path);
-        let (listed, codex_hooks) = match &bin {
+        let setup = hosts::of(host);
+        let bin = crate::install::find_on_path(setup.program(), path);
+        let (listed, trusted_hooks) = match &bin {
             None => (Ok(None), Ok(Vec::new())),
             Some(bin) => (
-                host_cli::judged_listed(host, bin, cwd),
-                if host == Host::CodexCli { host_cli::codex_hooks(bin, cwd) } else { Ok(Vec::new()) },
+                hosts::judged_listed(host, bin, cwd),
+                if setup.trusts_hooks() { hosts::codex_hooks(bin, cwd) } else { Ok(Vec::new()) },
             ),
         };
-        Asked { host, bin, listed, codex_hooks }
-    }
-}
-
-/// The settings files that can hold a host's hook: where, what it is, and the command
-/// that writes it again.
-fn settings_files(host: Host, cwd: &Path) -> Vec<(&'static str, PathBuf, &'static str)> {
-    use crate::install as i;
-    match host {
-        Host::ClaudeCode => vec![
-            ("project", cwd.join(".claude/settings.json"), "judged install-hooks --claude"),
-            ("user", claude_user_settings(), "judged install-hooks --claude --user"),
-            // Root's managed settings: the one place an agent cannot take the hook out of.
-            ("managed", i::claude_managed_path(), "sudo judged install-hooks --claude --managed"),
-        ],
-        Host::CopilotCli => vec![
-            ("project", i::copilot_path(cwd), "judged install-hooks --copilot"),
-            ("managed", i::copilot_managed_path(), "sudo judged install-hooks --copilot --managed"),
-        ],
-        Host::CodexCli => vec![
-            ("project", i::codex_hooks_path(Some(cwd)), "judged install-hooks --codex --project"),
-            ("user", i::codex_hooks_path(None), "judged install-hooks --codex --user"),
-        ],
-        Host::GeminiCli => vec![
-            ("project", i::gemini_settings_path(Some(cwd)), "judged install-hooks --gemini --project"),
-            ("user", i::gemini_settings_path(None), "judged install-hooks --gemini --user"),
-        ],
+        Asked { host, bin, listed, trusted_hooks }
     }
 }
 
 /// The command that installs the hook for the user (or, without a user level, the project).
 fn hooks_command(host: Host, cwd: &Path) -> &'static str {
-    let files = settings_files(host, cwd);
-    let place = |p: &str| files.iter().find(|(place, _, _)| *place == p).map(|(_, _, command)| *command);
+    let files = hosts::of(host).settings_files(cwd);
+    let place = |p: &str| files.iter().find(|f| f.place == p).map(|f| f.reinstall);
     place("user").or_else(|| place("project")).unwrap_or("judged install-hooks")
 }
 
 /// One host: each place that holds its hook, then one line saying whether it is gated.
 fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
-    let host = asked.host;
+    let (host, setup) = (asked.host, hosts::of(asked.host));
     let name = |place: &str| format!("hooks.{}.{place}", host.as_str());
     let mut hooked: Vec<String> = Vec::new();
-    for (place, path, reinstall) in settings_files(host, cwd) {
-        if hooks_file(checks, &name(place), &path, reinstall) {
-            hooked.push(format!("{place} settings {}", path.display()));
+    for file in setup.settings_files(cwd) {
+        if hooks_file(checks, &name(file.place), &file.path, file.reinstall) {
+            hooked.push(format!("{} settings {}", file.place, file.path.display()));
         }
     }
-    if host == Host::CodexCli && codex_requirements_file(checks, &crate::install::codex_managed_path()) {
-        hooked.push(format!("managed requirements {}", crate::install::codex_managed_path().display()));
-    }
     let plugin = plugin_check(checks, asked, &name("plugin"));
-    // Codex CLI runs only the hooks it trusts: its own list decides what gates it.
-    let gated_by = if host == Host::CodexCli {
-        codex_trust_checks(checks, asked, &name("trust"))
+    // A host that runs only the hooks it trusts: its own list decides what gates it
+    // (managed hooks included).
+    let gated_by = if setup.trusts_hooks() {
+        trust_checks(checks, asked, &name("trust"))
     } else {
         hooked.iter().cloned().chain(plugin.clone()).collect()
     };
     let summary = name("gated").trim_end_matches(".gated").to_owned();
-    let title = host_cli::title(host);
+    let title = setup.title();
     checks.push(match (&asked.bin, gated_by.as_slice()) {
-        (None, []) => ok(summary, format!("`{}` is not on PATH: nothing to gate", host_cli::program(host))),
+        (None, []) => ok(summary, format!("`{}` is not on PATH: nothing to gate", setup.program())),
         (Some(bin), []) => check(
             summary,
             Status::Warn,
@@ -127,7 +100,7 @@ fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
 /// The plugin as the host lists it, its hook checked; how it gates, when it does.
 fn plugin_check(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Option<String> {
     let (host, bin) = (asked.host, asked.bin.as_ref()?);
-    let listing = host_cli::shown(bin, host_cli::listing_args(host));
+    let listing = hosts::shown(bin, hosts::of(host).listing_args());
     match &asked.listed {
         Ok(None) => None,
         Err(why) => {
@@ -137,7 +110,12 @@ fn plugin_check(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Option<St
         }
         Ok(Some(listed)) if !listed.enabled => {
             let detail = format!("`{listing}` lists {} {}, disabled", listed.id, listed.version);
-            checks.push(check(name, Status::Warn, detail, Some(host_cli::enable_hint(host, bin))));
+            checks.push(check(
+                name,
+                Status::Warn,
+                detail,
+                Some(hosts::of(host).enable_hint(&crate::install::shell_word(&bin.to_string_lossy()))),
+            ));
             None
         }
         Ok(Some(listed)) => {
@@ -158,9 +136,9 @@ fn plugin_check(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Option<St
 
 /// Codex CLI's own list of its hooks: judge-hook's Stop hooks that it runs, and a check
 /// that fails for each one it skips (never trusted, or changed since).
-fn codex_trust_checks(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Vec<String> {
+fn trust_checks(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Vec<String> {
     let Some(bin) = &asked.bin else { return Vec::new() };
-    let hooks = match &asked.codex_hooks {
+    let hooks = match &asked.trusted_hooks {
         Ok(hooks) => hooks,
         Err(why) => {
             let detail = format!("cannot ask Codex CLI which hooks it runs: {why}");
@@ -193,12 +171,6 @@ fn codex_trust_checks(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Vec
         checks.push(check(name, Status::Fail, detail, Some(fix)));
     }
     runs
-}
-
-/// The user's Claude Code settings file.
-fn claude_user_settings() -> PathBuf {
-    let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
-    config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
 }
 
 /// The hook commands in a hooks file that name `judge-hook` (`command` for Claude Code,
@@ -241,6 +213,7 @@ fn first_word(command: &str) -> String {
 }
 
 /// Check one hooks file's `judge-hook` commands: the binary exists and is this version.
+/// Whether the file holds any.
 fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str) -> bool {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
@@ -251,10 +224,17 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str)
             return true;
         }
     };
-    let value: Value = match serde_json::from_str(&text) {
+    // JSON, or TOML for Codex CLI's managed requirements: the same tree of hooks.
+    let parsed = match path.extension().is_some_and(|e| e == "toml") {
+        true => toml::from_str::<toml::Value>(&text)
+            .map_err(|e| format!("not valid TOML: {}", e.message()))
+            .and_then(|v| serde_json::to_value(v).map_err(|e| e.to_string())),
+        false => serde_json::from_str(&text).map_err(|e| format!("not valid JSON: {e}")),
+    };
+    let value: Value = match parsed {
         Ok(value) => value,
         Err(error) => {
-            let detail = format!("{} is not valid JSON: {error}", path.display());
+            let detail = format!("{} is {error}", path.display());
             let fix = format!("fix {}, then run `{reinstall}`", path.display());
             checks.push(check(name, Status::Fail, detail, Some(fix)));
             return true;
@@ -265,35 +245,6 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str)
         return false;
     }
     commands_check(checks, name, path, &commands, reinstall);
-    true
-}
-
-/// Codex CLI's managed requirements (TOML): whether they run judge-hook, and that one.
-fn codex_requirements_file(checks: &mut Vec<Check>, path: &Path) -> bool {
-    let reinstall = "sudo judged install-hooks --codex --managed";
-    let Ok(text) = std::fs::read_to_string(path) else { return false };
-    let value: toml::Value = match toml::from_str(&text) {
-        Ok(value) => value,
-        Err(error) => {
-            let detail = format!("{} is not valid TOML: {}", path.display(), error.message());
-            let fix = format!("fix {}, then run `{reinstall}`", path.display());
-            checks.push(check("hooks.codex-cli.managed", Status::Fail, detail, Some(fix)));
-            return true;
-        }
-    };
-    let groups = value.get("hooks").and_then(|h| h.get("Stop")).and_then(toml::Value::as_array);
-    let commands: Vec<String> = groups
-        .into_iter()
-        .flatten()
-        .filter_map(|group| group.get("hooks")?.as_array())
-        .flatten()
-        .filter_map(|hook| hook.get("command")?.as_str().map(str::to_owned))
-        .filter(|command| command.contains("judge-hook"))
-        .collect();
-    if commands.is_empty() {
-        return false;
-    }
-    commands_check(checks, "hooks.codex-cli.managed", path, &commands, reinstall);
     true
 }
 

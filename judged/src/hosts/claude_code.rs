@@ -1,0 +1,97 @@
+//! Claude Code (`claude`): a plugin from a local marketplace; its hook in `settings.json`
+//! (a project's, the user's, root's managed one).
+
+use super::{HostSetup, Listed, Login, SettingsFile, Step, env_dir, step};
+use crate::install;
+use judged_core::event::Host;
+use judged_core::family;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+pub struct ClaudeCode;
+
+/// One plugin in `claude plugin list --json`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Plugin {
+    id: String,
+    version: String,
+    enabled: bool,
+    install_path: Option<PathBuf>,
+}
+
+impl HostSetup for ClaudeCode {
+    fn host(&self) -> Host {
+        Host::ClaudeCode
+    }
+
+    fn program(&self) -> &'static str {
+        "claude"
+    }
+
+    fn title(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn install_hint(&self) -> &'static str {
+        "Claude Code (`npm install -g @anthropic-ai/claude-code`, then `claude` to log in)"
+    }
+
+    fn juror_models(&self, family: &str) -> Option<(&'static str, &'static str)> {
+        (family == family::ANTHROPIC).then_some(("claude-haiku-4-5", "claude-sonnet-4-6"))
+    }
+
+    fn login(&self, env: &dyn Fn(&str) -> Option<String>) -> Login {
+        let credentials = env_dir(env, "CLAUDE_CONFIG_DIR", ".claude").join(".credentials.json");
+        Login::by(env, &["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"], &[credentials])
+    }
+
+    fn listing_args(&self) -> &'static [&'static str] {
+        &["plugin", "list", "--json"]
+    }
+
+    fn parse_listing(&self, listing: &str) -> Result<Option<Listed>, serde_json::Error> {
+        let plugins: Vec<Plugin> = serde_json::from_str(listing)?;
+        Ok(plugins.into_iter().find(|p| p.id == crate::plugin::marketplace_id()).map(|p| Listed {
+            hooks_file: p.install_path.as_deref().map(|root| crate::plugin::installed_hooks_file(self.host(), root)),
+            id: p.id,
+            version: p.version,
+            enabled: p.enabled,
+        }))
+    }
+
+    fn install_steps(&self, dir: &Path, _before: Option<&Listed>) -> Vec<Step> {
+        // Installing again is answered as done: the plugin loads in place from `dir`.
+        let dir = dir.to_string_lossy();
+        vec![step(&["plugin", "marketplace", "add", &dir]), step(&["plugin", "install", &self.installed_id()])]
+    }
+
+    fn enable_hint(&self, bin: &str) -> String {
+        format!("{bin} plugin enable {}", crate::plugin::marketplace_id())
+    }
+
+    fn uninstall_hint(&self, bin: &str) -> String {
+        format!("{bin} plugin uninstall {}", crate::plugin::marketplace_id())
+    }
+
+    fn settings_files(&self, cwd: &Path) -> Vec<SettingsFile> {
+        vec![
+            SettingsFile {
+                place: "project",
+                path: cwd.join(".claude/settings.json"),
+                reinstall: "judged install-hooks --claude",
+            },
+            SettingsFile {
+                place: "user",
+                path: install::claude_user_settings_path(),
+                reinstall: "judged install-hooks --claude --user",
+            },
+            // Root's managed settings: the one place an agent cannot take the hook out of.
+            SettingsFile {
+                place: "managed",
+                path: install::claude_managed_path(),
+                reinstall: "sudo judged install-hooks --claude --managed",
+            },
+        ]
+    }
+}

@@ -1,0 +1,120 @@
+//! Copilot CLI (`copilot`): a plugin from a local marketplace (its direct installs are
+//! deprecated), loaded where it lies; its hook in a project's `.github/hooks/judged.json`
+//! or root's policy directory.
+
+use super::{HostSetup, Listed, Login, SettingsFile, Step, env_dir, step};
+use crate::install;
+use judged_core::event::Host;
+use judged_core::family;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+pub struct CopilotCli;
+
+/// One plugin in `copilot plugin list --json`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Plugin {
+    name: String,
+    #[serde(default)]
+    marketplace: String,
+    version: String,
+    enabled: bool,
+    #[serde(default)]
+    source: String,
+    installed_from: Option<PathBuf>,
+}
+
+impl HostSetup for CopilotCli {
+    fn host(&self) -> Host {
+        Host::CopilotCli
+    }
+
+    fn program(&self) -> &'static str {
+        "copilot"
+    }
+
+    fn title(&self) -> &'static str {
+        "Copilot CLI"
+    }
+
+    fn install_hint(&self) -> &'static str {
+        "Copilot CLI (`npm install -g @github/copilot`, then `copilot` and /login)"
+    }
+
+    /// It serves all three families.
+    fn juror_models(&self, family: &str) -> Option<(&'static str, &'static str)> {
+        match family {
+            family::OPENAI => Some(("gpt-5.4-mini", "gpt-5.4")),
+            family::GOOGLE => Some(("gemini-2.5-flash", "gemini-2.5-pro")),
+            family::ANTHROPIC => Some(("claude-haiku-4.5", "claude-sonnet-4.6")),
+            _ => None,
+        }
+    }
+
+    fn login(&self, env: &dyn Fn(&str) -> Option<String>) -> Login {
+        let by_variable = Login::by(env, &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"], &[]);
+        if matches!(by_variable, Login::Yes(_)) {
+            return by_variable;
+        }
+        // It keeps its token in the system keychain; only a plaintext fallback would show
+        // in its config file.
+        let config = env_dir(env, "COPILOT_HOME", ".copilot").join("config.json");
+        match std::fs::read_to_string(&config) {
+            Ok(text) if text.contains("logged_in_users") => Login::Yes(config.display().to_string()),
+            _ => Login::Unknown("Copilot CLI keeps its login in the system keychain"),
+        }
+    }
+
+    fn listing_args(&self) -> &'static [&'static str] {
+        &["plugin", "list", "--json"]
+    }
+
+    fn parse_listing(&self, listing: &str) -> Result<Option<Listed>, serde_json::Error> {
+        let plugins: Vec<Plugin> = serde_json::from_str(listing)?;
+        Ok(plugins.into_iter().find(|p| p.name == crate::plugin::NAME).map(|p| Listed {
+            // A marketplace install is loaded live from the marketplace's directory.
+            hooks_file: p
+                .installed_from
+                .as_deref()
+                .filter(|_| p.source == "live")
+                .map(|root| crate::plugin::installed_hooks_file(self.host(), root)),
+            id: if p.marketplace.is_empty() { p.name } else { format!("{}@{}", p.name, p.marketplace) },
+            version: p.version,
+            enabled: p.enabled,
+        }))
+    }
+
+    fn install_steps(&self, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
+        let dir = dir.to_string_lossy();
+        // A direct install goes before the marketplace's.
+        let direct = before.filter(|b| b.id == crate::plugin::NAME);
+        let uninstall = direct.map(|_| step(&["plugin", "uninstall", crate::plugin::NAME]));
+        let add = Step { already: Some("already registered"), ..step(&["plugin", "marketplace", "add", &dir]) };
+        uninstall.into_iter().chain([add, step(&["plugin", "install", &self.installed_id()])]).collect()
+    }
+
+    fn enable_hint(&self, bin: &str) -> String {
+        format!("{bin} plugin enable {}", crate::plugin::marketplace_id())
+    }
+
+    /// Uninstalling a plugin of a local marketplace only disables it.
+    fn uninstall_hint(&self, bin: &str) -> String {
+        format!("{bin} plugin marketplace remove {}", crate::plugin::NAME)
+    }
+
+    fn settings_files(&self, cwd: &Path) -> Vec<SettingsFile> {
+        vec![
+            SettingsFile {
+                place: "project",
+                path: install::copilot_path(cwd),
+                reinstall: "judged install-hooks --copilot",
+            },
+            SettingsFile {
+                place: "managed",
+                path: install::copilot_managed_path(),
+                reinstall: "sudo judged install-hooks --copilot --managed",
+            },
+        ]
+    }
+}

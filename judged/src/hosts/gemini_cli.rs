@@ -1,0 +1,102 @@
+//! Gemini CLI (`gemini`): an extension, a copy of the plugin's `gemini/` directory; its
+//! hook in a `settings.json` (a project's or the user's).
+
+use super::{HostSetup, Listed, Login, SettingsFile, Step, env_dir, step};
+use crate::install;
+use judged_core::event::Host;
+use judged_core::family;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+pub struct GeminiCli;
+
+/// One extension in `gemini extensions list -o json`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Extension {
+    name: String,
+    version: String,
+    path: PathBuf,
+    is_active: bool,
+}
+
+impl HostSetup for GeminiCli {
+    fn host(&self) -> Host {
+        Host::GeminiCli
+    }
+
+    fn program(&self) -> &'static str {
+        "gemini"
+    }
+
+    fn title(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn install_hint(&self) -> &'static str {
+        "Gemini CLI (`npm install -g @google/gemini-cli`, then run `gemini` once to log in)"
+    }
+
+    fn juror_models(&self, family: &str) -> Option<(&'static str, &'static str)> {
+        (family == family::GOOGLE).then_some(("gemini-2.5-flash", "gemini-2.5-pro"))
+    }
+
+    fn login(&self, env: &dyn Fn(&str) -> Option<String>) -> Login {
+        let credentials = env_dir(env, "GEMINI_CLI_HOME", "").join(".gemini/oauth_creds.json");
+        Login::by(env, &["GEMINI_API_KEY", "GOOGLE_API_KEY"], &[credentials])
+    }
+
+    fn listing_args(&self) -> &'static [&'static str] {
+        &["extensions", "list", "-o", "json"]
+    }
+
+    fn parse_listing(&self, listing: &str) -> Result<Option<Listed>, serde_json::Error> {
+        let extensions: Vec<Extension> = serde_json::from_str(listing)?;
+        Ok(extensions.into_iter().find(|e| e.name == crate::plugin::NAME).map(|e| Listed {
+            hooks_file: Some(crate::plugin::installed_hooks_file(self.host(), &e.path)),
+            id: e.name,
+            version: e.version,
+            enabled: e.is_active,
+        }))
+    }
+
+    fn installed_id(&self) -> String {
+        crate::plugin::NAME.to_owned()
+    }
+
+    /// An extension is a copy: one already there is uninstalled first. Gemini CLI asks
+    /// whether to trust the folder it installs from, even with `--consent`: that folder
+    /// is judged's own plugin directory, trusted for this one command.
+    fn install_steps(&self, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
+        let extension = dir.join(crate::plugin::GEMINI_DIR);
+        let uninstall = before.map(|_| step(&["extensions", "uninstall", crate::plugin::NAME]));
+        let install = Step {
+            env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],
+            ..step(&["extensions", "install", &extension.to_string_lossy(), "--consent"])
+        };
+        uninstall.into_iter().chain([install]).collect()
+    }
+
+    fn enable_hint(&self, bin: &str) -> String {
+        format!("{bin} extensions enable {}", crate::plugin::NAME)
+    }
+
+    fn uninstall_hint(&self, bin: &str) -> String {
+        format!("{bin} extensions uninstall {}", crate::plugin::NAME)
+    }
+
+    fn settings_files(&self, cwd: &Path) -> Vec<SettingsFile> {
+        vec![
+            SettingsFile {
+                place: "project",
+                path: install::gemini_settings_path(Some(cwd)),
+                reinstall: "judged install-hooks --gemini --project",
+            },
+            SettingsFile {
+                place: "user",
+                path: install::gemini_settings_path(None),
+                reinstall: "judged install-hooks --gemini --user",
+            },
+        ]
+    }
+}
