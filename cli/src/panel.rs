@@ -3,11 +3,11 @@
 //! process does, from the user's `[jury]`, and nothing is recorded.
 
 use judged_core::files;
-use judged_jury::config::{JuryConfig, for_project};
+use judged_jury::config::for_project;
 use judged_jury::convene::{self, Options, Progress};
 use judged_jury::rubric::Rubric;
+use judged_protocol::config::{ConfigFile, NoJury};
 use judged_protocol::{PanelProgress, PanelStep};
-use serde::Deserialize;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -31,45 +31,27 @@ pub struct PanelAnswer {
 /// Why direct mode cannot convene a jury.
 #[derive(Debug, thiserror::Error)]
 pub enum DirectPanelError {
-    #[error("{}: {source}", path.display())]
-    UserConfig { path: PathBuf, source: toml::de::Error },
     #[error(transparent)]
-    ConfigFile(#[from] judged_core::config_file::ConfigFileError),
+    Config(#[from] judged_protocol::config::ConfigError),
     #[error(transparent)]
     Jury(#[from] judged_jury::config::FileError),
-    #[error("no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {} (see docs/configuration.md, \"The jury\")", .0.display())]
-    NoJury(PathBuf),
+    #[error(transparent)]
+    NoJury(#[from] NoJury),
     #[error("{}: {source}", path.display())]
     Invalid { path: PathBuf, source: judged_jury::config::ConfigError },
     #[error(transparent)]
     Rubric(#[from] judged_jury::rubric::RubricError),
 }
 
-/// The parts of the user's `config.toml` a direct-mode jury needs.
-#[derive(Default, Deserialize)]
-struct UserConfig {
-    jury: Option<JuryConfig>,
-    #[serde(default)]
-    gate: GateTrust,
-}
-
-#[derive(Default, Deserialize)]
-struct GateTrust {
-    trust_project_files: Option<bool>,
-}
-
-/// Convene the jury in this process.
+/// Convene the jury in this process, from the user's `config.toml` read as the daemon
+/// reads it (the same schema, and the same trust of a project's own `[jury]`).
 pub fn convene_here(request: &PanelRequest) -> Result<PanelAnswer, DirectPanelError> {
     let path = judged_protocol::paths::config_path();
-    let user: UserConfig = match judged_core::config_file::read(&path)? {
-        Some(bytes) => toml::from_str(&String::from_utf8_lossy(&bytes))
-            .map_err(|source| DirectPanelError::UserConfig { path: path.clone(), source })?,
-        None => UserConfig::default(),
-    };
+    let user = ConfigFile::load(&path)?;
     let cwd = PathBuf::from(files::resolve(&request.cwd));
-    let trust = user.gate.trust_project_files.unwrap_or(true);
-    let (config, from) = for_project(user.jury.as_ref().map(|j| (j, path.as_path())), trust, &cwd)?
-        .ok_or(DirectPanelError::NoJury(path))?;
+    let trust = user.gate.project_trust(user.is_witness());
+    let (config, from) = for_project(user.jury.as_ref().map(|j| (j, path.as_path())), trust.jury, &cwd)?
+        .ok_or(NoJury { config: path, witness: user.is_witness(), not_applied: None })?;
     let jury = config.validate().map_err(|source| DirectPanelError::Invalid { path: from, source })?;
     let rubric = Rubric::resolve(&request.rubric, request.rubric_text.as_deref())?;
     let asked = convene::Request {

@@ -23,16 +23,8 @@ const RAW_RESPONSE_BYTES: usize = 64 * 1024;
 /// Why no jury can be convened.
 #[derive(Debug, thiserror::Error)]
 pub enum PanelError {
-    #[error(
-        "no [jury] is configured: add a [jury] table with its [[jury.jurors]] to {config} (see docs/configuration.md, \"The jury\"){}{}",
-        if *witness {
-            "; a witness account never runs a project's [jury] (its commands would run with the witness's rights), so only that file counts"
-        } else {
-            ", or to the project's .judged.toml"
-        },
-        not_applied.as_ref().map(|e| format!(" (the newest edit of {} was not applied: {e})", config.display())).unwrap_or_default()
-    )]
-    NoJury { config: PathBuf, witness: bool, not_applied: Option<String> },
+    #[error(transparent)]
+    NoJury(#[from] judged_protocol::config::NoJury),
     #[error("{source} (in {})", path.display())]
     InvalidJury { path: PathBuf, source: judged_jury::config::ConfigError },
     #[error(transparent)]
@@ -60,11 +52,12 @@ impl JurySource<'_> {
     /// The jury for work in `cwd`, with the file it came from.
     pub fn jury_for(&self, cwd: &Path) -> Result<(JuryConfig, PathBuf), PanelError> {
         let user = self.user.map(|jury| (jury, self.user_path));
-        judged_jury::config::for_project(user, self.trust.jury, cwd)?.ok_or_else(|| PanelError::NoJury {
+        let missing = || judged_protocol::config::NoJury {
             config: self.user_path.to_owned(),
             witness: self.witness,
             not_applied: self.not_applied.map(str::to_owned),
-        })
+        };
+        Ok(judged_jury::config::for_project(user, self.trust.jury, cwd)?.ok_or_else(missing)?)
     }
 }
 

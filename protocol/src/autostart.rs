@@ -4,7 +4,6 @@
 //! time. `auto_start = false` in the user's config turns it off.
 
 use crate::paths;
-use serde::Deserialize;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -47,12 +46,6 @@ pub enum AutoStartError {
     StillStarting(Duration),
 }
 
-/// The part of `config.toml` read here.
-#[derive(Default, Deserialize)]
-struct AutoStart {
-    auto_start: Option<bool>,
-}
-
 /// Whether the user's config allows starting the daemon (default yes; an unreadable
 /// config is the daemon's to report, so it is tried).
 fn allowed() -> Result<(), AutoStartError> {
@@ -61,11 +54,8 @@ fn allowed() -> Result<(), AutoStartError> {
     }
     let path = paths::config_path();
     // Read as the daemon reads it (never blocking on a FIFO, bounded): a hook must answer.
-    let config: AutoStart = judged_core::config_file::read(&path)
-        .ok()
-        .flatten()
-        .and_then(|bytes| toml::from_str(&String::from_utf8_lossy(&bytes)).ok())
-        .unwrap_or_default();
+    // A file that does not read is the daemon's to report, as it starts.
+    let config = crate::config::ConfigFile::load(&path).unwrap_or_default();
     match config.auto_start {
         Some(false) => Err(AutoStartError::Off(path)),
         _ => Ok(()),

@@ -10,6 +10,7 @@
 #![warn(missing_docs)]
 
 pub mod autostart;
+pub mod config;
 pub mod frame;
 pub mod paths;
 mod reply;

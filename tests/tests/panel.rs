@@ -416,3 +416,24 @@ fn a_jury_fixed_in_config_toml_judges_the_next_question_without_a_restart() {
     let panel = panel(&s, "The cart totals round half-even now.");
     assert_eq!(panel.status.code(), Some(0), "`panel` sees the new jury too: {}", stderr(&panel));
 }
+
+/// Issue 33: judge-evidence's direct mode reads config.toml with the daemon's one schema,
+/// so a key it does not know is refused with the file, the line and the nearest key,
+/// as the daemon refuses it, instead of being passed over.
+#[test]
+fn direct_mode_reads_config_toml_with_the_daemons_schema_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let config = format!("[gate]\npolcy = \"off\"\n\n{}", passing_jury(&dir.path().join("prompt")));
+    std::fs::write(home.join("config.toml"), config).unwrap();
+    let file = dir.path().join("a.md");
+    std::fs::write(&file, "x").unwrap();
+    let args = ["--mode", "direct", "panel", "--rubric", "spec-coherence", "--artifact-file", file.to_str().unwrap()];
+    let output = evidence(&home, &args);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.contains(&home.join("config.toml").display().to_string()), "names the file: {message}");
+    assert!(message.contains("unknown field `polcy`") && message.contains("did you mean `policy`?"), "{message}");
+    assert!(!dir.path().join("prompt").exists(), "no juror ran");
+}

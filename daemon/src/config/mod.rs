@@ -3,21 +3,21 @@
 //!
 //! Roots: command-line flags, then the config file, then the hosts' own environment
 //! variables (`COPILOT_HOME`, `CLAUDE_CONFIG_DIR`, `CODEX_HOME`), then their defaults.
-//! Every table refuses a key it does not know, naming its line and the nearest valid key
-//! ([`suggest`]). The gate and the jury follow `config.toml` and each project's
+//! The schema is `judged_protocol::config`'s, shared with judge-evidence and auto-start.
+//! The gate and the jury follow `config.toml` and each project's
 //! `.judged.toml` as they change, keeping the last good version of a file whose edit does
 //! not parse ([`live`]).
 
 mod live;
-mod suggest;
 
+pub use judged_protocol::config::{
+    ConfigError, ConfigFile, GateConfig, GateLayer, OnError, ProjectLayer, ProjectTrust, ServerLimits, StoreConfig,
+    parse_toml,
+};
 pub use live::{ConfigChange, LiveConfig, ProjectFiles};
 
 use judged_core::files::Roots;
-use judged_core::rules::IdentityAssurance;
-use judged_jury::config::JuryConfig;
-use judged_protocol::{ConfigFileUsed, GatePolicy};
-use serde::Deserialize;
+use judged_protocol::ConfigFileUsed;
 use std::path::{Path, PathBuf};
 
 /// The daemon's settings, resolved at start.
@@ -35,56 +35,6 @@ pub struct Config {
     /// The users it serves besides its own (`[server] allow_users`, resolved): a witness
     /// under its own account. Empty: the daemon is its user's alone.
     pub serves: Vec<u32>,
-}
-
-/// A config file that cannot be used; each names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error(transparent)]
-    File(#[from] judged_core::config_file::ConfigFileError),
-    #[error("{}: {source}{}", path.display(), hint.as_ref().map(|h| format!("help: {h}\n")).unwrap_or_default())]
-    Parse {
-        path: PathBuf,
-        source: Box<toml::de::Error>,
-        /// Where in the file, 1-based, when the error has a place.
-        line: Option<usize>,
-        /// The nearest valid key to an unknown one (`did you mean `policy`?`).
-        hint: Option<String>,
-    },
-    #[error("{}: {source}", path.display())]
-    Jury { path: PathBuf, source: judged_jury::config::ConfigError },
-    #[error(
-        "{}: [server] allow_users names `{name}`, who is not a user of this machine ({}); \
-         name a user listed there, or give the uid",
-        path.display(),
-        crate::account::PASSWD
-    )]
-    UnknownUser { path: PathBuf, name: String },
-}
-
-impl ConfigError {
-    /// The error on one line, for a hook's message and `status`: the file, the line, what
-    /// is wrong and the hint.
-    pub fn summary(&self) -> String {
-        match self {
-            ConfigError::Parse { path, source, line, hint } => {
-                let place = line.map(|l| format!(" line {l}")).unwrap_or_default();
-                let hint = hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default();
-                format!("{}{place}: {}{hint}", path.display(), source.message().trim_end())
-            }
-            other => other.to_string(),
-        }
-    }
-}
-
-/// Parse `text`, read from `path`, as `T`, with the line of any error and a hint for an
-/// unknown key.
-pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
-    toml::from_str(text).map_err(|source| {
-        let line = source.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
-        let hint = suggest::for_message(source.message());
-        ConfigError::Parse { path: path.to_owned(), source: Box::new(source), line, hint }
-    })
 }
 
 /// The SHA-256 of a file's bytes, in hex: what names the version of a config a decision
@@ -118,13 +68,7 @@ impl UserConfig {
 
     /// Check the bytes of `path`.
     pub fn parse(path: &Path, bytes: &[u8]) -> Result<UserConfig, ConfigError> {
-        let text = String::from_utf8_lossy(bytes);
-        let file: ConfigFile = parse_toml(path, &text)?;
-        // A jury that cannot run is refused when the file is read, not at the first
-        // gated task.
-        if let Some(jury) = &file.jury {
-            jury.validate().map_err(|source| ConfigError::Jury { path: path.to_owned(), source })?;
-        }
+        let file = ConfigFile::parse(path, bytes)?;
         let used = ConfigFileUsed { path: path.to_owned(), sha256: Some(digest_of_bytes(bytes)) };
         Ok(UserConfig { file, used })
     }
@@ -163,109 +107,6 @@ impl RootFlags {
             }
         }
         args
-    }
-}
-
-/// `config.toml`.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ConfigFile {
-    #[serde(default)]
-    pub copilot_roots: Vec<PathBuf>,
-    #[serde(default)]
-    pub claude_roots: Vec<PathBuf>,
-    #[serde(default)]
-    pub codex_roots: Vec<PathBuf>,
-    #[serde(default)]
-    pub gemini_roots: Vec<PathBuf>,
-    #[serde(default)]
-    pub gate: GateConfig,
-    /// The jury `panel` and the gate's panel policies convene.
-    #[serde(default)]
-    pub jury: Option<JuryConfig>,
-    #[serde(default)]
-    pub server: ServerLimits,
-    #[serde(default)]
-    pub store: StoreConfig,
-    /// Whether `judge-evidence` and `judge-hook` start judged when its socket does not
-    /// answer (default true; read by them, not by the daemon).
-    #[serde(default)]
-    pub auto_start: Option<bool>,
-}
-
-/// `[store]`: how long the store keeps what it witnessed. By default, everything, forever.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct StoreConfig {
-    /// Drop the bytes of sessions idle for more than this many days that nothing since
-    /// needs (as `judged prune --older-than Nd`, hourly and on start; a change applies at
-    /// the next hour). Their hashes and chain stay.
-    pub keep_days: Option<std::num::NonZeroU32>,
-}
-
-/// `[server]`: what the socket grants its clients. The defaults suit any user; a test
-/// lowers them to watch each limit work.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct ServerLimits {
-    /// Seconds a connection may sit between requests.
-    pub idle_seconds: u64,
-    /// Seconds a client has to finish a frame it started.
-    pub frame_seconds: u64,
-    /// Connections served at once (fewer when the descriptor limit is low).
-    pub max_connections: usize,
-    /// MiB of large requests held for all clients together; a frame of up to 64 KiB is
-    /// not counted (the connection limit bounds those).
-    pub buffered_mib: usize,
-    /// Users (names or uids) served besides the daemon's own: set for a witness under its
-    /// own account, whose socket is then open to them and to nobody else.
-    pub allow_users: Vec<String>,
-}
-
-impl Default for ServerLimits {
-    fn default() -> ServerLimits {
-        ServerLimits {
-            idle_seconds: 30,
-            frame_seconds: 10,
-            max_connections: 512,
-            buffered_mib: 64,
-            allow_users: Vec::new(),
-        }
-    }
-}
-
-impl ConfigFile {
-    /// Read the file; a missing file is the empty config, a malformed one an error
-    /// naming the file, the line and what is wrong.
-    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
-        Ok(UserConfig::load(path)?.file)
-    }
-
-    /// Whether this is a witness account's config: one that serves other users.
-    pub fn is_witness(&self) -> bool {
-        !self.server.allow_users.is_empty()
-    }
-}
-
-/// What a project's own `.judged.toml` may set. An agent can write its repository, so
-/// the file is read only as far as its user trusts it (`[gate] trust_project_files`).
-/// Under a witness account nothing a served user writes chooses what the witness runs:
-/// its files never name a jury (whose commands would run with the witness's rights, next
-/// to its signing key), and their `[gate]` counts only where root's config says so.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProjectTrust {
-    /// Whether a project's `[gate]` layers over the user's.
-    pub gate: bool,
-    /// Whether a project's `[jury]` replaces the user's.
-    pub jury: bool,
-}
-
-impl GateConfig {
-    /// What project files may set under this `[gate]`, in a daemon that is a witness
-    /// account's (`witness`) or its user's own.
-    pub fn project_trust(&self, witness: bool) -> ProjectTrust {
-        let gate = self.trust_project_files.unwrap_or(!witness);
-        ProjectTrust { gate, jury: gate && !witness }
     }
 }
 
@@ -318,107 +159,5 @@ impl Config {
 
     pub fn socket_path(&self) -> PathBuf {
         self.socket_dir.join("judged.sock")
-    }
-}
-
-/// What the gate does with a question it cannot judge (`[gate] on_error`), and what the
-/// hook does when it cannot ask the gate (`install-hooks --on-error`): one set of names.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum OnError {
-    Block,
-    Allow,
-}
-
-impl OnError {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnError::Block => "block",
-            OnError::Allow => "allow",
-        }
-    }
-}
-
-/// Declares a gate table: its own keys, then every setting a layer of the gate can set,
-/// with [`GateLayer`] of what it sets. Each table is its own struct that refuses unknown
-/// keys (serde cannot refuse them through `flatten`), and the settings are written once.
-macro_rules! gate_table {
-    ($(#[$meta:meta])* $name:ident { $($(#[$own_meta:meta])* $own:ident: $own_type:ty,)* }) => {
-        $(#[$meta])*
-        #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-        #[serde(deny_unknown_fields)]
-        pub struct $name {
-            $($(#[$own_meta])* pub $own: $own_type,)*
-            /// `off | evidence | panel | evidence_or_panel`.
-            pub policy: Option<GatePolicy>,
-            /// Evidence must be this recent.
-            pub freshness_seconds: Option<u64>,
-            /// Shorter tasks are skipped (and the skip is recorded).
-            pub min_task_chars: Option<usize>,
-            /// What the gate does with a question it cannot judge.
-            pub on_error: Option<OnError>,
-            /// Allow only while the working tree is the one the review saw (off by default).
-            pub require_reviewed_tree: Option<bool>,
-            /// The hook events the gate decides; others are allowed.
-            pub events: Option<Vec<String>>,
-            /// The rubric the jury judges a task by under the panel policies (default
-            /// `spec-coherence`, the reference gate's).
-            pub panel_rubric: Option<String>,
-            /// The least assurance of the reviewer's identity evidence must have to count
-            /// (default `host-recorded`; `caller-declared` also accepts a review only its
-            /// caller vouches for).
-            pub evidence_assurance: Option<IdentityAssurance>,
-        }
-
-        impl $name {
-            /// The settings this table sets.
-            pub fn layer(&self) -> GateLayer {
-                GateLayer {
-                    policy: self.policy,
-                    freshness_seconds: self.freshness_seconds,
-                    min_task_chars: self.min_task_chars,
-                    on_error: self.on_error,
-                    require_reviewed_tree: self.require_reviewed_tree,
-                    events: self.events.clone(),
-                    panel_rubric: self.panel_rubric.clone(),
-                    evidence_assurance: self.evidence_assurance,
-                }
-            }
-        }
-    };
-}
-
-gate_table! {
-    /// One layer of gate settings (a project's `.judged.toml` `[gate]`); unset fields fall
-    /// through to the layer below.
-    GateLayer {}
-}
-
-gate_table! {
-    /// A `[[gate.projects]]` entry: a layer for the projects under `path`.
-    ProjectLayer {
-        path: PathBuf,
-    }
-}
-
-gate_table! {
-    /// `[gate]` of the user's config.
-    GateConfig {
-        #[serde(default)]
-        projects: Vec<ProjectLayer>,
-        /// Whether a repository's own `.judged.toml` is read (default true; false for a
-        /// witness account, which never reads a project's `[jury]`). An agent can write its
-        /// repository, so a user who does not trust it to set its own gate turns this off
-        /// and keeps per-project policy in `[[gate.projects]]` ([`ProjectTrust`]).
-        trust_project_files: Option<bool>,
-        /// A command (program and arguments) run for each completion no gate decision
-        /// allowed, with that bypass as one JSON object on its stdin: a notification (its
-        /// outcome changes nothing). Only here, never in a project's file, which the
-        /// agent can write.
-        on_bypass: Option<Vec<String>>,
-        /// How long an answer of a Gemini CLI agent with nothing recorded after it waits
-        /// before it counts as the agent's end (default 600): the client records a tool
-        /// call's answer again only once the tool has run, which can take minutes.
-        gemini_quiet_seconds: Option<u64>,
     }
 }

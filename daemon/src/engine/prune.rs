@@ -9,6 +9,7 @@
 //! session whose log was caught rewritten is kept whole, as the record of that.
 
 use super::{Answer, Engine};
+use crate::hook_gate::GateSettings;
 use crate::store::{ChallengeIssued, EvidenceVerified, FileState, JournalBody, Store, StoreError};
 use chrono::{DateTime, Utc};
 use judged_core::timestamp;

@@ -9,6 +9,7 @@ mod policy;
 mod review;
 mod status;
 
+pub use policy::GateSettings;
 pub use review::{AskError, Counting, ReviewAsked};
 
 use crate::caller::Caller;

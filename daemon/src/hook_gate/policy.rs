@@ -119,10 +119,27 @@ impl Settings {
     }
 }
 
-impl GateConfig {
+/// The gate's settings a `[gate]` table gives: the user's alone, or layered with a
+/// project's.
+pub trait GateSettings {
     /// The settings with no project's layers (for a question without a cwd, or whose
     /// project file cannot be read).
-    pub fn user_settings(&self) -> Settings {
+    fn user_settings(&self) -> Settings;
+    /// Settings for a hook fired in `cwd`, reading its project file afresh.
+    fn settings_for(&self, cwd: &Path, trust: ProjectTrust) -> Result<Settings, ConfigError>;
+    /// Settings for a hook fired in `cwd`: the user's, then the longest matching
+    /// `[[gate.projects]]`, then the nearest `.judged.toml` where `trust` lets it count
+    /// (through `projects`, which keeps the last good version of each).
+    fn settings_with(
+        &self,
+        cwd: &Path,
+        projects: &mut ProjectFiles,
+        trust: ProjectTrust,
+    ) -> Result<Settings, ConfigError>;
+}
+
+impl GateSettings for GateConfig {
+    fn user_settings(&self) -> Settings {
         let mut settings = Settings {
             policy: GatePolicy::Evidence,
             freshness_seconds: 3600,
@@ -142,15 +159,11 @@ impl GateConfig {
         settings
     }
 
-    /// Settings for a hook fired in `cwd`, reading its project file afresh.
-    pub fn settings_for(&self, cwd: &Path, trust: ProjectTrust) -> Result<Settings, ConfigError> {
+    fn settings_for(&self, cwd: &Path, trust: ProjectTrust) -> Result<Settings, ConfigError> {
         self.settings_with(cwd, &mut ProjectFiles::default(), trust)
     }
 
-    /// Settings for a hook fired in `cwd`: the user's, then the longest matching
-    /// `[[gate.projects]]`, then the nearest `.judged.toml` where `trust` lets it count
-    /// (through `projects`, which keeps the last good version of each).
-    pub fn settings_with(
+    fn settings_with(
         &self,
         cwd: &Path,
         projects: &mut ProjectFiles,

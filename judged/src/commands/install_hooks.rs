@@ -9,6 +9,7 @@ use crate::{CliError, HookTarget};
 use judged_core::event::Host;
 use judged_daemon::config::ConfigError;
 use judged_daemon::config::OnError;
+use judged_daemon::hook_gate::GateSettings;
 use judged_protocol::paths;
 use std::path::{Path, PathBuf};
 

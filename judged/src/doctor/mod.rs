@@ -11,6 +11,7 @@ use crate::hosts::{self, Login};
 use crate::install::find_on_path;
 use crate::service::{self, Manager, Unmanaged, WITHOUT_A_SERVICE};
 use judged_daemon::config::{Config, ConfigFile, RootFlags};
+use judged_daemon::hook_gate::GateSettings;
 use judged_jury::config::{JuryConfig, Preset};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
 use serde::Serialize;
