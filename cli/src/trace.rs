@@ -123,7 +123,7 @@ fn trace(mode: Mode, args: &TraceCmd) -> Result<(), TraceFailed> {
     std::fs::create_dir_all(&run_dir).map_err(|e| TraceFailed(format!("cannot create {}: {e}", run_dir.display())))?;
     write_if_missing(&run_dir.join("run.meta.json"), &call.run_meta(args, &run_dir))?;
     let prefix = format!("{call_number:03}-{purpose}");
-    let mut request = call.request(args, &provenance);
+    let mut request = call.request(args);
     let body = request.as_object_mut().expect("an object literal");
     if args.trace_mode == "full" {
         body.insert("prompt".into(), format!("{}\n", call.prompt).into());
@@ -133,7 +133,7 @@ fn trace(mode: Mode, args: &TraceCmd) -> Result<(), TraceFailed> {
         body.insert("response_length".into(), call.response.chars().count().into());
     }
     write(&run_dir.join(format!("{prefix}.request.json")), pretty(&request).as_bytes())?;
-    write(&run_dir.join(format!("{prefix}.meta.json")), pretty(&call.meta(args, &provenance)).as_bytes())?;
+    write(&run_dir.join(format!("{prefix}.meta.json")), pretty(&call.meta(args)).as_bytes())?;
     let events = Path::new(".aris/meta");
     if events.is_dir() {
         let event = call.event(args, &run_dir);
@@ -176,7 +176,7 @@ struct Call<'a> {
     effort_unpinned: bool,
     now: String,
     /// The provenance as JSON, whose fields the records repeat.
-    provenance: Value,
+    provenance: &'a Provenance,
 }
 
 impl<'a> Call<'a> {
@@ -185,7 +185,7 @@ impl<'a> Call<'a> {
         skill: &'a str,
         purpose: &'a str,
         call_number: u32,
-        provenance: &Provenance,
+        provenance: &'a Provenance,
     ) -> Result<Call<'a>, TraceFailed> {
         let native = args.backend.eq_ignore_ascii_case("copilot-native");
         let response = match &provenance.response_path {
@@ -209,18 +209,18 @@ impl<'a> Call<'a> {
             tool,
             effort_unpinned: args.backend == "copilot" && !args.effort.eq_ignore_ascii_case("xhigh"),
             now: judged_core::timestamp::format_utc(chrono::Utc::now()),
-            provenance: serde_json::to_value(provenance).expect("provenance serializes"),
+            provenance,
         })
     }
 
     /// The identity fields every record but the run's repeats from the provenance.
     fn identities(&self, extra: Value) -> Value {
-        let p = &self.provenance;
+        let p = self.provenance;
         let mut fields = json!({
-            "executor_model": p["executor_model"], "executor_model_source": p["executor_model_source"],
-            "executor_family": p["executor_family"], "reviewer_model_source": p["reviewer_model_source"],
-            "native_evidence_id": p["native_evidence_id"], "native_evidence_path": p["native_evidence_path"],
-            "family_relation": p["family_relation"], "independence_verified": p["independence_verified"],
+            "executor_model": p.executor_model, "executor_model_source": p.executor_model_source,
+            "executor_family": p.executor_family, "reviewer_model_source": p.reviewer_model_source,
+            "native_evidence_id": p.native_evidence_id, "native_evidence_path": p.native_evidence_path,
+            "family_relation": p.family_relation, "independence_verified": p.independence_verified,
         });
         let body = fields.as_object_mut().expect("an object literal");
         body.extend(extra.as_object().expect("an object literal").clone());
@@ -228,14 +228,14 @@ impl<'a> Call<'a> {
     }
 
     /// The call's fields `request.json` and `meta.json` share.
-    fn call_fields(&self, args: &TraceCmd, provenance: &Provenance, extra: Value) -> Value {
+    fn call_fields(&self, args: &TraceCmd, extra: Value) -> Value {
         let mut fields = self.identities(json!({
             "call_number": self.call_number, "purpose": self.purpose, "timestamp": self.now,
-            "model": provenance.model, "effort": args.effort, "effort_unpinned": self.effort_unpinned,
+            "model": self.provenance.model, "effort": args.effort, "effort_unpinned": self.effort_unpinned,
             "fallback_reason": args.fallback_reason, "status": args.status, "executor": self.executor,
             "reviewer_profile": none_if_empty(&args.reviewer_profile),
             "requested_reviewer_model": none_if_empty(&args.requested_reviewer_model),
-            "reported_reviewer_model": self.provenance["reported_reviewer_model"],
+            "reported_reviewer_model": self.provenance.reported_reviewer_model,
             "memory_hash": none_if_empty(&args.memory_hash),
         }));
         let body = fields.as_object_mut().expect("an object literal");
@@ -246,28 +246,28 @@ impl<'a> Call<'a> {
     fn run_meta(&self, args: &TraceCmd, run_dir: &Path) -> Value {
         self.identities(json!({
             "skill": self.skill, "run_id": run_dir.file_name().map(|n| n.to_string_lossy().into_owned()),
-            "started_at": self.now, "executor": self.executor, "reviewer_family": self.provenance["reviewer_family"],
+            "started_at": self.now, "executor": self.executor, "reviewer_family": self.provenance.reviewer_family,
             "reviewer_backend": none_if_empty(&args.backend),
             "project_dir": std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default(),
         }))
     }
 
-    fn request(&self, args: &TraceCmd, provenance: &Provenance) -> Value {
+    fn request(&self, args: &TraceCmd) -> Value {
         let extra =
-            json!({"tool": self.tool, "backend": args.backend, "reviewer_family": self.provenance["reviewer_family"]});
-        self.call_fields(args, provenance, extra)
+            json!({"tool": self.tool, "backend": args.backend, "reviewer_family": self.provenance.reviewer_family});
+        self.call_fields(args, extra)
     }
 
-    fn meta(&self, args: &TraceCmd, provenance: &Provenance) -> Value {
-        let extra = json!({"thread_id": args.thread_id, "model_family": self.provenance["reviewer_family"]});
-        self.call_fields(args, provenance, extra)
+    fn meta(&self, args: &TraceCmd) -> Value {
+        let extra = json!({"thread_id": args.thread_id, "model_family": self.provenance.reviewer_family});
+        self.call_fields(args, extra)
     }
 
     fn event(&self, args: &TraceCmd, run_dir: &Path) -> Value {
         self.identities(json!({
             "event": "review_trace", "skill": self.skill, "purpose": self.purpose, "thread_id": args.thread_id,
             "trace_path": format!("{}/", run_dir.display()), "backend": args.backend, "tool": self.tool,
-            "executor": self.executor, "reviewer_family": self.provenance["reviewer_family"],
+            "executor": self.executor, "reviewer_family": self.provenance.reviewer_family,
             "effort_unpinned": self.effort_unpinned, "memory_hash": none_if_empty(&args.memory_hash),
             "status": args.status,
         }))
