@@ -5,20 +5,19 @@ use super::{call_long, print_json};
 use crate::{CliError, report};
 use judged_protocol::{PruneArgs, PruneReport, Request};
 
-/// The cutoff when neither `--older-than` nor `[store] keep_days` names one.
-const DEFAULT_OLDER_THAN: &str = "90d";
+/// The cutoff, in days, when neither `--older-than` nor `[store] keep_days` names one.
+const DEFAULT_KEEP_DAYS: u32 = 90;
 
 pub fn run(older_than: Option<&str>, dry_run: bool, vacuum: bool, json: bool) -> Result<(), CliError> {
-    let text = match older_than {
-        Some(text) => text.to_owned(),
+    let now = chrono::Utc::now();
+    let older_than = match older_than {
+        Some(text) => report::time_ago("--older-than", text, now).map_err(CliError::Usage)?,
         None => {
-            match judged_daemon::config::ConfigFile::load(&judged_protocol::paths::config_path())?.store.keep_days {
-                Some(days) => format!("{days}d"),
-                None => DEFAULT_OLDER_THAN.to_owned(),
-            }
+            let config = judged_daemon::config::ConfigFile::load(&judged_protocol::paths::config_path())?;
+            let days = config.store.keep_days.map_or(DEFAULT_KEEP_DAYS, std::num::NonZeroU32::get);
+            now - chrono::Duration::days(i64::from(days))
         }
     };
-    let older_than = report::time_ago("--older-than", &text, chrono::Utc::now()).map_err(CliError::Usage)?;
     let done: PruneReport = call_long(Request::Prune(PruneArgs { older_than, dry_run, vacuum }))?;
     if json {
         print_json(&done);
