@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Re-capture the real-host fixtures under fixtures/copilot-<v>/, fixtures/claude-code-<v>/ and
-# fixtures/gemini-cli-<v>/
+# Re-capture the real-host fixtures under fixtures/copilot-<v>/, fixtures/claude-code-<v>/,
+# fixtures/qwen-code-<v>/ and fixtures/gemini-cli-<v>/
 # with the stand-in judge-evidence (tests/hosts/stand-in/) first on PATH.
 #
 #   tests/hosts/capture-fixtures.sh [scenario-name ...]     # default: all
@@ -16,17 +16,23 @@ eval "$("$HERE/install.sh" | sed 's/^/export /')"
 
 COPILOT_SCENARIOS="cross-family-ok same-family no-nonce wrong-agent-type reviewer-error reviewer-error-400"
 CLAUDE_SCENARIOS="marker-challenge stop-hook stop-block"
+QWEN_SCENARIOS="shell-call stop-blocked stop-cap stop-json"
 SELECTED="$*"
 want() { [ -z "$SELECTED" ] || [[ " $SELECTED " == *" $1 "* ]]; }
 
 run() { # client fixture-dir scenario
-  local client="$1" fdir="$2" name="$3" prefix
-  [ "$client" = copilot ] && prefix=copilot || prefix=claude
+  local client="$1" fdir="$2" name="$3"
   local wd="/tmp/judged-fixture/$client/$name" out="$fdir/$name"
   rm -rf "$wd" "$out"
   echo "== $client $name" >&2
-  python3 "$HERE/drive.py" "$client" "$HERE/scenarios/$prefix-$name.json" "$wd" --stand-in --copy-to "$out"
+  python3 "$HERE/drive.py" "$client" "$HERE/scenarios/$client-$name.json" "$wd" --stand-in --copy-to "$out"
   for h in "$wd"/hook-*.jsonl; do [ -e "$h" ] && cp "$h" "$out/"; done
+  if [ "$client" = qwen ]; then
+    # The -o json stdout, the Stop hooks' stdin (stop-<n>.json) and the run summary.
+    cp "$wd/client.stdout" "$out/stdout.json"
+    for h in "$wd"/stop-*.json; do [ -e "$h" ] && cp "$h" "$out/"; done
+    cp "$wd/home/.qwen/usage_record.jsonl" "$out/"
+  fi
   return 0
 }
 
@@ -36,9 +42,12 @@ done
 for s in $CLAUDE_SCENARIOS; do
   if want "$s"; then run claude "$REPO/fixtures/claude-code-$CLAUDE_CODE_VERSION" "$s"; fi
 done
+for s in $QWEN_SCENARIOS; do
+  if want "$s"; then run qwen "$REPO/fixtures/qwen-code-$QWEN_CODE_VERSION" "$s"; fi
+done
 
 # Gemini CLI as the agent being reviewed: its session recordings (host-formats §G/§H), run
-# straight against model_server.py (drive.py drives Copilot CLI and Claude Code only).
+# straight against model_server.py (drive.py drives Copilot CLI, Claude Code and Qwen Code only).
 #   done          one `gemini -p` turn
 #   after-agent   the same, with an AfterAgent hook that blocks once (exit 2, the reason on
 #                 stderr) and then stops the agent ({"continue": false}), as judge-hook does

@@ -1,31 +1,37 @@
 #!/usr/bin/env python3
-"""Drive a real host client (Copilot CLI or Claude Code) against the scripted model server.
+"""Drive a real host client (Copilot CLI, Claude Code or Qwen Code) against the scripted model
+server.
 
   drive.py copilot SCENARIO WORKDIR [options]
   drive.py claude  SCENARIO WORKDIR [options]
+  drive.py qwen    SCENARIO WORKDIR [options]
 
 Options:
   --timeout SEC      wall-clock limit for the client (default: scenario "timeout" or 120)
   --stand-in         put tests/hosts/stand-in/ first on PATH (a fake `judge-evidence`
                      used to capture fixtures before the real binary exists)
   --copy-to DIR      copy the session log(s) byte-for-byte into DIR
-  --bin PATH         client binary (default: $COPILOT_BIN / $CLAUDE_BIN, else the cache
-                     that install.sh fills; install.sh is run if it is missing)
+  --bin PATH         client binary (default: $COPILOT_BIN / $CLAUDE_BIN / $QWEN_BIN, else
+                     the cache that install.sh fills; `install.sh <host>` is run if it is
+                     missing)
 
-Layout created under WORKDIR (which must be absent, empty, or hold only a project/ dir
-the caller prepared, e.g. with `judged install-hooks --claude --project WORKDIR/project`):
+Layout created under WORKDIR (which must be absent, empty, or hold only a project/ and/or
+home/ dir the caller prepared, e.g. with `judged install-hooks --claude --project
+WORKDIR/project`, or a home/.qwen/settings.json with hooks):
   WORKDIR/project/            the client's cwd (scripted commands run here)
   WORKDIR/home/               HOME for the client, with XDG_{CACHE,CONFIG,DATA,STATE}_HOME
                               at their defaults under it
   WORKDIR/home/.copilot/      COPILOT_HOME (Copilot)   WORKDIR/home/.claude/ (Claude Code)
+  WORKDIR/home/.qwen/         Qwen Code: settings.json (written here, see below) and
+                              projects/<cwd, / -> ->/chats/<sessionId>.jsonl
   WORKDIR/server.jsonl        every model request the server got (debugging)
   WORKDIR/client.stdout, client.stderr
 
 PATH and the rest of the environment are inherited, so scripted commands such as
 `judge-evidence ...` resolve from the caller's PATH.  Variables that could point the
 client at a real account or another config (ANTHROPIC_*, CLAUDE_*, COPILOT_*, OPENAI_*,
-GH_TOKEN, GITHUB_TOKEN, GH_HOST, CLAUDECODE) are dropped first, and HOME and the XDG base
-directories are set under WORKDIR/home.
+QWEN_*, DASHSCOPE_*, GH_TOKEN, GITHUB_TOKEN, GH_HOST, CLAUDECODE) are dropped first, and HOME
+and the XDG base directories are set under WORKDIR/home.
 
 Output (stdout), one per line:
   SESSION_LOG=<absolute path>      (one line per session log found)
@@ -34,7 +40,8 @@ Exit status: 0 if the client exited 0 and at least one session log was found, el
 
 Scenario keys read here (the rest is for model_server.py):
   "prompt"           the -p prompt (required)
-  "root_model"       Copilot: COPILOT_MODEL; Claude Code: --model (optional)
+  "root_model"       Copilot: COPILOT_MODEL; Claude Code: --model; Qwen Code: the provider's
+                     model id (default qwen3-coder-plus) (optional)
   "timeout"          seconds
   "env"              extra environment for the client ({{workdir}}/{{home}} substituted)
   "claude_settings"  object written to WORKDIR/project/.claude/settings.json
@@ -45,6 +52,11 @@ Scenario keys read here (the rest is for model_server.py):
   "claude_args"      extra Claude Code arguments ({{repo}} is this repository), e.g.
                      ["--plugin-dir", "{{repo}}/plugin"]
   "copilot_args"     extra Copilot CLI arguments, as "claude_args"
+  "qwen_settings"    Qwen Code: merged over WORKDIR/home/.qwen/settings.json (a prepared one
+                     is kept; hook lists are concatenated), e.g. {"hooks": {"Stop": [...]}}
+  "qwen_args"        extra Qwen Code arguments, before the prompt (default run:
+                     `qwen --yolo -o json PROMPT`; `-o json` is left out when these name an
+                     output format)
   "files"            {relative path: text} created in the project dir before the run
 """
 
@@ -60,7 +72,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
-DROP_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "COPILOT_", "OPENAI_")
+DROP_PREFIXES = ("ANTHROPIC_", "CLAUDE_", "COPILOT_", "OPENAI_", "QWEN_", "DASHSCOPE_")
+BIN_VARS = {"copilot": "COPILOT_BIN", "claude": "CLAUDE_BIN", "qwen": "QWEN_BIN"}
+QWEN_DEFAULT_MODEL = "qwen3-coder-plus"
+QWEN_KEY_VAR = "SCRIPTED_OFFLINE_API_KEY"
 DROP_NAMES = {"GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "CLAUDECODE"}
 
 
@@ -78,10 +93,10 @@ def versions():
 def find_binary(host, explicit):
     if explicit:
         return explicit
-    envname = "COPILOT_BIN" if host == "copilot" else "CLAUDE_BIN"
+    envname = BIN_VARS[host]
     if os.environ.get(envname):
         return os.environ[envname]
-    res = subprocess.run(["bash", os.path.join(HERE, "install.sh")], stdout=subprocess.PIPE,
+    res = subprocess.run(["bash", os.path.join(HERE, "install.sh"), host], stdout=subprocess.PIPE,
                          stderr=sys.stderr, text=True)
     if res.returncode != 0:
         sys.exit("drive.py: install.sh failed")
@@ -129,6 +144,22 @@ def merge_settings(base, extra):
     return out
 
 
+def qwen_settings(base, port, model, extra):
+    """Qwen Code's ~/.qwen/settings.json: `base` (a prepared file, or {}) with one OpenAI-compatible
+    provider on the scripted server, no usage statistics, telemetry or auto-update, then the
+    scenario's `extra` over it (hook lists concatenated)."""
+    out = dict(base)
+    out["modelProviders"] = dict(out.get("modelProviders") or {}, openai=[
+        {"id": model, "name": model, "baseUrl": "http://127.0.0.1:%d/v1" % port, "envKey": QWEN_KEY_VAR}])
+    for key, values in (("security", {"auth": {"selectedType": "openai"}}),
+                        ("model", {"name": model}),
+                        ("general", {"enableAutoUpdate": False}),
+                        ("privacy", {"usageStatisticsEnabled": False}),
+                        ("telemetry", {"enabled": False})):
+        out[key] = dict(out.get(key) or {}, **values)
+    return merge_settings(out, extra)
+
+
 def start_server(scenario_path, workdir, mapping):
     port_file = os.path.join(workdir, "port")
     cmd = [sys.executable, os.path.join(HERE, "model_server.py"), "--scenario", scenario_path,
@@ -150,7 +181,7 @@ def start_server(scenario_path, workdir, mapping):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("host", choices=["copilot", "claude"])
+    ap.add_argument("host", choices=["copilot", "claude", "qwen"])
     ap.add_argument("scenario")
     ap.add_argument("workdir")
     ap.add_argument("--timeout", type=float)
@@ -163,14 +194,14 @@ def main():
     with open(scenario_path) as f:
         scenario = json.load(f)
     workdir = os.path.abspath(args.workdir)
-    # WORKDIR may hold a `project/` the caller prepared (e.g. `judged install-hooks
-    # --project WORKDIR/project`), and nothing else.
-    if os.path.isdir(workdir) and set(os.listdir(workdir)) - {"project"}:
-        sys.exit("drive.py: WORKDIR %s holds more than a prepared project/" % workdir)
+    # WORKDIR may hold a `project/` and a `home/` the caller prepared (e.g. `judged
+    # install-hooks --project WORKDIR/project`), and nothing else.
+    if os.path.isdir(workdir) and set(os.listdir(workdir)) - {"project", "home"}:
+        sys.exit("drive.py: WORKDIR %s holds more than a prepared project/ and home/" % workdir)
     project = os.path.join(workdir, "project")
     home = os.path.join(workdir, "home")
     os.makedirs(project, exist_ok=True)
-    os.makedirs(home)
+    os.makedirs(home, exist_ok=True)
     project = os.path.realpath(project)
     home = os.path.realpath(home)
     mapping = {"workdir": project, "home": home, "root": workdir, "repo": REPO}
@@ -212,6 +243,23 @@ def main():
             cmd = [binary, "-p", prompt, "--allow-all-tools", "--allow-all-paths"] + \
                 subst(scenario.get("copilot_args") or [], mapping)
             log_root = os.path.join(copilot_home, "session-state")
+        elif args.host == "qwen":
+            qwen_dir = os.path.join(home, ".qwen")
+            os.makedirs(qwen_dir, exist_ok=True)
+            path = os.path.join(qwen_dir, "settings.json")
+            settings = qwen_settings(read_json_object(path), port, scenario.get("root_model") or QWEN_DEFAULT_MODEL,
+                                     subst(scenario.get("qwen_settings") or {}, mapping))
+            with open(path + ".tmp", "w") as f:
+                json.dump(settings, f, indent=2)
+            os.replace(path + ".tmp", path)
+            env[QWEN_KEY_VAR] = "scripted-offline-key"
+            extra = subst(scenario.get("qwen_args") or [], mapping)
+            # `-o json` unless the scenario names an output format (a repeated -o is not
+            # overridden: Qwen Code then falls back to text).
+            fmt = [] if any(a in ("-o", "--output-format") or a.startswith("--output-format=") for a in extra) \
+                else ["-o", "json"]
+            cmd = [binary, "--yolo"] + fmt + extra + [prompt]
+            log_root = os.path.join(qwen_dir, "projects")
         else:
             claude_dir = os.path.join(home, ".claude")
             os.makedirs(claude_dir, exist_ok=True)
@@ -266,7 +314,8 @@ def main():
         for dirpath, _dirs, files in os.walk(log_root):
             for name in files:
                 if (args.host == "copilot" and name == "events.jsonl") or \
-                        (args.host == "claude" and name.endswith(".jsonl")):
+                        (args.host == "claude" and name.endswith(".jsonl")) or \
+                        (args.host == "qwen" and name.endswith(".jsonl")):
                     logs.append(os.path.join(dirpath, name))
                 elif args.host == "claude" and name.endswith(".meta.json"):
                     extras.append(os.path.join(dirpath, name))
@@ -274,9 +323,14 @@ def main():
     if args.copy_to and logs:
         # Copilot: <copy-to>/events.jsonl.  Claude Code: the tree below
         # projects/<project>/ (<session>.jsonl, <session>/subagents/agent-*.jsonl + .meta.json).
+        # Qwen Code: the tree below projects/<project>/chats/ (<session>.jsonl).
         for p in logs + sorted(extras):
             if args.host == "copilot":
                 rel = os.path.basename(p)
+            elif args.host == "qwen":
+                rel = os.path.relpath(p, log_root).split(os.sep, 1)[1]
+                if rel.startswith("chats" + os.sep):
+                    rel = rel[len("chats" + os.sep):]
             else:
                 rel = os.path.relpath(p, log_root).split(os.sep, 1)[1]
             dest = os.path.join(args.copy_to, rel)

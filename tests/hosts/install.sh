@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Install the pinned real host clients (Copilot CLI, Claude Code) and juror CLIs (Codex CLI,
-# Gemini CLI) from npm into a cache dir.
+# Install the pinned real host clients (Copilot CLI, Claude Code, Qwen Code) and juror CLIs
+# (Codex CLI, Gemini CLI) from npm into a cache dir.
 #
-#   tests/hosts/install.sh                 # all four, into $JUDGED_HOSTS_CACHE or <repo>/.cache/hosts
-#   tests/hosts/install.sh codex gemini    # only the named ones (copilot claude codex gemini)
+#   tests/hosts/install.sh                 # the four the tests drive, into $JUDGED_HOSTS_CACHE or <repo>/.cache/hosts
+#   tests/hosts/install.sh codex gemini    # only the named ones (copilot claude codex gemini, and qwen,
+#                                          # which only tests/hosts/capture-fixtures.sh drives so far)
 #
 # Idempotent: a client whose installed package.json already has the pinned version is skipped.
 # Before each download it says on stderr what it downloads, about how much, and where it is
-# kept for the next runs (all four: about 1 GB). npm's own download cache is a directory of
+# kept for the next runs (the four: about 1.1 GB; Qwen Code about 145 MB more). npm's own download cache is a directory of
 # this run beside the clients, removed when it ends, not the user's ~/.npm.
 # On success prints one line per client, in this order:
 #   COPILOT_BIN=<abs path>
 #   CLAUDE_BIN=<abs path>
 #   CODEX_BIN=<abs path>     (the native binary of the platform package, not the node wrapper)
 #   GEMINI_BIN=<abs path>    (bundle/gemini.js, a `#!/usr/bin/env node` script)
+#   QWEN_BIN=<abs path>      (cli-entry.js, a `#!/usr/bin/env node` script)
 # Exits non-zero with a message on stderr if npm is missing or the install fails.
 set -euo pipefail
 
@@ -41,7 +43,7 @@ esac
 
 WANT="${*:-copilot claude codex gemini}"
 for name in $WANT; do
-  case "$name" in copilot|claude|codex|gemini) ;; *) die "unknown client '$name' (copilot claude codex gemini)" ;; esac
+  case "$name" in copilot|claude|codex|gemini|qwen) ;; *) die "unknown client '$name' (copilot claude codex gemini qwen)" ;; esac
 done
 wanted() { case " $WANT " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -84,8 +86,14 @@ fi
 if wanted gemini; then
   GEMINI_BIN="$(install_one gemini-cli @google/gemini-cli "$GEMINI_CLI_VERSION" "@google/gemini-cli" bundle/gemini.js 100)"
 fi
+# Qwen Code: a node script (cli-entry.js) beside its bundle; no platform package is needed
+# (node-pty, clipboard and sharp are optional dependencies it runs without).
+if wanted qwen; then
+  QWEN_BIN="$(install_one qwen-code @qwen-code/qwen-code "$QWEN_CODE_VERSION" "@qwen-code/qwen-code" cli-entry.js 145)"
+fi
 
 if wanted copilot; then echo "COPILOT_BIN=$COPILOT_BIN"; fi
 if wanted claude; then echo "CLAUDE_BIN=$CLAUDE_BIN"; fi
 if wanted codex; then echo "CODEX_BIN=$CODEX_BIN"; fi
 if wanted gemini; then echo "GEMINI_BIN=$GEMINI_BIN"; fi
+if wanted qwen; then echo "QWEN_BIN=$QWEN_BIN"; fi

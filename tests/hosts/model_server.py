@@ -3,7 +3,7 @@
 
 Python 3 standard library only.  Serves on 127.0.0.1 (a free port unless --port):
 
-  * OpenAI chat completions   POST /v1/chat/completions  (Copilot CLI; SSE or JSON)
+  * OpenAI chat completions   POST /v1/chat/completions  (Copilot CLI, Qwen Code; SSE or JSON)
   * Anthropic Messages        POST /v1/messages[?beta=true] (Claude Code; SSE or JSON)
   * Anthropic token count     POST /v1/messages/count_tokens
   * OpenAI Responses API      POST /v1/responses  (Codex CLI as juror or agent; SSE or JSON)
@@ -56,7 +56,9 @@ against the user messages or the tool results (group 1), and finally the most re
 the conversation that contains `"name"` (the JSON string value after it; e.g. `{{nonce}}`
 takes "nonce" from the `challenge` output).  An unresolved placeholder is left as is.
 
-Copilot's `bash` tool is called as {"command": ..., "description": ...}; Claude Code's
+Copilot's `bash` tool is called as {"command": ..., "description": ...} (as
+`run_shell_command` with the same arguments when a chat-completions request offers that tool
+and no `bash`: Qwen Code, and Gemini CLI on the Gemini API); Claude Code's
 `Bash` as {"command": ..., "description": ...}; Codex CLI's `exec_command` as {"cmd": ...,
 "login": false, "yield_time_ms": 30000} updated with the step's "exec" object.  Copilot's `task` takes the task
 object as arguments; for Claude Code a `task` step is sent as the `Agent` tool with
@@ -178,6 +180,12 @@ def tool_results(req):
     return out
 
 
+def offered_tools(req):
+    """The names of the function tools a chat-completions request offers."""
+    return {(t.get("function") or {}).get("name") or t.get("name")
+            for t in (req.get("tools") or []) if isinstance(t, dict)}
+
+
 def longest_literal(s):
     pieces = [p.strip() for p in PLACEHOLDER.split(s)[::2]]
     pieces = [p for p in pieces if p]
@@ -296,6 +304,9 @@ class Scenario:
             cmd = self.substitute(step["bash"], results)
             desc = step.get("description") or "Run command"
             if flavor == "openai":
+                # Qwen Code offers `run_shell_command` (Gemini CLI's name) and no `bash`.
+                if "run_shell_command" in offered_tools(req) and "bash" not in offered_tools(req):
+                    return idx, ("tool", "run_shell_command", {"command": cmd, "description": desc})
                 return idx, ("tool", "bash", {"command": cmd, "description": desc})
             if flavor == "gemini":
                 return idx, ("tool", "run_shell_command", {"command": cmd, "description": desc})
