@@ -94,8 +94,7 @@ pub fn plugin_already_gates(host: Host, user: bool) -> Result<(), CliError> {
     let Some(bin) = crate::install::find_on_path(hosts::of(host).program(), std::env::var_os("PATH").as_deref()) else {
         return Ok(());
     };
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let Ok(Some(listed)) = hosts::judged_listed(host, &bin, &cwd) else { return Ok(()) };
+    let Ok(Some(listed)) = hosts::judged_listed(host, &bin, &hosts::neutral_dir()) else { return Ok(()) };
     if !listed.enabled {
         return Ok(());
     }

@@ -44,7 +44,7 @@ impl Asked {
         let (listed, trusted_hooks) = match &bin {
             None => (Ok(None), Ok(Vec::new())),
             Some(bin) => (
-                hosts::judged_listed(host, bin, cwd),
+                hosts::judged_listed(host, bin, &hosts::neutral_dir()),
                 if setup.trusts_hooks() { hosts::codex_hooks(bin, cwd) } else { Ok(Vec::new()) },
             ),
         };

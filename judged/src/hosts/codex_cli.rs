@@ -161,17 +161,18 @@ impl CodexHook {
     }
 }
 
-/// Every hook Codex CLI (`codex`) loads for `cwd`, asked through `codex app-server`, its
+/// Every hook Codex CLI (`codex`) loads for `project`, asked through `codex app-server`, its
 /// own JSON-RPC API (the one its `/hooks` screen uses). The server must see its stdin open
 /// until it has answered (it stops at the end of its input without answering), so this is
 /// a dialog of its own rather than a [`super::run`].
-pub fn codex_hooks(codex: &Path, cwd: &Path) -> Result<Vec<CodexHook>, HostCliError> {
+pub fn codex_hooks(codex: &Path, project: &Path) -> Result<Vec<CodexHook>, HostCliError> {
     use std::io::{BufRead, Write};
     use std::process::{Command, Stdio};
     let command = shown(codex, &["app-server"]);
     let mut child = Command::new(codex)
         .arg("app-server")
-        .current_dir(cwd)
+        // It is asked about `project`, and runs elsewhere: see `neutral_dir`.
+        .current_dir(super::neutral_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -180,7 +181,7 @@ pub fn codex_hooks(codex: &Path, cwd: &Path) -> Result<Vec<CodexHook>, HostCliEr
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"clientInfo": {"name": "judged", "version": env!("CARGO_PKG_VERSION")}}}),
         json!({"jsonrpc": "2.0", "method": "initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [cwd]}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "hooks/list", "params": {"cwds": [project]}}),
     ];
     let mut stdin = child.stdin.take();
     let lines: String = requests.iter().map(|r| format!("{r}\n")).collect();

@@ -166,8 +166,17 @@ pub enum HostCliError {
     NoHookList { command: String, said: String },
 }
 
-/// Ask `host` (its CLI at `bin`, run in `cwd`) whether judged is installed, and how.
-/// `Ok(None)`: the host lists no judged.
+/// Where judged runs a host's CLI to ask it something, unless the question is about a
+/// directory of judged's own: the user's home. A host reads the settings of the
+/// directory it runs in, and a project's are the agent's to write; the home's are the
+/// user's own, which the host reads wherever it runs.
+pub fn neutral_dir() -> PathBuf {
+    judged_core::files::home_dir()
+}
+
+/// Ask `host` (its CLI at `bin`, run in `cwd`: [`neutral_dir`], or a directory of
+/// judged's own) whether judged is installed, and how. `Ok(None)`: the host lists no
+/// judged.
 pub fn judged_listed(host: Host, bin: &Path, cwd: &Path) -> Result<Option<Listed>, HostCliError> {
     let setup = of(host);
     let args: Vec<String> = setup.listing_args().iter().map(|a| (*a).to_owned()).collect();
