@@ -6,7 +6,7 @@ use judged_tests::{Daemon, bin, workspace};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The user's machine, in a temp dir: the data dir, the hosts' homes and a project.
@@ -354,4 +354,25 @@ fn the_service_check_says_whether_a_login_service_runs_judged_or_what_starts_it(
     let (status, detail, _) = service("");
     assert_eq!(status, "ok", "{detail}");
     assert!(detail.contains("installed and systemctl runs it"), "{detail}");
+}
+
+/// Issue 31: doctor asks a host's CLI what it has installed from the user's home, never
+/// from the project it is run in, whose host settings (`.claude/settings.json`,
+/// `.gemini/settings.json`, `.codex/`) are the agent's to write.
+#[test]
+fn doctor_runs_the_hosts_clis_outside_the_project() {
+    let m = Machine::new("");
+    let bin = m.tmp.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let seen = m.tmp.path().join("ran-in");
+    let stand_in = format!("#!/bin/sh\npwd >> {}\necho '[]'\n", seen.display());
+    fs::write(bin.join("claude"), stand_in).unwrap();
+    fs::set_permissions(bin.join("claude"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let output = m.command("judged").args(["doctor", "--json"]).env("PATH", &path).output().unwrap();
+    assert!(!output.stdout.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    let ran_in = fs::read_to_string(&seen).expect("the host's CLI was asked");
+    let home = m.tmp.path().canonicalize().unwrap();
+    assert!(ran_in.lines().all(|dir| Path::new(dir) == home), "ran in {ran_in:?}, not the home {home:?}");
+    assert!(!ran_in.contains("project"), "{ran_in}");
 }
