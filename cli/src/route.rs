@@ -6,7 +6,7 @@
 use crate::{Mode, RouteArgs};
 use judged_core::pyjson;
 use judged_core::route::{
-    self, Attempted, Backend, Challenge, CopilotProfiles, Failure, Profile, ProfileState, RouteError, RouteInput,
+    self, Attempted, Backend, BoundChallenge, CopilotProfiles, Failure, Profile, ProfileState, RouteError, RouteInput,
     RouteOutcome, Routing,
 };
 use judged_core::rules::ArtifactKind;
@@ -109,8 +109,8 @@ fn input(mode: Mode, args: &RouteArgs) -> Result<RouteInput, RouteCliError> {
         _ => None,
     };
     let challenge = match &args.bound_challenge {
-        None => Challenge::NotGiven,
-        Some(_) if !route::consults_challenge(&args.skill, directive) => Challenge::NotConsulted,
+        None => BoundChallenge::NotGiven,
+        Some(_) if !route::consults_challenge(&args.skill, directive) => BoundChallenge::NotConsulted,
         Some(path) => bound_challenge(mode, path),
     };
     let profiles = if route::consults_profiles(&args.skill, directive) {
@@ -143,16 +143,16 @@ fn input(mode: Mode, args: &RouteArgs) -> Result<RouteInput, RouteCliError> {
 /// Revalidate the challenge exactly as `validate-challenge` does (the daemon's witness
 /// included in daemon mode). A challenge that cannot be read or does not revalidate binds
 /// nothing; its refusal is carried into the reason.
-fn bound_challenge(mode: Mode, path: &str) -> Challenge {
+fn bound_challenge(mode: Mode, path: &str) -> BoundChallenge {
     let validated = crate::load_artifact(path).and_then(|artifact| {
         crate::with_decider(mode, |d| d.validate(ArtifactKind::Challenge, &artifact)).map(|_| artifact)
     });
     match validated {
-        Ok(challenge) => Challenge::Valid {
+        Ok(challenge) => BoundChallenge::Valid {
             host: challenge.host(),
             executor_model: challenge.executor_model().unwrap_or_default().to_owned(),
         },
-        Err(error) => Challenge::Invalid { reason: error.message },
+        Err(error) => BoundChallenge::Invalid { reason: error.message },
     }
 }
 

@@ -54,7 +54,7 @@ impl Ctx<'_> {
             return Err(RouteError::NativeClassMismatch(failure.attempted.to_string()));
         }
         let native_context = consults_challenge(&self.input.skill, self.input.directive)
-            && matches!(self.input.challenge, Challenge::Valid { host: Host::CopilotCli, .. });
+            && matches!(self.input.challenge, BoundChallenge::Valid { host: Host::CopilotCli, .. });
         if attempted == Backend::CopilotNative {
             if !consults_challenge(&self.input.skill, self.input.directive) {
                 return Err(mismatch(&before.backend.map_or("REVIEW_UNAVAILABLE".to_owned(), |b| b.to_string())));

@@ -39,7 +39,7 @@ impl Ctx<'_> {
             ),
             None => self.review_loop_default(),
         };
-        if input.challenge == Challenge::NotConsulted && routing.warning.is_none() {
+        if input.challenge == BoundChallenge::NotConsulted && routing.warning.is_none() {
             routing.warning = Some(
                 "--bound-challenge was not consulted: only the no-directive /auto-review-loop runs the native probe"
                     .to_owned(),
@@ -51,7 +51,7 @@ impl Ctx<'_> {
     /// No directive in the review loop: native when a bound Copilot challenge revalidates.
     pub(super) fn review_loop_default(&self) -> Routing {
         match &self.input.challenge {
-            Challenge::Valid { host: Host::CopilotCli, executor_model } => {
+            BoundChallenge::Valid { host: Host::CopilotCli, executor_model } => {
                 let mut routing = self.routed(
                     Backend::CopilotNative,
                     Rule::NativeDefault,
@@ -66,12 +66,12 @@ impl Ctx<'_> {
                 }
                 routing
             }
-            Challenge::Valid { host, .. } => self.codex(
+            BoundChallenge::Valid { host, .. } => self.codex(
                 None,
                 Rule::DefaultCodex,
                 format!("the challenge binds a {} session, not Copilot CLI: the Codex default", host.as_str()),
             ),
-            Challenge::Invalid { reason } => Routing {
+            BoundChallenge::Invalid { reason } => Routing {
                 warning: Some(format!("the bound challenge did not revalidate: {reason}")),
                 ..self.codex(
                     None,
@@ -79,7 +79,7 @@ impl Ctx<'_> {
                     "the challenge did not revalidate, so no Copilot session is bound: the Codex default",
                 )
             },
-            Challenge::NotGiven | Challenge::NotConsulted => {
+            BoundChallenge::NotGiven | BoundChallenge::NotConsulted => {
                 self.codex(None, Rule::DefaultCodex, "no bound Copilot challenge: the Codex default")
             }
         }

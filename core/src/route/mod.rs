@@ -155,7 +155,7 @@ impl Ctx<'_> {
     /// The executor model of a revalidated Copilot CLI challenge.
     fn host_executor(&self) -> Option<Executor> {
         match &self.input.challenge {
-            Challenge::Valid { host: Host::CopilotCli, executor_model } => {
+            BoundChallenge::Valid { host: Host::CopilotCli, executor_model } => {
                 Some(Executor { model: executor_model.clone(), source: ExecutorSource::HostSessionEvent })
             }
             _ => None,

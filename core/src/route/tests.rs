@@ -49,8 +49,8 @@ fn review_loop() -> RouteInput {
     call(REVIEW_LOOP)
 }
 
-fn bound(executor_model: &str) -> Challenge {
-    Challenge::Valid { host: Host::CopilotCli, executor_model: executor_model.to_owned() }
+fn bound(executor_model: &str) -> BoundChallenge {
+    BoundChallenge::Valid { host: Host::CopilotCli, executor_model: executor_model.to_owned() }
 }
 
 fn declared(model: &str) -> Option<String> {
@@ -121,7 +121,7 @@ fn the_native_path_uses_the_host_reported_executor_not_the_callers() {
 
 #[test]
 fn a_challenge_that_does_not_revalidate_never_bound_so_codex_remains_the_default() {
-    let input = RouteInput { challenge: Challenge::Invalid { reason: "prefix changed".into() }, ..review_loop() };
+    let input = RouteInput { challenge: BoundChallenge::Invalid { reason: "prefix changed".into() }, ..review_loop() };
     let got = check(&input, &codex(SOL, Xhigh, Rule::ChallengeNotBound));
     assert!(got.warning.unwrap().contains("prefix changed"));
 }
@@ -129,7 +129,7 @@ fn a_challenge_that_does_not_revalidate_never_bound_so_codex_remains_the_default
 #[test]
 fn outside_copilot_cli_the_challenge_cannot_select_native_review() {
     let input = RouteInput {
-        challenge: Challenge::Valid { host: Host::ClaudeCode, executor_model: "claude-sonnet-4-6".into() },
+        challenge: BoundChallenge::Valid { host: Host::ClaudeCode, executor_model: "claude-sonnet-4-6".into() },
         ..review_loop()
     };
     check(&input, &codex(SOL, Xhigh, Rule::DefaultCodex));
@@ -137,7 +137,7 @@ fn outside_copilot_cli_the_challenge_cannot_select_native_review() {
 
 #[test]
 fn all_other_reviewer_skills_default_to_codex_mcp_even_in_a_bound_session() {
-    let input = RouteInput { challenge: Challenge::NotConsulted, ..call("/research-lit") };
+    let input = RouteInput { challenge: BoundChallenge::NotConsulted, ..call("/research-lit") };
     let got = check(&input, &codex(SOL, Xhigh, Rule::DefaultCodex));
     assert!(got.warning.unwrap().contains("not consulted"));
     assert!(!consults_challenge("research-lit", None));
@@ -147,7 +147,8 @@ fn all_other_reviewer_skills_default_to_codex_mcp_even_in_a_bound_session() {
 #[test]
 fn an_explicit_directive_wins_and_skips_the_native_probe() {
     assert!(!consults_challenge(REVIEW_LOOP, Some(Directive::Codex)));
-    let input = RouteInput { directive: Some(Directive::Codex), challenge: Challenge::NotConsulted, ..review_loop() };
+    let input =
+        RouteInput { directive: Some(Directive::Codex), challenge: BoundChallenge::NotConsulted, ..review_loop() };
     check(&input, &codex(SOL, Xhigh, Rule::ExplicitCodex));
     // Even a revalidated challenge handed in does not make it native.
     let input = RouteInput { directive: Some(Directive::Codex), challenge: bound("claude-opus-4.6"), ..review_loop() };
@@ -698,7 +699,7 @@ fn codex_is_no_independent_fallback_for_an_openai_executor_manual_is() {
 
 #[test]
 fn the_native_fallback_takes_the_executor_family_only_from_a_revalidated_challenge() {
-    for challenge in [Challenge::NotGiven, Challenge::Invalid { reason: "edited".into() }] {
+    for challenge in [BoundChallenge::NotGiven, BoundChallenge::Invalid { reason: "edited".into() }] {
         let input = RouteInput {
             challenge,
             executor_model: declared("claude-opus-4.6"),

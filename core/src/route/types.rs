@@ -293,7 +293,7 @@ pub struct Failure {
 
 /// The bound challenge (`--bound-challenge`), as the CLI found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Challenge {
+pub enum BoundChallenge {
     /// No challenge was given: the host did not bind (challenge exit 3) or is not Copilot.
     NotGiven,
     /// A challenge was given, but an explicit directive or another skill means the native
@@ -410,7 +410,7 @@ pub struct RouteInput {
     /// The backends positively available (`--available`).
     pub available: Vec<Backend>,
     /// The bound challenge, as revalidated by the caller.
-    pub challenge: Challenge,
+    pub challenge: BoundChallenge,
     /// A failed attempt of this call, if it is being re-routed.
     pub failure: Option<Failure>,
     /// The manual reviewer's response, whose first line must name its model.
@@ -428,7 +428,7 @@ impl Default for RouteInput {
             executor_model: None,
             reviewer_model: None,
             available: Vec::new(),
-            challenge: Challenge::NotGiven,
+            challenge: BoundChallenge::NotGiven,
             failure: None,
             manual_response: None,
             profiles: CopilotProfiles::default(),
