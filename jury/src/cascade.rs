@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::config;
-use crate::packet::{Agreement, ConfidenceTier, CrossFamily, DownLane, FinalVerdict, Juror};
+use crate::packet::{Agreement, ConfidenceTier, CrossFamily, DownLane, FinalVerdict, JurorLine};
 use crate::verdict::Verdict;
 
 /// Stage 1's outcome (§3.1).
@@ -27,9 +27,10 @@ pub struct StageOne {
 
 /// §3.1, in its order: too few answers, any uncertain, all equal (tier by threshold,
 /// inclusive), otherwise pass against fail.
-pub fn aggregate(stage_1: &[Juror], threshold: u8) -> StageOne {
-    let answered: Vec<(&Juror, Verdict)> = stage_1.iter().filter_map(|j| j.verdict.real().map(|v| (j, v))).collect();
-    let families = |pick: &dyn Fn(&Juror, Verdict) -> bool| -> BTreeSet<&'static str> {
+pub fn aggregate(stage_1: &[JurorLine], threshold: u8) -> StageOne {
+    let answered: Vec<(&JurorLine, Verdict)> =
+        stage_1.iter().filter_map(|j| j.verdict.real().map(|v| (j, v))).collect();
+    let families = |pick: &dyn Fn(&JurorLine, Verdict) -> bool| -> BTreeSet<&'static str> {
         answered.iter().filter(|(j, v)| pick(j, *v)).map(|(j, _)| j.family).collect()
     };
     let outcome = |agreement, confidence_tier, escalate, escalating_families| StageOne {
@@ -103,7 +104,7 @@ pub fn choose_tiebreaker<'a>(
 
 /// §3.2, "tiebreaker-weighted"; every division floored. `tiebreaker` is `None` when the
 /// cascade escalated but none could run, which is an error like a failed tiebreaker.
-pub fn final_verdict(stage_1: &[Juror], stage: &StageOne, tiebreaker: Option<&Juror>) -> (FinalVerdict, u8) {
+pub fn final_verdict(stage_1: &[JurorLine], stage: &StageOne, tiebreaker: Option<&JurorLine>) -> (FinalVerdict, u8) {
     let answered = || stage_1.iter().filter_map(|j| j.verdict.real().map(|v| (j.confidence, v)));
     if !stage.escalate {
         let verdict = answered().next().map_or(FinalVerdict::Error, |(_, v)| v.into());
@@ -134,7 +135,7 @@ fn floor_mean(values: impl Iterator<Item = u8>, weight: Option<u8>) -> u8 {
 
 /// §3.5 over every juror that ran. A cascade that needed a tiebreaker and could not get a
 /// cross-family one is degraded whatever stage 1 returned.
-pub fn cross_family(jurors: &[&Juror], tiebreaker_unavailable: bool) -> CrossFamily {
+pub fn cross_family(jurors: &[&JurorLine], tiebreaker_unavailable: bool) -> CrossFamily {
     let returned = families_returned(jurors);
     let down_lanes = jurors
         .iter()
@@ -149,7 +150,7 @@ pub fn cross_family(jurors: &[&Juror], tiebreaker_unavailable: bool) -> CrossFam
 }
 
 /// The families that returned a real verdict, in first-seen order.
-fn families_returned(jurors: &[&Juror]) -> Vec<&'static str> {
+fn families_returned(jurors: &[&JurorLine]) -> Vec<&'static str> {
     let mut seen = Vec::new();
     for j in jurors.iter().filter(|j| !j.is_down()) {
         if !seen.contains(&j.family) {
@@ -159,14 +160,14 @@ fn families_returned(jurors: &[&Juror]) -> Vec<&'static str> {
     seen
 }
 
-fn down_reason(juror: &Juror) -> String {
+fn down_reason(juror: &JurorLine) -> String {
     let error = juror.error.as_deref().map(str::trim).filter(|e| !e.is_empty());
     let flag = juror.flags.first().map(|f| f.trim()).filter(|f| !f.is_empty());
     error.or(flag).unwrap_or("no verdict returned").to_owned()
 }
 
 /// §3.4: every juror's flags once, in juror order, then the degraded banner (not deduped).
-pub fn all_flags(jurors: &[&Juror], health: &CrossFamily, tiebreaker_unavailable: Option<&str>) -> Vec<String> {
+pub fn all_flags(jurors: &[&JurorLine], health: &CrossFamily, tiebreaker_unavailable: Option<&str>) -> Vec<String> {
     let mut flags: Vec<String> = Vec::new();
     for flag in jurors.iter().flat_map(|j| &j.flags) {
         if !flags.contains(flag) {
@@ -180,7 +181,7 @@ pub fn all_flags(jurors: &[&Juror], health: &CrossFamily, tiebreaker_unavailable
 }
 
 /// The degraded banner, in the reference's three forms plus ours for a missing tiebreaker.
-fn banner(jurors: &[&Juror], health: &CrossFamily, tiebreaker_unavailable: Option<&str>) -> String {
+fn banner(jurors: &[&JurorLine], health: &CrossFamily, tiebreaker_unavailable: Option<&str>) -> String {
     let returned = families_returned(jurors).join(", ");
     let down = health.down_lanes.iter().map(|d| format!("{} ({})", d.family, d.reason)).collect::<Vec<_>>().join(", ");
     match (tiebreaker_unavailable, returned.is_empty(), down.is_empty()) {
@@ -200,8 +201,8 @@ pub(crate) mod tests {
     use crate::packet::JurorVerdict;
 
     /// A packet juror for the tables: `verdict` with `confidence`, family from `family`.
-    pub(crate) fn juror(name: &str, family: &'static str, verdict: JurorVerdict, confidence: u8) -> Juror {
-        Juror {
+    pub(crate) fn juror(name: &str, family: &'static str, verdict: JurorVerdict, confidence: u8) -> JurorLine {
+        JurorLine {
             model: format!("{family}-model"),
             family,
             verdict,
@@ -225,7 +226,7 @@ pub(crate) mod tests {
 
     use JurorVerdict::{Error as E, Fail as F, Pass as P, Timeout as T, Uncertain as U};
 
-    fn pair(a: (JurorVerdict, u8), b: (JurorVerdict, u8)) -> Vec<Juror> {
+    fn pair(a: (JurorVerdict, u8), b: (JurorVerdict, u8)) -> Vec<JurorLine> {
         vec![juror("g", "google", a.0, a.1), juror("o", "openai", b.0, b.1)]
     }
 

@@ -145,7 +145,7 @@ pub fn convene(
     }
 
     let (final_verdict, final_confidence) = cascade::final_verdict(&stage_1, &stage, tiebreaker.as_ref());
-    let ran: Vec<&packet::Juror> = stage_1.iter().chain(&tiebreaker).collect();
+    let ran: Vec<&packet::JurorLine> = stage_1.iter().chain(&tiebreaker).collect();
     let cross_family = cascade::cross_family(&ran, unavailable.is_some());
     let all_flags = cascade::all_flags(&ran, &cross_family, unavailable.as_deref());
     let cost = cost_of(jury, &ran, &prompt);
@@ -177,7 +177,7 @@ pub fn convene(
 
 /// What the jurors that ran cost at their configured prices, against a parallel jury of
 /// the priciest juror configured.
-fn cost_of(jury: &Jury, ran: &[&packet::Juror], prompt: &str) -> cost::Cost {
+fn cost_of(jury: &Jury, ran: &[&packet::JurorLine], prompt: &str) -> cost::Cost {
     let configured = || jury.stage_1.iter().chain(&jury.tiebreakers);
     let price_of = |name: &str| configured().find(|j| j.name() == name)?.config.price;
     let priciest = configured()
@@ -187,13 +187,13 @@ fn cost_of(jury: &Jury, ran: &[&packet::Juror], prompt: &str) -> cost::Cost {
 }
 
 /// A tiebreaker the deadline left no time to start.
-fn not_started(j: &crate::config::Juror) -> (packet::Juror, Option<CutShort>) {
+fn not_started(j: &crate::config::Juror) -> (packet::JurorLine, Option<CutShort>) {
     let cut = CutShort { juror: j.name().to_owned(), by: CutBy::NotStarted };
     (juror::down(juror::not_run(j), &Down::NotStarted), Some(cut))
 }
 
 /// A juror thread that panicked is a down juror, not a crashed daemon.
-fn panicked(j: &crate::config::Juror) -> (packet::Juror, Option<CutShort>) {
+fn panicked(j: &crate::config::Juror) -> (packet::JurorLine, Option<CutShort>) {
     let mut line = juror::not_run(j);
     line.error = Some("internal error: the juror's thread panicked".to_owned());
     (line, None)

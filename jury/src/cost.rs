@@ -6,7 +6,7 @@
 //! declares it and is looked up by juror, so no entry can overwrite another.
 
 use crate::config::Price;
-use crate::packet::Juror;
+use crate::packet::JurorLine;
 
 /// The reference's token estimate: a quarter of the UTF-16 length, at least 1.
 pub fn estimate_tokens(text: &str) -> u64 {
@@ -28,7 +28,7 @@ pub struct Cost {
 
 /// Sum each juror's tokens at its own price; `price_of` maps a juror name to its price.
 pub fn estimate(
-    jurors: &[&Juror],
+    jurors: &[&JurorLine],
     price_of: impl Fn(&str) -> Option<Price>,
     prompt: &str,
     priciest: Option<Price>,

@@ -17,7 +17,7 @@ use judged_core::family::{self, Table};
 use crate::config;
 use crate::cost::estimate_tokens;
 use crate::identity::IdentityError;
-use crate::packet::{CutBy, Juror, JurorVerdict};
+use crate::packet::{CutBy, JurorLine, JurorVerdict};
 use crate::preset::{self, ModelEndpoint, PresetError};
 use crate::rubric;
 use crate::run::{self, Exit, Outcome};
@@ -111,8 +111,8 @@ fn exit_text(exit: Exit) -> String {
 }
 
 /// The juror's packet line before it runs.
-pub fn not_run(juror: &config::Juror) -> Juror {
-    Juror {
+pub fn not_run(juror: &config::Juror) -> JurorLine {
+    JurorLine {
         model: juror.model().to_owned(),
         family: juror.family,
         verdict: JurorVerdict::Error,
@@ -135,7 +135,7 @@ pub fn not_run(juror: &config::Juror) -> Juror {
 }
 
 /// Mark `line` down for `why`.
-pub fn down(mut line: Juror, why: &Down) -> Juror {
+pub fn down(mut line: JurorLine, why: &Down) -> JurorLine {
     line.verdict = match why {
         Down::TimedOut { .. } | Down::NotStarted => JurorVerdict::Timeout,
         _ => JurorVerdict::Error,
@@ -149,7 +149,7 @@ pub fn down(mut line: Juror, why: &Down) -> Juror {
 
 /// Run `juror` until it answers, fails, or `cascade_deadline` (or its own timeout) passes.
 /// Returns its packet line and, when it was killed at a deadline, which one.
-pub fn run(juror: &config::Juror, context: &Context<'_>, cascade_deadline: Instant) -> (Juror, Option<CutBy>) {
+pub fn run(juror: &config::Juror, context: &Context<'_>, cascade_deadline: Instant) -> (JurorLine, Option<CutBy>) {
     let started = Instant::now();
     let (deadline, by) = match juror.timeout().map(|t| started + t) {
         Some(own) if own < cascade_deadline => (own, CutBy::JurorTimeout),
@@ -186,7 +186,7 @@ fn attempt(
     context: &Context<'_>,
     prompt: &str,
     limit: Limit,
-    line: &mut Juror,
+    line: &mut JurorLine,
 ) -> Result<(), Down> {
     let endpoint = context.endpoints.get(juror.name());
     let prepared = preset::prepare(juror, prompt, context.project, endpoint)?;

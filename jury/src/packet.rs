@@ -104,7 +104,7 @@ impl From<Verdict> for JurorVerdict {
 
 /// One juror's line: the reference's keys, then what judged adds about who answered.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Juror {
+pub struct JurorLine {
     /// The configured (requested) model, as the reference names it.
     pub model: String,
     /// Derived from the configured model.
@@ -146,7 +146,7 @@ pub struct Juror {
     pub judge: Option<CodexJudgeVerdict>,
 }
 
-impl Juror {
+impl JurorLine {
     /// Down jurors do not count toward a verdict or cross-family health.
     pub fn is_down(&self) -> bool {
         self.verdict.real().is_none()
@@ -157,7 +157,7 @@ impl Juror {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cascade {
     /// Stage 1's jurors in configured order ("small fish": small, cheap models).
-    pub stage_1_small_fish: Vec<Juror>,
+    pub stage_1_small_fish: Vec<JurorLine>,
     /// How their answers related.
     pub agreement: Agreement,
     /// Whether an agreement was confident enough to stand.
@@ -165,7 +165,7 @@ pub struct Cascade {
     /// Whether a tiebreaker was needed.
     pub escalated: bool,
     /// The tiebreaker's line, when one ran (or was cut short).
-    pub stage_2_tiebreaker: Option<Juror>,
+    pub stage_2_tiebreaker: Option<JurorLine>,
     /// Why no tiebreaker ran although the cascade escalated (none could be cross-family).
     pub tiebreaker_unavailable: Option<String>,
 }
@@ -254,7 +254,7 @@ pub struct Packet {
 
 impl Packet {
     /// Every juror that ran, stage 1 first.
-    pub fn jurors(&self) -> impl Iterator<Item = &Juror> {
+    pub fn jurors(&self) -> impl Iterator<Item = &JurorLine> {
         self.cascade.stage_1_small_fish.iter().chain(&self.cascade.stage_2_tiebreaker)
     }
 

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use judged_jury::identity::IdentitySource;
-use judged_jury::packet::{Agreement, ConfidenceTier, CutBy, CutShort, FinalVerdict, Juror, JurorVerdict, Packet};
+use judged_jury::packet::{Agreement, ConfidenceTier, CutBy, CutShort, FinalVerdict, JurorLine, JurorVerdict, Packet};
 
-fn tiebreaker(packet: &Packet) -> &Juror {
+fn tiebreaker(packet: &Packet) -> &JurorLine {
     packet.cascade.stage_2_tiebreaker.as_ref().expect("a tiebreaker ran")
 }
 

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use judged_jury::config::{JurorConfig, Jury, JuryConfig, Preset, Tiebreaker};
 use judged_jury::convene::{Options, Request, convene};
-use judged_jury::packet::{Juror, Packet};
+use judged_jury::packet::{JurorLine, Packet};
 use judged_jury::rubric::Rubric;
 
 pub const GOOGLE: &str = "gemini-3.5-flash";
@@ -61,6 +61,6 @@ pub fn judge(jury: &Jury, rubric: &str, author_model: Option<&str>) -> (Packet, 
     (packet, project)
 }
 
-pub fn stage_1(packet: &Packet, i: usize) -> &Juror {
+pub fn stage_1(packet: &Packet, i: usize) -> &JurorLine {
     &packet.cascade.stage_1_small_fish[i]
 }
