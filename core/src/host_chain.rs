@@ -19,6 +19,7 @@
 //! would, and a review round across it is run again. A transcript's first record may name
 //! a parent from another session (one resumed or forked): nothing precedes it.
 
+use crate::adapter::{self, ChainRule};
 use crate::event::{Envelope, Host};
 
 /// Where the chain broke: the host's event names a parent that is not the event before it.
@@ -70,7 +71,12 @@ pub struct HostChain<P> {
 impl<P: Clone> HostChain<P> {
     /// Whether `host` writes a chain this checks.
     pub fn kept_by(host: Host) -> bool {
-        matches!(host, Host::CopilotCli | Host::ClaudeCode)
+        adapter::of(host).chain().is_some()
+    }
+
+    /// The host's chain rule, if it keeps one.
+    fn rule(&self) -> Option<ChainRule> {
+        adapter::of(self.host).chain()
     }
 
     /// The chain of a log of `host` read from its start.
@@ -85,16 +91,14 @@ impl<P: Clone> HostChain<P> {
 
     /// The field naming a record's parent, as the host spells it.
     fn field(&self) -> &'static str {
-        match self.host {
-            Host::ClaudeCode => "parentUuid",
-            Host::CopilotCli | Host::CodexCli | Host::GeminiCli => "parentId",
-        }
+        self.rule().map_or("parentId", |rule| rule.field)
     }
 
-    /// Whether `envelope` is on this chain: every Copilot event; a Claude Code record with
-    /// a `uuid`, of the chain's lane (a sidechain record is not on a chain of root records).
+    /// Whether `envelope` is on this chain: every record of a host without lanes (every
+    /// Copilot event); else a record with an id, of the chain's lane (a Claude Code
+    /// sidechain record is not on a chain of root records).
     fn on_chain(&mut self, envelope: &Envelope) -> bool {
-        if self.host != Host::ClaudeCode {
+        if !self.rule().is_some_and(|rule| rule.lanes) {
             return true;
         }
         if envelope.id.is_none() {
@@ -124,7 +128,8 @@ impl<P: Clone> HostChain<P> {
         // A Claude Code transcript may open by continuing another session's conversation
         // (a resumed or forked session names the record it continues from); nothing
         // before its first record can have been slipped in.
-        let opening = self.host == Host::ClaudeCode && self.reached.is_none() && self.ahead.is_empty();
+        let opening =
+            self.rule().is_some_and(|rule| rule.opens_on_another) && self.reached.is_none() && self.ahead.is_empty();
         if envelope.parent_id == self.reached || opening {
             // The common case, once a line: no allocation (`clone_from` reuses the buffer).
             if envelope.id.is_some() {

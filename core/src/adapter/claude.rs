@@ -5,12 +5,12 @@
 //! Bookkeeping records (`queue-operation`, `last-prompt`, …) have no uuid and are kept
 //! as records of their kind with nothing else set.
 
-use super::{Envelope, Fields, any_str, non_empty_str, raw_non_empty, raw_str};
+use super::{ChainRule, Envelope, Fields, HostLog, LineError, any_str, non_empty_str, raw_non_empty, raw_str};
 use crate::event::{Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
+fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
     let kind = raw_str(fields.kind).unwrap_or_default();
     // Only conversation records carry the conversation: bookkeeping records such as
     // `api-request-blob` echo earlier messages (and their tool results) verbatim.
@@ -31,7 +31,7 @@ pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValu
     (envelope, message)
 }
 
-pub(super) fn record(envelope: Envelope, message: &Map<String, Value>) -> Record {
+fn record(envelope: Envelope, message: &Map<String, Value>) -> Record {
     let mut record = Record { model: any_str(message, "model"), envelope, ..Record::default() };
     match message.get("content") {
         Some(Value::String(text)) => record.text = Some(text.clone()),
@@ -71,5 +71,35 @@ fn content_text(content: &Value) -> String {
             items.iter().filter_map(|item| item.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
         }
         _ => String::new(),
+    }
+}
+
+pub(super) struct ClaudeCode;
+
+impl HostLog for ClaudeCode {
+    fn name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn record_noun(&self) -> &'static str {
+        "Claude Code record"
+    }
+
+    fn chain(&self) -> Option<ChainRule> {
+        Some(ChainRule {
+            field: "parentUuid",
+            title: "Claude Code",
+            own_log: "<session id>.jsonl under Claude Code's projects",
+            lanes: true,
+            opens_on_another: true,
+        })
+    }
+
+    fn envelope<'a>(&self, fields: &Fields<'a>, _text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
+        Ok(envelope(fields))
+    }
+
+    fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record {
+        record(envelope, body)
     }
 }

@@ -12,7 +12,7 @@
 //! The calls and answers of a turn carry no model: they take the one its `turn_context`
 //! names (see [`crate::adapter::Carried`]).
 
-use super::{Envelope, Fields, any_str, non_empty_str, raw_str};
+use super::{Carried, Envelope, Fields, HostLog, LineError, any_str, non_empty_str, raw_str};
 use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -29,7 +29,7 @@ struct Head {
     cwd: Option<String>,
 }
 
-pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
+fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
     let kind = raw_str(fields.kind).unwrap_or_default();
     let head: Head = fields.payload.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
     let session_start = kind == "session_meta";
@@ -53,7 +53,7 @@ pub(super) fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValu
     (envelope, fields.payload)
 }
 
-pub(super) fn record(envelope: Envelope, payload: &Map<String, Value>) -> Record {
+fn record(envelope: Envelope, payload: &Map<String, Value>) -> Record {
     let mut record = Record { envelope, ..Record::default() };
     match record.kind.as_str() {
         "turn_context" => record.model = any_str(payload, "model"),
@@ -104,7 +104,7 @@ fn still_running(text: &str) -> Option<u64> {
 }
 
 /// Whether the model wrote a record of this kind: its calls and its answers.
-pub(super) fn written_by_the_model(kind: &str) -> bool {
+fn written_by_the_model(kind: &str) -> bool {
     matches!(kind, "response_item.function_call" | "response_item.message.assistant")
 }
 
@@ -121,4 +121,38 @@ fn exited_zero(output: &Value, text: &str) -> bool {
     }
     text.split_once("\nOutput:")
         .is_some_and(|(header, _)| header.lines().any(|line| line.trim() == "Process exited with code 0"))
+}
+
+pub(super) struct CodexCli;
+
+impl HostLog for CodexCli {
+    fn name(&self) -> &'static str {
+        "Codex CLI"
+    }
+
+    fn record_noun(&self) -> &'static str {
+        "Codex CLI record"
+    }
+
+    fn cwd_at_start_only(&self) -> bool {
+        true
+    }
+
+    fn envelope<'a>(&self, fields: &Fields<'a>, _text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
+        Ok(envelope(fields))
+    }
+
+    fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record {
+        record(envelope, body)
+    }
+
+    /// A `turn_context` names the model of its turn, and the turn's function calls and
+    /// answers name none of their own.
+    fn carry(&self, carried: &mut Carried, record: &mut Record) {
+        if record.kind == "turn_context" {
+            carried.turn_model.clone_from(&record.model);
+        } else if record.model.is_none() && written_by_the_model(&record.kind) {
+            record.model.clone_from(&carried.turn_model);
+        }
+    }
 }

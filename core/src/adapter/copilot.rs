@@ -3,7 +3,9 @@
 //! Envelope `{type, data, id, timestamp, parentId, agentId?}`; sub-agent events carry the
 //! child's `agentId` and are written to the same file (observed with 1.0.102).
 
-use super::{Envelope, Fields, LineError, any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy};
+use super::{
+    ChainRule, Envelope, Fields, HostLog, LineError, any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy,
+};
 use crate::event::{Record, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -26,7 +28,7 @@ struct Context<'a> {
     cwd: Option<&'a RawValue>,
 }
 
-pub(super) fn envelope<'a>(fields: &Fields<'a>) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
+fn envelope<'a>(fields: &Fields<'a>) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
     let data = fields.data.filter(|d| d.get() != "null");
     // The reference crashes on a non-object `data`; a truthy one is malformed, fail closed.
     if let Some(data) = data
@@ -56,7 +58,7 @@ pub(super) fn envelope<'a>(fields: &Fields<'a>) -> Result<(Envelope, Option<&'a 
     Ok((envelope, data))
 }
 
-pub(super) fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
+fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
     let mut record = Record { model: any_str(data, "model"), envelope, ..Record::default() };
     match record.envelope.kind.as_str() {
         "tool.execution_start" => record.tool_calls.push(ToolCall {
@@ -101,4 +103,39 @@ fn result_text(result: &Value) -> String {
         .filter_map(|k| result.get(*k).and_then(Value::as_str))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+pub(super) struct CopilotCli;
+
+impl HostLog for CopilotCli {
+    fn name(&self) -> &'static str {
+        // The reference's word.
+        "Copilot"
+    }
+
+    fn record_noun(&self) -> &'static str {
+        "Copilot event"
+    }
+
+    fn chain(&self) -> Option<ChainRule> {
+        Some(ChainRule {
+            field: "parentId",
+            title: "Copilot CLI",
+            own_log: "events.jsonl under Copilot CLI's session-state",
+            lanes: false,
+            opens_on_another: false,
+        })
+    }
+
+    fn cwd_at_start_only(&self) -> bool {
+        true
+    }
+
+    fn envelope<'a>(&self, fields: &Fields<'a>, _text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
+        envelope(fields)
+    }
+
+    fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record {
+        record(envelope, body)
+    }
 }

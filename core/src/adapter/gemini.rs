@@ -16,7 +16,7 @@
 //! (`Exit Code: N` when it failed, `Signal: …` when it was killed, `Process Group PGID:
 //! …`).
 
-use super::{Envelope, Fields, any_str, non_empty_str, raw_non_empty, raw_str};
+use super::{Envelope, Fields, HostLog, LineError, any_str, non_empty_str, raw_non_empty, raw_str};
 use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -38,7 +38,7 @@ struct Message {
     content: Value,
 }
 
-pub(super) fn envelope<'a>(fields: &Fields<'a>, line: &'a RawValue) -> (Envelope, Option<&'a RawValue>) {
+fn envelope<'a>(fields: &Fields<'a>, line: &'a RawValue) -> (Envelope, Option<&'a RawValue>) {
     let session_id = raw_non_empty(fields.session_id);
     let (kind, session_start, timestamp, cwd) = match (&session_id, fields.set) {
         (Some(_), _) => ("session".to_owned(), true, raw_str(fields.start_time), None),
@@ -82,7 +82,7 @@ fn text_of(content: &Value) -> Option<String> {
     }
 }
 
-pub(super) fn record(envelope: Envelope, line: &Map<String, Value>) -> Record {
+fn record(envelope: Envelope, line: &Map<String, Value>) -> Record {
     let mut record = Record { envelope, ..Record::default() };
     if matches!(record.kind.as_str(), "user" | "gemini") {
         record.text = line.get("content").and_then(text_of);
@@ -129,4 +129,25 @@ fn exited_zero(output: &str) -> bool {
     ran && !output.lines().any(|line| {
         line.strip_prefix("Exit Code: ").is_some_and(|code| code.trim() != "0") || line.starts_with("Signal: ")
     })
+}
+
+pub(super) struct GeminiCli;
+
+impl HostLog for GeminiCli {
+    fn name(&self) -> &'static str {
+        "Gemini CLI"
+    }
+
+    fn record_noun(&self) -> &'static str {
+        "Gemini CLI record"
+    }
+
+    /// A recording's record is the whole line.
+    fn envelope<'a>(&self, fields: &Fields<'a>, text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
+        Ok(envelope(fields, serde_json::from_str(text).map_err(|_| LineError::Malformed)?))
+    }
+
+    fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record {
+        record(envelope, body)
+    }
 }

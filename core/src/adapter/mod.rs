@@ -1,9 +1,11 @@
-//! Host adapters: one raw log line in, one [`Record`] out.
+//! What the witness knows of each host's logs, one file per host behind [`HostLog`]: how
+//! one raw line becomes one [`Record`], what its chain of records is, and how messages
+//! name it. [`of`] is the one place that names each host; to witness a new host, start
+//! here.
 //!
-//! Each host's quirks stay in its own module; nothing downstream looks at raw JSON. A line
-//! is read in two steps: the [`Envelope`] (the fields every record carries, read without
-//! building the rest of the line, which is all ingest needs) and then, for a full
-//! [`Record`], the host's body (`data` or `message`).
+//! Nothing downstream looks at raw JSON. A line is read in two steps: the [`Envelope`]
+//! (the fields every record carries, read without building the rest of the line, which is
+//! all ingest needs) and then, for a full [`Record`], the host's body (`data` or `message`).
 
 mod claude;
 mod codex;
@@ -15,6 +17,56 @@ use crate::event::{Host, Record};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+/// What the witness knows of one host's logs.
+pub trait HostLog: Sync {
+    /// The host's name in evidence messages (Copilot CLI's is the reference's word,
+    /// `Copilot`).
+    fn name(&self) -> &'static str;
+    /// What one line of its log is called in a message.
+    fn record_noun(&self) -> &'static str;
+    /// Whether its logs record the session's cwd in their opening record only (Copilot
+    /// CLI's `session.start`, Codex CLI's `session_meta`), rather than on any record.
+    fn cwd_at_start_only(&self) -> bool {
+        false
+    }
+    /// How its records chain, when they do.
+    fn chain(&self) -> Option<ChainRule> {
+        None
+    }
+    /// The envelope of one line (`text`, as `fields`), and the body the record is read from.
+    fn envelope<'a>(&self, fields: &Fields<'a>, text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError>;
+    /// The record of a line, from its envelope and body.
+    fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record;
+    /// Take what `record` states for the records after it, and give it what it lacks.
+    fn carry(&self, _carried: &mut Carried, _record: &mut Record) {}
+}
+
+/// How a host's records chain, each naming the one before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChainRule {
+    /// The field naming a record's parent, as the host spells it.
+    pub field: &'static str,
+    /// The host's name in the message about a log that carries no chain.
+    pub title: &'static str,
+    /// Where its own log is, for that message.
+    pub own_log: &'static str,
+    /// Only records with an id are on the chain, each of one lane (a sub-agent's sidechain
+    /// records are not on a chain of root records).
+    pub lanes: bool,
+    /// Its first record may continue another session's (a resumed or forked one).
+    pub opens_on_another: bool,
+}
+
+/// What the witness knows of `host`'s logs: the registry.
+pub fn of(host: Host) -> &'static dyn HostLog {
+    match host {
+        Host::CopilotCli => &copilot::CopilotCli,
+        Host::ClaudeCode => &claude::ClaudeCode,
+        Host::CodexCli => &codex::CodexCli,
+        Host::GeminiCli => &gemini::GeminiCli,
+    }
+}
 
 /// Why a line could not become a record.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -34,7 +86,7 @@ pub enum LineError {
 /// The top-level fields of every host, as unparsed JSON.
 #[derive(Default, Deserialize)]
 #[serde(default)]
-struct Fields<'a> {
+pub struct Fields<'a> {
     #[serde(rename = "type", borrow)]
     kind: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -82,12 +134,7 @@ pub fn parse_line(host: Host, line: &[u8]) -> Result<Record, LineError> {
         Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get()).map_err(|_| LineError::Malformed)?,
         _ => empty,
     };
-    Ok(match host {
-        Host::CopilotCli => copilot::record(envelope, &body),
-        Host::ClaudeCode => claude::record(envelope, &body),
-        Host::CodexCli => codex::record(envelope, &body),
-        Host::GeminiCli => gemini::record(envelope, &body),
-    })
+    Ok(of(host).record(envelope, &body))
 }
 
 /// What a host states once for the records after it, carried onto them as a log is read
@@ -101,14 +148,7 @@ pub struct Carried {
 impl Carried {
     /// Take what `record` states, and give it what it lacks.
     pub fn carry(&mut self, host: Host, record: &mut Record) {
-        if host != Host::CodexCli {
-            return;
-        }
-        if record.kind == "turn_context" {
-            self.turn_model.clone_from(&record.model);
-        } else if record.model.is_none() && codex::written_by_the_model(&record.kind) {
-            record.model.clone_from(&self.turn_model);
-        }
+        of(host).carry(self, record);
     }
 }
 
@@ -123,12 +163,7 @@ fn read(host: Host, line: &[u8]) -> Result<(Envelope, Option<&RawValue>), LineEr
         });
     }
     let fields: Fields = serde_json::from_str(text).map_err(|_| LineError::Malformed)?;
-    Ok(match host {
-        Host::CopilotCli => copilot::envelope(&fields)?,
-        Host::ClaudeCode => claude::envelope(&fields),
-        Host::CodexCli => codex::envelope(&fields),
-        Host::GeminiCli => gemini::envelope(&fields, serde_json::from_str(text).map_err(|_| LineError::Malformed)?),
-    })
+    of(host).envelope(&fields, text)
 }
 
 /// A raw JSON value as a string, when it is one.

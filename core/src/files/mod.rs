@@ -575,13 +575,10 @@ pub fn peek_cwd(host: Host, path: &Path) -> Option<String> {
     use std::io::Read;
     let mut head = Vec::with_capacity(64 * 1024);
     fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
-    head.split(|&b| b == b'\n').filter_map(|line| crate::adapter::envelope(host, line.trim_ascii()).ok()).find_map(
-        |record| match host {
-            Host::CopilotCli | Host::CodexCli if record.session_start => record.cwd,
-            Host::ClaudeCode | Host::GeminiCli => record.cwd,
-            _ => None,
-        },
-    )
+    let at_start_only = crate::adapter::of(host).cwd_at_start_only();
+    head.split(|&b| b == b'\n')
+        .filter_map(|line| crate::adapter::envelope(host, line.trim_ascii()).ok())
+        .find_map(|record| (record.session_start || !at_start_only).then_some(record.cwd).flatten())
 }
 
 #[cfg(test)]

@@ -86,13 +86,7 @@ fn listed(items: &[String], last: &str) -> String {
 fn no_binding(request: &ChallengeRequest) -> EvidenceError {
     let mut hosts: Vec<String> = Vec::new();
     for host in request.searched.iter().flat_map(SearchedRoot::hosts) {
-        let name = match host {
-            // The reference's word.
-            Host::CopilotCli => "Copilot",
-            Host::ClaudeCode => "Claude Code",
-            Host::CodexCli => "Codex CLI",
-            Host::GeminiCli => "Gemini CLI",
-        };
+        let name = crate::adapter::of(*host).name();
         if !hosts.iter().any(|h| h == name) {
             hosts.push(name.to_owned());
         }

@@ -14,13 +14,8 @@ pub(super) fn ensure_parsed(log: &SessionLog) -> Result<()> {
     match log.first_malformed() {
         None => Ok(()),
         Some((number, error)) => {
-            let host = match log.host {
-                Host::CopilotCli => "Copilot event",
-                Host::ClaudeCode => "Claude Code record",
-                Host::CodexCli => "Codex CLI record",
-                Host::GeminiCli => "Gemini CLI record",
-            };
-            Err(EvidenceError::evidence(format!("{error} in {host} at {}:{number}", log.path)))
+            let record = crate::adapter::of(log.host).record_noun();
+            Err(EvidenceError::evidence(format!("{error} in {record} at {}:{number}", log.path)))
         }
     }
 }
@@ -83,9 +78,7 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
 /// host wrote since), naming the line and the finding; or, when no event names a parent,
 /// saying the log carries no chain at all.
 pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
-    if !HostChain::<&Line>::kept_by(log.host) {
-        return Ok(());
-    }
+    let Some(rule) = crate::adapter::of(log.host).chain() else { return Ok(()) };
     let mut chain = HostChain::new(log.host);
     let mut broken = log.records().filter_map(|(line, record)| chain.follow(record, line).err()).collect::<Vec<_>>();
     broken.extend(chain.finish());
@@ -93,12 +86,7 @@ pub(super) fn check_host_chain(log: &SessionLog, from: u64) -> Result<()> {
         // Not a chain with lines slipped in: no chain at all, which says where the log came
         // from rather than what someone did to it.
         Some(_) if log.records().all(|(_, record)| record.parent_id.is_none()) => {
-            let (field, host, own_log) = match log.host {
-                Host::ClaudeCode => ("parentUuid", "Claude Code", "<session id>.jsonl under Claude Code's projects"),
-                Host::CopilotCli | Host::CodexCli | Host::GeminiCli => {
-                    ("parentId", "Copilot CLI", "events.jsonl under Copilot CLI's session-state")
-                }
-            };
+            let (field, host, own_log) = (rule.field, rule.title, rule.own_log);
             Err(EvidenceError::evidence(format!(
                 "{} carries no host chain: no event in it has a {field}, which no known {host} version \
                  writes (each event names the one before it); the log was not written by {host}, or its \
