@@ -929,13 +929,20 @@ fn stop_feedback(records: &[Value]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn claude_stop_is_blocked_without_evidence() {
-    let Some(clients) = hosts::clients() else { return };
-    let lab = Lab::new(&clients, Mode::Daemon);
+/// Claude Code with the gate on its `Stop` (no review), run through `claude-stop-gate`,
+/// where the agent keeps ending.
+fn claude_stop_gated(clients: &hosts::Clients) -> (Lab, Run) {
+    let lab = Lab::new(clients, Mode::Daemon);
     install_hooks(&lab, &["--events", "Stop"]);
     project_gate(&lab, "[gate]\npolicy = \"evidence\"\nevents = [\"Stop\"]\n");
     let run = lab.run(Host::Claude, "claude-stop-gate");
+    (lab, run)
+}
+
+#[test]
+fn claude_stop_is_blocked_without_evidence() {
+    let Some(clients) = hosts::clients() else { return };
+    let (lab, run) = claude_stop_gated(&clients);
     let records = run.records();
 
     let feedback = stop_feedback(&records);
@@ -973,10 +980,7 @@ fn claude_stop_is_allowed_when_policy_is_off() {
 #[test]
 fn a_claude_stop_the_client_ended_past_the_gates_blocks_is_a_forced_end() {
     let Some(clients) = hosts::clients() else { return };
-    let lab = Lab::new(&clients, Mode::Daemon);
-    install_hooks(&lab, &["--events", "Stop"]);
-    project_gate(&lab, "[gate]\npolicy = \"evidence\"\nevents = [\"Stop\"]\n");
-    let run = lab.run(Host::Claude, "claude-stop-gate");
+    let (lab, run) = claude_stop_gated(&clients);
     let records = run.records();
     let gave_up = records.iter().find(|r| r["type"] == "system" && r["subtype"] == "informational");
     let gave_up = gave_up.and_then(|r| r["content"].as_str()).unwrap_or_default();
