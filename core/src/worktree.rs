@@ -4,7 +4,8 @@
 //! that the tree is still the one reviewed.
 //!
 //! Runs `git` (the only other IO in the crate besides [`crate::files`]); a directory in
-//! no repository, or a machine without git, has no tree.
+//! no repository, or a machine without git, has no tree. [`git_tree_id`] is the same
+//! working tree as git's own tree id, which a commit of that work holds.
 
 use crate::chain;
 use serde::{Deserialize, Serialize};
@@ -120,6 +121,72 @@ pub fn changes_text(dir: &Path, limit: usize) -> Option<ChangesText> {
     Some(ChangesText { text: whole, cut_bytes })
 }
 
+/// The id git would give the working tree of the repository holding `dir` if everything
+/// in it were committed now (`git add -A && git write-tree`): the tracked files as they
+/// are and the untracked ones no ignore rule matches, but the `excluded` paths (the files
+/// the evidence command itself writes). None outside a repository or without git.
+///
+/// The repository is not written: git works on a copy of its index (its time kept, so
+/// that git's check for files changed within the index's last second still holds) and
+/// writes the objects it hashes to a directory of its own, reading the repository's
+/// through `GIT_ALTERNATE_OBJECT_DIRECTORIES`. A repository's clean filters run as for
+/// `git add`, so the id is the one its commit gets; `core.fsmonitor` is not run.
+pub fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
+    let found = git(
+        dir,
+        &["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "index", "--git-path", "objects"],
+    )?;
+    let mut lines = found.lines();
+    let (top, index, objects) = (PathBuf::from(lines.next()?), PathBuf::from(lines.next()?), lines.next()?.to_owned());
+    let scratch = tempfile::Builder::new().prefix("judged-tree-").tempdir().ok()?;
+    std::fs::create_dir(scratch.path().join("objects")).ok()?;
+    let own_index = scratch.path().join("index");
+    let seeded = seed_index(&index, &own_index).is_ok();
+    let in_scratch = |args: &[&str]| -> Option<String> {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(&top)
+            .args(["-c", "core.fsmonitor=false"])
+            .args(args)
+            .env("GIT_INDEX_FILE", &own_index)
+            .env("GIT_OBJECT_DIRECTORY", scratch.path().join("objects"))
+            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &objects)
+            .env("GIT_LITERAL_PATHSPECS", "1")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    };
+    // A copied index git cannot read (a split index whose shared part it looks for
+    // beside the copy) is started afresh: slower, the same tree.
+    if in_scratch(&["add", "-A"]).is_none() {
+        if !seeded {
+            return None;
+        }
+        std::fs::remove_file(&own_index).ok()?;
+        in_scratch(&["add", "-A"])?;
+    }
+    let excluded: Vec<String> = excluded
+        .iter()
+        .filter_map(|path| path.strip_prefix(&top).ok())
+        .filter_map(|relative| relative.to_str().map(str::to_owned))
+        .collect();
+    if !excluded.is_empty() {
+        let mut args = vec!["update-index", "--force-remove", "--"];
+        args.extend(excluded.iter().map(String::as_str));
+        in_scratch(&args)?;
+    }
+    in_scratch(&["write-tree"]).filter(|id| !id.is_empty())
+}
+
+/// A copy of the repository's index at `to`, with the original's modification time.
+fn seed_index(index: &Path, to: &Path) -> std::io::Result<()> {
+    let modified = std::fs::metadata(index)?.modified()?;
+    std::fs::copy(index, to)?;
+    std::fs::File::options().write(true).open(to)?.set_modified(modified)
+}
+
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
     let output = Command::new("git")
         .arg("-C")
@@ -183,6 +250,55 @@ mod tests {
         fs::write(dir.join("new.rs"), "fn n() { 2 }\n").unwrap();
         let now = Tree::of(dir, &[dir.join("evidence.json")]).unwrap();
         assert_eq!(reviewed.changes_since(&now), (false, vec!["b.rs".to_owned(), "new.rs".to_owned()]));
+    }
+
+    fn output(dir: &Path, args: &[&str]) -> String {
+        let output = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
+        assert!(output.status.success(), "git {args:?}");
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    }
+
+    /// Every object of the repository, loose or packed, to tell that nothing was written.
+    fn objects(dir: &Path) -> String {
+        output(dir, &["count-objects", "-v"])
+    }
+
+    #[test]
+    fn the_git_tree_of_the_working_tree_is_the_one_its_commit_gets_and_nothing_is_written() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        assert_eq!(git_tree_id(dir, &[]), None, "no repository, no tree");
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join(".gitignore"), "target/\n").unwrap();
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        run(dir, &["add", "."]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        assert_eq!(
+            git_tree_id(dir, &[]).unwrap(),
+            output(dir, &["rev-parse", "HEAD^{tree}"]),
+            "a clean tree is HEAD's"
+        );
+
+        fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap(); // changed, not staged
+        fs::create_dir(dir.join("src")).unwrap();
+        fs::write(dir.join("src/new.rs"), "fn n() {}\n").unwrap(); // untracked
+        fs::create_dir(dir.join("target")).unwrap();
+        fs::write(dir.join("target/out"), "built").unwrap(); // ignored
+        fs::write(dir.join("evidence.json"), "{}").unwrap(); // the command's own output
+        let (index, before) = (fs::read(dir.join(".git/index")).unwrap(), objects(dir));
+        let reviewed = git_tree_id(dir, &[dir.join("evidence.json")]).unwrap();
+        assert_eq!(fs::read(dir.join(".git/index")).unwrap(), index, "the user's index is not touched");
+        assert_eq!(objects(dir), before, "no object is written to the repository");
+        assert_eq!(output(dir, &["status", "--porcelain"]), "M a.rs\n?? evidence.json\n?? src/", "nothing staged");
+
+        fs::remove_file(dir.join("evidence.json")).unwrap();
+        run(dir, &["add", "-A"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two"]);
+        assert_eq!(
+            reviewed,
+            output(dir, &["rev-parse", "HEAD^{tree}"]),
+            "the commit of that work holds the reviewed tree"
+        );
     }
 
     #[test]

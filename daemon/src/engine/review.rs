@@ -19,7 +19,7 @@ impl Engine {
         });
         match asked {
             Ok((_, ReviewAsked::Recorded(convened, counting))) => {
-                Handled::Answer(Ok(Reply::Review(review_reply(convened, &counting, true))))
+                Handled::Answer(Ok(Reply::Review(review_reply(*convened, &counting, true))))
             }
             Ok((cwd, ReviewAsked::Jury(run, counting))) => {
                 let then = AfterJury::Review { cwd, counting };

@@ -23,7 +23,7 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::files;
 use judged_core::review_text::is_positive;
-use judged_core::worktree::changes_text;
+use judged_core::worktree::{changes_text, git_tree_id};
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
 use std::path::{Path, PathBuf};
@@ -306,12 +306,17 @@ impl HookGate<'_> {
             return Ok(decided((verdict, "review verdict"), settings, Some(review.key)));
         }
         let built = built.unwrap_or_else(artifact);
+        // The tree whose changes the jury is shown, as git names it (read before the
+        // check that the tree held still, so that it is that tree).
+        let git_tree = tree.as_ref().and_then(|_| git_tree_id(&project, &[]));
         // A tree that moved while its changes were read: the verdict is keyed by what
-        // the jury saw, so that no later question about either tree reuses it.
+        // the jury saw, so that no later question about either tree reuses it, and it
+        // covers no git tree.
         let moved = tree.is_some() && self.trees.digest(&project) != tree;
         let panel_key = if moved { ask.key(&jury, &digest_of(&built)) } else { panel_key };
+        let git_tree = git_tree.filter(|_| !moved);
         let run = match PanelRun::new(&jury, &from, ask, built, panel_key) {
-            Ok(run) => run,
+            Ok(run) => run.judging_tree(git_tree),
             Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
         };
         let question = question.clone();

@@ -247,6 +247,21 @@ pub struct EvidenceVerified {
     /// host-recorded reviews).
     #[serde(default)]
     pub identity_assurance: IdentityAssurance,
+    /// The git tree id of the reviewed working tree, as a commit of that work holds it
+    /// ([`judged_core::worktree::git_tree_id`]): what an attestation binds a commit to.
+    /// Absent outside git, and in records from before it was kept (those are not attested).
+    #[serde(default)]
+    pub git_tree: Option<String>,
+    /// How the reviewer was reached (the evidence's `agent_name`), the record its model
+    /// was read from and both families, as verified: what an attestation says of the review.
+    #[serde(default)]
+    pub agent_name: Option<String>,
+    #[serde(default)]
+    pub reviewer_model_source: Option<String>,
+    #[serde(default)]
+    pub executor_family: Option<String>,
+    #[serde(default)]
+    pub reviewer_family: Option<String>,
 }
 
 /// `config_loaded`.
@@ -326,6 +341,14 @@ pub struct PanelConvened {
     /// The packet as JSON text, as the jury wrote it (its key order is the reference's,
     /// which a `Value` would not keep).
     pub packet: String,
+    /// The model that wrote the work, as the jury was told it.
+    #[serde(default)]
+    pub author_model: Option<String>,
+    /// The git tree id of the working tree whose changes the jury judged, when it judged
+    /// a git repository's tree (the gate's jury, a review): what an attestation binds a
+    /// commit to. Absent for any other artifact, and in records from before it was kept.
+    #[serde(default)]
+    pub git_tree: Option<String>,
 }
 
 /// `review_traced`: a review call's trace record, its provenance derived by the daemon.
