@@ -5,6 +5,7 @@
 //! when the test ends, pass or fail.
 
 pub mod hosts;
+pub mod live;
 pub mod timestamps;
 
 use serde_json::Value;
