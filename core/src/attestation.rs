@@ -151,6 +151,41 @@ pub struct Juror {
     pub identity_source: Option<String>,
 }
 
+impl ReviewPredicate {
+    /// The review on one line, for a person: who reviewed whose work, and what it said.
+    pub fn summary(&self) -> String {
+        let author = match (&self.executor.model, &self.executor.family) {
+            (Some(model), Some(family)) => format!("{model}'s work ({family})"),
+            (Some(model), None) => format!("{model}'s work"),
+            (None, _) => "the work".to_owned(),
+        };
+        match &self.review {
+            Review::Reviewer(r) => {
+                let said = match (r.score, &r.verdict) {
+                    (Some(score), Some(verdict)) => format!("Score {score}/10, Verdict {verdict}"),
+                    _ => "no Score and Verdict".to_owned(),
+                };
+                format!(
+                    "{} ({}, {}, {}) reviewed {author}: {said}; evidence {}",
+                    r.model,
+                    r.family,
+                    r.assurance.as_str(),
+                    r.path,
+                    r.evidence_id
+                )
+            }
+            Review::Jury(j) => format!(
+                "the jury ({}) judged {author}: {} at confidence {}{}; jury {}",
+                j.families.join(", "),
+                j.final_verdict,
+                j.final_confidence,
+                if j.degraded { ", degraded" } else { "" },
+                j.packet_id
+            ),
+        }
+    }
+}
+
 impl Statement {
     /// The statement that `commit`, holding `tree`, was reviewed as `predicate` says.
     pub fn of_commit(commit: &str, tree: &str, predicate: ReviewPredicate) -> Statement {
@@ -279,6 +314,13 @@ impl Envelope {
         }
     }
 
+    /// The statement the payload holds, read without checking a signature: for the
+    /// signer reading back its own envelope (everyone else opens it, [`Envelope::open`]).
+    /// None when the payload is not a judged review statement.
+    pub fn statement(&self) -> Option<Statement> {
+        read_statement(&Base64::decode_vec(&self.payload).ok()?).ok()
+    }
+
     /// The envelope on one line, as a note holds it.
     pub fn line(&self) -> String {
         serde_json::to_string(self).expect("an envelope serializes")
@@ -394,6 +436,7 @@ mod tests {
         assert_eq!(opened.statement, statement);
         assert_eq!(opened.statement.subject_digest(GIT_COMMIT), Some(COMMIT));
         assert_eq!(opened.statement.subject_digest(GIT_TREE), Some(TREE));
+        assert_eq!(Envelope::seal(&statement, &SigningKey::from_seed(&[7; 32])).statement(), Some(statement.clone()));
         let json: serde_json::Value = serde_json::from_slice(
             &Base64::decode_vec(&Envelope::seal(&statement, &SigningKey::from_seed(&[7; 32])).payload).unwrap(),
         )

@@ -180,6 +180,40 @@ pub fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
     in_scratch(&["write-tree"]).filter(|id| !id.is_empty())
 }
 
+/// A commit, as its object names its tree and parents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commit {
+    /// Its object id.
+    pub id: String,
+    /// The tree it holds.
+    pub tree: String,
+    /// Its parents, first parent first.
+    pub parents: Vec<String>,
+}
+
+/// The top directory of the work tree holding `dir`; none outside a repository.
+pub fn top_of(dir: &Path) -> Option<PathBuf> {
+    git(dir, &["rev-parse", "--show-toplevel"]).map(|top| PathBuf::from(top.trim_end_matches('\n')))
+}
+
+/// Whether `id` is a full object id as git writes it (40 or 64 lower-case hex digits).
+pub fn is_object_id(id: &str) -> bool {
+    matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The commit `id` (a full object id) of the repository at `top`, as its object says;
+/// none when there is no such commit.
+pub fn commit(top: &Path, id: &str) -> Option<Commit> {
+    if !is_object_id(id) {
+        return None;
+    }
+    let object = git(top, &["cat-file", "commit", id])?;
+    let header = object.split("\n\n").next()?;
+    let field = |name: &'static str| header.lines().filter_map(move |line| line.strip_prefix(name)).map(str::to_owned);
+    let tree = field("tree ").next().filter(|t| is_object_id(t))?;
+    Some(Commit { id: id.to_owned(), tree, parents: field("parent ").collect() })
+}
+
 /// A copy of the repository's index at `to`, with the original's modification time.
 fn seed_index(index: &Path, to: &Path) -> std::io::Result<()> {
     let modified = std::fs::metadata(index)?.modified()?;
@@ -299,6 +333,12 @@ mod tests {
             output(dir, &["rev-parse", "HEAD^{tree}"]),
             "the commit of that work holds the reviewed tree"
         );
+
+        let (head, first) = (output(dir, &["rev-parse", "HEAD"]), output(dir, &["rev-parse", "HEAD~1"]));
+        assert_eq!(top_of(&dir.join("src")).unwrap(), dir.canonicalize().unwrap());
+        assert_eq!(commit(dir, &head), Some(Commit { id: head.clone(), tree: reviewed, parents: vec![first] }));
+        assert_eq!(commit(dir, "HEAD"), None, "only a full id names a commit");
+        assert_eq!(commit(dir, &"0".repeat(40)), None);
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! it witnessed still validate in daemon mode; it is never created again.
 
 use hmac::{Hmac, KeyInit, Mac};
+use judged_core::attestation::{Envelope, Statement};
 use judged_core::files;
 use judged_core::rules::{Artifact, Signable};
 use judged_core::signature::{self, PublicKey, SignatureError, SigningKey};
@@ -223,6 +224,13 @@ impl Witness {
     pub fn sign(&mut self, artifact: &impl Signable) -> String {
         self.follow_rotation();
         self.signing.sign(artifact)
+    }
+
+    /// The statement `statement_for` makes, given the id of the key that signs it
+    /// ([`PublicKey::spki_id`]), sealed in a DSSE envelope with that key.
+    pub fn seal(&mut self, statement_for: impl FnOnce(String) -> Statement) -> Envelope {
+        self.follow_rotation();
+        Envelope::seal(&statement_for(self.signing.public_key().spki_id()), &self.signing)
     }
 
     /// Whether `artifact`'s `witness` is this daemon's: a signature by one of its keys, or

@@ -13,10 +13,11 @@
 //! CLI's direct mode, over the log as the daemon witnessed it, after checking that the
 //! file still holds exactly those bytes. [`route`] says where each request is answered;
 //! one file per operation: [`queries`], [`challenge`], [`verify`], [`validate`],
-//! [`trace`], [`report`], [`hook`], [`panel`], [`review`], [`gate_status`]; the gate is
-//! [`crate::hook_gate`].
+//! [`trace`], [`report`], [`hook`], [`panel`], [`review`], [`gate_status`], [`attest`];
+//! the gate is [`crate::hook_gate`].
 
 pub mod actor;
+mod attest;
 mod challenge;
 mod completions;
 mod gate_status;

@@ -39,6 +39,7 @@ impl Route {
             Request::Report(args) => answer(move |engine| engine.report(&args)),
             Request::GateStatus(args) => answer(move |engine| engine.gate_status(&args)),
             Request::Prune(args) => answer(move |engine| engine.prune(&args)),
+            Request::Attest(args) => answer(move |engine| engine.attest(&args)),
             Request::Hook(question) => operation(move |engine| engine.hook(&question)),
             Request::Panel(args) => operation(move |engine| engine.panel(args)),
             Request::Review(args) => operation(move |engine| engine.review(&args)),

@@ -5,10 +5,12 @@
 //! the working tree moved since its review. Every decision on a gated event is a journal
 //! event; a repeated question with unchanged inputs is answered from that record.
 
+mod covering;
 mod policy;
 mod review;
 mod status;
 
+pub use covering::Covering;
 pub use review::{AskError, Counting, ReviewAsked};
 
 use crate::config::{LiveConfig, ProjectFiles};
@@ -419,19 +421,25 @@ impl HookGate<'_> {
                 true
             })?;
             let Some(evidence) = found else { break };
-            self.ingest.catch_up(self.store, Path::new(&evidence.session_events), evidence.host)?;
-            let Some(file) = self.store.file_by_path(&evidence.session_events) else { continue };
-            let waiting = self.ingest.chain_waits_from(file.id).is_some_and(|offset| offset >= evidence.window_start);
-            // Pruned bytes are no record to allow on: `validate` refuses such evidence too.
-            if !file.tampered
-                && file.pruned == 0
-                && !waiting
-                && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none()
-            {
+            if self.evidence_stands(&evidence)? {
                 return Ok((Some(evidence), declared_skipped));
             }
         }
         Ok((None, declared_skipped))
+    }
+
+    /// Whether the log `evidence` rests on is still what was verified (caught up and
+    /// checked now, for that log only): not rewritten, not pruned (pruned bytes are no
+    /// record to allow on: `validate` refuses such evidence too), no event of its host's
+    /// chain waiting in the reviewed window, no finding that undoes it.
+    fn evidence_stands(&mut self, evidence: &EvidenceVerified) -> Result<bool, StoreError> {
+        self.ingest.catch_up(self.store, Path::new(&evidence.session_events), evidence.host)?;
+        let Some(file) = self.store.file_by_path(&evidence.session_events) else { return Ok(false) };
+        let waiting = self.ingest.chain_waits_from(file.id).is_some_and(|offset| offset >= evidence.window_start);
+        Ok(!file.tampered
+            && file.pruned == 0
+            && !waiting
+            && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none())
     }
 }
 
