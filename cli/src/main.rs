@@ -4,6 +4,7 @@
 //! reference `review_gate.py` table.
 
 mod attest;
+mod check;
 mod decider;
 mod git;
 mod offline;
@@ -88,6 +89,9 @@ enum Cmd {
     /// Have judged sign that a commit holds a tree a cross-family review covered, and
     /// append the attestation to the commit's note under refs/notes/judged.
     Attest(attest::AttestCmd),
+    /// Check that the commits of a range carry attestations of trusted witnesses that the
+    /// policy counts (in CI); exit 0 only if it holds. Writes nothing.
+    Check(check::CheckCmd),
 }
 
 #[derive(clap::Args)]
@@ -264,6 +268,8 @@ fn run(cli: Cli) -> ExitCode {
         Cmd::Trace(args) => trace::main(mode, &args),
         // `attest` prints what it attested, or why not, with its own exit codes.
         Cmd::Attest(args) => attest::main(mode, &args),
+        // `check` needs no daemon: the repository and the trusted keys are enough.
+        Cmd::Check(args) => check::main(&args),
     }
 }
 

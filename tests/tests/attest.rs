@@ -5,11 +5,15 @@
 //! fetches both and checks the range with the witness's public key. Then each way a
 //! range must fail, each naming the commit and the reason.
 
-use judged_tests::Daemon;
+use base64ct::{Base64, Encoding};
+use judged_core::attestation::{Envelope, Statement};
+use judged_core::signature::SigningKey;
 use judged_tests::live::{Live, Mode, Run, p};
+use judged_tests::{Daemon, bin};
 use serde_json::Value;
+use std::cell::Cell;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// `git ARGS` in `dir`, which must succeed; its stdout, trimmed.
@@ -31,12 +35,15 @@ fn identify(dir: &Path, name: &str) {
     git(dir, &["config", "user.email", &format!("{name}@example.invalid")]);
 }
 
-/// The team's world: a bare origin, and the agent's clone (the live session's project)
-/// with a daemon on its own `JUDGED_HOME`.
+/// The team's world: a bare origin, the agent's clone (the live session's project) with a
+/// daemon on its own `JUDGED_HOME`, and the commit `main` held before the agent's work.
 struct Team {
     // Dropped first: the daemon stops before its temp dir goes.
     _daemon: Daemon,
     live: Live,
+    origin: PathBuf,
+    base: String,
+    clones: Cell<u32>,
 }
 
 impl Team {
@@ -53,8 +60,9 @@ impl Team {
         git(&live.project, &["add", "-A"]);
         git(&live.project, &["commit", "-qm", "base"]);
         git(&live.project, &["push", "-q", "origin", "HEAD:main"]);
+        let base = git(&live.project, &["rev-parse", "HEAD"]);
         let daemon = live.start_daemon();
-        Team { _daemon: daemon, live }
+        Team { _daemon: daemon, live, origin, base, clones: Cell::new(0) }
     }
 
     fn agent(&self) -> &Path {
@@ -91,6 +99,70 @@ impl Team {
     fn note(&self, commit: &str) -> Vec<String> {
         git(self.agent(), &["notes", "--ref=judged", "show", commit]).lines().map(str::to_owned).collect()
     }
+
+    /// Replace the note of `commit` with `lines`, as anyone who can push can.
+    fn set_note(&self, commit: &str, lines: &[&str]) {
+        git(self.agent(), &["notes", "--ref=judged", "add", "-f", "-m", &lines.join("\n"), commit]);
+    }
+
+    /// Push the branch, and the notes when there are any, as the team's setup says to.
+    fn push(&self) {
+        git(self.agent(), &["push", "-q", "origin", "HEAD:main"]);
+        if !git(self.agent(), &["for-each-ref", "refs/notes/judged"]).is_empty() {
+            git(self.agent(), &["push", "-q", "-f", "origin", "refs/notes/judged"]);
+        }
+    }
+
+    /// A fresh clone of origin with its notes fetched, as the CI makes one (a glob, which
+    /// fetches nothing rather than fails while origin has no notes).
+    fn ci(&self) -> PathBuf {
+        self.clones.set(self.clones.get() + 1);
+        let ci = self.live.tmp.path().join(format!("ci-{}", self.clones.get()));
+        git(self.live.tmp.path(), &["clone", "-q", p(&self.origin), p(&ci)]);
+        git(&ci, &["fetch", "-q", "origin", "+refs/notes/*:refs/notes/*"]);
+        ci
+    }
+
+    /// A trusted file naming this daemon's key `name`, as the PEM's base64 line.
+    fn trusted(&self, name: &str) -> PathBuf {
+        let output =
+            Command::new(bin("judged")).args(["key", "--pem"]).env("JUDGED_HOME", &self.live.home).output().unwrap();
+        assert!(output.status.success(), "judged key --pem");
+        let pem = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            pem.starts_with("-----BEGIN PUBLIC KEY-----\n") && pem.ends_with("-----END PUBLIC KEY-----\n"),
+            "{pem}"
+        );
+        let line: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+        let path = self.live.tmp.path().join(format!("trusted-{name}"));
+        fs::write(&path, format!("# judged witnesses whose attestations count\n{name} {line}\n")).unwrap();
+        path
+    }
+
+    /// `judge-evidence check base..origin/main --trusted TRUSTED ARGS` in `ci`.
+    fn check(&self, ci: &Path, trusted: &Path, args: &[&str]) -> Run {
+        let range = format!("{}..origin/main", self.base);
+        let check = ["check", &range, "--trusted", p(trusted)];
+        self.live.judge_in(ci, Mode::Daemon, &[&check[..], args].concat())
+    }
+
+    /// A reviewed, attested commit of `path`, pushed with its note; its id.
+    fn reviewed_commit(&self, path: &str, text: &str) -> String {
+        self.write(path, text);
+        self.review();
+        let commit = self.commit("reviewed work");
+        exited(self.attest(&[]), 0, "attest");
+        self.push();
+        commit
+    }
+}
+
+/// The table's row for `commit`, as `RESULT  SAID` with the columns' padding dropped.
+fn row(table: &str, commit: &str) -> String {
+    let row =
+        table.lines().find_map(|l| l.strip_prefix(commit)).unwrap_or_else(|| panic!("no row for {commit}: {table}"));
+    let (result, said) = row.trim_start().split_once(' ').unwrap_or((row, ""));
+    format!("{result}  {}", said.trim_start())
 }
 
 #[test]
@@ -141,4 +213,211 @@ fn a_reviewed_commit_is_attested_in_its_note_once_and_a_commit_the_review_did_no
     assert!(direct.stderr.contains("attest needs judged: only its witness holds the key"), "{}", direct.stderr);
     let unknown = exited(team.attest(&["no-such-branch"]), 2, "no such commit");
     assert!(unknown.stderr.contains("`no-such-branch` names no commit of the repository in"), "{}", unknown.stderr);
+}
+
+#[test]
+fn a_fresh_clone_checks_the_pushed_attestation_and_a_commit_pushed_without_review_fails_by_name() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let (ci, trusted) = (team.ci(), team.trusted("witness"));
+
+    let run = exited(team.check(&ci, &trusted, &[]), 0, "a reviewed head");
+    let ok = row(&run.stdout, &reviewed);
+    assert!(ok.starts_with("ok  witness: gpt-5.4 (openai, host-recorded, rubber-duck) reviewed claude-sonnet-4.6's work (anthropic): Score 8/10, Verdict ready; evidence cne_"), "{}", run.stdout);
+    assert!(run.stdout.ends_with("checked the range's head under policy evidence, evidence assurance host-recorded; policy holds: 1 of 1 checked commits attested\n"), "{}", run.stdout);
+    let json: Value = serde_json::from_str(&exited(team.check(&ci, &trusted, &["--json"]), 0, "json").stdout).unwrap();
+    assert_eq!(
+        (json["passed"].as_bool(), json["commits"][0]["commit"].as_str()),
+        (Some(true), Some(reviewed.as_str()))
+    );
+    assert_eq!(json["commits"][0]["attested_by"], "witness");
+    assert_eq!(json["commits"][0]["review"]["review"]["assurance"], "host-recorded");
+    assert!(
+        git(&ci, &["status", "--porcelain"]).is_empty()
+            && git(&ci, &["notes", "--ref=judged", "list"]).lines().count() == 1
+    );
+
+    // The agent goes on without a review, and pushes.
+    team.write("src/cart.rs", "pub fn total() -> u32 { 2 }\n");
+    let unreviewed = team.commit("unreviewed work");
+    team.push();
+    let ci = team.ci();
+    let head = exited(team.check(&ci, &trusted, &[]), 10, "an unreviewed head");
+    assert!(
+        row(&head.stdout, &unreviewed).starts_with("FAIL  no note: nothing attests this commit"),
+        "{}",
+        head.stdout
+    );
+    assert!(!head.stdout.contains(&reviewed), "head only: {}", head.stdout);
+    let every = exited(team.check(&ci, &trusted, &["--every-commit"]), 10, "every commit");
+    assert!(row(&every.stdout, &reviewed).starts_with("ok  witness: "), "{}", every.stdout);
+    assert!(row(&every.stdout, &unreviewed).starts_with("FAIL  no note"), "{}", every.stdout);
+    assert!(every.stdout.ends_with("policy does not hold: 1 of 2 checked commits not attested\n"), "{}", every.stdout);
+    let json: Value =
+        serde_json::from_str(&exited(team.check(&ci, &trusted, &["--json", "--every-commit"]), 10, "json").stdout)
+            .unwrap();
+    assert_eq!(json["passed"], false);
+    assert_eq!(json["commits"][0]["commit"], unreviewed.as_str());
+    assert_eq!(json["commits"][0]["reasons"][0].as_str().unwrap().split(':').next(), Some("no note"));
+}
+
+#[test]
+fn a_commit_amended_after_its_review_fails_the_check_by_name() {
+    let team = Team::new("cross-family-ok");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.review();
+    team.commit("reviewed work");
+    exited(team.attest(&[]), 0, "attest");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 3 }\n");
+    git(team.agent(), &["commit", "-qa", "--amend", "--no-edit"]);
+    let amended = git(team.agent(), &["rev-parse", "HEAD"]);
+    exited(team.attest(&[]), 11, "the amended commit");
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "an amended head");
+    assert!(row(&run.stdout, &amended).starts_with("FAIL  no note: nothing attests this commit"), "{}", run.stdout);
+}
+
+#[test]
+fn a_note_copied_onto_another_commit_fails_naming_the_commit_it_attests() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 4 }\n");
+    let other = team.commit("unreviewed work");
+    git(team.agent(), &["notes", "--ref=judged", "copy", &reviewed, &other]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "a copied note");
+    let said = row(&run.stdout, &other);
+    assert!(said.starts_with(&format!("FAIL  line 1: the attestation is of commit {reviewed}, not this one: a note copied or moved onto another commit")), "{said}");
+}
+
+#[test]
+fn a_note_signed_by_a_key_the_trusted_file_does_not_hold_fails_naming_the_key() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let stranger = SigningKey::from_seed(&[3; 32]).public_key();
+    let trusted = team.live.tmp.path().join("trusted-stranger");
+    fs::write(&trusted, format!("stranger {stranger}\n")).unwrap();
+    let run = exited(team.check(&team.ci(), &trusted, &[]), 10, "an untrusted key");
+    let listed = String::from_utf8(
+        Command::new(bin("judged"))
+            .args(["key", "--json"])
+            .env("JUDGED_HOME", &team.live.home)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let witness: Value = serde_json::from_str(&listed).unwrap();
+    let id = witness["keys"][0]["spki_id"].as_str().unwrap();
+    let said = row(&run.stdout, &reviewed);
+    assert!(
+        said.starts_with(&format!(
+            "FAIL  line 1: signed by untrusted key {id}: no key of the trusted file has that id"
+        )),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_note_whose_payload_was_edited_and_re_encoded_fails_its_signature() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let mut envelope: Envelope = serde_json::from_str(&team.note(&reviewed)[0]).unwrap();
+    let payload = String::from_utf8(Base64::decode_vec(&envelope.payload).unwrap()).unwrap();
+    assert!(payload.contains("\"score\":8.0"), "{payload}");
+    envelope.payload = Base64::encode_string(payload.replace("\"score\":8.0", "\"score\":9.0").as_bytes());
+    team.set_note(&reviewed, &[&envelope.line()]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "an edited payload");
+    let said = row(&run.stdout, &reviewed);
+    assert!(said.starts_with("FAIL  line 1: bad signature: the signature by `witness` (key "), "{said}");
+    assert!(said.contains("does not match the payload, which was changed after it was signed"), "{said}");
+}
+
+#[test]
+fn a_note_that_is_not_json_or_is_truncated_fails_naming_each_line() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let line = team.note(&reviewed)[0].clone();
+    team.set_note(&reviewed, &["reviewed, trust me", &line[..line.len() / 2]]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "a broken note");
+    let said = row(&run.stdout, &reviewed);
+    assert!(said.starts_with("FAIL  line 1: the note's line is not JSON (expected value at line 1 column 1); line 2: the note's line is truncated: its JSON ends early"), "{said}");
+}
+
+/// A same-family review is refused by attest, so the commit has no note; and a note that
+/// says so, signed with the witness's own key (what an agent that can read the key of a
+/// same-user daemon can make), is refused by the check for what it says.
+#[test]
+fn a_same_family_review_is_not_attested_and_a_signed_note_of_one_fails_the_check() {
+    let team = Team::new("same-family");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let (challenge, evidence, response) = (team.live.out("c.json"), team.live.out("e.json"), team.live.out("r.md"));
+    team.live.challenge_and_review(&challenge);
+    team.live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(10, "a same-family verify");
+    let commit = team.commit("same-family reviewed work");
+    let refused = exited(team.attest(&[]), 10, "a same-family review");
+    assert!(
+        refused.stderr.contains(&format!(
+            "no attestation for commit {commit}: the review of commit {commit}'s tree (evidence cne_"
+        )),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stderr.contains("is by claude-opus-4.6, of the same family as the work's author claude-sonnet-4.6 (anthropic): that is no cross-family review"), "{}", refused.stderr);
+    team.push();
+    let trusted = team.trusted("witness");
+    let run = exited(team.check(&team.ci(), &trusted, &[]), 10, "no note");
+    assert!(row(&run.stdout, &commit).starts_with("FAIL  no note"), "{}", run.stdout);
+
+    // The witness key of a same-user daemon is the agent's to read.
+    let seed: [u8; 32] = fs::read(team.live.home.join("signing.key")).unwrap().try_into().unwrap();
+    let key = SigningKey::from_seed(&seed);
+    let tree = git(team.agent(), &["rev-parse", "HEAD^{tree}"]);
+    let claim = serde_json::json!({
+        "reviewedAt": "2026-11-30T10:00:00Z", "attestedAt": "2026-11-30T10:00:01Z", "witnessKeyId": key.public_key().spki_id(),
+        "executor": {"host": "copilot-cli", "model": "claude-sonnet-4.6", "family": "anthropic"},
+        "review": {"kind": "reviewer", "evidenceId": "cne_0", "path": "rubber-duck", "model": "claude-opus-4.6",
+            "family": "anthropic", "identitySource": "host-session-event", "assurance": "host-recorded", "verdict": "ready", "score": 8.0}
+    });
+    let statement = Statement::of_commit(&commit, &tree, serde_json::from_value(claim).unwrap());
+    team.set_note(&commit, &[&Envelope::seal(&statement, &key).line()]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &trusted, &[]), 10, "a signed same-family note");
+    let said = row(&run.stdout, &commit);
+    assert!(said.starts_with("FAIL  line 1: same family: claude-opus-4.6 reviewed the work of claude-sonnet-4.6, both anthropic; no cross-family review"), "{said}");
+}
+
+#[test]
+fn a_trusted_file_that_is_no_list_of_keys_is_refused_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    let trusted = dir.path().join("trusted");
+    let check = |text: &str| {
+        fs::write(&trusted, text).unwrap();
+        let output = Command::new(bin("judge-evidence"))
+            .args(["check", "HEAD", "--trusted", p(&trusted)])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        assert!(output.stdout.is_empty(), "nothing is reported");
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let said = check("# witnesses\nwitness\n");
+    assert!(
+        said.contains(&format!(
+            "judge-evidence check: --trusted {}, line 2: expected `NAME KEY`, found `witness`",
+            p(&trusted)
+        )),
+        "{said}"
+    );
+    let said = check("witness abc\n");
+    assert!(
+        said.contains("line 1: `abc` is not a judged public key: expected 64 hex digits, as `judged key` prints it"),
+        "{said}"
+    );
+    let said = check("# none yet\n");
+    assert!(said.contains("holds no key: put one `NAME KEY` line in it per witness"), "{said}");
 }
