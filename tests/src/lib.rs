@@ -7,6 +7,7 @@
 pub mod hosts;
 pub mod live;
 pub mod timestamps;
+pub mod verifiers;
 
 use serde_json::Value;
 use std::io::Write;

@@ -123,8 +123,8 @@ impl Team {
         ci
     }
 
-    /// A trusted file naming this daemon's key `name`, as the PEM's base64 line.
-    fn trusted(&self, name: &str) -> PathBuf {
+    /// This daemon's key as `judged key --pem` exports it.
+    fn pem(&self) -> String {
         let output =
             Command::new(bin("judged")).args(["key", "--pem"]).env("JUDGED_HOME", &self.live.home).output().unwrap();
         assert!(output.status.success(), "judged key --pem");
@@ -133,7 +133,12 @@ impl Team {
             pem.starts_with("-----BEGIN PUBLIC KEY-----\n") && pem.ends_with("-----END PUBLIC KEY-----\n"),
             "{pem}"
         );
-        let line: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+        pem
+    }
+
+    /// A trusted file naming this daemon's key `name`, as the PEM's base64 line.
+    fn trusted(&self, name: &str) -> PathBuf {
+        let line: String = self.pem().lines().filter(|l| !l.starts_with("-----")).collect();
         let path = self.live.tmp.path().join(format!("trusted-{name}"));
         fs::write(&path, format!("# judged witnesses whose attestations count\n{name} {line}\n")).unwrap();
         path
@@ -420,4 +425,44 @@ fn a_trusted_file_that_is_no_list_of_keys_is_refused_naming_file_and_line() {
     );
     let said = check("# none yet\n");
     assert!(said.contains("holds no key: put one `NAME KEY` line in it per witness"), "{said}");
+}
+
+/// Implementations judged did not write read what it writes: securesystemslib verifies the
+/// envelope (DSSE over PAE, an Ed25519 `SSlibKey` from the exported PEM, keyed by the
+/// SPKI's SHA-256 computed on its own) and refuses it once its payload is edited; the
+/// in-toto-attestation package parses the payload as a Statement and validates it.
+#[test]
+fn an_attestation_verifies_with_securesystemslib_and_validates_with_in_toto_attestation() {
+    let Some(python) = judged_tests::verifiers::python() else { return };
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let tree = git(team.agent(), &["rev-parse", "HEAD^{tree}"]);
+    let (pem, note) = (team.live.tmp.path().join("witness.pem"), team.live.tmp.path().join("note.json"));
+    fs::write(&pem, team.pem()).unwrap();
+    let line = team.note(&reviewed)[0].clone();
+    fs::write(&note, &line).unwrap();
+
+    let output = judged_tests::verifiers::verify(&python, &pem, &note);
+    assert!(output.status.success(), "verify.py: {}", String::from_utf8_lossy(&output.stderr));
+    let verified: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let envelope: Envelope = serde_json::from_str(&line).unwrap();
+    assert_eq!(verified["verified_keyids"], serde_json::json!([envelope.signatures[0].keyid]));
+    assert_eq!(verified["type"], "https://in-toto.io/Statement/v1");
+    assert_eq!(verified["predicate_type"], "https://judged.dev/attestation/review/v1");
+    let subject = serde_json::json!([
+        {"name": "commit", "digest": {"gitCommit": reviewed}},
+        {"name": "tree", "digest": {"gitTree": tree}},
+    ]);
+    assert_eq!(verified["subject"], subject);
+
+    let mut edited = envelope;
+    let payload = String::from_utf8(Base64::decode_vec(&edited.payload).unwrap()).unwrap();
+    edited.payload = Base64::encode_string(payload.replace("gpt-5.4", "gpt-5.5").as_bytes());
+    fs::write(&note, edited.line()).unwrap();
+    let output = judged_tests::verifiers::verify(&python, &pem, &note);
+    assert_eq!(output.status.code(), Some(1), "an edited payload: {output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("securesystemslib: the envelope does not verify"),
+        "{output:?}"
+    );
 }
