@@ -844,6 +844,13 @@ pub enum AttestRefusal {
         /// The directory asked about.
         cwd: String,
     },
+    /// The daemon is a witness account's, which runs no git in a served user's repository.
+    #[error(
+        "this judged is a witness account's, which runs no git in a served user's repository (running its \
+         config there would run the agent's commands as the witness, next to its key): it records no tree a \
+         commit could be bound to, so it attests nothing yet; see docs/attestations.md, \"Which key to trust\""
+    )]
+    WitnessRunsNoGit,
     /// No such commit in the repository.
     #[error("the repository at {top} has no commit {commit} that judged can read: name a commit of it")]
     NoCommit {
@@ -993,7 +1000,10 @@ impl AttestRefusal {
     /// the question cannot be answered.
     pub fn exit_code(&self) -> u8 {
         match self {
-            AttestRefusal::NotARepository { .. } | AttestRefusal::NoCommit { .. } | AttestRefusal::Config { .. } => 2,
+            AttestRefusal::NotARepository { .. }
+            | AttestRefusal::WitnessRunsNoGit
+            | AttestRefusal::NoCommit { .. }
+            | AttestRefusal::Config { .. } => 2,
             AttestRefusal::NotReviewed { .. } | AttestRefusal::TreeDiffers { .. } => 11,
             AttestRefusal::SameFamily { .. }
             | AttestRefusal::UnknownFamily { .. }

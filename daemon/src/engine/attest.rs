@@ -20,6 +20,9 @@ impl Engine {
         // The gate of config.toml as it is now: it says which reviews count.
         self.follow_config(false);
         let refused = |refusal| Ok(Reply::Attest(AttestReply::Refused(refusal)));
+        if self.config.is_witness() {
+            return refused(AttestRefusal::WitnessRunsNoGit);
+        }
         let Some(top) = worktree::top_of(Path::new(&args.cwd)) else {
             return refused(AttestRefusal::NotARepository { cwd: args.cwd.clone() });
         };
