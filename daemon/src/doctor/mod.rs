@@ -6,6 +6,7 @@
 //! the gate from working where it is installed.
 
 mod hosts;
+mod notes;
 
 use crate::service::{self, Manager, Unmanaged, WITHOUT_A_SERVICE};
 use judged::config::{Config, ConfigFile, RootFlags};
@@ -106,6 +107,7 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
     service_check(&mut checks, auto_start, &config_path);
     root_checks(&mut checks, status.as_ref());
     hosts::checks(&mut checks, cwd);
+    notes::checks(&mut checks, cwd);
     if let Some(file) = &file {
         gate_and_jury_checks(&mut checks, file, &config_path, cwd);
     }
