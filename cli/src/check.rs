@@ -256,11 +256,15 @@ fn notes(dir: &Path, wanted: HashSet<&str>) -> Result<HashMap<String, String>, G
     let mut rest = out.as_slice();
     let mut notes = HashMap::new();
     for (_, commit) in blobs {
-        // `<oid> blob <size>\n<content>\n`
+        // `<oid> blob <size>\n<content>\n`, or `<oid> missing\n` (a note whose blob a
+        // partial clone lacks: no note, as far as the check can tell).
         let Some(end) = rest.iter().position(|&b| b == b'\n') else { break };
         let header = String::from_utf8_lossy(&rest[..end]).into_owned();
         rest = &rest[end + 1..];
-        let size: usize = header.rsplit(' ').next().and_then(|s| s.parse().ok()).unwrap_or(0);
+        let Some(size) = header.strip_suffix(" missing").map_or_else(|| header.rsplit(' ').next(), |_| None) else {
+            continue;
+        };
+        let size: usize = size.parse().unwrap_or(0);
         let size = size.min(rest.len());
         notes.insert(commit.to_owned(), String::from_utf8_lossy(&rest[..size]).into_owned());
         rest = rest.get(size + 1..).unwrap_or_default();

@@ -9,7 +9,7 @@ use base64ct::{Base64, Encoding};
 use judged_core::attestation::{Envelope, Statement};
 use judged_core::signature::SigningKey;
 use judged_tests::live::{Live, Mode, Run, p};
-use judged_tests::{Daemon, bin};
+use judged_tests::{Daemon, bin, command_jury, judge_hook, juror};
 use serde_json::Value;
 use std::cell::Cell;
 use std::fs;
@@ -49,7 +49,13 @@ struct Team {
 impl Team {
     /// A team whose agent works in a Copilot CLI session of `scenario`.
     fn new(scenario: &str) -> Team {
+        Team::configured(scenario, "")
+    }
+
+    /// As [`Team::new`], with `config` added to the daemon's `config.toml`.
+    fn configured(scenario: &str, config: &str) -> Team {
         let live = Live::copilot(scenario);
+        fs::write(live.home.join("config.toml"), format!("auto_start = false\n{config}")).unwrap();
         let tmp = live.tmp.path();
         let origin = tmp.join("origin.git");
         git(tmp, &["init", "-q", "--bare", "-b", "main", p(&origin)]);
@@ -464,5 +470,55 @@ fn an_attestation_verifies_with_securesystemslib_and_validates_with_in_toto_atte
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("securesystemslib: the envelope does not verify"),
         "{output:?}"
+    );
+}
+
+/// A tree the gate's own cross-family jury passed is attested as the jury's verdict, which
+/// the check counts where the policy counts a jury, and names where it does not.
+#[test]
+fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_policy_counts_juries() {
+    let pass = |model: &str| juror("canned.sh", &["pass", "90", model]);
+    let jury = command_jury(
+        [
+            ("small-openai", "gpt-5.4-mini", pass("gpt-5.4-mini"), ""),
+            ("small-google", "gemini-3-flash", pass("gemini-3-flash"), ""),
+        ],
+        pass("claude-sonnet-4.6"),
+        60,
+    );
+    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{jury}"));
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let task = serde_json::json!({"session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": team.agent(),
+        "hook_event_name": "TaskCompleted", "task_id": "1", "task_subject": "Total the cart"});
+    let hook = judge_hook(&team.live.home, task.to_string().as_bytes(), &[]);
+    assert_eq!(hook.status.code(), Some(0), "the jury passes the work: {}", String::from_utf8_lossy(&hook.stderr));
+    let commit = team.commit("cart: total");
+    let run = exited(team.attest(&[]), 0, "attest a jury's pass");
+    assert!(
+        run.stdout.contains("the jury (google, openai) judged the work: pass at confidence 90; jury "),
+        "{}",
+        run.stdout
+    );
+    team.push();
+    let (ci, trusted) = (team.ci(), team.trusted("witness"));
+    let either = exited(team.check(&ci, &trusted, &["--policy", "evidence_or_panel"]), 0, "a jury counted");
+    assert!(
+        row(&either.stdout, &commit).starts_with("ok  witness: the jury (google, openai) judged the work: pass"),
+        "{}",
+        either.stdout
+    );
+    let evidence = exited(team.check(&ci, &trusted, &[]), 10, "a jury not counted");
+    let said = row(&evidence.stdout, &commit);
+    assert!(
+        said.starts_with(
+            "FAIL  line 1: a jury's verdict, and the policy `evidence` counts only a reviewer's (--policy)"
+        ),
+        "{said}"
+    );
+    let off = exited(team.check(&ci, &trusted, &["--policy", "off"]), 2, "policy off");
+    assert!(
+        off.stderr.contains("`off` counts no review, so it would check nothing: drop the check instead"),
+        "{}",
+        off.stderr
     );
 }
