@@ -3,11 +3,11 @@
 //! `refs/notes/judged` (one JSON line per envelope, every review's kept). The daemon
 //! signs (the key never leaves it); this process writes the note, as the user.
 
-use crate::git::{self, GitError, NOTES_REF};
+use crate::git::{self, GitError};
+use judged_core::worktree::{self, NOTES_REF, NoteError};
 use judged_protocol::autostart::AutoStartError;
 use judged_protocol::{AttestRefusal, AttestReply, Attestation, ClientError, Request};
 use serde_json::json;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -53,7 +53,7 @@ pub enum AttestError {
     #[error(
         "judged attested commit {commit}, but its note could not be written: {source}; attest again once that is fixed (the same envelope comes back)"
     )]
-    Note { commit: String, source: GitError },
+    Note { commit: String, source: NoteError },
 }
 
 impl AttestError {
@@ -117,30 +117,9 @@ fn attest(mode: crate::Mode, cmd: &AttestCmd) -> Result<Attested, AttestError> {
         AttestReply::Attested(attestation) => *attestation,
         AttestReply::Refused(refusal) => return Err(AttestError::Refused { commit, refusal: Box::new(refusal) }),
     };
-    let appended = append_note(&dir, &attestation).map_err(|source| AttestError::Note { commit, source })?;
+    let appended = worktree::append_note(&dir, &attestation.commit, &attestation.envelope.line())
+        .map_err(|source| AttestError::Note { commit, source })?;
     Ok(Attested { attestation, appended })
-}
-
-/// Append the envelope's line to the commit's note, unless the note holds it already;
-/// whether it was appended.
-fn append_note(dir: &Path, attestation: &Attestation) -> Result<bool, GitError> {
-    let line = attestation.envelope.line();
-    // No note yet is a failure of `show`, and an empty note.
-    let note = git::text(dir, &["notes", "--ref", NOTES_REF, "show", &attestation.commit]).unwrap_or_default();
-    if note.lines().any(|held| held == line) {
-        return Ok(false);
-    }
-    let append = ["notes", "--ref", NOTES_REF, "append", "--no-separator", "-m", &line, &attestation.commit];
-    match git::run(dir, &append, None) {
-        Ok(_) => Ok(true),
-        // A git before 2.42 knows no `--no-separator`: its blank line between notes is
-        // skipped by every reader.
-        Err(GitError::Failed { said, .. }) if said.contains("no-separator") => {
-            let plain: Vec<&str> = append.iter().copied().filter(|a| *a != "--no-separator").collect();
-            git::run(dir, &plain, None).map(|_| true)
-        }
-        Err(error) => Err(error),
-    }
 }
 
 fn shown(done: &Attested) -> String {

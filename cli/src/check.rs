@@ -4,11 +4,12 @@
 //! one `rev-list`, one `notes list` and one `cat-file --batch`, whatever the range's size.
 //! No daemon: a CI job has the repository and the witnesses' public keys, nothing else.
 
-use crate::git::{self, GitError, NOTES_REF};
+use crate::git::{self, GitError};
 use judged_core::attestation::{Envelope, GIT_COMMIT, GIT_TREE, OpenError, Review, ReviewPredicate, TrustedKey};
 use judged_core::review_text::is_positive;
 use judged_core::rules::IdentityAssurance;
 use judged_core::signature::PublicKey;
+use judged_core::worktree::NOTES_REF;
 use judged_protocol::{GatePolicy, wire_name};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};

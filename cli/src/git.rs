@@ -1,13 +1,10 @@
-//! The git commands `attest` and `check` run, as the user, in the user's repository: the
-//! only place they touch it. Attestations live in the notes under [`NOTES_REF`], one JSON
-//! line per envelope (docs/spec/attestation.md).
+//! The git commands `attest` and `check` run, as the user, in the user's repository
+//! (`attest` appends its note through `judged_core::worktree::append_note`, which the
+//! daemon shares).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-
-/// Where the attestations are kept.
-pub const NOTES_REF: &str = "refs/notes/judged";
 
 /// Why a git command gave no answer.
 #[derive(Debug, thiserror::Error)]

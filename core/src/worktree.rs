@@ -196,6 +196,11 @@ pub fn top_of(dir: &Path) -> Option<PathBuf> {
     git(dir, &["rev-parse", "--show-toplevel"]).map(|top| PathBuf::from(top.trim_end_matches('\n')))
 }
 
+/// The commit HEAD names in the repository at `top`; none without commits.
+pub fn head(top: &Path) -> Option<String> {
+    git(top, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).map(|id| id.trim_end().to_owned())
+}
+
 /// Whether `id` is a full object id as git writes it (40 or 64 lower-case hex digits).
 pub fn is_object_id(id: &str) -> bool {
     matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
@@ -212,6 +217,60 @@ pub fn commit(top: &Path, id: &str) -> Option<Commit> {
     let field = |name: &'static str| header.lines().filter_map(move |line| line.strip_prefix(name)).map(str::to_owned);
     let tree = field("tree ").next().filter(|t| is_object_id(t))?;
     Some(Commit { id: id.to_owned(), tree, parents: field("parent ").collect() })
+}
+
+/// Where attestations are kept: one note per commit, one envelope per line
+/// (docs/spec/attestation.md §6).
+pub const NOTES_REF: &str = "refs/notes/judged";
+
+/// Why a commit's note could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum NoteError {
+    /// git could not be started.
+    #[error("cannot run git: {0}; install git, or put it on PATH")]
+    Spawn(std::io::Error),
+    /// It ran and failed.
+    #[error("`git notes --ref {NOTES_REF} append` failed in {}: {said}", dir.display())]
+    Failed {
+        /// The repository.
+        dir: PathBuf,
+        /// What git said on stderr (its last line).
+        said: String,
+    },
+}
+
+/// Append `line` to `commit`'s note under [`NOTES_REF`] in the repository holding `dir`,
+/// unless the note holds that line already; whether it was appended.
+pub fn append_note(dir: &Path, commit: &str, line: &str) -> Result<bool, NoteError> {
+    // No note yet is a failure of `show`, and an empty note.
+    let note = git(dir, &["notes", "--ref", NOTES_REF, "show", commit]).unwrap_or_default();
+    if note.lines().any(|held| held == line) {
+        return Ok(false);
+    }
+    let append = |separator: &[&str]| {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["notes", "--ref", NOTES_REF, "append"])
+            .args(separator)
+            .args(["-m", line, commit])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(NoteError::Spawn)?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let said = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("(nothing on stderr)").trim();
+        output
+            .status
+            .success()
+            .then_some(true)
+            .ok_or_else(|| NoteError::Failed { dir: dir.to_owned(), said: said.to_owned() })
+    };
+    match append(&["--no-separator"]) {
+        // A git before 2.42 knows no `--no-separator`: its blank line between notes is
+        // skipped by every reader.
+        Err(NoteError::Failed { said, .. }) if said.contains("no-separator") => append(&[]),
+        appended => appended,
+    }
 }
 
 /// A copy of the repository's index at `to`, with the original's modification time.

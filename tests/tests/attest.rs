@@ -9,7 +9,7 @@ use base64ct::{Base64, Encoding};
 use judged_core::attestation::{Envelope, Statement};
 use judged_core::signature::SigningKey;
 use judged_tests::live::{Live, Mode, Run, p};
-use judged_tests::{Daemon, bin, command_jury, judge_hook, juror};
+use judged_tests::{Daemon, bin, command_jury, eventually, judge_hook, juror};
 use serde_json::Value;
 use std::cell::Cell;
 use std::fs;
@@ -521,4 +521,43 @@ fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_
         "{}",
         off.stderr
     );
+}
+
+/// With `[attest] auto`, the daemon attests the commit of a tree it saw reviewed on its own
+/// (its watcher's tick), so the agent that commits after its review needs no extra step;
+/// a commit no review saw gets no note.
+#[test]
+fn with_attest_auto_a_commit_of_the_reviewed_tree_gets_its_note_and_another_does_not() {
+    let team = Team::configured("cross-family-ok", "[attest]\nauto = true\n");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.review();
+    let reviewed = team.commit("cart: total");
+    let has_note = |commit: &str| {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(team.agent())
+            .args(["notes", "--ref=judged", "show", commit])
+            .output()
+            .unwrap();
+        output.status.success().then(|| String::from_utf8(output.stdout).unwrap())
+    };
+    let note = eventually("the daemon's note on the reviewed commit", std::time::Duration::from_secs(20), || {
+        has_note(&reviewed)
+    });
+    assert_eq!(note.lines().count(), 1, "{note}");
+    let again = exited(team.attest(&[]), 0, "attest by hand after the daemon");
+    assert!(again.stdout.ends_with("the note in refs/notes/judged holds it already\n"), "{}", again.stdout);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 0, "the daemon's note checks");
+    assert!(
+        row(&run.stdout, &reviewed).starts_with("ok  witness: gpt-5.4 (openai, host-recorded, rubber-duck)"),
+        "{}",
+        run.stdout
+    );
+
+    team.write("src/cart.rs", "pub fn total() -> u32 { 2 }\n");
+    let unreviewed = team.commit("unreviewed work");
+    // Two of the watcher's 2 s ticks.
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    assert_eq!(has_note(&unreviewed), None, "a commit no review saw");
 }

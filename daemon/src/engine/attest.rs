@@ -1,6 +1,7 @@
 //! `attest`: sign that a commit holds a tree a counted review covered (an in-toto
 //! statement in a DSSE envelope, docs/spec/attestation.md), or say why it gets none. The
-//! client writes the envelope into the repository's notes; the daemon writes nothing there.
+//! client writes the envelope into the repository's notes; the daemon writes there only
+//! under `[attest] auto`, attesting the new commits of the repositories it saw reviewed.
 
 use super::{Answer, Engine};
 use crate::hook_gate::Covering;
@@ -11,9 +12,35 @@ use judged_core::attestation::{
 };
 use judged_core::family::{Table, family};
 use judged_core::timestamp::format_utc;
-use judged_core::worktree;
+use judged_core::worktree::{self, Commit};
 use judged_protocol::{AttestArgs, AttestRefusal, AttestReply, Attestation, Reply};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The repositories `[attest] auto` follows: those a review recorded a git tree in since
+/// the daemon started, each with the HEAD it last looked at.
+#[derive(Default)]
+pub struct AutoAttest {
+    repos: Vec<(PathBuf, Option<String>)>,
+}
+
+/// Repositories followed at most; the one reviewed longest ago makes room.
+const MAX_FOLLOWED: usize = 64;
+
+impl AutoAttest {
+    /// Follow the repository holding `cwd`, where a review just recorded a git tree.
+    pub fn reviewed_in(&mut self, cwd: &str) {
+        let Some(top) = worktree::top_of(Path::new(cwd)) else { return };
+        if let Some(at) = self.repos.iter().position(|(t, _)| *t == top) {
+            let followed = self.repos.remove(at);
+            self.repos.push(followed);
+            return;
+        }
+        if self.repos.len() == MAX_FOLLOWED {
+            self.repos.remove(0);
+        }
+        self.repos.push((top, None));
+    }
+}
 
 impl Engine {
     pub(super) fn attest(&mut self, args: &AttestArgs) -> Answer {
@@ -30,9 +57,18 @@ impl Engine {
             let top = top.display().to_string();
             return refused(AttestRefusal::NoCommit { top, commit: args.commit.clone() });
         };
-        let covering = match self.hook_gate().covering(&top, &commit)? {
+        let reply = match self.attest_commit(&top, commit)? {
+            Ok(attestation) => AttestReply::Attested(Box::new(attestation)),
+            Err(refusal) => AttestReply::Refused(refusal),
+        };
+        Ok(Reply::Attest(reply))
+    }
+
+    /// The attestation of `commit` of the repository at `top`, or why it gets none.
+    fn attest_commit(&mut self, top: &Path, commit: Commit) -> Result<Result<Attestation, AttestRefusal>, StoreError> {
+        let covering = match self.hook_gate().covering(top, &commit)? {
             Ok(covering) => covering,
-            Err(refusal) => return refused(refusal),
+            Err(refusal) => return Ok(Err(refusal)),
         };
         let (evidence_id, packet_id) = match &covering {
             Covering::Evidence(evidence) => (Some(evidence.evidence_id.clone()), None),
@@ -44,14 +80,8 @@ impl Engine {
             before.into_iter().find(|(_, a)| a.evidence_id == evidence_id && a.packet_id == packet_id)
         {
             let statement = own_statement(&before.envelope)?;
-            let attestation = Attestation {
-                commit: commit.id,
-                tree: commit.tree,
-                statement,
-                envelope: before.envelope,
-                first: false,
-            };
-            return Ok(Reply::Attest(AttestReply::Attested(Box::new(attestation))));
+            let envelope = before.envelope;
+            return Ok(Ok(Attestation { commit: commit.id, tree: commit.tree, statement, envelope, first: false }));
         }
         let attested_at = format_utc(chrono::Utc::now());
         let envelope = self.witness.seal(|witness_key_id| {
@@ -67,8 +97,34 @@ impl Engine {
             envelope: envelope.clone(),
         };
         self.store.journal(&JournalEvent::Attested(Box::new(record)))?;
-        let attestation = Attestation { commit: commit.id, tree: commit.tree, statement, envelope, first: true };
-        Ok(Reply::Attest(AttestReply::Attested(Box::new(attestation))))
+        Ok(Ok(Attestation { commit: commit.id, tree: commit.tree, statement, envelope, first: true }))
+    }
+
+    /// `[attest] auto`, on the watcher's tick: each followed repository whose HEAD moved
+    /// to a commit a counted review covers is attested, and its note appended, as `judge-
+    /// evidence attest` would. A commit no review covers is passed over quietly (the
+    /// agent may still be working); a witness account runs no git there, so never.
+    pub(super) fn attest_new_commits(&mut self) {
+        if !self.config.current().file.attest.auto || self.config.is_witness() {
+            return;
+        }
+        for at in 0..self.auto_attest.repos.len() {
+            let (top, seen) = &self.auto_attest.repos[at];
+            let top = top.clone();
+            let Some(head) = worktree::head(&top).filter(|head| Some(head) != seen.as_ref()) else { continue };
+            self.auto_attest.repos[at].1 = Some(head.clone());
+            let Some(commit) = worktree::commit(&top, &head) else { continue };
+            match self.attest_commit(&top, commit) {
+                Ok(Ok(attestation)) => match worktree::append_note(&top, &head, &attestation.envelope.line()) {
+                    Ok(appended) => {
+                        tracing::info!(repository = %top.display(), commit = %head, appended, "attested a new commit");
+                    }
+                    Err(error) => tracing::warn!(%error, "attested a new commit, but cannot write its note"),
+                },
+                Ok(Err(refusal)) => tracing::debug!(%refusal, "a new commit not attested"),
+                Err(error) => tracing::warn!(%error, "cannot attest a new commit"),
+            }
+        }
     }
 }
 

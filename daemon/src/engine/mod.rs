@@ -68,6 +68,8 @@ pub struct Engine {
     started: Instant,
     /// When `[store] keep_days` was last applied.
     retained_at: Option<Instant>,
+    /// The repositories `[attest] auto` follows.
+    auto_attest: attest::AutoAttest,
     data_dir: PathBuf,
     socket: PathBuf,
 }
@@ -176,6 +178,7 @@ impl Engine {
             witness,
             started,
             retained_at: None,
+            auto_attest: attest::AutoAttest::default(),
             data_dir,
             socket,
         }
@@ -203,10 +206,16 @@ impl Engine {
             AfterJury::Gate(pending) => {
                 let cwd = pending.cwd().to_owned();
                 let convened = run.record(&mut self.store, packet, &cwd)?;
+                if convened.git_tree.is_some() {
+                    self.auto_attest.reviewed_in(&cwd);
+                }
                 Ok(Reply::Hook(self.hook_gate().finish(*pending, &convened)?))
             }
             AfterJury::Review { cwd, counting } => {
                 let convened = run.record(&mut self.store, packet, &cwd)?;
+                if convened.git_tree.is_some() {
+                    self.auto_attest.reviewed_in(&cwd);
+                }
                 Ok(Reply::Review(review::review_reply(convened, &counting, false)))
             }
         }
@@ -282,6 +291,7 @@ impl Engine {
         self.account_for_completions();
         if paths.is_empty() {
             self.retain();
+            self.attest_new_commits();
         }
         self.ingest.roots().all().cloned().collect()
     }

@@ -74,6 +74,9 @@ impl Engine {
         evidence.witness = Some(witness.clone());
         if first.is_none() {
             let git_tree = args.challenge.cwd().and_then(|cwd| git_tree_id(Path::new(cwd), &args.writes));
+            if let Some(cwd) = args.challenge.cwd().filter(|_| git_tree.is_some()) {
+                self.auto_attest.reviewed_in(cwd);
+            }
             let seen =
                 Seen { file: &file, window_start: verified.window_start, tree, git_tree, excluded: &args.writes };
             let record = evidence_record(&evidence, &verified.response, seen, witness);
