@@ -1,7 +1,7 @@
 //! `judged-bench`: whole-process figures for `judged`, in one run on one machine.
 //!
 //! ```text
-//! cargo run --release -p judged-bench -- [jury | load] [--quick] [--max-mb N] [--out PATH]
+//! cargo run --release -p judged-bench -- [jury | load | attest] [--quick] [--max-mb N] [--out PATH]
 //!                                        [--work DIR] [--seed N] [--live-mb N] [--no-build]
 //!                                        [--keep] [--compare RESULTS.json]
 //!                                        [--clients N] [--requests N]
@@ -23,8 +23,11 @@
 //!
 //! `jury` takes only the jury's figures (`bench/results-jury.md`); `load` runs the load
 //! suite of issue 13 (`bench/results-load.md`): `--clients` concurrent clients (200) each
-//! making `--requests` (50) mixed requests while the live session is appended to.
+//! making `--requests` (50) mixed requests while the live session is appended to;
+//! `attest` only `judge-evidence check` over 1,000 attested commits (issue 34,
+//! `bench/results-attest.md`), which the full run takes last.
 
+mod attest;
 mod generate;
 mod jury;
 mod load;
@@ -52,6 +55,8 @@ pub enum Mode {
     Jury,
     /// The load suite.
     Load,
+    /// Only `judge-evidence check` over attested commits.
+    Attest,
 }
 
 impl Mode {
@@ -61,6 +66,7 @@ impl Mode {
             Mode::Full => "results.md",
             Mode::Jury => "results-jury.md",
             Mode::Load => "results-load.md",
+            Mode::Attest => "results-attest.md",
         }
     }
 }
@@ -105,6 +111,8 @@ pub struct Runs {
     /// `judge-evidence panel` runs, and gate answers from a reused verdict.
     pub jury_panel: usize,
     pub jury_gate: usize,
+    /// `judge-evidence check` runs over the attested commits, each way.
+    pub attest_check: usize,
 }
 
 impl Runs {
@@ -144,6 +152,7 @@ impl Options {
         match it.peek().map(String::as_str) {
             Some("jury") => options.mode = Mode::Jury,
             Some("load") => options.mode = Mode::Load,
+            Some("attest") => options.mode = Mode::Attest,
             _ => {}
         }
         if options.mode != Mode::Full {
@@ -170,7 +179,7 @@ impl Options {
                 }
                 "-h" | "--help" => {
                     println!(
-                        "usage: judged-bench [jury | load] [--quick] [--max-mb N] [--out PATH] [--work DIR] [--seed N] [--live-mb N] [--no-build] [--keep] [--compare RESULTS.json] [--clients N] [--requests N]"
+                        "usage: judged-bench [jury | load | attest] [--quick] [--max-mb N] [--out PATH] [--work DIR] [--seed N] [--live-mb N] [--no-build] [--keep] [--compare RESULTS.json] [--clients N] [--requests N]"
                     );
                     std::process::exit(0);
                 }
@@ -220,6 +229,7 @@ impl Options {
                 append: 50,
                 jury_panel: 5,
                 jury_gate: 50,
+                attest_check: 3,
             }
         } else {
             Runs {
@@ -236,6 +246,7 @@ impl Options {
                 append: 200,
                 jury_panel: 20,
                 jury_gate: 200,
+                attest_check: 11,
             }
         }
     }
@@ -343,6 +354,8 @@ pub struct Results {
     pub load: Option<load::LoadFigures>,
     /// `judged prune` of half the store, on the largest root.
     pub prune: Option<prune::PruneFigures>,
+    /// `judge-evidence check` over attested commits (issue 34).
+    pub attest: Option<attest::AttestFigures>,
     pub copilot_sessions: u64,
     pub claude_sessions: u64,
     pub mode: Mode,
@@ -684,6 +697,7 @@ fn main() {
     let mut rng = Rng::new(options.seed ^ 0xb1d);
     match options.mode {
         Mode::Jury => results.jury = Some(jury::measure(&bins, &options.work, bench.runs.jury())),
+        Mode::Attest => results.attest = Some(attest::measure(&bins, &options.work, bench.runs.attest_check)),
         Mode::Load => {
             let mut live = generator.live_session((options.live_mb * MB as f64) as u64).expect("live session written");
             let (stage, daemon, binding) = bench.load_setup(&mut generator, &mut live, &mut rng, options.max_mb);
@@ -715,6 +729,7 @@ fn main() {
             results.prune = Some(prune::measure(&bins.judged, &daemon));
             daemon.stop();
             results.jury = Some(jury::measure(&bins, &options.work, bench.runs.jury()));
+            results.attest = Some(attest::measure(&bins, &options.work, bench.runs.attest_check));
         }
     }
 

@@ -1,5 +1,6 @@
 //! The figures as markdown tables, and the issue's targets as ratios, each met or missed.
 
+use crate::attest::AttestFigures;
 use crate::jury::{FAST_SECONDS, JuryFigures, SLOW_SECONDS};
 use crate::load::LoadFigures;
 use crate::measure::Samples;
@@ -77,7 +78,25 @@ fn targets(r: &Results) -> Vec<Target> {
     let mut out = if r.mode == Mode::Full { stage_targets(r) } else { Vec::new() };
     out.extend(r.jury.as_ref().map(jury_targets).unwrap_or_default());
     out.extend(r.load.as_ref().map(load_targets).unwrap_or_default());
+    out.extend(r.attest.as_ref().map(attest_targets).unwrap_or_default());
     out
+}
+
+fn attest_targets(a: &AttestFigures) -> Vec<Target> {
+    let value = a.every_commit.median();
+    vec![Target {
+        key: "attest_check_every_commit_ms",
+        what: format!(
+            "`judge-evidence check --every-commit` of {} attested commits, median of {} (issue 34)",
+            a.commits,
+            a.every_commit.len()
+        ),
+        target: "≤ 1000 ms".into(),
+        measured: ms(value),
+        met: value <= 1000.0,
+        value,
+        lower_is_better: true,
+    }]
 }
 
 /// A spawned client's latency next to spawning `/bin/true`, median and p99: ≤ 2×.
@@ -343,7 +362,7 @@ const REGRESSION: f64 = 1.2;
 
 /// The targets' figures of this run, for `--compare` in a later one.
 pub fn figures(r: &Results) -> Value {
-    let max_mb = if r.mode == Mode::Jury { None } else { r.stages.last().map(|s| s.mb) };
+    let max_mb = if matches!(r.mode, Mode::Jury | Mode::Attest) { None } else { r.stages.last().map(|s| s.mb) };
     let ratios: Map<String, Value> = targets(r)
         .into_iter()
         .map(|t| {
@@ -354,6 +373,7 @@ pub fn figures(r: &Results) -> Value {
         Mode::Full => "full",
         Mode::Jury => "jury",
         Mode::Load => "load",
+        Mode::Attest => "attest",
     };
     json!({"commit": commit(), "run": r.started_at, "mode": mode, "max_mb": max_mb, "targets": ratios})
 }
@@ -413,6 +433,7 @@ pub fn render(options: &Options, r: &Results) -> String {
         Mode::Full => ("judged benchmark", "issues 6, 10 and 12"),
         Mode::Jury => ("judged benchmark: the jury", "issue 12"),
         Mode::Load => ("judged benchmark: load", "issue 13"),
+        Mode::Attest => ("judged benchmark: checking attestations", "issue 34"),
     };
     let _ = writeln!(md, "# {title}\n");
     let _ = writeln!(md, "- Machine: {}", machine());
@@ -429,10 +450,13 @@ pub fn render(options: &Options, r: &Results) -> String {
                 render_load(&mut md, options, r, load);
             }
         }
-        Mode::Jury => md.push('\n'),
+        Mode::Jury | Mode::Attest => md.push('\n'),
     }
     if let Some(jury) = &r.jury {
         render_jury(&mut md, jury);
+    }
+    if let Some(attest) = &r.attest {
+        render_attest(&mut md, attest);
     }
     let _ = writeln!(md, "\n## Targets ({issues})\n");
     let _ = writeln!(md, "| target | wanted | measured | |");
@@ -667,6 +691,22 @@ fn row(md: &mut String, what: &str, s: &Samples, base: &Samples) {
         ratio(s.median() / base.median()),
         ratio(s.p99() / base.p99())
     );
+}
+
+/// `judge-evidence check` over attested commits.
+fn render_attest(md: &mut String, a: &AttestFigures) {
+    let _ = writeln!(md, "\n## Checking attestations (issue 34)\n");
+    let _ = writeln!(
+        md,
+        "A repository of {} commits (one file changed each), every one with a note under `refs/notes/judged` holding a signed attestation of it (written with two `git fast-import` runs in {}), and a trusted file with the signing key. `judge-evidence check main --trusted F`, spawn to exit, as a CI runs it (no daemon): it lists the range, the notes and the notes' blobs in three git processes, opens every envelope, checks its Ed25519 signature and judges its statement.\n",
+        a.commits,
+        ms(a.setup_ms)
+    );
+    let _ = writeln!(md, "| check | median | p99 | runs |");
+    let _ = writeln!(md, "|---|---:|---:|---:|");
+    for (what, s) in [("`--every-commit`", &a.every_commit), ("head only", &a.head_only)] {
+        let _ = writeln!(md, "| {what} | {} | {} | {} |", ms(s.median()), ms(s.p99()), s.len());
+    }
 }
 
 /// The jury's overhead over its slowest juror, and the gate on a verdict already given.

@@ -3,7 +3,10 @@
 //! subcommands, flags, artifacts, output bytes and exit codes) plus `gate`, the
 //! reference `review_gate.py` table.
 
+mod attest;
+mod check;
 mod decider;
+mod git;
 mod offline;
 mod panel;
 mod route;
@@ -36,7 +39,7 @@ struct Cli {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Mode {
+pub(crate) enum Mode {
     Auto,
     Daemon,
     Direct,
@@ -83,6 +86,12 @@ enum Cmd {
     },
     /// Write a review-tracing record (reference `save_trace.sh`) and journal it.
     Trace(Box<trace::TraceCmd>),
+    /// Have judged sign that a commit holds a tree a cross-family review covered, and
+    /// append the attestation to the commit's note under refs/notes/judged.
+    Attest(attest::AttestCmd),
+    /// Check that the commits of a range carry attestations of trusted witnesses that the
+    /// policy counts (in CI); exit 0 only if it holds. Writes nothing.
+    Check(check::CheckCmd),
 }
 
 #[derive(clap::Args)]
@@ -257,6 +266,10 @@ fn run(cli: Cli) -> ExitCode {
         Cmd::Completions { shell } => completions(shell),
         // `trace` answers as the reference does: `Error: …` and exit 1.
         Cmd::Trace(args) => trace::main(mode, &args),
+        // `attest` prints what it attested, or why not, with its own exit codes.
+        Cmd::Attest(args) => attest::main(mode, &args),
+        // `check` needs no daemon: the repository and the trusted keys are enough.
+        Cmd::Check(args) => check::main(&args),
     }
 }
 
@@ -331,7 +344,7 @@ const AUTOSTART_WAIT: Duration = Duration::from_secs(30);
 
 /// Start `judged` when its socket does not answer, once per command (a command asks
 /// again while the host persists its log); why it was not, when it was not.
-fn autostarted() -> Result<(), &'static AutoStartError> {
+pub(crate) fn autostarted() -> Result<(), &'static AutoStartError> {
     static STARTED: std::sync::OnceLock<Result<(), AutoStartError>> = std::sync::OnceLock::new();
     STARTED.get_or_init(|| autostart::start_judged(AUTOSTART_WAIT)).as_ref().copied()
 }

@@ -13,7 +13,8 @@
 //!   [`review_text`] reads the score and verdict out of a reviewer's answer;
 //! * [`host_chain`] is Copilot CLI's own `parentId` chain, checked by ingest and the rules;
 //! * [`signature`] is judged's Ed25519 signature on the artifacts it issues, which anyone
-//!   holding its public key checks;
+//!   holding its public key checks, and [`attestation`] the signed statement that a
+//!   commit's tree was reviewed (in-toto in DSSE), which git carries;
 //! * [`config_file`] reads a config file that may be hostile (bounded, never blocking);
 //! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
 //!   writes, session discovery), and [`round`] what every client of a review round does
@@ -23,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod adapter;
+pub mod attestation;
 pub mod chain;
 pub mod config_file;
 pub mod event;

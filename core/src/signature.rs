@@ -9,6 +9,7 @@
 
 use crate::rules::{Artifact, Signable};
 use ed25519_dalek::Signer;
+use ed25519_dalek::pkcs8::{DecodePublicKey, EncodePublicKey};
 use serde_json::Value;
 use sha2::Digest;
 
@@ -42,8 +43,13 @@ impl SigningKey {
     /// The `witness` of `artifact`: `ed25519:<key id>:<signature, hex>`. Ed25519 is
     /// deterministic, so the same fields signed again give the same witness.
     pub fn sign(&self, artifact: &impl Signable) -> String {
-        let signature = self.0.sign(&signed_bytes(artifact));
-        format!("{SCHEME}{}:{}", self.public_key().key_id(), hex::encode(signature.to_bytes()))
+        format!("{SCHEME}{}:{}", self.public_key().key_id(), hex::encode(self.sign_message(&signed_bytes(artifact))))
+    }
+
+    /// The Ed25519 signature (RFC 8032) of `message` itself: what an attestation's
+    /// envelope carries over its pre-authentication encoding ([`crate::attestation`]).
+    pub fn sign_message(&self, message: &[u8]) -> [u8; 64] {
+        self.0.sign(message).to_bytes()
     }
 }
 
@@ -53,7 +59,10 @@ pub struct PublicKey(ed25519_dalek::VerifyingKey);
 
 /// Why a text is not a public key.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-#[error("`{text}` is not a judged public key: expected 64 hex digits, as `judged key` prints it")]
+#[error(
+    "`{text}` is not a judged public key: expected 64 hex digits, as `judged key` prints it, or the base64 \
+     line of its PEM (`judged key --pem`)"
+)]
 pub struct BadPublicKey {
     /// The text given (trimmed).
     pub text: String,
@@ -62,11 +71,17 @@ pub struct BadPublicKey {
 impl std::str::FromStr for PublicKey {
     type Err = BadPublicKey;
 
+    /// The key as `judged key` prints it (64 hex digits), or its SubjectPublicKeyInfo in
+    /// base64 (the line between a PEM's markers, as other tools print it).
     fn from_str(text: &str) -> Result<PublicKey, BadPublicKey> {
         let text = text.trim();
         let bad = || BadPublicKey { text: text.to_owned() };
-        let bytes: [u8; 32] = hex::decode(text).ok().and_then(|b| b.try_into().ok()).ok_or_else(bad)?;
-        ed25519_dalek::VerifyingKey::from_bytes(&bytes).map(PublicKey).map_err(|_| bad())
+        if let Ok(bytes) = hex::decode(text) {
+            let bytes: [u8; 32] = bytes.try_into().map_err(|_| bad())?;
+            return ed25519_dalek::VerifyingKey::from_bytes(&bytes).map(PublicKey).map_err(|_| bad());
+        }
+        let der = <base64ct::Base64 as base64ct::Encoding>::decode_vec(text).map_err(|_| bad())?;
+        PublicKey::from_spki_der(&der).ok_or_else(bad)
     }
 }
 
@@ -80,6 +95,34 @@ impl PublicKey {
     /// The short name a witness gives its key: the first 8 bytes of the key's SHA-256, hex.
     pub fn key_id(&self) -> String {
         hex::encode(&sha2::Sha256::digest(self.0.as_bytes())[..8])
+    }
+
+    /// The key as X.509 SubjectPublicKeyInfo, DER (RFC 8410): the form other tools read.
+    pub fn spki_der(&self) -> Vec<u8> {
+        self.0.to_public_key_der().expect("an Ed25519 key encodes").into_vec()
+    }
+
+    /// [`PublicKey::spki_der`] as PEM (`-----BEGIN PUBLIC KEY-----`), `\n` line ends.
+    pub fn pem(&self) -> String {
+        self.0.to_public_key_pem(ed25519_dalek::pkcs8::spki::der::pem::LineEnding::LF).expect("an Ed25519 key encodes")
+    }
+
+    /// The id an attestation names its key by (its DSSE `keyid`): the SHA-256 of
+    /// [`PublicKey::spki_der`], 64 hex digits, which anyone holding the key in any form
+    /// computes alike.
+    pub fn spki_id(&self) -> String {
+        hex::encode(sha2::Sha256::digest(self.spki_der()))
+    }
+
+    /// The Ed25519 key a SubjectPublicKeyInfo holds; none for anything else.
+    pub fn from_spki_der(der: &[u8]) -> Option<PublicKey> {
+        ed25519_dalek::VerifyingKey::from_public_key_der(der).ok().map(PublicKey)
+    }
+
+    /// Whether `signature` is this key's over `message`, in the one encoding RFC 8032
+    /// allows (`verify_strict`: no malleable forms).
+    pub fn verifies(&self, message: &[u8], signature: &[u8; 64]) -> bool {
+        self.0.verify_strict(message, &ed25519_dalek::Signature::from_bytes(signature)).is_ok()
     }
 }
 
@@ -144,12 +187,12 @@ pub fn check(artifact: &Artifact, keys: &[PublicKey]) -> Result<PublicKey, Signa
         let given = keys.iter().map(PublicKey::key_id).collect::<Vec<_>>().join(", ");
         return Err(SignatureError::UnknownKey { key_id: key_id.into(), given });
     };
-    // `verify_strict` refuses the malleable forms `verify` lets through, so one set of
-    // fields has one valid witness per key.
-    key.0
-        .verify_strict(&signed_bytes(artifact), &ed25519_dalek::Signature::from_bytes(&signature))
-        .map(|()| *key)
-        .map_err(|_| SignatureError::Edited { key_id: key_id.into() })
+    // Strict: one set of fields has one valid witness per key.
+    if key.verifies(&signed_bytes(artifact), &signature) {
+        Ok(*key)
+    } else {
+        Err(SignatureError::Edited { key_id: key_id.into() })
+    }
 }
 
 /// Whether `text` is hex as judged writes it: digits and `a`..`f`.
@@ -226,7 +269,23 @@ mod tests {
     fn a_public_key_reads_back_as_printed_and_bad_text_says_what_is_expected() {
         let key = SigningKey::from_seed(&[7; 32]).public_key();
         assert_eq!(format!(" {key}\n").parse::<PublicKey>(), Ok(key));
+        let pem_body: String = key.pem().lines().filter(|l| !l.starts_with("-----")).collect();
+        assert_eq!(pem_body.parse::<PublicKey>(), Ok(key), "the PEM's base64 line: {pem_body}");
         let bad = "abc".parse::<PublicKey>().unwrap_err();
         assert!(bad.to_string().contains("expected 64 hex digits, as `judged key` prints it"), "{bad}");
+    }
+
+    /// RFC 8410 §10.1's example key, as OpenSSL prints it: the SPKI, its PEM and the id
+    /// anyone holding the key computes.
+    #[test]
+    fn a_public_key_exports_as_the_spki_of_rfc_8410() {
+        let key: PublicKey = "19bf44096984cdfe8541bac167dc3b96c85086aa30b6b6cb0c5c38ad703166e1".parse().unwrap();
+        assert_eq!(
+            key.pem(),
+            "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----\n"
+        );
+        assert_eq!(PublicKey::from_spki_der(&key.spki_der()), Some(key));
+        assert_eq!(key.spki_id(), hex::encode(sha2::Sha256::digest(key.spki_der())));
+        assert_eq!(key.spki_id().len(), 64);
     }
 }

@@ -4,7 +4,8 @@
 //! that the tree is still the one reviewed.
 //!
 //! Runs `git` (the only other IO in the crate besides [`crate::files`]); a directory in
-//! no repository, or a machine without git, has no tree.
+//! no repository, or a machine without git, has no tree. [`git_tree_id`] is the same
+//! working tree as git's own tree id, which a commit of that work holds.
 
 use crate::chain;
 use serde::{Deserialize, Serialize};
@@ -120,6 +121,165 @@ pub fn changes_text(dir: &Path, limit: usize) -> Option<ChangesText> {
     Some(ChangesText { text: whole, cut_bytes })
 }
 
+/// The id git would give the working tree of the repository holding `dir` if everything
+/// in it were committed now (`git add -A && git write-tree`): the tracked files as they
+/// are and the untracked ones no ignore rule matches, but the `excluded` paths (the files
+/// the evidence command itself writes). None outside a repository or without git.
+///
+/// The repository is not written: git works on a copy of its index (its time kept, so
+/// that git's check for files changed within the index's last second still holds) and
+/// writes the objects it hashes to a directory of its own, reading the repository's
+/// through `GIT_ALTERNATE_OBJECT_DIRECTORIES`. A repository's clean filters run as for
+/// `git add`, so the id is the one its commit gets; `core.fsmonitor` is not run.
+pub fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
+    let found = git(
+        dir,
+        &["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "index", "--git-path", "objects"],
+    )?;
+    let mut lines = found.lines();
+    let (top, index, objects) = (PathBuf::from(lines.next()?), PathBuf::from(lines.next()?), lines.next()?.to_owned());
+    let scratch = tempfile::Builder::new().prefix("judged-tree-").tempdir().ok()?;
+    std::fs::create_dir(scratch.path().join("objects")).ok()?;
+    let own_index = scratch.path().join("index");
+    let seeded = seed_index(&index, &own_index).is_ok();
+    let in_scratch = |args: &[&str]| -> Option<String> {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(&top)
+            .args(["-c", "core.fsmonitor=false"])
+            .args(args)
+            .env("GIT_INDEX_FILE", &own_index)
+            .env("GIT_OBJECT_DIRECTORY", scratch.path().join("objects"))
+            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &objects)
+            .env("GIT_LITERAL_PATHSPECS", "1")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    };
+    // A copied index git cannot read (a split index whose shared part it looks for
+    // beside the copy) is started afresh: slower, the same tree.
+    if in_scratch(&["add", "-A"]).is_none() {
+        if !seeded {
+            return None;
+        }
+        std::fs::remove_file(&own_index).ok()?;
+        in_scratch(&["add", "-A"])?;
+    }
+    let excluded: Vec<String> = excluded
+        .iter()
+        .filter_map(|path| path.strip_prefix(&top).ok())
+        .filter_map(|relative| relative.to_str().map(str::to_owned))
+        .collect();
+    if !excluded.is_empty() {
+        let mut args = vec!["update-index", "--force-remove", "--"];
+        args.extend(excluded.iter().map(String::as_str));
+        in_scratch(&args)?;
+    }
+    in_scratch(&["write-tree"]).filter(|id| !id.is_empty())
+}
+
+/// A commit, as its object names its tree and parents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Commit {
+    /// Its object id.
+    pub id: String,
+    /// The tree it holds.
+    pub tree: String,
+    /// Its parents, first parent first.
+    pub parents: Vec<String>,
+}
+
+/// The top directory of the work tree holding `dir`; none outside a repository.
+pub fn top_of(dir: &Path) -> Option<PathBuf> {
+    git(dir, &["rev-parse", "--show-toplevel"]).map(|top| PathBuf::from(top.trim_end_matches('\n')))
+}
+
+/// The commit HEAD names in the repository at `top`; none without commits.
+pub fn head(top: &Path) -> Option<String> {
+    git(top, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]).map(|id| id.trim_end().to_owned())
+}
+
+/// Whether `id` is a full object id as git writes it (40 or 64 lower-case hex digits).
+pub fn is_object_id(id: &str) -> bool {
+    matches!(id.len(), 40 | 64) && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The commit `id` (a full object id) of the repository at `top`, as its object says;
+/// none when there is no such commit.
+pub fn commit(top: &Path, id: &str) -> Option<Commit> {
+    if !is_object_id(id) {
+        return None;
+    }
+    let object = git(top, &["cat-file", "commit", id])?;
+    let header = object.split("\n\n").next()?;
+    let field = |name: &'static str| header.lines().filter_map(move |line| line.strip_prefix(name)).map(str::to_owned);
+    let tree = field("tree ").next().filter(|t| is_object_id(t))?;
+    Some(Commit { id: id.to_owned(), tree, parents: field("parent ").collect() })
+}
+
+/// Where attestations are kept: one note per commit, one envelope per line
+/// (docs/spec/attestation.md §6).
+pub const NOTES_REF: &str = "refs/notes/judged";
+
+/// Why a commit's note could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum NoteError {
+    /// git could not be started.
+    #[error("cannot run git: {0}; install git, or put it on PATH")]
+    Spawn(std::io::Error),
+    /// It ran and failed.
+    #[error("`git notes --ref {NOTES_REF} append` failed in {}: {said}", dir.display())]
+    Failed {
+        /// The repository.
+        dir: PathBuf,
+        /// What git said on stderr (its last line).
+        said: String,
+    },
+}
+
+/// Append `line` to `commit`'s note under [`NOTES_REF`] in the repository holding `dir`,
+/// unless the note holds that line already; whether it was appended.
+pub fn append_note(dir: &Path, commit: &str, line: &str) -> Result<bool, NoteError> {
+    // No note yet is a failure of `show`, and an empty note.
+    let note = git(dir, &["notes", "--ref", NOTES_REF, "show", commit]).unwrap_or_default();
+    if note.lines().any(|held| held == line) {
+        return Ok(false);
+    }
+    let append = |separator: &[&str]| {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["notes", "--ref", NOTES_REF, "append"])
+            .args(separator)
+            .args(["-m", line, commit])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(NoteError::Spawn)?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let said = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("(nothing on stderr)").trim();
+        output
+            .status
+            .success()
+            .then_some(true)
+            .ok_or_else(|| NoteError::Failed { dir: dir.to_owned(), said: said.to_owned() })
+    };
+    match append(&["--no-separator"]) {
+        // A git before 2.42 knows no `--no-separator`: its blank line between notes is
+        // skipped by every reader.
+        Err(NoteError::Failed { said, .. }) if said.contains("no-separator") => append(&[]),
+        appended => appended,
+    }
+}
+
+/// A copy of the repository's index at `to`, with the original's modification time.
+fn seed_index(index: &Path, to: &Path) -> std::io::Result<()> {
+    let modified = std::fs::metadata(index)?.modified()?;
+    std::fs::copy(index, to)?;
+    std::fs::File::options().write(true).open(to)?.set_modified(modified)
+}
+
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
     let output = Command::new("git")
         .arg("-C")
@@ -183,6 +343,61 @@ mod tests {
         fs::write(dir.join("new.rs"), "fn n() { 2 }\n").unwrap();
         let now = Tree::of(dir, &[dir.join("evidence.json")]).unwrap();
         assert_eq!(reviewed.changes_since(&now), (false, vec!["b.rs".to_owned(), "new.rs".to_owned()]));
+    }
+
+    fn output(dir: &Path, args: &[&str]) -> String {
+        let output = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
+        assert!(output.status.success(), "git {args:?}");
+        String::from_utf8(output.stdout).unwrap().trim().to_owned()
+    }
+
+    /// Every object of the repository, loose or packed, to tell that nothing was written.
+    fn objects(dir: &Path) -> String {
+        output(dir, &["count-objects", "-v"])
+    }
+
+    #[test]
+    fn the_git_tree_of_the_working_tree_is_the_one_its_commit_gets_and_nothing_is_written() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        assert_eq!(git_tree_id(dir, &[]), None, "no repository, no tree");
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join(".gitignore"), "target/\n").unwrap();
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        run(dir, &["add", "."]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        assert_eq!(
+            git_tree_id(dir, &[]).unwrap(),
+            output(dir, &["rev-parse", "HEAD^{tree}"]),
+            "a clean tree is HEAD's"
+        );
+
+        fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap(); // changed, not staged
+        fs::create_dir(dir.join("src")).unwrap();
+        fs::write(dir.join("src/new.rs"), "fn n() {}\n").unwrap(); // untracked
+        fs::create_dir(dir.join("target")).unwrap();
+        fs::write(dir.join("target/out"), "built").unwrap(); // ignored
+        fs::write(dir.join("evidence.json"), "{}").unwrap(); // the command's own output
+        let (index, before) = (fs::read(dir.join(".git/index")).unwrap(), objects(dir));
+        let reviewed = git_tree_id(dir, &[dir.join("evidence.json")]).unwrap();
+        assert_eq!(fs::read(dir.join(".git/index")).unwrap(), index, "the user's index is not touched");
+        assert_eq!(objects(dir), before, "no object is written to the repository");
+        assert_eq!(output(dir, &["status", "--porcelain"]), "M a.rs\n?? evidence.json\n?? src/", "nothing staged");
+
+        fs::remove_file(dir.join("evidence.json")).unwrap();
+        run(dir, &["add", "-A"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "two"]);
+        assert_eq!(
+            reviewed,
+            output(dir, &["rev-parse", "HEAD^{tree}"]),
+            "the commit of that work holds the reviewed tree"
+        );
+
+        let (head, first) = (output(dir, &["rev-parse", "HEAD"]), output(dir, &["rev-parse", "HEAD~1"]));
+        assert_eq!(top_of(&dir.join("src")).unwrap(), dir.canonicalize().unwrap());
+        assert_eq!(commit(dir, &head), Some(Commit { id: head.clone(), tree: reviewed, parents: vec![first] }));
+        assert_eq!(commit(dir, "HEAD"), None, "only a full id names a commit");
+        assert_eq!(commit(dir, &"0".repeat(40)), None);
     }
 
     #[test]

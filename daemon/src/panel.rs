@@ -73,6 +73,8 @@ pub struct PanelRun {
     project: PathBuf,
     /// The model that wrote the work; the tiebreaker must be of another family.
     author_model: Option<String>,
+    /// The git tree id of the working tree whose changes are the artifact, when they are.
+    git_tree: Option<String>,
 }
 
 /// A panel to convene, but for the artifact.
@@ -127,7 +129,14 @@ impl PanelRun {
             artifact,
             project: ask.project,
             author_model: ask.author_model,
+            git_tree: None,
         })
+    }
+
+    /// This run, its artifact being the changes of the working tree whose git tree id is
+    /// `git_tree`: a passing verdict covers a commit of that tree.
+    pub fn judging_tree(self, git_tree: Option<String>) -> PanelRun {
+        PanelRun { git_tree, ..self }
     }
 
     /// Run the jury (seconds to minutes; never on the engine's thread), telling
@@ -203,6 +212,8 @@ impl PanelRun {
             tiebreaker_unavailable: packet.cascade.tiebreaker_unavailable.clone(),
             flags: packet.all_flags.clone(),
             packet: text,
+            author_model: self.author_model.clone(),
+            git_tree: self.git_tree.clone(),
         };
         events.push(JournalEvent::PanelConvened(Box::new(convened.clone())));
         store.journal_together(&events)?;

@@ -1,7 +1,8 @@
 //! The daemon's witness: an Ed25519 signature over an artifact
 //! ([`judged_core::signature`]), by a key only the daemon's account can read. It proves
 //! "judged issued (or verified) exactly this artifact", which a hash recomputed by hand
-//! cannot, and anyone holding the public key checks it without the daemon.
+//! cannot, and anyone holding the public key checks it without the daemon. The same key
+//! seals the attestations of reviewed commits ([`judged_core::attestation`]).
 //!
 //! In the data dir: `signing.key` (the current key's 32-byte secret seed, 0600) and
 //! `signing.pub` (every public key that has been current, one per line, current first:
@@ -10,6 +11,7 @@
 //! it witnessed still validate in daemon mode; it is never created again.
 
 use hmac::{Hmac, KeyInit, Mac};
+use judged_core::attestation::{Envelope, Statement};
 use judged_core::files;
 use judged_core::rules::{Artifact, Signable};
 use judged_core::signature::{self, PublicKey, SignatureError, SigningKey};
@@ -66,11 +68,17 @@ pub struct KeyListing {
     pub keys: Vec<ListedKey>,
 }
 
-/// One public key, and the id its signatures name it by.
+/// One public key, and the ids its signatures name it by.
 #[derive(Debug, serde::Serialize)]
 pub struct ListedKey {
     pub public_key: String,
+    /// What an artifact's `witness` names it by.
     pub key_id: String,
+    /// What an attestation's envelope names it by (its DSSE `keyid`): the SHA-256 of its
+    /// SubjectPublicKeyInfo.
+    pub spki_id: String,
+    /// The key as PEM (SubjectPublicKeyInfo).
+    pub pem: String,
     pub current: bool,
 }
 
@@ -199,7 +207,13 @@ impl Witness {
     /// What `judged key --json` prints.
     pub fn listing(&self) -> KeyListing {
         let keys = (self.keys.iter().enumerate())
-            .map(|(n, key)| ListedKey { public_key: key.to_string(), key_id: key.key_id(), current: n == 0 })
+            .map(|(n, key)| ListedKey {
+                public_key: key.to_string(),
+                key_id: key.key_id(),
+                spki_id: key.spki_id(),
+                pem: key.pem(),
+                current: n == 0,
+            })
             .collect();
         KeyListing { keys }
     }
@@ -223,6 +237,13 @@ impl Witness {
     pub fn sign(&mut self, artifact: &impl Signable) -> String {
         self.follow_rotation();
         self.signing.sign(artifact)
+    }
+
+    /// The statement `statement_for` makes, given the id of the key that signs it
+    /// ([`PublicKey::spki_id`]), sealed in a DSSE envelope with that key.
+    pub fn seal(&mut self, statement_for: impl FnOnce(String) -> Statement) -> Envelope {
+        self.follow_rotation();
+        Envelope::seal(&statement_for(self.signing.public_key().spki_id()), &self.signing)
     }
 
     /// Whether `artifact`'s `witness` is this daemon's: a signature by one of its keys, or

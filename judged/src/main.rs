@@ -124,14 +124,17 @@ enum Cmd {
     Plugin(init::PluginCmd),
     /// Serve MCP on stdin/stdout (the `review` and `gate_status` tools), for a host's MCP config.
     Mcp,
-    /// Print judged's public key, which checks its artifacts' signatures anywhere
-    /// (`judge-evidence validate --public-key KEY`).
+    /// Print judged's public key, which checks its artifacts' signatures and attestations
+    /// anywhere (`judge-evidence validate --public-key KEY`, `judge-evidence check --trusted FILE`).
     Key {
         #[command(subcommand)]
         action: Option<KeyAction>,
         /// Every key that has been current (current first), as JSON.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "pem")]
         json: bool,
+        /// The current key as PEM (SubjectPublicKeyInfo), as other tools read it.
+        #[arg(long)]
+        pem: bool,
     },
     /// Print judged's shell completions (`judged completions bash > ~/.local/share/bash-completion/completions/judged`).
     Completions {
@@ -315,7 +318,7 @@ fn run(command: Cmd) -> Result<(), CliError> {
         Cmd::Completions { shell } => commands::completions::run(shell),
         Cmd::UninstallHooks { target, dry_run } => commands::uninstall_hooks::run(&target, dry_run),
         Cmd::Stop => commands::stop::run(),
-        Cmd::Key { action, json } => commands::key::run(action, json),
+        Cmd::Key { action, json, pem } => commands::key::run(action, json, pem),
         Cmd::Mcp => Ok(judged_mcp::serve()?),
     }
 }

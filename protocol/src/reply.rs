@@ -47,6 +47,8 @@ pub enum Reply {
     GateStatus(GateStatus),
     /// To [`crate::Request::Prune`].
     Prune(PruneReport),
+    /// To [`crate::Request::Attest`].
+    Attest(AttestReply),
 }
 
 /// One response: the request's id echoed, and the reply or a refusal.
@@ -845,4 +847,212 @@ pub struct GateStatus {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+/// The answer to [`crate::Request::Attest`]: the witness's signed attestation, or why the
+/// commit gets none.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum AttestReply {
+    /// The commit holds a tree a review covered: signed.
+    Attested(Box<Attestation>),
+    /// It does not, or that review does not count.
+    Refused(AttestRefusal),
+}
+
+/// A signed attestation of one commit.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Attestation {
+    /// The commit's id.
+    pub commit: String,
+    /// The tree it holds, the one reviewed.
+    pub tree: String,
+    /// The statement, as the envelope's payload holds it.
+    pub statement: judged_core::attestation::Statement,
+    /// The DSSE envelope: what a note carries, one line of JSON.
+    pub envelope: judged_core::attestation::Envelope,
+    /// False when this review of this commit was attested before: the envelope is that
+    /// one again (the note needs no second copy).
+    pub first: bool,
+}
+
+/// Why a commit gets no attestation. Each names the commit, the cause and what to do.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "refusal", rename_all = "snake_case")]
+pub enum AttestRefusal {
+    /// The directory is in no repository judged can read.
+    #[error("{cwd} is in no git repository judged can read: run attest inside the repository's work tree")]
+    NotARepository {
+        /// The directory asked about.
+        cwd: String,
+    },
+    /// The daemon is a witness account's, which runs no git in a served user's repository.
+    #[error(
+        "this judged is a witness account's, which runs no git in a served user's repository (running its \
+         config there would run the agent's commands as the witness, next to its key): it records no tree a \
+         commit could be bound to, so it attests nothing yet; see docs/attestations.md, \"Which key to trust\""
+    )]
+    WitnessRunsNoGit,
+    /// No such commit in the repository.
+    #[error("the repository at {top} has no commit {commit} that judged can read: name a commit of it")]
+    NoCommit {
+        /// The repository's top directory.
+        top: String,
+        /// The id asked about.
+        commit: String,
+    },
+    /// The gate's config for the repository cannot be used.
+    #[error("the gate's config for {top} cannot be used: {why}; fix that file and attest again")]
+    Config {
+        /// The repository's top directory.
+        top: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// No review of this project at all.
+    #[error(
+        "commit {commit} holds tree {tree}, and judged witnessed no review of this repository's work: run a \
+         review round (marker, challenge, the review, verify) or the jury on the work before committing it, \
+         then attest the commit"
+    )]
+    NotReviewed {
+        /// The commit.
+        commit: String,
+        /// Its tree.
+        tree: String,
+    },
+    /// Reviews of this project, but none of this tree: the commit holds changes made after.
+    #[error(
+        "commit {commit} holds tree {tree}, which no review saw: the newest review of this repository ({review}, \
+         {reviewed_at}) saw tree {reviewed_tree}, so the commit was amended or holds changes made after that \
+         review{}; review the work as committed and attest again",
+        parent_reviewed.as_ref().map(|p| format!(" (its parent {p} holds a reviewed tree: this commit came after the review)")).unwrap_or_default()
+    )]
+    TreeDiffers {
+        /// The commit.
+        commit: String,
+        /// Its tree.
+        tree: String,
+        /// The newest review of the repository: `evidence cne_…` or `jury <key>`.
+        review: String,
+        /// When that review ended.
+        reviewed_at: String,
+        /// The tree it saw.
+        reviewed_tree: String,
+        /// The commit's parent, when its tree is one a review saw.
+        parent_reviewed: Option<String>,
+    },
+    /// The review of this tree was of the executor's own family.
+    #[error(
+        "the review of commit {commit}'s tree (evidence {evidence_id}) is by {reviewer_model}, of the same family \
+         as the work's author {executor_model} ({family}): that is no cross-family review; review it with a model \
+         of another family and attest again"
+    )]
+    SameFamily {
+        /// The commit.
+        commit: String,
+        /// The evidence.
+        evidence_id: String,
+        /// The author's model.
+        executor_model: String,
+        /// The reviewer's.
+        reviewer_model: String,
+        /// Their family.
+        family: String,
+    },
+    /// A family of the review of this tree is unknown.
+    #[error(
+        "the review of commit {commit}'s tree (evidence {evidence_id}) pairs {executor_model} with {reviewer_model}, \
+         and the family of one is unknown, so it is no cross-family review; review it with a model of a known \
+         other family and attest again"
+    )]
+    UnknownFamily {
+        /// The commit.
+        commit: String,
+        /// The evidence.
+        evidence_id: String,
+        /// The author's model.
+        executor_model: String,
+        /// The reviewer's.
+        reviewer_model: String,
+    },
+    /// The review of this tree names its reviewer on the caller's word only.
+    #[error(
+        "the review of commit {commit}'s tree (evidence {evidence_id}) names its reviewer {reviewer_model} on the \
+         caller's word alone (caller-declared), and the gate of this repository counts only host-recorded \
+         reviews: review it through a path whose host records the reviewer, or set evidence_assurance = \
+         \"caller-declared\" in [gate] to attest such reviews"
+    )]
+    CallerDeclared {
+        /// The commit.
+        commit: String,
+        /// The evidence.
+        evidence_id: String,
+        /// The reviewer's model, as declared.
+        reviewer_model: String,
+    },
+    /// The reviewer did not approve the tree.
+    #[error(
+        "the review of commit {commit}'s tree (evidence {evidence_id}) did not approve it ({}): the gate counts a \
+         Score of 6/10 or more with Verdict ready or almost; fix the work, review it again and attest",
+        match (score, verdict) { (Some(s), Some(v)) => format!("Score {s}/10, Verdict {v}"), _ => "its answer has no single Score and Verdict".into() }
+    )]
+    NotApproved {
+        /// The commit.
+        commit: String,
+        /// The evidence.
+        evidence_id: String,
+        /// Its score.
+        score: Option<f64>,
+        /// Its verdict.
+        verdict: Option<String>,
+    },
+    /// The review of this tree rests on a log no longer what was verified.
+    #[error(
+        "the review of commit {commit}'s tree (evidence {evidence_id}) rests on a session log that was rewritten, \
+         pruned or broke its chain since it was verified, so it no longer counts: review the work again and attest"
+    )]
+    LogUndone {
+        /// The commit.
+        commit: String,
+        /// The evidence.
+        evidence_id: String,
+    },
+    /// The jury on this tree did not pass it.
+    #[error(
+        "the jury on commit {commit}'s tree ({packet_id}) said {verdict}{}: only a healthy cross-family pass \
+         counts; fix the work and ask the jury again",
+        if *degraded { ", degraded (a juror was down, so two families did not judge)" } else { "" }
+    )]
+    JuryDidNotPass {
+        /// The commit.
+        commit: String,
+        /// The jury's record.
+        packet_id: String,
+        /// Its final verdict.
+        verdict: String,
+        /// Whether a juror was down.
+        degraded: bool,
+    },
+}
+
+impl AttestRefusal {
+    /// `judge-evidence attest`'s exit code for the refusal (docs/spec/attestation.md): 11
+    /// when no review saw the commit's tree, 10 when one did and does not count, 2 when
+    /// the question cannot be answered.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            AttestRefusal::NotARepository { .. }
+            | AttestRefusal::WitnessRunsNoGit
+            | AttestRefusal::NoCommit { .. }
+            | AttestRefusal::Config { .. } => 2,
+            AttestRefusal::NotReviewed { .. } | AttestRefusal::TreeDiffers { .. } => 11,
+            AttestRefusal::SameFamily { .. }
+            | AttestRefusal::UnknownFamily { .. }
+            | AttestRefusal::CallerDeclared { .. }
+            | AttestRefusal::NotApproved { .. }
+            | AttestRefusal::LogUndone { .. }
+            | AttestRefusal::JuryDidNotPass { .. } => 10,
+        }
+    }
 }

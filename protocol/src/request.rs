@@ -59,6 +59,9 @@ pub enum Request {
     /// Drop the stored bytes of sessions idle since a time that nothing recent needs
     /// (`judged prune`). Reply: [`crate::PruneReport`].
     Prune(PruneArgs),
+    /// Sign that a commit holds a tree a cross-family review covered (`judge-evidence
+    /// attest`). Reply: [`crate::AttestReply`].
+    Attest(AttestArgs),
 }
 
 impl Request {
@@ -310,6 +313,15 @@ pub struct ReviewFile {
     pub text: String,
 }
 
+/// `judge-evidence attest`, asked of the daemon.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct AttestArgs {
+    /// A directory of the repository's work tree, resolved by the client.
+    pub cwd: String,
+    /// The commit's full object id, as the client resolved it (`git rev-parse`).
+    pub commit: String,
+}
+
 /// `judged mcp`'s `gate_status`, asked of the daemon.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GateStatusArgs {
@@ -409,6 +421,10 @@ impl Request {
             Request::GateStatus(args) => {
                 path("cwd", &args.cwd)?;
                 session("session_id", &args.session_id)
+            }
+            Request::Attest(args) => {
+                check_path("cwd", &args.cwd)?;
+                check_len("commit", &args.commit, 64, "an object id may be", "pass the commit's full id")
             }
             _ => Ok(()),
         }

@@ -52,7 +52,9 @@ pub fn jurors() -> Option<JurorClients> {
     available(installed, "the real juror CLIs")
 }
 
-fn available<T: Clone>(installed: &Result<T, String>, what: &str) -> Option<T> {
+/// What was installed, or `None` after a `SKIP:` line on the process's stderr (past the
+/// harness's capture); with `CI` set, a panic: CI provides what these tests need.
+pub(crate) fn available<T: Clone>(installed: &Result<T, String>, what: &str) -> Option<T> {
     let test = std::thread::current().name().unwrap_or("real-host test").to_owned();
     match installed {
         Ok(clients) => Some(clients.clone()),

@@ -5,7 +5,9 @@
 //! when the test ends, pass or fail.
 
 pub mod hosts;
+pub mod live;
 pub mod timestamps;
+pub mod verifiers;
 
 use serde_json::Value;
 use std::io::Write;

@@ -376,3 +376,36 @@ fn doctor_runs_the_hosts_clis_outside_the_project() {
     assert!(ran_in.lines().all(|dir| Path::new(dir) == home), "ran in {ran_in:?}, not the home {home:?}");
     assert!(!ran_in.contains("project"), "{ran_in}");
 }
+
+/// A project whose remote does not fetch `refs/notes/judged` is told the refspec that
+/// carries the attestations, and how to push them; with it, the check is ok.
+#[test]
+fn a_remote_that_does_not_fetch_the_attestations_notes_is_named_with_its_refspec() {
+    let machine = Machine::new("");
+    let git = |args: &[&str]| {
+        let status = Command::new("git").arg("-C").arg(&machine.project).args(args).status().unwrap();
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    let (_, checks, _) = machine.doctor();
+    assert!(checks.iter().all(|c| !c["name"].as_str().unwrap().starts_with("notes from")), "no remote, no check");
+    git(&["remote", "add", "origin", "https://example.invalid/cart.git"]);
+    let (_, checks, text) = machine.doctor();
+    assert_eq!(status_of(&checks, "notes from origin"), "warn", "{text}");
+    assert!(
+        named(&checks, "notes from origin")["detail"]
+            .as_str()
+            .unwrap()
+            .contains("remote.origin.fetch does not fetch refs/notes/judged"),
+        "{text}"
+    );
+    let fix = fix_of(&checks, "notes from origin");
+    assert!(
+        fix.starts_with("git config --add remote.origin.fetch '+refs/notes/*:refs/notes/remotes/origin/*'"),
+        "{fix}"
+    );
+    assert!(fix.contains("git push origin HEAD refs/notes/judged"), "{fix}");
+    git(&["config", "--add", "remote.origin.fetch", "+refs/notes/*:refs/notes/remotes/origin/*"]);
+    let (_, checks, text) = machine.doctor();
+    assert_eq!(status_of(&checks, "notes from origin"), "ok", "{text}");
+}

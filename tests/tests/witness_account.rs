@@ -53,6 +53,8 @@ as_agent sh -c "sed 's/$STAND_IN/$nonce/g' '$T/rest.jsonl' >> '$LOG'"
 step verify as_agent "$JE" --mode daemon verify --challenge r1.challenge.json --output r1.evidence.json \
     --response-output r1.response.md --wait-seconds 10
 step validate as_agent "$JE" validate --evidence r1.evidence.json
+as_agent sh -c 'git init -q . && git -c user.name=a -c user.email=a@a commit -q --allow-empty -m reviewed'
+step attest as_agent "$JE" --mode daemon attest
 cp r1.evidence.json "$T/other/" && chown -R "$OTHER:" "$T/other"
 step other runuser -u "$OTHER" -- env -i PATH="$PATH" HOME="$T/other" "$JE" --mode daemon validate \
     --evidence "$T/other/r1.evidence.json"
@@ -213,6 +215,13 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
         said(dir, "validate").contains("\"witness_checked\": true"),
         "auto mode used the witness: {}",
         shown("validate")
+    );
+    assert_eq!(code("attest"), 2, "{}", shown("attest"));
+    assert!(
+        said(dir, "attest")
+            .contains("this judged is a witness account's, which runs no git in a served user's repository"),
+        "{}",
+        shown("attest")
     );
     assert_ne!(code("other"), 0, "{}", shown("other"));
     assert!(

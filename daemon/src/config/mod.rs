@@ -11,8 +11,8 @@
 mod live;
 
 pub use judged_protocol::config::{
-    ConfigError, ConfigFile, GateConfig, GateLayer, OnError, ProjectLayer, ProjectTrust, ServerLimits, StoreConfig,
-    parse_toml,
+    AttestConfig, ConfigError, ConfigFile, GateConfig, GateLayer, OnError, ProjectLayer, ProjectTrust, ServerLimits,
+    StoreConfig, parse_toml,
 };
 pub use live::{ConfigChange, LiveConfig, ProjectFiles};
 

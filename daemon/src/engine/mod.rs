@@ -13,10 +13,11 @@
 //! CLI's direct mode, over the log as the daemon witnessed it, after checking that the
 //! file still holds exactly those bytes. [`route`] says where each request is answered;
 //! one file per operation: [`queries`], [`challenge`], [`verify`], [`validate`],
-//! [`trace`], [`report`], [`hook`], [`panel`], [`review`], [`gate_status`]; the gate is
-//! [`crate::hook_gate`].
+//! [`trace`], [`report`], [`hook`], [`panel`], [`review`], [`gate_status`], [`attest`];
+//! the gate is [`crate::hook_gate`].
 
 pub mod actor;
+mod attest;
 mod challenge;
 mod completions;
 mod gate_status;
@@ -67,6 +68,8 @@ pub struct Engine {
     started: Instant,
     /// When `[store] keep_days` was last applied.
     retained_at: Option<Instant>,
+    /// The repositories `[attest] auto` follows.
+    auto_attest: attest::AutoAttest,
     data_dir: PathBuf,
     socket: PathBuf,
 }
@@ -178,6 +181,7 @@ impl Engine {
             witness,
             started,
             retained_at: None,
+            auto_attest: attest::AutoAttest::default(),
             data_dir,
             socket,
         }
@@ -205,10 +209,16 @@ impl Engine {
             AfterJury::Gate(pending) => {
                 let cwd = pending.cwd().to_owned();
                 let convened = run.record(&mut self.store, packet, &cwd)?;
+                if convened.git_tree.is_some() {
+                    self.auto_attest.reviewed_in(&cwd);
+                }
                 Ok(Reply::Hook(self.hook_gate().finish(*pending, &convened)?))
             }
             AfterJury::Review { cwd, counting } => {
                 let convened = run.record(&mut self.store, packet, &cwd)?;
+                if convened.git_tree.is_some() {
+                    self.auto_attest.reviewed_in(&cwd);
+                }
                 Ok(Reply::Review(review::review_reply(convened, &counting, false)))
             }
         }
@@ -284,6 +294,7 @@ impl Engine {
         self.account_for_completions();
         if paths.is_empty() {
             self.retain();
+            self.attest_new_commits();
         }
         self.ingest.roots().all().cloned().collect()
     }

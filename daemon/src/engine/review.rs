@@ -20,7 +20,7 @@ impl Engine {
             .and_then(|cwd| gate.review(PathBuf::from(&cwd), args).map(|asked| (cwd, asked)));
         match asked {
             Ok((_, ReviewAsked::Recorded(convened, counting))) => {
-                Handled::Answer(Ok(Reply::Review(review_reply(convened, &counting, true))))
+                Handled::Answer(Ok(Reply::Review(review_reply(*convened, &counting, true))))
             }
             Ok((cwd, ReviewAsked::Jury(run, counting))) => {
                 let then = AfterJury::Review { cwd, counting };

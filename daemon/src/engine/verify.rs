@@ -8,7 +8,7 @@ use judged_core::event::Host;
 use judged_core::files::{FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, Evidence, LogState, ReviewerCli, VerifyRequest};
-use judged_core::worktree::Tree;
+use judged_core::worktree::{Tree, git_tree_id};
 use judged_protocol::{Reply, Verification, VerifyArgs};
 use std::path::Path;
 
@@ -75,7 +75,12 @@ impl Engine {
         let witness = self.witness.sign(&evidence);
         evidence.witness = Some(witness.clone());
         if first.is_none() {
-            let seen = Seen { file: &file, window_start: verified.window_start, tree, excluded: &args.writes };
+            let git_tree = args.challenge.cwd().and_then(|cwd| git_tree_id(Path::new(cwd), &args.writes));
+            if let Some(cwd) = args.challenge.cwd().filter(|_| git_tree.is_some()) {
+                self.auto_attest.reviewed_in(cwd);
+            }
+            let seen =
+                Seen { file: &file, window_start: verified.window_start, tree, git_tree, excluded: &args.writes };
             let record = evidence_record(&evidence, &verified.response, seen, witness);
             self.store.journal(&JournalEvent::EvidenceVerified(Box::new(record)))?;
         }
@@ -88,11 +93,12 @@ impl Engine {
 }
 
 /// What the daemon saw of a review it verified: its log, where the reviewed window starts,
-/// and the working tree (less the files the asking command writes).
+/// and the working tree (less the files the asking command writes), also as git's tree id.
 struct Seen<'a> {
     file: &'a FileState,
     window_start: u64,
     tree: Option<Tree>,
+    git_tree: Option<String>,
     excluded: &'a [std::path::PathBuf],
 }
 
@@ -124,5 +130,10 @@ fn evidence_record(evidence: &Evidence, response: &str, seen: Seen, witness: Str
         verdict,
         witness,
         identity_assurance: evidence.identity_assurance.unwrap_or_default(),
+        git_tree: seen.git_tree,
+        agent_name: Some(evidence.agent_name.clone()),
+        reviewer_model_source: Some(evidence.reviewer_model_source.clone()),
+        executor_family: Some(evidence.executor_family.clone()),
+        reviewer_family: Some(evidence.reviewer_family.clone()),
     }
 }

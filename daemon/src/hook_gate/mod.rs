@@ -5,10 +5,12 @@
 //! the working tree moved since its review. Every decision on a gated event is a journal
 //! event; a repeated question with unchanged inputs is answered from that record.
 
+mod covering;
 mod policy;
 mod review;
 mod status;
 
+pub use covering::Covering;
 pub use policy::GateSettings;
 pub use review::{AskError, Counting, ReviewAsked};
 
@@ -25,7 +27,7 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::files;
 use judged_core::review_text::is_positive;
-use judged_core::worktree::changes_text;
+use judged_core::worktree::{changes_text, git_tree_id};
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
 use std::path::{Path, PathBuf};
@@ -313,12 +315,17 @@ impl HookGate<'_> {
             return Ok(decided((verdict, "review verdict"), settings, Some(review.key)));
         }
         let built = built.unwrap_or_else(artifact);
+        // The tree whose changes the jury is shown, as git names it (read before the
+        // check that the tree held still, so that it is that tree).
+        let git_tree = tree.as_ref().and_then(|_| git_tree_id(&project, &[]));
         // A tree that moved while its changes were read: the verdict is keyed by what
-        // the jury saw, so that no later question about either tree reuses it.
+        // the jury saw, so that no later question about either tree reuses it, and it
+        // covers no git tree.
         let moved = tree.is_some() && self.trees.digest(&project) != tree;
         let panel_key = if moved { ask.key(&jury, &digest_of(&built)) } else { panel_key };
+        let git_tree = git_tree.filter(|_| !moved);
         let run = match PanelRun::new(&jury, &from, ask, built, panel_key) {
-            Ok(run) => run,
+            Ok(run) => run.judging_tree(git_tree),
             Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
         };
         let question = question.clone();
@@ -421,19 +428,25 @@ impl HookGate<'_> {
                 true
             })?;
             let Some(evidence) = found else { break };
-            self.ingest.catch_up(self.store, Path::new(&evidence.session_events), evidence.host)?;
-            let Some(file) = self.store.file_by_path(&evidence.session_events) else { continue };
-            let waiting = self.ingest.chain_waits_from(file.id).is_some_and(|offset| offset >= evidence.window_start);
-            // Pruned bytes are no record to allow on: `validate` refuses such evidence too.
-            if !file.tampered
-                && file.pruned == 0
-                && !waiting
-                && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none()
-            {
+            if self.evidence_stands(&evidence)? {
                 return Ok((Some(evidence), declared_skipped));
             }
         }
         Ok((None, declared_skipped))
+    }
+
+    /// Whether the log `evidence` rests on is still what was verified (caught up and
+    /// checked now, for that log only): not rewritten, not pruned (pruned bytes are no
+    /// record to allow on: `validate` refuses such evidence too), no event of its host's
+    /// chain waiting in the reviewed window, no finding that undoes it.
+    fn evidence_stands(&mut self, evidence: &EvidenceVerified) -> Result<bool, StoreError> {
+        self.ingest.catch_up(self.store, Path::new(&evidence.session_events), evidence.host)?;
+        let Some(file) = self.store.file_by_path(&evidence.session_events) else { return Ok(false) };
+        let waiting = self.ingest.chain_waits_from(file.id).is_some_and(|offset| offset >= evidence.window_start);
+        Ok(!file.tampered
+            && file.pruned == 0
+            && !waiting
+            && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none())
     }
 }
 

@@ -719,6 +719,8 @@ mod tests {
             tiebreaker_unavailable: tiebreaker_unavailable.map(str::to_owned),
             flags: flags.iter().map(|f| (*f).to_owned()).collect(),
             packet: String::new(),
+            author_model: None,
+            git_tree: None,
         }
     }
 

@@ -16,7 +16,7 @@ use super::{HookGate, PANEL_CHANGES_BYTES, digest_of};
 use crate::caller::{Caller, NotYours};
 use crate::panel::{self, PanelAsk, PanelError, PanelRun};
 use crate::store::{PanelConvened, PanelSource, StoreError};
-use judged_core::worktree::changes_text;
+use judged_core::worktree::{changes_text, git_tree_id};
 use judged_jury::config::JuryConfig;
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::{ReviewArgs, ReviewCount, ReviewFile};
@@ -50,7 +50,7 @@ pub enum AskError {
 pub enum ReviewAsked {
     /// The same review was convened before and its verdict stands: asking a jury again
     /// until one passes would be shopping for a verdict. Change the work to be judged anew.
-    Recorded(PanelConvened, Counting),
+    Recorded(Box<PanelConvened>, Counting),
     /// A jury to convene (off the engine's thread).
     Jury(Box<PanelRun>, Counting),
 }
@@ -154,6 +154,8 @@ impl HookGate<'_> {
         let gate_ask = PanelAsk { rubric: &settings.panel_rubric, persona: None, ..ask.clone() };
         let mut not_counted = uncounted_as_asked(&settings, args.session_id.is_some());
         let tree = if args.file.is_none() { self.trees.digest(&project) } else { None };
+        // The tree whose changes the jury is shown, as git names it, when they are.
+        let mut git_tree = None;
         let (key, artifact) = match (&args.file, &tree) {
             (Some(file), _) => {
                 not_counted.get_or_insert_with(|| {
@@ -177,7 +179,10 @@ impl HookGate<'_> {
                 }
                 let artifact =
                     policy::panel_artifact(&label, &work, changes_text(&project, PANEL_CHANGES_BYTES).as_ref());
+                // As git names the tree, read before the check that it held still.
+                let read = git_tree_id(&project, &[]);
                 if self.trees.digest(&project).as_ref() == Some(tree) {
+                    git_tree = read;
                     (key, artifact)
                 } else {
                     // Keyed by what the jury saw, so that the gate finds it for neither tree.
@@ -199,9 +204,9 @@ impl HookGate<'_> {
         };
         let counting = Counting { not_counted, label };
         if let Some(recorded) = panel::reusable(self.store, &key)? {
-            return Ok(ReviewAsked::Recorded(recorded, counting));
+            return Ok(ReviewAsked::Recorded(Box::new(recorded), counting));
         }
-        let run = PanelRun::new(&jury, &from, ask, artifact, key)?;
+        let run = PanelRun::new(&jury, &from, ask, artifact, key)?.judging_tree(git_tree);
         Ok(ReviewAsked::Jury(Box::new(run), counting))
     }
 }

@@ -54,6 +54,8 @@ pub enum JournalEvent {
     CompletionBypassed(CompletionBypassed),
     /// The bytes of a log's lines were dropped (their hashes and chain stay).
     LinesPruned(LinesPruned),
+    /// A commit was attested: the envelope signed.
+    Attested(Box<Attested>),
 }
 
 /// A body type of one journal kind, for reading events of that kind back.
@@ -86,6 +88,7 @@ journal_bodies! {
     ConfigRejected => "config_rejected",
     CompletionBypassed => "completion_bypassed",
     LinesPruned => "lines_pruned",
+    Attested => "attested",
 }
 
 impl JournalEvent {
@@ -247,6 +250,21 @@ pub struct EvidenceVerified {
     /// host-recorded reviews).
     #[serde(default)]
     pub identity_assurance: IdentityAssurance,
+    /// The git tree id of the reviewed working tree, as a commit of that work holds it
+    /// ([`judged_core::worktree::git_tree_id`]): what an attestation binds a commit to.
+    /// Absent outside git, and in records from before it was kept (those are not attested).
+    #[serde(default)]
+    pub git_tree: Option<String>,
+    /// How the reviewer was reached (the evidence's `agent_name`), the record its model
+    /// was read from and both families, as verified: what an attestation says of the review.
+    #[serde(default)]
+    pub agent_name: Option<String>,
+    #[serde(default)]
+    pub reviewer_model_source: Option<String>,
+    #[serde(default)]
+    pub executor_family: Option<String>,
+    #[serde(default)]
+    pub reviewer_family: Option<String>,
 }
 
 /// `config_loaded`.
@@ -326,6 +344,28 @@ pub struct PanelConvened {
     /// The packet as JSON text, as the jury wrote it (its key order is the reference's,
     /// which a `Value` would not keep).
     pub packet: String,
+    /// The model that wrote the work, as the jury was told it.
+    #[serde(default)]
+    pub author_model: Option<String>,
+    /// The git tree id of the working tree whose changes the jury judged, when it judged
+    /// a git repository's tree (the gate's jury, a review): what an attestation binds a
+    /// commit to. Absent for any other artifact, and in records from before it was kept.
+    #[serde(default)]
+    pub git_tree: Option<String>,
+}
+
+/// `attested`: a commit attested on a review of its tree, and the envelope signed. One
+/// review of one commit is attested once: asked again, the daemon answers this envelope.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Attested {
+    pub commit: String,
+    pub tree: String,
+    /// The repository's top directory.
+    pub top: String,
+    /// The evidence the attestation rests on, or the jury's key.
+    pub evidence_id: Option<String>,
+    pub packet_id: Option<String>,
+    pub envelope: judged_core::attestation::Envelope,
 }
 
 /// `review_traced`: a review call's trace record, its provenance derived by the daemon.
@@ -353,6 +393,12 @@ pub enum Lookup {
     EvidenceById,
     /// A jury's verdict by its question's key.
     PanelByKey,
+    /// Verified evidence by the git tree it reviewed.
+    EvidenceByGitTree,
+    /// A jury's verdict by the git tree whose changes it judged.
+    PanelByGitTree,
+    /// An attestation by its commit.
+    AttestedByCommit,
 }
 
 impl Lookup {
@@ -363,14 +409,18 @@ impl Lookup {
             Lookup::EvidenceByWitness => (EvidenceVerified::KIND, "$.witness"),
             Lookup::EvidenceById => (EvidenceVerified::KIND, "$.evidence_id"),
             Lookup::PanelByKey => (PanelConvened::KIND, "$.key"),
+            Lookup::EvidenceByGitTree => (EvidenceVerified::KIND, "$.git_tree"),
+            Lookup::PanelByGitTree => (PanelConvened::KIND, "$.git_tree"),
+            Lookup::AttestedByCommit => (Attested::KIND, "$.commit"),
         }
     }
 
-    /// Kind and path are spelled out, so the lookup's partial expression index applies.
+    /// Kind and path are spelled out, so the lookup's partial expression index applies;
+    /// newest first.
     pub(super) fn sql(self) -> String {
         let (kind, path) = self.kind_and_field();
         format!(
-            "SELECT seq, body FROM journal WHERE kind = '{kind}' AND json_extract(body, '{path}') = +?1 ORDER BY seq DESC LIMIT 1"
+            "SELECT seq, at, body FROM journal WHERE kind = '{kind}' AND json_extract(body, '{path}') = +?1 ORDER BY seq DESC"
         )
     }
 }
@@ -457,9 +507,22 @@ impl Store {
         let row: Option<(i64, String)> = self
             .conn
             .prepare_cached(&lookup.sql())?
-            .query_row(params![value], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(params![value], |r| Ok((r.get(0)?, r.get(2)?)))
             .optional()?;
         row.map(|(seq, body)| parse(seq, &body)).transpose()
+    }
+
+    /// Every event that `lookup` finds by `value`, newest first, as `(at, body)`.
+    pub fn journal_find_all<B: JournalBody>(&self, lookup: Lookup, value: &str) -> Result<Vec<(String, B)>> {
+        debug_assert_eq!(lookup.kind_and_field().0, B::KIND, "{lookup:?} reads another kind");
+        let mut stmt = self.conn.prepare_cached(&lookup.sql())?;
+        let rows = stmt.query_map(params![value], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?, r.get::<_, String>(2)?)))?;
+        let mut found = Vec::new();
+        for row in rows {
+            let (seq, at, body) = row?;
+            found.push((at, parse(seq, &body)?));
+        }
+        Ok(found)
     }
 
     /// The sequence number of the newest event of one kind (0 when there is none).

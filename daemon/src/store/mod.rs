@@ -16,7 +16,7 @@ mod lines;
 
 pub use files::FileState;
 pub use journal::{
-    ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileRefused, Finding, IntegrityFinding,
+    Attested, ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileRefused, Finding, IntegrityFinding,
     JournalBody, JournalEvent, JurorRan, LinesPruned, Lookup, MalformedLine, MarkerSeen, PanelConvened, PanelSource,
     ReviewTraced, StoreIntegrityFailed, TamperDetected,
 };
@@ -128,6 +128,12 @@ CREATE INDEX IF NOT EXISTS journal_finding_file ON journal(json_extract(body, '$
     WHERE kind = 'integrity_finding';
 CREATE INDEX IF NOT EXISTS journal_panel_key ON journal(json_extract(body, '$.key'))
     WHERE kind = 'panel_convened';
+CREATE INDEX IF NOT EXISTS journal_evidence_git_tree ON journal(json_extract(body, '$.git_tree'))
+    WHERE kind = 'evidence_verified';
+CREATE INDEX IF NOT EXISTS journal_panel_git_tree ON journal(json_extract(body, '$.git_tree'))
+    WHERE kind = 'panel_convened';
+CREATE INDEX IF NOT EXISTS journal_attested_commit ON journal(json_extract(body, '$.commit'))
+    WHERE kind = 'attested';
 -- Lines are append-only but for one change: pruning drops a line's bytes (raw empty,
 -- codec -1) and keeps every other column, its hash and chain among them.
 DROP TRIGGER IF EXISTS lines_append_only_u;
@@ -331,6 +337,9 @@ mod tests {
             (Lookup::EvidenceByWitness, "journal_evidence_witness"),
             (Lookup::EvidenceById, "journal_evidence_id"),
             (Lookup::PanelByKey, "journal_panel_key"),
+            (Lookup::EvidenceByGitTree, "journal_evidence_git_tree"),
+            (Lookup::PanelByGitTree, "journal_panel_git_tree"),
+            (Lookup::AttestedByCommit, "journal_attested_commit"),
         ] {
             let plan: String = store
                 .conn

@@ -1,5 +1,6 @@
-//! `judged key [rotate] [--json]`: the witness's public keys, which check its artifacts'
-//! signatures anywhere (`judge-evidence validate --public-key KEY`).
+//! `judged key [rotate] [--json | --pem]`: the witness's public keys, which check its
+//! artifacts' signatures (`judge-evidence validate --public-key KEY`) and its attestations
+//! (`judge-evidence check --trusted FILE`) anywhere.
 
 use super::print_json;
 use crate::{CliError, KeyAction};
@@ -7,7 +8,7 @@ use judged_protocol::paths;
 
 /// Print the public keys, after a rotation when asked; the key is created here when
 /// judged has not run yet, so it can be handed out first.
-pub fn run(action: Option<KeyAction>, json: bool) -> Result<(), CliError> {
+pub fn run(action: Option<KeyAction>, json: bool, pem: bool) -> Result<(), CliError> {
     let data_dir = paths::data_dir();
     judged_daemon::private_dir(&data_dir)?;
     let witness = match action {
@@ -16,6 +17,8 @@ pub fn run(action: Option<KeyAction>, json: bool) -> Result<(), CliError> {
     };
     if json {
         print_json(&witness.listing());
+    } else if pem {
+        print!("{}", witness.keys()[0].pem());
     } else {
         println!("{}", witness.keys()[0]);
     }

@@ -6,6 +6,7 @@
 //! the gate from working where it is installed.
 
 mod gating;
+mod notes;
 
 use crate::hosts::{self, Login};
 use crate::install::find_on_path;
@@ -106,6 +107,7 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
     service_check(&mut checks, auto_start, &config_path);
     root_checks(&mut checks, status.as_ref());
     gating::checks(&mut checks, cwd);
+    notes::checks(&mut checks, cwd);
     if let Some(file) = &file {
         gate_and_jury_checks(&mut checks, file, &config_path, cwd);
     }

@@ -109,10 +109,22 @@ pub struct ConfigFile {
     /// How long the store keeps what it witnessed.
     #[serde(default)]
     pub store: StoreConfig,
+    /// Attestations of reviewed commits.
+    #[serde(default)]
+    pub attest: AttestConfig,
     /// Whether `judge-evidence` and `judge-hook` start judged when its socket does not
     /// answer (default true; read by them, not by the daemon).
     #[serde(default)]
     pub auto_start: Option<bool>,
+}
+
+/// `[attest]`: attestations of reviewed commits (docs/attestations.md).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct AttestConfig {
+    /// Attest each new commit of a repository reviewed since the daemon started whose tree
+    /// a counted review covered, and append its note, with no `judge-evidence attest`.
+    pub auto: bool,
 }
 
 /// `[store]`: how long the store keeps what it witnessed. By default, everything, forever.

@@ -1,0 +1,395 @@
+//! `judge-evidence check REV-RANGE --trusted FILE`: was each commit about to land (or the
+//! range's head) reviewed by another model family, and who says so? Per commit: the
+//! trusted witness whose attestation counts, or the exact reason none does. Read-only:
+//! one `rev-list`, one `notes list` and one `cat-file --batch`, whatever the range's size.
+//! No daemon: a CI job has the repository and the witnesses' public keys, nothing else.
+
+use crate::git::{self, GitError};
+use judged_core::attestation::{Envelope, GIT_COMMIT, GIT_TREE, OpenError, Review, ReviewPredicate, TrustedKey};
+use judged_core::review_text::is_positive;
+use judged_core::rules::IdentityAssurance;
+use judged_core::signature::PublicKey;
+use judged_core::worktree::NOTES_REF;
+use judged_protocol::{GatePolicy, wire_name};
+use serde::Serialize;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// `check`'s arguments: the range, the trusted witnesses, and the policy, by `[gate]`'s names.
+#[derive(clap::Args)]
+pub struct CheckCmd {
+    /// The commits to check, as git names a range (`origin/main..HEAD`), or several revisions.
+    #[arg(required = true, value_name = "REV-RANGE")]
+    revisions: Vec<String>,
+    /// The witnesses whose attestations count: one `NAME KEY` per line, KEY as `judged key`
+    /// prints it or the base64 line of `judged key --pem`; `#` starts a comment.
+    #[arg(long, value_name = "FILE")]
+    trusted: PathBuf,
+    /// Check every commit of the range, not only its head (each tip, when it has several).
+    #[arg(long)]
+    every_commit: bool,
+    /// Which reviews count, as `[gate] policy` names them: `evidence` (one reviewer's
+    /// verified review), `panel` (judged's jury), `evidence_or_panel`.
+    #[arg(long, default_value = "evidence", value_parser = policy_named)]
+    policy: GatePolicy,
+    /// How a reviewer's identity must be known, as `[gate] evidence_assurance` names it:
+    /// `host-recorded`, or `caller-declared` to count reviews only their caller vouches for.
+    #[arg(long = "evidence-assurance", default_value = "host-recorded", value_parser = assurance_named)]
+    evidence_assurance: IdentityAssurance,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// A `[gate] policy` name that checks something.
+fn policy_named(name: &str) -> Result<GatePolicy, String> {
+    match serde_json::from_value(serde_json::Value::String(name.to_owned())) {
+        Ok(GatePolicy::Off) => Err("`off` counts no review, so it would check nothing: drop the check instead".into()),
+        Ok(policy) => Ok(policy),
+        Err(_) => Err(format!("`{name}` is no [gate] policy: evidence, panel or evidence_or_panel")),
+    }
+}
+
+/// A `[gate] evidence_assurance` name.
+fn assurance_named(name: &str) -> Result<IdentityAssurance, String> {
+    serde_json::from_value(serde_json::Value::String(name.to_owned()))
+        .map_err(|_| format!("`{name}` is no evidence assurance: host-recorded or caller-declared"))
+}
+
+/// Why the check could not be made (exit 2); a policy not met is a result, not an error.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("cannot read --trusted {}: {source}", path.display())]
+    TrustedUnreadable { path: PathBuf, source: std::io::Error },
+    #[error("--trusted {}, line {line}: expected `NAME KEY`, found `{found}`", path.display())]
+    TrustedLine { path: PathBuf, line: usize, found: String },
+    #[error("--trusted {}, line {line}: {source}", path.display())]
+    TrustedKey { path: PathBuf, line: usize, source: judged_core::signature::BadPublicKey },
+    #[error(
+        "--trusted {} holds no key: put one `NAME KEY` line in it per witness, KEY as `judged key` prints it",
+        .0.display()
+    )]
+    NoTrustedKey(PathBuf),
+    #[error("cannot list the commits of {range}: {source}")]
+    Range { range: String, source: GitError },
+    #[error("cannot read the notes under {NOTES_REF}: {0}")]
+    Notes(GitError),
+    #[error("no working directory: {0}")]
+    NoDirectory(std::io::Error),
+}
+
+/// Run `check`: the table (or JSON) on stdout; exit 0 when the policy holds, 10 when a
+/// checked commit fails it, 2 when the check cannot be made.
+pub fn main(cmd: &CheckCmd) -> ExitCode {
+    match check(cmd) {
+        Ok(report) => {
+            println!(
+                "{}",
+                if cmd.json { serde_json::to_string(&report).expect("a report serializes") } else { table(&report) }
+            );
+            if report.passed { ExitCode::SUCCESS } else { ExitCode::from(10) }
+        }
+        Err(error) => {
+            eprintln!("judge-evidence check: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The trusted witnesses of `path`.
+fn trusted_keys(path: &Path) -> Result<Vec<TrustedKey>, CheckError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| CheckError::TrustedUnreadable { path: path.to_owned(), source })?;
+    let mut keys = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let [name, key] = fields[..] else {
+            return Err(CheckError::TrustedLine { path: path.to_owned(), line: n + 1, found: line.to_owned() });
+        };
+        let key = key.parse::<PublicKey>().map_err(|source| CheckError::TrustedKey {
+            path: path.to_owned(),
+            line: n + 1,
+            source,
+        })?;
+        keys.push(TrustedKey { name: name.to_owned(), key });
+    }
+    if keys.is_empty() {
+        return Err(CheckError::NoTrustedKey(path.to_owned()));
+    }
+    Ok(keys)
+}
+
+/// The policy a check applied.
+#[derive(Serialize)]
+struct Policy {
+    every_commit: bool,
+    policy: String,
+    evidence_assurance: IdentityAssurance,
+}
+
+/// What the check found.
+#[derive(Serialize)]
+struct Report {
+    range: Vec<String>,
+    policy: Policy,
+    /// Every checked commit passed (none to check passes).
+    passed: bool,
+    /// The checked commits, newest first.
+    commits: Vec<Checked>,
+}
+
+/// One checked commit.
+#[derive(Serialize)]
+struct Checked {
+    commit: String,
+    tree: String,
+    passed: bool,
+    /// The trusted witness whose attestation counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attested_by: Option<String>,
+    /// What that attestation says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    review: Option<ReviewPredicate>,
+    /// Why no attestation counts: one per line of the note (or that there is none).
+    reasons: Vec<String>,
+}
+
+/// A commit of the range, as `rev-list` names it.
+struct Commit {
+    id: String,
+    tree: String,
+    parents: Vec<String>,
+}
+
+/// Why one note line does not count for its commit.
+#[derive(Debug, thiserror::Error)]
+enum Refusal {
+    #[error("no note: nothing attests this commit (attest it where judged witnessed its review, and push {NOTES_REF})")]
+    NoNote,
+    #[error("line {line}: {source}")]
+    Unopened { line: usize, source: OpenError },
+    #[error(
+        "line {line}: the attestation is of commit {subject}, not this one: a note copied or moved onto another commit"
+    )]
+    OtherCommit { line: usize, subject: String },
+    #[error("line {line}: the attestation says the commit holds tree {attested}, but it holds {actual}")]
+    TreeDiffers { line: usize, attested: String, actual: String },
+    #[error(
+        "line {line}: same family: {reviewer} reviewed the work of {executor}, both {family}; no cross-family review"
+    )]
+    SameFamily { line: usize, executor: String, reviewer: String, family: String },
+    #[error("line {line}: a family is unknown ({executor} reviewed by {reviewer}), so no cross-family review is shown")]
+    UnknownFamily { line: usize, executor: String, reviewer: String },
+    #[error(
+        "line {line}: caller-declared: the reviewer {reviewer} is only its caller's word, and the policy asks for host-recorded reviews (--evidence-assurance)"
+    )]
+    CallerDeclared { line: usize, reviewer: String },
+    #[error(
+        "line {line}: the review did not approve it ({said}): a Score of 6/10 or more with Verdict ready or almost counts"
+    )]
+    NotApproved { line: usize, said: String },
+    #[error("line {line}: a jury's verdict, and the policy `{policy}` counts only a reviewer's (--policy)")]
+    JuryNotCounted { line: usize, policy: String },
+    #[error("line {line}: a reviewer's review, and the policy `{policy}` counts only judged's jury (--policy)")]
+    ReviewerNotCounted { line: usize, policy: String },
+    #[error("line {line}: the jury said {verdict}{}: only a healthy cross-family pass counts", if *degraded { ", degraded" } else { "" })]
+    JuryDidNotPass { line: usize, verdict: String, degraded: bool },
+}
+
+fn check(cmd: &CheckCmd) -> Result<Report, CheckError> {
+    let trusted = trusted_keys(&cmd.trusted)?;
+    let dir = std::env::current_dir().map_err(CheckError::NoDirectory)?;
+    let range = cmd.revisions.join(" ");
+    let commits = commits(&dir, &cmd.revisions).map_err(|source| CheckError::Range { range, source })?;
+    let checked: Vec<&Commit> = if cmd.every_commit { commits.iter().collect() } else { heads(&commits) };
+    let notes = notes(&dir, checked.iter().map(|c| c.id.as_str()).collect()).map_err(CheckError::Notes)?;
+    let commits: Vec<Checked> =
+        checked.into_iter().map(|commit| judge(commit, notes.get(&commit.id), &trusted, cmd)).collect();
+    Ok(Report {
+        range: cmd.revisions.clone(),
+        policy: Policy {
+            every_commit: cmd.every_commit,
+            policy: wire_name(&cmd.policy),
+            evidence_assurance: cmd.evidence_assurance,
+        },
+        passed: commits.iter().all(|c| c.passed),
+        commits,
+    })
+}
+
+/// The commits `revisions` names, newest first, each with its tree and parents.
+fn commits(dir: &Path, revisions: &[String]) -> Result<Vec<Commit>, GitError> {
+    let mut args = vec!["rev-list", "--format=%T %P", "--end-of-options"];
+    args.extend(revisions.iter().map(String::as_str));
+    let listed = git::text(dir, &args)?;
+    let mut lines = listed.lines();
+    let mut commits = Vec::new();
+    while let Some(header) = lines.next() {
+        let (Some(id), Some(fields)) = (header.strip_prefix("commit "), lines.next()) else { continue };
+        let mut fields = fields.split_whitespace();
+        let tree = fields.next().unwrap_or_default().to_owned();
+        commits.push(Commit { id: id.to_owned(), tree, parents: fields.map(str::to_owned).collect() });
+    }
+    Ok(commits)
+}
+
+/// The range's heads: its commits no other commit of it has as a parent.
+fn heads(commits: &[Commit]) -> Vec<&Commit> {
+    let parents: HashSet<&str> = commits.iter().flat_map(|c| c.parents.iter().map(String::as_str)).collect();
+    commits.iter().filter(|c| !parents.contains(c.id.as_str())).collect()
+}
+
+/// The notes of `wanted` commits under [`NOTES_REF`], by commit, read in one batch.
+fn notes(dir: &Path, wanted: HashSet<&str>) -> Result<HashMap<String, String>, GitError> {
+    let listed = git::text(dir, &["notes", "--ref", NOTES_REF, "list"])?;
+    let blobs: Vec<(&str, &str)> =
+        listed.lines().filter_map(|line| line.split_once(' ')).filter(|(_, commit)| wanted.contains(commit)).collect();
+    if blobs.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let input: String = blobs.iter().map(|(blob, _)| format!("{blob}\n")).collect();
+    let out = git::run(dir, &["cat-file", "--batch"], Some(input.as_bytes()))?;
+    let mut rest = out.as_slice();
+    let mut notes = HashMap::new();
+    for (_, commit) in blobs {
+        // `<oid> blob <size>\n<content>\n`, or `<oid> missing\n` (a note whose blob a
+        // partial clone lacks: no note, as far as the check can tell).
+        let Some(end) = rest.iter().position(|&b| b == b'\n') else { break };
+        let header = String::from_utf8_lossy(&rest[..end]).into_owned();
+        rest = &rest[end + 1..];
+        let Some(size) = header.strip_suffix(" missing").map_or_else(|| header.rsplit(' ').next(), |_| None) else {
+            continue;
+        };
+        let size: usize = size.parse().unwrap_or(0);
+        let size = size.min(rest.len());
+        notes.insert(commit.to_owned(), String::from_utf8_lossy(&rest[..size]).into_owned());
+        rest = rest.get(size + 1..).unwrap_or_default();
+    }
+    Ok(notes)
+}
+
+/// One commit judged by its note: the first line that counts, else every line's reason.
+fn judge(commit: &Commit, note: Option<&String>, trusted: &[TrustedKey], cmd: &CheckCmd) -> Checked {
+    let mut reasons = Vec::new();
+    let lines: Vec<(usize, &str)> =
+        note.map(|n| n.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect()).unwrap_or_default();
+    for (n, line) in lines {
+        match counted(n + 1, line, commit, trusted, cmd) {
+            Ok((signer, review)) => {
+                return Checked {
+                    commit: commit.id.clone(),
+                    tree: commit.tree.clone(),
+                    passed: true,
+                    attested_by: Some(signer),
+                    review: Some(review),
+                    reasons: Vec::new(),
+                };
+            }
+            Err(refusal) => reasons.push(refusal.to_string()),
+        }
+    }
+    if reasons.is_empty() {
+        reasons.push(Refusal::NoNote.to_string());
+    }
+    Checked {
+        commit: commit.id.clone(),
+        tree: commit.tree.clone(),
+        passed: false,
+        attested_by: None,
+        review: None,
+        reasons,
+    }
+}
+
+/// Whether line `line` of a note counts for `commit` under the policy: who signed it and
+/// what it says, or why not.
+fn counted(
+    line: usize,
+    text: &str,
+    commit: &Commit,
+    trusted: &[TrustedKey],
+    cmd: &CheckCmd,
+) -> Result<(String, ReviewPredicate), Refusal> {
+    let opened = Envelope::open(text, trusted).map_err(|source| Refusal::Unopened { line, source })?;
+    let statement = opened.statement;
+    let subject = statement.subject_digest(GIT_COMMIT).unwrap_or("(none)");
+    if subject != commit.id {
+        return Err(Refusal::OtherCommit { line, subject: subject.to_owned() });
+    }
+    let attested = statement.subject_digest(GIT_TREE).unwrap_or("(none)");
+    if attested != commit.tree {
+        return Err(Refusal::TreeDiffers { line, attested: attested.to_owned(), actual: commit.tree.clone() });
+    }
+    let predicate = statement.predicate;
+    let policy = wire_name(&cmd.policy);
+    match &predicate.review {
+        Review::Reviewer(_) if cmd.policy == GatePolicy::Panel => {
+            return Err(Refusal::ReviewerNotCounted { line, policy });
+        }
+        Review::Jury(_) if cmd.policy == GatePolicy::Evidence => return Err(Refusal::JuryNotCounted { line, policy }),
+        Review::Reviewer(review) => {
+            let executor = predicate.executor.model.clone().unwrap_or_else(|| "an unknown model".into());
+            let reviewer = review.model.clone();
+            match predicate.executor.family.as_deref() {
+                Some(family) if family == review.family && family != "unknown" => {
+                    return Err(Refusal::SameFamily { line, executor, reviewer, family: family.to_owned() });
+                }
+                Some(family) if family != "unknown" && !review.family.is_empty() && review.family != "unknown" => {}
+                _ => return Err(Refusal::UnknownFamily { line, executor, reviewer }),
+            }
+            if review.assurance < cmd.evidence_assurance {
+                return Err(Refusal::CallerDeclared { line, reviewer });
+            }
+            if !review.score.zip(review.verdict.as_deref()).is_some_and(|(s, v)| is_positive(s, v)) {
+                let said = match (review.score, &review.verdict) {
+                    (Some(score), Some(verdict)) => format!("Score {score}/10, Verdict {verdict}"),
+                    _ => "no Score and Verdict".into(),
+                };
+                return Err(Refusal::NotApproved { line, said });
+            }
+        }
+        Review::Jury(jury) => {
+            if jury.final_verdict != "pass" || jury.degraded || jury.families.len() < 2 {
+                return Err(Refusal::JuryDidNotPass {
+                    line,
+                    verdict: jury.final_verdict.clone(),
+                    degraded: jury.degraded,
+                });
+            }
+        }
+    }
+    Ok((opened.signer.name, predicate))
+}
+
+/// The report for people: one row per checked commit, then the policy and the outcome.
+fn table(report: &Report) -> String {
+    let mut rows: Vec<[String; 3]> = vec![["COMMIT".into(), "RESULT".into(), "ATTESTED BY, OR WHY NOT".into()]];
+    for checked in &report.commits {
+        let (result, said) = match (&checked.attested_by, &checked.review) {
+            (Some(by), Some(review)) => ("ok", format!("{by}: {}", review.summary())),
+            _ => ("FAIL", checked.reasons.join("; ")),
+        };
+        rows.push([checked.commit.clone(), result.into(), said]);
+    }
+    let width = |i: usize| rows.iter().map(|r| r[i].len()).max().unwrap_or(0);
+    let (w0, w1) = (width(0), width(1));
+    let mut text: String = rows.iter().map(|[a, b, c]| format!("{a:w0$}  {b:w1$}  {c}\n")).collect();
+    let failed = report.commits.iter().filter(|c| !c.passed).count();
+    let which = if report.policy.every_commit { "every commit" } else { "the range's head" };
+    let outcome = match (report.commits.len(), failed) {
+        (0, _) => format!("{} names no commit: nothing to check", report.range.join(" ")),
+        (n, 0) => format!("policy holds: {n} of {n} checked commits attested"),
+        (n, failed) => format!("policy does not hold: {failed} of {n} checked commits not attested"),
+    };
+    text.push_str(&format!(
+        "checked {which} under policy {}, evidence assurance {}; {outcome}",
+        report.policy.policy,
+        report.policy.evidence_assurance.as_str()
+    ));
+    text
+}

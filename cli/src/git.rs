@@ -1,0 +1,65 @@
+//! The git commands `attest` and `check` run, as the user, in the user's repository
+//! (`attest` appends its note through `judged_core::worktree::append_note`, which the
+//! daemon shares).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Why a git command gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// git could not be started.
+    #[error("cannot run git: {0}; install git, or put it on PATH")]
+    Spawn(std::io::Error),
+    /// It ran and failed.
+    #[error("`git {args}` failed in {}: {said}", dir.display())]
+    Failed {
+        /// The arguments, as typed.
+        args: String,
+        /// Where it ran.
+        dir: PathBuf,
+        /// What it said on stderr (its last line).
+        said: String,
+    },
+}
+
+/// `git ARGS` in `dir`, with `input` on its stdin; its stdout.
+pub fn run(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Result<Vec<u8>, GitError> {
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        // No pager, no prompt, and none of the user's optional locks on the index.
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(if input.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(GitError::Spawn)?;
+    // Written from a thread of its own: git answers a batch as it reads it, and a pipe
+    // full both ways would stop both.
+    let writer = input.map(|bytes| {
+        let mut stdin = child.stdin.take().expect("piped");
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || stdin.write_all(&bytes))
+    });
+    let output = child.wait_with_output().map_err(GitError::Spawn)?;
+    if let Some(writer) = writer {
+        // A git that stopped reading has failed, and says why below.
+        let _ = writer.join();
+    }
+    if output.status.success() {
+        return Ok(output.stdout);
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let said = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("(nothing on stderr)").trim().to_owned();
+    Err(GitError::Failed { args: args.join(" "), dir: dir.to_owned(), said })
+}
+
+/// `git ARGS` in `dir`, its stdout as text without the last newline.
+pub fn text(dir: &Path, args: &[&str]) -> Result<String, GitError> {
+    let out = run(dir, args, None)?;
+    Ok(String::from_utf8_lossy(&out).trim_end_matches('\n').to_owned())
+}

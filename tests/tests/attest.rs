@@ -1,0 +1,563 @@
+//! Evidence that travels with the code (issue 34), with real git and a real daemon: an
+//! agent's clone of a bare `origin` makes a commit reviewed by a real review round (a
+//! live copy of a real Copilot CLI log, [`judged_tests::live`]), attests it into
+//! `refs/notes/judged`, and pushes the commit and the notes; a fresh clone (the CI)
+//! fetches both and checks the range with the witness's public key. Then each way a
+//! range must fail, each naming the commit and the reason.
+
+use base64ct::{Base64, Encoding};
+use judged_core::attestation::{Envelope, Statement};
+use judged_core::signature::SigningKey;
+use judged_tests::live::{Live, Mode, Run, p};
+use judged_tests::{Daemon, bin, command_jury, eventually, judge_hook, juror};
+use serde_json::Value;
+use std::cell::Cell;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `git ARGS` in `dir`, which must succeed; its stdout, trimmed.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
+    assert!(output.status.success(), "git {args:?} in {}: {}", dir.display(), String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("git prints UTF-8").trim().to_owned()
+}
+
+/// `run`, which must have exited with `code`.
+fn exited(run: Run, code: i32, what: &str) -> Run {
+    run.expect_code(code, what);
+    run
+}
+
+/// A repository's own identity, so that commits and notes need no global git config.
+fn identify(dir: &Path, name: &str) {
+    git(dir, &["config", "user.name", name]);
+    git(dir, &["config", "user.email", &format!("{name}@example.invalid")]);
+}
+
+/// The team's world: a bare origin, the agent's clone (the live session's project) with a
+/// daemon on its own `JUDGED_HOME`, and the commit `main` held before the agent's work.
+struct Team {
+    // Dropped first: the daemon stops before its temp dir goes.
+    _daemon: Daemon,
+    live: Live,
+    origin: PathBuf,
+    base: String,
+    clones: Cell<u32>,
+}
+
+impl Team {
+    /// A team whose agent works in a Copilot CLI session of `scenario`.
+    fn new(scenario: &str) -> Team {
+        Team::configured(scenario, "")
+    }
+
+    /// As [`Team::new`], with `config` added to the daemon's `config.toml`.
+    fn configured(scenario: &str, config: &str) -> Team {
+        let live = Live::copilot(scenario);
+        fs::write(live.home.join("config.toml"), format!("auto_start = false\n{config}")).unwrap();
+        let tmp = live.tmp.path();
+        let origin = tmp.join("origin.git");
+        git(tmp, &["init", "-q", "--bare", "-b", "main", p(&origin)]);
+        git(tmp, &["clone", "-q", p(&origin), p(&live.project)]);
+        identify(&live.project, "agent");
+        fs::write(live.project.join("README.md"), "A cart.\n").unwrap();
+        fs::write(live.project.join(".gitignore"), "target/\n").unwrap();
+        git(&live.project, &["add", "-A"]);
+        git(&live.project, &["commit", "-qm", "base"]);
+        git(&live.project, &["push", "-q", "origin", "HEAD:main"]);
+        let base = git(&live.project, &["rev-parse", "HEAD"]);
+        let daemon = live.start_daemon();
+        Team { _daemon: daemon, live, origin, base, clones: Cell::new(0) }
+    }
+
+    fn agent(&self) -> &Path {
+        &self.live.project
+    }
+
+    /// Write `text` to the agent's `path` (the work).
+    fn write(&self, path: &str, text: &str) {
+        let file = self.agent().join(path);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(file, text).unwrap();
+    }
+
+    /// The review round of this session, in daemon mode, its files outside the clone.
+    fn review(&self) {
+        let (challenge, evidence, response) = (self.live.out("c.json"), self.live.out("e.json"), self.live.out("r.md"));
+        self.live.challenge_and_review(&challenge);
+        self.live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    }
+
+    /// Commit everything in the agent's clone; the commit's id.
+    fn commit(&self, message: &str) -> String {
+        git(self.agent(), &["add", "-A"]);
+        git(self.agent(), &["commit", "-qm", message]);
+        git(self.agent(), &["rev-parse", "HEAD"])
+    }
+
+    /// `judge-evidence attest ARGS` in the agent's clone.
+    fn attest(&self, args: &[&str]) -> Run {
+        self.live.judge_in(self.agent(), Mode::Daemon, &[&["attest"], args].concat())
+    }
+
+    /// The note of `commit`, as lines.
+    fn note(&self, commit: &str) -> Vec<String> {
+        git(self.agent(), &["notes", "--ref=judged", "show", commit]).lines().map(str::to_owned).collect()
+    }
+
+    /// Replace the note of `commit` with `lines`, as anyone who can push can.
+    fn set_note(&self, commit: &str, lines: &[&str]) {
+        git(self.agent(), &["notes", "--ref=judged", "add", "-f", "-m", &lines.join("\n"), commit]);
+    }
+
+    /// Push the branch, and the notes when there are any, as the team's setup says to.
+    fn push(&self) {
+        git(self.agent(), &["push", "-q", "origin", "HEAD:main"]);
+        if !git(self.agent(), &["for-each-ref", "refs/notes/judged"]).is_empty() {
+            git(self.agent(), &["push", "-q", "-f", "origin", "refs/notes/judged"]);
+        }
+    }
+
+    /// A fresh clone of origin with its notes fetched, as the CI makes one (a glob, which
+    /// fetches nothing rather than fails while origin has no notes).
+    fn ci(&self) -> PathBuf {
+        self.clones.set(self.clones.get() + 1);
+        let ci = self.live.tmp.path().join(format!("ci-{}", self.clones.get()));
+        git(self.live.tmp.path(), &["clone", "-q", p(&self.origin), p(&ci)]);
+        git(&ci, &["fetch", "-q", "origin", "+refs/notes/*:refs/notes/*"]);
+        ci
+    }
+
+    /// This daemon's key as `judged key --pem` exports it.
+    fn pem(&self) -> String {
+        let output =
+            Command::new(bin("judged")).args(["key", "--pem"]).env("JUDGED_HOME", &self.live.home).output().unwrap();
+        assert!(output.status.success(), "judged key --pem");
+        let pem = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            pem.starts_with("-----BEGIN PUBLIC KEY-----\n") && pem.ends_with("-----END PUBLIC KEY-----\n"),
+            "{pem}"
+        );
+        pem
+    }
+
+    /// A trusted file naming this daemon's key `name`, as the PEM's base64 line.
+    fn trusted(&self, name: &str) -> PathBuf {
+        let line: String = self.pem().lines().filter(|l| !l.starts_with("-----")).collect();
+        let path = self.live.tmp.path().join(format!("trusted-{name}"));
+        fs::write(&path, format!("# judged witnesses whose attestations count\n{name} {line}\n")).unwrap();
+        path
+    }
+
+    /// `judge-evidence check base..origin/main --trusted TRUSTED ARGS` in `ci`.
+    fn check(&self, ci: &Path, trusted: &Path, args: &[&str]) -> Run {
+        let range = format!("{}..origin/main", self.base);
+        let check = ["check", &range, "--trusted", p(trusted)];
+        self.live.judge_in(ci, Mode::Daemon, &[&check[..], args].concat())
+    }
+
+    /// A reviewed, attested commit of `path`, pushed with its note; its id.
+    fn reviewed_commit(&self, path: &str, text: &str) -> String {
+        self.write(path, text);
+        self.review();
+        let commit = self.commit("reviewed work");
+        exited(self.attest(&[]), 0, "attest");
+        self.push();
+        commit
+    }
+}
+
+/// The table's row for `commit`, as `RESULT  SAID` with the columns' padding dropped.
+fn row(table: &str, commit: &str) -> String {
+    let row =
+        table.lines().find_map(|l| l.strip_prefix(commit)).unwrap_or_else(|| panic!("no row for {commit}: {table}"));
+    let (result, said) = row.trim_start().split_once(' ').unwrap_or((row, ""));
+    format!("{result}  {}", said.trim_start())
+}
+
+#[test]
+fn a_reviewed_commit_is_attested_in_its_note_once_and_a_commit_the_review_did_not_see_is_refused_naming_why() {
+    let team = Team::new("cross-family-ok");
+    team.write("src/cart.rs", "pub fn total(items: &[u32]) -> u32 { items.iter().sum() }\n");
+    team.review();
+    let reviewed = team.commit("cart: total");
+
+    let run = exited(team.attest(&[]), 0, "attest HEAD");
+    let said = &run.stdout;
+    assert!(said.starts_with(&format!("attested commit {reviewed} (tree ")), "{said}");
+    assert!(said.contains("gpt-5.4 (openai, host-recorded, rubber-duck) reviewed claude-sonnet-4.6's work (anthropic): Score 8/10, Verdict ready"), "{said}");
+    assert!(said.ends_with("note appended to refs/notes/judged\n"), "{said}");
+    let note = team.note(&reviewed);
+    assert_eq!(note.len(), 1, "one JSON line per envelope: {note:?}");
+    let envelope: Value = serde_json::from_str(&note[0]).unwrap();
+    assert_eq!(envelope["payloadType"], "application/vnd.in-toto+json");
+
+    // Asked again: the same envelope, and the note keeps one copy.
+    let again = exited(team.attest(&[&reviewed]), 0, "attest again");
+    assert!(again.stdout.ends_with("the note in refs/notes/judged holds it already\n"), "{}", again.stdout);
+    assert_eq!(team.note(&reviewed), note);
+
+    // A commit after the review, on top of the reviewed one.
+    team.write("src/cart.rs", "pub fn total(items: &[u32]) -> u32 { items.iter().copied().sum() }\n");
+    let extra = team.commit("cart: copied");
+    let refused = exited(team.attest(&[]), 11, "an extra commit");
+    let said = &refused.stderr;
+    assert!(said.contains(&format!("no attestation for commit {extra}: commit {extra} holds tree ")), "{said}");
+    assert!(
+        said.contains(&format!("(its parent {reviewed} holds a reviewed tree: this commit came after the review)")),
+        "{said}"
+    );
+
+    // The reviewed commit amended after its review.
+    git(team.agent(), &["reset", "-q", "--hard", &reviewed]);
+    team.write("src/cart.rs", "pub fn total(items: &[u32]) -> u32 { 0 }\n");
+    git(team.agent(), &["commit", "-qa", "--amend", "--no-edit"]);
+    let amended = git(team.agent(), &["rev-parse", "HEAD"]);
+    let said = exited(team.attest(&[]), 11, "an amended commit").stderr.clone();
+    assert!(said.contains(&format!("commit {amended} holds tree ")), "{said}");
+    assert!(said.contains("which no review saw: the newest review of this repository (evidence cne_"), "{said}");
+    assert!(said.contains("so the commit was amended or holds changes made after that review"), "{said}");
+    assert!(git(team.agent(), &["notes", "--ref=judged", "list"]).lines().count() == 1, "no note for what was refused");
+
+    let direct = exited(team.live.judge_in(team.agent(), Mode::Direct, &["attest"]), 2, "direct mode");
+    assert!(direct.stderr.contains("attest needs judged: only its witness holds the key"), "{}", direct.stderr);
+    let unknown = exited(team.attest(&["no-such-branch"]), 2, "no such commit");
+    assert!(unknown.stderr.contains("`no-such-branch` names no commit of the repository in"), "{}", unknown.stderr);
+}
+
+#[test]
+fn a_fresh_clone_checks_the_pushed_attestation_and_a_commit_pushed_without_review_fails_by_name() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let (ci, trusted) = (team.ci(), team.trusted("witness"));
+
+    let run = exited(team.check(&ci, &trusted, &[]), 0, "a reviewed head");
+    let ok = row(&run.stdout, &reviewed);
+    assert!(ok.starts_with("ok  witness: gpt-5.4 (openai, host-recorded, rubber-duck) reviewed claude-sonnet-4.6's work (anthropic): Score 8/10, Verdict ready; evidence cne_"), "{}", run.stdout);
+    assert!(run.stdout.ends_with("checked the range's head under policy evidence, evidence assurance host-recorded; policy holds: 1 of 1 checked commits attested\n"), "{}", run.stdout);
+    let json: Value = serde_json::from_str(&exited(team.check(&ci, &trusted, &["--json"]), 0, "json").stdout).unwrap();
+    assert_eq!(
+        (json["passed"].as_bool(), json["commits"][0]["commit"].as_str()),
+        (Some(true), Some(reviewed.as_str()))
+    );
+    assert_eq!(json["commits"][0]["attested_by"], "witness");
+    assert_eq!(json["commits"][0]["review"]["review"]["assurance"], "host-recorded");
+    assert!(
+        git(&ci, &["status", "--porcelain"]).is_empty()
+            && git(&ci, &["notes", "--ref=judged", "list"]).lines().count() == 1
+    );
+
+    // The agent goes on without a review, and pushes.
+    team.write("src/cart.rs", "pub fn total() -> u32 { 2 }\n");
+    let unreviewed = team.commit("unreviewed work");
+    team.push();
+    let ci = team.ci();
+    let head = exited(team.check(&ci, &trusted, &[]), 10, "an unreviewed head");
+    assert!(
+        row(&head.stdout, &unreviewed).starts_with("FAIL  no note: nothing attests this commit"),
+        "{}",
+        head.stdout
+    );
+    assert!(!head.stdout.contains(&reviewed), "head only: {}", head.stdout);
+    let every = exited(team.check(&ci, &trusted, &["--every-commit"]), 10, "every commit");
+    assert!(row(&every.stdout, &reviewed).starts_with("ok  witness: "), "{}", every.stdout);
+    assert!(row(&every.stdout, &unreviewed).starts_with("FAIL  no note"), "{}", every.stdout);
+    assert!(every.stdout.ends_with("policy does not hold: 1 of 2 checked commits not attested\n"), "{}", every.stdout);
+    let json: Value =
+        serde_json::from_str(&exited(team.check(&ci, &trusted, &["--json", "--every-commit"]), 10, "json").stdout)
+            .unwrap();
+    assert_eq!(json["passed"], false);
+    assert_eq!(json["commits"][0]["commit"], unreviewed.as_str());
+    assert_eq!(json["commits"][0]["reasons"][0].as_str().unwrap().split(':').next(), Some("no note"));
+}
+
+#[test]
+fn a_commit_amended_after_its_review_fails_the_check_by_name() {
+    let team = Team::new("cross-family-ok");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.review();
+    team.commit("reviewed work");
+    exited(team.attest(&[]), 0, "attest");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 3 }\n");
+    git(team.agent(), &["commit", "-qa", "--amend", "--no-edit"]);
+    let amended = git(team.agent(), &["rev-parse", "HEAD"]);
+    exited(team.attest(&[]), 11, "the amended commit");
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "an amended head");
+    assert!(row(&run.stdout, &amended).starts_with("FAIL  no note: nothing attests this commit"), "{}", run.stdout);
+}
+
+#[test]
+fn a_note_copied_onto_another_commit_fails_naming_the_commit_it_attests() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 4 }\n");
+    let other = team.commit("unreviewed work");
+    git(team.agent(), &["notes", "--ref=judged", "copy", &reviewed, &other]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "a copied note");
+    let said = row(&run.stdout, &other);
+    assert!(said.starts_with(&format!("FAIL  line 1: the attestation is of commit {reviewed}, not this one: a note copied or moved onto another commit")), "{said}");
+}
+
+#[test]
+fn a_note_signed_by_a_key_the_trusted_file_does_not_hold_fails_naming_the_key() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let stranger = SigningKey::from_seed(&[3; 32]).public_key();
+    let trusted = team.live.tmp.path().join("trusted-stranger");
+    fs::write(&trusted, format!("stranger {stranger}\n")).unwrap();
+    let run = exited(team.check(&team.ci(), &trusted, &[]), 10, "an untrusted key");
+    let listed = String::from_utf8(
+        Command::new(bin("judged"))
+            .args(["key", "--json"])
+            .env("JUDGED_HOME", &team.live.home)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let witness: Value = serde_json::from_str(&listed).unwrap();
+    let id = witness["keys"][0]["spki_id"].as_str().unwrap();
+    let said = row(&run.stdout, &reviewed);
+    assert!(
+        said.starts_with(&format!(
+            "FAIL  line 1: signed by untrusted key {id}: no key of the trusted file has that id"
+        )),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_note_whose_payload_was_edited_and_re_encoded_fails_its_signature() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let mut envelope: Envelope = serde_json::from_str(&team.note(&reviewed)[0]).unwrap();
+    let payload = String::from_utf8(Base64::decode_vec(&envelope.payload).unwrap()).unwrap();
+    assert!(payload.contains("\"score\":8.0"), "{payload}");
+    envelope.payload = Base64::encode_string(payload.replace("\"score\":8.0", "\"score\":9.0").as_bytes());
+    team.set_note(&reviewed, &[&envelope.line()]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "an edited payload");
+    let said = row(&run.stdout, &reviewed);
+    assert!(said.starts_with("FAIL  line 1: bad signature: the signature by `witness` (key "), "{said}");
+    assert!(said.contains("does not match the payload, which was changed after it was signed"), "{said}");
+}
+
+#[test]
+fn a_note_that_is_not_json_or_is_truncated_fails_naming_each_line() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let line = team.note(&reviewed)[0].clone();
+    team.set_note(&reviewed, &["reviewed, trust me", &line[..line.len() / 2]]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "a broken note");
+    let said = row(&run.stdout, &reviewed);
+    assert!(said.starts_with("FAIL  line 1: the note's line is not JSON (expected value at line 1 column 1); line 2: the note's line is truncated: its JSON ends early"), "{said}");
+}
+
+/// A same-family review is refused by attest, so the commit has no note; and a note that
+/// says so, signed with the witness's own key (what an agent that can read the key of a
+/// same-user daemon can make), is refused by the check for what it says.
+#[test]
+fn a_same_family_review_is_not_attested_and_a_signed_note_of_one_fails_the_check() {
+    let team = Team::new("same-family");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let (challenge, evidence, response) = (team.live.out("c.json"), team.live.out("e.json"), team.live.out("r.md"));
+    team.live.challenge_and_review(&challenge);
+    team.live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(10, "a same-family verify");
+    let commit = team.commit("same-family reviewed work");
+    let refused = exited(team.attest(&[]), 10, "a same-family review");
+    assert!(
+        refused.stderr.contains(&format!(
+            "no attestation for commit {commit}: the review of commit {commit}'s tree (evidence cne_"
+        )),
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stderr.contains("is by claude-opus-4.6, of the same family as the work's author claude-sonnet-4.6 (anthropic): that is no cross-family review"), "{}", refused.stderr);
+    team.push();
+    let trusted = team.trusted("witness");
+    let run = exited(team.check(&team.ci(), &trusted, &[]), 10, "no note");
+    assert!(row(&run.stdout, &commit).starts_with("FAIL  no note"), "{}", run.stdout);
+
+    // The witness key of a same-user daemon is the agent's to read.
+    let seed: [u8; 32] = fs::read(team.live.home.join("signing.key")).unwrap().try_into().unwrap();
+    let key = SigningKey::from_seed(&seed);
+    let tree = git(team.agent(), &["rev-parse", "HEAD^{tree}"]);
+    let claim = serde_json::json!({
+        "reviewedAt": "2026-11-30T10:00:00Z", "attestedAt": "2026-11-30T10:00:01Z", "witnessKeyId": key.public_key().spki_id(),
+        "executor": {"host": "copilot-cli", "model": "claude-sonnet-4.6", "family": "anthropic"},
+        "review": {"kind": "reviewer", "evidenceId": "cne_0", "path": "rubber-duck", "model": "claude-opus-4.6",
+            "family": "anthropic", "identitySource": "host-session-event", "assurance": "host-recorded", "verdict": "ready", "score": 8.0}
+    });
+    let statement = Statement::of_commit(&commit, &tree, serde_json::from_value(claim).unwrap());
+    team.set_note(&commit, &[&Envelope::seal(&statement, &key).line()]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &trusted, &[]), 10, "a signed same-family note");
+    let said = row(&run.stdout, &commit);
+    assert!(said.starts_with("FAIL  line 1: same family: claude-opus-4.6 reviewed the work of claude-sonnet-4.6, both anthropic; no cross-family review"), "{said}");
+}
+
+#[test]
+fn a_trusted_file_that_is_no_list_of_keys_is_refused_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    let trusted = dir.path().join("trusted");
+    let check = |text: &str| {
+        fs::write(&trusted, text).unwrap();
+        let output = Command::new(bin("judge-evidence"))
+            .args(["check", "HEAD", "--trusted", p(&trusted)])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        assert!(output.stdout.is_empty(), "nothing is reported");
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let said = check("# witnesses\nwitness\n");
+    assert!(
+        said.contains(&format!(
+            "judge-evidence check: --trusted {}, line 2: expected `NAME KEY`, found `witness`",
+            p(&trusted)
+        )),
+        "{said}"
+    );
+    let said = check("witness abc\n");
+    assert!(
+        said.contains("line 1: `abc` is not a judged public key: expected 64 hex digits, as `judged key` prints it"),
+        "{said}"
+    );
+    let said = check("# none yet\n");
+    assert!(said.contains("holds no key: put one `NAME KEY` line in it per witness"), "{said}");
+}
+
+/// Implementations judged did not write read what it writes: securesystemslib verifies the
+/// envelope (DSSE over PAE, an Ed25519 `SSlibKey` from the exported PEM, keyed by the
+/// SPKI's SHA-256 computed on its own) and refuses it once its payload is edited; the
+/// in-toto-attestation package parses the payload as a Statement and validates it.
+#[test]
+fn an_attestation_verifies_with_securesystemslib_and_validates_with_in_toto_attestation() {
+    let Some(python) = judged_tests::verifiers::python() else { return };
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let tree = git(team.agent(), &["rev-parse", "HEAD^{tree}"]);
+    let (pem, note) = (team.live.tmp.path().join("witness.pem"), team.live.tmp.path().join("note.json"));
+    fs::write(&pem, team.pem()).unwrap();
+    let line = team.note(&reviewed)[0].clone();
+    fs::write(&note, &line).unwrap();
+
+    let output = judged_tests::verifiers::verify(&python, &pem, &note);
+    assert!(output.status.success(), "verify.py: {}", String::from_utf8_lossy(&output.stderr));
+    let verified: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let envelope: Envelope = serde_json::from_str(&line).unwrap();
+    assert_eq!(verified["verified_keyids"], serde_json::json!([envelope.signatures[0].keyid]));
+    assert_eq!(verified["type"], "https://in-toto.io/Statement/v1");
+    assert_eq!(verified["predicate_type"], "https://judged.dev/attestation/review/v1");
+    let subject = serde_json::json!([
+        {"name": "commit", "digest": {"gitCommit": reviewed}},
+        {"name": "tree", "digest": {"gitTree": tree}},
+    ]);
+    assert_eq!(verified["subject"], subject);
+
+    let mut edited = envelope;
+    let payload = String::from_utf8(Base64::decode_vec(&edited.payload).unwrap()).unwrap();
+    edited.payload = Base64::encode_string(payload.replace("gpt-5.4", "gpt-5.5").as_bytes());
+    fs::write(&note, edited.line()).unwrap();
+    let output = judged_tests::verifiers::verify(&python, &pem, &note);
+    assert_eq!(output.status.code(), Some(1), "an edited payload: {output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("securesystemslib: the envelope does not verify"),
+        "{output:?}"
+    );
+}
+
+/// A tree the gate's own cross-family jury passed is attested as the jury's verdict, which
+/// the check counts where the policy counts a jury, and names where it does not.
+#[test]
+fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_policy_counts_juries() {
+    let pass = |model: &str| juror("canned.sh", &["pass", "90", model]);
+    let jury = command_jury(
+        [
+            ("small-openai", "gpt-5.4-mini", pass("gpt-5.4-mini"), ""),
+            ("small-google", "gemini-3-flash", pass("gemini-3-flash"), ""),
+        ],
+        pass("claude-sonnet-4.6"),
+        60,
+    );
+    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{jury}"));
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let task = serde_json::json!({"session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": team.agent(),
+        "hook_event_name": "TaskCompleted", "task_id": "1", "task_subject": "Total the cart"});
+    let hook = judge_hook(&team.live.home, task.to_string().as_bytes(), &[]);
+    assert_eq!(hook.status.code(), Some(0), "the jury passes the work: {}", String::from_utf8_lossy(&hook.stderr));
+    let commit = team.commit("cart: total");
+    let run = exited(team.attest(&[]), 0, "attest a jury's pass");
+    assert!(
+        run.stdout.contains("the jury (google, openai) judged the work: pass at confidence 90; jury "),
+        "{}",
+        run.stdout
+    );
+    team.push();
+    let (ci, trusted) = (team.ci(), team.trusted("witness"));
+    let either = exited(team.check(&ci, &trusted, &["--policy", "evidence_or_panel"]), 0, "a jury counted");
+    assert!(
+        row(&either.stdout, &commit).starts_with("ok  witness: the jury (google, openai) judged the work: pass"),
+        "{}",
+        either.stdout
+    );
+    let evidence = exited(team.check(&ci, &trusted, &[]), 10, "a jury not counted");
+    let said = row(&evidence.stdout, &commit);
+    assert!(
+        said.starts_with(
+            "FAIL  line 1: a jury's verdict, and the policy `evidence` counts only a reviewer's (--policy)"
+        ),
+        "{said}"
+    );
+    let off = exited(team.check(&ci, &trusted, &["--policy", "off"]), 2, "policy off");
+    assert!(
+        off.stderr.contains("`off` counts no review, so it would check nothing: drop the check instead"),
+        "{}",
+        off.stderr
+    );
+}
+
+/// With `[attest] auto`, the daemon attests the commit of a tree it saw reviewed on its own
+/// (its watcher's tick), so the agent that commits after its review needs no extra step;
+/// a commit no review saw gets no note.
+#[test]
+fn with_attest_auto_a_commit_of_the_reviewed_tree_gets_its_note_and_another_does_not() {
+    let team = Team::configured("cross-family-ok", "[attest]\nauto = true\n");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.review();
+    let reviewed = team.commit("cart: total");
+    let has_note = |commit: &str| {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(team.agent())
+            .args(["notes", "--ref=judged", "show", commit])
+            .output()
+            .unwrap();
+        output.status.success().then(|| String::from_utf8(output.stdout).unwrap())
+    };
+    let note = eventually("the daemon's note on the reviewed commit", std::time::Duration::from_secs(20), || {
+        has_note(&reviewed)
+    });
+    assert_eq!(note.lines().count(), 1, "{note}");
+    let again = exited(team.attest(&[]), 0, "attest by hand after the daemon");
+    assert!(again.stdout.ends_with("the note in refs/notes/judged holds it already\n"), "{}", again.stdout);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 0, "the daemon's note checks");
+    assert!(
+        row(&run.stdout, &reviewed).starts_with("ok  witness: gpt-5.4 (openai, host-recorded, rubber-duck)"),
+        "{}",
+        run.stdout
+    );
+
+    team.write("src/cart.rs", "pub fn total() -> u32 { 2 }\n");
+    let unreviewed = team.commit("unreviewed work");
+    // Two of the watcher's 2 s ticks.
+    std::thread::sleep(std::time::Duration::from_secs(5));
+    assert_eq!(has_note(&unreviewed), None, "a commit no review saw");
+}
