@@ -10,6 +10,7 @@ use judged_core::event::Host;
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
 use judged_core::worktree::ChangesText;
 use judged_jury::packet::FinalVerdict;
+use judged_protocol::config::GateEvent;
 use judged_protocol::wire_name;
 use judged_protocol::{ConfigFileUsed, GatePolicy};
 use serde_json::Value;
@@ -25,7 +26,7 @@ pub struct Settings {
     pub require_reviewed_tree: bool,
     /// The gated hook events: `Event` for every host that sends it, `host:Event` for one
     /// host's only (see [`Settings::decides`]).
-    pub events: Vec<String>,
+    pub events: Vec<GateEvent>,
     pub panel_rubric: String,
     pub evidence_assurance: IdentityAssurance,
     pub sources: Vec<String>,
@@ -63,7 +64,7 @@ impl Settings {
     }
 
     /// Everything a layer can set, to tell whether it set anything.
-    fn compared(&self) -> (GatePolicy, u64, usize, OnError, bool, Vec<String>, String, IdentityAssurance) {
+    fn compared(&self) -> (GatePolicy, u64, usize, OnError, bool, Vec<GateEvent>, String, IdentityAssurance) {
         let s = self;
         let events = s.events.clone();
         (
@@ -83,10 +84,12 @@ impl Settings {
     /// that ends the agent's work (Claude Code's is opt-in, `TaskCompleted` its default):
     /// so an entry names an event for every host, or, as `codex-cli:Stop`, for one.
     pub fn decides(&self, host: Host, event: &str) -> bool {
-        self.events.iter().any(|entry| match entry.split_once(':') {
-            Some((only, name)) => only == host.as_str() && name == event,
-            None => entry == event,
-        })
+        self.events.iter().any(|entry| entry.names(host, event))
+    }
+
+    /// The events the gate decides, as `[gate] events` spells them, joined by `separator`.
+    pub fn events_listed(&self, separator: &str) -> String {
+        self.events.iter().map(ToString::to_string).collect::<Vec<_>>().join(separator)
     }
 
     /// Whether the jury may be asked.
@@ -148,7 +151,12 @@ impl GateSettings for GateConfig {
             on_error: OnError::Block,
             // Where each host's agent declares its work done: Claude Code's task, Copilot
             // CLI's and Codex CLI's stop, Gemini CLI's end of an agent turn.
-            events: ["TaskCompleted", "agentStop", "codex-cli:Stop", "AfterAgent"].map(String::from).to_vec(),
+            events: vec![
+                GateEvent::every("TaskCompleted"),
+                GateEvent::every("agentStop"),
+                GateEvent::of(Host::CodexCli, "Stop"),
+                GateEvent::every("AfterAgent"),
+            ],
             panel_rubric: "spec-coherence".into(),
             evidence_assurance: IdentityAssurance::HostRecorded,
             sources: vec!["defaults".into()],
@@ -649,7 +657,7 @@ mod tests {
         }
         assert!(!settings.decides(Host::ClaudeCode, "Stop"), "Claude Code's Stop stays opt-in");
         let mut both = settings.clone();
-        both.events = vec!["TaskCompleted".into(), "Stop".into()];
+        both.events = vec![GateEvent::every("TaskCompleted"), GateEvent::every("Stop")];
         assert!(
             both.decides(Host::ClaudeCode, "Stop") && both.decides(Host::CodexCli, "Stop"),
             "a bare name: every host"

@@ -42,7 +42,7 @@ impl HookGate<'_> {
             sources: settings.sources.clone(),
             config: settings.files.clone(),
             not_applied: settings.not_applied.clone(),
-            events: settings.events.clone(),
+            events: settings.events.iter().map(ToString::to_string).collect(),
             panel_rubric: settings.panel_rubric.clone(),
             freshness_seconds: settings.freshness_seconds,
             require_reviewed_tree: settings.require_reviewed_tree,

@@ -171,7 +171,7 @@ fn ungated_events_warning(
     Ok(Some(format!(
         "judged: warning: the gate decides only its [gate] events ({}), so {names} would be allowed without a \
          decision; add {names} to `events` under [gate] in {} to gate {them}",
-        settings.events.join(", "),
+        settings.events_listed(", "),
         config_path.display(),
     )))
 }

@@ -414,7 +414,7 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
                 cwd.display(),
                 settings.sources.join(" < "),
                 settings.freshness_seconds,
-                settings.events.join(","),
+                settings.events_listed(","),
                 settings.on_error.as_str(),
                 settings.require_reviewed_tree,
                 if settings.uses_panel() { format!(", rubric {}", settings.panel_rubric) } else { String::new() },

@@ -238,6 +238,80 @@ pub struct NoJury {
     pub not_applied: Option<String>,
 }
 
+/// One entry of `[gate] events`: a hook event the gate decides, for every host
+/// (`TaskCompleted`) or for one (`codex-cli:Stop`: `Stop` is both Claude Code's and Codex
+/// CLI's). Read once, where the config is read; an entry naming no host judged knows is
+/// refused there rather than never matching.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GateEvent {
+    /// The one host it is for; none: every host.
+    pub host: Option<judged_core::event::Host>,
+    /// The event's name, as the host spells it.
+    pub event: String,
+}
+
+/// An entry of `[gate] events` that names no event, or no host judged knows.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "`{0}` is not an event: name one for every host (`TaskCompleted`) or for one host \
+     (`codex-cli:Stop`; the hosts are copilot-cli, claude-code, codex-cli, gemini-cli)"
+)]
+pub struct BadGateEvent(String);
+
+impl std::str::FromStr for GateEvent {
+    type Err = BadGateEvent;
+
+    fn from_str(entry: &str) -> Result<GateEvent, BadGateEvent> {
+        let bad = || BadGateEvent(entry.to_owned());
+        let (host, event) = match entry.split_once(':') {
+            Some((host, event)) => (Some(judged_core::event::Host::parse(host).ok_or_else(bad)?), event),
+            None => (None, entry),
+        };
+        if event.is_empty() {
+            return Err(bad());
+        }
+        Ok(GateEvent { host, event: event.to_owned() })
+    }
+}
+
+impl std::fmt::Display for GateEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.host {
+            Some(host) => write!(f, "{}:{}", host.as_str(), self.event),
+            None => f.write_str(&self.event),
+        }
+    }
+}
+
+impl serde::Serialize for GateEvent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for GateEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<GateEvent, D::Error> {
+        String::deserialize(deserializer)?.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl GateEvent {
+    /// `event` for every host.
+    pub fn every(event: &str) -> GateEvent {
+        GateEvent { host: None, event: event.to_owned() }
+    }
+
+    /// `event` of `host` alone.
+    pub fn of(host: judged_core::event::Host, event: &str) -> GateEvent {
+        GateEvent { host: Some(host), event: event.to_owned() }
+    }
+
+    /// Whether this entry names `event` from `host`.
+    pub fn names(&self, host: judged_core::event::Host, event: &str) -> bool {
+        self.host.is_none_or(|only| only == host) && self.event == event
+    }
+}
+
 /// What the gate does with a question it cannot judge (`[gate] on_error`), and what the
 /// hook does when it cannot ask the gate (`install-hooks --on-error`): one set of names.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -281,7 +355,7 @@ macro_rules! gate_table {
             /// Allow only while the working tree is the one the review saw (off by default).
             pub require_reviewed_tree: Option<bool>,
             /// The hook events the gate decides; others are allowed.
-            pub events: Option<Vec<String>>,
+            pub events: Option<Vec<GateEvent>>,
             /// The rubric the jury judges a task by under the panel policies (default
             /// `spec-coherence`, the reference gate's).
             pub panel_rubric: Option<String>,
@@ -343,5 +417,36 @@ gate_table! {
         /// before it counts as the agent's end (default 600): the client records a tool
         /// call's answer again only once the tool has run, which can take minutes.
         gemini_quiet_seconds: Option<u64>,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use judged_core::event::Host;
+
+    #[test]
+    fn a_gate_event_names_every_host_or_one_and_reads_back_as_written() {
+        let file =
+            ConfigFile::parse(Path::new("c.toml"), b"[gate]\nevents = [\"TaskCompleted\", \"codex-cli:Stop\"]\n")
+                .unwrap();
+        let events = file.gate.events.unwrap();
+        assert_eq!(events, [GateEvent::every("TaskCompleted"), GateEvent::of(Host::CodexCli, "Stop")]);
+        assert!(events[1].names(Host::CodexCli, "Stop") && !events[1].names(Host::ClaudeCode, "Stop"));
+        assert!(events[0].names(Host::ClaudeCode, "TaskCompleted"));
+        let shown: Vec<String> = events.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["TaskCompleted", "codex-cli:Stop"]);
+    }
+
+    /// A misspelt host would have named an event no hook ever sends: the gate would have
+    /// allowed that host's ends without a decision. It is refused where the file is read.
+    #[test]
+    fn a_gate_event_for_a_host_judged_does_not_know_is_refused_naming_it() {
+        for entry in ["codx-cli:Stop", "codex-cli:", ""] {
+            let text = format!("[gate]\nevents = [\"{entry}\"]\n");
+            let error = ConfigFile::parse(Path::new("c.toml"), text.as_bytes()).unwrap_err().to_string();
+            assert!(error.contains("c.toml") && error.contains(&format!("`{entry}` is not an event")), "{error}");
+            assert!(error.contains("(`codex-cli:Stop`; the hosts are copilot-cli"), "{error}");
+        }
     }
 }
