@@ -161,9 +161,9 @@ impl HookGate<'_> {
     /// Journal a decision; the answer to relay.
     fn record(&mut self, question: &Question, decided: Decided, started: Instant) -> Result<HookAnswer, StoreError> {
         let Decided { mut verdict, settings, reason, key, from_record, panel, evidence_id } = decided;
-        let decision = if verdict.block { Decision::Block } else { Decision::Allow };
+        let decision = verdict.decision;
         // A recorded block already names its config.
-        if verdict.block && !from_record {
+        if verdict.blocks() && !from_record {
             verdict.message.push_str(&settings.config_lines());
         }
         let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -225,7 +225,7 @@ impl HookGate<'_> {
             && worth_keeping(self.store, &recorded)?
         {
             let verdict = Ruling {
-                block: recorded.decision == Decision::Block,
+                decision: recorded.decision,
                 message: recorded.message,
                 tree_unchanged: recorded.tree_unchanged,
             };
@@ -251,7 +251,7 @@ impl HookGate<'_> {
             if let Some(evidence) = evidence {
                 let change = settings.require_reviewed_tree.then(|| tree_change(self.trees, question, &evidence));
                 let (verdict, reason) = policy::decide_with_evidence(question, &evidence, change);
-                let rested_on = (!verdict.block).then_some(evidence.evidence_id);
+                let rested_on = (!verdict.blocks()).then_some(evidence.evidence_id);
                 return Ok(decided((verdict, reason), settings, None, rested_on));
             }
             if !settings.uses_panel() {

@@ -12,7 +12,7 @@ use judged_core::worktree::ChangesText;
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::config::GateEvent;
 use judged_protocol::wire_name;
-use judged_protocol::{ConfigFileUsed, GatePolicy};
+use judged_protocol::{ConfigFileUsed, Decision, GatePolicy};
 use serde_json::Value;
 use std::path::Path;
 
@@ -350,20 +350,31 @@ impl Question {
     }
 }
 
-/// The gate's ruling on one question: block or not, and what the host is told.
-#[derive(Default)]
+/// The gate's ruling on one question: its decision, and what the host is told.
 pub struct Ruling {
-    pub block: bool,
+    pub decision: Decision,
     pub message: String,
     /// Whether the working tree was the one the review saw, when the gate required it.
     pub tree_unchanged: Option<bool>,
 }
 
 impl Ruling {
+    /// An allow that says nothing.
+    pub fn allow() -> Ruling {
+        Ruling { decision: Decision::Allow, message: String::new(), tree_unchanged: None }
+    }
+
+    pub fn blocks(&self) -> bool {
+        self.decision == Decision::Block
+    }
+
     /// The on_error rule's answer to a question the gate could not judge.
     pub fn failure(settings: &Settings, why: &str) -> Ruling {
         Ruling {
-            block: settings.on_error == OnError::Block,
+            decision: match settings.on_error {
+                OnError::Block => Decision::Block,
+                OnError::Allow => Decision::Allow,
+            },
             message: format!("judged: {why}; the gate's on_error rule is `{}`.", settings.on_error.as_str()),
             tree_unchanged: None,
         }
@@ -374,15 +385,15 @@ impl Ruling {
 /// the work is too short to gate.
 pub fn decide_at_once(question: &Question, settings: &Settings) -> Option<(Ruling, &'static str)> {
     if settings.policy == GatePolicy::Off {
-        return Some((Ruling::default(), "policy off"));
+        return Some((Ruling::allow(), "policy off"));
     }
     if question.subagent.is_some() {
         // The root agent's own stop is the one that declares the work done; blocking a
         // reviewer sub-agent's would only make it go on answering.
-        return Some((Ruling::default(), "a sub-agent's stop"));
+        return Some((Ruling::allow(), "a sub-agent's stop"));
     }
     if question.work.chars().count() < settings.min_task_chars {
-        return Some((Ruling::default(), "skipped: shorter than min_task_chars"));
+        return Some((Ruling::allow(), "skipped: shorter than min_task_chars"));
     }
     None
 }
@@ -413,10 +424,11 @@ pub fn decide_with_evidence(
         evidence.verdict.clone().unwrap_or_else(unknown),
     );
     match change {
-        None => (Ruling { block: false, message, tree_unchanged: None }, "fresh positive evidence"),
-        Some(TreeChange { moved: false, paths }) if paths.is_empty() => {
-            (Ruling { block: false, message, tree_unchanged: Some(true) }, "fresh positive evidence, tree unchanged")
-        }
+        None => (Ruling { decision: Decision::Allow, message, tree_unchanged: None }, "fresh positive evidence"),
+        Some(TreeChange { moved: false, paths }) if paths.is_empty() => (
+            Ruling { decision: Decision::Allow, message, tree_unchanged: Some(true) },
+            "fresh positive evidence, tree unchanged",
+        ),
         Some(change) => (tree_changed(question, &change), "working tree changed since the review"),
     }
 }
@@ -437,14 +449,14 @@ pub fn decide_without_evidence(
              reviews with `evidence_assurance = \"caller-declared\"` in [gate].",
         );
     }
-    (Ruling { block: true, message, tree_unchanged: None }, "no fresh positive evidence")
+    (Ruling { decision: Decision::Block, message, tree_unchanged: None }, "no fresh positive evidence")
 }
 
 /// The decision on the jury's verdict. Only a healthy cross-family pass allows: a degraded
 /// or errored jury is no cross-family review, whatever it said.
 pub fn decide_with_panel(label: &str, panel: &PanelConvened) -> (Ruling, &'static str) {
     let verdict = wire_name(&panel.final_verdict);
-    let block = |message: String| Ruling { block: true, message, tree_unchanged: None };
+    let block = |message: String| Ruling { decision: Decision::Block, message, tree_unchanged: None };
     if panel.degraded || panel.final_verdict == FinalVerdict::Error {
         let message = format!(
             "judged: {label} cannot be marked done yet: the cross-family jury could not judge it (verdict {verdict}{}).\n{}",
@@ -458,7 +470,7 @@ pub fn decide_with_panel(label: &str, panel: &PanelConvened) -> (Ruling, &'stati
             "judged: {label} passed the cross-family jury ({verdict}, confidence {}, rubric {}).",
             panel.final_confidence, panel.rubric
         );
-        return (Ruling { block: false, message, tree_unchanged: None }, "jury pass");
+        return (Ruling { decision: Decision::Allow, message, tree_unchanged: None }, "jury pass");
     }
     let flags: String = panel.flags.iter().map(|f| format!("\n  - {f}")).collect();
     let message = format!(
@@ -529,7 +541,7 @@ fn tree_changed(question: &Question, change: &TreeChange) -> Ruling {
         if shown.is_empty() { "-".to_owned() } else { shown.join(", ") },
         reviewer_for(question),
     );
-    Ruling { block: true, message, tree_unchanged: Some(false) }
+    Ruling { decision: Decision::Block, message, tree_unchanged: Some(false) }
 }
 
 fn missing_evidence_message(question: &Question, settings: &Settings) -> String {

@@ -78,12 +78,13 @@ impl Counting {
             );
             return ReviewCount { counted: false, allows: false, why };
         }
-        let why = if verdict.block {
-            verdict.message
-        } else {
+        let allows = !verdict.blocks();
+        let why = if allows {
             format!("{} The gate counts it for a task completed on this tree, until a file changes.", verdict.message)
+        } else {
+            verdict.message
         };
-        ReviewCount { counted: true, allows: !verdict.block, why }
+        ReviewCount { counted: true, allows, why }
     }
 }
 

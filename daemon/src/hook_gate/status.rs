@@ -71,7 +71,7 @@ impl HookGate<'_> {
             if let Some(evidence) = evidence {
                 let change = settings.require_reviewed_tree.then(|| tree_change(self.trees, question, &evidence));
                 let (verdict, _) = policy::decide_with_evidence(question, &evidence, change);
-                if verdict.block {
+                if verdict.blocks() {
                     return Ok(Some(verdict.message));
                 }
                 status.evidence_id = Some(evidence.evidence_id);
@@ -111,6 +111,6 @@ impl HookGate<'_> {
         };
         let (verdict, _) = policy::decide_with_panel(&question.label, &review);
         status.review = Some(panel::report_jury(review));
-        Ok(verdict.block.then_some(verdict.message))
+        Ok(verdict.blocks().then_some(verdict.message))
     }
 }
