@@ -72,6 +72,16 @@ impl Run {
     }
 }
 
+/// A Copilot CLI fixture's session id (its `session.start`'s), and where the line that
+/// holds the stand-in nonce starts: the log up to there is written first, the rest once
+/// the real nonce is known.
+pub fn session_and_split(text: &[u8]) -> (String, usize) {
+    let at = text.windows(13).position(|w| w == b"\"sessionId\":\"").expect("session.start names its id") + 13;
+    let session_id = String::from_utf8(text[at..at + 36].to_vec()).unwrap();
+    let nonce_at = text.windows(32).position(|w| w == STAND_IN_NONCE.as_bytes()).expect("stand-in nonce");
+    (session_id, text[..nonce_at].iter().rposition(|&b| b == b'\n').unwrap() + 1)
+}
+
 /// A temp path as text.
 pub fn p(path: &Path) -> &str {
     path.to_str().expect("temp paths are UTF-8")
@@ -128,14 +138,7 @@ impl Live {
         fs::create_dir_all(tmp.path().join("out")).unwrap();
         let fixture = fs::read(workspace().join(fixture)).unwrap();
         let text = shift_timestamps(&replace_all(&fixture, fixture_cwd, p(&project)), age);
-        let session_id = {
-            let at = text.windows(13).position(|w| w == b"\"sessionId\":\"").expect("session.start names its id") + 13;
-            String::from_utf8(text[at..at + 36].to_vec()).unwrap()
-        };
-        let split = {
-            let nonce_at = text.windows(32).position(|w| w == STAND_IN_NONCE.as_bytes()).expect("stand-in nonce");
-            text[..nonce_at].iter().rposition(|&b| b == b'\n').unwrap() + 1
-        };
+        let (session_id, split) = session_and_split(&text);
         let (root, log) = if claude {
             let root = tmp.path().join("claude/projects");
             (root.clone(), root.join("-project").join(format!("{session_id}.jsonl")))

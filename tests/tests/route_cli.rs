@@ -2,6 +2,7 @@
 //! codes, and `--bound-challenge` with a real challenge issued over a live copy of a real
 //! Copilot CLI 1.0.102 log (as `evidence_cli.rs` makes them), in direct mode.
 
+use judged_tests::live::session_and_split;
 use judged_tests::timestamps::shift_timestamps;
 use judged_tests::{bin, workspace};
 use serde_json::Value;
@@ -13,7 +14,6 @@ use tempfile::TempDir;
 const BINDING: &str = "run_20261130_a1b2c3d4_r1_review_7e91c4ab";
 /// The nonce of the stand-in `judge-evidence` the fixtures were recorded with: the log up
 /// to its line is what the host had written when `challenge` ran.
-const STAND_IN_NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
 const FIXTURE_CWD: &str = "/tmp/judged-fixture/copilot/cross-family-ok/project";
 
 /// One finished `judge-evidence route` run.
@@ -94,14 +94,7 @@ impl Env {
         let project = self.path("project");
         let text = text.replace(FIXTURE_CWD, project.to_str().unwrap()).replace("claude-sonnet-4.6", executor);
         let text = shift_timestamps(text.as_bytes(), chrono::Duration::seconds(2));
-        let session_id = {
-            let at = text.windows(13).position(|w| w == b"\"sessionId\":\"").expect("session.start names its id") + 13;
-            String::from_utf8(text[at..at + 36].to_vec()).unwrap()
-        };
-        let split = {
-            let nonce_at = text.windows(32).position(|w| w == STAND_IN_NONCE.as_bytes()).expect("stand-in nonce");
-            text[..nonce_at].iter().rposition(|&b| b == b'\n').unwrap() + 1
-        };
+        let (session_id, split) = session_and_split(&text);
         let root = self.path("copilot/session-state");
         let log = root.join(&session_id).join("events.jsonl");
         fs::create_dir_all(log.parent().unwrap()).unwrap();
