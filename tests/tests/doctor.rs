@@ -409,3 +409,28 @@ fn a_remote_that_does_not_fetch_the_attestations_notes_is_named_with_its_refspec
     let (_, checks, text) = machine.doctor();
     assert_eq!(status_of(&checks, "notes from origin"), "ok", "{text}");
 }
+
+/// A project's hook settings are the agent's to write: one that is a FIFO (or too large)
+/// is refused by name, as config files are, instead of holding doctor forever.
+#[test]
+fn a_projects_hook_settings_that_are_a_fifo_do_not_hold_doctor() {
+    let m = Machine::new("");
+    fs::create_dir_all(m.project.join(".claude")).unwrap();
+    let fifo = m.project.join(".claude/settings.json");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child =
+        m.command("judged").args(["doctor", "--json"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("doctor is held by the FIFO at {}", fifo.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    let checks = serde_json::from_slice::<Value>(&output.stdout).unwrap()["checks"].as_array().cloned().unwrap();
+    assert_eq!(status_of(&checks, "hooks.claude-code.project"), "fail");
+    let detail = named(&checks, "hooks.claude-code.project")["detail"].as_str().unwrap().to_owned();
+    assert!(detail.contains(&fifo.display().to_string()) && detail.contains("not a regular file"), "{detail}");
+}

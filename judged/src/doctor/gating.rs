@@ -77,7 +77,7 @@ fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
     } else {
         hooked.iter().cloned().chain(plugin.clone()).collect()
     };
-    let summary = name("gated").trim_end_matches(".gated").to_owned();
+    let summary = format!("hooks.{}", host.as_str());
     let title = setup.title();
     checks.push(match (&asked.bin, gated_by.as_slice()) {
         (None, []) => ok(summary, format!("`{}` is not on PATH: nothing to gate", setup.program())),
@@ -215,12 +215,14 @@ fn first_word(command: &str) -> String {
 /// Check one hooks file's `judge-hook` commands: the binary exists and is this version.
 /// Whether the file holds any.
 fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str) -> bool {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return false,
+    // A project's settings are the agent's to write: read as config files are (a regular
+    // file, never blocking on a FIFO, bounded).
+    let text = match judged_core::config_file::read(path) {
+        Ok(None) => return false,
+        Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(error) => {
-            let fix = format!("make {} readable", path.display());
-            checks.push(check(name, Status::Fail, format!("cannot read {}: {error}", path.display()), Some(fix)));
+            let fix = format!("make {} a readable regular file, or move it away", path.display());
+            checks.push(check(name, Status::Fail, error.to_string(), Some(fix)));
             return true;
         }
     };
