@@ -14,17 +14,23 @@ pub enum Host {
     CodexCli,
     /// Google Gemini CLI: `tmp/<project>/chats/session-<ts>-<id8>.jsonl`.
     GeminiCli,
+    /// Qwen Code: `projects/<project>/chats/<session id>.jsonl`.
+    QwenCode,
 }
 
 impl Host {
+    /// Every host, in the order judged lists them.
+    pub const ALL: [Host; 5] = [Host::ClaudeCode, Host::CopilotCli, Host::CodexCli, Host::GeminiCli, Host::QwenCode];
+
     /// The name artifacts, the store and the wire use (`copilot-cli`, `claude-code`,
-    /// `codex-cli`, `gemini-cli`).
+    /// `codex-cli`, `gemini-cli`, `qwen-code`).
     pub fn as_str(self) -> &'static str {
         match self {
             Host::CopilotCli => "copilot-cli",
             Host::ClaudeCode => "claude-code",
             Host::CodexCli => "codex-cli",
             Host::GeminiCli => "gemini-cli",
+            Host::QwenCode => "qwen-code",
         }
     }
 
@@ -36,6 +42,7 @@ impl Host {
             "claude-code" => Some(Host::ClaudeCode),
             "codex-cli" => Some(Host::CodexCli),
             "gemini-cli" => Some(Host::GeminiCli),
+            "qwen-code" => Some(Host::QwenCode),
             _ => None,
         }
     }

@@ -1,17 +1,18 @@
 //! `judge-hook`: the command a coding-agent host runs as a hook.
 //!
 //! It reads the hook's stdin JSON, asks `judged` for the decision, and answers the host
-//! the way that host listens: Claude Code and Gemini CLI (`AfterAgent`) block on exit 2
-//! with the reason on stderr; Copilot CLI's `agentStop` and Codex CLI's `Stop` block on a
-//! `{"decision": "block"}` object on stdout. The decision, and its record, are the
+//! the way that host listens (its `HostHooks::hears_block`): Claude Code, Gemini CLI
+//! (`AfterAgent`) and Qwen Code block on exit 2 with the reason on stderr; Copilot CLI's
+//! `agentStop` and Codex CLI's `Stop` block on a `{"decision": "block"}` object on stdout. The decision, and its record, are the
 //! daemon's; this process only carries the question, so it starts without an async
 //! runtime or a config parser.
 //!
-//! Usage: `judge-hook [--host claude-code|copilot-cli|codex-cli|gemini-cli] [--on-error
+//! Usage: `judge-hook [--host claude-code|copilot-cli|codex-cli|gemini-cli|qwen-code] [--on-error
 //! block|allow] [--timeout SECONDS]`, or `judge-hook --version`.
 //! `--on-error` is what to do when the daemon cannot be asked (default `block`: an armed
 //! gate fails closed).
 
+use judged_core::adapter::HearsBlock;
 use judged_core::event::Host;
 use judged_core::rules::ReviewerCli;
 use judged_protocol::autostart::{self, AutoStartError};
@@ -43,7 +44,7 @@ impl std::fmt::Display for UnexpectedArgument {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         write!(
             f,
-            "unexpected argument `{}`; usage: judge-hook [--host claude-code|copilot-cli|codex-cli|gemini-cli] [--on-error block|allow] [--timeout SECONDS]",
+            "unexpected argument `{}`; usage: judge-hook [--host claude-code|copilot-cli|codex-cli|gemini-cli|qwen-code] [--on-error block|allow] [--timeout SECONDS]",
             self.0
         )
     }
@@ -157,12 +158,12 @@ fn block(host: Host, again: bool, message: &str) -> ExitCode {
         println!("{}", json!({"continue": false, "stopReason": message}));
         return ExitCode::SUCCESS;
     }
-    match host {
-        Host::ClaudeCode | Host::GeminiCli => {
+    match judged_core::adapter::hooks(host).hears_block() {
+        HearsBlock::ExitTwo => {
             eprintln!("{message}");
             ExitCode::from(2)
         }
-        Host::CopilotCli | Host::CodexCli => {
+        HearsBlock::DecisionObject => {
             println!("{}", json!({"decision": "block", "reason": message}));
             ExitCode::SUCCESS
         }

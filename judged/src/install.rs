@@ -770,6 +770,55 @@ pub fn gemini_uninstall(settings: &Path) -> Result<Plan, InstallError> {
     command_hooks_uninstall(settings, Syntax::JsonWithComments, None)
 }
 
+/// Qwen Code's settings: `$QWEN_HOME/settings.json` (else `~/.qwen/settings.json`) for the
+/// user, `<project>/.qwen/settings.json` for a project (which it reads only in a folder the
+/// user trusts).
+pub fn qwen_settings_path(project: Option<&Path>) -> PathBuf {
+    match project {
+        Some(project) => project.join(".qwen/settings.json"),
+        None => qwen_home().join("settings.json"),
+    }
+}
+
+/// Qwen Code's own directory: `$QWEN_HOME`, else `~/.qwen`.
+pub fn qwen_home() -> PathBuf {
+    std::env::var_os("QWEN_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| judged_core::files::home_dir().join(".qwen"), PathBuf::from)
+}
+
+/// Qwen Code's system settings, root's: `$QWEN_CODE_SYSTEM_SETTINGS_PATH`, else
+/// `/etc/qwen-code/settings.json`. They override user and project settings, and their
+/// hooks run whatever folder the user trusts.
+pub fn qwen_managed_path() -> PathBuf {
+    std::env::var_os("QWEN_CODE_SYSTEM_SETTINGS_PATH").filter(|v| !v.is_empty()).map_or_else(
+        || {
+            let base =
+                if cfg!(target_os = "macos") { "/Library/Application Support/QwenCode" } else { "/etc/qwen-code" };
+            Path::new(base).join("settings.json")
+        },
+        PathBuf::from,
+    )
+}
+
+/// Add our `Stop` hook to a Qwen Code settings file (Claude Code's shape, timeout in
+/// seconds; comments allowed, as Gemini CLI's). In its system settings, `disableAllHooks: false` too: the system's value
+/// overrides a user's or a project's `disableAllHooks: true`.
+pub fn qwen_install(settings: &Path, command: &str, timeout_seconds: u64, managed: bool) -> Result<Plan, InstallError> {
+    let events = ["Stop".to_owned()];
+    let top = managed.then_some((QWEN_HOOKS_OFF, Some(Value::Bool(false))));
+    command_hooks_install(settings, Syntax::JsonWithComments, command, &events, timeout_seconds, top)
+}
+
+/// Remove our hooks from a Qwen Code settings file (and, from its system settings, the
+/// `disableAllHooks` we wrote); the file too when nothing else is left in it.
+pub fn qwen_uninstall(settings: &Path, managed: bool) -> Result<Plan, InstallError> {
+    command_hooks_uninstall(settings, Syntax::JsonWithComments, managed.then_some(QWEN_HOOKS_OFF))
+}
+
+/// Qwen Code's setting that turns every hook off.
+const QWEN_HOOKS_OFF: &str = "disableAllHooks";
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,7 +55,7 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Register the `judge-hook` gate with Claude Code, Copilot CLI, Codex CLI or Gemini CLI.
+    /// Register the `judge-hook` gate with Claude Code, Copilot CLI, Codex CLI, Gemini CLI or Qwen Code.
     InstallHooks {
         #[command(flatten)]
         target: HookTarget,
@@ -153,27 +153,32 @@ enum KeyAction {
 #[derive(clap::Args)]
 struct HookTarget {
     /// Claude Code settings.json.
-    #[arg(long, required_unless_present_any = ["copilot", "codex", "gemini"])]
+    #[arg(long, required_unless_present_any = ["copilot", "codex", "gemini", "qwen"])]
     claude: bool,
     /// Copilot CLI `.github/hooks/judged.json` in the project.
-    #[arg(long, conflicts_with_all = ["claude", "codex", "gemini"])]
+    #[arg(long, conflicts_with_all = ["claude", "codex", "gemini", "qwen"])]
     copilot: bool,
     /// Codex CLI `.codex/hooks.json` (its `Stop` hook), trusted in `$CODEX_HOME/config.toml`.
-    #[arg(long, conflicts_with_all = ["claude", "gemini"])]
+    #[arg(long, conflicts_with_all = ["claude", "gemini", "qwen"])]
     codex: bool,
     /// Gemini CLI `.gemini/settings.json` (its `AfterAgent` hook).
-    #[arg(long, conflicts_with_all = ["claude"])]
+    #[arg(long, conflicts_with_all = ["claude", "qwen"])]
     gemini: bool,
+    /// Qwen Code `.qwen/settings.json` (its `Stop` hook).
+    #[arg(long, conflicts_with_all = ["claude"])]
+    qwen: bool,
     /// The project directory (default: the current directory).
     #[arg(long, conflicts_with = "user")]
     project: Option<PathBuf>,
     /// The user's settings (Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`; Codex CLI:
-    /// `$CODEX_HOME` or `~/.codex`; Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`).
+    /// `$CODEX_HOME` or `~/.codex`; Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`;
+    /// Qwen Code: `$QWEN_HOME` or `~/.qwen`).
     #[arg(long, conflicts_with = "copilot")]
     user: bool,
     /// The host's managed settings, root's: a hook no user or project setting removes or
     /// disables (Claude Code `/etc/claude-code/managed-settings.d/judged.json`, Copilot CLI
-    /// `/etc/github-copilot/policy.d/judged.json`, Codex CLI `/etc/codex/requirements.toml`).
+    /// `/etc/github-copilot/policy.d/judged.json`, Codex CLI `/etc/codex/requirements.toml`,
+    /// Qwen Code `/etc/qwen-code/settings.json`).
     /// Needs root.
     #[arg(long, conflicts_with_all = ["project", "user"])]
     managed: bool,
@@ -194,11 +199,24 @@ impl HookTarget {
             copilot: host == Host::CopilotCli,
             codex: host == Host::CodexCli,
             gemini: host == Host::GeminiCli,
+            qwen: host == Host::QwenCode,
             project: if user { None } else { project },
             user,
             managed: false,
             managed_only: false,
         }
+    }
+
+    /// The host the flags name (Claude Code unless another is named).
+    fn host(&self) -> judged_core::event::Host {
+        use judged_core::event::Host;
+        let named = [
+            (self.copilot, Host::CopilotCli),
+            (self.codex, Host::CodexCli),
+            (self.gemini, Host::GeminiCli),
+            (self.qwen, Host::QwenCode),
+        ];
+        named.into_iter().find_map(|(on, host)| on.then_some(host)).unwrap_or(Host::ClaudeCode)
     }
 
     fn project_dir(&self) -> PathBuf {
@@ -238,7 +256,7 @@ enum CliError {
     #[error(
         "--managed is not written for {}: its system settings (/etc/gemini-cli/settings.json) cannot keep a \
          user's `hooksConfig.disabled` from naming the hook, nor run it in a folder the user does not trust; \
-         install its hook with --user or --project (Claude Code, Copilot CLI and Codex CLI have --managed)",
+         install its hook with --user or --project (Claude Code, Copilot CLI, Codex CLI and Qwen Code have --managed)",
         .0.as_str()
     )]
     ManagedNotFor(judged_core::event::Host),

@@ -1,5 +1,5 @@
 //! The judged plugin (`plugin/` in the repository): one directory that Claude Code,
-//! Copilot CLI, Codex CLI and Gemini CLI each install with their own command.
+//! Copilot CLI, Codex CLI, Gemini CLI and Qwen Code each install with their own command.
 //!
 //! Each host reads its own manifest, and no one manifest serves two of them (each names
 //! its hooks file, and each host's hook events and units differ), so every manifest is
@@ -20,6 +20,8 @@
 //!   root. Its events would be unknown events to the other three, which read
 //!   `hooks/hooks.json` too, so the extension is the `gemini/` subdirectory, with its own
 //!   copy of the skill (an installed extension is a copy of that directory alone).
+//! - Qwen Code: `qwen-extension.json`, whose inline `hooks` it reads before any hook file;
+//!   the extension is the `qwen/` subdirectory, as Gemini CLI's is, with its skill.
 
 use crate::hook_entry::{HOOK_TIMEOUT_SECONDS, command_hook_group, copilot_hooks, pretty, shim_command};
 use serde_json::{Value, json};
@@ -41,6 +43,8 @@ pub const DESCRIPTION: &str = "A cross-family review gate for coding agents: a h
 pub const AUTHOR: &str = "the judged authors";
 /// Where the Gemini CLI extension lives in the plugin (see the module comment).
 pub const GEMINI_DIR: &str = "gemini";
+/// Where the Qwen Code extension lives in the plugin (see the module comment).
+pub const QWEN_DIR: &str = "qwen";
 
 const SKILL_TEXT: &str = include_str!("../../plugin/skills/judged-review/SKILL.md");
 const README_TEXT: &str = include_str!("../../plugin/README.md");
@@ -54,20 +58,23 @@ pub struct HostHook {
     pub file: &'static str,
 }
 
-/// The four hosts' hooks. Codex CLI's and Gemini CLI's stop events are answered by
-/// judge-hook as `codex-cli` and `gemini-cli`.
-pub const HOSTS: [HostHook; 4] = [
+/// The five hosts' hooks. Codex CLI's, Gemini CLI's and Qwen Code's stop events are
+/// answered by judge-hook as `codex-cli`, `gemini-cli` and `qwen-code`; Qwen Code's is in
+/// its extension's manifest.
+pub const HOSTS: [HostHook; 5] = [
     HostHook { host: "claude-code", event: "TaskCompleted", file: "hooks/claude-code.json" },
     HostHook { host: "copilot-cli", event: "agentStop", file: "hooks/copilot-cli.json" },
     HostHook { host: "codex-cli", event: "Stop", file: "hooks/codex-cli.json" },
     HostHook { host: "gemini-cli", event: "AfterAgent", file: "gemini/hooks/hooks.json" },
+    HostHook { host: "qwen-code", event: "Stop", file: "qwen/qwen-extension.json" },
 ];
 
-/// The hook file of `host` in an installed copy of the plugin at `root`: a Gemini CLI
-/// extension is a copy of the `gemini/` directory alone.
+/// The hook file of `host` in an installed copy of the plugin at `root`: a Gemini CLI or
+/// Qwen Code extension is a copy of its directory alone.
 pub fn installed_hooks_file(host: judged_core::event::Host, root: &Path) -> PathBuf {
     let hook = HOSTS.iter().find(|h| h.host == host.as_str()).expect("every host has a hook in the plugin");
-    root.join(hook.file.strip_prefix(GEMINI_DIR).map_or(hook.file, |f| f.trim_start_matches('/')))
+    let in_extension = [GEMINI_DIR, QWEN_DIR].iter().find_map(|dir| hook.file.strip_prefix(dir)?.strip_prefix('/'));
+    root.join(in_extension.unwrap_or(hook.file))
 }
 
 /// One file of the plugin, its path relative to the plugin's root.
@@ -128,7 +135,7 @@ fn json_file(path: &'static str, value: &Value) -> PluginFile {
 
 /// Every file of the plugin.
 pub fn files() -> Vec<PluginFile> {
-    let [claude, copilot, codex, gemini] = &HOSTS;
+    let [claude, copilot, codex, gemini, qwen] = &HOSTS;
     let timeout = HOOK_TIMEOUT_SECONDS;
     vec![
         json_file(
@@ -172,7 +179,20 @@ pub fn files() -> Vec<PluginFile> {
                 json!({"hooks": [{"type": "command", "name": NAME, "command": hook_command(gemini.host), "timeout": timeout * 1000}]}),
             ),
         ),
+        // Qwen Code reads inline hooks in its manifest before any hook file (timeouts in
+        // seconds), and its MCP servers there too.
+        json_file(
+            qwen.file,
+            &json!({
+                "name": NAME,
+                "version": env!("CARGO_PKG_VERSION"),
+                "description": DESCRIPTION,
+                "mcpServers": mcp_server(false),
+                "hooks": {qwen.event: [command_hook_group(&hook_command(qwen.host), timeout)]},
+            }),
+        ),
         PluginFile { path: "skills/judged-review/SKILL.md", contents: SKILL_TEXT.into() },
+        PluginFile { path: "qwen/skills/judged-review/SKILL.md", contents: SKILL_TEXT.into() },
         PluginFile { path: "gemini/skills/judged-review/SKILL.md", contents: SKILL_TEXT.into() },
         PluginFile { path: "README.md", contents: README_TEXT.into() },
         PluginFile { path: ".claude-plugin/icon.png", contents: ICON.to_vec() },

@@ -656,12 +656,12 @@ impl std::fmt::Display for ForcedEnd {
 
 /// Whether judge-hook's block of a stop ends the agent's turn, rather than make it go on.
 /// `again`: the host already went on after a block of this stop (`stop_hook_active`).
-/// Codex CLI 0.169.0 and Gemini CLI 0.61.0 go on after every block with no limit of their
-/// own (hundreds of turns a minute against a model that stops again at once), so the
-/// second block ends the turn, with the reason as the stop's. Claude Code and Copilot CLI
-/// cap the blocks themselves.
+/// A host that goes on after every block with no cap of its own
+/// ([`HostHooks::blocks_uncapped`](judged_core::adapter::HostHooks::blocks_uncapped)) has
+/// the second block end the turn, with the reason as the stop's; the others cap the
+/// blocks themselves.
 pub fn block_ends_turn(host: Host, again: bool) -> bool {
-    again && matches!(host, Host::CodexCli | Host::GeminiCli)
+    again && judged_core::adapter::hooks(host).blocks_uncapped()
 }
 
 fn task_completed() -> String {

@@ -5,10 +5,14 @@
 //! Bookkeeping records (`queue-operation`, `last-prompt`, …) have no uuid and are kept
 //! as records of their kind with nothing else set.
 
-use super::{ChainRule, Envelope, Fields, HostLog, LineError, any_str, non_empty_str, raw_non_empty, raw_str};
+use super::{
+    ChainRule, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str,
+    raw_non_empty, raw_str, stem,
+};
 use crate::event::{Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::path::Path;
 
 fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
     let kind = raw_str(fields.kind).unwrap_or_default();
@@ -95,11 +99,38 @@ impl HostLog for ClaudeCode {
         })
     }
 
+    /// A sub-agent's transcript `<session>/subagents/<agent>.jsonl` is `<session>/<agent>`.
+    fn session_key(&self, path: &Path) -> String {
+        let parent = path.parent();
+        match parent.filter(|p| p.file_name().is_some_and(|n| n == "subagents")).and_then(Path::parent) {
+            Some(session) => {
+                let name = session.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                format!("{name}/{}", stem(path))
+            }
+            None => stem(path),
+        }
+    }
+
     fn envelope<'a>(&self, fields: &Fields<'a>, _text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
         Ok(envelope(fields))
     }
 
     fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record {
         record(envelope, body)
+    }
+}
+
+impl HostHooks for ClaudeCode {
+    /// A task set to completed (`TaskUpdate`); its `Stop` is opt-in.
+    fn end_event(&self) -> EndEvent {
+        EndEvent { name: "TaskCompleted", name_shared: false }
+    }
+
+    fn hears_block(&self) -> HearsBlock {
+        HearsBlock::ExitTwo
+    }
+
+    fn shell_tool(&self) -> &'static str {
+        "Bash"
     }
 }

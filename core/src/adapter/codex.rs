@@ -12,7 +12,9 @@
 //! The calls and answers of a turn carry no model: they take the one its `turn_context`
 //! names (see [`crate::adapter::Carried`]).
 
-use super::{Carried, Envelope, Fields, HostLog, LineError, any_str, non_empty_str, raw_str};
+use super::{
+    Carried, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str, raw_str,
+};
 use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -154,5 +156,19 @@ impl HostLog for CodexCli {
         } else if record.model.is_none() && written_by_the_model(&record.kind) {
             record.model.clone_from(&carried.turn_model);
         }
+    }
+}
+
+impl HostHooks for CodexCli {
+    fn end_event(&self) -> EndEvent {
+        EndEvent { name: "Stop", name_shared: true }
+    }
+
+    fn hears_block(&self) -> HearsBlock {
+        HearsBlock::DecisionObject
+    }
+
+    fn blocks_uncapped(&self) -> bool {
+        true
     }
 }

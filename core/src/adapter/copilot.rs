@@ -4,12 +4,14 @@
 //! child's `agentId` and are written to the same file (observed with 1.0.102).
 
 use super::{
-    ChainRule, Envelope, Fields, HostLog, LineError, any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy,
+    ChainRule, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str,
+    raw_non_empty, raw_str, raw_truthy,
 };
 use crate::event::{Record, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::path::Path;
 
 /// `session.start`'s `data`, the part the envelope needs.
 #[derive(Default, Deserialize)]
@@ -131,11 +133,34 @@ impl HostLog for CopilotCli {
         true
     }
 
+    /// A session is a directory holding its `events.jsonl`.
+    fn session_key(&self, path: &Path) -> String {
+        path.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
     fn envelope<'a>(&self, fields: &Fields<'a>, _text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
         envelope(fields)
     }
 
     fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record {
         record(envelope, body)
+    }
+}
+
+impl HostHooks for CopilotCli {
+    fn end_event(&self) -> EndEvent {
+        EndEvent { name: "agentStop", name_shared: false }
+    }
+
+    fn unnamed_event(&self) -> &'static str {
+        "agentStop"
+    }
+
+    fn hears_block(&self) -> HearsBlock {
+        HearsBlock::DecisionObject
+    }
+
+    fn shell_tool(&self) -> &'static str {
+        "Bash"
     }
 }

@@ -16,7 +16,10 @@
 //! (`Exit Code: N` when it failed, `Signal: …` when it was killed, `Process Group PGID:
 //! …`).
 
-use super::{Envelope, Fields, HostLog, LineError, any_str, non_empty_str, raw_non_empty, raw_str};
+use super::{
+    EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str, raw_non_empty,
+    raw_str,
+};
 use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -149,5 +152,20 @@ impl HostLog for GeminiCli {
 
     fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record {
         record(envelope, body)
+    }
+}
+
+impl HostHooks for GeminiCli {
+    /// The end of an agent turn.
+    fn end_event(&self) -> EndEvent {
+        EndEvent { name: "AfterAgent", name_shared: false }
+    }
+
+    fn hears_block(&self) -> HearsBlock {
+        HearsBlock::ExitTwo
+    }
+
+    fn blocks_uncapped(&self) -> bool {
+        true
     }
 }

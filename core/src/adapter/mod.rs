@@ -11,12 +11,14 @@ mod claude;
 mod codex;
 mod copilot;
 mod gemini;
+mod qwen;
 
 pub use crate::event::Envelope;
 use crate::event::{Host, Record};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::path::Path;
 
 /// What the witness knows of one host's logs.
 pub trait HostLog: Sync {
@@ -40,6 +42,16 @@ pub trait HostLog: Sync {
     fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record;
     /// Take what `record` states for the records after it, and give it what it lacks.
     fn carry(&self, _carried: &mut Carried, _record: &mut Record) {}
+    /// The session a log file belongs to, from its place under the root: by default its
+    /// file name without `.jsonl`, unique under the root.
+    fn session_key(&self, path: &Path) -> String {
+        stem(path)
+    }
+}
+
+/// A file's name without its extension.
+fn stem(path: &Path) -> String {
+    path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// How a host's records chain, each naming the one before it.
@@ -58,14 +70,85 @@ pub struct ChainRule {
     pub opens_on_another: bool,
 }
 
-/// What the witness knows of `host`'s logs: the registry.
-pub fn of(host: Host) -> &'static dyn HostLog {
+/// What judged knows of a host's hooks: the event where its agent's end is decided, and
+/// how it hears a block.
+pub trait HostHooks: Sync {
+    /// The hook event at which the host's agent declares its work done: the one the gate
+    /// decides unless `[gate] events` says otherwise.
+    fn end_event(&self) -> EndEvent;
+    /// The event a payload of this host is about when it names none (Copilot CLI's
+    /// `agentStop` payload has no `hook_event_name`).
+    fn unnamed_event(&self) -> &'static str {
+        ""
+    }
+    /// How the host hears a hook's block of its end.
+    fn hears_block(&self) -> HearsBlock;
+    /// Whether the host goes on after every block of its end, with no cap of its own on
+    /// blocks in a row (Codex CLI 0.169.0 and Gemini CLI 0.61.0: hundreds of turns a
+    /// minute against a model that stops again at once).
+    fn blocks_uncapped(&self) -> bool {
+        false
+    }
+    /// What its agent's shell tool is called in a message (`Bash`, `shell`).
+    fn shell_tool(&self) -> &'static str {
+        "shell"
+    }
+}
+
+/// The hook event at which a host's agent declares its work done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndEvent {
+    /// The event as the host names it in its settings and payloads.
+    pub name: &'static str,
+    /// Another host fires an event of that name that is not its end (Claude Code's `Stop`
+    /// beside its `TaskCompleted`): the default names this host with it.
+    pub name_shared: bool,
+}
+
+/// How a host hears a hook's block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HearsBlock {
+    /// Exit status 2, the reason on stderr.
+    ExitTwo,
+    /// `{"decision": "block", "reason": …}` on stdout, exit 0.
+    DecisionObject,
+}
+
+/// The host module of `host`: the registry, and the one place outside a host's own file
+/// that names it.
+fn module(host: Host) -> &'static (dyn HostModule + 'static) {
     match host {
         Host::CopilotCli => &copilot::CopilotCli,
         Host::ClaudeCode => &claude::ClaudeCode,
         Host::CodexCli => &codex::CodexCli,
         Host::GeminiCli => &gemini::GeminiCli,
+        Host::QwenCode => &qwen::QwenCode,
     }
+}
+
+/// Both faces of one host's module.
+trait HostModule: HostLog + HostHooks {
+    fn log(&self) -> &dyn HostLog;
+    fn hooks(&self) -> &dyn HostHooks;
+}
+
+impl<T: HostLog + HostHooks> HostModule for T {
+    fn log(&self) -> &dyn HostLog {
+        self
+    }
+    fn hooks(&self) -> &dyn HostHooks {
+        self
+    }
+}
+
+/// What the witness knows of `host`'s logs.
+pub fn of(host: Host) -> &'static dyn HostLog {
+    module(host).log()
+}
+
+/// What judged knows of `host`'s hooks.
+pub fn hooks(host: Host) -> &'static dyn HostHooks {
+    module(host).hooks()
 }
 
 /// Why a line could not become a record.

@@ -63,6 +63,7 @@ impl std::fmt::Display for SearchedRoot {
             SearchedRoot::Host(Host::GeminiCli, root) => {
                 write!(f, "the Gemini CLI projects under {}", root.display())
             }
+            SearchedRoot::Host(Host::QwenCode, root) => write!(f, "the Qwen Code projects under {}", root.display()),
             SearchedRoot::Named(root) => {
                 write!(f, "the Copilot CLI sessions and Claude Code projects under {}", root.display())
             }

@@ -130,7 +130,7 @@ impl ReviewerCli {
             Host::ClaudeCode => &[ReviewerCli::Codex, ReviewerCli::Copilot],
             Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini],
             Host::GeminiCli => &[ReviewerCli::Codex],
-            Host::CopilotCli => &[],
+            Host::CopilotCli | Host::QwenCode => &[],
         }
     }
 

@@ -66,7 +66,7 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
                 })
         }
         // A transcript has no opening record; every conversation record carries both.
-        Host::ClaudeCode => log
+        Host::ClaudeCode | Host::QwenCode => log
             .records_within(within)
             .find_map(|(_, r)| Some(SessionMeta { session_id: r.session_id.clone()?, cwd: r.cwd.clone()? }))
             .ok_or_else(|| EvidenceError::evidence("Claude Code transcript has no record with sessionId and cwd")),

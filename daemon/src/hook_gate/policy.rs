@@ -6,6 +6,7 @@
 
 use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles, ProjectTrust};
 use crate::store::{EvidenceVerified, PanelConvened};
+use judged_core::adapter;
 use judged_core::event::Host;
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
 use judged_core::worktree::ChangesText;
@@ -141,6 +142,13 @@ pub trait GateSettings {
     ) -> Result<Settings, ConfigError>;
 }
 
+/// The `[gate] events` entry for where `host`'s agent declares its work done, named with the
+/// host when another host's event has that name.
+fn end_event(host: Host) -> GateEvent {
+    let end = adapter::hooks(host).end_event();
+    if end.name_shared { GateEvent::of(host, end.name) } else { GateEvent::every(end.name) }
+}
+
 impl GateSettings for GateConfig {
     fn user_settings(&self) -> Settings {
         let mut settings = Settings {
@@ -149,14 +157,8 @@ impl GateSettings for GateConfig {
             min_task_chars: 0,
             require_reviewed_tree: false,
             on_error: OnError::Block,
-            // Where each host's agent declares its work done: Claude Code's task, Copilot
-            // CLI's and Codex CLI's stop, Gemini CLI's end of an agent turn.
-            events: vec![
-                GateEvent::every("TaskCompleted"),
-                GateEvent::every("agentStop"),
-                GateEvent::of(Host::CodexCli, "Stop"),
-                GateEvent::every("AfterAgent"),
-            ],
+            // Where each host's agent declares its work done.
+            events: Host::ALL.into_iter().map(end_event).collect(),
             panel_rubric: "spec-coherence".into(),
             evidence_assurance: IdentityAssurance::HostRecorded,
             sources: vec!["defaults".into()],
@@ -316,8 +318,8 @@ pub struct Question {
 impl Question {
     /// Read a hook's payload. Copilot CLI's `agentStop` payload names no event.
     pub fn from_payload(host: Host, payload: &Value) -> Question {
-        let default_event = if host == Host::CopilotCli { "agentStop" } else { "" };
-        let event = text(payload, "hook_event_name").unwrap_or_else(|| default_event.into());
+        let unnamed = adapter::hooks(host).unnamed_event();
+        let event = text(payload, "hook_event_name").unwrap_or_else(|| unnamed.into());
         let subject = text(payload, "task_subject");
         let work = match &subject {
             Some(subject) => [Some(subject.clone()), text(payload, "task_description")]
@@ -567,7 +569,7 @@ fn review_steps(question: &Question, binding: &str, cwd: &str) -> String {
          \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
          then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
          \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
-        calls = if matches!(question.host, Host::CodexCli | Host::GeminiCli) { "shell calls" } else { "Bash calls" },
+        calls = format!("{} calls", adapter::hooks(question.host).shell_tool()),
         reviewer = reviewer_for(question),
     )
 }
@@ -583,7 +585,7 @@ fn reviewer_for(question: &Question) -> String {
     let installed = question.installed_reviewers.as_deref();
     let here: Vec<ReviewerCli> =
         reviewing.iter().copied().filter(|cli| installed.is_none_or(|i| i.contains(cli))).collect();
-    let call = if host == Host::ClaudeCode { "a root Bash call" } else { "a root shell call" };
+    let call = format!("a root {} call", adapter::hooks(host).shell_tool());
     let named = |clis: &[ReviewerCli]| clis.iter().map(|&cli| run_as(host, cli)).collect::<Vec<_>>().join(" or ");
     if here.is_empty() {
         let programs: Vec<&str> = reviewing.iter().map(|cli| cli.program()).collect();

@@ -120,29 +120,6 @@ pub struct Ingestor {
     tasks: tasks::Tasks,
 }
 
-/// The session a log file belongs to, from its place under the root.
-fn session_key(host: Host, path: &Path) -> String {
-    let name =
-        |p: Option<&Path>| p.and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    match host {
-        Host::CopilotCli => name(path.parent()),
-        // `rollout-<timestamp>-<thread id>`: unique, and what `codex resume` is given;
-        // `session-<timestamp>-<id8>`, unique across a Gemini CLI home's projects.
-        Host::CodexCli | Host::GeminiCli => {
-            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
-        }
-        Host::ClaudeCode => {
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let parent = path.parent();
-            if parent.and_then(Path::file_name).is_some_and(|n| n == "subagents") {
-                format!("{}/{stem}", name(parent.and_then(Path::parent)))
-            } else {
-                stem
-            }
-        }
-    }
-}
-
 impl Ingestor {
     /// An ingestor for the logs under `roots`.
     pub fn new(roots: Roots) -> Ingestor {
@@ -410,7 +387,7 @@ impl Ingestor {
         let shown = path.to_string_lossy().into_owned();
         let mut file = match store.file_by_path(&shown).cloned() {
             Some(file) => file,
-            None => store.add_file(&shown, host, &session_key(host, path))?,
+            None => store.add_file(&shown, host, &judged_core::adapter::of(host).session_key(path))?,
         };
         if file.tampered {
             return Ok(false); // never re-ingest over a history that changed

@@ -23,11 +23,12 @@ pub fn run(
     let config_path = paths::config_path();
     let config = judged_daemon::config::ConfigFile::load(&config_path)?;
     let timeout = hook_timeout_seconds(&config, &config_path)?;
-    let (host, events) = match (target.copilot, target.codex, target.gemini) {
-        (true, _, _) => (Host::CopilotCli, Vec::new()),
-        (_, true, _) => (Host::CodexCli, vec!["Stop".to_owned()]),
-        (_, _, true) => (Host::GeminiCli, vec!["AfterAgent".to_owned()]),
-        _ => (Host::ClaudeCode, events),
+    let host = target.host();
+    // Claude Code's events are the caller's to choose; the others' end has one event.
+    let events = match host {
+        Host::ClaudeCode => events,
+        Host::CopilotCli => Vec::new(),
+        _ => vec![judged_core::adapter::hooks(host).end_event().name.to_owned()],
     };
     let warning = ungated_events_warning(&config, &config_path, host, &events, &target.project_dir(), target.user)?;
     if let Some(warning) = warning {
@@ -69,6 +70,19 @@ pub fn run(
             let committed = Some(settings.as_path()).filter(|_| project.is_some());
             let command = hook_command(host.as_str(), on_error, timeout, absolute, committed)?;
             crate::install::gemini_install(&settings, &command, timeout)?
+        }
+        Host::QwenCode => {
+            let settings = match target.managed {
+                true => crate::install::qwen_managed_path(),
+                false => crate::install::qwen_settings_path(project.as_deref()),
+            };
+            if target.managed {
+                needs_root(&settings, "qwen", dry_run)?;
+            }
+            // Every user's Qwen Code runs a managed hook, with their own PATH: named by its path.
+            let committed = Some(settings.as_path()).filter(|_| project.is_some() && !target.managed);
+            let command = hook_command(host.as_str(), on_error, timeout, absolute || target.managed, committed)?;
+            crate::install::qwen_install(&settings, &command, timeout, target.managed)?
         }
         Host::ClaudeCode if target.managed => {
             let settings = target.claude_settings();

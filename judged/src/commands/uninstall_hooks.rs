@@ -30,6 +30,12 @@ pub fn run(target: &HookTarget, dry_run: bool) -> Result<(), CliError> {
         return Err(CliError::ManagedNotFor(Host::GeminiCli));
     } else if target.gemini {
         crate::install::gemini_uninstall(&crate::install::gemini_settings_path(project.as_deref()))?
+    } else if target.qwen && target.managed {
+        let settings = crate::install::qwen_managed_path();
+        super::install_hooks::needs_root(&settings, "qwen", dry_run)?;
+        crate::install::qwen_uninstall(&settings, true)?
+    } else if target.qwen {
+        crate::install::qwen_uninstall(&crate::install::qwen_settings_path(project.as_deref()), false)?
     } else if target.managed {
         let settings = target.claude_settings();
         super::install_hooks::needs_root(&settings, "claude", dry_run)?;

@@ -14,6 +14,7 @@ mod claude_code;
 mod codex_cli;
 mod copilot_cli;
 mod gemini_cli;
+mod qwen_code;
 
 pub use codex_cli::{CodexHook, codex_hook_id, codex_hooks};
 
@@ -73,12 +74,13 @@ pub fn of(host: Host) -> &'static dyn HostSetup {
         Host::CopilotCli => &copilot_cli::CopilotCli,
         Host::CodexCli => &codex_cli::CodexCli,
         Host::GeminiCli => &gemini_cli::GeminiCli,
+        Host::QwenCode => &qwen_code::QwenCode,
     }
 }
 
 /// Every host, in the order `init` prefers their CLIs as jurors: a family's own CLI before
 /// Copilot CLI, which serves all three.
-pub const ALL: [Host; 4] = [Host::CodexCli, Host::GeminiCli, Host::ClaudeCode, Host::CopilotCli];
+pub const ALL: [Host; 5] = [Host::CodexCli, Host::GeminiCli, Host::ClaudeCode, Host::CopilotCli, Host::QwenCode];
 
 /// A settings file that can hold a host's hook.
 pub struct SettingsFile {

@@ -1,0 +1,133 @@
+//! Qwen Code `projects/<project>/chats/<session id>.jsonl` (0.24.4; docs/spec/host-formats.md
+//! §I.1): one record a line, each with `uuid`, `parentUuid` (the record on the line before:
+//! every record is on the chain), `sessionId`, `timestamp`, `type` and `cwd`. The
+//! conversation is in `message.parts` (Gemini's shape): a `user` record's prompt as `text`,
+//! an `assistant` record's answer as `text` or its tool calls as `functionCall`
+//! (`{id, name, args}`), and a `tool_result` record's outcome as `functionResponse`
+//! (`{id, name, response: {output}}`) beside `toolCallResult` (`status`, and for a shell
+//! call `resultDisplay.exitCode`). An `assistant` record names the model the client asked
+//! for in its own `model`; `system` records are the client's bookkeeping and telemetry.
+
+use super::{
+    ChainRule, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str,
+    raw_non_empty, raw_str,
+};
+use crate::event::{Record, ToolCall, ToolResult};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+fn envelope<'a>(fields: &Fields<'a>, line: &'a RawValue) -> (Envelope, Option<&'a RawValue>) {
+    let envelope = Envelope {
+        kind: raw_str(fields.kind).unwrap_or_default(),
+        id: raw_non_empty(fields.uuid),
+        parent_id: raw_non_empty(fields.parent_uuid),
+        agent_id: None,
+        root: true,
+        timestamp: raw_str(fields.timestamp),
+        session_start: false,
+        session_id: raw_non_empty(fields.session_id),
+        cwd: raw_non_empty(fields.cwd),
+    };
+    (envelope, Some(line))
+}
+
+fn record(envelope: Envelope, line: &Map<String, Value>) -> Record {
+    let mut record = Record { envelope, ..Record::default() };
+    let parts: Vec<&Map<String, Value>> = line
+        .get("message")
+        .and_then(|m| m.get("parts"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .collect();
+    match record.kind.as_str() {
+        "user" | "assistant" => {
+            let texts: Vec<&str> = parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+            record.text = (!texts.is_empty()).then(|| texts.concat());
+            if record.kind == "assistant" {
+                record.model = any_str(line, "model");
+                record.tool_calls = parts
+                    .iter()
+                    .filter_map(|p| p.get("functionCall")?.as_object())
+                    .map(|call| ToolCall {
+                        id: non_empty_str(call, "id"),
+                        name: any_str(call, "name").unwrap_or_default(),
+                        arguments: call.get("args").cloned().unwrap_or(Value::Null),
+                    })
+                    .collect();
+            }
+        }
+        "tool_result" => {
+            let outcome = line.get("toolCallResult").and_then(Value::as_object);
+            record.tool_results = parts
+                .iter()
+                .filter_map(|p| p.get("functionResponse")?.as_object())
+                .map(|response| {
+                    let result = response.get("response").cloned().unwrap_or(Value::Null);
+                    let id = non_empty_str(response, "id");
+                    let text = result.get("output").and_then(Value::as_str).unwrap_or_default().to_owned();
+                    let success = outcome.is_some_and(|o| succeeded(o, id.as_deref()));
+                    ToolResult { tool_call_id: id, success, text, result, still_running: None }
+                })
+                .collect();
+        }
+        _ => {}
+    }
+    record
+}
+
+/// Whether the client's own account of call `id` says it succeeded: its `status` is
+/// `success`, and a shell call's `resultDisplay` (the only one with an `exitCode`) says the
+/// command exited 0 without a signal.
+fn succeeded(outcome: &Map<String, Value>, id: Option<&str>) -> bool {
+    let same_call = id.is_some() && outcome.get("callId").and_then(Value::as_str) == id;
+    let display = outcome.get("resultDisplay").and_then(Value::as_object);
+    let exited_zero = display
+        .is_none_or(|d| d.get("exitCode").is_none_or(|code| code == 0) && d.get("signal").is_none_or(Value::is_null));
+    same_call && outcome.get("status").and_then(Value::as_str) == Some("success") && exited_zero
+}
+
+pub(super) struct QwenCode;
+
+impl HostLog for QwenCode {
+    fn name(&self) -> &'static str {
+        "Qwen Code"
+    }
+
+    fn record_noun(&self) -> &'static str {
+        "Qwen Code record"
+    }
+
+    fn chain(&self) -> Option<ChainRule> {
+        Some(ChainRule {
+            field: "parentUuid",
+            title: "Qwen Code",
+            own_log: "<session id>.jsonl under Qwen Code's projects/<project>/chats",
+            lanes: false,
+            opens_on_another: false,
+        })
+    }
+
+    /// The record is the whole line: the model is beside `message`, not in it.
+    fn envelope<'a>(&self, fields: &Fields<'a>, text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError> {
+        Ok(envelope(fields, serde_json::from_str(text).map_err(|_| LineError::Malformed)?))
+    }
+
+    fn record(&self, envelope: Envelope, body: &Map<String, Value>) -> Record {
+        record(envelope, body)
+    }
+}
+
+/// Claude Code's hooks, as Qwen Code 0.24.4 runs them: its `Stop` hook's block (exit 2
+/// or a `decision: block` object) sends the reason to the model, at most
+/// `stopHookBlockingCap` (default 8) times in a row.
+impl HostHooks for QwenCode {
+    fn end_event(&self) -> EndEvent {
+        EndEvent { name: "Stop", name_shared: true }
+    }
+
+    fn hears_block(&self) -> HearsBlock {
+        HearsBlock::ExitTwo
+    }
+}

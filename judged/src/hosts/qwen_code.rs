@@ -1,0 +1,133 @@
+//! Qwen Code (`qwen`): an extension, a copy of the plugin's `qwen/` directory, whose
+//! manifest holds its hook; or its hook in a `settings.json` (a project's, the user's, or
+//! the system's).
+
+use super::{HostSetup, Listed, Login, SettingsFile, Step, env_dir, step};
+use crate::install;
+use judged_core::event::Host;
+use std::path::{Path, PathBuf};
+
+pub struct QwenCode;
+
+impl HostSetup for QwenCode {
+    fn host(&self) -> Host {
+        Host::QwenCode
+    }
+
+    fn program(&self) -> &'static str {
+        "qwen"
+    }
+
+    fn title(&self) -> &'static str {
+        "Qwen Code"
+    }
+
+    fn install_hint(&self) -> &'static str {
+        "Qwen Code (`npm install -g @qwen-code/qwen-code`, then `qwen` to log in)"
+    }
+
+    /// Not a juror yet: `judged init` seats the three families of the other hosts.
+    fn juror_models(&self, _family: &str) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// Its login is an OpenAI-compatible key, or Qwen's own OAuth file.
+    fn login(&self, env: &dyn Fn(&str) -> Option<String>) -> Login {
+        let credentials = env_dir(env, "QWEN_HOME", ".qwen").join("oauth_creds.json");
+        Login::by(env, &["OPENAI_API_KEY", "DASHSCOPE_API_KEY"], &[credentials])
+    }
+
+    /// Qwen Code 0.24.4 lists extensions as text only (`✓ judged (0.1.0)`, then indented
+    /// `Path:`, `Enabled (User):` … lines; `✗` for a disabled one).
+    fn listing_args(&self) -> &'static [&'static str] {
+        &["extensions", "list"]
+    }
+
+    fn parse_listing(&self, listing: &str) -> Result<Option<Listed>, serde_json::Error> {
+        Ok(parse_text_listing(listing).map(|(enabled, version, path)| Listed {
+            id: crate::plugin::NAME.to_owned(),
+            version,
+            enabled,
+            hooks_file: path.map(|root| crate::plugin::installed_hooks_file(self.host(), &root)),
+        }))
+    }
+
+    fn installed_id(&self) -> String {
+        crate::plugin::NAME.to_owned()
+    }
+
+    /// An extension is a copy: one already there is uninstalled first.
+    fn install_steps(&self, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
+        let extension = dir.join(crate::plugin::QWEN_DIR);
+        let uninstall = before.map(|_| step(&["extensions", "uninstall", crate::plugin::NAME]));
+        let install = step(&["extensions", "install", &extension.to_string_lossy(), "--consent"]);
+        uninstall.into_iter().chain([install]).collect()
+    }
+
+    fn enable_hint(&self, bin: &str) -> String {
+        format!("{bin} extensions enable {}", crate::plugin::NAME)
+    }
+
+    fn uninstall_hint(&self, bin: &str) -> String {
+        format!("{bin} extensions uninstall {}", crate::plugin::NAME)
+    }
+
+    fn settings_files(&self, cwd: &Path) -> Vec<SettingsFile> {
+        vec![
+            SettingsFile {
+                place: "project",
+                path: install::qwen_settings_path(Some(cwd)),
+                reinstall: "judged install-hooks --qwen --project",
+            },
+            SettingsFile {
+                place: "user",
+                path: install::qwen_settings_path(None),
+                reinstall: "judged install-hooks --qwen --user",
+            },
+            // Root's system settings: they override the user's and the project's.
+            SettingsFile {
+                place: "managed",
+                path: install::qwen_managed_path(),
+                reinstall: "sudo judged install-hooks --qwen --managed",
+            },
+        ]
+    }
+}
+
+/// judged in `qwen extensions list`: whether it is enabled, its version and its path.
+fn parse_text_listing(listing: &str) -> Option<(bool, String, Option<PathBuf>)> {
+    let mut lines = listing.lines().skip_while(|line| {
+        let name = line.strip_prefix("✓ ").or_else(|| line.strip_prefix("✗ "));
+        !name.is_some_and(|n| n.split_once(" (").is_some_and(|(name, _)| name == crate::plugin::NAME))
+    });
+    let head = lines.next()?;
+    let enabled = head.starts_with('✓');
+    let version = head.rsplit_once(" (")?.1.trim_end().trim_end_matches(')').to_owned();
+    let path = lines
+        .take_while(|line| line.starts_with(' '))
+        .find_map(|line| line.trim_start().strip_prefix("Path: "))
+        .map(PathBuf::from);
+    Some((enabled, version, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What Qwen Code 0.24.4 printed for `qwen extensions list` with judged installed and
+    /// then disabled for the user.
+    const LISTED: &str = "✓ judged (0.1.0)\n Path: /h/.qwen/extensions/judged\n Source: /p/qwen (Type: local)\n \
+                          Origin: QwenCode\n Enabled (User): true\n Enabled (Workspace): true\n";
+
+    #[test]
+    fn the_text_listing_says_whether_judged_is_there_and_enabled() {
+        let (enabled, version, path) = parse_text_listing(LISTED).unwrap();
+        assert!(enabled);
+        assert_eq!((version.as_str(), path), ("0.1.0", Some(PathBuf::from("/h/.qwen/extensions/judged"))));
+        let disabled = LISTED.replacen('✓', "✗", 1);
+        assert!(!parse_text_listing(&disabled).unwrap().0);
+        assert_eq!(parse_text_listing("No extensions installed.\n"), None);
+        let other = "✓ judged-not (1.0.0)\n Path: /x\n";
+        assert_eq!(parse_text_listing(other), None, "another extension whose name starts with ours is not judged");
+    }
+}
