@@ -564,12 +564,12 @@ fn missing_evidence_message(question: &Question, settings: &Settings) -> String 
 /// The review round that satisfies the gate, as the agent of `question`'s host runs it.
 fn review_steps(question: &Question, binding: &str, cwd: &str) -> String {
     format!(
-        "To satisfy it, run these as separate root {calls}:\n\
+        "To satisfy it, run these as separate root {tool} calls:\n\
          \x20 judge-evidence marker --binding {binding}\n\
          \x20 judge-evidence challenge --output review.challenge.json --binding {binding} --cwd {cwd}\n\
          then run {reviewer} with the line ARIS_REVIEW_NONCE=<nonce from review.challenge.json> alone in its prompt, then:\n\
          \x20 judge-evidence verify --challenge review.challenge.json --output review.evidence.json --response-output review.response.md",
-        calls = format!("{} calls", adapter::hooks(question.host).shell_tool()),
+        tool = adapter::hooks(question.host).shell_tool(),
         reviewer = reviewer_for(question),
     )
 }
