@@ -96,10 +96,11 @@ impl HostSetup for QwenCode {
 
 /// judged in `qwen extensions list`: whether it is enabled, its version and its path.
 fn parse_text_listing(listing: &str) -> Option<(bool, String, Option<PathBuf>)> {
-    let mut lines = listing.lines().skip_while(|line| {
+    let ours = |line: &str| {
         let name = line.strip_prefix("✓ ").or_else(|| line.strip_prefix("✗ "));
-        !name.is_some_and(|n| n.split_once(" (").is_some_and(|(name, _)| name == crate::plugin::NAME))
-    });
+        name.and_then(|n| n.split_once(" (")).is_some_and(|(name, _)| name == crate::plugin::NAME)
+    };
+    let mut lines = listing.lines().skip_while(|line| !ours(line));
     let head = lines.next()?;
     let enabled = head.starts_with('✓');
     let version = head.rsplit_once(" (")?.1.trim_end().trim_end_matches(')').to_owned();
