@@ -19,8 +19,8 @@ pub enum Host {
 }
 
 impl Host {
-    /// Every host, in the order judged lists them.
-    pub const ALL: [Host; 5] = [Host::ClaudeCode, Host::CopilotCli, Host::CodexCli, Host::GeminiCli, Host::QwenCode];
+    /// Every host, in the order judged lists them (and discovers their logs).
+    pub const ALL: [Host; 5] = [Host::CopilotCli, Host::ClaudeCode, Host::CodexCli, Host::GeminiCli, Host::QwenCode];
 
     /// The name artifacts, the store and the wire use (`copilot-cli`, `claude-code`,
     /// `codex-cli`, `gemini-cli`, `qwen-code`).

@@ -122,6 +122,9 @@ pub struct StatusReport {
     /// Gemini CLI recordings roots watched.
     #[serde(default)]
     pub gemini_roots: Vec<PathBuf>,
+    /// Qwen Code projects roots watched.
+    #[serde(default)]
+    pub qwen_roots: Vec<PathBuf>,
     /// Logs witnessed.
     pub files: u64,
     /// Lines stored, over all logs.
@@ -158,6 +161,19 @@ pub struct StatusReport {
     /// The config in force, and an edit that was not applied.
     #[serde(default)]
     pub config: ConfigStatus,
+}
+
+impl StatusReport {
+    /// The roots watched for `host` (its `<host>_roots`).
+    pub fn roots_of(&self, host: Host) -> &[PathBuf] {
+        match host {
+            Host::CopilotCli => &self.copilot_roots,
+            Host::ClaudeCode => &self.claude_roots,
+            Host::CodexCli => &self.codex_roots,
+            Host::GeminiCli => &self.gemini_roots,
+            Host::QwenCode => &self.qwen_roots,
+        }
+    }
 }
 
 /// How far the catch-up on start has got: the logs found under the roots, and how much

@@ -6,8 +6,8 @@
 //! as records of their kind with nothing else set.
 
 use super::{
-    ChainRule, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str,
-    raw_non_empty, raw_str, stem,
+    ChainRule, DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    any_str, non_empty_str, raw_non_empty, raw_str, stem,
 };
 use crate::event::{Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
@@ -81,6 +81,31 @@ fn content_text(content: &Value) -> String {
 pub(super) struct ClaudeCode;
 
 impl HostLog for ClaudeCode {
+    fn default_root(&self) -> DefaultRoot {
+        DefaultRoot { vars: &[("CLAUDE_CONFIG_DIR", "projects")], under_home: ".claude/projects" }
+    }
+
+    /// `<project>/<session>.jsonl` and `<project>/<session>/subagents/agent-*.jsonl`.
+    fn layouts(&self) -> &'static [Layout] {
+        &[
+            &[Level::AnyDir, Level::File { prefix: "", suffix: ".jsonl" }],
+            &[
+                Level::AnyDir,
+                Level::AnyDir,
+                Level::Dir("subagents"),
+                Level::File { prefix: "agent-", suffix: ".jsonl" },
+            ],
+        ]
+    }
+
+    fn root_noun(&self) -> &'static str {
+        "Claude Code projects"
+    }
+
+    fn roots_key(&self) -> &'static str {
+        "claude_roots"
+    }
+
     fn name(&self) -> &'static str {
         "Claude Code"
     }

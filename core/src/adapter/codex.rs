@@ -13,7 +13,8 @@
 //! names (see [`crate::adapter::Carried`]).
 
 use super::{
-    Carried, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str, raw_str,
+    Carried, DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    any_str, non_empty_str, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -128,6 +129,24 @@ fn exited_zero(output: &Value, text: &str) -> bool {
 pub(super) struct CodexCli;
 
 impl HostLog for CodexCli {
+    /// It appears when Codex is first used, and is picked up then.
+    fn default_root(&self) -> DefaultRoot {
+        DefaultRoot { vars: &[("CODEX_HOME", "sessions")], under_home: ".codex/sessions" }
+    }
+
+    /// `YYYY/MM/DD/rollout-<timestamp>-<thread id>.jsonl`.
+    fn layouts(&self) -> &'static [Layout] {
+        &[&[Level::AnyDir, Level::AnyDir, Level::AnyDir, Level::File { prefix: "rollout-", suffix: ".jsonl" }]]
+    }
+
+    fn root_noun(&self) -> &'static str {
+        "Codex CLI sessions"
+    }
+
+    fn roots_key(&self) -> &'static str {
+        "codex_roots"
+    }
+
     fn name(&self) -> &'static str {
         "Codex CLI"
     }

@@ -4,8 +4,8 @@
 //! child's `agentId` and are written to the same file (observed with 1.0.102).
 
 use super::{
-    ChainRule, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str,
-    raw_non_empty, raw_str, raw_truthy,
+    ChainRule, DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy,
 };
 use crate::event::{Record, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -110,6 +110,23 @@ fn result_text(result: &Value) -> String {
 pub(super) struct CopilotCli;
 
 impl HostLog for CopilotCli {
+    fn default_root(&self) -> DefaultRoot {
+        DefaultRoot { vars: &[("COPILOT_HOME", "session-state")], under_home: ".copilot/session-state" }
+    }
+
+    /// `<session id>/events.jsonl`.
+    fn layouts(&self) -> &'static [Layout] {
+        &[&[Level::AnyDir, Level::Named("events.jsonl")]]
+    }
+
+    fn root_noun(&self) -> &'static str {
+        "Copilot CLI sessions"
+    }
+
+    fn roots_key(&self) -> &'static str {
+        "copilot_roots"
+    }
+
     fn name(&self) -> &'static str {
         // The reference's word.
         "Copilot"

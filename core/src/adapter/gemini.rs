@@ -17,8 +17,8 @@
 //! …`).
 
 use super::{
-    EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str, raw_non_empty,
-    raw_str,
+    DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError, any_str,
+    non_empty_str, raw_non_empty, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -137,6 +137,25 @@ fn exited_zero(output: &str) -> bool {
 pub(super) struct GeminiCli;
 
 impl HostLog for GeminiCli {
+    /// `.gemini/tmp`: it appears when Gemini CLI is first used, and is picked up then.
+    fn default_root(&self) -> DefaultRoot {
+        DefaultRoot { vars: &[("GEMINI_CLI_HOME", ".gemini/tmp")], under_home: ".gemini/tmp" }
+    }
+
+    /// `<project>/chats/session-<timestamp>-<id8>.jsonl`; a project directory is named
+    /// after its cwd's base name.
+    fn layouts(&self) -> &'static [Layout] {
+        &[&[Level::AnyDir, Level::Dir("chats"), Level::File { prefix: "session-", suffix: ".jsonl" }]]
+    }
+
+    fn root_noun(&self) -> &'static str {
+        "Gemini CLI projects"
+    }
+
+    fn roots_key(&self) -> &'static str {
+        "gemini_roots"
+    }
+
     fn name(&self) -> &'static str {
         "Gemini CLI"
     }

@@ -47,6 +47,59 @@ pub trait HostLog: Sync {
     fn session_key(&self, path: &Path) -> String {
         stem(path)
     }
+    /// Where it keeps its logs unless told otherwise.
+    fn default_root(&self) -> DefaultRoot;
+    /// The shapes of its logs' paths under a root.
+    fn layouts(&self) -> &'static [Layout];
+    /// What its root holds, in a message (`Copilot CLI sessions`).
+    fn root_noun(&self) -> &'static str;
+    /// The config key (and, less `s`, the `judged start` flag `--<host>-root`) naming its
+    /// roots.
+    fn roots_key(&self) -> &'static str;
+}
+
+/// Where a host keeps its logs: under the first of `vars` that is set (each with the path
+/// under it), else under the home directory.
+#[derive(Clone, Copy, Debug)]
+pub struct DefaultRoot {
+    /// A variable naming a directory, and where the logs are under it.
+    pub vars: &'static [(&'static str, &'static str)],
+    /// Where the logs are under the home directory otherwise.
+    pub under_home: &'static str,
+}
+
+/// The shape of a log's path under a root, one step a level.
+pub type Layout = &'static [Level];
+
+/// One level of a [`Layout`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Any directory.
+    AnyDir,
+    /// The directory of this name.
+    Dir(&'static str),
+    /// A file whose name starts with `prefix` and ends with `suffix`.
+    File {
+        /// How its name starts.
+        prefix: &'static str,
+        /// How its name ends.
+        suffix: &'static str,
+    },
+    /// The file of this name, found whether or not it is there yet (a session directory
+    /// whose log is not written yet).
+    Named(&'static str),
+}
+
+impl Level {
+    /// Whether the path component `name` (a directory when `dir`) is at this level.
+    pub fn admits(self, name: &str, dir: bool) -> bool {
+        match self {
+            Level::AnyDir => dir,
+            Level::Dir(want) => dir && name == want,
+            Level::File { prefix, suffix } => !dir && name.starts_with(prefix) && name.ends_with(suffix),
+            Level::Named(want) => !dir && name == want,
+        }
+    }
 }
 
 /// A file's name without its extension.

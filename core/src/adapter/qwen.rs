@@ -9,8 +9,8 @@
 //! for in its own `model`; `system` records are the client's bookkeeping and telemetry.
 
 use super::{
-    ChainRule, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, LineError, any_str, non_empty_str,
-    raw_non_empty, raw_str,
+    ChainRule, DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    any_str, non_empty_str, raw_non_empty, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
@@ -91,6 +91,29 @@ fn succeeded(outcome: &Map<String, Value>, id: Option<&str>) -> bool {
 pub(super) struct QwenCode;
 
 impl HostLog for QwenCode {
+    /// Its runtime directory's `projects`: `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else
+    /// `~/.qwen`.
+    fn default_root(&self) -> DefaultRoot {
+        DefaultRoot {
+            vars: &[("QWEN_RUNTIME_DIR", "projects"), ("QWEN_HOME", "projects")],
+            under_home: ".qwen/projects",
+        }
+    }
+
+    /// `<project>/chats/<session id>.jsonl`; a project directory is its cwd with every
+    /// character but letters and digits as `-`.
+    fn layouts(&self) -> &'static [Layout] {
+        &[&[Level::AnyDir, Level::Dir("chats"), Level::File { prefix: "", suffix: ".jsonl" }]]
+    }
+
+    fn root_noun(&self) -> &'static str {
+        "Qwen Code projects"
+    }
+
+    fn roots_key(&self) -> &'static str {
+        "qwen_roots"
+    }
+
     fn name(&self) -> &'static str {
         "Qwen Code"
     }

@@ -8,6 +8,7 @@ mod confine;
 pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner};
 pub use confine::{read as read_confined, target as confined_target};
 
+use crate::adapter::{self, Level};
 use crate::event::Host;
 use crate::rules::{Env, EvidenceError, Result, SearchedRoot};
 use std::collections::HashMap;
@@ -294,95 +295,52 @@ pub struct Discovered {
     pub path: PathBuf,
 }
 
-/// Session logs under a Copilot root: `*/events.jsonl`, sorted (bytewise). A session
-/// directory whose log is not written yet is listed too; readers skip what is missing.
-///
-/// Entry types come from the directory listing (no `stat` per entry), and symlinked
-/// directories are not followed.
-fn discover_copilot(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
-    let mut found: Vec<Discovered> = list(root)
+/// The logs under `dir` whose paths below it have one of `layouts`' shapes; each
+/// directory listed once, however many layouts pass through it. Entry types come from the
+/// listing (no `stat` per entry), and symlinked directories are not followed.
+fn walk(dir: &Path, layouts: &[adapter::Layout], list: &mut dyn FnMut(&Path) -> Listing, found: &mut Vec<PathBuf>) {
+    let listed = layouts
         .iter()
-        .filter(|(_, is_dir)| *is_dir)
-        .map(|(dir, _)| Discovered { host: Host::CopilotCli, path: dir.join("events.jsonl") })
-        .collect();
-    // Bytewise: `Path`'s own order compares component by component, which was a fifth
-    // of the daemon's time per challenge at a few hundred sessions.
-    found.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
-    found
-}
-
-/// Session logs under a Claude Code root: `*/*.jsonl` and `*/*/subagents/agent-*.jsonl`.
-fn discover_claude(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
-    let jsonl = |p: &Path| p.extension().is_some_and(|e| e == "jsonl");
-    let mut found = Vec::new();
-    for (project, _) in list(root).iter().filter(|(_, is_dir)| *is_dir) {
-        for (entry, is_dir) in list(project).iter() {
-            if !is_dir && jsonl(entry) {
-                found.push(entry.clone());
-            } else if *is_dir {
-                found.extend(
-                    list(&entry.join("subagents"))
-                        .iter()
-                        .map(|(p, _)| p)
-                        .filter(|p| {
-                            jsonl(p) && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("agent-"))
-                        })
-                        .cloned(),
-                );
+        .any(|layout| matches!(layout.first(), Some(Level::AnyDir | Level::File { .. })))
+        .then(|| list(dir));
+    let mut below: Vec<(PathBuf, Vec<adapter::Layout>)> = Vec::new();
+    let mut descend = |path: PathBuf, rest: adapter::Layout| match below.iter_mut().find(|(p, _)| *p == path) {
+        Some((_, rests)) => rests.push(rest),
+        None => below.push((path, vec![rest])),
+    };
+    for layout in layouts {
+        let Some((level, rest)) = layout.split_first() else { continue };
+        match level {
+            Level::Dir(name) => descend(dir.join(name), rest),
+            Level::Named(name) if rest.is_empty() => found.push(dir.join(name)),
+            Level::AnyDir | Level::File { .. } => {
+                for (path, is_dir) in listed.iter().flat_map(|l| l.iter()) {
+                    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+                    if !level.admits(name, *is_dir) {
+                        continue;
+                    }
+                    match rest.is_empty() {
+                        true => found.push(path.clone()),
+                        false => descend(path.clone(), rest),
+                    }
+                }
             }
+            Level::Named(_) => {}
         }
     }
+    for (path, rests) in below {
+        walk(&path, &rests, list, found);
+    }
+}
+
+/// The logs of `host` under `root`, sorted bytewise: `Path`'s own order compares
+/// component by component, which was a fifth of the daemon's time per challenge at a
+/// few hundred sessions.
+fn discover_host(host: Host, root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
+    let mut found = Vec::new();
+    walk(root, adapter::of(host).layouts(), list, &mut found);
     found.sort_by(|a, b| a.as_os_str().cmp(b.as_os_str()));
-    found.into_iter().map(|path| Discovered { host: Host::ClaudeCode, path }).collect()
-}
-
-/// A Codex CLI rollout's file name: `rollout-<timestamp>-<thread id>.jsonl`.
-fn is_rollout(name: &str) -> bool {
-    name.starts_with("rollout-") && name.ends_with(".jsonl")
-}
-
-/// Session logs under a Codex CLI root: `YYYY/MM/DD/rollout-*.jsonl`, sorted (bytewise).
-fn discover_codex(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
-    let mut found = Vec::new();
-    for (year, _) in list(root).iter().filter(|(_, is_dir)| *is_dir) {
-        for (month, _) in list(year).iter().filter(|(_, is_dir)| *is_dir) {
-            for (day, _) in list(month).iter().filter(|(_, is_dir)| *is_dir) {
-                let rollouts = list(day);
-                found.extend(
-                    rollouts
-                        .iter()
-                        .filter(|(path, is_dir)| {
-                            !is_dir && path.file_name().and_then(|n| n.to_str()).is_some_and(is_rollout)
-                        })
-                        .map(|(path, _)| Discovered { host: Host::CodexCli, path: path.clone() }),
-                );
-            }
-        }
-    }
-    found.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
-    found
-}
-
-/// A Gemini CLI recording's file name: `session-<timestamp>-<id8>.jsonl`.
-fn is_recording(name: &str) -> bool {
-    name.starts_with("session-") && name.ends_with(".jsonl")
-}
-
-/// Session logs under a Gemini CLI root (`.gemini/tmp`): `<project>/chats/session-*.jsonl`,
-/// sorted (bytewise). A project directory is named after its cwd's base name.
-fn discover_gemini(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
-    let mut found = Vec::new();
-    for (project, _) in list(root).iter().filter(|(_, is_dir)| *is_dir) {
-        let chats = list(&project.join("chats"));
-        found.extend(
-            chats
-                .iter()
-                .filter(|(path, is_dir)| !is_dir && path.file_name().and_then(|n| n.to_str()).is_some_and(is_recording))
-                .map(|(path, _)| Discovered { host: Host::GeminiCli, path: path.clone() }),
-        );
-    }
-    found.sort_by(|a, b| a.path.as_os_str().cmp(b.path.as_os_str()));
-    found
+    found.into_iter().map(|path| Discovered { host, path }).collect()
 }
 
 /// Session logs under a root of either host, each read as the host its shape says: a
@@ -390,7 +348,7 @@ fn discover_gemini(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<D
 /// log), any other is a Claude Code project directory. Reading every Copilot log as a
 /// Claude Code transcript too found no cwd in it, so each was read whole (issue 10).
 fn discover_named(root: &Path, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
-    let (copilot, claude): (Vec<Discovered>, Vec<Discovered>) = discover_claude(root, list)
+    let (copilot, claude): (Vec<Discovered>, Vec<Discovered>) = discover_host(Host::ClaudeCode, root, list)
         .into_iter()
         .partition(|log| log.path.file_name().is_some_and(|n| n == "events.jsonl"));
     let sessions: Vec<&Path> = copilot.iter().filter_map(|log| log.path.parent()).collect();
@@ -425,15 +383,11 @@ pub fn read_entries(dir: &Path) -> std::io::Result<Listing> {
 /// Session roots, per host: where the daemon watches, and where direct mode looks.
 #[derive(Clone, Debug, Default)]
 pub struct Roots {
-    /// Copilot CLI `session-state` directories.
-    pub copilot: Vec<PathBuf>,
-    /// Claude Code `projects` directories.
-    pub claude: Vec<PathBuf>,
-    /// Codex CLI `sessions` directories.
-    pub codex: Vec<PathBuf>,
-    /// Gemini CLI `.gemini/tmp` directories.
-    pub gemini: Vec<PathBuf>,
-    /// Roots named without a host (`--session-root`): each log's host is told by its shape.
+    /// Each host's own roots (what [`HostLog::default_root`](adapter::HostLog::default_root)
+    /// names), in the order discovery reads them.
+    hosts: Vec<(Host, Vec<PathBuf>)>,
+    /// Roots named without a host (`--session-root`): each log's host is told by its shape,
+    /// a Copilot CLI session or a Claude Code project.
     pub named: Vec<PathBuf>,
 }
 
@@ -443,15 +397,24 @@ impl Roots {
         Roots { named: vec![root], ..Roots::default() }
     }
 
-    /// The hosts' own defaults (`$COPILOT_HOME`, `$CLAUDE_CONFIG_DIR`, else the home dir).
+    /// The hosts' own defaults (`$COPILOT_HOME`, `$CLAUDE_CONFIG_DIR`, …, else under the
+    /// home directory).
     pub fn defaults() -> Roots {
-        Roots {
-            copilot: vec![default_copilot_root()],
-            claude: vec![default_claude_root()],
-            codex: vec![default_codex_root()],
-            gemini: vec![default_gemini_root()],
-            named: Vec::new(),
+        Host::ALL.into_iter().fold(Roots::default(), |roots, host| roots.with(host, vec![default_root(host)]))
+    }
+
+    /// These roots, with `roots` as `host`'s.
+    pub fn with(mut self, host: Host, roots: Vec<PathBuf>) -> Roots {
+        match self.hosts.iter_mut().find(|(h, _)| *h == host) {
+            Some((_, had)) => *had = roots,
+            None => self.hosts.push((host, roots)),
         }
+        self
+    }
+
+    /// `host`'s roots.
+    pub fn of(&self, host: Host) -> &[PathBuf] {
+        self.hosts.iter().find(|(h, _)| *h == host).map_or(&[], |(_, roots)| roots)
     }
 
     /// Every session log under the roots.
@@ -463,17 +426,10 @@ impl Roots {
     /// listings between queries and reads again only the directories that changed).
     pub fn discover_with(&self, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
         let mut found = Vec::new();
-        for root in &self.copilot {
-            found.extend(discover_copilot(root, list));
-        }
-        for root in &self.claude {
-            found.extend(discover_claude(root, list));
-        }
-        for root in &self.codex {
-            found.extend(discover_codex(root, list));
-        }
-        for root in &self.gemini {
-            found.extend(discover_gemini(root, list));
+        for (host, roots) in &self.hosts {
+            for root in roots {
+                found.extend(discover_host(*host, root, list));
+            }
         }
         for root in &self.named {
             found.extend(discover_named(root, list));
@@ -484,83 +440,59 @@ impl Roots {
     /// Every root with the hosts whose logs are looked for there, as a challenge that
     /// finds no marker names them.
     pub fn searched(&self) -> Vec<SearchedRoot> {
-        let of = |host: Host, roots: &[PathBuf]| {
-            roots.iter().map(move |root| SearchedRoot::Host(host, root.clone())).collect::<Vec<_>>()
-        };
-        let mut searched = of(Host::CopilotCli, &self.copilot);
-        searched.extend(of(Host::ClaudeCode, &self.claude));
-        searched.extend(of(Host::CodexCli, &self.codex));
-        searched.extend(of(Host::GeminiCli, &self.gemini));
-        searched.extend(self.named.iter().cloned().map(SearchedRoot::Named));
-        searched
+        let own = self
+            .hosts
+            .iter()
+            .flat_map(|(host, roots)| roots.iter().map(|root| SearchedRoot::Host(*host, root.clone())));
+        own.chain(self.named.iter().cloned().map(SearchedRoot::Named)).collect()
+    }
+
+    /// Whether `dir` is a directory right under a root of a host that keeps logs there
+    /// (a Claude Code project directory), compared as bytes.
+    pub fn is_log_dir(&self, dir: &Path) -> bool {
+        let Some(parent) = dir.parent() else { return false };
+        self.hosts.iter().any(|(host, roots)| {
+            let direct = adapter::of(*host).layouts().iter().any(|l| matches!(l, [Level::AnyDir, Level::File { .. }]));
+            direct && roots.iter().any(|root| root.as_os_str() == parent.as_os_str())
+        })
     }
 
     /// Every root, whatever its host (to watch them all).
     pub fn all(&self) -> impl Iterator<Item = &PathBuf> {
-        self.copilot.iter().chain(&self.claude).chain(&self.codex).chain(&self.gemini).chain(&self.named)
+        self.hosts.iter().flat_map(|(_, roots)| roots).chain(&self.named)
     }
 
-    /// The host whose log `path` is, when it has the shape discovery finds under a root:
-    /// `<copilot root>/*/events.jsonl`, `<claude root>/*/*.jsonl`,
-    /// `<claude root>/*/*/subagents/agent-*.jsonl`, `<codex root>/*/*/*/rollout-*.jsonl` or
-    /// `<gemini root>/*/chats/session-*.jsonl`.
+    /// The host whose log `path` is, when it has the shape discovery finds under a root
+    /// (one of its host's [`layouts`](adapter::HostLog::layouts)); under a named root, a
+    /// Copilot CLI session's `events.jsonl` or a Claude Code project's log.
     pub fn classify(&self, path: &Path) -> Option<Host> {
-        let depth = |root: &PathBuf| path.strip_prefix(root).ok().map(|rest| rest.components().count());
-        let name = path.file_name()?.to_str()?;
-        if self.codex.iter().any(|root| depth(root) == Some(4)) && is_rollout(name) {
-            return Some(Host::CodexCli);
+        let shaped = |host: Host, root: &PathBuf| {
+            let Ok(rest) = path.strip_prefix(root) else { return false };
+            let names: Vec<&str> = rest.components().filter_map(|c| c.as_os_str().to_str()).collect();
+            adapter::of(host).layouts().iter().any(|layout| {
+                layout.len() == names.len()
+                    && layout.iter().zip(&names).enumerate().all(|(i, (level, name))| {
+                        let dir = i + 1 < names.len();
+                        // A named file is a log whatever else its directory holds.
+                        level.admits(name, dir)
+                    })
+            })
+        };
+        let own = self.hosts.iter().find(|(host, roots)| roots.iter().any(|root| shaped(*host, root)));
+        if let Some((host, _)) = own {
+            return Some(*host);
         }
-        let in_chats = || path.parent().and_then(Path::file_name).is_some_and(|n| n == "chats");
-        if self.gemini.iter().any(|root| depth(root) == Some(3)) && is_recording(name) && in_chats() {
-            return Some(Host::GeminiCli);
-        }
-        if self.copilot.iter().any(|root| depth(root) == Some(2)) && name == "events.jsonl" {
-            return Some(Host::CopilotCli);
-        }
-        let subagent =
-            || name.starts_with("agent-") && path.parent().and_then(Path::file_name).is_some_and(|n| n == "subagents");
-        let named_depth = self.named.iter().find_map(depth);
-        if named_depth == Some(2) && name == "events.jsonl" {
-            return Some(Host::CopilotCli);
-        }
-        let claude_depth = self.claude.iter().find_map(depth).or(named_depth);
-        let claude = name.ends_with(".jsonl") && (claude_depth == Some(2) || (claude_depth == Some(4) && subagent()));
-        claude.then_some(Host::ClaudeCode)
+        [Host::CopilotCli, Host::ClaudeCode].into_iter().find(|host| self.named.iter().any(|root| shaped(*host, root)))
     }
 }
 
-/// The default Copilot CLI session root: `$COPILOT_HOME/session-state`, else
-/// `~/.copilot/session-state`.
-pub fn default_copilot_root() -> PathBuf {
-    match std::env::var_os("COPILOT_HOME").filter(|v| !v.is_empty()) {
-        Some(home) => PathBuf::from(home).join("session-state"),
-        None => home_dir().join(".copilot").join("session-state"),
-    }
-}
-
-/// The default Codex CLI sessions root: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
-/// It appears when Codex is first used, and is picked up then.
-pub fn default_codex_root() -> PathBuf {
-    match std::env::var_os("CODEX_HOME").filter(|v| !v.is_empty()) {
-        Some(home) => PathBuf::from(home).join("sessions"),
-        None => home_dir().join(".codex").join("sessions"),
-    }
-}
-
-/// The default Gemini CLI recordings root: `$GEMINI_CLI_HOME/.gemini/tmp`, else
-/// `~/.gemini/tmp`. It appears when Gemini CLI is first used, and is picked up then.
-pub fn default_gemini_root() -> PathBuf {
-    let home = std::env::var_os("GEMINI_CLI_HOME").filter(|v| !v.is_empty()).map_or_else(home_dir, PathBuf::from);
-    home.join(".gemini").join("tmp")
-}
-
-/// The default Claude Code projects root: `$CLAUDE_CONFIG_DIR/projects`, else
-/// `~/.claude/projects`.
-pub fn default_claude_root() -> PathBuf {
-    match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("projects"),
-        None => home_dir().join(".claude").join("projects"),
-    }
+/// The default root of `host`'s logs ([`HostLog::default_root`](adapter::HostLog::default_root)).
+pub fn default_root(host: Host) -> PathBuf {
+    let root = adapter::of(host).default_root();
+    let set = root.vars.iter().find_map(|(var, under)| {
+        std::env::var_os(var).filter(|v| !v.is_empty()).map(|dir| PathBuf::from(dir).join(under))
+    });
+    set.unwrap_or_else(|| home_dir().join(root.under_home))
 }
 
 /// `$HOME`, else `/`: the default roots then name paths that do not exist, and
@@ -587,13 +519,12 @@ mod tests {
 
     #[test]
     fn only_paths_in_the_discovered_shapes_are_logs() {
-        let roots = Roots {
-            copilot: vec!["/c".into()],
-            claude: vec!["/p".into()],
-            codex: vec!["/x".into()],
-            gemini: vec!["/g".into()],
-            named: vec!["/n".into()],
-        };
+        let roots = Roots { named: vec!["/n".into()], ..Roots::default() }
+            .with(Host::CopilotCli, vec!["/c".into()])
+            .with(Host::ClaudeCode, vec!["/p".into()])
+            .with(Host::CodexCli, vec!["/x".into()])
+            .with(Host::GeminiCli, vec!["/g".into()])
+            .with(Host::QwenCode, vec!["/q".into()]);
         let host = |p: &str| roots.classify(Path::new(p));
         assert_eq!(host("/g/project/chats/session-2026-12-01T21-30-2fc163c2.jsonl"), Some(Host::GeminiCli));
         assert_eq!(host("/c/s1/events.jsonl"), Some(Host::CopilotCli));
@@ -602,7 +533,11 @@ mod tests {
         assert_eq!(host("/n/s1/events.jsonl"), Some(Host::CopilotCli));
         assert_eq!(host("/n/proj/s.jsonl"), Some(Host::ClaudeCode));
         assert_eq!(host("/x/2026/12/01/rollout-2026-12-01T03-06-02-01a2.jsonl"), Some(Host::CodexCli));
+        assert_eq!(host("/q/-tmp-w-project/chats/160de1c6-5d59-4190-9424-780ba057b0df.jsonl"), Some(Host::QwenCode));
         for not_a_log in [
+            "/q/-tmp-w-project/160de1c6.jsonl",
+            "/q/-tmp-w-project/chats/notes.txt",
+            "/q/-tmp-w-project/chats/deep/s.jsonl",
             "/x/2026/12/rollout-2026-12-01T03-06-02-01a2.jsonl",
             "/x/2026/12/01/history.jsonl",
             "/c/s1/deep/notes.jsonl",

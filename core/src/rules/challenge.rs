@@ -53,17 +53,9 @@ impl SearchedRoot {
 impl std::fmt::Display for SearchedRoot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SearchedRoot::Host(Host::CopilotCli, root) => {
-                write!(f, "the Copilot CLI sessions under {}", root.display())
+            SearchedRoot::Host(host, root) => {
+                write!(f, "the {} under {}", crate::adapter::of(*host).root_noun(), root.display())
             }
-            SearchedRoot::Host(Host::ClaudeCode, root) => {
-                write!(f, "the Claude Code projects under {}", root.display())
-            }
-            SearchedRoot::Host(Host::CodexCli, root) => write!(f, "the Codex CLI sessions under {}", root.display()),
-            SearchedRoot::Host(Host::GeminiCli, root) => {
-                write!(f, "the Gemini CLI projects under {}", root.display())
-            }
-            SearchedRoot::Host(Host::QwenCode, root) => write!(f, "the Qwen Code projects under {}", root.display()),
             SearchedRoot::Named(root) => {
                 write!(f, "the Copilot CLI sessions and Claude Code projects under {}", root.display())
             }

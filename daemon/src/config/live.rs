@@ -15,6 +15,7 @@
 //! removed for good brings back the defaults after the settle time, logged and journaled.
 
 use super::{ConfigError, ConfigFile, GateLayer, ProjectTrust, UserConfig, digest_of_bytes, parse_toml};
+use judged_core::event::Host;
 use judged_protocol::{ConfigFileUsed, ConfigRejected, ConfigStatus};
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -230,13 +231,10 @@ impl LiveConfig {
     /// What `status` reports.
     pub fn status(&self) -> ConfigStatus {
         let (now, then) = (&self.good.file, &self.started);
-        let restart_needed = [
-            ("copilot_roots", now.copilot_roots != then.copilot_roots),
-            ("claude_roots", now.claude_roots != then.claude_roots),
-            ("codex_roots", now.codex_roots != then.codex_roots),
-            ("gemini_roots", now.gemini_roots != then.gemini_roots),
-            ("[server]", now.server != then.server),
-        ];
+        let roots_moved = Host::ALL
+            .into_iter()
+            .map(|host| (judged_core::adapter::of(host).roots_key(), now.roots_of(host) != then.roots_of(host)));
+        let restart_needed: Vec<(&str, bool)> = roots_moved.chain([("[server]", now.server != then.server)]).collect();
         ConfigStatus {
             file: self.good.used.clone(),
             loaded_at: self.loaded_at.clone(),

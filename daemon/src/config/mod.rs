@@ -10,6 +10,7 @@
 
 mod live;
 
+use judged_core::event::Host;
 pub use judged_protocol::config::{
     AttestConfig, ConfigError, ConfigFile, GateConfig, GateLayer, OnError, ProjectLayer, ProjectTrust, ServerLimits,
     StoreConfig, parse_toml,
@@ -89,20 +90,31 @@ pub struct RootFlags {
     /// A Gemini CLI recordings root (`.gemini/tmp`) to watch (repeatable).
     #[arg(long = "gemini-root")]
     pub gemini: Vec<PathBuf>,
+    /// A Qwen Code projects root (`.qwen/projects`) to watch (repeatable).
+    #[arg(long = "qwen-root")]
+    pub qwen: Vec<PathBuf>,
 }
 
 impl RootFlags {
+    /// The roots named for `host`.
+    pub fn of(&self, host: Host) -> &[PathBuf] {
+        match host {
+            Host::CopilotCli => &self.copilot,
+            Host::ClaudeCode => &self.claude,
+            Host::CodexCli => &self.codex,
+            Host::GeminiCli => &self.gemini,
+            Host::QwenCode => &self.qwen,
+        }
+    }
+
     /// The flags again, to start another `judged` with the same roots.
     pub fn as_args(&self) -> Vec<std::ffi::OsString> {
         let mut args = Vec::new();
-        for (flag, roots) in [
-            ("--copilot-root", &self.copilot),
-            ("--claude-root", &self.claude),
-            ("--codex-root", &self.codex),
-            ("--gemini-root", &self.gemini),
-        ] {
-            for root in roots {
-                args.push(flag.into());
+        for host in Host::ALL {
+            let key = judged_core::adapter::of(host).roots_key();
+            let flag = format!("--{}-root", key.trim_end_matches("_roots"));
+            for root in self.of(host) {
+                args.push(flag.clone().into());
                 args.push(root.clone().into_os_string());
             }
         }
@@ -116,11 +128,11 @@ impl Config {
         let path = judged_protocol::paths::config_path();
         let user = UserConfig::load(&path)?;
         let file = &user.file;
-        let pick = |flags: Vec<PathBuf>, configured: &Vec<PathBuf>, default: PathBuf| {
+        let pick = |flags: &[PathBuf], configured: &[PathBuf], default: PathBuf| {
             if !flags.is_empty() {
-                flags
+                flags.to_vec()
             } else if !configured.is_empty() {
-                configured.clone()
+                configured.to_vec()
             } else {
                 vec![default]
             }
@@ -131,13 +143,10 @@ impl Config {
         Ok(Config {
             data_dir: judged_protocol::paths::data_dir(),
             socket_dir: judged_protocol::paths::socket_dir(),
-            roots: Roots {
-                copilot: absolute(pick(flags.copilot, &file.copilot_roots, judged_core::files::default_copilot_root())),
-                claude: absolute(pick(flags.claude, &file.claude_roots, judged_core::files::default_claude_root())),
-                codex: absolute(pick(flags.codex, &file.codex_roots, judged_core::files::default_codex_root())),
-                gemini: absolute(pick(flags.gemini, &file.gemini_roots, judged_core::files::default_gemini_root())),
-                named: Vec::new(),
-            },
+            roots: Host::ALL.into_iter().fold(Roots::default(), |roots, host| {
+                let default = judged_core::files::default_root(host);
+                roots.with(host, absolute(pick(flags.of(host), file.roots_of(host), default)))
+            }),
             serves: file
                 .server
                 .allow_users

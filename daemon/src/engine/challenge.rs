@@ -76,11 +76,8 @@ impl Engine {
         // the rest of the request at a few hundred sessions.
         let same_path = |a: &Path, b: &Path| a.as_os_str() == b.as_os_str();
         let roots: Vec<PathBuf> = self.ingest.roots().all().cloned().collect();
-        let claude_roots = self.ingest.roots().claude.clone();
-        let look = |dir: &Path| {
-            roots.iter().any(|r| same_path(r, dir))
-                || dir.parent().is_some_and(|p| claude_roots.iter().any(|r| same_path(r, p)))
-        };
+        let watched = self.ingest.roots().clone();
+        let look = |dir: &Path| roots.iter().any(|r| same_path(r, dir)) || watched.is_log_dir(dir);
         let found = match root {
             Some(root) => self.ingest.discover_in(&Roots::named(root.to_path_buf())),
             None => self.ingest.discover_looking_at(look),
@@ -156,7 +153,7 @@ mod tests {
         fs::write(project.join("theirs.jsonl"), log(&theirs)).unwrap();
         // Past the listings' settle time, so the directory's listing is kept.
         std::thread::sleep(std::time::Duration::from_millis(300));
-        let mut engine = engine(&dir, Roots { claude: vec![root.clone()], ..Roots::default() });
+        let mut engine = engine(&dir, Roots::default().with(Host::ClaudeCode, vec![root.clone()]));
         let request = || {
             judged_protocol::Request::Challenge(ChallengeArgs {
                 binding: "run_20261130_a1b2c3d4_r1_review_7e91c4ab".into(),

@@ -5,7 +5,7 @@ use super::{Answer, Engine, EngineError, request_time};
 use crate::caller::Caller;
 use crate::store::{EvidenceVerified, FileState, JournalEvent, Lookup};
 use judged_core::event::Host;
-use judged_core::files::{FsEnv, Roots};
+use judged_core::files::FsEnv;
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, Evidence, LogState, ReviewerCli, VerifyRequest};
 use judged_core::worktree::{Tree, git_tree_id};
@@ -19,7 +19,8 @@ impl Engine {
     /// hosts' roots written since the challenge, not tampered. Their ids in the log cache.
     fn reviewer_logs(&mut self, challenge: &Artifact) -> Result<Vec<i64>, EngineError> {
         let since = challenge.challenge_time();
-        let reviewers = Roots { named: Vec::new(), ..self.ingest.roots().clone() };
+        let mut reviewers = self.ingest.roots().clone();
+        reviewers.named.clear();
         for found in self.ingest.discover_in(&reviewers) {
             self.ingest.catch_up(&mut self.store, &found.path, found.host)?;
         }

@@ -733,7 +733,7 @@ mod tests {
         let log = session.join("events.jsonl");
         fs::write(&log, REAL_LOG).unwrap();
         let mut store = Store::open(&dir.join("judged.db")).unwrap();
-        let mut ingest = Ingestor::new(Roots { copilot: vec![dir.join("root")], ..Roots::default() });
+        let mut ingest = Ingestor::new(Roots::default().with(Host::CopilotCli, vec![dir.join("root")]));
         ingest.catch_up_all(&mut store).unwrap();
 
         let last_id = {

@@ -111,7 +111,7 @@ mod tests {
         let log = session.join("events.jsonl");
         std::fs::write(&log, REAL_LOG).unwrap();
         let mut store = Store::open(&dir.join("judged.db")).unwrap();
-        let mut ingest = Ingestor::new(Roots { copilot: vec![dir.join("root")], ..Roots::default() });
+        let mut ingest = Ingestor::new(Roots::default().with(Host::CopilotCli, vec![dir.join("root")]));
         ingest.catch_up_all(&mut store).unwrap();
         (store, ingest, log)
     }
@@ -163,7 +163,7 @@ mod tests {
         let split = SWAPPED.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(21).map(|(i, _)| i + 1).unwrap();
         std::fs::write(&log, &SWAPPED[..split]).unwrap();
         let mut store = Store::open(&dir.path().join("judged.db")).unwrap();
-        let mut ingest = Ingestor::new(Roots { copilot: vec![dir.path().join("root")], ..Roots::default() });
+        let mut ingest = Ingestor::new(Roots::default().with(Host::CopilotCli, vec![dir.path().join("root")]));
         ingest.catch_up_all(&mut store).unwrap();
         std::fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(&SWAPPED[split..]).unwrap();
         ingest.catch_up_all(&mut store).unwrap();

@@ -2,6 +2,7 @@
 
 use super::{call, print_json};
 use crate::CliError;
+use judged_core::event::Host;
 use judged_protocol::{CatchUp, ConfigStatus, Request, StatusReport};
 
 pub fn run(json: bool) -> Result<(), CliError> {
@@ -44,12 +45,7 @@ fn lines(status: &StatusReport) -> Vec<String> {
         ("catch_up", catch_up(status)),
     ];
     rows.extend(config_rows(&status.config));
-    let roots = [
-        ("copilot_roots", &status.copilot_roots),
-        ("claude_roots", &status.claude_roots),
-        ("codex_roots", &status.codex_roots),
-        ("gemini_roots", &status.gemini_roots),
-    ];
+    let roots = Host::ALL.map(|host| (judged_core::adapter::of(host).roots_key(), status.roots_of(host)));
     for (key, roots) in roots {
         rows.extend(roots.iter().map(|root| (key, root.display().to_string())));
     }

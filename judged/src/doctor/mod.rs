@@ -11,6 +11,7 @@ mod notes;
 use crate::hosts::{self, Login};
 use crate::install::find_on_path;
 use crate::service::{self, Manager, Unmanaged, WITHOUT_A_SERVICE};
+use judged_core::event::Host;
 use judged_daemon::config::{Config, ConfigFile, RootFlags};
 use judged_daemon::hook_gate::GateSettings;
 use judged_jury::config::{JuryConfig, Preset};
@@ -344,21 +345,12 @@ fn service_check(checks: &mut Vec<Check>, auto_start: bool, config_path: &Path) 
 
 /// The watched roots: the daemon's, or those `judged start` would watch.
 fn root_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
-    let (roots, whose) = match status {
-        Some(s) => (
-            [s.copilot_roots.clone(), s.claude_roots.clone(), s.codex_roots.clone(), s.gemini_roots.clone()],
-            "watched",
-        ),
+    let (roots, whose): (Vec<Vec<PathBuf>>, _) = match status {
+        Some(s) => (Host::ALL.iter().map(|&host| s.roots_of(host).to_vec()).collect(), "watched"),
         None => match Config::resolve(RootFlags::default()) {
-            Ok(config) => (
-                [
-                    config.roots.copilot.clone(),
-                    config.roots.claude.clone(),
-                    config.roots.codex.clone(),
-                    config.roots.gemini.clone(),
-                ],
-                "to watch once judged starts",
-            ),
+            Ok(config) => {
+                (Host::ALL.iter().map(|&host| config.roots.of(host).to_vec()).collect(), "to watch once judged starts")
+            }
             Err(error) => {
                 let fix = format!("fix {}", paths::config_path().display());
                 checks.push(check("roots", Status::Fail, error.to_string(), Some(fix)));
@@ -366,12 +358,7 @@ fn root_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
             }
         },
     };
-    let hosts = [
-        ("copilot-cli", "copilot_roots"),
-        ("claude-code", "claude_roots"),
-        ("codex-cli", "codex_roots"),
-        ("gemini-cli", "gemini_roots"),
-    ];
+    let hosts = Host::ALL.map(|host| (host.as_str(), judged_core::adapter::of(host).roots_key()));
     for ((host, key), roots) in hosts.into_iter().zip(roots) {
         let name = format!("roots.{host}");
         let missing: Vec<&PathBuf> = roots.iter().filter(|r| !r.is_dir()).collect();

@@ -175,10 +175,10 @@ fn config_text(served: &[Account]) -> String {
     let users: Vec<String> = served.iter().map(|a| format!("{:?}", a.name)).collect();
     let mut text =
         format!("# {MARK}\n# The witness account's config: whose host logs it reads, and who may use its socket.\n");
-    let _ = writeln!(text, "copilot_roots = {}", roots(".copilot/session-state"));
-    let _ = writeln!(text, "claude_roots = {}", roots(".claude/projects"));
-    let _ = writeln!(text, "codex_roots = {}", roots(".codex/sessions"));
-    let _ = writeln!(text, "gemini_roots = {}", roots(".gemini/tmp"));
+    for host in judged_core::event::Host::ALL {
+        let log = judged_core::adapter::of(host);
+        let _ = writeln!(text, "{} = {}", log.roots_key(), roots(log.default_root().under_home));
+    }
     // What a served user writes in a repository never sets this witness's gate (a
     // project's [jury] it never runs at all: see ProjectTrust).
     text.push_str("\n[gate]\ntrust_project_files = false\n");

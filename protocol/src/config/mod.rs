@@ -97,6 +97,9 @@ pub struct ConfigFile {
     /// Gemini CLI recordings roots (`.gemini/tmp`) to watch.
     #[serde(default)]
     pub gemini_roots: Vec<PathBuf>,
+    /// Qwen Code projects roots (`.qwen/projects`) to watch.
+    #[serde(default)]
+    pub qwen_roots: Vec<PathBuf>,
     /// The gate's settings.
     #[serde(default)]
     pub gate: GateConfig,
@@ -169,6 +172,18 @@ impl Default for ServerLimits {
 }
 
 impl ConfigFile {
+    /// The roots the file names for `host` (its `<host>_roots`).
+    pub fn roots_of(&self, host: judged_core::event::Host) -> &[PathBuf] {
+        use judged_core::event::Host;
+        match host {
+            Host::CopilotCli => &self.copilot_roots,
+            Host::ClaudeCode => &self.claude_roots,
+            Host::CodexCli => &self.codex_roots,
+            Host::GeminiCli => &self.gemini_roots,
+            Host::QwenCode => &self.qwen_roots,
+        }
+    }
+
     /// Read the file; a missing file is the empty config, a malformed one an error
     /// naming the file, the line and what is wrong.
     pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
