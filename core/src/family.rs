@@ -6,11 +6,13 @@
 //! families also let digits and dots follow the token directly (`qwen3.6-plus`). When no
 //! family or more than one family matches, the result is unknown: ambiguity fails closed.
 
-/// Which table to use: the evidence helper knows three families, the review gate thirteen.
+/// Which table to use: the evidence rules know the hosts' four families, the review gate
+/// thirteen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Table {
-    /// The evidence helper's three (OpenAI, Anthropic, Google), strict word boundaries:
-    /// what `challenge`, `verify` and `validate` write and check.
+    /// The reference helper's three (OpenAI, Anthropic, Google), strict word boundaries,
+    /// and Qwen, Qwen Code's own family (`qwen3-coder-plus`: digits and dots may follow its
+    /// token): what `challenge`, `verify` and `validate` write and check.
     Evidence,
     /// All thirteen, as `review_gate.py` derives families for the round gate.
     Gate,
@@ -31,6 +33,8 @@ pub const OPENAI: &str = "openai";
 pub const ANTHROPIC: &str = "anthropic";
 /// Google's models (Gemini).
 pub const GOOGLE: &str = "google";
+/// Alibaba's Qwen models (Qwen Code's own).
+pub const QWEN: &str = "qwen";
 /// The three, in the order `judged init` looks for them.
 pub const HOST_FAMILIES: [&str; 3] = [OPENAI, GOOGLE, ANTHROPIC];
 
@@ -38,9 +42,9 @@ const FAMILIES: &[Family] = &[
     Family { name: OPENAI, tokens: &["gpt", "chatgpt", "codex", "oracle", "o1", "o3", "o4"], version_suffix: false },
     Family { name: ANTHROPIC, tokens: &["claude", "sonnet", "opus", "haiku", "anthropic"], version_suffix: false },
     Family { name: GOOGLE, tokens: &["gemini", "google"], version_suffix: false },
+    Family { name: QWEN, tokens: &["qwen", "tongyi"], version_suffix: true },
     Family { name: "deepseek", tokens: &["deepseek"], version_suffix: true },
     Family { name: "moonshot", tokens: &["kimi", "moonshot"], version_suffix: true },
-    Family { name: "qwen", tokens: &["qwen", "tongyi"], version_suffix: true },
     Family { name: "zhipu", tokens: &["glm", "zhipu"], version_suffix: true },
     Family { name: "minimax", tokens: &["minimax", "abab"], version_suffix: true },
     Family { name: "xiaomi", tokens: &["mimo", "xiaomi"], version_suffix: true },
@@ -57,7 +61,7 @@ pub const UNKNOWN: &str = "unknown";
 pub fn family(model: &str, table: Table) -> Option<&'static str> {
     let model = model.trim().to_lowercase();
     let families = match table {
-        Table::Evidence => &FAMILIES[..3],
+        Table::Evidence => &FAMILIES[..4],
         Table::Gate => FAMILIES,
     };
     let mut found: Option<&'static str> = None;
@@ -111,6 +115,9 @@ mod tests {
             ("google/gemini", "google"),
             ("anthropic/claude", "anthropic"),
             ("deepseek-gpt", "openai"),
+            // Beyond the reference helper's three: Qwen Code's own family.
+            ("qwen3-coder-plus", "qwen"),
+            ("qwen3.6-plus", "qwen"),
         ] {
             assert_eq!(family(model, Table::Evidence), Some(want), "{model}");
         }
@@ -125,7 +132,8 @@ mod tests {
             "mystery-model",
             "",
             "openai",
-            "qwen3.6-plus",
+            "qwen-gpt",
+            "deepseek-v3",
         ] {
             assert_eq!(family(model, Table::Evidence), None, "{model}");
         }

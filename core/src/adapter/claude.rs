@@ -6,7 +6,7 @@
 //! as records of their kind with nothing else set.
 
 use super::{
-    ChainRule, DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
     any_str, non_empty_str, raw_non_empty, raw_str, stem,
 };
 use crate::event::{Record, ToolCall, ToolResult};
@@ -104,6 +104,18 @@ impl HostLog for ClaudeCode {
 
     fn roots_key(&self) -> &'static str {
         "claude_roots"
+    }
+
+    fn ends(&self) -> Ends {
+        Ends::TaskUpdate
+    }
+
+    fn log_noun(&self) -> &'static str {
+        "transcript"
+    }
+
+    fn model_source(&self) -> &'static str {
+        "claude-transcript"
     }
 
     fn name(&self) -> &'static str {

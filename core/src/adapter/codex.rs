@@ -13,7 +13,7 @@
 //! names (see [`crate::adapter::Carried`]).
 
 use super::{
-    Carried, DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    Carried, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
     any_str, non_empty_str, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
@@ -145,6 +145,18 @@ impl HostLog for CodexCli {
 
     fn roots_key(&self) -> &'static str {
         "codex_roots"
+    }
+
+    fn ends(&self) -> Ends {
+        Ends::TaskComplete
+    }
+
+    fn log_noun(&self) -> &'static str {
+        "rollout"
+    }
+
+    fn model_source(&self) -> &'static str {
+        "codex-rollout"
     }
 
     fn name(&self) -> &'static str {

@@ -4,7 +4,7 @@
 //! child's `agentId` and are written to the same file (observed with 1.0.102).
 
 use super::{
-    ChainRule, DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
     any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy,
 };
 use crate::event::{Record, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
@@ -125,6 +125,18 @@ impl HostLog for CopilotCli {
 
     fn roots_key(&self) -> &'static str {
         "copilot_roots"
+    }
+
+    fn ends(&self) -> Ends {
+        Ends::TurnEnd
+    }
+
+    fn log_noun(&self) -> &'static str {
+        "session log"
+    }
+
+    fn model_source(&self) -> &'static str {
+        "copilot-session"
     }
 
     fn name(&self) -> &'static str {

@@ -17,7 +17,7 @@
 //! …`).
 
 use super::{
-    DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError, any_str,
+    DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError, any_str,
     non_empty_str, raw_non_empty, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
@@ -154,6 +154,18 @@ impl HostLog for GeminiCli {
 
     fn roots_key(&self) -> &'static str {
         "gemini_roots"
+    }
+
+    fn ends(&self) -> Ends {
+        Ends::Answer { answer: "gemini", reason_recorded: true }
+    }
+
+    fn log_noun(&self) -> &'static str {
+        "recording"
+    }
+
+    fn model_source(&self) -> &'static str {
+        "gemini-recording"
     }
 
     fn name(&self) -> &'static str {

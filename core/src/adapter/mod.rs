@@ -56,6 +56,36 @@ pub trait HostLog: Sync {
     /// The config key (and, less `s`, the `judged start` flag `--<host>-root`) naming its
     /// roots.
     fn roots_key(&self) -> &'static str;
+    /// How its log shows its agent's end.
+    fn ends(&self) -> Ends;
+    /// What one of its logs is called in a message (`rollout`, `transcript`).
+    fn log_noun(&self) -> &'static str;
+    /// Where a model read from one of its logs was read, as evidence names it
+    /// (`executor_model_source`, `identity_source`).
+    fn model_source(&self) -> &'static str;
+}
+
+/// How a host's log shows its agent's end, the completion its end hook was asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ends {
+    /// Claude Code: a root `TaskUpdate` call setting a task's `status` to `completed`, and
+    /// its result; and the record of a turn it ended past its cap on a `Stop` hook's blocks.
+    TaskUpdate,
+    /// Copilot CLI: a root turn that ran no tool ends, and the next prompt or the session's
+    /// end follows.
+    TurnEnd,
+    /// Codex CLI: its turn-end record, within the turn that its turn-start record opened.
+    TaskComplete,
+    /// An answer (a record of kind `answer` with no tool call) that no other answer or tool
+    /// call follows: a user record (the next prompt) or nothing for a quiet time.
+    Answer {
+        /// The kind of the agent's answer records.
+        answer: &'static str,
+        /// The host records a block's reason as a user record after the answer (Gemini
+        /// CLI), so the user record that follows an answer may be that reason; else a
+        /// blocked answer is followed by the agent's next answer.
+        reason_recorded: bool,
+    },
 }
 
 /// Where a host keeps its logs: under the first of `vars` that is set (each with the path

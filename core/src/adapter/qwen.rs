@@ -9,7 +9,7 @@
 //! for in its own `model`; `system` records are the client's bookkeeping and telemetry.
 
 use super::{
-    ChainRule, DefaultRoot, EndEvent, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
     any_str, non_empty_str, raw_non_empty, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
@@ -112,6 +112,18 @@ impl HostLog for QwenCode {
 
     fn roots_key(&self) -> &'static str {
         "qwen_roots"
+    }
+
+    fn ends(&self) -> Ends {
+        Ends::Answer { answer: "assistant", reason_recorded: false }
+    }
+
+    fn log_noun(&self) -> &'static str {
+        "chat log"
+    }
+
+    fn model_source(&self) -> &'static str {
+        "qwen-chat"
     }
 
     fn name(&self) -> &'static str {

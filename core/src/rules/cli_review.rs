@@ -27,7 +27,7 @@ use super::{
 };
 use crate::event::{Host, Record, ToolCall, ToolResult};
 use crate::log::{Line, SessionLog};
-use crate::{chain, timestamp};
+use crate::{adapter, chain, timestamp};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
@@ -38,26 +38,19 @@ struct Executor(Host);
 impl Executor {
     /// Where the executor's model was read (`executor_model_source`).
     fn model_source(self) -> &'static str {
-        match self.0 {
-            Host::CodexCli => "codex-rollout",
-            Host::GeminiCli => "gemini-recording",
-            _ => "claude-transcript",
-        }
+        adapter::of(self.0).model_source()
     }
 
     /// A shell call of this executor as messages name it (Claude Code's tool is `Bash`).
-    fn shell_call(self) -> &'static str {
-        match self.0 {
-            Host::ClaudeCode => "Bash call",
-            _ => "shell call",
-        }
+    fn shell_call(self) -> String {
+        format!("{} call", adapter::hooks(self.0).shell_tool())
     }
 }
 
 /// Whether an agent on `host` runs its reviewer as a shell call whose reviewer CLI's own
-/// log is the record: Claude Code, Codex CLI and Gemini CLI.
+/// log is the record: every host some reviewer CLI reviews ([`ReviewerCli::reviewing`]).
 pub fn reviews_by_shell_call(host: Host) -> bool {
-    matches!(host, Host::ClaudeCode | Host::CodexCli | Host::GeminiCli)
+    !ReviewerCli::reviewing(host).is_empty()
 }
 
 /// A reviewer CLI whose own log of a run is the record of a review.
@@ -91,12 +84,7 @@ impl ReviewerCli {
 
     /// Where the reviewer's model was read (`identity_source`).
     pub fn identity_source(self) -> &'static str {
-        match self {
-            ReviewerCli::Codex => "codex-rollout",
-            ReviewerCli::Copilot => "copilot-session",
-            ReviewerCli::Claude => "claude-transcript",
-            ReviewerCli::Gemini => "gemini-recording",
-        }
+        adapter::of(self.host()).model_source()
     }
 
     /// The host that writes this CLI's log of a run.
@@ -123,14 +111,14 @@ impl ReviewerCli {
     /// one its host's models mostly are) that review it, as far as a real client of each
     /// pair was seen to: Claude Code `codex exec` or `copilot -p` (with a GPT model), Codex
     /// CLI `copilot -p` (with a Claude model), `claude -p` or `gemini -p`, Gemini CLI
-    /// `codex exec`.
+    /// `codex exec`, Qwen Code `codex exec`.
     /// None for Copilot CLI, whose reviewer is its own rubber-duck sub-agent.
     pub fn reviewing(host: Host) -> &'static [ReviewerCli] {
         match host {
             Host::ClaudeCode => &[ReviewerCli::Codex, ReviewerCli::Copilot],
             Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini],
-            Host::GeminiCli => &[ReviewerCli::Codex],
-            Host::CopilotCli | Host::QwenCode => &[],
+            Host::GeminiCli | Host::QwenCode => &[ReviewerCli::Codex],
+            Host::CopilotCli => &[],
         }
     }
 
@@ -526,20 +514,12 @@ pub(super) fn check_standing(ev: &Artifact) -> Result<ReviewerCli> {
 pub fn validate_cli_review(ev: &Artifact, log: &SessionLog, run_log: &SessionLog, env: &dyn Env) -> Result<u64> {
     let fail = |message: &str| Err(EvidenceError::evidence(message));
     let cli = check_standing(ev)?;
-    let kind = match cli {
-        ReviewerCli::Codex => "rollout",
-        ReviewerCli::Copilot => "session log",
-        ReviewerCli::Claude => "transcript",
-        ReviewerCli::Gemini => "recording",
-    };
+    let kind = adapter::of(cli.host()).log_noun();
     let name = cli.name();
     let executor = Executor(log.host);
-    let modified = match log.host {
-        Host::CodexCli => "Codex CLI evidence rollout prefix was modified",
-        Host::GeminiCli => "Gemini CLI evidence recording prefix was modified",
-        _ => "Claude Code evidence transcript prefix was modified",
-    };
-    let prefix = revalidate_prefix(ev, log, env, modified)?;
+    let executor_log = adapter::of(log.host);
+    let modified = format!("{} evidence {} prefix was modified", executor_log.name(), executor_log.log_noun());
+    let prefix = revalidate_prefix(ev, log, env, &modified)?;
     let marker = revalidate_marker(ev, log, prefix)?;
     session::ensure_parsed(run_log)?;
     let Some(run_prefix) = ev.prefix_len("reviewer_prefix_bytes", run_log.len()) else {

@@ -75,7 +75,7 @@ impl Engine {
             // Gemini CLI goes on after a block judge-hook did not end the turn with (its
             // reason is the user message that followed the answer): that answer was no end.
             Some(last)
-                if matches!(completion.asked, Asked::AfterAnswer { .. })
+                if matches!(completion.asked, Asked::AfterAnswer { reason_recorded: true, .. })
                     && !block_ends_turn(host, last.stop_hook_active) =>
             {
                 return Ok(());
@@ -132,7 +132,7 @@ fn answers(completion: &TaskCompletion, at: DateTime<Utc>, decision: &GateDecisi
         }
         // The gate is asked after the end was recorded, so a decision from before it (a
         // second's slack for the two clocks' rounding) is another's.
-        Asked::AfterStop { until } | Asked::AfterAnswer { until } => {
+        Asked::AfterStop { until } | Asked::AfterAnswer { until, .. } => {
             decided.is_some_and(|decided| decided >= at - SLACK) && before(until)
         }
         Asked::BeforeCap => before(&completion.completed_at),

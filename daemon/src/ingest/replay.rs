@@ -17,11 +17,11 @@ pub struct FileUpdate {
 
 impl FileUpdate {
     /// Fold one record's envelope into the summary. Copilot CLI names its session and
-    /// cwd in `session.start`, Codex CLI in `session_meta`; every Claude Code record carries
-    /// them; a Gemini CLI recording names its session in its header and its cwd in the
-    /// session context a later line sets.
+    /// cwd in `session.start`, Codex CLI in `session_meta`; every Claude Code and Qwen Code
+    /// record carries them; a Gemini CLI recording names its session in its header and its
+    /// cwd in the session context a later line sets.
     pub fn observe(&mut self, host: Host, record: &Envelope) {
-        let carries = record.session_start || matches!(host, Host::ClaudeCode | Host::GeminiCli);
+        let carries = record.session_start || !judged_core::adapter::of(host).cwd_at_start_only();
         if self.session_id.is_none() && carries {
             self.session_id = record.session_id.clone();
         }

@@ -22,8 +22,13 @@
 //!   hook runs after the answer is recorded. So an answer is the agent's end when a `user`
 //!   message that is no tool result follows it (a blocked end's reason, or the next
 //!   prompt), or when nothing has followed it for a quiet time ([`Tasks::settle`]).
+//! * Qwen Code: the same, with `assistant` records as the answers and `tool_result`
+//!   records as the tools' results; its `Stop` hook runs once the answer is recorded, and a
+//!   block's reason is not recorded: the agent's next answer follows.
+//!
+//! Which of these a host's log shows is its [`Ends`].
 
-use judged_core::adapter::Envelope;
+use judged_core::adapter::{self, Ends, Envelope};
 use judged_core::event::{Host, Record};
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -78,14 +83,25 @@ pub enum Asked {
     /// at `until` (the next prompt, the session's end): a stop the agent went on from is
     /// none.
     AfterStop { until: Option<String> },
-    /// Gemini CLI's `AfterAgent`, after the answer was recorded and before the user message
-    /// that followed it, at `until` (none when the answer was followed by nothing for the
-    /// quiet time). That message may be the gate's reason or the next prompt, which the
-    /// recording does not tell apart: the gate's answer says whether the agent went on.
-    AfterAnswer { until: Option<String> },
+    /// Gemini CLI's `AfterAgent`, Qwen Code's `Stop`: after the answer was recorded and
+    /// before the user message that followed it, at `until` (none when the answer was
+    /// followed by nothing for the quiet time). Where the host records a block's reason
+    /// (`reason_recorded`, Gemini CLI), that message may be the gate's reason or the next
+    /// prompt, which the recording does not tell apart: the gate's answer says whether the
+    /// agent went on.
+    AfterAnswer { until: Option<String>, reason_recorded: bool },
     /// Claude Code's `Stop`, before the client recorded that it ended the turn past its cap
     /// on the hook's blocks ([`CAPPED`]).
     BeforeCap,
+}
+
+/// Where a line is: its log's host, its file and path, and its number.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    host: Host,
+    file_id: i64,
+    path: &'a str,
+    line: u64,
 }
 
 /// The `TaskUpdate` calls waiting for their result, Copilot CLI's turns, and the
@@ -96,12 +112,12 @@ pub struct Tasks {
     waiting: HashMap<(i64, String), String>,
     /// By file id: the root turn under way.
     turns: HashMap<i64, Turn>,
-    /// By file id: a Gemini CLI answer with no tool call (yet), waiting for what follows.
+    /// By file id: an answer with no tool call (yet), waiting for what follows.
     answers: HashMap<i64, Answer>,
     found: Vec<TaskCompletion>,
 }
 
-/// A Gemini CLI answer that may be its agent's end.
+/// An answer that may be its agent's end.
 struct Answer {
     completion: TaskCompletion,
     /// When judged read it: the quiet time runs from here.
@@ -124,15 +140,20 @@ struct Turn {
 impl Tasks {
     /// Look at line `line` (`raw`, without its terminator) of a `host` log.
     pub fn observe(&mut self, host: Host, file_id: i64, path: &str, line: u64, raw: &[u8]) {
-        if host == Host::CopilotCli {
-            return self.observe_blocked_stop(file_id, raw);
+        match adapter::of(host).ends() {
+            Ends::TurnEnd => self.observe_blocked_stop(file_id, raw),
+            Ends::Answer { answer, reason_recorded } => {
+                let at = Place { host, file_id, path, line };
+                self.observe_answer(at, answer, reason_recorded, raw);
+            }
+            Ends::TaskUpdate => self.observe_task_update(host, file_id, path, line, raw),
+            Ends::TaskComplete => {}
         }
-        if host == Host::GeminiCli {
-            return self.observe_answer(file_id, path, line, raw);
-        }
-        if host != Host::ClaudeCode {
-            return;
-        }
+    }
+
+    /// A Claude Code root `TaskUpdate` completing a task, its result, or a turn ended past
+    /// the cap.
+    fn observe_task_update(&mut self, host: Host, file_id: i64, path: &str, line: u64, raw: &[u8]) {
         if memchr::memmem::find(raw, CAPPED).is_some() {
             return self.observe_cap(file_id, path, line, raw);
         }
@@ -207,52 +228,42 @@ impl Tasks {
         }
     }
 
-    /// A Gemini CLI message: an answer without a tool call waits; a tool call or its result
-    /// says it was no end; another user message says it was. Only a line naming a message
-    /// type is parsed.
-    fn observe_answer(&mut self, file_id: i64, path: &str, line: u64, raw: &[u8]) {
-        let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
-        let (answer, user) = (named(b"\"type\":\"gemini\""), named(b"\"type\":\"user\""));
-        if !(answer || user) {
+    /// A message of a log whose ends are answers: an answer without a tool call waits; a
+    /// tool call says it was no end, and so does another answer (the agent went on after a
+    /// block that left no record); a user message that is no tool result says it was. Only
+    /// a line naming an answer's or a user message's kind is parsed.
+    fn observe_answer(&mut self, at: Place, answer: &str, reason_recorded: bool, raw: &[u8]) {
+        if !(names_kind(raw, answer) || names_kind(raw, "user")) {
             return;
         }
-        let Ok(message) = serde_json::from_slice::<serde_json::Value>(raw) else { return };
-        let text = |key: &str| message[key].as_str().map(str::to_owned);
-        match message["type"].as_str() {
-            Some("gemini") if message["toolCalls"].as_array().is_some_and(|calls| !calls.is_empty()) => {
-                self.answers.remove(&file_id);
-            }
-            Some("gemini") => {
-                let completion = TaskCompletion {
-                    event: "AfterAgent",
-                    file_id,
-                    path: path.to_owned(),
-                    session_id: None,
-                    cwd: None,
-                    completed_at: text("timestamp"),
-                    asked: Asked::AfterAnswer { until: None },
-                    line,
-                };
-                self.answers.insert(file_id, Answer { completion, read: Instant::now() });
-            }
-            Some("user") => {
-                let tool_result = message["content"]
-                    .as_array()
-                    .is_some_and(|parts| parts.iter().any(|part| part.get("functionResponse").is_some()));
-                if let Some(answer) = self.answers.remove(&file_id)
-                    && !tool_result
-                {
-                    let asked = Asked::AfterAnswer { until: text("timestamp") };
-                    self.found.push(TaskCompletion { asked, ..answer.completion });
-                }
-            }
-            _ => {}
+        let Ok(record) = adapter::parse_line(at.host, raw) else { return };
+        let Place { file_id, path, line, .. } = at;
+        if record.kind == answer && !record.tool_calls.is_empty() {
+            self.answers.remove(&file_id);
+        } else if record.kind == answer {
+            let completion = TaskCompletion {
+                event: adapter::hooks(at.host).end_event().name,
+                file_id,
+                path: path.to_owned(),
+                session_id: None,
+                cwd: None,
+                completed_at: record.timestamp.clone(),
+                asked: Asked::AfterAnswer { until: None, reason_recorded },
+                line,
+            };
+            self.answers.insert(file_id, Answer { completion, read: Instant::now() });
+        } else if record.kind == "user"
+            && record.tool_results.is_empty()
+            && let Some(answer) = self.answers.remove(&file_id)
+        {
+            let asked = Asked::AfterAnswer { until: record.timestamp.clone(), reason_recorded };
+            self.found.push(TaskCompletion { asked, ..answer.completion });
         }
     }
 
-    /// Count as ends the Gemini CLI answers nothing has followed for `quiet`: a tool the
-    /// agent called has run by then (its call is recorded again when it has), and the
-    /// `AfterAgent` hook has answered.
+    /// Count as ends the answers nothing has followed for `quiet`: a tool the agent called
+    /// has run by then (Gemini CLI records its call again when it has), and the end hook
+    /// has answered.
     pub fn settle(&mut self, quiet: Duration) {
         let settled: Vec<i64> =
             self.answers.iter().filter(|(_, answer)| answer.read.elapsed() >= quiet).map(|(&id, _)| id).collect();
@@ -272,9 +283,10 @@ impl Tasks {
         }
     }
 
-    /// Follow a Copilot CLI or Codex CLI log's root turns by their envelopes (line `line`).
+    /// Follow a log's root turns by their envelopes (line `line`), where they show its ends
+    /// (Copilot CLI, Codex CLI).
     pub fn observe_turn(&mut self, host: Host, file_id: i64, path: &str, line: u64, record: &Envelope) {
-        if !matches!(host, Host::CopilotCli | Host::CodexCli) || !record.root {
+        if !matches!(adapter::of(host).ends(), Ends::TurnEnd | Ends::TaskComplete) || !record.root {
             return;
         }
         let turn = self.turns.entry(file_id).or_default();
@@ -321,6 +333,16 @@ impl Tasks {
     pub fn take(&mut self) -> Vec<TaskCompletion> {
         std::mem::take(&mut self.found)
     }
+}
+
+/// Whether `raw` has `"type":"<kind>"` in it (as the hosts write their records, without
+/// spaces): a line of another kind is not parsed.
+fn names_kind(raw: &[u8], kind: &str) -> bool {
+    const TYPE: &[u8] = b"\"type\":\"";
+    memchr::memmem::find_iter(raw, TYPE).any(|at| {
+        let rest = &raw[at + TYPE.len()..];
+        rest.starts_with(kind.as_bytes()) && rest.get(kind.len()) == Some(&b'"')
+    })
 }
 
 /// Whether Claude Code refused the `TaskUpdate` whose result `raw` holds: when a
@@ -490,5 +512,62 @@ mod tests {
         let found = tasks.take();
         assert_eq!(found.iter().map(|c| c.line).collect::<Vec<_>>(), [*answers.last().unwrap()]);
         assert_eq!(found[0].completed_at.as_deref(), Some("2026-12-02T03:33:13.011Z"));
+    }
+
+    /// The ends in a Qwen Code log (the real ones of fixtures/qwen-code-0.24.4): only the
+    /// last answer, once nothing has followed it for the quiet time. The answers before it
+    /// were blocked by the `Stop` hook (which the client does not record): the agent's next
+    /// answer follows each, so none of them is an end, and no answer that called a tool is.
+    #[test]
+    fn a_qwen_end_is_the_answer_no_other_answer_or_tool_call_follows() {
+        for (scenario, answers) in [("stop-blocked", 2), ("stop-cap", 3), ("shell-call", 1)] {
+            let dir = format!("{}/../fixtures/qwen-code-0.24.4/{scenario}", env!("CARGO_MANIFEST_DIR"));
+            let log = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.extension().is_some_and(|e| e == "jsonl") && !p.ends_with("usage_record.jsonl"))
+                .unwrap();
+            let text = std::fs::read_to_string(log).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            let texts: Vec<u64> = (1..=lines.len() as u64)
+                .filter(|&n| {
+                    let line = lines[n as usize - 1];
+                    line.contains(r#""type":"assistant""#) && !line.contains("functionCall")
+                })
+                .collect();
+            assert_eq!(texts.len(), answers, "{scenario}");
+            let mut tasks = Tasks::default();
+            for (n, line) in lines.iter().enumerate() {
+                tasks.observe(Host::QwenCode, 1, "/q/chats/s.jsonl", n as u64 + 1, line.as_bytes());
+            }
+            assert!(tasks.take().is_empty(), "{scenario}: no prompt followed any answer");
+            tasks.settle(Duration::ZERO);
+            let found = tasks.take();
+            assert_eq!(found.iter().map(|c| (c.event, c.line)).collect::<Vec<_>>(), [("Stop", texts[answers - 1])]);
+            assert_eq!(found[0].asked, Asked::AfterAnswer { until: None, reason_recorded: false }, "{scenario}");
+        }
+    }
+
+    /// A Qwen Code user record after an answer is the next prompt: the answer was the end,
+    /// asked about before that prompt.
+    #[test]
+    fn a_qwen_prompt_after_an_answer_ends_it() {
+        let record = |kind: &str, at: &str, body: &str| {
+            format!(
+                r#"{{"uuid":"{at}","parentUuid":null,"sessionId":"s","timestamp":"{at}","type":"{kind}","cwd":"/w","message":{body}}}"#
+            )
+        };
+        let answer = record("assistant", "2026-12-04T16:00:01.000Z", r#"{"role":"model","parts":[{"text":"Done."}]}"#);
+        let prompt = record("user", "2026-12-04T16:05:00.000Z", r#"{"role":"user","parts":[{"text":"Next."}]}"#);
+        let mut tasks = Tasks::default();
+        tasks.observe(Host::QwenCode, 7, "/q/chats/s.jsonl", 1, answer.as_bytes());
+        tasks.observe(Host::QwenCode, 7, "/q/chats/s.jsonl", 2, prompt.as_bytes());
+        let found = tasks.take();
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].asked,
+            Asked::AfterAnswer { until: Some("2026-12-04T16:05:00.000Z".into()), reason_recorded: false }
+        );
+        assert_eq!(found[0].completed_at.as_deref(), Some("2026-12-04T16:00:01.000Z"));
     }
 }
