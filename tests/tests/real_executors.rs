@@ -60,7 +60,11 @@ impl World {
         std::fs::create_dir_all(dir.path().join("home/.codex")).unwrap();
         let codex_root = dir.path().join("home/.codex/sessions");
         let gemini_root = dir.path().join("home/.gemini/tmp");
-        let config = format!("codex_roots = [{codex_root:?}]\ngemini_roots = [{gemini_root:?}]\nauto_start = false\n");
+        let qwen_root = dir.path().join("home/.qwen/projects");
+        let config = format!(
+            "codex_roots = [{codex_root:?}]\ngemini_roots = [{gemini_root:?}]\nqwen_roots = [{qwen_root:?}]\n\
+             auto_start = false\n"
+        );
         std::fs::write(judged_home.join("config.toml"), config).unwrap();
         let copilot_root = dir.path().join("home/.copilot/session-state");
         let claude_root = dir.path().join("home/.claude/projects");
@@ -151,11 +155,17 @@ impl World {
         all.into_iter().filter(|d| d["event"] == event).collect()
     }
 
-    /// Count a Gemini CLI answer nothing followed as its agent's end after `seconds`.
+    /// Count a Gemini CLI answer nothing followed as its agent's end after `seconds` (by
+    /// the setting's first name, which is read still).
     fn gemini_quiet(&self, seconds: u64) {
+        self.answer_quiet("gemini_quiet_seconds", seconds);
+    }
+
+    /// Count an answer nothing followed as its agent's end after `seconds`, set as `key`.
+    fn answer_quiet(&self, key: &str, seconds: u64) {
         let config = self.judged_home.join("config.toml");
         let mut text = std::fs::read_to_string(&config).unwrap();
-        text.push_str(&format!("\n[gate]\ngemini_quiet_seconds = {seconds}\n"));
+        text.push_str(&format!("\n[gate]\n{key} = {seconds}\n"));
         std::fs::write(&config, text).unwrap();
     }
 
@@ -760,6 +770,159 @@ fn a_gemini_cli_agent_reviewed_by_codex_exec_ends_under_the_after_agent_gate() {
     let gemini_agent = ["gemini-cli", "gemini-2.5-pro", "gemini-recording", "google"];
     assert_reviewed_by(&world.evidence(), gemini_agent, &CODEX_EXEC);
     world.blocked_then_allowed("AfterAgent");
+    for mode in ["auto", "direct"] {
+        let validated = world.judge_evidence(mode, &["validate", "--evidence", "review.evidence.json"]);
+        assert!(validated.status.success(), "{mode}: {}", said(&validated));
+    }
+}
+
+// ---------------------------------------------------------------- Qwen Code as the agent
+
+/// The prompt of the `qwen-*-review` scenarios.
+const QWEN_REVIEW_PROMPT: &str =
+    "Make the cart round half up and have it reviewed for binding run_20261204_9e3141a1_r1_review_5b2f9d01.";
+
+/// The model Qwen Code asks for, as its own log records it.
+const QWEN_MODEL: &str = "qwen3-coder-plus";
+
+impl World {
+    /// Qwen Code as an agent (its `cli-entry.js` at `qwen`) given `prompt`, its shell calls
+    /// run without asking (`--yolo`), its provider the scripted model through the user's
+    /// settings (kept: install-hooks may have written to them).
+    fn qwen(&self, qwen: &std::path::Path, prompt: &str) -> Output {
+        let settings = self.home().join(".qwen/settings.json");
+        let mut merged: Value =
+            std::fs::read(&settings).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_else(|| json!({}));
+        let provider = json!({
+            "modelProviders": {"openai": [{"id": QWEN_MODEL, "name": QWEN_MODEL,
+                "baseUrl": format!("{}/v1", self.server.url()), "envKey": "SCRIPTED_OFFLINE_API_KEY"}]},
+            "security": {"auth": {"selectedType": "openai"}},
+            "model": {"name": QWEN_MODEL},
+            "general": {"enableAutoUpdate": false},
+            "privacy": {"usageStatisticsEnabled": false},
+            "telemetry": {"enabled": false},
+        });
+        for (key, value) in provider.as_object().unwrap() {
+            merged[key] = value.clone();
+        }
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, merged.to_string()).unwrap();
+        let mut command = self.command("node");
+        command
+            .env("SCRIPTED_OFFLINE_API_KEY", "scripted-offline-key")
+            .arg(qwen)
+            .args(["--yolo", "-o", "json", prompt]);
+        self.run(command)
+    }
+
+    /// The Qwen Code agent's log: the one session log under its projects.
+    fn qwen_log(&self) -> String {
+        let logs: Vec<PathBuf> = files_under(&self.home().join(".qwen/projects"))
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl") && p.parent().is_some_and(|d| d.ends_with("chats")))
+            .collect();
+        let [log] = logs.as_slice() else { panic!("one Qwen Code log: {logs:?}") };
+        log.display().to_string()
+    }
+
+    /// What the Qwen Code agent's shell call whose command holds `needle` returned, as its
+    /// log has it.
+    fn qwen_printed_by(&self, needle: &str) -> String {
+        let lines = hosts::read_jsonl(std::path::Path::new(&self.qwen_log()));
+        let calls: Vec<&Value> =
+            lines.iter().flat_map(|l| l["message"]["parts"].as_array().into_iter().flatten()).collect();
+        let id = calls
+            .iter()
+            .filter_map(|p| p.get("functionCall"))
+            .rfind(|c| c["args"]["command"].as_str().is_some_and(|c| c.contains(needle)))
+            .and_then(|c| c["id"].as_str())
+            .unwrap_or_else(|| panic!("no shell call ran {needle}"));
+        let result = calls.iter().filter_map(|p| p.get("functionResponse")).find(|r| r["id"] == id);
+        result.and_then(|r| r["response"]["output"].as_str()).unwrap_or_default().to_owned()
+    }
+}
+
+/// A world for a Qwen Code agent (the pinned client's `cli-entry.js`), the model server
+/// playing `scenario`; `None` (the test skips) when the clients cannot be installed.
+fn qwen_world(scenario: &str) -> Option<(World, PathBuf)> {
+    let (jurors, qwen) = (hosts::jurors()?, hosts::qwen()?);
+    let mut world = World::of(jurors, scenario, &[]);
+    // Which node runs Qwen Code, and the python3 of the scenario's reviewer call: the
+    // machine's.
+    world.tools.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    Some((world, qwen))
+}
+
+/// Issue 33: a Qwen Code agent's end is gated through its `Stop` hook, which
+/// `judged install-hooks --qwen --user` writes: judge-hook blocks the first end (no review
+/// yet), and Qwen Code sends the reason to the model as the next message.
+#[test]
+fn qwen_stop_is_blocked_without_evidence_and_the_reason_reaches_the_model() {
+    let Some((world, qwen)) = qwen_world("executor-done") else { return };
+    let installed = world.judged(&["install-hooks", "--qwen", "--user"]);
+    let settings = std::fs::read_to_string(world.home().join(".qwen/settings.json")).unwrap();
+    assert!(settings.contains("judge-hook") && settings.contains("--host qwen-code"), "{settings}\n{installed:?}");
+    let output = world.qwen(&qwen, "Make the cart round half up.");
+    assert!(output.status.success(), "{}", said(&output));
+    let decisions = world.decisions("Stop");
+    assert!(!decisions.is_empty() && decisions[0]["decision"] == "block", "{decisions:#?}");
+    assert_eq!(decisions[0]["host"], "qwen-code", "{decisions:#?}");
+    let requests = world.server.requests();
+    let reason_sent = requests.iter().any(|r| r.to_string().contains(BLOCKED));
+    assert!(reason_sent, "the block's reason reached no model request: {requests:#?}");
+}
+
+/// Without the hook, Qwen Code's end is on the record as a bypass once its last answer has
+/// been quiet: the daemon witnessed the answer that ended the agent's turn, and no gate
+/// decided it. Under the hook that blocks every end, the answers the agent went on from
+/// are no ends, and the end Qwen Code made at its own cap on blocks in a row is a forced
+/// one.
+#[test]
+fn a_qwen_agent_that_ended_without_the_gate_is_on_the_record() {
+    let Some((world, qwen)) = qwen_world("executor-done") else { return };
+    world.answer_quiet("answer_quiet_seconds", 1);
+    let output = world.qwen(&qwen, "Make the cart round half up.");
+    assert!(output.status.success(), "{}", said(&output));
+    assert!(world.decisions("Stop").is_empty(), "no hook, no decision");
+    let log = world.qwen_log();
+    let bypassed =
+        eventually("the bypass", Duration::from_secs(30), || Some(world.bypasses_of(&log)).filter(|b| !b.is_empty()));
+    assert_eq!(bypassed.len(), 1, "{bypassed:#?}");
+    assert_eq!((bypassed[0]["event"].as_str(), &bypassed[0]["forced_end"]), (Some("Stop"), &Value::Null));
+
+    let Some((mut gated, qwen)) = qwen_world("executor-done") else { return };
+    gated.answer_quiet("answer_quiet_seconds", 1);
+    gated.env.push(("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "3"));
+    gated.judged(&["install-hooks", "--qwen", "--user"]);
+    let output = gated.qwen(&qwen, "Make the cart round half up.");
+    assert!(output.status.success(), "{}", said(&output));
+    let decisions = gated.decisions("Stop");
+    assert_eq!(decisions.iter().map(|d| d["decision"].as_str()).collect::<Vec<_>>(), [Some("block"); 3]);
+    let log = gated.qwen_log();
+    let bypassed = eventually("the forced end", Duration::from_secs(30), || {
+        Some(gated.bypasses_of(&log)).filter(|b| !b.is_empty())
+    });
+    assert_eq!(bypassed.len(), 1, "only the last answer ended the turn: {bypassed:#?}");
+    assert_eq!((bypassed[0]["event"].as_str(), &bypassed[0]["forced_end"]), (Some("Stop"), &json!({"blocks": 3})));
+}
+
+/// Issue 33: a Qwen Code agent runs the real Codex CLI as its reviewer in a shell call; the
+/// review verifies through the daemon, the executor read from Qwen Code's own log (its
+/// model, its family `qwen`) and the reviewer from the run's rollout, and the Stop gate
+/// that blocked the agent's end before the review lets it end after it.
+#[test]
+fn a_qwen_code_agent_reviewed_by_codex_exec_ends_under_the_stop_gate() {
+    let Some((world, qwen)) = qwen_world("qwen-codex-review") else { return };
+    world.judged(&["install-hooks", "--qwen", "--user"]);
+    world.codex_reviewer_config();
+    let output = world.qwen(&qwen, QWEN_REVIEW_PROMPT);
+    assert!(output.status.success(), "{}", said(&output));
+    let verified = world.qwen_printed_by(VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=0"), "{verified}");
+    let qwen_agent = ["qwen-code", QWEN_MODEL, "qwen-chat", "qwen"];
+    assert_reviewed_by(&world.evidence(), qwen_agent, &CODEX_EXEC);
+    world.blocked_then_allowed("Stop");
+    assert_eq!(world.bypasses_of(&world.qwen_log()), Vec::<Value>::new());
     for mode in ["auto", "direct"] {
         let validated = world.judge_evidence(mode, &["validate", "--evidence", "review.evidence.json"]);
         assert!(validated.status.success(), "{mode}: {}", said(&validated));

@@ -288,7 +288,7 @@ impl Engine {
             tracing::warn!(%error, "ingest failed");
         }
         if paths.is_empty() {
-            let quiet = self.config.current().file.gate.gemini_quiet_seconds.unwrap_or(GEMINI_QUIET_SECONDS);
+            let quiet = self.config.current().file.gate.answer_quiet_seconds.unwrap_or(ANSWER_QUIET_SECONDS);
             self.ingest.settle_answers(std::time::Duration::from_secs(quiet));
         }
         self.account_for_completions();
@@ -411,9 +411,9 @@ impl Engine {
     }
 }
 
-/// How long a Gemini CLI answer nothing followed waits before it counts as its agent's
-/// end, unless `[gate] gemini_quiet_seconds` says otherwise.
-const GEMINI_QUIET_SECONDS: u64 = 600;
+/// How long an answer nothing followed waits before it counts as its agent's end (Gemini
+/// CLI, Qwen Code), unless `[gate] answer_quiet_seconds` says otherwise.
+const ANSWER_QUIET_SECONDS: u64 = 600;
 
 /// The time a request's age checks use: when the client's command started (it may retry
 /// while the host persists its log, and a marker dated ahead must not grow acceptable

@@ -428,10 +428,13 @@ gate_table! {
         /// outcome changes nothing). Only here, never in a project's file, which the
         /// agent can write.
         on_bypass: Option<Vec<String>>,
-        /// How long an answer of a Gemini CLI agent with nothing recorded after it waits
-        /// before it counts as the agent's end (default 600): the client records a tool
-        /// call's answer again only once the tool has run, which can take minutes.
-        gemini_quiet_seconds: Option<u64>,
+        /// How long an answer of a Gemini CLI or Qwen Code agent with nothing recorded
+        /// after it waits before it counts as the agent's end (default 600): Gemini CLI
+        /// records a tool call's answer again only once the tool has run, which can take
+        /// minutes, and Qwen Code records nothing of a blocked end until the model's next
+        /// answer. Its first name, `gemini_quiet_seconds`, is read as well.
+        #[serde(alias = "gemini_quiet_seconds")]
+        answer_quiet_seconds: Option<u64>,
     }
 }
 
