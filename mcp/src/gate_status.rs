@@ -46,9 +46,8 @@ impl Judged {
 /// The host an MCP client's name says it is, if it says.
 fn host_named(client: &str) -> Option<Host> {
     let client = client.to_ascii_lowercase();
-    [("claude", Host::ClaudeCode), ("copilot", Host::CopilotCli), ("codex", Host::CodexCli)]
-        .into_iter()
-        .find_map(|(name, host)| client.contains(name).then_some(host))
+    let word = |host: Host| judged_core::adapter::hooks(host).mcp_client_word();
+    Host::ALL.into_iter().find(|&host| word(host).is_some_and(|word| client.contains(word)))
 }
 
 /// The status for a person.

@@ -163,6 +163,10 @@ impl HostHooks for ClaudeCode {
         EndEvent { name: "TaskCompleted", name_shared: false }
     }
 
+    fn mcp_client_word(&self) -> Option<&'static str> {
+        Some("claude")
+    }
+
     fn hears_block(&self) -> HearsBlock {
         HearsBlock::ExitTwo
     }

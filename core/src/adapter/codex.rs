@@ -195,6 +195,10 @@ impl HostHooks for CodexCli {
         EndEvent { name: "Stop", name_shared: true }
     }
 
+    fn mcp_client_word(&self) -> Option<&'static str> {
+        Some("codex")
+    }
+
     fn hears_block(&self) -> HearsBlock {
         HearsBlock::DecisionObject
     }

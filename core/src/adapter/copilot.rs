@@ -185,6 +185,10 @@ impl HostHooks for CopilotCli {
         "agentStop"
     }
 
+    fn mcp_client_word(&self) -> Option<&'static str> {
+        Some("copilot")
+    }
+
     fn hears_block(&self) -> HearsBlock {
         HearsBlock::DecisionObject
     }

@@ -176,6 +176,11 @@ pub trait HostHooks: Sync {
     fn shell_tool(&self) -> &'static str {
         "shell"
     }
+    /// A word its name has as an MCP client (the `clientInfo.name` it sends), where that
+    /// was seen.
+    fn mcp_client_word(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The hook event at which a host's agent declares its work done.
