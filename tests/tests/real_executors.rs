@@ -939,24 +939,28 @@ fn listed_enabled(listing: &Value) -> Option<bool> {
     entry["enabled"].as_bool().or(entry["isActive"].as_bool())
 }
 
-/// Issue 32: on a fresh HOME with the four pinned clients on PATH and no terminal,
+/// Issue 32: on a fresh HOME with the pinned clients on PATH and no terminal,
 /// `judged init` finishes and exits 0; each host's own listing then shows judged enabled,
-/// doctor says every host is gated, a Codex CLI turn gets a gate decision through the
-/// plugin, and `install-hooks` will not put a second hook beside the plugin.
+/// doctor says every host is gated, a Codex CLI turn and a Qwen Code agent's end (issue
+/// 33) get gate decisions through the plugin, and `install-hooks` will not put a second
+/// hook beside the plugin.
 #[test]
 fn init_without_a_terminal_arms_every_host() {
     let Some(hosts) = hosts::clients() else { return };
+    let Some(qwen) = hosts::qwen() else { return };
     let Some(mut world) = world() else { return };
-    // The four hosts by the names PATH finds them by (Gemini CLI is a node script).
+    // The five hosts by the names PATH finds them by (Gemini CLI and Qwen Code are node
+    // scripts).
     let host_bin = world.dir.path().join("hosts-bin");
     std::fs::create_dir_all(&host_bin).unwrap();
     std::os::unix::fs::symlink(&hosts.claude, host_bin.join("claude")).unwrap();
     std::os::unix::fs::symlink(&hosts.copilot, host_bin.join("copilot")).unwrap();
-    let gemini = format!("#!/bin/sh\nexec node {} \"$@\"\n", world.clients.gemini.display());
-    std::fs::write(host_bin.join("gemini"), gemini).unwrap();
-    std::fs::set_permissions(host_bin.join("gemini"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    for (name, script) in [("gemini", &world.clients.gemini), ("qwen", &qwen)] {
+        std::fs::write(host_bin.join(name), format!("#!/bin/sh\nexec node {} \"$@\"\n", script.display())).unwrap();
+        std::fs::set_permissions(host_bin.join(name), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
     world.tools.push(host_bin);
-    // Which node runs Gemini CLI: the machine's.
+    // Which node runs Gemini CLI and Qwen Code: the machine's.
     world.tools.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
     // The clients' own switches for running offline; nothing that answers a prompt.
     world.env.extend([
@@ -970,7 +974,7 @@ fn init_without_a_terminal_arms_every_host() {
     let init = world.run(init);
     let words = said(&init);
     assert!(init.status.success(), "init exits 0: {words}");
-    for host in ["claude ", "copilot ", "codex ", "gemini "] {
+    for host in ["claude ", "copilot ", "codex ", "gemini ", "qwen "] {
         assert!(
             words.lines().any(|l| l.trim_start().starts_with(host) && l.contains(", enabled (")),
             "{host}: {words}"
@@ -997,6 +1001,14 @@ fn init_without_a_terminal_arms_every_host() {
         let listing: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{program}: {e}: {text}"));
         assert_eq!(listed_enabled(&listing), Some(true), "{program} lists judged enabled: {listing:#}");
     }
+    // Qwen Code 0.24.4 lists its extensions as text only.
+    let listing = world.run({
+        let mut command = world.command("qwen");
+        command.args(["extensions", "list"]);
+        command
+    });
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    assert!(listing.lines().any(|l| l.starts_with("✓ judged (")), "qwen lists judged enabled: {listing}");
 
     // With the daemon running, doctor says what gates each host.
     let doctor = world.judged(&["doctor", "--json"]);
@@ -1007,6 +1019,7 @@ fn init_without_a_terminal_arms_every_host() {
         ("copilot-cli", "Copilot CLI is gated by the plugin judged@judged"),
         ("codex-cli", "Codex CLI is gated by the Stop hook of the plugin judged@judged (trusted"),
         ("gemini-cli", "Gemini CLI is gated by the plugin judged"),
+        ("qwen-code", "Qwen Code is gated by the plugin judged"),
     ] {
         let check = checks.iter().find(|c| c["name"] == format!("hooks.{host}")).expect("a line for the host");
         assert_eq!(check["status"], "ok", "{check:#}");
@@ -1018,6 +1031,12 @@ fn init_without_a_terminal_arms_every_host() {
     assert!(output.status.success(), "{}", said(&output));
     let decisions = world.decisions("Stop");
     assert!(!decisions.is_empty() && decisions.iter().all(|d| d["host"] == "codex-cli"), "{decisions:#?}");
+    // So is a Qwen Code agent's end, through its extension's hook (two blocks, its cap).
+    world.env.push(("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "2"));
+    let output = world.qwen(&qwen, "Make the cart round half up.");
+    assert!(output.status.success(), "{}", said(&output));
+    let qwen_decisions: Vec<Value> = world.decisions("Stop").into_iter().filter(|d| d["host"] == "qwen-code").collect();
+    assert_eq!(qwen_decisions.len(), 2, "{qwen_decisions:#?}");
 
     // A second hook beside the plugin is refused, and nothing is written (the settings
     // hold the plugin's marketplace, which Claude Code wrote there).
