@@ -444,6 +444,18 @@ pub fn claude_uninstall(settings: &Path) -> Result<Plan, InstallError> {
 /// an install added goes byte for byte, and a file that holds nothing else (the install
 /// made it) goes too.
 fn command_hooks_uninstall(settings: &Path, syntax: Syntax, top: Option<&str>) -> Result<Plan, InstallError> {
+    command_hooks_uninstall_from(settings, syntax, top, &[])
+}
+
+/// As [`command_hooks_uninstall`]; a file left holding only `host_keys` (what the host
+/// itself writes into a settings file it loads, such as Qwen Code's `$version`) holds
+/// nothing of anyone's, and goes too.
+fn command_hooks_uninstall_from(
+    settings: &Path,
+    syntax: Syntax,
+    top: Option<&str>,
+    host_keys: &[&str],
+) -> Result<Plan, InstallError> {
     let (file, doc) = read_json(settings, syntax)?;
     if file.text.is_none() {
         return Ok(Plan::new(file, None));
@@ -470,7 +482,12 @@ fn command_hooks_uninstall(settings: &Path, syntax: Syntax, top: Option<&str>) -
         }
     }
     let text = set_top(settings, syntax, edits.finish(), top.map(|key| (key, None)))?;
-    let empty = text == NEW_JSON;
+    let left = parse_json(settings, &text, syntax)?;
+    let only_the_hosts = left
+        .root()
+        .members()
+        .is_some_and(|members| !members.is_empty() && members.iter().all(|m| host_keys.contains(&m.key.as_str())));
+    let empty = text == NEW_JSON || only_the_hosts;
     let after = file.leftover(text, empty);
     Ok(Plan::new(file, after))
 }
@@ -811,9 +828,11 @@ pub fn qwen_install(settings: &Path, command: &str, timeout_seconds: u64, manage
 }
 
 /// Remove our hooks from a Qwen Code settings file (and, from its system settings, the
-/// `disableAllHooks` we wrote); the file too when nothing else is left in it.
+/// `disableAllHooks` we wrote); the file too when nothing else is left in it but the
+/// `$version` Qwen Code 0.24.4 adds to a settings file it loads.
 pub fn qwen_uninstall(settings: &Path, managed: bool) -> Result<Plan, InstallError> {
-    command_hooks_uninstall(settings, Syntax::JsonWithComments, managed.then_some(QWEN_HOOKS_OFF))
+    let top = managed.then_some(QWEN_HOOKS_OFF);
+    command_hooks_uninstall_from(settings, Syntax::JsonWithComments, top, &["$version"])
 }
 
 /// Qwen Code's setting that turns every hook off.
@@ -822,6 +841,33 @@ const QWEN_HOOKS_OFF: &str = "disableAllHooks";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Qwen Code's settings: the Stop hook in seconds; in its system settings, hooks forced
+    /// on; taken out again, the file goes when Qwen Code's own `$version` is all that is
+    /// left, and stays with a user's setting.
+    #[test]
+    fn a_qwen_hook_goes_in_and_out_leaving_the_users_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let system = dir.path().join("settings.json");
+        qwen_install(&system, "judge-hook --host qwen-code", 120, true).unwrap().apply().unwrap();
+        let written: Value = serde_json::from_str(&std::fs::read_to_string(&system).unwrap()).unwrap();
+        assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["timeout"], 120);
+        assert_eq!(written["disableAllHooks"], false);
+        // What Qwen Code 0.24.4 does to a settings file it loads.
+        let loaded = std::fs::read_to_string(&system).unwrap().replacen('{', "{\n  \"$version\": 4,", 1);
+        std::fs::write(&system, loaded).unwrap();
+        qwen_uninstall(&system, true).unwrap().apply().unwrap();
+        assert!(!system.exists(), "nothing of anyone's was left");
+
+        let user = dir.path().join("user.json");
+        std::fs::write(&user, "{\n  // mine\n  \"$version\": 4,\n  \"model\": {\"name\": \"qwen3-coder-plus\"}\n}\n")
+            .unwrap();
+        let before = std::fs::read_to_string(&user).unwrap();
+        qwen_install(&user, "judge-hook --host qwen-code", 120, false).unwrap().apply().unwrap();
+        assert!(!std::fs::read_to_string(&user).unwrap().contains("disableAllHooks"));
+        qwen_uninstall(&user, false).unwrap().apply().unwrap();
+        assert_eq!(std::fs::read_to_string(&user).unwrap(), before, "the user's file, byte for byte");
+    }
 
     #[test]
     fn install_merges_idempotently_and_uninstall_removes_only_ours() {

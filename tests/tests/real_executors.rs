@@ -906,6 +906,31 @@ fn a_qwen_agent_that_ended_without_the_gate_is_on_the_record() {
     assert_eq!((bypassed[0]["event"].as_str(), &bypassed[0]["forced_end"]), (Some("Stop"), &json!({"blocks": 3})));
 }
 
+/// `install-hooks --qwen --managed` writes Qwen Code's system settings, root's: their
+/// hook runs though the user's own settings turn every hook off (`disableAllHooks`), since
+/// the system's `disableAllHooks: false` overrides them; uninstalling takes out only what
+/// it wrote.
+#[test]
+fn qwen_system_settings_gate_qwen_code_though_the_user_turns_hooks_off() {
+    let Some((world, qwen)) = qwen_world("executor-done") else { return };
+    let Some(mut world) = world.with_private_etc() else { return };
+    world.judged(&["install-hooks", "--qwen", "--managed"]);
+    let system = world.private_etc_file("/etc/qwen-code/settings.json");
+    let written = std::fs::read_to_string(&system).expect("the system settings");
+    assert!(written.contains("judge-hook --host qwen-code") && written.contains("\"command\": \"/"), "{written}");
+    assert!(written.contains("\"disableAllHooks\": false"), "{written}");
+    let user = world.home().join(".qwen/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, r#"{"disableAllHooks": true}"#).unwrap();
+    world.env.push(("QWEN_CODE_STOP_HOOK_BLOCK_CAP", "2"));
+    let output = world.qwen(&qwen, "Make the cart round half up.");
+    assert!(output.status.success(), "{}", said(&output));
+    let decisions = world.decisions("Stop");
+    assert_eq!(decisions.iter().map(|d| d["decision"].as_str()).collect::<Vec<_>>(), [Some("block"); 2]);
+    world.judged(&["uninstall-hooks", "--qwen", "--managed"]);
+    assert!(!system.exists(), "{} is gone", system.display());
+}
+
 /// Issue 33: a Qwen Code agent runs the real Codex CLI as its reviewer in a shell call; the
 /// review verifies through the daemon, the executor read from Qwen Code's own log (its
 /// model, its family `qwen`) and the reviewer from the run's rollout, and the Stop gate
