@@ -14,7 +14,7 @@
 
 use super::{
     Carried, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    any_str, non_empty_str, raw_str,
+    SessionNamed, any_str, non_empty_str, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -147,6 +147,11 @@ impl HostLog for CodexCli {
         "codex_roots"
     }
 
+    /// A rollout opens with its `session_meta`.
+    fn session_named(&self) -> SessionNamed {
+        SessionNamed::InTheOpening { missing: "no session_meta with id and cwd" }
+    }
+
     fn ends(&self) -> Ends {
         Ends::TaskComplete
     }
@@ -165,10 +170,6 @@ impl HostLog for CodexCli {
 
     fn record_noun(&self) -> &'static str {
         "Codex CLI record"
-    }
-
-    fn cwd_at_start_only(&self) -> bool {
-        true
     }
 
     fn envelope<'a>(&self, fields: &Fields<'a>, _text: &'a str) -> Result<(Envelope, Option<&'a RawValue>), LineError> {

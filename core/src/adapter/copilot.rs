@@ -5,7 +5,7 @@
 
 use super::{
     ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy,
+    SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy,
 };
 use crate::event::{Record, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -127,6 +127,10 @@ impl HostLog for CopilotCli {
         "copilot_roots"
     }
 
+    fn session_named(&self) -> SessionNamed {
+        SessionNamed::InOneOpening
+    }
+
     fn ends(&self) -> Ends {
         Ends::TurnEnd
     }
@@ -156,10 +160,6 @@ impl HostLog for CopilotCli {
             lanes: false,
             opens_on_another: false,
         })
-    }
-
-    fn cwd_at_start_only(&self) -> bool {
-        true
     }
 
     /// A session is a directory holding its `events.jsonl`.

@@ -17,8 +17,8 @@
 //! …`).
 
 use super::{
-    DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError, any_str,
-    non_empty_str, raw_non_empty, raw_str,
+    DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -154,6 +154,11 @@ impl HostLog for GeminiCli {
 
     fn roots_key(&self) -> &'static str {
         "gemini_roots"
+    }
+
+    /// The header names the session; the session context its first patch sets, the cwd.
+    fn session_named(&self) -> SessionNamed {
+        SessionNamed::OpeningThenLater { missing: "no header with sessionId and no session context" }
     }
 
     fn ends(&self) -> Ends {

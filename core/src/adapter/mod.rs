@@ -27,10 +27,14 @@ pub trait HostLog: Sync {
     fn name(&self) -> &'static str;
     /// What one line of its log is called in a message.
     fn record_noun(&self) -> &'static str;
+    /// Where its logs name their session and cwd.
+    fn session_named(&self) -> SessionNamed {
+        SessionNamed::OnEveryRecord { missing: "no record with sessionId and cwd" }
+    }
     /// Whether its logs record the session's cwd in their opening record only (Copilot
     /// CLI's `session.start`, Codex CLI's `session_meta`), rather than on any record.
     fn cwd_at_start_only(&self) -> bool {
-        false
+        matches!(self.session_named(), SessionNamed::InOneOpening | SessionNamed::InTheOpening { .. })
     }
     /// How its records chain, when they do.
     fn chain(&self) -> Option<ChainRule> {
@@ -63,6 +67,31 @@ pub trait HostLog: Sync {
     /// Where a model read from one of its logs was read, as evidence names it
     /// (`executor_model_source`, `identity_source`).
     fn model_source(&self) -> &'static str;
+}
+
+/// Where a host's log names its session and its cwd; `missing` ends the message about a log
+/// that does not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionNamed {
+    /// In its one opening record, both (Copilot CLI's `session.start`: a second one is
+    /// refused).
+    InOneOpening,
+    /// In its opening record, both (Codex CLI's `session_meta`).
+    InTheOpening {
+        /// What the log lacks, for the message.
+        missing: &'static str,
+    },
+    /// The session in its opening record, the cwd in a later one (Gemini CLI's header, and
+    /// the session context a patch sets).
+    OpeningThenLater {
+        /// What the log lacks, for the message.
+        missing: &'static str,
+    },
+    /// Both on any record (Claude Code, Qwen Code).
+    OnEveryRecord {
+        /// What the log lacks, for the message.
+        missing: &'static str,
+    },
 }
 
 /// How a host's log shows its agent's end, the completion its end hook was asked about.

@@ -4,7 +4,8 @@
 //! fault enum and each rule words it.
 
 use super::{Artifact, EvidenceError, Result, has_nonce_line, marker_text};
-use crate::event::{Host, Record, SubagentPhase, ToolCall, ToolResult};
+use crate::adapter::{self, SessionNamed};
+use crate::event::{Record, SubagentPhase, ToolCall, ToolResult};
 use crate::host_chain::HostChain;
 use crate::log::{Line, SessionLog};
 use serde_json::Value;
@@ -31,9 +32,13 @@ pub(super) struct SessionMeta {
 /// `session.start` appended after binding invalidated earlier artifacts. What was bound
 /// is the prefix, so the metadata comes from the prefix.
 pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
-    match log.host {
-        Host::CopilotCli => {
-            let starts: Vec<&Record> = log.records_within(within).map(|(_, r)| r).filter(|r| r.session_start).collect();
+    let named = adapter::of(log.host);
+    let missing = |what: &str| EvidenceError::evidence(format!("{} {} has {what}", named.name(), named.log_noun()));
+    let records = || log.records_within(within).map(|(_, r)| r);
+    let both = |r: &Record| Some(SessionMeta { session_id: r.session_id.clone()?, cwd: r.cwd.clone()? });
+    match named.session_named() {
+        SessionNamed::InOneOpening => {
+            let starts: Vec<&Record> = records().filter(|r| r.session_start).collect();
             let [start] = starts.as_slice() else {
                 return Err(EvidenceError::evidence(format!(
                     "expected exactly one session.start event, found {}",
@@ -48,28 +53,17 @@ pub(super) fn metadata(log: &SessionLog, within: u64) -> Result<SessionMeta> {
                 start.cwd.clone().ok_or_else(|| EvidenceError::evidence("session.start is missing context.cwd"))?;
             Ok(SessionMeta { session_id, cwd })
         }
-        // A rollout opens with its `session_meta`.
-        Host::CodexCli => log
-            .records_within(within)
-            .find(|(_, r)| r.session_start)
-            .and_then(|(_, r)| Some(SessionMeta { session_id: r.session_id.clone()?, cwd: r.cwd.clone()? }))
-            .ok_or_else(|| EvidenceError::evidence("Codex CLI rollout has no session_meta with id and cwd")),
-        // The header names the session; the session context its first patch sets, the cwd.
-        Host::GeminiCli => {
-            let records = || log.records_within(within).map(|(_, r)| r);
+        SessionNamed::InTheOpening { missing: what } => {
+            records().find(|r| r.session_start).and_then(both).ok_or_else(|| missing(what))
+        }
+        SessionNamed::OpeningThenLater { missing: what } => {
             let session_id = records().find(|r| r.session_start).and_then(|r| r.session_id.clone());
             session_id
                 .zip(records().find_map(|r| r.cwd.clone()))
                 .map(|(session_id, cwd)| SessionMeta { session_id, cwd })
-                .ok_or_else(|| {
-                    EvidenceError::evidence("Gemini CLI recording has no header with sessionId and no session context")
-                })
+                .ok_or_else(|| missing(what))
         }
-        // A transcript has no opening record; every conversation record carries both.
-        Host::ClaudeCode | Host::QwenCode => log
-            .records_within(within)
-            .find_map(|(_, r)| Some(SessionMeta { session_id: r.session_id.clone()?, cwd: r.cwd.clone()? }))
-            .ok_or_else(|| EvidenceError::evidence("Claude Code transcript has no record with sessionId and cwd")),
+        SessionNamed::OnEveryRecord { missing: what } => records().find_map(both).ok_or_else(|| missing(what)),
     }
 }
 
