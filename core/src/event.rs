@@ -16,14 +16,19 @@ pub enum Host {
     GeminiCli,
     /// Qwen Code: `projects/<project>/chats/<session id>.jsonl`.
     QwenCode,
+    /// OpenCode: the `event` rows of its SQLite database, one log a session as judged
+    /// reads them.
+    #[serde(rename = "opencode")]
+    OpenCode,
 }
 
 impl Host {
     /// Every host, in the order judged lists them (and discovers their logs).
-    pub const ALL: [Host; 5] = [Host::CopilotCli, Host::ClaudeCode, Host::CodexCli, Host::GeminiCli, Host::QwenCode];
+    pub const ALL: [Host; 6] =
+        [Host::CopilotCli, Host::ClaudeCode, Host::CodexCli, Host::GeminiCli, Host::QwenCode, Host::OpenCode];
 
     /// The name artifacts, the store and the wire use (`copilot-cli`, `claude-code`,
-    /// `codex-cli`, `gemini-cli`, `qwen-code`).
+    /// `codex-cli`, `gemini-cli`, `qwen-code`, `opencode`).
     pub fn as_str(self) -> &'static str {
         match self {
             Host::CopilotCli => "copilot-cli",
@@ -31,6 +36,7 @@ impl Host {
             Host::CodexCli => "codex-cli",
             Host::GeminiCli => "gemini-cli",
             Host::QwenCode => "qwen-code",
+            Host::OpenCode => "opencode",
         }
     }
 
@@ -43,6 +49,7 @@ impl Host {
             "codex-cli" => Some(Host::CodexCli),
             "gemini-cli" => Some(Host::GeminiCli),
             "qwen-code" => Some(Host::QwenCode),
+            "opencode" => Some(Host::OpenCode),
             _ => None,
         }
     }
@@ -190,5 +197,22 @@ impl ToolCall {
             Value::Number(n) => n.as_f64() == Some(0.0),
         };
         if falsy { "{}".to_owned() } else { crate::pyjson::one_line(&self.arguments) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Host;
+
+    /// A host is one name everywhere: on the wire (serde), in the store and messages
+    /// (`as_str`), and read back (`parse`).
+    #[test]
+    fn every_host_has_one_name() {
+        for host in Host::ALL {
+            let wire = serde_json::to_value(host).unwrap();
+            assert_eq!(wire.as_str(), Some(host.as_str()), "{host:?}");
+            assert_eq!(Host::parse(host.as_str()), Some(host));
+            assert_eq!(serde_json::from_value::<Host>(wire).unwrap(), host);
+        }
     }
 }

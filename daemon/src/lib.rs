@@ -113,7 +113,9 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let store = store::Store::open(&config.data_dir.join("judged.db"))?;
     let witness = witness::Witness::load_or_create(&config.data_dir)?;
     let socket = config.socket_path();
-    let ingest = ingest::Ingestor::new(config.roots.clone()).serving(&config.serves);
+    let ingest = ingest::Ingestor::new(config.roots.clone())
+        .serving(&config.serves)
+        .reading_opencode(config.opencode_databases.clone());
     let live = config::LiveConfig::new(config.path.clone(), config.user.clone());
     // The socket answers `progress` during the catch-up on start; everything else waits
     // for it (read-your-writes holds from the first answer on).

@@ -159,11 +159,11 @@ fn block(host: Host, again: bool, message: &str) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     match judged_core::adapter::hooks(host).hears_block() {
-        HearsBlock::ExitTwo => {
+        Some(HearsBlock::ExitTwo) | None => {
             eprintln!("{message}");
             ExitCode::from(2)
         }
-        HearsBlock::DecisionObject => {
+        Some(HearsBlock::DecisionObject) => {
             println!("{}", json!({"decision": "block", "reason": message}));
             ExitCode::SUCCESS
         }

@@ -272,6 +272,11 @@ enum CliError {
          first (`{uninstall}`) to gate with hooks instead"
     )]
     PluginGates { host: &'static str, listing: String, id: String, uninstall: String },
+    #[error(
+        "{0} has no hook that can stop its agent's end: judged reads its sessions and records each end as a \
+         bypass (`judged report`); there is no hook to install"
+    )]
+    Ungated(&'static str),
     #[error("judged is already running (pid {0})")]
     AlreadyRunning(u32),
     #[error("judged is not running")]

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 #[serde(untagged)]
 pub enum Reply {
     /// To [`crate::Request::Status`].
-    Status(StatusReport),
+    Status(Box<StatusReport>),
     /// To [`crate::Request::Progress`].
     CatchUp(CatchUp),
     /// To [`crate::Request::Sessions`] and [`crate::Request::Rebuild`].
@@ -125,6 +125,12 @@ pub struct StatusReport {
     /// Qwen Code projects roots watched.
     #[serde(default)]
     pub qwen_roots: Vec<PathBuf>,
+    /// Where judged keeps its logs of the OpenCode sessions it reads.
+    #[serde(default)]
+    pub opencode_roots: Vec<PathBuf>,
+    /// The OpenCode databases read.
+    #[serde(default)]
+    pub opencode_databases: Vec<PathBuf>,
     /// Logs witnessed.
     pub files: u64,
     /// Lines stored, over all logs.
@@ -172,6 +178,7 @@ impl StatusReport {
             Host::CodexCli => &self.codex_roots,
             Host::GeminiCli => &self.gemini_roots,
             Host::QwenCode => &self.qwen_roots,
+            Host::OpenCode => &self.opencode_roots,
         }
     }
 }

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Install the pinned real host clients (Copilot CLI, Claude Code, Qwen Code) and juror CLIs
-# (Codex CLI, Gemini CLI) from npm into a cache dir.
+# Install the pinned real host clients (Copilot CLI, Claude Code, Qwen Code, OpenCode) and
+# juror CLIs (Codex CLI, Gemini CLI) from npm into a cache dir.
 #
-#   tests/hosts/install.sh                 # the four the tests drive, into $JUDGED_HOSTS_CACHE or <repo>/.cache/hosts
-#   tests/hosts/install.sh codex gemini    # only the named ones (copilot claude codex gemini, and qwen,
-#                                          # which only tests/hosts/capture-fixtures.sh drives so far)
+#   tests/hosts/install.sh                 # copilot claude codex gemini, into $JUDGED_HOSTS_CACHE or <repo>/.cache/hosts
+#   tests/hosts/install.sh codex qwen      # only the named ones (copilot claude codex gemini qwen opencode)
 #
 # Idempotent: a client whose installed package.json already has the pinned version is skipped.
 # Before each download it says on stderr what it downloads, about how much, and where it is
-# kept for the next runs (the four: about 1.1 GB; Qwen Code about 145 MB more). npm's own download cache is a directory of
+# kept for the next runs (the four: about 1.1 GB; Qwen Code about 145 MB more, OpenCode about
+# 190 MB). npm's own download cache is a directory of
 # this run beside the clients, removed when it ends, not the user's ~/.npm.
 # On success prints one line per client, in this order:
 #   COPILOT_BIN=<abs path>
@@ -16,6 +16,7 @@
 #   CODEX_BIN=<abs path>     (the native binary of the platform package, not the node wrapper)
 #   GEMINI_BIN=<abs path>    (bundle/gemini.js, a `#!/usr/bin/env node` script)
 #   QWEN_BIN=<abs path>      (cli-entry.js, a `#!/usr/bin/env node` script)
+#   OPENCODE_BIN=<abs path>  (the native binary of the platform package)
 # Exits non-zero with a message on stderr if npm is missing or the install fails.
 set -euo pipefail
 
@@ -43,7 +44,7 @@ esac
 
 WANT="${*:-copilot claude codex gemini}"
 for name in $WANT; do
-  case "$name" in copilot|claude|codex|gemini|qwen) ;; *) die "unknown client '$name' (copilot claude codex gemini qwen)" ;; esac
+  case "$name" in copilot|claude|codex|gemini|qwen|opencode) ;; *) die "unknown client '$name' (copilot claude codex gemini qwen opencode)" ;; esac
 done
 wanted() { case " $WANT " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -92,8 +93,15 @@ if wanted qwen; then
   QWEN_BIN="$(install_one qwen-code @qwen-code/qwen-code "$QWEN_CODE_VERSION" "@qwen-code/qwen-code" cli-entry.js 145)"
 fi
 
+# OpenCode: opencode-ai is a node wrapper; its optional dependency opencode-<plat> holds the
+# native binary.
+if wanted opencode; then
+  OPENCODE_BIN="$(install_one opencode opencode-ai "$OPENCODE_VERSION" "opencode-$PLAT" bin/opencode 190)"
+fi
+
 if wanted copilot; then echo "COPILOT_BIN=$COPILOT_BIN"; fi
 if wanted claude; then echo "CLAUDE_BIN=$CLAUDE_BIN"; fi
 if wanted codex; then echo "CODEX_BIN=$CODEX_BIN"; fi
 if wanted gemini; then echo "GEMINI_BIN=$GEMINI_BIN"; fi
 if wanted qwen; then echo "QWEN_BIN=$QWEN_BIN"; fi
+if wanted opencode; then echo "OPENCODE_BIN=$OPENCODE_BIN"; fi

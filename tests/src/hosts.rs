@@ -60,6 +60,13 @@ pub fn qwen() -> Option<PathBuf> {
     available(installed, "Qwen Code")
 }
 
+/// The pinned OpenCode's native binary, as [`clients`] (same `SKIP`/`CI` rule).
+pub fn opencode() -> Option<PathBuf> {
+    static INSTALLED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| Ok(install(&["opencode"])?.remove(0)));
+    available(installed, "OpenCode")
+}
+
 /// What was installed, or `None` after a `SKIP:` line on the process's stderr (past the
 /// harness's capture); with `CI` set, a panic: CI provides what these tests need.
 pub(crate) fn available<T: Clone>(installed: &Result<T, String>, what: &str) -> Option<T> {

@@ -61,9 +61,10 @@ impl World {
         let codex_root = dir.path().join("home/.codex/sessions");
         let gemini_root = dir.path().join("home/.gemini/tmp");
         let qwen_root = dir.path().join("home/.qwen/projects");
+        let opencode_db = dir.path().join("home/.local/share/opencode/opencode.db");
         let config = format!(
             "codex_roots = [{codex_root:?}]\ngemini_roots = [{gemini_root:?}]\nqwen_roots = [{qwen_root:?}]\n\
-             auto_start = false\n"
+             opencode_databases = [{opencode_db:?}]\nauto_start = false\n"
         );
         std::fs::write(judged_home.join("config.toml"), config).unwrap();
         let copilot_root = dir.path().join("home/.copilot/session-state");
@@ -952,6 +953,76 @@ fn a_qwen_code_agent_reviewed_by_codex_exec_ends_under_the_stop_gate() {
         let validated = world.judge_evidence(mode, &["validate", "--evidence", "review.evidence.json"]);
         assert!(validated.status.success(), "{mode}: {}", said(&validated));
     }
+}
+
+// ---------------------------------------------------------------- OpenCode, witnessed
+
+impl World {
+    /// `opencode run` (the binary at `opencode`) given `prompt`, its provider the scripted
+    /// model through the user's config, reaching nothing else (`--pure`, no model list).
+    fn opencode(&self, opencode: &std::path::Path, prompt: &str) -> Output {
+        let config = self.home().join(".config/opencode/opencode.json");
+        std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+        let provider = json!({
+            "provider": {"mock": {"npm": "@ai-sdk/openai-compatible",
+                "options": {"baseURL": format!("{}/v1", self.server.url()), "apiKey": "scripted-offline-key"},
+                "models": {QWEN_MODEL: {"tool_call": true}}}},
+            "model": format!("mock/{QWEN_MODEL}"),
+            "autoupdate": false,
+            "share": "disabled",
+        });
+        std::fs::write(&config, provider.to_string()).unwrap();
+        let mut command = self.command(opencode);
+        command
+            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+            .args(["run", "--format", "json", "--pure", prompt]);
+        self.run(command)
+    }
+}
+
+/// Issue 33: OpenCode, which no hook can gate, is witnessed from its own database: the
+/// daemon reads the session's events without blocking OpenCode, keeps them as a log of
+/// the session (its directory, its model), records the agent's end as a bypass no gate
+/// decided, and catches an event of the session rewritten in the database afterwards.
+#[test]
+fn an_opencode_session_is_witnessed_its_end_a_bypass_and_its_rewrite_caught() {
+    let (Some(jurors), Some(opencode)) = (hosts::jurors(), hosts::opencode()) else { return };
+    let mut world = World::of(jurors, "opencode-shell-call", &[]);
+    // OpenCode runs its bash calls with the machine's shell tools.
+    world.tools.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    let output = world.opencode(&opencode, "Write hi into note.txt.");
+    assert!(output.status.success(), "{}", said(&output));
+    assert!(world.project().join("note.txt").is_file(), "the agent's bash call ran: {}", said(&output));
+
+    let session = eventually("the session to be witnessed", Duration::from_secs(30), || {
+        let sessions = world.daemon.call("sessions", Value::Null).ok()?;
+        sessions.as_array()?.iter().find(|s| s["host"] == "opencode").cloned()
+    });
+    assert_eq!(session["cwd"], world.project().display().to_string(), "{session:#}");
+    let log = session["path"].as_str().unwrap().to_owned();
+    assert!(log.starts_with(&world.judged_home.display().to_string()), "judged's own log of it: {log}");
+
+    let bypassed =
+        eventually("the bypass", Duration::from_secs(30), || Some(world.bypasses_of(&log)).filter(|b| !b.is_empty()));
+    assert_eq!(bypassed.len(), 1, "one end, the final answer: {bypassed:#?}");
+    assert_eq!(bypassed[0]["event"], "session.idle", "{bypassed:#?}");
+
+    // An event of the session rewritten in OpenCode's database: the tool call's command.
+    let database = world.home().join(".local/share/opencode/opencode.db");
+    let rewrite = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); \
+                   db.execute(\"UPDATE event SET data = replace(data, 'echo hi', 'echo ho') WHERE data LIKE '%echo hi%'\"); \
+                   db.commit()";
+    let status = Command::new("python3").args(["-c", rewrite]).arg(&database).status().unwrap();
+    assert!(status.success());
+    // The reader reads every session of a database that changed again whole, every ten
+    // seconds at most: the rewrite needs no new event to be found.
+    let tampered = eventually("the rewrite to be caught", Duration::from_secs(30), || {
+        let sessions = world.daemon.call("sessions", Value::Null).ok()?;
+        let ours = sessions.as_array()?.iter().find(|s| s["path"] == log.as_str())?.clone();
+        (ours["tampered"] == true).then_some(ours)
+    });
+    assert_eq!(tampered["host"], "opencode");
 }
 
 // ---------------------------------------------------------------- judged init, for real

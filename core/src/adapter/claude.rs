@@ -167,8 +167,8 @@ impl HostHooks for ClaudeCode {
         Some("claude")
     }
 
-    fn hears_block(&self) -> HearsBlock {
-        HearsBlock::ExitTwo
+    fn hears_block(&self) -> Option<HearsBlock> {
+        Some(HearsBlock::ExitTwo)
     }
 
     fn shell_tool(&self) -> &'static str {

@@ -200,8 +200,8 @@ impl HostHooks for CodexCli {
         Some("codex")
     }
 
-    fn hears_block(&self) -> HearsBlock {
-        HearsBlock::DecisionObject
+    fn hears_block(&self) -> Option<HearsBlock> {
+        Some(HearsBlock::DecisionObject)
     }
 
     fn blocks_uncapped(&self) -> bool {

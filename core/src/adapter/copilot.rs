@@ -189,8 +189,8 @@ impl HostHooks for CopilotCli {
         Some("copilot")
     }
 
-    fn hears_block(&self) -> HearsBlock {
-        HearsBlock::DecisionObject
+    fn hears_block(&self) -> Option<HearsBlock> {
+        Some(HearsBlock::DecisionObject)
     }
 
     fn shell_tool(&self) -> &'static str {

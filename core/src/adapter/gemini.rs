@@ -197,8 +197,8 @@ impl HostHooks for GeminiCli {
         EndEvent { name: "AfterAgent", name_shared: false }
     }
 
-    fn hears_block(&self) -> HearsBlock {
-        HearsBlock::ExitTwo
+    fn hears_block(&self) -> Option<HearsBlock> {
+        Some(HearsBlock::ExitTwo)
     }
 
     fn blocks_uncapped(&self) -> bool {

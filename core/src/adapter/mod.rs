@@ -11,7 +11,10 @@ mod claude;
 mod codex;
 mod copilot;
 mod gemini;
+mod opencode;
 mod qwen;
+
+pub use opencode::{MirrorLine, event_time};
 
 pub use crate::event::Envelope;
 use crate::event::{Host, Record};
@@ -115,6 +118,9 @@ pub enum Ends {
         /// blocked answer is followed by the agent's next answer.
         reason_recorded: bool,
     },
+    /// OpenCode: an assistant message of a root session that is done (`time.completed`)
+    /// for another reason than to call tools.
+    FinishedMessage,
 }
 
 /// Where a host keeps its logs: under the first of `vars` that is set (each with the path
@@ -193,8 +199,8 @@ pub trait HostHooks: Sync {
     fn unnamed_event(&self) -> &'static str {
         ""
     }
-    /// How the host hears a hook's block of its end.
-    fn hears_block(&self) -> HearsBlock;
+    /// How the host hears a hook's block of its end; `None` for a host no hook can stop.
+    fn hears_block(&self) -> Option<HearsBlock>;
     /// Whether the host goes on after every block of its end, with no cap of its own on
     /// blocks in a row (Codex CLI 0.169.0 and Gemini CLI 0.61.0: hundreds of turns a
     /// minute against a model that stops again at once).
@@ -240,6 +246,7 @@ fn module(host: Host) -> &'static (dyn HostModule + 'static) {
         Host::CodexCli => &codex::CodexCli,
         Host::GeminiCli => &gemini::GeminiCli,
         Host::QwenCode => &qwen::QwenCode,
+        Host::OpenCode => &opencode::OpenCode,
     }
 }
 

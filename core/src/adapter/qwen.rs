@@ -162,7 +162,7 @@ impl HostHooks for QwenCode {
         EndEvent { name: "Stop", name_shared: true }
     }
 
-    fn hears_block(&self) -> HearsBlock {
-        HearsBlock::ExitTwo
+    fn hears_block(&self) -> Option<HearsBlock> {
+        Some(HearsBlock::ExitTwo)
     }
 }

@@ -118,7 +118,8 @@ impl ReviewerCli {
             Host::ClaudeCode => &[ReviewerCli::Codex, ReviewerCli::Copilot],
             Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini],
             Host::GeminiCli | Host::QwenCode => &[ReviewerCli::Codex],
-            Host::CopilotCli => &[],
+            // Copilot CLI's reviewer is its rubber-duck; no hook can stop OpenCode's end.
+            Host::CopilotCli | Host::OpenCode => &[],
         }
     }
 

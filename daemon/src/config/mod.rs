@@ -27,6 +27,8 @@ pub struct Config {
     pub data_dir: PathBuf,
     socket_dir: PathBuf,
     pub roots: Roots,
+    /// The OpenCode databases whose sessions are read into the OpenCode roots.
+    pub opencode_databases: Vec<PathBuf>,
     /// How many clients, bytes and seconds the socket grants.
     pub server: ServerLimits,
     /// The config file, as read at start; the gate and the jury follow its changes.
@@ -93,6 +95,10 @@ pub struct RootFlags {
     /// A Qwen Code projects root (`.qwen/projects`) to watch (repeatable).
     #[arg(long = "qwen-root")]
     pub qwen: Vec<PathBuf>,
+    /// Where to keep the logs of the OpenCode sessions read (repeatable; the first is
+    /// written).
+    #[arg(long = "opencode-root")]
+    pub opencode: Vec<PathBuf>,
 }
 
 impl RootFlags {
@@ -104,6 +110,7 @@ impl RootFlags {
             Host::CodexCli => &self.codex,
             Host::GeminiCli => &self.gemini,
             Host::QwenCode => &self.qwen,
+            Host::OpenCode => &self.opencode,
         }
     }
 
@@ -120,6 +127,13 @@ impl RootFlags {
         }
         args
     }
+}
+
+/// OpenCode's own database: `$XDG_DATA_HOME/opencode/opencode.db`, else
+/// `~/.local/share/opencode/opencode.db`.
+pub fn default_opencode_database() -> PathBuf {
+    let data = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
+    data.unwrap_or_else(|| judged_core::files::home_dir().join(".local/share")).join("opencode/opencode.db")
 }
 
 impl Config {
@@ -147,6 +161,7 @@ impl Config {
                 let default = judged_core::files::default_root(host);
                 roots.with(host, absolute(pick(flags.of(host), file.roots_of(host), default)))
             }),
+            opencode_databases: absolute(pick(&[], &file.opencode_databases, default_opencode_database())),
             serves: file
                 .server
                 .allow_users

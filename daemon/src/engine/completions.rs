@@ -136,6 +136,7 @@ fn answers(completion: &TaskCompletion, at: DateTime<Utc>, decision: &GateDecisi
             decided.is_some_and(|decided| decided >= at - SLACK) && before(until)
         }
         Asked::BeforeCap => before(&completion.completed_at),
+        Asked::Never => false,
     }
 }
 

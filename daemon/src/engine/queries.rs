@@ -15,7 +15,7 @@ impl Engine {
         let files: Vec<&FileState> = self.store.files().collect();
         let roots = self.ingest.roots();
         let bypassed = self.store.journal_of_kind::<CompletionBypassed>()?;
-        Ok(Reply::Status(StatusReport {
+        Ok(Reply::Status(Box::new(StatusReport {
             pid: std::process::id(),
             version: env!("CARGO_PKG_VERSION").into(),
             protocol: judged_protocol::PROTOCOL_VERSION,
@@ -27,6 +27,8 @@ impl Engine {
             codex_roots: roots.of(Host::CodexCli).to_vec(),
             gemini_roots: roots.of(Host::GeminiCli).to_vec(),
             qwen_roots: roots.of(Host::QwenCode).to_vec(),
+            opencode_roots: roots.of(Host::OpenCode).to_vec(),
+            opencode_databases: self.ingest.opencode_databases().to_vec(),
             files: files.len() as u64,
             lines: files.iter().map(|f| f.lines).sum(),
             bytes: files.iter().map(|f| f.offset).sum(),
@@ -46,7 +48,7 @@ impl Engine {
                 .map(|f| std::fs::symlink_metadata(&f.path).map_or(0, |m| m.len().saturating_sub(f.offset)))
                 .sum(),
             config: self.config.status(),
-        }))
+        })))
     }
 
     pub(super) fn sessions(&mut self) -> Answer {

@@ -8,6 +8,7 @@
 //! looked like); the history itself is the [`Store`]'s, passed in by its owner.
 
 mod listings;
+mod opencode;
 mod replay;
 mod tasks;
 
@@ -118,6 +119,8 @@ pub struct Ingestor {
     chains: HashMap<i64, HostChain<(u64, u64)>>,
     /// Claude Code task completions, for the engine to match to gate decisions.
     tasks: tasks::Tasks,
+    /// OpenCode's databases, read into logs under its first OpenCode root.
+    opencode: opencode::EventReader,
 }
 
 impl Ingestor {
@@ -135,6 +138,7 @@ impl Ingestor {
             listings: Listings::default(),
             chains: HashMap::new(),
             tasks: tasks::Tasks::default(),
+            opencode: opencode::EventReader::default(),
         }
     }
 
@@ -142,6 +146,42 @@ impl Ingestor {
     pub fn serving(mut self, users: &[u32]) -> Ingestor {
         self.owners.extend_from_slice(users);
         self
+    }
+
+    /// An ingestor that reads the sessions of the OpenCode `databases` into logs under the
+    /// first OpenCode root before each full catch-up.
+    pub fn reading_opencode(mut self, databases: Vec<PathBuf>) -> Ingestor {
+        self.opencode = opencode::EventReader::new(databases);
+        self
+    }
+
+    /// The OpenCode databases read.
+    pub fn opencode_databases(&self) -> &[PathBuf] {
+        self.opencode.databases()
+    }
+
+    /// Append what OpenCode's databases hold past judged's logs of them, and record each
+    /// session found rewritten as its log's tamper (the log is caught up first, so the
+    /// store knows it).
+    fn read_opencode(&mut self, store: &mut Store) -> Result<(), StoreError> {
+        let Some(root) = self.roots.of(Host::OpenCode).first().cloned() else { return Ok(()) };
+        let (rewritten, errors) = self.opencode.read_into(&root);
+        for error in errors {
+            tracing::warn!(%error, "OpenCode's sessions are read again at the next catch-up");
+        }
+        for found in rewritten {
+            self.catch_up(store, &found.log, Host::OpenCode)?;
+            let Some(mut file) = store.file_by_path(&found.log.to_string_lossy()).cloned() else { continue };
+            if file.tampered {
+                continue;
+            }
+            let rewrite = TamperDetected {
+                reason: format!("OpenCode's database no longer holds the event of line {} of this session", found.line),
+                ..tamper(&file, found.offset)
+            };
+            tampered(store, &mut file, rewrite)?;
+        }
+        Ok(())
     }
 
     /// Whether a log owned by `uid` is one it reads.
@@ -228,6 +268,7 @@ impl Ingestor {
     /// Discover every log under the roots and catch each up.
     pub fn catch_up_all(&mut self, store: &mut Store) -> Result<(), StoreError> {
         self.passes += 1;
+        self.read_opencode(store)?;
         for found in self.discover() {
             self.catch_up(store, &found.path, found.host)?;
         }

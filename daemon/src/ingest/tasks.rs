@@ -30,7 +30,7 @@
 
 use judged_core::adapter::{self, Ends, Envelope};
 use judged_core::event::{Host, Record};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// What Claude Code 2.1.328 writes (a `system` record, subtype `informational`) when it
@@ -93,6 +93,8 @@ pub enum Asked {
     /// Claude Code's `Stop`, before the client recorded that it ended the turn past its cap
     /// on the hook's blocks ([`CAPPED`]).
     BeforeCap,
+    /// Never: no hook can stop the host's end (OpenCode), so no decision answers it.
+    Never,
 }
 
 /// Where a line is: its log's host, its file and path, and its number.
@@ -114,6 +116,10 @@ pub struct Tasks {
     turns: HashMap<i64, Turn>,
     /// By file id: an answer with no tool call (yet), waiting for what follows.
     answers: HashMap<i64, Answer>,
+    /// OpenCode: the messages counted as ends, by file id and message id, and the files of
+    /// sub-agents' sessions.
+    finished: HashSet<(i64, String)>,
+    subagents: HashSet<i64>,
     found: Vec<TaskCompletion>,
 }
 
@@ -147,8 +153,47 @@ impl Tasks {
                 self.observe_answer(at, answer, reason_recorded, raw);
             }
             Ends::TaskUpdate => self.observe_task_update(host, file_id, path, line, raw),
+            Ends::FinishedMessage => self.observe_finished_message(Place { host, file_id, path, line }, raw),
             Ends::TaskComplete => {}
         }
+    }
+
+    /// An OpenCode event: a root session's assistant message that is done, for another
+    /// reason than to call tools, is an end, once (a message is updated again after it is
+    /// done); a sub-agent's session (its opening event names its parent) has none. Only a
+    /// line naming a message update or the session's opening is parsed.
+    fn observe_finished_message(&mut self, at: Place, raw: &[u8]) {
+        let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
+        if !(named(b"\"message.updated.1\"") || named(b"\"session.created.1\"")) {
+            return;
+        }
+        let Ok(event) = serde_json::from_slice::<serde_json::Value>(raw) else { return };
+        let info = &event["data"]["info"];
+        if event["type"] == "session.created.1" {
+            if info["parentID"].as_str().is_some_and(|p| !p.is_empty()) {
+                self.subagents.insert(at.file_id);
+            }
+            return;
+        }
+        let done = info["time"]["completed"].is_number();
+        let finish = info["finish"].as_str();
+        let ended = info["role"] == "assistant" && done && finish.is_some_and(|f| f != "tool-calls");
+        let Some(message) = info["id"].as_str().filter(|_| ended && !self.subagents.contains(&at.file_id)) else {
+            return;
+        };
+        if !self.finished.insert((at.file_id, message.to_owned())) {
+            return;
+        }
+        self.found.push(TaskCompletion {
+            event: adapter::hooks(at.host).end_event().name,
+            file_id: at.file_id,
+            path: at.path.to_owned(),
+            session_id: event["sessionId"].as_str().map(str::to_owned),
+            cwd: None,
+            completed_at: event["timestamp"].as_str().map(str::to_owned),
+            asked: Asked::Never,
+            line: at.line,
+        });
     }
 
     /// A Claude Code root `TaskUpdate` completing a task, its result, or a turn ended past

@@ -84,6 +84,8 @@ pub fn run(
             let command = hook_command(host.as_str(), on_error, timeout, absolute || target.managed, committed)?;
             crate::install::qwen_install(&settings, &command, timeout, target.managed)?
         }
+        // No flag names it: no hook can stop its end.
+        Host::OpenCode => return Err(CliError::Ungated(hosts::of(host).title())),
         Host::ClaudeCode if target.managed => {
             let settings = target.claude_settings();
             needs_root(&settings, "claude", dry_run)?;

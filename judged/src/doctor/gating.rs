@@ -24,6 +24,29 @@ pub fn checks(checks: &mut Vec<Check>, cwd: &Path) {
     for asked in &asked {
         host_checks(checks, asked, cwd);
     }
+    for host in hosts::ungated() {
+        ungated_check(checks, host, path);
+    }
+}
+
+/// A host no hook can gate (OpenCode): said, when it is on PATH, with what judged does of
+/// its ends instead.
+fn ungated_check(checks: &mut Vec<Check>, host: Host, path: Option<&std::ffi::OsStr>) {
+    let setup = hosts::of(host);
+    let name = format!("hooks.{}", host.as_str());
+    let Some(bin) = crate::install::find_on_path(setup.program(), path) else {
+        checks.push(ok(name, format!("no {} on PATH: nothing to witness", setup.program())));
+        return;
+    };
+    let detail = format!(
+        "{} ({}) cannot be gated: no hook of its can stop its agent's end. judged reads its sessions from its \
+         database and records each end as a bypass",
+        setup.title(),
+        bin.display()
+    );
+    let fix = "nothing to install; its ends are in `judged report` as bypasses; to gate the work, run it under a \
+               host judged gates";
+    checks.push(check(name, Status::Warn, detail, Some(fix.to_owned())));
 }
 
 /// What one host said.

@@ -14,6 +14,7 @@ mod claude_code;
 mod codex_cli;
 mod copilot_cli;
 mod gemini_cli;
+mod opencode;
 mod qwen_code;
 
 pub use codex_cli::{CodexHook, codex_hook_id, codex_hooks};
@@ -61,6 +62,11 @@ pub trait HostSetup: Sync {
     fn has_user_settings(&self) -> bool {
         self.settings_files(Path::new(".")).iter().any(|f| f.place == "user")
     }
+    /// Whether a hook of its can stop its agent's end (not OpenCode's: judged records its
+    /// ends as bypasses, and installs nothing into it).
+    fn gatable(&self) -> bool {
+        true
+    }
     /// Whether it runs a command hook only once its own config trusts it (Codex CLI).
     fn trusts_hooks(&self) -> bool {
         false
@@ -75,12 +81,18 @@ pub fn of(host: Host) -> &'static dyn HostSetup {
         Host::CodexCli => &codex_cli::CodexCli,
         Host::GeminiCli => &gemini_cli::GeminiCli,
         Host::QwenCode => &qwen_code::QwenCode,
+        Host::OpenCode => &opencode::OpenCode,
     }
 }
 
-/// Every host, in the order `init` prefers their CLIs as jurors: a family's own CLI before
-/// Copilot CLI, which serves all three.
+/// Every host judged sets up, in the order `init` prefers their CLIs as jurors: a family's
+/// own CLI before Copilot CLI, which serves all three. OpenCode is not one ([`ungated`]).
 pub const ALL: [Host; 5] = [Host::CodexCli, Host::GeminiCli, Host::ClaudeCode, Host::CopilotCli, Host::QwenCode];
+
+/// The hosts judged witnesses but cannot gate: `doctor` says so of each on PATH.
+pub fn ungated() -> impl Iterator<Item = Host> {
+    Host::ALL.into_iter().filter(|host| !of(*host).gatable())
+}
 
 /// A settings file that can hold a host's hook.
 pub struct SettingsFile {

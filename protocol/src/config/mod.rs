@@ -100,6 +100,14 @@ pub struct ConfigFile {
     /// Qwen Code projects roots (`.qwen/projects`) to watch.
     #[serde(default)]
     pub qwen_roots: Vec<PathBuf>,
+    /// Where judged keeps its logs of OpenCode's sessions (default: `opencode` in its data
+    /// directory).
+    #[serde(default)]
+    pub opencode_roots: Vec<PathBuf>,
+    /// The OpenCode databases whose sessions judged reads (default: OpenCode's own,
+    /// `$XDG_DATA_HOME/opencode/opencode.db` or `~/.local/share/opencode/opencode.db`).
+    #[serde(default)]
+    pub opencode_databases: Vec<PathBuf>,
     /// The gate's settings.
     #[serde(default)]
     pub gate: GateConfig,
@@ -181,6 +189,7 @@ impl ConfigFile {
             Host::CodexCli => &self.codex_roots,
             Host::GeminiCli => &self.gemini_roots,
             Host::QwenCode => &self.qwen_roots,
+            Host::OpenCode => &self.opencode_roots,
         }
     }
 

@@ -1,0 +1,65 @@
+//! OpenCode (`opencode`): witnessed, never gated. No hook of its can stop its agent's end
+//! in `opencode run` (a plugin's `session.idle` comes once the run is over), so judged
+//! installs nothing into it: it reads OpenCode's sessions out of its database and records
+//! each end as one no gate decided. `doctor` says so; `init` and `install-hooks` leave it.
+
+use super::{HostSetup, Listed, Login, SettingsFile, Step};
+use judged_core::event::Host;
+use std::path::Path;
+
+pub struct OpenCode;
+
+impl HostSetup for OpenCode {
+    fn host(&self) -> Host {
+        Host::OpenCode
+    }
+
+    fn program(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn title(&self) -> &'static str {
+        "OpenCode"
+    }
+
+    fn install_hint(&self) -> &'static str {
+        "OpenCode (`npm install -g opencode-ai`)"
+    }
+
+    fn juror_models(&self, _family: &str) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    fn login(&self, _env: &dyn Fn(&str) -> Option<String>) -> Login {
+        Login::Unknown("its providers are in its own config")
+    }
+
+    fn gatable(&self) -> bool {
+        false
+    }
+
+    /// Never asked: there is nothing of judged's in it to list.
+    fn listing_args(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn parse_listing(&self, _listing: &str) -> Result<Option<Listed>, serde_json::Error> {
+        Ok(None)
+    }
+
+    fn install_steps(&self, _dir: &Path, _before: Option<&Listed>) -> Vec<Step> {
+        Vec::new()
+    }
+
+    fn enable_hint(&self, _bin: &str) -> String {
+        String::new()
+    }
+
+    fn uninstall_hint(&self, _bin: &str) -> String {
+        String::new()
+    }
+
+    fn settings_files(&self, _cwd: &Path) -> Vec<SettingsFile> {
+        Vec::new()
+    }
+}
