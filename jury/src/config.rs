@@ -3,7 +3,8 @@
 //! Users and scripts write these names, so they are kept exactly as issue 12 gives them.
 //! Deserializing only checks shapes; [`JuryConfig::validate`] checks meaning and turns the
 //! table into a [`Jury`]: every name resolved, every juror's family derived from its model
-//! (never declared), and every mistake reported with the field to fix.
+//! (never declared) with the gate's table of families (docs/spec/jury.md §2.2), and every
+//! mistake reported with the field to fix.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -169,10 +170,11 @@ pub enum ConfigError {
     /// This juror names no model.
     #[error("jury.jurors `{0}`: `model` is empty; name the model the CLI should ask for")]
     EmptyModel(String),
-    /// The model has no known family, so the juror could never count as cross-family.
+    /// The model has no single known family, so the juror could never count as cross-family.
     #[error(
-        "jury.jurors `{juror}`: model `{model}` has no known family (openai, anthropic, google); \
-         write the provider's model id, e.g. gpt-5.4-mini, claude-sonnet-4.6, gemini-3.1-pro"
+        "jury.jurors `{juror}`: model `{model}` has no known family (openai, anthropic, google, qwen, deepseek, \
+         …: docs/spec/evidence-protocol.md §4.4), or names two; write the provider's model id, e.g. \
+         gpt-5.4-mini, claude-sonnet-4.6, gemini-3.1-pro, qwen3-coder-plus"
     )]
     UnknownFamily {
         /// The juror's name.
@@ -293,7 +295,7 @@ pub fn for_project(
 pub struct Juror {
     /// The entry as written.
     pub config: JurorConfig,
-    /// Derived from `config.model` with the evidence table.
+    /// Derived from `config.model` with the gate's table.
     pub family: &'static str,
 }
 
@@ -406,7 +408,7 @@ fn validate_juror(config: &JurorConfig) -> Result<Juror, ConfigError> {
     if config.model.trim().is_empty() {
         return Err(ConfigError::EmptyModel(name.clone()));
     }
-    let family = family::family(&config.model, Table::Evidence)
+    let family = family::family(&config.model, Table::Gate)
         .ok_or_else(|| ConfigError::UnknownFamily { juror: name.clone(), model: config.model.clone() })?;
     match (config.preset, &config.command) {
         (Preset::Command, None) => return Err(ConfigError::CommandMissing(name.clone())),
@@ -508,6 +510,21 @@ command = ["my-judge", "--model", "{model}"]
         let preset = ISSUE_EXAMPLE.replace(r#"preset = "gemini""#, r#"preset = "agy""#);
         assert!(matches!(JuryConfig::from_toml(&preset), Err(ConfigError::Toml(m)) if m.contains("agy")));
         assert_eq!(JuryConfig::from_toml("[gate]\npolicy = \"off\"\n"), Err(ConfigError::NoJuryTable));
+    }
+
+    /// The gate's table (docs/spec/jury.md §2.2): its ten families beyond the three are
+    /// jurors' families too, and a model naming two of them is of none.
+    #[test]
+    fn families_come_from_the_gates_table() {
+        let mut config = example();
+        juror(&mut config, "gemini-small").model = "qwen3-coder-plus".into();
+        let jury = config.validate().expect("a qwen juror beside an openai one is cross-family");
+        let families: Vec<_> = jury.stage_1.iter().map(|j| (j.name(), j.family)).collect();
+        assert_eq!(families, [("gemini-small", "qwen"), ("codex-small", "openai")]);
+        // The evidence rules' table would call this openai; the gate's sees two families.
+        let two = refused(|c| juror(c, "codex-small").model = "deepseek-gpt-5".into());
+        assert!(matches!(&two, ConfigError::UnknownFamily { model, .. } if model == "deepseek-gpt-5"), "{two}");
+        assert!(two.to_string().contains("qwen3-coder-plus"), "{two}");
     }
 
     fn refused(edit: impl FnOnce(&mut JuryConfig)) -> ConfigError {

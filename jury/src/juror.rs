@@ -222,7 +222,7 @@ fn attempt(
     let identity = prepared.identity(&stdout, &stderr, answer.model.as_deref())?;
     line.model_reported = Some(identity.model.clone());
     line.identity_source = Some(identity.source);
-    let reported_family = family::family(&identity.model, Table::Evidence);
+    let reported_family = family::family(&identity.model, Table::Gate);
     if reported_family != Some(juror.family) {
         return Err(Down::OtherFamily {
             reported: identity.model,
