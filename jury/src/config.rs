@@ -115,6 +115,8 @@ pub enum Preset {
     Copilot,
     /// Claude Code (`claude -p`).
     Claude,
+    /// Qwen Code (`qwen -o json`).
+    Qwen,
     /// Any program given by `command`, which names its model in its answer.
     Command,
 }
@@ -127,6 +129,7 @@ impl Preset {
             Preset::Gemini => "gemini",
             Preset::Copilot => "copilot",
             Preset::Claude => "claude",
+            Preset::Qwen => "qwen",
             Preset::Command => "command",
         }
     }
@@ -139,6 +142,7 @@ impl Preset {
             Preset::Gemini => Some(Host::GeminiCli),
             Preset::Copilot => Some(Host::CopilotCli),
             Preset::Claude => Some(Host::ClaudeCode),
+            Preset::Qwen => Some(Host::QwenCode),
             Preset::Command => None,
         }
     }
@@ -525,6 +529,32 @@ command = ["my-judge", "--model", "{model}"]
         let two = refused(|c| juror(c, "codex-small").model = "deepseek-gpt-5".into());
         assert!(matches!(&two, ConfigError::UnknownFamily { model, .. } if model == "deepseek-gpt-5"), "{two}");
         assert!(two.to_string().contains("qwen3-coder-plus"), "{two}");
+    }
+
+    /// `preset = "qwen"` runs Qwen Code, the host judged knows as qwen-code; a Qwen model's
+    /// juror is of family qwen.
+    #[test]
+    fn a_qwen_code_juror() {
+        let text = format!(
+            "{ISSUE_EXAMPLE}\n[[jury.jurors]]\nname = \"qwen-small\"\npreset = \"qwen\"\nmodel = \"qwen3-coder-plus\"\n"
+        )
+        .replace(r#"stage_1 = ["gemini-small", "codex-small"]"#, r#"stage_1 = ["qwen-small", "codex-small"]"#);
+        let jury = JuryConfig::from_toml(&text).expect("parses").validate().expect("valid");
+        let qwen = &jury.stage_1[0];
+        assert_eq!((qwen.name(), qwen.family, qwen.config.preset), ("qwen-small", "qwen", Preset::Qwen));
+        assert_eq!(Preset::Qwen.as_str(), "qwen");
+        assert_eq!(Preset::Qwen.host(), Some(judged_core::event::Host::QwenCode));
+        let with_command = text.replace(
+            "preset = \"qwen\"\nmodel = \"qwen3-coder-plus\"",
+            "preset = \"qwen\"\nmodel = \"qwen3-coder-plus\"\ncommand = [\"qwen\"]",
+        );
+        let refused = JuryConfig::from_toml(&with_command).expect("parses").validate().expect_err("refused");
+        assert_eq!(
+            refused.to_string(),
+            "jury.jurors `qwen-small`: `command` is only for preset \"command\", not \"qwen\"; use `bin` and `extra_args`"
+        );
+        let typo = text.replace(r#"preset = "qwen""#, r#"preset = "qwen-code""#);
+        assert!(matches!(JuryConfig::from_toml(&typo), Err(ConfigError::Toml(m)) if m.contains("qwen-code")));
     }
 
     fn refused(edit: impl FnOnce(&mut JuryConfig)) -> ConfigError {
