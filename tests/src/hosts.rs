@@ -52,6 +52,14 @@ pub fn jurors() -> Option<JurorClients> {
     available(installed, "the real juror CLIs")
 }
 
+/// The pinned Qwen Code (`cli-entry.js`, a node script), installed (or found in the cache)
+/// by `tests/hosts/install.sh qwen`, as [`clients`] (same `SKIP`/`CI` rule).
+pub fn qwen() -> Option<PathBuf> {
+    static INSTALLED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let installed = INSTALLED.get_or_init(|| Ok(install(&["qwen"])?.remove(0)));
+    available(installed, "the real juror CLIs (Qwen Code)")
+}
+
 /// What was installed, or `None` after a `SKIP:` line on the process's stderr (past the
 /// harness's capture); with `CI` set, a panic: CI provides what these tests need.
 pub(crate) fn available<T: Clone>(installed: &Result<T, String>, what: &str) -> Option<T> {
