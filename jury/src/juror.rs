@@ -204,8 +204,7 @@ fn attempt(
                 Exit::Code(code) => Some(code),
                 Exit::Signal(_) | Exit::Unknown => None,
             };
-            let text = if f.stderr.iter().all(u8::is_ascii_whitespace) { &f.stdout } else { &f.stderr };
-            let output = String::from_utf8_lossy(text).trim().chars().take(REASON_CHARS).collect();
+            let output = prepared.failure(&f.stdout, &f.stderr).chars().take(REASON_CHARS).collect();
             return Err(Down::Exit { program, exit, output });
         }
         Outcome::Answered(f) => f,

@@ -301,6 +301,20 @@ impl Prepared {
         answer.unwrap_or_default().trim().to_owned()
     }
 
+    /// What a run that failed said, for the reason its juror is down: the error of Qwen Code's
+    /// `-o json` result (its stderr opens with notices of its own), otherwise stderr, or
+    /// stdout when stderr is blank.
+    pub fn failure(&self, stdout: &[u8], stderr: &[u8]) -> String {
+        if let Record::Qwen = self.record
+            && let Some(result) = identity::qwen_result(&String::from_utf8_lossy(stdout))
+            && let Some(message) = result.get("error").and_then(|e| e.get("message")).and_then(Value::as_str)
+        {
+            return message.trim().to_owned();
+        }
+        let text = if stderr.iter().all(u8::is_ascii_whitespace) { stdout } else { stderr };
+        String::from_utf8_lossy(text).trim().to_owned()
+    }
+
     /// Who answered, from the CLI's own record (see [`crate::identity`]): its output
     /// (Codex's SSE trace is on stderr) or the files it wrote.
     pub fn identity(&self, stdout: &str, stderr: &str, answer_model: Option<&str>) -> Result<Identity, IdentityError> {
@@ -535,6 +549,19 @@ mod tests {
         for name in ["QWEN_HOME", "OPENAI_BASE_URL", "OPENAI_API_KEY", "HOME"] {
             assert!(env(&user, name).is_none(), "{name}");
         }
+    }
+
+    #[test]
+    fn a_failed_run_is_told_by_its_error_and_qwen_code_by_its_result() {
+        let qwen = prepared(Preset::Qwen, None);
+        // Qwen Code 0.24.4 on an unreachable endpoint: exit 1, the error in the result.
+        let stdout = br#"[{"type":"system","subtype":"init","model":"m"},{"type":"result","subtype":"error_during_execution","is_error":true,"error":{"message":"[API Error: Connection error. (cause: fetch failed)]"}}]"#;
+        let notices = "\u{26a0} SAFE MODE \u{2014} all customizations disabled\nRipgrep not available\n{\"error\": {}}";
+        assert_eq!(qwen.failure(stdout, notices.as_bytes()), "[API Error: Connection error. (cause: fetch failed)]");
+        assert_eq!(qwen.failure(b"", notices.as_bytes()), notices);
+        let codex = prepared(Preset::Codex, None);
+        assert_eq!(codex.failure(b"out", b" rate limited \n"), "rate limited");
+        assert_eq!(codex.failure(b" out \n", b"\n"), "out");
     }
 
     #[test]

@@ -559,6 +559,24 @@ fn a_qwen_code_juror_answered_by_another_family_is_down_whatever_its_answer_clai
     assert_eq!(qwen_requests(&requests), [(QWEN_MODEL.to_owned(), true)], "{requests:#?}");
 }
 
+/// An error Qwen Code does not retry ends its run with exit 1: the juror is down with the
+/// API error of its result, not the notices its stderr opens with. (Port 1 is one `fetch`
+/// refuses to connect to; a refused connection is retried 7 times, about 100 s, which only
+/// the deadline cuts short.)
+#[test]
+fn a_qwen_code_juror_whose_api_call_fails_is_down_with_its_api_error() {
+    let Some(qwen) = hosts::qwen() else { return };
+    let mut options = Options::default();
+    let endpoint = ModelEndpoint { base_url: "http://127.0.0.1:1/v1".into(), api_key: API_KEY.into() };
+    options.endpoints.insert("qwen-small".into(), endpoint);
+    let packet = judge(&qwen_jury(&qwen), &options, None);
+    let line = stage_1(&packet, "qwen-small");
+    assert_eq!((&line["verdict"], &line["exit_code"]), (&"error".into(), &1.into()), "{line:#}");
+    let error = line["error"].as_str().unwrap_or_default();
+    assert!(error.ends_with("exit 1: [API Error: Connection error. (cause: fetch failed)]"), "{error}");
+    assert_eq!(packet["cross_family"]["down_lanes"][0]["juror"], "qwen-small", "{packet:#}");
+}
+
 /// Issue 32's rule for Qwen Code: a juror run with an endpoint keeps to its scratch home.
 #[test]
 fn a_qwen_code_juror_run_leaves_the_users_home_as_it_found_it() {
