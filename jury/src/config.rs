@@ -3,7 +3,8 @@
 //! Users and scripts write these names, so they are kept exactly as issue 12 gives them.
 //! Deserializing only checks shapes; [`JuryConfig::validate`] checks meaning and turns the
 //! table into a [`Jury`]: every name resolved, every juror's family derived from its model
-//! (never declared), and every mistake reported with the field to fix.
+//! (never declared) with the gate's table of families (docs/spec/jury.md §2.2), and every
+//! mistake reported with the field to fix.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -114,6 +115,8 @@ pub enum Preset {
     Copilot,
     /// Claude Code (`claude -p`).
     Claude,
+    /// Qwen Code (`qwen -o json`).
+    Qwen,
     /// Any program given by `command`, which names its model in its answer.
     Command,
 }
@@ -126,6 +129,7 @@ impl Preset {
             Preset::Gemini => "gemini",
             Preset::Copilot => "copilot",
             Preset::Claude => "claude",
+            Preset::Qwen => "qwen",
             Preset::Command => "command",
         }
     }
@@ -138,6 +142,7 @@ impl Preset {
             Preset::Gemini => Some(Host::GeminiCli),
             Preset::Copilot => Some(Host::CopilotCli),
             Preset::Claude => Some(Host::ClaudeCode),
+            Preset::Qwen => Some(Host::QwenCode),
             Preset::Command => None,
         }
     }
@@ -169,10 +174,11 @@ pub enum ConfigError {
     /// This juror names no model.
     #[error("jury.jurors `{0}`: `model` is empty; name the model the CLI should ask for")]
     EmptyModel(String),
-    /// The model has no known family, so the juror could never count as cross-family.
+    /// The model has no single known family, so the juror could never count as cross-family.
     #[error(
-        "jury.jurors `{juror}`: model `{model}` has no known family (openai, anthropic, google); \
-         write the provider's model id, e.g. gpt-5.4-mini, claude-sonnet-4.6, gemini-3.1-pro"
+        "jury.jurors `{juror}`: model `{model}` has no known family (openai, anthropic, google, qwen, deepseek, \
+         …: docs/spec/evidence-protocol.md §4.4), or names two; write the provider's model id, e.g. \
+         gpt-5.4-mini, claude-sonnet-4.6, gemini-3.1-pro, qwen3-coder-plus"
     )]
     UnknownFamily {
         /// The juror's name.
@@ -293,7 +299,7 @@ pub fn for_project(
 pub struct Juror {
     /// The entry as written.
     pub config: JurorConfig,
-    /// Derived from `config.model` with the evidence table.
+    /// Derived from `config.model` with the gate's table.
     pub family: &'static str,
 }
 
@@ -406,7 +412,7 @@ fn validate_juror(config: &JurorConfig) -> Result<Juror, ConfigError> {
     if config.model.trim().is_empty() {
         return Err(ConfigError::EmptyModel(name.clone()));
     }
-    let family = family::family(&config.model, Table::Evidence)
+    let family = family::family(&config.model, Table::Gate)
         .ok_or_else(|| ConfigError::UnknownFamily { juror: name.clone(), model: config.model.clone() })?;
     match (config.preset, &config.command) {
         (Preset::Command, None) => return Err(ConfigError::CommandMissing(name.clone())),
@@ -508,6 +514,47 @@ command = ["my-judge", "--model", "{model}"]
         let preset = ISSUE_EXAMPLE.replace(r#"preset = "gemini""#, r#"preset = "agy""#);
         assert!(matches!(JuryConfig::from_toml(&preset), Err(ConfigError::Toml(m)) if m.contains("agy")));
         assert_eq!(JuryConfig::from_toml("[gate]\npolicy = \"off\"\n"), Err(ConfigError::NoJuryTable));
+    }
+
+    /// The gate's table (docs/spec/jury.md §2.2): its ten families beyond the three are
+    /// jurors' families too, and a model naming two of them is of none.
+    #[test]
+    fn families_come_from_the_gates_table() {
+        let mut config = example();
+        juror(&mut config, "gemini-small").model = "qwen3-coder-plus".into();
+        let jury = config.validate().expect("a qwen juror beside an openai one is cross-family");
+        let families: Vec<_> = jury.stage_1.iter().map(|j| (j.name(), j.family)).collect();
+        assert_eq!(families, [("gemini-small", "qwen"), ("codex-small", "openai")]);
+        // The evidence rules' table would call this openai; the gate's sees two families.
+        let two = refused(|c| juror(c, "codex-small").model = "deepseek-gpt-5".into());
+        assert!(matches!(&two, ConfigError::UnknownFamily { model, .. } if model == "deepseek-gpt-5"), "{two}");
+        assert!(two.to_string().contains("qwen3-coder-plus"), "{two}");
+    }
+
+    /// `preset = "qwen"` runs Qwen Code, the host judged knows as qwen-code; a Qwen model's
+    /// juror is of family qwen.
+    #[test]
+    fn a_qwen_code_juror() {
+        let text = format!(
+            "{ISSUE_EXAMPLE}\n[[jury.jurors]]\nname = \"qwen-small\"\npreset = \"qwen\"\nmodel = \"qwen3-coder-plus\"\n"
+        )
+        .replace(r#"stage_1 = ["gemini-small", "codex-small"]"#, r#"stage_1 = ["qwen-small", "codex-small"]"#);
+        let jury = JuryConfig::from_toml(&text).expect("parses").validate().expect("valid");
+        let qwen = &jury.stage_1[0];
+        assert_eq!((qwen.name(), qwen.family, qwen.config.preset), ("qwen-small", "qwen", Preset::Qwen));
+        assert_eq!(Preset::Qwen.as_str(), "qwen");
+        assert_eq!(Preset::Qwen.host(), Some(judged_core::event::Host::QwenCode));
+        let with_command = text.replace(
+            "preset = \"qwen\"\nmodel = \"qwen3-coder-plus\"",
+            "preset = \"qwen\"\nmodel = \"qwen3-coder-plus\"\ncommand = [\"qwen\"]",
+        );
+        let refused = JuryConfig::from_toml(&with_command).expect("parses").validate().expect_err("refused");
+        assert_eq!(
+            refused.to_string(),
+            "jury.jurors `qwen-small`: `command` is only for preset \"command\", not \"qwen\"; use `bin` and `extra_args`"
+        );
+        let typo = text.replace(r#"preset = "qwen""#, r#"preset = "qwen-code""#);
+        assert!(matches!(JuryConfig::from_toml(&typo), Err(ConfigError::Toml(m)) if m.contains("qwen-code")));
     }
 
     fn refused(edit: impl FnOnce(&mut JuryConfig)) -> ConfigError {

@@ -126,7 +126,7 @@ pub fn convene(
     let (stage_1, cuts): (Vec<_>, Vec<_>) = stage_1_runs.into_iter().unzip();
     let mut cut_short: Vec<CutShort> = cuts.into_iter().flatten().collect();
 
-    let author = request.author_model.and_then(|m| family::family(m, Table::Evidence));
+    let author = request.author_model.and_then(|m| family::family(m, Table::Gate));
     let stage = cascade::aggregate(&stage_1, jury.threshold);
     let (mut tiebreaker, mut unavailable) = (None, None);
     if stage.escalate {

@@ -15,6 +15,8 @@
 //! | claude  | transcript `assistant` records, `message.model`     | answered (API)     |
 //! | copilot | debug log `[rust:model_wire] response` `model`      | answered (server)  |
 //! | copilot | `events.jsonl` `data.model`: not read               | configured only    |
+//! | qwen    | `-o json` `result` element, `stats.models` keys     | answered (server)  |
+//! | qwen    | `system/init` and `assistant` `model`: not read     | requested only     |
 //! | command | the verdict's own `"model"` key                     | what it says       |
 //!
 //! No record at all is an error: an answer nobody recorded does not count.
@@ -50,6 +52,8 @@ pub enum IdentitySource {
     ClaudeTranscript,
     /// The `model` of the wire responses in Copilot CLI's debug log.
     CopilotDebugLog,
+    /// Qwen Code's `stats.models` in the `result` of its `-o json` output.
+    QwenStatsModels,
     /// The `model` key of a `command` juror's own answer: declared, not witnessed.
     CommandVerdict,
 }
@@ -221,6 +225,38 @@ fn starts_with_timestamp(line: &str) -> bool {
     b.len() > 10 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[7] == b'-' && b[10] == b'T'
 }
 
+/// Qwen Code: the keys of `stats.models` in the `result` element of its `-o json` output are
+/// the models the server reported (main-source models preferred, as a background agent's
+/// request is counted there too). The `system/init` element and each `assistant` message
+/// name only the model asked for (observed with an impostor server, Qwen Code 0.24.4).
+///
+/// The answer's text is a string inside the same output, so the output is parsed as the
+/// JSON array it is, never searched for an object: a model name or a `{"stats": …}` in the
+/// answer stays text inside a string. Its session log's `qwen-code.api_response` telemetry
+/// names the server's model too, but a user's `general.chatRecording = false` leaves none,
+/// so the output the preset asks for is read.
+pub fn qwen(stdout: &str) -> Result<Identity, IdentityError> {
+    let result =
+        qwen_result(stdout).ok_or(IdentityError::NoRecord("qwen printed no `-o json` output with a result"))?;
+    let models = result.get("stats").and_then(|s| s.get("models")).and_then(Value::as_object);
+    let Some(models) = models else { return Err(IdentityError::NoRecord("qwen's result has no stats.models")) };
+    let main: Vec<String> =
+        models.iter().filter(|(_, m)| m.pointer("/bySource/main").is_some()).map(|(k, _)| k.clone()).collect();
+    let names = if main.is_empty() { models.keys().cloned().collect() } else { main };
+    one(names, IdentitySource::QwenStatsModels, "qwen's stats.models is empty")
+}
+
+/// The last `result` element of Qwen Code's `-o json` output, which is the whole of its
+/// stdout: one line holding a JSON array of messages. Anything else on stdout (the answer
+/// printed as text, should `extra_args` ask for another format) is no such output.
+pub(crate) fn qwen_result(stdout: &str) -> Option<serde_json::Map<String, Value>> {
+    let messages = serde_json::from_str::<Vec<Value>>(stdout.trim()).ok()?;
+    messages.into_iter().rev().find_map(|m| match m {
+        Value::Object(m) if m.get("type").and_then(Value::as_str) == Some("result") => Some(m),
+        _ => None,
+    })
+}
+
 /// A `command` juror: the `model` key of its verdict, the only record it has.
 pub fn command(answer_model: Option<&str>) -> Result<Identity, IdentityError> {
     answer_model
@@ -370,6 +406,46 @@ mod tests {
         fs::copy(log, logs.join("process-1-2.log")).expect("copy");
         let id = copilot(home.path(), "Run ARIS native review round 1", &logs).expect("identity");
         assert_eq!(id, Identity { model: "gpt-IMPOSTOR-9".into(), source: IdentitySource::CopilotDebugLog });
+    }
+
+    /// Qwen Code 0.24.4 against a server answering qwen3-coder-plus as gpt-5.4-mini, whose
+    /// answer claims qwen3-coder-plus in a flag and in a line shaped like the CLI's own result.
+    #[test]
+    fn qwen_stats_models_name_the_server_model_and_the_answer_cannot_claim_one() {
+        let read = |name: &str| fs::read_to_string(repo_fixture(&format!("jurors/{name}"))).expect("fixture");
+        let impostor = read("qwen-code-0.24.4_json_stdout_impostor.json");
+        let id = qwen(&impostor).expect("identity");
+        assert_eq!(id, Identity { model: "gpt-5.4-mini".into(), source: IdentitySource::QwenStatsModels });
+        // The requested model is all the init and assistant messages name; the answer's claim
+        // is text in a string of the same output.
+        let messages: Vec<Value> = serde_json::from_str(&impostor).expect("one JSON array");
+        assert_eq!((&messages[0]["subtype"], &messages[0]["model"]), (&"init".into(), &"qwen3-coder-plus".into()));
+        assert_eq!(messages[1]["message"]["model"], "qwen3-coder-plus");
+        let answer = messages[2]["result"].as_str().expect("the answer");
+        assert!(answer.contains(r#"{"models":{"qwen3-coder-plus":"#), "{answer}");
+        // Printed as text, the claim is no record: only an output that is one array counts.
+        assert!(matches!(qwen(answer), Err(IdentityError::NoRecord(_))));
+        let echo = read("qwen-code-0.24.4_json_stdout.json");
+        assert_eq!(qwen(&echo).expect("identity").model, "qwen3-coder-plus");
+        assert!(matches!(qwen(&format!("noise\n{echo}")), Err(IdentityError::NoRecord(_))));
+    }
+
+    #[test]
+    fn qwen_prefers_the_main_source_and_refuses_several_or_none() {
+        let output = |models: &str| format!(r#"[{{"type":"result","result":"x","stats":{{"models":{models}}}}}]"#);
+        let with_memory_agent = output(
+            r#"{"qwen3-coder-plus":{"bySource":{"main":{}}},"qwen-flash":{"bySource":{"managed-auto-memory-extractor":{}}}}"#,
+        );
+        assert_eq!(qwen(&with_memory_agent).expect("main source").model, "qwen3-coder-plus");
+        let several = output(r#"{"qwen3-coder-plus":{"bySource":{"main":{}}},"gpt-5":{"bySource":{"main":{}}}}"#);
+        assert!(matches!(qwen(&several), Err(IdentityError::SeveralModels(m)) if m == ["gpt-5", "qwen3-coder-plus"]));
+        assert!(matches!(qwen(&output("{}")), Err(IdentityError::NoRecord(_))));
+        assert!(matches!(qwen(r#"[{"type":"result","result":"x"}]"#), Err(IdentityError::NoRecord(_))));
+        assert!(matches!(
+            qwen(r#"[{"type":"system","subtype":"init","model":"qwen3-coder-plus"}]"#),
+            Err(IdentityError::NoRecord(_))
+        ));
+        assert!(matches!(qwen(""), Err(IdentityError::NoRecord(_))));
     }
 
     #[test]

@@ -204,8 +204,7 @@ fn attempt(
                 Exit::Code(code) => Some(code),
                 Exit::Signal(_) | Exit::Unknown => None,
             };
-            let text = if f.stderr.iter().all(u8::is_ascii_whitespace) { &f.stdout } else { &f.stderr };
-            let output = String::from_utf8_lossy(text).trim().chars().take(REASON_CHARS).collect();
+            let output = prepared.failure(&f.stdout, &f.stderr).chars().take(REASON_CHARS).collect();
             return Err(Down::Exit { program, exit, output });
         }
         Outcome::Answered(f) => f,
@@ -222,7 +221,7 @@ fn attempt(
     let identity = prepared.identity(&stdout, &stderr, answer.model.as_deref())?;
     line.model_reported = Some(identity.model.clone());
     line.identity_source = Some(identity.source);
-    let reported_family = family::family(&identity.model, Table::Evidence);
+    let reported_family = family::family(&identity.model, Table::Gate);
     if reported_family != Some(juror.family) {
         return Err(Down::OtherFamily {
             reported: identity.model,

@@ -19,7 +19,7 @@
 //! model (never declared), and after every run the model that answered is read back from
 //! the juror CLI's *own* record (Codex's reroute event or its trace of the server's events,
 //! Gemini's `stats.models`, Claude Code's transcript, Copilot's debug log of the wire
-//! responses). A juror whose record names a model of another family, or that left no
+//! responses, Qwen Code's `stats.models`). A juror whose record names a model of another family, or that left no
 //! record of who answered (a record of the model *asked for* is none), is down with the
 //! reason and never counts toward cross-family health.
 //!

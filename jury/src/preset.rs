@@ -45,9 +45,9 @@ pub const CODEX_SSE_TRACE: &str = "codex_api::sse::responses=trace";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelEndpoint {
     /// Codex: the Responses API root (`http://127.0.0.1:PORT/v1`); Gemini and Claude Code:
-    /// the server root; Copilot CLI: the chat-completions root (`…/v1`).
+    /// the server root; Copilot CLI and Qwen Code: the chat-completions root (`…/v1`).
     pub base_url: String,
-    /// Sent by Codex, Gemini and Claude Code; Copilot CLI's offline mode needs none.
+    /// Sent by Codex, Gemini, Claude Code and Qwen Code; Copilot CLI's offline mode needs none.
     pub api_key: String,
 }
 
@@ -88,6 +88,7 @@ enum Record {
     Gemini,
     Claude { config_dir: PathBuf, session_id: String },
     Copilot { home: PathBuf, marker: String, logs: PathBuf },
+    Qwen,
     Command,
 }
 
@@ -116,6 +117,7 @@ pub fn prepare(
         Preset::Gemini => invocation.gemini()?,
         Preset::Claude => invocation.claude()?,
         Preset::Copilot => invocation.copilot(prompt)?,
+        Preset::Qwen => invocation.qwen()?,
         Preset::Command => {
             // Validation guarantees a non-empty command for this preset.
             let argv: Vec<String> =
@@ -254,11 +256,32 @@ impl Invocation<'_> {
         args.extend(strings(&["--log-level", "debug", &format!("--log-dir={}", logs.display())]));
         Ok(("copilot".into(), args, Record::Copilot { home, marker, logs }))
     }
+
+    /// `qwen -o json`, in plan mode and safe mode, the prompt on stdin (Qwen Code reads
+    /// stdin as the prompt when it is not a terminal; its `-p` would put it in argv). Safe
+    /// mode loads no hooks, extensions, skills, MCP servers or `QWEN.md`, so nothing of the
+    /// project or the user's setup (judged's own hook among them) runs inside the juror, and
+    /// no background memory agent asks the model again (observed with Qwen Code 0.24.4).
+    fn qwen(&mut self) -> Built {
+        if let Some(endpoint) = self.endpoint {
+            let home = self.scratch_home()?;
+            let qwen_home = mkdir(&home.join(".qwen"))?;
+            write_private(&qwen_home.join("settings.json"), &qwen_settings().to_string())?;
+            self.env.push(("QWEN_HOME".into(), qwen_home.clone().into()));
+            self.env.push(("QWEN_RUNTIME_DIR".into(), qwen_home.into()));
+            // These win over a provider in settings.json, so an inherited one is replaced.
+            self.env.push(("OPENAI_BASE_URL".into(), endpoint.base_url.clone().into()));
+            self.env.push(("OPENAI_API_KEY".into(), endpoint.api_key.clone().into()));
+            self.env.push(("OPENAI_MODEL".into(), self.model.into()));
+        }
+        let args = strings(&["-m", self.model, "-o", "json", "--approval-mode", "plan", "--safe-mode"]);
+        Ok(("qwen".into(), args, Record::Qwen))
+    }
 }
 
 impl Prepared {
     /// The answer text in the CLI's output: Codex's last agent message of its `--json`
-    /// events, Gemini's `response`, otherwise stdout itself.
+    /// events, Gemini's `response`, Qwen Code's `result`, otherwise stdout itself.
     pub fn answer(&self, stdout: &str) -> String {
         let answer = match self.record {
             Record::Codex => stdout
@@ -270,9 +293,26 @@ impl Prepared {
             Record::Gemini => extract::object_with_key(stdout, "response")
                 .ok()
                 .and_then(|o| o.get("response").and_then(Value::as_str).map(str::to_owned)),
+            Record::Qwen => {
+                identity::qwen_result(stdout).and_then(|r| r.get("result").and_then(Value::as_str).map(str::to_owned))
+            }
             Record::Claude { .. } | Record::Copilot { .. } | Record::Command => Some(stdout.to_owned()),
         };
         answer.unwrap_or_default().trim().to_owned()
+    }
+
+    /// What a run that failed said, for the reason its juror is down: the error of Qwen Code's
+    /// `-o json` result (its stderr opens with notices of its own), otherwise stderr, or
+    /// stdout when stderr is blank.
+    pub fn failure(&self, stdout: &[u8], stderr: &[u8]) -> String {
+        if let Record::Qwen = self.record
+            && let Some(result) = identity::qwen_result(&String::from_utf8_lossy(stdout))
+            && let Some(message) = result.get("error").and_then(|e| e.get("message")).and_then(Value::as_str)
+        {
+            return message.trim().to_owned();
+        }
+        let text = if stderr.iter().all(u8::is_ascii_whitespace) { stdout } else { stderr };
+        String::from_utf8_lossy(text).trim().to_owned()
     }
 
     /// Who answered, from the CLI's own record (see [`crate::identity`]): its output
@@ -283,6 +323,7 @@ impl Prepared {
             Record::Gemini => identity::gemini(stdout),
             Record::Claude { config_dir, session_id } => identity::claude(config_dir, session_id),
             Record::Copilot { home, marker, logs } => identity::copilot(home, marker, logs),
+            Record::Qwen => identity::qwen(stdout),
             Record::Command => identity::command(answer_model),
         }
     }
@@ -307,6 +348,19 @@ fn gemini_settings() -> Value {
         "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false,
                     "maxAttempts": 1, "retryFetchErrors": false},
         "tools": {"core": []}
+    })
+}
+
+/// What Qwen Code needs to run headless against a base URL given by `OPENAI_BASE_URL`
+/// (docs/spec/host-formats.md §G): the OpenAI-compatible provider, no update check, no
+/// usage statistics (whose DNS lookups were the only traffic beside the server's), no
+/// telemetry.
+fn qwen_settings() -> Value {
+    json!({
+        "security": {"auth": {"selectedType": "openai"}},
+        "general": {"enableAutoUpdate": false},
+        "privacy": {"usageStatisticsEnabled": false},
+        "telemetry": {"enabled": false}
     })
 }
 
@@ -393,7 +447,7 @@ mod tests {
 
     #[test]
     fn the_prompt_is_never_in_argv() {
-        for preset in [Preset::Codex, Preset::Gemini, Preset::Claude, Preset::Copilot, Preset::Command] {
+        for preset in [Preset::Codex, Preset::Gemini, Preset::Claude, Preset::Copilot, Preset::Qwen, Preset::Command] {
             let p = prepared(preset, Some(&endpoint()));
             assert!(!p.spawn.argv().iter().any(|a| a.contains(PROMPT)), "{preset:?}");
             assert_eq!(p.spawn.cwd, Path::new("/project"));
@@ -452,7 +506,7 @@ mod tests {
     /// (Copilot CLI 1.0.102 unpacks ~235 MB under `$XDG_CACHE_HOME` or `~/.cache`).
     #[test]
     fn with_an_endpoint_every_cli_gets_a_scratch_home_and_xdg_dirs() {
-        for preset in [Preset::Codex, Preset::Gemini, Preset::Claude, Preset::Copilot] {
+        for preset in [Preset::Codex, Preset::Gemini, Preset::Claude, Preset::Copilot, Preset::Qwen] {
             let p = prepared(preset, Some(&endpoint()));
             let scratch = p._scratch.path();
             let home = PathBuf::from(env(&p, "HOME").unwrap_or_else(|| panic!("{preset:?}: no HOME")));
@@ -462,6 +516,52 @@ mod tests {
             }
             assert!(env(&prepared(preset, None), "HOME").is_none(), "{preset:?}: the user's HOME without one");
         }
+    }
+
+    /// Qwen Code reads the prompt on stdin, runs read-only (plan mode) with nothing of the
+    /// project's or the user's setup (safe mode), and gets the endpoint in the variables
+    /// that win over any provider in its settings.
+    #[test]
+    fn qwen_runs_read_only_in_safe_mode_with_the_endpoint_in_its_environment() {
+        let p = prepared(Preset::Qwen, Some(&endpoint()));
+        assert_eq!(p.spawn.program, Path::new("qwen"));
+        assert_eq!(
+            p.spawn.args,
+            strings(&["-m", "gpt-5.4", "-o", "json", "--approval-mode", "plan", "--safe-mode", "--extra"])
+        );
+        assert_eq!(p.spawn.stdin, PROMPT.as_bytes());
+        let var = |name: &str| env(&p, name).map(|v| v.to_string_lossy().into_owned());
+        assert_eq!(var("OPENAI_BASE_URL").as_deref(), Some("http://127.0.0.1:9/v1"));
+        assert_eq!(var("OPENAI_API_KEY").as_deref(), Some("k"));
+        assert_eq!(var("OPENAI_MODEL").as_deref(), Some("gpt-5.4"));
+        let home = PathBuf::from(var("HOME").expect("HOME"));
+        let qwen_home = home.join(".qwen");
+        assert_eq!(var("QWEN_HOME").map(PathBuf::from), Some(qwen_home.clone()));
+        assert_eq!(var("QWEN_RUNTIME_DIR").map(PathBuf::from), Some(qwen_home.clone()));
+        let settings_path = qwen_home.join("settings.json");
+        let settings: Value =
+            serde_json::from_str(&fs::read_to_string(&settings_path).expect("settings")).expect("json");
+        assert_eq!(settings["security"]["auth"]["selectedType"], "openai");
+        assert_eq!(settings["privacy"]["usageStatisticsEnabled"], false);
+        assert_eq!(fs::metadata(&settings_path).expect("meta").permissions().mode() & 0o777, 0o600);
+        // Without an endpoint it keeps the user's setup, where its login lives.
+        let user = prepared(Preset::Qwen, None);
+        for name in ["QWEN_HOME", "OPENAI_BASE_URL", "OPENAI_API_KEY", "HOME"] {
+            assert!(env(&user, name).is_none(), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_failed_run_is_told_by_its_error_and_qwen_code_by_its_result() {
+        let qwen = prepared(Preset::Qwen, None);
+        // Qwen Code 0.24.4 on an unreachable endpoint: exit 1, the error in the result.
+        let stdout = br#"[{"type":"system","subtype":"init","model":"m"},{"type":"result","subtype":"error_during_execution","is_error":true,"error":{"message":"[API Error: Connection error. (cause: fetch failed)]"}}]"#;
+        let notices = "\u{26a0} SAFE MODE \u{2014} all customizations disabled\nRipgrep not available\n{\"error\": {}}";
+        assert_eq!(qwen.failure(stdout, notices.as_bytes()), "[API Error: Connection error. (cause: fetch failed)]");
+        assert_eq!(qwen.failure(b"", notices.as_bytes()), notices);
+        let codex = prepared(Preset::Codex, None);
+        assert_eq!(codex.failure(b"out", b" rate limited \n"), "rate limited");
+        assert_eq!(codex.failure(b" out \n", b"\n"), "out");
     }
 
     #[test]
@@ -522,6 +622,16 @@ mod tests {
             prepared(Preset::Gemini, None).answer(&gemini_out),
             r#"{"verdict":"PASS","confidence":90,"reasoning":"ok"}"#
         );
+        let qwen_out = fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../fixtures/jurors/qwen-code-0.24.4_json_stdout.json"
+        ))
+        .expect("fixture");
+        assert_eq!(
+            prepared(Preset::Qwen, None).answer(&qwen_out),
+            r#"{"verdict":"pass","confidence":92,"flags":["scripted juror"]}"#
+        );
+        assert_eq!(prepared(Preset::Qwen, None).answer(r#"{"result":"not an array"}"#), "");
         assert_eq!(prepared(Preset::Command, None).answer("  text \n"), "text");
         assert_eq!(prepared(Preset::Codex, None).answer("not json"), "");
     }

@@ -1,6 +1,6 @@
-//! The jury with real juror CLIs: Codex CLI and Gemini CLI (the versions pinned in
-//! tests/hosts/versions.env) run offline against the scripted model server
-//! (tests/hosts/model_server.py speaks the Responses API and the Gemini API), driven
+//! The jury with real juror CLIs: Codex CLI, Gemini CLI, Claude Code, Copilot CLI and Qwen
+//! Code (the versions pinned in tests/hosts/versions.env) run offline against the scripted
+//! model server (tests/hosts/model_server.py speaks each one's API), driven
 //! through the library API, `judged_jury::convene::convene`, with `Options.endpoints`
 //! pointing each juror at the server. Who really answered is read from each CLI's own
 //! record; the server can answer as another model than the one asked for (`--impostor`).
@@ -457,4 +457,131 @@ fn juror_runs_leave_the_users_home_as_they_found_it() {
     }
     hosts::assert_leaves_home_untouched("claude_code_and_copilot_jurors_pass_and_their_records_are_read");
     hosts::assert_leaves_home_untouched("codex_and_gemini_both_pass_and_the_jury_is_cross_family");
+}
+
+// ------------------------------------------------------------- Qwen Code as a juror (real client)
+
+const QWEN_MODEL: &str = "qwen3-coder-plus";
+
+/// Stage 1 is the real Qwen Code beside a canned Anthropic juror; the one tiebreaker is
+/// Anthropic too, so only a Qwen answer that really is Qwen's makes the jury cross-family.
+fn qwen_jury(qwen: &Path) -> String {
+    let canned = workspace().join("fixtures/jurors/canned.sh").display().to_string();
+    format!(
+        r#"
+[jury]
+stage_1 = ["qwen-small", "claude-canned"]
+tiebreaker = "claude-canned-big"
+deadline_seconds = 90
+
+[[jury.jurors]]
+name = "qwen-small"
+preset = "qwen"
+model = "{QWEN_MODEL}"
+bin = {qwen:?}
+env_strip = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "DASHSCOPE_API_KEY", "QWEN_HOME", "QWEN_RUNTIME_DIR"]
+
+[[jury.jurors]]
+name = "claude-canned"
+preset = "command"
+model = "claude-sonnet-4.6"
+command = [{canned:?}, "pass", "90", "{{model}}"]
+
+[[jury.jurors]]
+name = "claude-canned-big"
+preset = "command"
+model = "claude-opus-4.6"
+command = [{canned:?}, "pass", "95", "{{model}}"]
+"#,
+        qwen = qwen.display().to_string(),
+    )
+}
+
+/// The Qwen jury against a chat-completions server of `scenario` with `args`; the packet
+/// and the server's log.
+fn qwen_juror(scenario: &str, args: &[&str]) -> Option<(Value, Vec<Value>)> {
+    let qwen = hosts::qwen()?;
+    let server = ModelServer::start(scenario, args);
+    let mut options = Options::default();
+    let endpoint = ModelEndpoint { base_url: format!("{}/v1", server.url()), api_key: API_KEY.into() };
+    options.endpoints.insert("qwen-small".into(), endpoint);
+    let packet = judge(&qwen_jury(&qwen), &options, None);
+    let line = stage_1(&packet, "qwen-small");
+    assert_eq!(line["argv"][0], qwen.display().to_string().as_str(), "{line:#}");
+    assert!(!line["argv"].to_string().contains("ARTIFACT-MARKER"), "the prompt is never in argv: {line:#}");
+    Some((packet, server.requests()))
+}
+
+/// The model requests Qwen Code made, as (requested model, whether the prompt was in it).
+fn qwen_requests(requests: &[Value]) -> Vec<(String, bool)> {
+    requests
+        .iter()
+        .filter(|r| r["flavor"] == "openai")
+        .map(|r| {
+            let requested = r["request_model"].as_str().unwrap_or_default().to_owned();
+            (requested, r["body"].to_string().contains("ARTIFACT-MARKER-7f3a"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_qwen_code_juror_answered_by_its_model_passes_and_its_record_is_read() {
+    let Some((packet, requests)) = qwen_juror("juror-pass", &[]) else { return };
+    let qwen = stage_1(&packet, "qwen-small");
+    assert_answered(qwen, "pass", QWEN_MODEL, "qwen_stats_models");
+    assert_eq!(qwen["family"], "qwen", "{qwen:#}");
+    assert_eq!(qwen["confidence"], 92, "{qwen:#}");
+    assert_eq!(packet["final_verdict"], "pass", "{packet:#}");
+    assert_eq!(packet["cascade"]["escalated"], false, "{packet:#}");
+    assert_eq!(packet["cross_family"]["degraded"], false, "{packet:#}");
+    assert_eq!(packet["cross_family"]["distinct_families_returned"], 2, "{packet:#}");
+    // One request, with the prompt that went in on stdin: safe mode leaves no background
+    // agent to ask the model again.
+    assert_eq!(qwen_requests(&requests), [(QWEN_MODEL.to_owned(), true)], "{requests:#?}");
+}
+
+/// The server answers as gpt-5.4-mini, and the answer itself claims qwen3-coder-plus: Qwen
+/// Code's own record names the server's model, so the juror is down, and without it the
+/// jury has one family and no tiebreaker of another.
+#[test]
+fn a_qwen_code_juror_answered_by_another_family_is_down_whatever_its_answer_claims() {
+    let impostor = format!("{QWEN_MODEL}={CODEX_MODEL}");
+    let Some((packet, requests)) = qwen_juror("juror-claims-identity", &["--impostor", &impostor]) else { return };
+    let qwen = stage_1(&packet, "qwen-small");
+    assert_impostor(qwen, QWEN_MODEL, CODEX_MODEL, "qwen_stats_models");
+    assert!(qwen["raw_response"].as_str().is_some_and(|r| r.contains(QWEN_MODEL)), "the answer's claim: {qwen:#}");
+    assert_eq!(packet["cascade"]["escalated"], true, "{packet:#}");
+    assert!(packet["cascade"]["tiebreaker_unavailable"].is_string(), "{packet:#}");
+    assert_eq!(packet["final_verdict"], "error", "{packet:#}");
+    assert_eq!(packet["cross_family"]["degraded"], true, "{packet:#}");
+    assert_eq!(packet["cross_family"]["distinct_families_returned"], 1, "{packet:#}");
+    assert_eq!(packet["cross_family"]["down_lanes"][0]["juror"], "qwen-small", "{packet:#}");
+    assert_eq!(qwen_requests(&requests), [(QWEN_MODEL.to_owned(), true)], "{requests:#?}");
+}
+
+/// An error Qwen Code does not retry ends its run with exit 1: the juror is down with the
+/// API error of its result, not the notices its stderr opens with. (Port 1 is one `fetch`
+/// refuses to connect to; a refused connection is retried 7 times, about 100 s, which only
+/// the deadline cuts short.)
+#[test]
+fn a_qwen_code_juror_whose_api_call_fails_is_down_with_its_api_error() {
+    let Some(qwen) = hosts::qwen() else { return };
+    let mut options = Options::default();
+    let endpoint = ModelEndpoint { base_url: "http://127.0.0.1:1/v1".into(), api_key: API_KEY.into() };
+    options.endpoints.insert("qwen-small".into(), endpoint);
+    let packet = judge(&qwen_jury(&qwen), &options, None);
+    let line = stage_1(&packet, "qwen-small");
+    assert_eq!((&line["verdict"], &line["exit_code"]), (&"error".into(), &1.into()), "{line:#}");
+    let error = line["error"].as_str().unwrap_or_default();
+    assert!(error.ends_with("exit 1: [API Error: Connection error. (cause: fetch failed)]"), "{error}");
+    assert_eq!(packet["cross_family"]["down_lanes"][0]["juror"], "qwen-small", "{packet:#}");
+}
+
+/// Issue 32's rule for Qwen Code: a juror run with an endpoint keeps to its scratch home.
+#[test]
+fn a_qwen_code_juror_run_leaves_the_users_home_as_it_found_it() {
+    if hosts::qwen().is_none() {
+        return;
+    }
+    hosts::assert_leaves_home_untouched("a_qwen_code_juror_answered_by_its_model_passes_and_its_record_is_read");
 }

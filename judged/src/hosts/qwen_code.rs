@@ -26,7 +26,8 @@ impl HostSetup for QwenCode {
         "Qwen Code (`npm install -g @qwen-code/qwen-code`, then `qwen` to log in)"
     }
 
-    /// Not a juror yet: `judged init` seats the three families of the other hosts.
+    /// None: Qwen Code is a juror preset (`qwen`), but `judged init` seats only the three
+    /// families of `family::HOST_FAMILIES`, and a Qwen model's family is none of them.
     fn juror_models(&self, _family: &str) -> Option<(&'static str, &'static str)> {
         None
     }
