@@ -176,7 +176,8 @@ pub fn run(args: &InitArgs) -> Result<(), CliError> {
     write_jury(args, &usable, &unchecked, &found)?;
     let hosts: Vec<(Host, PathBuf)> = found;
     if hosts.is_empty() {
-        println!("No host found (claude, copilot, codex, gemini): nothing to install the plugin into.");
+        let programs: Vec<&str> = hosts::ALL.iter().map(|host| program(*host)).collect();
+        println!("No host found ({}): nothing to install the plugin into.", programs.join(", "));
     } else if args.hooks_only {
         install_hooks(args, &hosts)?;
     } else {

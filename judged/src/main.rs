@@ -273,6 +273,12 @@ enum CliError {
     )]
     PluginGates { host: &'static str, listing: String, id: String, uninstall: String },
     #[error(
+        "--managed-only is not written for {0}: its managed settings have no switch that keeps the user's, a \
+         project's or a plugin's hooks from running; run install-hooks --managed without it (Claude Code and Codex \
+         CLI have --managed-only)"
+    )]
+    ManagedOnlyNotFor(&'static str),
+    #[error(
         "{0} has no hook that can stop its agent's end: judged reads its sessions and records each end as a \
          bypass (`judged report`); there is no hook to install"
     )]

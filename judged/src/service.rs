@@ -28,20 +28,22 @@ const UNIT: &str = "judged.service";
 /// The launchd agent's label.
 const LABEL: &str = "dev.judged";
 
-/// The variables `judged start` resolves its paths, roots, config and jurors from; the
-/// ones set (and not empty) when `service install` runs are written into the file, so
-/// the service runs with the same paths and config and finds the same juror CLIs.
-const PASSED: [&str; 9] = [
-    "JUDGED_HOME",
-    "XDG_DATA_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_RUNTIME_DIR",
-    "COPILOT_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "CODEX_HOME",
-    "JUDGED_LOG",
-    "PATH",
-];
+/// The variables `judged start` resolves its paths, config and jurors from; with each
+/// host's own that move its logs ([`passed`]), the ones set (and not empty) when `service
+/// install` runs are written into the file, so the service runs with the same paths and
+/// config and finds the same juror CLIs.
+const PASSED: [&str; 6] = ["JUDGED_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_RUNTIME_DIR", "JUDGED_LOG", "PATH"];
+
+/// [`PASSED`], and every variable a host's default root is read from (`COPILOT_HOME`,
+/// `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `QWEN_RUNTIME_DIR`, `QWEN_HOME`).
+fn passed() -> Vec<&'static str> {
+    let hosts =
+        judged_core::event::Host::ALL.into_iter().flat_map(|host| judged_core::adapter::of(host).default_root().vars);
+    let mut names: Vec<&'static str> = PASSED.into_iter().chain(hosts.map(|(name, _)| *name)).collect();
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|name| seen.insert(*name));
+    names
+}
 
 #[derive(clap::Subcommand)]
 pub enum ServiceCmd {
@@ -241,7 +243,7 @@ fn io_error(action: &'static str, path: &Path) -> impl FnOnce(io::Error) -> Serv
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spec {
     pub exe: PathBuf,
-    /// `(name, value)` for each of [`PASSED`] that is set, paths made absolute.
+    /// `(name, value)` for each of [`passed`] that is set, paths made absolute.
     pub env: Vec<(String, String)>,
     /// Where launchd writes the daemon's stderr (systemd sends it to the journal).
     pub log: PathBuf,
@@ -251,9 +253,9 @@ impl Spec {
     /// The spec for this process's environment.
     pub fn here() -> Result<Spec, ServiceError> {
         let exe = std::env::current_exe().and_then(fs::canonicalize).map_err(ServiceError::Exe)?;
-        let env = PASSED
-            .iter()
-            .filter_map(|&name| {
+        let env = passed()
+            .into_iter()
+            .filter_map(|name| {
                 let value = std::env::var_os(name).filter(|v| !v.is_empty())?;
                 // Paths relative to where `service install` ran mean nothing to the service.
                 let value = match name {
@@ -742,6 +744,22 @@ mod tests {
             env: env.iter().map(|&(n, v)| (n.to_owned(), v.to_owned())).collect(),
             log: PathBuf::from("/home/me/.local/share/judged/judged.log"),
         }
+    }
+
+    /// A variable that moves a host's logs reaches the service, so it watches where the
+    /// user's hosts write: each host's, once.
+    #[test]
+    fn the_service_gets_every_hosts_root_variable_once() {
+        let names = passed();
+        for name in
+            ["COPILOT_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "QWEN_HOME", "QWEN_RUNTIME_DIR"]
+        {
+            assert!(names.contains(&name), "{name}: {names:?}");
+        }
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
     }
 
     #[test]

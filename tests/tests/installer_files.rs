@@ -196,6 +196,34 @@ fn gemini_settings_with_comments_are_edited_in_place_and_given_back() {
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), trailing);
 }
 
+/// Qwen Code's user settings, which hold its provider's key: edited in place with their
+/// comments, private file kept private, and given back byte for byte. `--managed-only`,
+/// which its system settings have no switch for, is refused before anything is written.
+#[test]
+fn qwen_settings_keep_their_key_comments_and_mode_and_managed_only_is_refused() {
+    let world = World::new();
+    let settings = world.path("qwen/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let theirs = "{\n  // my provider\n  \"env\": {\"OPENAI_API_KEY\": \"sk-secret\"},\n  \"model\": {\"name\": \"qwen3-coder-plus\"}\n}\n";
+    std::fs::write(&settings, theirs).unwrap();
+    std::fs::set_permissions(&settings, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let qwen_home = world.path("qwen").display().to_string();
+    let env = [("QWEN_HOME", qwen_home.as_str())];
+    ok(world.judged(&["install-hooks", "--qwen", "--user"], &env));
+    let written = std::fs::read_to_string(&settings).unwrap();
+    assert!(written.contains("\"Stop\"") && written.contains("judge-hook --host qwen-code"), "{written}");
+    assert!(written.contains("// my provider") && written.contains("sk-secret"), "{written}");
+    assert_eq!(mode(&settings), 0o600, "still private");
+    ok(world.judged(&["uninstall-hooks", "--qwen", "--user"], &env));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), theirs, "uninstall gives back the bytes");
+
+    let system = world.path("etc-qwen/settings.json");
+    let system_env = [("QWEN_CODE_SYSTEM_SETTINGS_PATH", system.to_str().unwrap())];
+    let said = refused(world.judged(&["install-hooks", "--qwen", "--managed", "--managed-only"], &system_env));
+    assert!(said.contains("--managed-only is not written for Qwen Code"), "{said}");
+    assert!(!system.exists(), "nothing written: {said}");
+}
+
 #[test]
 fn key_order_and_layout_are_kept_and_uninstall_gives_back_the_bytes_or_no_file() {
     let world = World::new();

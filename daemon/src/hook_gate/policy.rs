@@ -157,8 +157,12 @@ impl GateSettings for GateConfig {
             min_task_chars: 0,
             require_reviewed_tree: false,
             on_error: OnError::Block,
-            // Where each host's agent declares its work done.
-            events: Host::ALL.into_iter().map(end_event).collect(),
+            // Where each host's agent declares its work done, of the hosts a hook can stop.
+            events: Host::ALL
+                .into_iter()
+                .filter(|host| adapter::hooks(*host).hears_block().is_some())
+                .map(end_event)
+                .collect(),
             panel_rubric: "spec-coherence".into(),
             evidence_assurance: IdentityAssurance::HostRecorded,
             sources: vec!["defaults".into()],
@@ -665,11 +669,14 @@ mod tests {
             (Host::CopilotCli, "agentStop"),
             (Host::CodexCli, "Stop"),
             (Host::GeminiCli, "AfterAgent"),
+            (Host::QwenCode, "Stop"),
         ] {
             assert!(settings.decides(host, event), "{host:?} {event}");
             assert!(is_known_event(event), "{event}");
         }
         assert!(!settings.decides(Host::ClaudeCode, "Stop"), "Claude Code's Stop stays opt-in");
+        let shown: Vec<String> = settings.events.iter().map(ToString::to_string).collect();
+        assert_eq!(shown, ["agentStop", "TaskCompleted", "codex-cli:Stop", "AfterAgent", "qwen-code:Stop"]);
         let mut both = settings.clone();
         both.events = vec![GateEvent::every("TaskCompleted"), GateEvent::every("Stop")];
         assert!(

@@ -38,6 +38,10 @@ pub fn run(
     if target.managed && host == Host::GeminiCli {
         return Err(CliError::ManagedNotFor(host));
     }
+    // Only Claude Code's and Codex CLI's managed settings can turn the other hooks off.
+    if target.managed_only && !matches!(host, Host::ClaudeCode | Host::CodexCli) {
+        return Err(CliError::ManagedOnlyNotFor(hosts::of(host).title()));
+    }
     if !target.managed {
         plugin_already_gates(host, project.is_none())?;
     }
