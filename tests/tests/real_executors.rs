@@ -583,6 +583,15 @@ const GEMINI_PROMPT: Reviewer = Reviewer {
     family: "google",
 };
 
+/// `qwen -p -m qwen3-coder-plus`.
+const QWEN_PROMPT: Reviewer = Reviewer {
+    agent_name: "qwen-prompt",
+    model: "qwen3-coder-plus",
+    identity_source: "qwen-chat",
+    host: "qwen-code",
+    family: "qwen",
+};
+
 /// `codex exec -m gpt-5.4`.
 const CODEX_EXEC: Reviewer = Reviewer {
     agent_name: "codex-exec",
@@ -612,7 +621,11 @@ fn assert_reviewed_by(evidence: &Value, executor: Executor, reviewer: &Reviewer)
 /// validates in both modes while copies edited to name another run, model or call are
 /// refused. The world and the evidence, for more checks.
 fn reviewed_under_the_stop_gate(scenario: &str, reviewer: &Reviewer) -> Option<(World, Value)> {
-    let world = reviewed_world(scenario, &[])?;
+    Some(reviewed_in(reviewed_world(scenario, &[])?, reviewer))
+}
+
+/// [`reviewed_under_the_stop_gate`] in `world`.
+fn reviewed_in(world: World, reviewer: &Reviewer) -> (World, Value) {
     let output = world.codex_exec_prompt(REVIEW_PROMPT);
     assert!(output.status.success(), "{}", said(&output));
     let verified = printed_by(&output, VERIFY);
@@ -655,7 +668,7 @@ fn reviewed_under_the_stop_gate(scenario: &str, reviewer: &Reviewer) -> Option<(
             );
         }
     }
-    Some((world, evidence))
+    (world, evidence)
 }
 
 /// Copilot CLI with a Claude model reviews a Codex CLI agent; its call returns while
@@ -683,6 +696,34 @@ fn a_codex_cli_agent_reviewed_by_claude_prompt_ends_its_turn_under_the_stop_gate
 #[test]
 fn a_codex_cli_agent_reviewed_by_gemini_prompt_ends_its_turn_under_the_stop_gate() {
     reviewed_under_the_stop_gate("codex-gemini-review", &GEMINI_PROMPT);
+}
+
+/// Issue 33: Qwen Code reviews a Codex CLI agent: the reviewer's model is the one its chat
+/// log names, both for its answer and in its record of the server's response.
+#[test]
+fn a_codex_cli_agent_reviewed_by_qwen_prompt_ends_its_turn_under_the_stop_gate() {
+    let Some(qwen) = hosts::qwen() else { return };
+    let Some(mut world) = reviewed_world("codex-qwen-review", &[]) else { return };
+    world.qwen_on_path(&qwen);
+    reviewed_in(world, &QWEN_PROMPT);
+}
+
+/// A Qwen Code reviewer answered by another model than it asked for (the server answers
+/// `qwen3-coder-plus` as `gpt-5.4`, the agent's family): its identity is what its chat log
+/// says the server answered as, and the review is refused as the agent's own family.
+#[test]
+fn a_qwen_reviewer_answered_by_another_model_is_refused() {
+    let Some(qwen) = hosts::qwen() else { return };
+    let Some(mut world) = reviewed_world("codex-qwen-review", &["--impostor", "qwen3-coder-plus=gpt-5.4"]) else {
+        return;
+    };
+    world.qwen_on_path(&qwen);
+    let output = world.codex_exec_prompt(REVIEW_PROMPT);
+    assert!(output.status.success(), "{}", said(&output));
+    let verified = printed_by(&output, VERIFY);
+    assert!(verified.contains("VERIFY_EXIT=10") && verified.contains("same-model-family"), "{verified}");
+    let evidence = world.evidence();
+    assert_eq!((evidence["reviewer_model"].as_str(), evidence["status"].as_str()), (Some("gpt-5.4"), Some("rejected")));
 }
 
 /// A reviewer whose own record names a model of the agent's family, though it was asked
@@ -840,6 +881,19 @@ impl World {
             .unwrap_or_else(|| panic!("no shell call ran {needle}"));
         let result = calls.iter().filter_map(|p| p.get("functionResponse")).find(|r| r["id"] == id);
         result.and_then(|r| r["response"]["output"].as_str()).unwrap_or_default().to_owned()
+    }
+}
+
+impl World {
+    /// `qwen` on the clients' PATH: the pinned Qwen Code's `cli-entry.js`, run by the
+    /// machine's node.
+    fn qwen_on_path(&mut self, qwen: &std::path::Path) {
+        let bin = self.dir.path().join("qwen-bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::write(bin.join("qwen"), format!("#!/bin/sh\nexec node {} \"$@\"\n", qwen.display())).unwrap();
+        std::fs::set_permissions(bin.join("qwen"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        self.tools.push(bin);
+        self.tools.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
     }
 }
 

@@ -58,6 +58,14 @@ fn record(envelope: Envelope, line: &Map<String, Value>) -> Record {
                     .collect();
             }
         }
+        // The client's telemetry of a model response names the model the server reported
+        // (its answers name the one asked for): carried onto the answer that follows.
+        "system" => {
+            let event = line.get("systemPayload").and_then(|p| p.get("uiEvent"));
+            if event.and_then(|e| e.get("event.name")).and_then(Value::as_str) == Some("qwen-code.api_response") {
+                record.model = event.and_then(|e| e.get("model")).and_then(Value::as_str).map(str::to_owned);
+            }
+        }
         "tool_result" => {
             let outcome = line.get("toolCallResult").and_then(Value::as_object);
             record.tool_results = parts
@@ -142,6 +150,16 @@ impl HostLog for QwenCode {
             lanes: false,
             opens_on_another: false,
         })
+    }
+
+    /// An answer's model is the one the server reported for the response it came in (the
+    /// telemetry record before it), not the one the client asked for, when it says.
+    fn carry(&self, carried: &mut super::Carried, record: &mut Record) {
+        if record.kind == "system" && record.model.is_some() {
+            carried.turn_model.clone_from(&record.model);
+        } else if record.kind == "assistant" && carried.turn_model.is_some() {
+            record.model = carried.turn_model.take();
+        }
     }
 
     /// The record is the whole line: the model is beside `message`, not in it.

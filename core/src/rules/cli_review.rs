@@ -65,12 +65,14 @@ pub enum ReviewerCli {
     Claude,
     /// `gemini -p`: the run's recording under Gemini CLI's `tmp` root.
     Gemini,
+    /// `qwen -p`: the run's chat log under Qwen Code's `projects` root.
+    Qwen,
 }
 
 impl ReviewerCli {
     /// Every reviewer CLI.
-    pub const ALL: [ReviewerCli; 4] =
-        [ReviewerCli::Codex, ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini];
+    pub const ALL: [ReviewerCli; 5] =
+        [ReviewerCli::Codex, ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini, ReviewerCli::Qwen];
 
     /// The `agent_name` of evidence of a review by this CLI.
     pub fn agent_name(self) -> &'static str {
@@ -79,6 +81,7 @@ impl ReviewerCli {
             ReviewerCli::Copilot => "copilot-prompt",
             ReviewerCli::Claude => "claude-prompt",
             ReviewerCli::Gemini => "gemini-prompt",
+            ReviewerCli::Qwen => "qwen-prompt",
         }
     }
 
@@ -94,6 +97,7 @@ impl ReviewerCli {
             ReviewerCli::Copilot => Host::CopilotCli,
             ReviewerCli::Claude => Host::ClaudeCode,
             ReviewerCli::Gemini => Host::GeminiCli,
+            ReviewerCli::Qwen => Host::QwenCode,
         }
     }
 
@@ -104,19 +108,20 @@ impl ReviewerCli {
             ReviewerCli::Copilot => "copilot",
             ReviewerCli::Claude => "claude",
             ReviewerCli::Gemini => "gemini",
+            ReviewerCli::Qwen => "qwen",
         }
     }
 
     /// The reviewer CLIs of another family than an agent on `host` (by its own family, the
     /// one its host's models mostly are) that review it, as far as a real client of each
     /// pair was seen to: Claude Code `codex exec` or `copilot -p` (with a GPT model), Codex
-    /// CLI `copilot -p` (with a Claude model), `claude -p` or `gemini -p`, Gemini CLI
-    /// `codex exec`, Qwen Code `codex exec`.
+    /// CLI `copilot -p` (with a Claude model), `claude -p`, `gemini -p` or `qwen -p`, Gemini
+    /// CLI `codex exec`, Qwen Code `codex exec`.
     /// None for Copilot CLI, whose reviewer is its own rubber-duck sub-agent.
     pub fn reviewing(host: Host) -> &'static [ReviewerCli] {
         match host {
             Host::ClaudeCode => &[ReviewerCli::Codex, ReviewerCli::Copilot],
-            Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini],
+            Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini, ReviewerCli::Qwen],
             Host::GeminiCli | Host::QwenCode => &[ReviewerCli::Codex],
             // Copilot CLI's reviewer is its rubber-duck; no hook can stop OpenCode's end.
             Host::CopilotCli | Host::OpenCode => &[],
@@ -137,7 +142,7 @@ impl ReviewerCli {
         match self {
             ReviewerCli::Codex => "response_item.message.user",
             ReviewerCli::Copilot => "user.message",
-            ReviewerCli::Claude | ReviewerCli::Gemini => "user",
+            ReviewerCli::Claude | ReviewerCli::Gemini | ReviewerCli::Qwen => "user",
         }
     }
 
@@ -148,6 +153,7 @@ impl ReviewerCli {
             ReviewerCli::Copilot => "Copilot CLI",
             ReviewerCli::Claude => "Claude Code",
             ReviewerCli::Gemini => "Gemini CLI",
+            ReviewerCli::Qwen => "Qwen Code",
         }
     }
 
@@ -158,6 +164,7 @@ impl ReviewerCli {
             ReviewerCli::Copilot => "`copilot -p`",
             ReviewerCli::Claude => "`claude -p`",
             ReviewerCli::Gemini => "`gemini -p`",
+            ReviewerCli::Qwen => "`qwen -p`",
         }
     }
 
@@ -187,6 +194,10 @@ impl ReviewerCli {
                 }
                 ReviewerCli::Gemini => {
                     is("gemini", "google/gemini-cli")
+                        && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
+                }
+                ReviewerCli::Qwen => {
+                    is("qwen", "qwen-code/qwen-code")
                         && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
                 }
             }
@@ -248,7 +259,9 @@ impl<'a> CliRun<'a> {
         let meta = session::metadata(log, log.len()).ok()?;
         // A transcript has no opening record: its first conversation record opens the run.
         let (_, start) = match cli {
-            ReviewerCli::Claude => own().find(|(_, r)| r.session_id.is_some() && r.cwd.is_some())?,
+            ReviewerCli::Claude | ReviewerCli::Qwen => {
+                own().find(|(_, r)| r.session_id.is_some() && r.cwd.is_some())?
+            }
             ReviewerCli::Codex | ReviewerCli::Copilot | ReviewerCli::Gemini => own().find(|(_, r)| r.session_start)?,
         };
         let mut models: Vec<&str> = own().filter_map(|(_, r)| r.model.as_deref()).collect();
@@ -260,6 +273,7 @@ impl<'a> CliRun<'a> {
             ReviewerCli::Copilot => copilot_completion(log),
             ReviewerCli::Claude => last_answer(log, "assistant"),
             ReviewerCli::Gemini => last_answer(log, "gemini"),
+            ReviewerCli::Qwen => last_answer(log, "assistant"),
         };
         Some(CliRun {
             cli,
@@ -279,8 +293,8 @@ fn prompts(log: &SessionLog, cli: ReviewerCli) -> impl Iterator<Item = &str> {
     records.filter_map(|(_, r)| r.text.as_deref())
 }
 
-/// Whether `log` is a reviewer's run: a Codex CLI, Copilot CLI, Claude Code or Gemini CLI
-/// session prompted with a review nonce line (`ARIS_REVIEW_NONCE=…`). Its end is a reviewer's answer, not an
+/// Whether `log` is a reviewer's run: a Codex CLI, Copilot CLI, Claude Code, Gemini CLI or
+/// Qwen Code session prompted with a review nonce line (`ARIS_REVIEW_NONCE=…`). Its end is a reviewer's answer, not an
 /// agent's finished work, so no gate is asked for it.
 pub fn is_reviewer_run(log: &SessionLog) -> bool {
     let carries_a_nonce = |prompt: &str| {
@@ -289,7 +303,7 @@ pub fn is_reviewer_run(log: &SessionLog) -> bool {
     ReviewerCli::of_host(log.host).is_some_and(|cli| prompts(log, cli).any(carries_a_nonce))
 }
 
-/// A `claude -p` or `gemini -p` run completes with the model's last answer (records of
+/// A `claude -p`, `gemini -p` or `qwen -p` run completes with the model's last answer (records of
 /// `kind`) that called no tool: a transcript or recording records no end of its own, and
 /// the shell call's exit says the process ended.
 fn last_answer<'a>(log: &'a SessionLog, kind: &'a str) -> Option<(String, String, u64)> {

@@ -616,6 +616,7 @@ fn run_as(host: Host, cli: ReviewerCli) -> &'static str {
         (_, ReviewerCli::Copilot) => "`copilot -p`",
         (_, ReviewerCli::Claude) => "`claude -p`",
         (_, ReviewerCli::Gemini) => "`gemini -p`",
+        (_, ReviewerCli::Qwen) => "`qwen -p`",
     }
 }
 
