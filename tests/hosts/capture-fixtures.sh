@@ -46,7 +46,7 @@ for s in $QWEN_SCENARIOS; do
   if want "$s"; then run qwen "$REPO/fixtures/qwen-code-$QWEN_CODE_VERSION" "$s"; fi
 done
 
-# Gemini CLI as the agent being reviewed: its session recordings (host-formats §G/§H), run
+# Gemini CLI as the agent being reviewed: its session recordings (host-formats §D and §G), run
 # straight against model_server.py (drive.py drives Copilot CLI, Claude Code and Qwen Code only).
 #   done          one `gemini -p` turn
 #   after-agent   the same, with an AfterAgent hook that blocks once (exit 2, the reason on

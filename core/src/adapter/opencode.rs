@@ -1,4 +1,4 @@
-//! OpenCode (1.18.33; docs/spec/host-formats.md §I.2). OpenCode keeps its sessions in SQLite
+//! OpenCode (1.18.33; docs/spec/host-formats.md §J). OpenCode keeps its sessions in SQLite
 //! (`opencode.db`), and each session's history in its `event` table: one row per event,
 //! numbered `seq` from 0 within the session (`aggregate_id`), with a `type`
 //! (`session.created.1`, `message.updated.1`, `message.part.updated.1`, …) and its `data`.

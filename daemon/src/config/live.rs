@@ -234,7 +234,11 @@ impl LiveConfig {
         let roots_moved = Host::ALL
             .into_iter()
             .map(|host| (judged_core::adapter::of(host).roots_key(), now.roots_of(host) != then.roots_of(host)));
-        let restart_needed: Vec<(&str, bool)> = roots_moved.chain([("[server]", now.server != then.server)]).collect();
+        let others = [
+            ("opencode_databases", now.opencode_databases != then.opencode_databases),
+            ("[server]", now.server != then.server),
+        ];
+        let restart_needed: Vec<(&str, bool)> = roots_moved.chain(others).collect();
         ConfigStatus {
             file: self.good.used.clone(),
             loaded_at: self.loaded_at.clone(),

@@ -46,7 +46,10 @@ impl Engine {
         }
         let settings = (self.config.settings_for(Some(Path::new(&cwd)), &mut self.projects))
             .unwrap_or_else(|_| self.config.user_settings());
-        let armed = settings.policy != GatePolicy::Off && settings.decides(host, completion.event);
+        // The end of a host no hook can stop (OpenCode) is a bypass wherever the gate is on,
+        // whatever `[gate] events` names: no event of it could ever be decided.
+        let ungated = completion.asked == Asked::Never;
+        let armed = settings.policy != GatePolicy::Off && (ungated || settings.decides(host, completion.event));
         if !armed {
             return Ok(());
         }

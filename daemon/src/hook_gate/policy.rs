@@ -700,7 +700,7 @@ mod tests {
             message.contains(
                 "then run a reviewer CLI of another family as a root shell call (`copilot -p` with a \
                                    model of another family than yours, such as `--model claude-sonnet-4.6` or \
-                                   `claude -p` or `gemini -p`) with the line ARIS_REVIEW_NONCE="
+                                   `claude -p` or `gemini -p` or `qwen -p`) with the line ARIS_REVIEW_NONCE="
             ),
             "{message}"
         );

@@ -3,7 +3,8 @@
 //! OpenCode keeps each session's history as numbered rows of its `event` table
 //! (`aggregate_id` = the session, `seq` from 0), and the last number of each session in
 //! `event_sequence`. At each catch-up the reader opens each database read-only (a reader of
-//! a WAL database never blocks its writer, and this one waits for no lock), asks which
+//! a WAL database never blocks its writer, and this one waits at most 100 ms for a lock,
+//! then tries again at the next catch-up), asks which
 //! sessions have events past those it has, and appends each new event, in order, as one
 //! line of `<root>/<database key>/<session id>.jsonl` ([`MirrorLine`]); ingest then
 //! witnesses those lines like any host's log.

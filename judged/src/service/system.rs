@@ -176,6 +176,12 @@ fn config_text(served: &[Account]) -> String {
     let mut text =
         format!("# {MARK}\n# The witness account's config: whose host logs it reads, and who may use its socket.\n");
     for host in judged_core::event::Host::ALL {
+        // judged keeps its logs of OpenCode's sessions itself, in the witness's own data
+        // directory: what it reads of each served user is their OpenCode database.
+        if host == judged_core::event::Host::OpenCode {
+            let _ = writeln!(text, "opencode_databases = {}", roots(".local/share/opencode/opencode.db"));
+            continue;
+        }
         let log = judged_core::adapter::of(host);
         let _ = writeln!(text, "{} = {}", log.roots_key(), roots(log.default_root().under_home));
     }
