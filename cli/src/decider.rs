@@ -17,7 +17,7 @@ use std::time::Duration;
 
 /// What `challenge` is asked.
 pub struct ChallengeInput<'a> {
-    pub binding: &'a str,
+    pub binding: &'a rules::Binding,
     pub cwd: String,
     pub session_root: Option<String>,
     pub max_age_seconds: i64,
@@ -76,7 +76,7 @@ impl Decider {
             Decider::Daemon(socket) => Self::call(
                 socket,
                 Request::Challenge(judged_protocol::ChallengeArgs {
-                    binding: args.binding.to_owned(),
+                    binding: args.binding.to_string(),
                     cwd: args.cwd.clone(),
                     max_age_seconds: args.max_age_seconds,
                     session_root: args.session_root.clone(),
@@ -276,5 +276,5 @@ fn direct_challenge(args: &ChallengeInput) -> rules::Result<Challenge> {
     };
     let logs: Vec<&SessionLog> = logs.iter().collect();
     rules::challenge(&request, &logs, &FsEnv::default())
-        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding])))
+        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding.as_str()])))
 }

@@ -252,7 +252,9 @@ fn run(cli: Cli) -> ExitCode {
     // Age checks use the time the command started, however long it waits for the host.
     let started = chrono::Utc::now();
     match cli.command {
-        Cmd::Marker { binding } => printed(rules::marker(&binding).map(|marker| pyjson::one_line(&marker))),
+        Cmd::Marker { binding } => {
+            printed(rules::Binding::parse(&binding).map(|binding| pyjson::one_line(&rules::marker(&binding))))
+        }
         Cmd::Challenge(args) => printed(challenge(mode, started, args)),
         Cmd::Verify(args) => printed(verify(mode, started, args)),
         Cmd::ValidateChallenge { challenge, keys } => {
@@ -358,7 +360,7 @@ fn load_artifact(path: &str) -> rules::Result<Artifact> {
 fn challenge(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: ChallengeCmd) -> rules::Result<String> {
     let ChallengeCmd { output, binding, cwd, session_root, max_age_seconds, replace, wait_seconds } = args;
     rules::check_max_age(max_age_seconds)?;
-    rules::check_binding(&binding)?;
+    let binding = rules::Binding::parse(&binding)?;
     let output = files::resolve(&output);
     files::check_writable(Path::new(&output), replace)?;
     let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));

@@ -54,11 +54,11 @@ fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Resu
     let ChallengeParams { binding, output, max_age_seconds, replace, .. } = params;
     let max_age_seconds = max_age_seconds.unwrap_or(MAX_AGE_SECONDS);
     judged_core::rules::check_max_age(max_age_seconds)?;
-    judged_core::rules::check_binding(&binding)?;
+    let binding = judged_core::rules::Binding::parse(&binding)?;
     let output = files::confined_target(Path::new(project), output.as_deref().unwrap_or("review.challenge.json"))?;
     files::check_writable(&output, replace)?;
     let args = ChallengeArgs {
-        binding: binding.clone(),
+        binding: binding.to_string(),
         cwd: project.to_owned(),
         max_age_seconds,
         session_root: None,

@@ -26,9 +26,8 @@ impl Judged {
         // The marker's own line, and a next step: a text that is JSON alone is rewritten
         // by Copilot CLI 1.0.102 (re-serialized without spaces) before it records it, and
         // the rules look for the marker's bytes.
-        text_answer(
-            rules::marker(&params.binding)
-                .map(|marker| format!("{}\nNow call challenge with the same binding.", pyjson::one_line(&marker))),
-        )
+        text_answer(rules::Binding::parse(&params.binding).map(|binding| {
+            format!("{}\nNow call challenge with the same binding.", pyjson::one_line(&rules::marker(&binding)))
+        }))
     }
 }

@@ -1021,3 +1021,24 @@ fn a_daemons_log_stays_out_of_the_tests_output_unless_the_test_fails() {
         "the daemon's warning is in the lines shown:\n{stdout}"
     );
 }
+
+/// A client that skips judge-evidence's own checks and sends a challenge straight to the
+/// socket gets the rules' refusals all the same, in the reference's order: the age before
+/// the binding, whose format the daemon checks where the request comes in.
+#[test]
+fn a_raw_challenge_with_a_bad_binding_or_age_is_refused_as_the_cli_refuses_it() {
+    let setup = Setup::new();
+    let daemon = setup.start();
+    let ask = |binding: &str, max_age: i64| {
+        let now = chrono::Utc::now().to_rfc3339();
+        let args =
+            json!({"binding": binding, "cwd": "/tmp", "max_age_seconds": max_age, "started_at": now, "writes": []});
+        daemon.call("challenge", args).expect_err("refused").to_string()
+    };
+    let short = ask("short", 60);
+    assert!(short.contains("--binding must be a 16..128 character stable token"), "{short}");
+    let both = ask("short", 601);
+    assert!(both.contains("--max-age-seconds must be within 1..600"), "the age first: {both}");
+    let spaced = ask("has space in the token here", 60);
+    assert!(spaced.contains("--binding must be a 16..128 character stable token"), "{spaced}");
+}

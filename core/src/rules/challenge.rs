@@ -2,7 +2,7 @@
 //! exactly one current session, and re-check such a binding later.
 
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, proves_marker};
-use super::{Artifact, CHALLENGE_SCHEMA, Challenge, Env, EvidenceError, RefusalCode, Result, check_binding};
+use super::{Artifact, Binding, CHALLENGE_SCHEMA, Challenge, Env, EvidenceError, RefusalCode, Result};
 use crate::event::Host;
 use crate::family::{self, Table};
 use crate::log::SessionLog;
@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// made in a session of `cwd`.
 pub struct ChallengeRequest<'a> {
     /// `--binding`: the token the marker call carries.
-    pub binding: &'a str,
+    pub binding: &'a Binding,
     /// The resolved `--cwd`.
     pub cwd: &'a str,
     /// `--max-age-seconds`: how old the marker call may be (1..=600).
@@ -119,7 +119,6 @@ pub fn check_max_age(seconds: i64) -> Result<()> {
 /// challenge artifact.
 pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env) -> Result<Challenge> {
     check_max_age(request.max_age_seconds)?;
-    check_binding(request.binding)?;
     let mut candidates = Vec::new();
     for &log in logs {
         // As in the reference, a log that cannot be read as a session is not a candidate.
@@ -163,7 +162,7 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
     Ok(Challenge {
         schema: CHALLENGE_SCHEMA.to_owned(),
         status: "bound".to_owned(),
-        binding: request.binding.to_owned(),
+        binding: request.binding.to_string(),
         nonce: request.nonce.to_owned(),
         issued_at: timestamp::format_utc(request.now),
         cwd: request.cwd.to_owned(),
@@ -207,7 +206,7 @@ fn marker_candidates<'a>(
             }
             // Serialised only for the few fresh calls: a long session has thousands.
             let arguments = call.arguments_text();
-            if !(arguments.contains(request.binding) && (tool || arguments.contains("marker"))) {
+            if !(arguments.contains(request.binding.as_str()) && (tool || arguments.contains("marker"))) {
                 return None;
             }
             // Defect fix (evidence-protocol.md §8.9): a call without an id matches no completion.
@@ -215,7 +214,7 @@ fn marker_candidates<'a>(
             let mut completions = log.records().filter(|(line, r)| {
                 r.root
                     && line.end > start_line.end
-                    && r.tool_results.iter().any(|res| proves_marker(res, call_id, request.binding))
+                    && r.tool_results.iter().any(|res| proves_marker(res, call_id, request.binding.as_str()))
             });
             let (completion_line, completion) = completions.next()?;
             completions.next().is_none().then_some(MarkerLifecycle {

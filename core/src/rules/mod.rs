@@ -157,19 +157,40 @@ pub trait Env {
     fn read_file(&self, path: &str) -> Result<Vec<u8>>;
 }
 
-/// Check the binding token: `[A-Za-z0-9][A-Za-z0-9_.:-]{15,127}`.
-pub fn check_binding(binding: &str) -> Result<()> {
-    let bytes = binding.as_bytes();
-    let valid = (16..=128).contains(&bytes.len())
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes[1..].iter().all(|&b| b.is_ascii_alphanumeric() || b"_.:-".contains(&b));
-    if valid { Ok(()) } else { Err(EvidenceError::evidence("--binding must be a 16..128 character stable token")) }
+/// A binding token, checked where it comes in (the command line, an MCP call, a request
+/// on the socket): `[A-Za-z0-9][A-Za-z0-9_.:-]{15,127}`. The rules take only this.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding(String);
+
+impl Binding {
+    /// `text` as a binding, or the reference's refusal.
+    pub fn parse(text: &str) -> Result<Binding> {
+        let bytes = text.as_bytes();
+        let valid = (16..=128).contains(&bytes.len())
+            && bytes[0].is_ascii_alphanumeric()
+            && bytes[1..].iter().all(|&b| b.is_ascii_alphanumeric() || b"_.:-".contains(&b));
+        if valid {
+            Ok(Binding(text.to_owned()))
+        } else {
+            Err(EvidenceError::evidence("--binding must be a 16..128 character stable token"))
+        }
+    }
+
+    /// The token.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Binding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
 /// The marker object, whose one-line text `challenge` looks for in the host's record.
-pub fn marker(binding: &str) -> Result<Value> {
-    check_binding(binding)?;
-    Ok(marker_object(binding))
+pub fn marker(binding: &Binding) -> Value {
+    marker_object(binding.as_str())
 }
 
 fn marker_object(binding: &str) -> Value {

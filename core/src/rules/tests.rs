@@ -312,7 +312,9 @@ fn defect_7_validate_requires_exact_success_and_a_stable_completion_model() {
     assert_eq!(code(rehashed_evidence_on(&empty_model)).1, "evidence executor model changed before tool completion");
 }
 
-fn request(binding: &str) -> ChallengeRequest<'_> {
+/// A challenge request for `binding` (a valid one: the rules take only a parsed binding).
+fn request(binding: &str) -> ChallengeRequest<'static> {
+    let binding: &'static Binding = Box::leak(Box::new(Binding::parse(binding).expect("a valid binding")));
     ChallengeRequest {
         binding,
         cwd: "/home/user/project",
@@ -388,9 +390,9 @@ fn challenge_binds_exactly_one_fresh_root_marker() {
     assert_eq!(code(challenge(&elsewhere, &[&log], &env)).0, RefusalCode::NoBinding);
     let mystery = log_of(&edited(3, |v| v["data"]["model"] = "mystery".into()));
     assert_eq!(code(challenge(&request(BINDING), &[&mystery], &env)).0, RefusalCode::UnknownExecutorFamily);
-    let bad_age = ChallengeRequest { max_age_seconds: 601, ..request("short") };
+    let bad_age = ChallengeRequest { max_age_seconds: 601, ..request(BINDING) };
     assert_eq!(code(challenge(&bad_age, &[], &env)).1, "--max-age-seconds must be within 1..600");
-    assert_eq!(code(challenge(&request("short"), &[], &env)).1, "--binding must be a 16..128 character stable token");
+    assert_eq!(Binding::parse("short").unwrap_err().message, "--binding must be a 16..128 character stable token");
 }
 
 /// judged's MCP `marker` tool binds as the shell call does: its call carries the binding
@@ -399,7 +401,7 @@ fn challenge_binds_exactly_one_fresh_root_marker() {
 fn the_mcp_marker_tool_binds_as_the_marker_command_does() {
     let env = MemoryEnv::default();
     let marker_result = |v: &mut Value| {
-        let marker = crate::pyjson::one_line(&marker(BINDING).unwrap());
+        let marker = crate::pyjson::one_line(&marker(&Binding::parse(BINDING).unwrap()));
         v["data"]["result"] = json!({"content": marker, "detailedContent": marker});
     };
     let by_tool = |tool: &str| {
@@ -442,13 +444,13 @@ fn revalidation_names_what_changed() {
 #[test]
 fn marker_prints_the_reference_bytes() {
     assert_eq!(
-        crate::pyjson::one_line(&marker(BINDING).unwrap()),
+        crate::pyjson::one_line(&marker(&Binding::parse(BINDING).unwrap())),
         format!(r#"{{"binding": "{BINDING}", "schema": "aris.copilot-native.challenge/v1", "status": "marker"}}"#)
     );
     for bad in ["short", "-starts-with-dash-000", &"x".repeat(129), "has space in the token here"] {
-        assert!(check_binding(bad).is_err(), "{bad}");
+        assert!(Binding::parse(bad).is_err(), "{bad}");
     }
-    check_binding(&"x".repeat(128)).unwrap();
+    Binding::parse(&"x".repeat(128)).unwrap();
 }
 
 #[test]
@@ -490,8 +492,9 @@ mod real_host {
             .unwrap();
         let at = timestamp::parse(marker.timestamp.as_deref().unwrap()).unwrap() + chrono::Duration::seconds(10);
         let cwd = format!("/tmp/judged-fixture/copilot/{scenario}/project");
+        let binding = Binding::parse(FIXTURE_BINDING).unwrap();
         let request = ChallengeRequest {
-            binding: FIXTURE_BINDING,
+            binding: &binding,
             cwd: &cwd,
             max_age_seconds: 60,
             now: at,

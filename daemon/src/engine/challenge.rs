@@ -25,8 +25,11 @@ impl Engine {
         };
         let now = request_time(args.started_at)?;
         let tree = self.trees.tree(Path::new(&cwd), &args.writes);
+        // Checked as the rules check them, the age before the binding.
+        rules::check_max_age(args.max_age_seconds)?;
+        let binding = rules::Binding::parse(&args.binding)?;
         let request = rules::ChallengeRequest {
-            binding: &args.binding,
+            binding: &binding,
             cwd: &cwd,
             max_age_seconds: args.max_age_seconds,
             now,
@@ -102,7 +105,7 @@ impl Engine {
         }
         let logs: Vec<&SessionLog> = ids.iter().map(|&id| self.logs.get(id)).collect();
         rules::challenge(request, &logs, &FsEnv::default())
-            .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", request.binding])).into())
+            .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", request.binding.as_str()])).into())
     }
 }
 
