@@ -72,9 +72,11 @@ fn allowed(d: &ReportDecision) -> bool {
     d.decision.decision == Decision::Allow
 }
 
-/// The task as the gate named it: `task 7 "Fix cart rounding"`, or the event.
+/// The task as the gate named it: `task 7 "Fix cart rounding"`, or the event. A record
+/// from before the subject was kept has it only in the message.
 fn task(d: &ReportDecision) -> String {
-    let subject = d.decision.message.split_once("task \"").and_then(|(_, rest)| {
+    let subject = d.decision.task_subject.clone().or_else(|| {
+        let (_, rest) = d.decision.message.split_once("task \"")?;
         let end = rest.find("\" ").or_else(|| rest.find("\"."))?;
         Some(rest[..end].to_owned())
     });

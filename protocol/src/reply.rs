@@ -357,6 +357,10 @@ pub struct GateDecision {
     pub cwd: Option<String>,
     /// The task, for a task event.
     pub task_id: Option<String>,
+    /// The task's subject, for a task event whose host named it (absent in records from
+    /// before it was kept: `judged report` then reads it from the message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_subject: Option<String>,
     /// The policy in force.
     pub policy: GatePolicy,
     /// Where the settings came from, lowest layer first.

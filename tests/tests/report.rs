@@ -350,3 +350,21 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
         "{text}"
     );
 }
+
+/// The report names a task by the subject the gate recorded, not by cutting it out of the
+/// message again: a subject with quotes in it is shown whole.
+#[test]
+fn a_task_subject_with_quotes_is_reported_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, project) = (tmp.path().join("home"), tmp.path().join("project"));
+    fs::create_dir_all(&home).unwrap();
+    fs::create_dir_all(&project).unwrap();
+    fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+    let (copilot, claude) = (tmp.path().join("copilot"), tmp.path().join("claude"));
+    let _daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let output = hook(&home, &task(&project, "session-q", "9", r#"Say "hi" on start"#));
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = Command::new(bin("judged")).arg("report").env("JUDGED_HOME", &home).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains(r#"task 9 "Say "hi" on start""#), "{text}");
+}

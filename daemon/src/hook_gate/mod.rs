@@ -174,6 +174,7 @@ impl HookGate<'_> {
             session_id: question.session_id.clone(),
             cwd: question.cwd.clone(),
             task_id: question.task_id.clone(),
+            task_subject: question.task_subject.clone(),
             policy: settings.policy,
             settings_from: settings.sources,
             decision,

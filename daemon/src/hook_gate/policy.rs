@@ -312,6 +312,8 @@ pub struct Question {
     /// What would be judged: the task's subject and description, or the final message.
     pub work: String,
     pub label: String,
+    /// The task's subject, for a task event (Claude Code's `task_subject`).
+    pub task_subject: Option<String>,
     /// The reviewer CLIs the agent can run, when the asker looked (judge-hook does, on the
     /// agent's `PATH`).
     pub installed_reviewers: Option<Vec<ReviewerCli>>,
@@ -350,6 +352,7 @@ impl Question {
             subagent: text(payload, "parentAgentId").map(|_| text(payload, "agentType").unwrap_or_default()),
             work,
             label,
+            task_subject: subject,
             installed_reviewers: None,
             stop_hook_active: payload.get("stop_hook_active").and_then(Value::as_bool).unwrap_or(false),
         }

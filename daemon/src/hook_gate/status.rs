@@ -33,6 +33,7 @@ impl HookGate<'_> {
             subagent: None,
             work: String::new(),
             label: "this work".into(),
+            task_subject: None,
             installed_reviewers: None,
             stop_hook_active: false,
         };
