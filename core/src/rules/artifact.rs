@@ -14,6 +14,28 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+/// What the evidence policy made of a review's pair of families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EvidenceStatus {
+    /// A known pair of different families.
+    Verified,
+    /// Anything else (`reason` says which).
+    Rejected,
+}
+
+/// Whether the executor and the reviewer are of different families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FamilyRelation {
+    /// Both known, and different.
+    Different,
+    /// Both known, and the same.
+    Same,
+    /// Either unknown (or ambiguous).
+    Unknown,
+}
+
 /// A challenge as `challenge` writes it (`schema` [`super::CHALLENGE_SCHEMA`], `status`
 /// `bound`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,7 +93,7 @@ pub struct Evidence {
     /// [`super::EVIDENCE_SCHEMA`].
     pub schema: String,
     /// `verified`, or `rejected` with the policy's `reason`.
-    pub status: String,
+    pub status: EvidenceStatus,
     /// How the pair was established, or why it was rejected.
     pub reason: String,
     /// When `verify` first verified the review.
@@ -95,7 +117,7 @@ pub struct Evidence {
     /// Its family.
     pub reviewer_family: String,
     /// `different`, `same` or `unknown`.
-    pub family_relation: String,
+    pub family_relation: FamilyRelation,
     /// Whether a host's record establishes the pair as of different families.
     pub independence_verified: bool,
     /// The response file written beside the evidence.
@@ -219,7 +241,7 @@ impl Evidence {
 
     /// Whether the policy accepted the pair.
     pub fn is_verified(&self) -> bool {
-        self.status == "verified"
+        self.status == EvidenceStatus::Verified
     }
 }
 

@@ -17,6 +17,7 @@
 //! Gemini CLI recording's answers); the same family
 //! is rejected (exit 10) as for Copilot's rubber-duck.
 
+use super::EvidenceStatus;
 use super::challenge::revalidate;
 use super::session;
 use super::validate::{revalidate_marker, revalidate_prefix};
@@ -568,7 +569,7 @@ pub fn validate_cli_review(ev: &Artifact, log: &SessionLog, run_log: &SessionLog
         return fail(&format!("evidence does not match the {shell_call} that ran {}", cli.command()));
     }
     let pair = FamilyPair::of(ev.required("executor_model")?, &run.model, "");
-    if pair.status != "verified"
+    if pair.status != EvidenceStatus::Verified
         || ev.str("executor_family") != pair.executor_family
         || ev.str("reviewer_family") != pair.reviewer_family
     {

@@ -9,6 +9,7 @@
 //! arguments (any string among them, for an MCP tool's `prompt` as for a shell command's
 //! here-document); it must have returned successfully, and its result is the response.
 
+use super::EvidenceStatus;
 use super::challenge::revalidate;
 use super::validate::{revalidate_marker, revalidate_prefix};
 use super::verify::{Review, Verified, VerifyRequest};
@@ -188,7 +189,7 @@ pub fn validate_declared_review(ev: &Artifact, log: &SessionLog, env: &dyn Env) 
         return fail("evidence does not match the reviewer call in the session log");
     }
     let pair = FamilyPair::of(ev.required("executor_model")?, ev.required("reviewer_model")?, "");
-    if pair.status != "verified"
+    if pair.status != EvidenceStatus::Verified
         || ev.str("executor_family") != pair.executor_family
         || ev.str("reviewer_family") != pair.reviewer_family
     {

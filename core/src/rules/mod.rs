@@ -16,7 +16,7 @@ mod verify;
 #[cfg(test)]
 mod tests;
 
-pub use artifact::{Artifact, Challenge, Evidence, Signable};
+pub use artifact::{Artifact, Challenge, Evidence, EvidenceStatus, FamilyRelation, Signable};
 pub use challenge::{ChallengeRequest, SearchedRoot, challenge, check_max_age, validate_challenge};
 pub use cli_review::{ReviewerCli, is_reviewer_run, reviews_by_shell_call, validate_cli_review, verify_cli_review};
 pub use declared_review::{IdentityAssurance, is_declared, validate_declared_review, verify_declared_review};
@@ -319,9 +319,9 @@ pub fn verify_review(
 struct FamilyPair {
     executor_family: Option<&'static str>,
     reviewer_family: Option<&'static str>,
-    status: &'static str,
+    status: EvidenceStatus,
     reason: &'static str,
-    relation: &'static str,
+    relation: FamilyRelation,
 }
 
 impl FamilyPair {
@@ -330,9 +330,9 @@ impl FamilyPair {
         let executor_family = crate::family::family(executor_model, crate::family::Table::Evidence);
         let reviewer_family = crate::family::family(reviewer_model, crate::family::Table::Evidence);
         let (status, reason, relation) = match (executor_family, reviewer_family) {
-            (Some(e), Some(r)) if e != r => ("verified", cross_family_reason, "different"),
-            (Some(_), Some(_)) => ("rejected", "same-model-family", "same"),
-            _ => ("rejected", "unknown-model-family", "unknown"),
+            (Some(e), Some(r)) if e != r => (EvidenceStatus::Verified, cross_family_reason, FamilyRelation::Different),
+            (Some(_), Some(_)) => (EvidenceStatus::Rejected, "same-model-family", FamilyRelation::Same),
+            _ => (EvidenceStatus::Rejected, "unknown-model-family", FamilyRelation::Unknown),
         };
         FamilyPair { executor_family, reviewer_family, status, reason, relation }
     }

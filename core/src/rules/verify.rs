@@ -1,6 +1,7 @@
 //! `verify`: prove that exactly one nonce-bound rubber-duck sub-agent of another model
 //! family reviewed the work after the challenge, and build the evidence artifact.
 
+use super::EvidenceStatus;
 use super::challenge::{BoundChallenge, revalidate};
 use super::session::{self, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::{
@@ -88,7 +89,7 @@ impl Review<'_> {
         } = self;
         let mut evidence = Evidence {
             schema: EVIDENCE_SCHEMA.to_owned(),
-            status: pair.status.to_owned(),
+            status: pair.status,
             reason: pair.reason.to_owned(),
             verified_at: timestamp::format_utc(request.now),
             reviewed_at,
@@ -100,8 +101,8 @@ impl Review<'_> {
             reviewer_model: reviewer_model.to_owned(),
             reviewer_model_source: reviewer_model_source.to_owned(),
             reviewer_family: pair.reviewer_family.unwrap_or(family::UNKNOWN).to_owned(),
-            family_relation: pair.relation.to_owned(),
-            independence_verified: pair.status == "verified",
+            family_relation: pair.relation,
+            independence_verified: pair.status == EvidenceStatus::Verified,
             response_path: request.response_path.to_owned(),
             response_sha256: chain::to_hex(&chain::sha256(response.as_bytes())),
             event_prefix_bytes: prefix,

@@ -112,7 +112,7 @@ fn evidence_record(evidence: &Evidence, response: &str, seen: Seen, witness: Str
     };
     EvidenceVerified {
         evidence_id: evidence.evidence_id.clone(),
-        status: evidence.status.clone(),
+        status: evidence.status,
         reason: Some(evidence.reason.clone()),
         session_events: seen.file.path.clone(),
         host: seen.file.host,

@@ -72,7 +72,7 @@ impl HookGate<'_> {
         let (commit, evidence_id) = (commit.to_owned(), evidence.evidence_id.clone());
         let executor_model = evidence.executor_model.clone().unwrap_or_default();
         let reviewer_model = evidence.reviewer_model.clone().unwrap_or_default();
-        if evidence.status != "verified" {
+        if evidence.status != judged_core::rules::EvidenceStatus::Verified {
             return Ok(Some(match (&evidence.executor_family, &evidence.reviewer_family) {
                 (Some(a), Some(b)) if a == b && a != "unknown" => {
                     AttestRefusal::SameFamily { commit, evidence_id, executor_model, reviewer_model, family: a.clone() }

@@ -411,7 +411,7 @@ impl HookGate<'_> {
                 // verifying an old review again does not renew it (issue 10).
                 let reviewed = evidence.reviewed_at.as_deref().and_then(judged_core::timestamp::parse);
                 let positive = reviewed.is_some_and(|t| t >= oldest)
-                    && evidence.status == "verified"
+                    && evidence.status == judged_core::rules::EvidenceStatus::Verified
                     && evidence.score.zip(evidence.verdict.as_deref()).is_some_and(|(s, v)| is_positive(s, v));
                 // Of this project: a review covers the work of the directory it was run
                 // in, whichever session asks (a question naming another project's session

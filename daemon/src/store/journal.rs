@@ -6,7 +6,7 @@
 use super::{Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
-use judged_core::rules::IdentityAssurance;
+use judged_core::rules::{EvidenceStatus, IdentityAssurance};
 use judged_core::worktree::Tree;
 use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
@@ -219,7 +219,7 @@ pub struct ChallengeIssued {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EvidenceVerified {
     pub evidence_id: String,
-    pub status: String,
+    pub status: EvidenceStatus,
     #[serde(default)]
     pub reason: Option<String>,
     pub session_events: String,
