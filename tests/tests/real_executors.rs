@@ -718,12 +718,7 @@ fn a_qwen_reviewer_answered_by_another_model_is_refused() {
         return;
     };
     world.qwen_on_path(&qwen);
-    let output = world.codex_exec_prompt(REVIEW_PROMPT);
-    assert!(output.status.success(), "{}", said(&output));
-    let verified = printed_by(&output, VERIFY);
-    assert!(verified.contains("VERIFY_EXIT=10") && verified.contains("same-model-family"), "{verified}");
-    let evidence = world.evidence();
-    assert_eq!((evidence["reviewer_model"].as_str(), evidence["status"].as_str()), (Some("gpt-5.4"), Some("rejected")));
+    refused_as_the_agents_family(&world);
 }
 
 /// A reviewer whose own record names a model of the agent's family, though it was asked
@@ -734,6 +729,13 @@ fn a_reviewer_that_answered_as_the_agents_family_is_refused_whatever_it_was_aske
     let Some(world) = reviewed_world("codex-claude-review", &["--impostor", "claude-sonnet-4-6=gpt-5.4"]) else {
         return;
     };
+    refused_as_the_agents_family(&world);
+}
+
+/// The Codex CLI agent's review round in `world`, whose reviewer the server answers as
+/// `gpt-5.4`: bound, and refused as the agent's own family (exit 10), the reviewer's model
+/// the one its record says answered.
+fn refused_as_the_agents_family(world: &World) {
     let output = world.codex_exec_prompt(REVIEW_PROMPT);
     assert!(output.status.success(), "{}", said(&output));
     let verified = printed_by(&output, VERIFY);
