@@ -333,8 +333,9 @@ fn a_block_names_the_reviewer_clis_the_agent_can_run() {
     assert!(
         reason.contains(
             "(`copilot -p` with a model of another family than yours, such as `--model \
-                         claude-sonnet-4.6` or `claude -p` or `gemini -p` or `qwen -p`; none of copilot, claude, \
-                         gemini, qwen is on the PATH this hook ran with: install one and log it in)"
+                         claude-sonnet-4.6` or `claude -p` or `gemini -p` or `qwen -p` or `opencode run` with the \
+                         nonce line before the prompt's last line; none of copilot, claude, gemini, qwen, opencode \
+                         is on the PATH this hook ran with: install one and log it in)"
         ),
         "{reason}"
     );

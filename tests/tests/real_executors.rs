@@ -592,6 +592,15 @@ const QWEN_PROMPT: Reviewer = Reviewer {
     family: "qwen",
 };
 
+/// `opencode run` with `mock/qwen3-coder-plus`.
+const OPENCODE_RUN: Reviewer = Reviewer {
+    agent_name: "opencode-run",
+    model: "qwen3-coder-plus",
+    identity_source: "opencode-event",
+    host: "opencode",
+    family: "qwen",
+};
+
 /// `codex exec -m gpt-5.4`.
 const CODEX_EXEC: Reviewer = Reviewer {
     agent_name: "codex-exec",
@@ -706,6 +715,19 @@ fn a_codex_cli_agent_reviewed_by_qwen_prompt_ends_its_turn_under_the_stop_gate()
     let Some(mut world) = reviewed_world("codex-qwen-review", &[]) else { return };
     world.qwen_on_path(&qwen);
     reviewed_in(world, &QWEN_PROMPT);
+}
+
+/// Issue 33: OpenCode reviews a Codex CLI agent: the daemon reads the run out of OpenCode's
+/// database when it verifies, and the reviewer's model is the one its events name.
+#[test]
+fn a_codex_cli_agent_reviewed_by_opencode_run_ends_its_turn_under_the_stop_gate() {
+    let Some(opencode) = hosts::opencode() else { return };
+    let Some(mut world) = reviewed_world("codex-opencode-review", &[]) else { return };
+    world.opencode_config();
+    world.tools.insert(0, opencode.parent().unwrap().to_path_buf());
+    world.tools.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    world.env.extend([("OPENCODE_DISABLE_MODELS_FETCH", "1"), ("OPENCODE_DISABLE_AUTOUPDATE", "1")]);
+    reviewed_in(world, &OPENCODE_RUN);
 }
 
 /// A Qwen Code reviewer answered by another model than it asked for (the server answers
@@ -1017,6 +1039,17 @@ impl World {
     /// `opencode run` (the binary at `opencode`) given `prompt`, its provider the scripted
     /// model through the user's config, reaching nothing else (`--pure`, no model list).
     fn opencode(&self, opencode: &std::path::Path, prompt: &str) -> Output {
+        self.opencode_config();
+        let mut command = self.command(opencode);
+        command
+            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+            .args(["run", "--format", "json", "--pure", prompt]);
+        self.run(command)
+    }
+
+    /// OpenCode's user config: the scripted model as its one provider.
+    fn opencode_config(&self) {
         let config = self.home().join(".config/opencode/opencode.json");
         std::fs::create_dir_all(config.parent().unwrap()).unwrap();
         let provider = json!({
@@ -1028,12 +1061,6 @@ impl World {
             "share": "disabled",
         });
         std::fs::write(&config, provider.to_string()).unwrap();
-        let mut command = self.command(opencode);
-        command
-            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
-            .args(["run", "--format", "json", "--pure", prompt]);
-        self.run(command)
     }
 }
 

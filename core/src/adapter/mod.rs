@@ -14,7 +14,7 @@ mod gemini;
 mod opencode;
 mod qwen;
 
-pub use opencode::{MirrorLine, event_time};
+pub use opencode::{FINISHED as OPENCODE_FINISHED, MirrorLine, event_time};
 
 pub use crate::event::Envelope;
 use crate::event::{Host, Record};

@@ -5,7 +5,8 @@
 //! judged reads those rows without blocking the writer and appends each, in order, to a log
 //! of its own, one line an event ([`MirrorLine`]); this module reads those lines.
 //!
-//! A record's kind is the event's type, its id the event's, its parent the event before it
+//! A record's kind is the event's type (an assistant message's update once it is done for
+//! another reason than to call tools: [`FINISHED`]), its id the event's, its parent the event before it
 //! (the session's chain), its body the event's `data`. The session opens with
 //! `session.created.1`, which names its directory (the cwd) and, for a sub-agent's session,
 //! the parent session. A shell call is a `tool` part (`tool: "bash"`) once its state is
@@ -59,15 +60,24 @@ pub fn event_time(data: &Value) -> Option<i64> {
         .or_else(|| ["completed", "updated", "created"].iter().find_map(|key| info_time[*key].as_i64()))
 }
 
+/// The kind of an assistant message's update once the message is done for another reason
+/// than to call tools: its answer is complete.
+pub const FINISHED: &str = "message.updated.1.finished";
+
 fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
-    let kind = raw_str(fields.kind).unwrap_or_default();
+    let mut kind = raw_str(fields.kind).unwrap_or_default();
     let session_start = kind == "session.created.1";
-    // Only the opening event is read for the cwd: the envelope parses no more of a line.
-    let cwd = fields
+    // Only the opening event and message updates are read whole: the envelope parses no
+    // more of the other lines.
+    let data = fields
         .data
-        .filter(|_| session_start)
-        .and_then(|data| serde_json::from_str::<Value>(data.get()).ok())
-        .and_then(|data| data["info"]["directory"].as_str().map(str::to_owned));
+        .filter(|_| session_start || kind == "message.updated.1")
+        .and_then(|data| serde_json::from_str::<Value>(data.get()).ok());
+    let info = data.as_ref().map(|data| &data["info"]);
+    let cwd = info.filter(|_| session_start).and_then(|info| info["directory"].as_str().map(str::to_owned));
+    if info.is_some_and(finished) {
+        kind = FINISHED.to_owned();
+    }
     let envelope = Envelope {
         id: raw_non_empty(fields.id),
         parent_id: raw_non_empty(fields.parent_id),
@@ -82,10 +92,18 @@ fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
     (envelope, fields.data)
 }
 
+/// Whether a message's `info` says it is an assistant's, done for another reason than to
+/// call tools.
+fn finished(info: &Value) -> bool {
+    info["role"] == "assistant"
+        && info["time"]["completed"].is_number()
+        && info["finish"].as_str().is_some_and(|finish| finish != "tool-calls")
+}
+
 fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
     let mut record = Record { envelope, ..Record::default() };
     match record.kind.as_str() {
-        "message.updated.1" => {
+        "message.updated.1" | FINISHED => {
             let info = &data.get("info").cloned().unwrap_or(Value::Null);
             if info["role"] == "assistant" {
                 record.model = info["modelID"].as_str().map(str::to_owned);

@@ -68,12 +68,20 @@ pub enum ReviewerCli {
     Gemini,
     /// `qwen -p`: the run's chat log under Qwen Code's `projects` root.
     Qwen,
+    /// `opencode run`: judged's log of the run's session, read out of OpenCode's database.
+    OpenCode,
 }
 
 impl ReviewerCli {
     /// Every reviewer CLI.
-    pub const ALL: [ReviewerCli; 5] =
-        [ReviewerCli::Codex, ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini, ReviewerCli::Qwen];
+    pub const ALL: [ReviewerCli; 6] = [
+        ReviewerCli::Codex,
+        ReviewerCli::Copilot,
+        ReviewerCli::Claude,
+        ReviewerCli::Gemini,
+        ReviewerCli::Qwen,
+        ReviewerCli::OpenCode,
+    ];
 
     /// The `agent_name` of evidence of a review by this CLI.
     pub fn agent_name(self) -> &'static str {
@@ -83,6 +91,7 @@ impl ReviewerCli {
             ReviewerCli::Claude => "claude-prompt",
             ReviewerCli::Gemini => "gemini-prompt",
             ReviewerCli::Qwen => "qwen-prompt",
+            ReviewerCli::OpenCode => "opencode-run",
         }
     }
 
@@ -99,6 +108,7 @@ impl ReviewerCli {
             ReviewerCli::Claude => Host::ClaudeCode,
             ReviewerCli::Gemini => Host::GeminiCli,
             ReviewerCli::Qwen => Host::QwenCode,
+            ReviewerCli::OpenCode => Host::OpenCode,
         }
     }
 
@@ -110,6 +120,7 @@ impl ReviewerCli {
             ReviewerCli::Claude => "claude",
             ReviewerCli::Gemini => "gemini",
             ReviewerCli::Qwen => "qwen",
+            ReviewerCli::OpenCode => "opencode",
         }
     }
 
@@ -122,7 +133,13 @@ impl ReviewerCli {
     pub fn reviewing(host: Host) -> &'static [ReviewerCli] {
         match host {
             Host::ClaudeCode => &[ReviewerCli::Codex, ReviewerCli::Copilot],
-            Host::CodexCli => &[ReviewerCli::Copilot, ReviewerCli::Claude, ReviewerCli::Gemini, ReviewerCli::Qwen],
+            Host::CodexCli => &[
+                ReviewerCli::Copilot,
+                ReviewerCli::Claude,
+                ReviewerCli::Gemini,
+                ReviewerCli::Qwen,
+                ReviewerCli::OpenCode,
+            ],
             Host::GeminiCli | Host::QwenCode => &[ReviewerCli::Codex],
             // Copilot CLI's reviewer is its rubber-duck; no hook can stop OpenCode's end.
             Host::CopilotCli | Host::OpenCode => &[],
@@ -144,6 +161,8 @@ impl ReviewerCli {
             ReviewerCli::Codex => "response_item.message.user",
             ReviewerCli::Copilot => "user.message",
             ReviewerCli::Claude | ReviewerCli::Gemini | ReviewerCli::Qwen => "user",
+            // A text part's update: the log does not say whose message it is in.
+            ReviewerCli::OpenCode => "message.part.updated.1",
         }
     }
 
@@ -155,6 +174,7 @@ impl ReviewerCli {
             ReviewerCli::Claude => "Claude Code",
             ReviewerCli::Gemini => "Gemini CLI",
             ReviewerCli::Qwen => "Qwen Code",
+            ReviewerCli::OpenCode => "OpenCode",
         }
     }
 
@@ -166,6 +186,7 @@ impl ReviewerCli {
             ReviewerCli::Claude => "`claude -p`",
             ReviewerCli::Gemini => "`gemini -p`",
             ReviewerCli::Qwen => "`qwen -p`",
+            ReviewerCli::OpenCode => "`opencode run`",
         }
     }
 
@@ -200,6 +221,9 @@ impl ReviewerCli {
                 ReviewerCli::Qwen => {
                     is("qwen", "qwen-code/qwen-code")
                         && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
+                }
+                ReviewerCli::OpenCode => {
+                    is("opencode", "opencode-ai") && args.iter().find(|w| !w.starts_with('-')) == Some(&"run")
                 }
             }
         })
@@ -263,7 +287,9 @@ impl<'a> CliRun<'a> {
             ReviewerCli::Claude | ReviewerCli::Qwen => {
                 own().find(|(_, r)| r.session_id.is_some() && r.cwd.is_some())?
             }
-            ReviewerCli::Codex | ReviewerCli::Copilot | ReviewerCli::Gemini => own().find(|(_, r)| r.session_start)?,
+            ReviewerCli::Codex | ReviewerCli::Copilot | ReviewerCli::Gemini | ReviewerCli::OpenCode => {
+                own().find(|(_, r)| r.session_start)?
+            }
         };
         let mut models: Vec<&str> = own().filter_map(|(_, r)| r.model.as_deref()).collect();
         models.dedup();
@@ -275,6 +301,7 @@ impl<'a> CliRun<'a> {
             ReviewerCli::Claude => last_answer(log, "assistant"),
             ReviewerCli::Gemini => last_answer(log, "gemini"),
             ReviewerCli::Qwen => last_answer(log, "assistant"),
+            ReviewerCli::OpenCode => opencode_completion(log),
         };
         Some(CliRun {
             cli,
@@ -317,6 +344,21 @@ fn last_answer<'a>(log: &'a SessionLog, kind: &'a str) -> Option<(String, String
         };
     }
     answer
+}
+
+/// An `opencode run` run completes with its last assistant message that is done for another
+/// reason than to call tools; its answer is the last text part written before that.
+fn opencode_completion(log: &SessionLog) -> Option<(String, String, u64)> {
+    let mut text = None;
+    let mut completed = None;
+    for (line, record) in log.records().filter(|(_, r)| r.root) {
+        if record.kind == adapter::OPENCODE_FINISHED {
+            completed = Some((text.clone()?, record.timestamp.clone()?, line.end));
+        } else if let Some(part) = record.text.as_ref().filter(|t| !t.is_empty()) {
+            text = Some(part.clone());
+        }
+    }
+    completed
 }
 
 /// A `copilot -p` run completes with its session's shutdown, no error before it; its

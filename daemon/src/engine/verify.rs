@@ -19,6 +19,8 @@ impl Engine {
     /// hosts' roots written since the challenge, not tampered. Their ids in the log cache.
     fn reviewer_logs(&mut self, challenge: &Artifact) -> Result<Vec<i64>, EngineError> {
         let since = challenge.challenge_time();
+        // A reviewer's run in OpenCode is in its database until it is read into a log.
+        self.ingest.read_opencode(&mut self.store)?;
         let mut reviewers = self.ingest.roots().clone();
         reviewers.named.clear();
         for found in self.ingest.discover_in(&reviewers) {

@@ -620,6 +620,7 @@ fn run_as(host: Host, cli: ReviewerCli) -> &'static str {
         (_, ReviewerCli::Claude) => "`claude -p`",
         (_, ReviewerCli::Gemini) => "`gemini -p`",
         (_, ReviewerCli::Qwen) => "`qwen -p`",
+        (_, ReviewerCli::OpenCode) => "`opencode run` with the nonce line before the prompt's last line",
     }
 }
 
@@ -703,7 +704,8 @@ mod tests {
             message.contains(
                 "then run a reviewer CLI of another family as a root shell call (`copilot -p` with a \
                                    model of another family than yours, such as `--model claude-sonnet-4.6` or \
-                                   `claude -p` or `gemini -p` or `qwen -p`) with the line ARIS_REVIEW_NONCE="
+                                   `claude -p` or `gemini -p` or `qwen -p` or `opencode run` with the nonce line \
+                                   before the prompt's last line) with the line ARIS_REVIEW_NONCE="
             ),
             "{message}"
         );

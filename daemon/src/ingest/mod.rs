@@ -163,7 +163,7 @@ impl Ingestor {
     /// Append what OpenCode's databases hold past judged's logs of them, and record each
     /// session found rewritten as its log's tamper (the log is caught up first, so the
     /// store knows it).
-    fn read_opencode(&mut self, store: &mut Store) -> Result<(), StoreError> {
+    pub fn read_opencode(&mut self, store: &mut Store) -> Result<(), StoreError> {
         let Some(root) = self.roots.of(Host::OpenCode).first().cloned() else { return Ok(()) };
         let (rewritten, errors) = self.opencode.read_into(&root);
         for error in errors {
