@@ -434,3 +434,27 @@ fn a_projects_hook_settings_that_are_a_fifo_do_not_hold_doctor() {
     let detail = named(&checks, "hooks.claude-code.project")["detail"].as_str().unwrap().to_owned();
     assert!(detail.contains(&fifo.display().to_string()) && detail.contains("not a regular file"), "{detail}");
 }
+
+/// The OpenCode database judged is set to read: not there yet is fine (OpenCode has not run);
+/// a directory, or a file that is no OpenCode database, is named with what to set.
+#[test]
+fn an_opencode_database_that_is_not_one_is_named_with_the_setting_to_fix() {
+    let m = Machine::new("auto_start = false\n");
+    let (_, checks, _) = m.doctor();
+    assert_eq!(status_of(&checks, "opencode.database"), "ok", "{:#}", named(&checks, "opencode.database"));
+
+    let dir = tempfile::tempdir().unwrap();
+    let garbage = dir.path().join("opencode.db");
+    fs::write(&garbage, b"not a database at all").unwrap();
+    for (database, says) in [(dir.path().to_path_buf(), "is not a file"), (garbage, "cannot read OpenCode's database")]
+    {
+        let m =
+            Machine::new(&format!("auto_start = false\nopencode_databases = [{:?}]\n", database.display().to_string()));
+        let (code, checks, text) = m.doctor();
+        let check = named(&checks, "opencode.database");
+        assert_eq!((check["status"].as_str(), code), (Some("fail"), Some(1)), "{check:#}");
+        assert!(check["detail"].as_str().unwrap().contains(says), "{check:#}");
+        assert!(fix_of(&checks, "opencode.database").contains("opencode_databases"), "{check:#}");
+        assert!(text.contains(&database.display().to_string()), "{text}");
+    }
+}

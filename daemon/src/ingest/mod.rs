@@ -12,6 +12,7 @@ mod opencode;
 mod replay;
 mod tasks;
 
+pub use opencode::sessions_in as opencode_sessions_in;
 pub use replay::replay;
 pub use tasks::{Asked, TaskCompletion};
 

@@ -160,6 +160,18 @@ fn stamp(database: &Path) -> Stamp {
         .collect()
 }
 
+/// How many sessions `database` holds, read as the reader reads it: what `doctor` says of a
+/// database judged is set to read.
+pub fn sessions_in(database: &Path) -> Result<usize, ReadError> {
+    let failed = |source| ReadError::Database { path: database.to_owned(), source };
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = rusqlite::Connection::open_with_flags(database, flags).map_err(failed)?;
+    db.busy_timeout(BUSY_WAIT).map_err(failed)?;
+    db.query_row("SELECT count(*) FROM event_sequence", [], |row| row.get::<_, i64>(0))
+        .map(|n| n.max(0) as usize)
+        .map_err(failed)
+}
+
 /// The key of a database's logs: the first 16 hex digits of its path's SHA-256, so two
 /// databases never share a directory and a path never becomes one.
 fn database_key(database: &Path) -> String {

@@ -107,6 +107,7 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
     }
     service_check(&mut checks, auto_start, &config_path);
     root_checks(&mut checks, status.as_ref());
+    opencode_checks(&mut checks, status.as_ref());
     gating::checks(&mut checks, cwd);
     notes::checks(&mut checks, cwd);
     if let Some(file) = &file {
@@ -340,6 +341,42 @@ fn service_check(checks: &mut Vec<Check>, auto_start: bool, config_path: &Path) 
                 checks.push(check("service", Status::Warn, detail, Some(fix)));
             }
         },
+    }
+}
+
+/// The OpenCode databases judged reads (the daemon's, or those `judged start` would read):
+/// each one there a SQLite database the reader can open.
+fn opencode_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
+    let databases = match status {
+        Some(s) => s.opencode_databases.clone(),
+        None => match Config::resolve(RootFlags::default()) {
+            Ok(config) => config.opencode_databases,
+            // `roots` says what is wrong with the config.
+            Err(_) => return,
+        },
+    };
+    let fix = || {
+        format!(
+            "set opencode_databases in {} to OpenCode's database (`opencode db path` prints it)",
+            paths::config_path().display()
+        )
+    };
+    for database in databases {
+        let name = "opencode.database";
+        let shown = database.display();
+        match std::fs::metadata(&database) {
+            Err(_) => checks.push(ok(name, format!("no OpenCode database at {shown}: OpenCode has not run here"))),
+            Ok(meta) if !meta.is_file() => checks.push(check(
+                name,
+                Status::Fail,
+                format!("{shown} is not a file: judged reads OpenCode's sessions from its SQLite database"),
+                Some(fix()),
+            )),
+            Ok(_) => match judged_daemon::ingest::opencode_sessions_in(&database) {
+                Ok(sessions) => checks.push(ok(name, format!("OpenCode's database {shown}: {sessions} session(s)"))),
+                Err(error) => checks.push(check(name, Status::Fail, error.to_string(), Some(fix()))),
+            },
+        }
     }
 }
 
