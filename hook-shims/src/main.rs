@@ -33,6 +33,8 @@ const MAX_PAYLOAD_BYTES: u64 = 4 * 1024 * 1024;
 
 struct Options {
     host: Host,
+    /// How the host hears a block: only a host a hook can stop is one judge-hook answers.
+    hears: HearsBlock,
     block_on_error: bool,
     timeout: Duration,
 }
@@ -51,13 +53,21 @@ impl std::fmt::Display for UnexpectedArgument {
 }
 
 fn parse_args() -> Result<Options, UnexpectedArgument> {
-    let mut options =
-        Options { host: Host::ClaudeCode, block_on_error: true, timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS) };
+    let mut options = Options {
+        host: Host::ClaudeCode,
+        hears: HearsBlock::ExitTwo,
+        block_on_error: true,
+        timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),
+    };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let value = args.next();
         match (arg.as_str(), value.as_deref()) {
-            ("--host", Some(name)) => options.host = Host::parse(name).ok_or(UnexpectedArgument(arg))?,
+            ("--host", Some(name)) => {
+                let host = Host::parse(name).ok_or_else(|| UnexpectedArgument(arg.clone()))?;
+                options.hears = judged_core::adapter::hooks(host).hears_block().ok_or(UnexpectedArgument(arg))?;
+                options.host = host;
+            }
             ("--on-error", Some("block")) => options.block_on_error = true,
             ("--on-error", Some("allow")) => options.block_on_error = false,
             ("--timeout", Some(seconds)) if seconds.parse::<u64>().is_ok_and(|s| s > 0) => {
@@ -107,7 +117,7 @@ fn main() -> ExitCode {
         }
     }
     match answer {
-        Ok(answer) if answer.decision == Decision::Block => block(options.host, again, &answer.message),
+        Ok(answer) if answer.decision == Decision::Block => block(&options, again, &answer.message),
         Ok(_) => ExitCode::SUCCESS,
         Err(error) => {
             let why = match (&error, not_started) {
@@ -125,7 +135,7 @@ fn main() -> ExitCode {
             };
             if options.block_on_error {
                 block(
-                    options.host,
+                    &options,
                     again,
                     &format!("{why} The review gate is armed, so this step is blocked until judged can answer it."),
                 )
@@ -148,22 +158,22 @@ fn installed_reviewers() -> Vec<ReviewerCli> {
     ReviewerCli::ALL.into_iter().filter(|cli| dirs.iter().any(|dir| runnable(dir.join(cli.program())))).collect()
 }
 
-/// Block the way `host` listens. `again`: the host already continued once on a block of
+/// Block the way `options.host` listens. `again`: the host already continued once on a block of
 /// this stop (`stop_hook_active`). Where the host would loop the agent on every block
 /// ([`block_ends_turn`]), the block ends the agent's turn instead, with the reason as the
 /// stop's: the work is not let through, and the agent is not looped (the daemon records
 /// that end as a forced one).
-fn block(host: Host, again: bool, message: &str) -> ExitCode {
-    if block_ends_turn(host, again) {
+fn block(options: &Options, again: bool, message: &str) -> ExitCode {
+    if block_ends_turn(options.host, again) {
         println!("{}", json!({"continue": false, "stopReason": message}));
         return ExitCode::SUCCESS;
     }
-    match judged_core::adapter::hooks(host).hears_block() {
-        Some(HearsBlock::ExitTwo) | None => {
+    match options.hears {
+        HearsBlock::ExitTwo => {
             eprintln!("{message}");
             ExitCode::from(2)
         }
-        Some(HearsBlock::DecisionObject) => {
+        HearsBlock::DecisionObject => {
             println!("{}", json!({"decision": "block", "reason": message}));
             ExitCode::SUCCESS
         }

@@ -348,3 +348,16 @@ fn a_block_names_the_reviewer_clis_the_agent_can_run() {
         "{reason}"
     );
 }
+
+/// A hook named for a host no hook can stop (OpenCode), or for no host judged knows, is a
+/// misconfiguration: judge-hook blocks (exit 2) and names the argument, never asking.
+#[test]
+fn judge_hook_refuses_a_host_it_cannot_answer_for() {
+    let s = setup(None);
+    for host in ["opencode", "codx-cli"] {
+        let output = judged_tests::judge_hook(&s.home, b"{}", &["--host", host]);
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{host}: {said}");
+        assert!(said.contains("unexpected argument `--host`") && said.contains("qwen-code]"), "{host}: {said}");
+    }
+}
