@@ -355,7 +355,13 @@ fn a_block_names_the_reviewer_clis_the_agent_can_run() {
 fn judge_hook_refuses_a_host_it_cannot_answer_for() {
     let s = setup(None);
     for host in ["opencode", "codx-cli"] {
-        let output = judged_tests::judge_hook(&s.home, b"{}", &["--host", host]);
+        // No stdin: it refuses before reading any.
+        let output = Command::new(bin("judge-hook"))
+            .args(["--host", host])
+            .env("JUDGED_HOME", &s.home)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("judge-hook runs");
         let said = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{host}: {said}");
         assert!(said.contains("unexpected argument `--host`") && said.contains("qwen-code]"), "{host}: {said}");
