@@ -251,28 +251,18 @@ fn module(host: Host) -> &'static (dyn HostModule + 'static) {
 }
 
 /// Both faces of one host's module.
-trait HostModule: HostLog + HostHooks {
-    fn log(&self) -> &dyn HostLog;
-    fn hooks(&self) -> &dyn HostHooks;
-}
+trait HostModule: HostLog + HostHooks {}
 
-impl<T: HostLog + HostHooks> HostModule for T {
-    fn log(&self) -> &dyn HostLog {
-        self
-    }
-    fn hooks(&self) -> &dyn HostHooks {
-        self
-    }
-}
+impl<T: HostLog + HostHooks> HostModule for T {}
 
 /// What the witness knows of `host`'s logs.
 pub fn of(host: Host) -> &'static dyn HostLog {
-    module(host).log()
+    module(host)
 }
 
 /// What judged knows of `host`'s hooks.
 pub fn hooks(host: Host) -> &'static dyn HostHooks {
-    module(host).hooks()
+    module(host)
 }
 
 /// Why a line could not become a record.
