@@ -18,7 +18,7 @@ use judged_core::adapter::{MirrorLine, event_time};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::fs;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
@@ -44,12 +44,11 @@ pub struct EventReader {
 /// nanoseconds).
 type Stamp = Vec<(u64, i64, i64)>;
 
-/// What a session's log holds: its next event's number and the last event's id, or that a
+/// What a session's log holds: its next event's number (its lines' count), or that a
 /// rewrite stopped it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Written {
     next_seq: u64,
-    last_id: Option<String>,
     stopped: bool,
 }
 
@@ -111,9 +110,7 @@ impl EventReader {
 
     fn read_database(&mut self, database: &Path, dir: &Path) -> Result<Vec<Rewritten>, ReadError> {
         let failed = |source| ReadError::Database { path: database.to_owned(), source };
-        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let db = rusqlite::Connection::open_with_flags(database, flags).map_err(failed)?;
-        db.busy_timeout(BUSY_WAIT).map_err(failed)?;
+        let db = open(database)?;
         let mut sequences = db.prepare("SELECT aggregate_id, seq FROM event_sequence").map_err(failed)?;
         let last: Vec<(String, i64)> = sequences
             .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
@@ -160,16 +157,23 @@ fn stamp(database: &Path) -> Stamp {
         .collect()
 }
 
-/// How many sessions `database` holds, read as the reader reads it: what `doctor` says of a
-/// database judged is set to read.
-pub fn sessions_in(database: &Path) -> Result<usize, ReadError> {
+/// `database` opened as the reader reads it: read-only, waiting [`BUSY_WAIT`] at most for a
+/// lock.
+fn open(database: &Path) -> Result<rusqlite::Connection, ReadError> {
     let failed = |source| ReadError::Database { path: database.to_owned(), source };
     let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db = rusqlite::Connection::open_with_flags(database, flags).map_err(failed)?;
     db.busy_timeout(BUSY_WAIT).map_err(failed)?;
+    Ok(db)
+}
+
+/// How many sessions `database` holds, read as the reader reads it: what `doctor` says of a
+/// database judged is set to read.
+pub fn sessions_in(database: &Path) -> Result<usize, ReadError> {
+    let db = open(database)?;
     db.query_row("SELECT count(*) FROM event_sequence", [], |row| row.get::<_, i64>(0))
         .map(|n| n.max(0) as usize)
-        .map_err(failed)
+        .map_err(|source| ReadError::Database { path: database.to_owned(), source })
 }
 
 /// The key of a database's logs: the first 16 hex digits of its path's SHA-256, so two
@@ -188,32 +192,30 @@ fn events_of(db: &rusqlite::Connection, session: &str) -> rusqlite::Result<Vec<E
     rows.collect()
 }
 
-/// How far the log at `log` goes: its lines' count and its last line's id (none of a log
-/// not written yet).
+/// How far the log at `log` goes: its lines' count (none of a log not written yet).
 fn written_in(log: &Path) -> std::io::Result<Written> {
-    let file = match fs::File::open(log) {
-        Ok(file) => file,
+    let bytes = match fs::read(log) {
+        Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Written::default()),
         Err(error) => return Err(error),
     };
-    let mut written = Written::default();
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line?;
-        written.next_seq += 1;
-        written.last_id =
-            serde_json::from_str::<serde_json::Value>(&line).ok().and_then(|v| v["id"].as_str().map(str::to_owned));
-    }
-    Ok(written)
+    // A last line without its terminator (a write cut short) counts: it then compares as
+    // no line the database holds.
+    let unterminated = bytes.last().is_some_and(|&b| b != b'\n');
+    let lines = memchr::memchr_iter(b'\n', &bytes).count() + usize::from(unterminated);
+    Ok(Written { next_seq: lines as u64, stopped: false })
 }
 
 /// The log line of `event`, after the event `parent`.
 fn line_of(session: &str, event: &Event, parent: Option<&str>) -> String {
     // OpenCode writes `data` as one line of JSON; anything else is carried as a string.
-    let compact = serde_json::from_str::<serde_json::Value>(&event.data)
-        .map(|value| value.to_string())
-        .unwrap_or_else(|_| serde_json::Value::String(event.data.clone()).to_string());
+    let parsed = serde_json::from_str::<serde_json::Value>(&event.data).ok();
+    let compact = match &parsed {
+        Some(value) => value.to_string(),
+        None => serde_json::Value::String(event.data.clone()).to_string(),
+    };
     let data = RawValue::from_string(compact).expect("serde_json wrote valid JSON");
-    let time = serde_json::from_str::<serde_json::Value>(&event.data).ok().as_ref().and_then(event_time);
+    let time = parsed.as_ref().and_then(event_time);
     let timestamp = time.and_then(chrono::DateTime::from_timestamp_millis).map(judged_core::timestamp::format_utc);
     let line = MirrorLine {
         id: &event.id,
@@ -274,7 +276,6 @@ fn append(
     text.push('\n');
     file.write_all(text.as_bytes()).map_err(log_error)?;
     written.next_seq += lines.len() as u64;
-    written.last_id = events.get(written.next_seq as usize - 1).map(|e| e.id.clone());
     Ok((written, None))
 }
 
