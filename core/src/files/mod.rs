@@ -447,14 +447,12 @@ impl Roots {
         own.chain(self.named.iter().cloned().map(SearchedRoot::Named)).collect()
     }
 
-    /// Whether `dir` is a directory right under a root of a host that keeps logs there
-    /// (a Claude Code project directory), compared as bytes.
-    pub fn is_log_dir(&self, dir: &Path) -> bool {
-        let Some(parent) = dir.parent() else { return false };
-        self.hosts.iter().any(|(host, roots)| {
-            let direct = adapter::of(*host).layouts().iter().any(|l| matches!(l, [Level::AnyDir, Level::File { .. }]));
-            direct && roots.iter().any(|root| root.as_os_str() == parent.as_os_str())
-        })
+    /// The roots of the hosts that keep logs in the directories right under them (Claude
+    /// Code's projects): a new log shows in one of those directories.
+    pub fn of_log_dirs(&self) -> Vec<PathBuf> {
+        let direct =
+            |host: Host| adapter::of(host).layouts().iter().any(|l| matches!(l, [Level::AnyDir, Level::File { .. }]));
+        self.hosts.iter().filter(|(host, _)| direct(*host)).flat_map(|(_, roots)| roots.iter().cloned()).collect()
     }
 
     /// Every root, whatever its host (to watch them all).

@@ -79,8 +79,11 @@ impl Engine {
         // the rest of the request at a few hundred sessions.
         let same_path = |a: &Path, b: &Path| a.as_os_str() == b.as_os_str();
         let roots: Vec<PathBuf> = self.ingest.roots().all().cloned().collect();
-        let watched = self.ingest.roots().clone();
-        let look = |dir: &Path| roots.iter().any(|r| same_path(r, dir)) || watched.is_log_dir(dir);
+        let of_log_dirs = self.ingest.roots().of_log_dirs();
+        let look = |dir: &Path| {
+            roots.iter().any(|r| same_path(r, dir))
+                || dir.parent().is_some_and(|p| of_log_dirs.iter().any(|r| same_path(r, p)))
+        };
         let found = match root {
             Some(root) => self.ingest.discover_in(&Roots::named(root.to_path_buf())),
             None => self.ingest.discover_looking_at(look),
