@@ -166,7 +166,14 @@ impl Ingestor {
     /// store knows it).
     pub fn read_opencode(&mut self, store: &mut Store) -> Result<(), StoreError> {
         let Some(root) = self.roots.of(Host::OpenCode).first().cloned() else { return Ok(()) };
-        let (rewritten, errors) = self.opencode.read_into(&root);
+        // A database is admitted as a log is: a regular file, not a link, of a user served.
+        let mut admitted = Vec::new();
+        for database in self.opencode.databases().to_vec() {
+            if self.admissible(store, &database)?.is_some() {
+                admitted.push(database);
+            }
+        }
+        let (rewritten, errors) = self.opencode.read_into(&root, &admitted);
         for error in errors {
             tracing::warn!(%error, "OpenCode's sessions are read again at the next catch-up");
         }
@@ -811,5 +818,43 @@ mod tests {
         assert!(!file.tampered, "the bytes are back");
         ingest.catch_up_heard(&mut store, &log, Host::CopilotCli, Some(heard)).unwrap();
         assert_eq!(findings(&store, &log), 1, "recorded once");
+    }
+
+    /// An OpenCode database judged is set to read is admitted as a log is: a symbolic link
+    /// there (a served user pointing the witness at a database of someone else's) is
+    /// refused and journaled, and nothing of it is read.
+    #[test]
+    fn an_opencode_database_that_is_a_link_is_refused_as_a_log_is() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = fs::canonicalize(tmp.path()).unwrap();
+        let theirs = dir.join("theirs.db");
+        let db = rusqlite::Connection::open(&theirs).unwrap();
+        db.execute_batch(
+            "CREATE TABLE event (id TEXT, aggregate_id TEXT, seq INTEGER, type TEXT, data TEXT);
+             CREATE TABLE event_sequence (aggregate_id TEXT, seq INTEGER, owner_id TEXT);
+             INSERT INTO event VALUES ('evt_0', 'ses_a1', 0, 'session.created.1', '{\"info\":{\"directory\":\"/w\"}}');
+             INSERT INTO event_sequence VALUES ('ses_a1', 0, NULL);",
+        )
+        .unwrap();
+        let link = dir.join("opencode.db");
+        std::os::unix::fs::symlink(&theirs, &link).unwrap();
+        let mut store = Store::open(&dir.join("judged.db")).unwrap();
+        let logs = dir.join("opencode-logs");
+        let roots = Roots::default().with(Host::OpenCode, vec![logs.clone()]);
+        let mut ingest = Ingestor::new(roots).reading_opencode(vec![link.clone()]);
+        ingest.catch_up_all(&mut store).unwrap();
+        assert!(!logs.exists(), "nothing read through the link");
+        let refused = store.journal_of_kind::<FileRefused>().unwrap();
+        let refused: Vec<(String, String)> = refused.into_iter().map(|(_, _, r)| (r.path, r.reason)).collect();
+        assert_eq!(refused, [(link.display().to_string(), "symlink".to_owned())]);
+        ingest.catch_up_all(&mut store).unwrap();
+        assert_eq!(store.journal_of_kind::<FileRefused>().unwrap().len(), 1, "journaled once");
+
+        // A database not there yet is OpenCode not run yet: nothing read, nothing refused.
+        let roots = Roots::default().with(Host::OpenCode, vec![logs.clone()]);
+        let mut ingest = Ingestor::new(roots).reading_opencode(vec![dir.join("absent.db")]);
+        ingest.catch_up_all(&mut store).unwrap();
+        assert!(!logs.exists());
+        assert_eq!(store.journal_of_kind::<FileRefused>().unwrap().len(), 1);
     }
 }

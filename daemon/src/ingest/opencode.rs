@@ -90,17 +90,14 @@ impl EventReader {
         &self.databases
     }
 
-    /// Append the events each database has past its logs under `root`; the sessions found
-    /// rewritten, and the databases that could not be read (each says why).
-    pub fn read_into(&mut self, root: &Path) -> (Vec<Rewritten>, Vec<ReadError>) {
+    /// Append the events each of `databases` (of those read, the ones admitted now: made,
+    /// and no link) has past its logs under `root`; the sessions found rewritten, and the
+    /// databases that could not be read (each says why).
+    pub fn read_into(&mut self, root: &Path, databases: &[PathBuf]) -> (Vec<Rewritten>, Vec<ReadError>) {
         let (mut rewritten, mut errors) = (Vec::new(), Vec::new());
-        for database in self.databases.clone() {
-            // A database not made yet: OpenCode has not run.
-            if !database.is_file() {
-                continue;
-            }
-            let dir = root.join(database_key(&database));
-            match self.read_database(&database, &dir) {
+        for database in databases {
+            let dir = root.join(database_key(database));
+            match self.read_database(database, &dir) {
                 Ok(found) => rewritten.extend(found),
                 Err(error) => errors.push(error),
             }
@@ -316,7 +313,7 @@ mod tests {
         add(&db, 0, "session.created.1", OPENED);
         let mut reader = EventReader::new(vec![path.clone()]);
         let root = dir.path().join("logs");
-        assert_eq!(reader.read_into(&root).0, []);
+        assert_eq!(reader.read_into(&root, std::slice::from_ref(&path)).0, []);
         let log = root.join(database_key(&path)).join("ses_a1.jsonl");
         let first = fs::read_to_string(&log).unwrap();
         let line: serde_json::Value = serde_json::from_str(first.trim_end()).unwrap();
@@ -329,7 +326,7 @@ mod tests {
         assert_eq!(record.unwrap().cwd.as_deref(), Some("/w/shop"));
 
         add(&db, 1, "message.updated.1", ANSWERED);
-        assert_eq!(reader.read_into(&root).0, []);
+        assert_eq!(reader.read_into(&root, std::slice::from_ref(&path)).0, []);
         let text = fs::read_to_string(&log).unwrap();
         assert!(text.starts_with(&first), "the first line stays as it was");
         let second: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
@@ -339,8 +336,8 @@ mod tests {
         );
 
         // A reader started afresh (the daemon restarted) goes on from the log.
-        let mut again = EventReader::new(vec![path]);
-        assert_eq!(again.read_into(&root).0, []);
+        let mut again = EventReader::new(vec![path.clone()]);
+        assert_eq!(again.read_into(&root, std::slice::from_ref(&path)).0, []);
         assert_eq!(fs::read_to_string(&log).unwrap(), text);
     }
 
@@ -354,32 +351,29 @@ mod tests {
         add(&db, 1, "message.updated.1", ANSWERED);
         let mut reader = EventReader::new(vec![path.clone()]);
         let root = dir.path().join("logs");
-        reader.read_into(&root);
+        reader.read_into(&root, std::slice::from_ref(&path));
         let log = root.join(database_key(&path)).join("ses_a1.jsonl");
         let first_line_len = fs::read_to_string(&log).unwrap().lines().next().unwrap().len() as u64 + 1;
 
         db.execute("UPDATE event SET data = replace(data, 'stop', 'length') WHERE seq = 1", []).unwrap();
         add(&db, 2, "session.updated.1", OPENED);
-        let (found, errors) = reader.read_into(&root);
+        let (found, errors) = reader.read_into(&root, std::slice::from_ref(&path));
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(found, [Rewritten { log: log.clone(), line: 2, offset: first_line_len }]);
         assert_eq!(fs::read_to_string(&log).unwrap().lines().count(), 2, "nothing appended after the rewrite");
         add(&db, 3, "session.updated.1", OPENED);
-        assert_eq!(reader.read_into(&root).0, [], "found once");
+        assert_eq!(reader.read_into(&root, std::slice::from_ref(&path)).0, [], "found once");
     }
 
-    /// A database that is not there yet is OpenCode not run yet; one that is not OpenCode's
-    /// says why it could not be read.
+    /// A database that is not OpenCode's says why it could not be read (one not there yet
+    /// is not admitted: `Ingestor`'s tests).
     #[test]
-    fn a_database_missing_or_unreadable_is_said_not_fatal() {
+    fn a_database_unreadable_is_said_not_fatal() {
         let dir = tempfile::tempdir().unwrap();
-        let mut reader = EventReader::new(vec![dir.path().join("absent.db")]);
-        let (found, errors) = reader.read_into(dir.path());
-        assert!(found.is_empty() && errors.is_empty());
         let other = dir.path().join("other.db");
         fs::write(&other, b"not a database").unwrap();
         let mut reader = EventReader::new(vec![other.clone()]);
-        let (_, errors) = reader.read_into(dir.path());
+        let (_, errors) = reader.read_into(dir.path(), std::slice::from_ref(&other));
         let said = errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n");
         assert!(said.contains("cannot read OpenCode's database") && said.contains("other.db"), "{said}");
     }
