@@ -94,7 +94,11 @@ fn attest(mode: crate::Mode, cmd: &AttestCmd) -> Result<Attested, AttestError> {
     let named = format!("{}^{{commit}}", cmd.commit);
     let commit = git::text(&dir, &["rev-parse", "--verify", "--end-of-options", &named])
         .map_err(|source| AttestError::NoCommit { name: cmd.commit.clone(), dir: dir.clone(), source })?;
-    let args = judged_protocol::AttestArgs { cwd: dir.display().to_string(), commit: commit.clone() };
+    // The commit's object goes with its id: the daemon checks one against the other and
+    // reads nothing out of the repository.
+    let commit_object = git::run(&dir, &["cat-file", "commit", &commit], None)
+        .map_err(|source| AttestError::NoCommit { name: cmd.commit.clone(), dir: dir.clone(), source })?;
+    let args = judged_protocol::AttestArgs { cwd: dir.display().to_string(), commit: commit.clone(), commit_object };
     let socket = judged_protocol::paths::socket_path();
     let ask = || judged_protocol::call::<AttestReply>(&socket, Request::Attest(args.clone()), Duration::from_secs(120));
     let reply = match ask() {

@@ -26,7 +26,7 @@
 //! lives outside the repository, and a write through a shared memory mapping.
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
-use judged_core::worktree::Tree;
+use judged_core::worktree::{self, ChangesText, Commit, Reader, Tree};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,8 +58,10 @@ struct Repo {
     ignored: HashSet<PathBuf>,
 }
 
-/// The watched trees.
+/// The watched trees, and every read of a repository the daemon makes: a witness
+/// account's reads only tree ids and commits, and runs nothing of the repository's.
 pub struct TreeWatch {
+    reader: Reader,
     inotify: Option<Inotify>,
     repos: HashMap<PathBuf, Repo>,
     /// Each watch's directory, by repository: a directory can be in two (a repository
@@ -73,9 +75,11 @@ pub struct TreeWatch {
     computed: usize,
 }
 
-impl Default for TreeWatch {
-    fn default() -> TreeWatch {
+impl TreeWatch {
+    /// The trees `reader` reads.
+    pub fn new(reader: Reader) -> TreeWatch {
         TreeWatch {
+            reader,
             inotify: Inotify::init().ok(),
             repos: HashMap::new(),
             watches: HashMap::new(),
@@ -159,8 +163,12 @@ impl TreeWatch {
     }
 
     /// The tree of the repository holding `dir` but for the `excluded` paths, as
-    /// `Tree::of(dir, excluded)` gives it; `None` outside a repository.
+    /// `Tree::of(dir, excluded)` gives it; `None` outside a repository, and for a witness
+    /// account (`git status` runs the repository's config).
     pub fn tree(&mut self, dir: &Path, excluded: &[PathBuf]) -> Option<Tree> {
+        if self.reader == Reader::Witness {
+            return None;
+        }
         // One repository under two names (a symlink, a cwd as the host spelled it) is one.
         let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         let top = dir.ancestors().find(|d| d.join(".git").exists())?.to_path_buf();
@@ -192,6 +200,28 @@ impl TreeWatch {
             repo.tree = Some((generation, tree));
         }
         Some(without)
+    }
+
+    /// The top of the work tree holding `dir`.
+    pub fn top(&self, dir: &Path) -> Option<PathBuf> {
+        worktree::top_of(dir, self.reader)
+    }
+
+    /// The git tree id of the work tree holding `dir`, but for `excluded`
+    /// ([`worktree::git_tree_id`]).
+    pub fn git_tree_id(&self, dir: &Path, excluded: &[PathBuf]) -> Option<String> {
+        worktree::git_tree_id(dir, excluded, self.reader)
+    }
+
+    /// The changes of the work tree holding `dir` as text for a jury; none for a witness
+    /// account (`git diff` runs the repository's config).
+    pub fn changes_text(&self, dir: &Path, limit: usize) -> Option<ChangesText> {
+        (self.reader == Reader::Owner).then(|| worktree::changes_text(dir, limit)).flatten()
+    }
+
+    /// The commit `id` of the repository at `top`, read there; none for a witness account.
+    pub fn commit(&self, top: &Path, id: &str) -> Option<Commit> {
+        (self.reader == Reader::Owner).then(|| worktree::commit(top, id)).flatten()
     }
 
     /// Watch a repository not watched yet: every directory but the unwatched ones.
@@ -386,7 +416,7 @@ mod tests {
         fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
         git(dir, &["add", "."]);
         git(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
-        let mut trees = TreeWatch::default();
+        let mut trees = TreeWatch::new(Reader::Owner);
         let truth = || Tree::of(dir, &[]).unwrap().digest();
         assert_eq!(trees.digest(dir), Some(truth()));
         assert_eq!(trees.digest(&dir.join("sub-not-there")), Some(truth()), "any dir inside the repository");
@@ -439,7 +469,7 @@ mod tests {
         git(&dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
         let linked = repo.path().join("linked");
         git(&dir, &["worktree", "add", "-q", linked.to_str().unwrap()]);
-        let mut trees = TreeWatch::default();
+        let mut trees = TreeWatch::new(Reader::Owner);
         let first = trees.digest(&linked);
         let before = trees.computed;
         fs::write(linked.join("b.rs"), "x").unwrap();
@@ -461,7 +491,7 @@ mod tests {
         fs::create_dir_all(dir.join("target/debug")).unwrap();
         git(dir, &["add", "."]);
         git(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
-        let mut trees = TreeWatch::default();
+        let mut trees = TreeWatch::new(Reader::Owner);
         let truth = || Tree::of(dir, &[]).unwrap().digest();
         assert_eq!(trees.digest(dir), Some(truth()));
         trees.digest(dir);
@@ -522,7 +552,7 @@ mod tests {
             if tracked_before {
                 git(&d, &["add", "-f", "target/gen.rs"]);
             }
-            let mut trees = TreeWatch::default();
+            let mut trees = TreeWatch::new(Reader::Owner);
             settle(&mut trees, &d);
             git(&d, &["add", "-f", "target/gen.rs"]);
             settle(&mut trees, &d);
@@ -541,7 +571,7 @@ mod tests {
         repository(&inner);
         let alias = root.path().join("alias");
         std::os::unix::fs::symlink(&outer, &alias).unwrap();
-        let mut trees = TreeWatch::default();
+        let mut trees = TreeWatch::new(Reader::Owner);
         settle(&mut trees, &inner);
         settle(&mut trees, &outer);
         settle(&mut trees, &alias);
@@ -559,7 +589,7 @@ mod tests {
             let root = tempfile::tempdir().unwrap();
             let d = root.path().join("r");
             repository(&d);
-            let mut trees = TreeWatch::default();
+            let mut trees = TreeWatch::new(Reader::Owner);
             settle(&mut trees, &d);
             match replace {
                 "remove" => fs::remove_dir_all(&d).unwrap(),
@@ -592,7 +622,7 @@ mod tests {
         let outside = root.path().join("payload.rs");
         fs::write(&outside, "1").unwrap();
         std::os::unix::fs::symlink(&outside, d.join("link.rs")).unwrap();
-        let mut trees = TreeWatch::default();
+        let mut trees = TreeWatch::new(Reader::Owner);
         settle(&mut trees, &d);
         fs::rename(d.join("a"), d.join("b")).unwrap();
         settle(&mut trees, &d);
@@ -612,7 +642,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let d = root.path().join("r");
         repository(&d);
-        let mut trees = TreeWatch::default();
+        let mut trees = TreeWatch::new(Reader::Owner);
         settle(&mut trees, &d);
         fs::create_dir(d.join("tmpdir")).unwrap();
         fs::remove_dir(d.join("tmpdir")).unwrap();
@@ -629,7 +659,7 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let first = root.path().join("first");
         repository(&first);
-        let mut trees = TreeWatch::default();
+        let mut trees = TreeWatch::new(Reader::Owner);
         settle(&mut trees, &first);
         for n in 0..MAX_REPOS {
             let other = root.path().join(format!("r{n}"));

@@ -913,18 +913,12 @@ pub enum AttestRefusal {
         /// The directory asked about.
         cwd: String,
     },
-    /// The daemon is a witness account's, which runs no git in a served user's repository.
+    /// The object sent as the commit does not hash to its id.
     #[error(
-        "this judged is a witness account's, which runs no git in a served user's repository (running its \
-         config there would run the agent's commands as the witness, next to its key): it records no tree a \
-         commit could be bound to, so it attests nothing yet; see docs/attestations.md, \"Which key to trust\""
+        "the object sent as commit {commit} is not that commit (it hashes to another id): send the commit as \
+         `git cat-file commit {commit}` prints it"
     )]
-    WitnessRunsNoGit,
-    /// No such commit in the repository.
-    #[error("the repository at {top} has no commit {commit} that judged can read: name a commit of it")]
-    NoCommit {
-        /// The repository's top directory.
-        top: String,
+    NotThatCommit {
         /// The id asked about.
         commit: String,
     },
@@ -1070,8 +1064,7 @@ impl AttestRefusal {
     pub fn exit_code(&self) -> u8 {
         match self {
             AttestRefusal::NotARepository { .. }
-            | AttestRefusal::WitnessRunsNoGit
-            | AttestRefusal::NoCommit { .. }
+            | AttestRefusal::NotThatCommit { .. }
             | AttestRefusal::Config { .. } => 2,
             AttestRefusal::NotReviewed { .. } | AttestRefusal::TreeDiffers { .. } => 11,
             AttestRefusal::SameFamily { .. }

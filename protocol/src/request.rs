@@ -320,6 +320,10 @@ pub struct AttestArgs {
     pub cwd: String,
     /// The commit's full object id, as the client resolved it (`git rev-parse`).
     pub commit: String,
+    /// The commit's object as `git cat-file commit` prints it (base64 on the wire): the
+    /// daemon checks it hashes to `commit` and reads its tree there.
+    #[serde(with = "base64_bytes")]
+    pub commit_object: Vec<u8>,
 }
 
 /// `judged mcp`'s `gate_status`, asked of the daemon.
@@ -368,6 +372,21 @@ pub enum RequestError {
 /// Refuse `value` of `field` when longer than a path may be.
 pub fn check_path(field: &'static str, value: &str) -> Result<(), RequestError> {
     check_len(field, value, MAX_PATH_BYTES, "a path may be", "name the directory or file by a real path")
+}
+
+/// Bytes as base64 text on the wire (a commit object need not be UTF-8).
+mod base64_bytes {
+    use base64ct::{Base64, Encoding};
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&Base64::encode_string(bytes))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Base64::decode_vec(&text).map_err(|_| D::Error::custom("not base64"))
+    }
 }
 
 fn check_len(

@@ -561,3 +561,38 @@ fn with_attest_auto_a_commit_of_the_reviewed_tree_gets_its_note_and_another_does
     std::thread::sleep(std::time::Duration::from_secs(5));
     assert_eq!(has_note(&unreviewed), None, "a commit no review saw");
 }
+
+/// The daemon reads the commit out of the object the client sends, never out of the
+/// repository: an object of another commit than the one named is refused, and nothing is
+/// signed.
+#[test]
+fn a_commit_object_that_is_not_the_commit_named_is_refused() {
+    let team = Team::new("cross-family-ok");
+    team.write("src/cart.rs", "pub fn total(items: &[u32]) -> u32 { items.iter().sum() }\n");
+    team.review();
+    let reviewed = team.commit("cart: total");
+    team.write("src/cart.rs", "pub fn total(items: &[u32]) -> u32 { 0 }\n");
+    let unreviewed = team.commit("cart: zero");
+    // The unreviewed commit's id, with the reviewed commit's object (which names the
+    // reviewed tree).
+    let object = Command::new("git").arg("-C").arg(team.agent()).args(["cat-file", "commit", &reviewed]).output();
+    let args = judged_protocol::AttestArgs {
+        cwd: p(team.agent()).to_owned(),
+        commit: unreviewed.clone(),
+        commit_object: object.unwrap().stdout,
+    };
+    let socket = team.live.home.join("judged.sock");
+    let reply: judged_protocol::AttestReply =
+        judged_protocol::call(&socket, judged_protocol::Request::Attest(args), std::time::Duration::from_secs(60))
+            .expect("judged answers");
+    let judged_protocol::AttestReply::Refused(refusal) = reply else { panic!("attested a forged commit: {reply:?}") };
+    assert_eq!(refusal.exit_code(), 2);
+    assert_eq!(
+        refusal.to_string(),
+        format!(
+            "the object sent as commit {unreviewed} is not that commit (it hashes to another id): send the commit as \
+             `git cat-file commit {unreviewed}` prints it"
+        )
+    );
+    assert!(git(team.agent(), &["notes", "--ref=judged", "list"]).is_empty(), "no note");
+}

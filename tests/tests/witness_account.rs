@@ -34,16 +34,31 @@ as_agent() {
 }
 useradd --system --no-create-home --home-dir "$T/home" --shell /bin/sh "$AGENT" || exit 93
 useradd --system --no-create-home --home-dir "$T/other" --shell /bin/sh "$OTHER" || exit 94
-chmod 0755 "$T" && chown -R "$AGENT:" "$T/home" && chmod 0700 "$T/home"
+# A home others may enter, as Debian makes them: git run by the witness would find the
+# agent's repository there (in a 0700 home, git's access(2) checks, which ignore the
+# witness's capability, would not).
+chmod 0755 "$T" && chown -R "$AGENT:" "$T/home" && chmod 0755 "$T/home"
 step install "$JUDGED" service install --system --serve "$AGENT" --files-only
+# The witness's git trusts every repository, as a container's often does
+# (`safe.directory = *` in its system config): that must not let a served user's
+# repository config run as the witness.
+printf '[safe]\n\tdirectory = *\n' > "$T/system-gitconfig"
 # Four connections: two for the agent's user, two for the witness's own account.
 sed -i 's/^\[server\]$/[server]\nmax_connections = 4/' /etc/judged/config.toml
 setpriv --reuid judged --regid judged --init-groups --inh-caps +dac_read_search --ambient-caps +dac_read_search \
     env -i PATH="$PATH" HOME=/var/lib/judged XDG_DATA_HOME=/var/lib XDG_RUNTIME_DIR=/run XDG_CONFIG_HOME=/etc \
-    JUDGED_LOG=info "$JUDGED" start --foreground >"$T/daemon.out" 2>&1 &
+    GIT_CONFIG_SYSTEM="$T/system-gitconfig" JUDGED_LOG=info "$JUDGED" start --foreground >"$T/daemon.out" 2>&1 &
 daemon=$!
 for _ in $(seq 200); do [ -S /run/judged/judged.sock ] && break; sleep 0.05; done
+mkdir -p "$T/drop" && chmod 1777 "$T/drop"
+printf '#!/bin/sh\nid -un >> %s/drop/ran\n' "$T" > "$T/spy" && chmod 755 "$T/spy"
 cd "$T/home/project"
+# The agent's repository, armed: its fsmonitor and its clean filter write whose rights
+# they run with where anyone can read it (`spy`). The round's files are ignored.
+as_agent sh -c "git init -q . && git config user.name a && git config user.email a@a && printf 'r1.*\n' > .gitignore \
+    && git add .gitignore && git commit -qm base && git config core.fsmonitor '$T/spy' \
+    && git config filter.spy.clean '$T/spy; cat' && echo '* filter=spy' > .gitattributes \
+    && printf 'fn total() {}\n' > cart.rs"
 step read_key as_agent cat /var/lib/judged/signing.key
 step write_store as_agent sh -c 'echo x >> /var/lib/judged/judged.db'
 step edit_config as_agent sh -c 'echo "[server]" >> /etc/judged/config.toml'
@@ -53,12 +68,14 @@ as_agent sh -c "sed 's/$STAND_IN/$nonce/g' '$T/rest.jsonl' >> '$LOG'"
 step verify as_agent "$JE" --mode daemon verify --challenge r1.challenge.json --output r1.evidence.json \
     --response-output r1.response.md --wait-seconds 10
 step validate as_agent "$JE" validate --evidence r1.evidence.json
-as_agent sh -c 'git init -q . && git -c user.name=a -c user.email=a@a commit -q --allow-empty -m reviewed'
+as_agent sh -c 'git add -A && git commit -qm reviewed'
 step attest as_agent "$JE" --mode daemon attest
+setpriv --reuid judged --regid judged --init-groups env -i PATH="$PATH" HOME=/var/lib/judged XDG_DATA_HOME=/var/lib \
+    "$JUDGED" key | sed 's/^/witness /' > "$T/trusted-witnesses"
+step check as_agent "$JE" check HEAD~1..HEAD --trusted "$T/trusted-witnesses"
 cp r1.evidence.json "$T/other/" && chown -R "$OTHER:" "$T/other"
 step other runuser -u "$OTHER" -- env -i PATH="$PATH" HOME="$T/other" "$JE" --mode daemon validate \
     --evidence "$T/other/r1.evidence.json"
-mkdir -p "$T/drop" && chmod 1777 "$T/drop"
 cd "$T/home/unreviewed"
 as_agent sh -c 'printf "%s" "$PROJECT_FILE" > .judged.toml; printf "the change\n" > change.md'
 step hook_policy_off as_agent sh -c 'printf "%s" "$HOOK_PAYLOAD" | "$JH" --host claude-code'
@@ -186,7 +203,8 @@ fn said(dir: &Path, step: &str) -> String {
 }
 
 /// The agent's user cannot read the key, write the store or edit the config; its
-/// review verifies through the witness's socket, found without flags; another user is
+/// review verifies through the witness's socket, found without flags, and its commit of
+/// the reviewed tree is attested without the witness running anything of its repository; another user is
 /// refused by name; the witness reads no directory for the agent but the agent's own; the
 /// agent cannot stop the witness; and a rewrite of its log after the witness read it is
 /// refused.
@@ -216,13 +234,19 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
         "auto mode used the witness: {}",
         shown("validate")
     );
-    assert_eq!(code("attest"), 2, "{}", shown("attest"));
+    // Issue 34: the witness records the reviewed tree without running anything of the
+    // repository's (its fsmonitor and clean filter ran for the agent's own git only, even
+    // where git trusts every repository), attests the commit of it, and a check trusting
+    // the witness's key alone passes.
+    let ran = fs::read_to_string(dir.join("drop/ran")).unwrap_or_default();
     assert!(
-        said(dir, "attest")
-            .contains("this judged is a witness account's, which runs no git in a served user's repository"),
-        "{}",
-        shown("attest")
+        !ran.is_empty() && ran.lines().all(|who| who.starts_with("jwagent")),
+        "the repository's config ran as: {ran}"
     );
+    assert_eq!(code("attest"), 0, "{}", shown("attest"));
+    assert!(said(dir, "attest").starts_with("attested commit "), "{}", shown("attest"));
+    assert_eq!(code("check"), 0, "{}", shown("check"));
+    assert!(said(dir, "check").contains("witness"), "{}", shown("check"));
     assert_ne!(code("other"), 0, "{}", shown("other"));
     assert!(
         said(dir, "other").contains("ask whoever runs it to add your user to [server] allow_users"),

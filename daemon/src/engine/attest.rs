@@ -4,6 +4,7 @@
 //! under `[attest] auto`, attesting the new commits of the repositories it saw reviewed.
 
 use super::{Answer, Engine};
+use crate::caller::Caller;
 use crate::hook_gate::Covering;
 use crate::panel::report_jury;
 use crate::store::{Attested, JournalEvent, Lookup, StoreError};
@@ -27,9 +28,8 @@ pub struct AutoAttest {
 const MAX_FOLLOWED: usize = 64;
 
 impl AutoAttest {
-    /// Follow the repository holding `cwd`, where a review just recorded a git tree.
-    pub fn reviewed_in(&mut self, cwd: &str) {
-        let Some(top) = worktree::top_of(Path::new(cwd)) else { return };
+    /// Follow the repository at `top`, where a review just recorded a git tree.
+    pub fn reviewed_in(&mut self, top: PathBuf) {
         if let Some(at) = self.repos.iter().position(|(t, _)| *t == top) {
             let followed = self.repos.remove(at);
             self.repos.push(followed);
@@ -43,19 +43,26 @@ impl AutoAttest {
 }
 
 impl Engine {
-    pub(super) fn attest(&mut self, args: &AttestArgs) -> Answer {
+    /// `[attest] auto` follows the repository holding `cwd`, where a review just recorded
+    /// a git tree.
+    pub(super) fn reviewed_in(&mut self, cwd: &Path) {
+        if let Some(top) = self.trees.top(cwd) {
+            self.auto_attest.reviewed_in(top);
+        }
+    }
+
+    pub(super) fn attest(&mut self, args: &AttestArgs, caller: Caller) -> Answer {
         // The gate of config.toml as it is now: it says which reviews count.
         self.follow_config(false);
         let refused = |refusal| Ok(Reply::Attest(AttestReply::Refused(refusal)));
-        if self.config.is_witness() {
-            return refused(AttestRefusal::WitnessRunsNoGit);
-        }
-        let Some(top) = worktree::top_of(Path::new(&args.cwd)) else {
+        let cwd = caller.directory("`cwd`", &args.cwd)?;
+        let Some(top) = self.trees.top(Path::new(&cwd)) else {
             return refused(AttestRefusal::NotARepository { cwd: args.cwd.clone() });
         };
-        let Some(commit) = worktree::commit(&top, &args.commit) else {
-            let top = top.display().to_string();
-            return refused(AttestRefusal::NoCommit { top, commit: args.commit.clone() });
+        // The commit as its own object says, checked against its id: the daemon reads no
+        // object out of the repository (a witness account runs no git there).
+        let Some(commit) = Commit::from_object(&args.commit, &args.commit_object) else {
+            return refused(AttestRefusal::NotThatCommit { commit: args.commit.clone() });
         };
         let reply = match self.attest_commit(&top, commit)? {
             Ok(attestation) => AttestReply::Attested(Box::new(attestation)),

@@ -46,6 +46,7 @@ use crate::witness::Witness;
 use judged_core::event::Host;
 use judged_core::files;
 use judged_core::rules::{Artifact, ArtifactKind, EvidenceError};
+use judged_core::worktree::Reader;
 use judged_protocol::{ErrorBody, Reply};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -174,7 +175,7 @@ impl Engine {
             ingest,
             logs: LogCache::default(),
             resolved_cwds: ResolvedCwds::default(),
-            trees: TreeWatch::default(),
+            trees: TreeWatch::new(if config.is_witness() { Reader::Witness } else { Reader::Owner }),
             config,
             projects: ProjectFiles::default(),
             catch_up,
@@ -210,14 +211,14 @@ impl Engine {
                 let cwd = pending.cwd().to_owned();
                 let convened = run.record(&mut self.store, packet, &cwd)?;
                 if convened.git_tree.is_some() {
-                    self.auto_attest.reviewed_in(&cwd);
+                    self.reviewed_in(Path::new(&cwd));
                 }
                 Ok(Reply::Hook(self.hook_gate().finish(*pending, &convened)?))
             }
             AfterJury::Review { cwd, counting } => {
                 let convened = run.record(&mut self.store, packet, &cwd)?;
                 if convened.git_tree.is_some() {
-                    self.auto_attest.reviewed_in(&cwd);
+                    self.reviewed_in(Path::new(&cwd));
                 }
                 Ok(Reply::Review(review::review_reply(convened, &counting, false)))
             }

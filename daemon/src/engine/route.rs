@@ -41,7 +41,7 @@ impl Route {
             Request::Report(args) => answer(move |engine| engine.report(&args)),
             Request::GateStatus(args) => answer(move |engine| engine.gate_status(&args, caller)),
             Request::Prune(args) => answer(move |engine| engine.prune(&args)),
-            Request::Attest(args) => answer(move |engine| engine.attest(&args)),
+            Request::Attest(args) => answer(move |engine| engine.attest(&args, caller)),
             Request::Hook(question) => operation(move |engine| engine.hook(&question, caller)),
             Request::Panel(args) => operation(move |engine| engine.panel(args, caller)),
             Request::Review(args) => operation(move |engine| engine.review(&args, caller)),

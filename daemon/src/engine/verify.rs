@@ -8,7 +8,7 @@ use judged_core::event::Host;
 use judged_core::files::FsEnv;
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, Evidence, LogState, ReviewerCli, VerifyRequest};
-use judged_core::worktree::{Tree, git_tree_id};
+use judged_core::worktree::Tree;
 use judged_protocol::{Reply, Verification, VerifyArgs};
 use std::path::Path;
 
@@ -54,7 +54,7 @@ impl Engine {
         let reviewer_logs =
             if rules::reviews_by_shell_call(file.host) { self.reviewer_logs(&args.challenge)? } else { Vec::new() };
         let now = request_time(args.started_at)?;
-        let tree = cwd.and_then(|cwd| self.trees.tree(Path::new(&cwd), &args.writes));
+        let tree = cwd.as_deref().and_then(|cwd| self.trees.tree(Path::new(cwd), &args.writes));
         let log = self.logs.get(file.id);
         let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();
         let request = VerifyRequest {
@@ -78,9 +78,9 @@ impl Engine {
         let witness = self.witness.sign(&evidence);
         evidence.witness = Some(witness.clone());
         if first.is_none() {
-            let git_tree = args.challenge.cwd().and_then(|cwd| git_tree_id(Path::new(cwd), &args.writes));
-            if let Some(cwd) = args.challenge.cwd().filter(|_| git_tree.is_some()) {
-                self.auto_attest.reviewed_in(cwd);
+            let git_tree = cwd.as_ref().and_then(|cwd| self.trees.git_tree_id(Path::new(cwd), &args.writes));
+            if let Some(cwd) = cwd.as_ref().filter(|_| git_tree.is_some()) {
+                self.reviewed_in(Path::new(cwd));
             }
             let seen =
                 Seen { file: &file, window_start: verified.window_start, tree, git_tree, excluded: &args.writes };

@@ -8,7 +8,7 @@ use super::HookGate;
 use crate::store::{EvidenceVerified, Lookup, PanelConvened, StoreError};
 use judged_core::files;
 use judged_core::review_text::is_positive;
-use judged_core::worktree::{self, Commit};
+use judged_core::worktree::Commit;
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::{AttestRefusal, wire_name};
 use std::path::Path;
@@ -121,7 +121,7 @@ impl HookGate<'_> {
             return Ok(AttestRefusal::NotReviewed { commit: commit.id.clone(), tree: commit.tree.clone() });
         };
         let mut parent_reviewed = None;
-        if let Some(parent) = commit.parents.first().and_then(|p| worktree::commit(top, p)) {
+        if let Some(parent) = commit.parents.first().and_then(|p| self.trees.commit(top, p)) {
             let reviewed = |lookup| self.store.journal_find_all::<EvidenceVerified>(lookup, &parent.tree);
             let evidence = reviewed(Lookup::EvidenceByGitTree)?;
             let juries = self.store.journal_find_all::<PanelConvened>(Lookup::PanelByGitTree, &parent.tree)?;

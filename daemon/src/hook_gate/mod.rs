@@ -27,7 +27,6 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::files;
 use judged_core::review_text::is_positive;
-use judged_core::worktree::{changes_text, git_tree_id};
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
 use std::path::{Path, PathBuf};
@@ -288,11 +287,11 @@ impl HookGate<'_> {
         };
         // The artifact is the task and the tree's changes, so the task and the tree's
         // digest name it: a verdict on them is found without building it.
-        let artifact = || {
+        let artifact = |trees: &TreeWatch| {
             policy::panel_artifact(
                 &question.label,
                 &question.work,
-                changes_text(&project, PANEL_CHANGES_BYTES).as_ref(),
+                trees.changes_text(&project, PANEL_CHANGES_BYTES).as_ref(),
             )
         };
         let tree = self.trees.digest(&project);
@@ -300,7 +299,7 @@ impl HookGate<'_> {
         let (panel_key, built) = match &tree {
             Some(tree) => (ask.key(&jury, &work_of_tree(tree)), None),
             None => {
-                let built = artifact();
+                let built = artifact(self.trees);
                 (ask.key(&jury, &digest_of(&built)), Some(built))
             }
         };
@@ -315,10 +314,10 @@ impl HookGate<'_> {
             let (verdict, _) = policy::decide_with_panel(&question.label, &review);
             return Ok(decided((verdict, "review verdict"), settings, Some(review.key)));
         }
-        let built = built.unwrap_or_else(artifact);
+        let built = built.unwrap_or_else(|| artifact(self.trees));
         // The tree whose changes the jury is shown, as git names it (read before the
         // check that the tree held still, so that it is that tree).
-        let git_tree = tree.as_ref().and_then(|_| git_tree_id(&project, &[]));
+        let git_tree = tree.as_ref().and_then(|_| self.trees.git_tree_id(&project, &[]));
         // A tree that moved while its changes were read: the verdict is keyed by what
         // the jury saw, so that no later question about either tree reuses it, and it
         // covers no git tree.

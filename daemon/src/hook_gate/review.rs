@@ -16,7 +16,6 @@ use super::{HookGate, PANEL_CHANGES_BYTES, digest_of};
 use crate::caller::{Caller, NotYours};
 use crate::panel::{self, PanelAsk, PanelError, PanelRun};
 use crate::store::{PanelConvened, PanelSource, StoreError};
-use judged_core::worktree::{changes_text, git_tree_id};
 use judged_jury::config::JuryConfig;
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::{ReviewArgs, ReviewCount, ReviewFile};
@@ -178,10 +177,13 @@ impl HookGate<'_> {
                         )
                     });
                 }
-                let artifact =
-                    policy::panel_artifact(&label, &work, changes_text(&project, PANEL_CHANGES_BYTES).as_ref());
+                let artifact = policy::panel_artifact(
+                    &label,
+                    &work,
+                    self.trees.changes_text(&project, PANEL_CHANGES_BYTES).as_ref(),
+                );
                 // As git names the tree, read before the check that it held still.
-                let read = git_tree_id(&project, &[]);
+                let read = self.trees.git_tree_id(&project, &[]);
                 if self.trees.digest(&project).as_ref() == Some(tree) {
                     git_tree = read;
                     (key, artifact)

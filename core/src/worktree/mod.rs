@@ -13,6 +13,21 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod witness;
+
+/// Who reads a repository, which decides what of the repository may run as the reader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reader {
+    /// The repository's own user (a daemon of the agent's user, the CLI): git runs in it
+    /// as the user's own `git status` and `git add` would, its config included.
+    Owner,
+    /// A witness account, reading a served user's repository: git runs in a repository of
+    /// the witness's own over the user's work tree, and nothing of the user's config runs
+    /// (its fsmonitor or clean filters would run with the witness's rights, next to its
+    /// key). It reads tree ids only: no status, no diff.
+    Witness,
+}
+
 /// A repository's working tree, as far as a review can tell it apart.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tree {
@@ -124,14 +139,18 @@ pub fn changes_text(dir: &Path, limit: usize) -> Option<ChangesText> {
 /// The id git would give the working tree of the repository holding `dir` if everything
 /// in it were committed now (`git add -A && git write-tree`): the tracked files as they
 /// are and the untracked ones no ignore rule matches, but the `excluded` paths (the files
-/// the evidence command itself writes). None outside a repository or without git.
+/// the evidence command itself writes). None outside a repository or without git. A
+/// witness reads it as [`witness`] says; the owner as follows.
 ///
 /// The repository is not written: git works on a copy of its index (its time kept, so
 /// that git's check for files changed within the index's last second still holds) and
 /// writes the objects it hashes to a directory of its own, reading the repository's
 /// through `GIT_ALTERNATE_OBJECT_DIRECTORIES`. A repository's clean filters run as for
 /// `git add`, so the id is the one its commit gets; `core.fsmonitor` is not run.
-pub fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
+pub fn git_tree_id(dir: &Path, excluded: &[PathBuf], reader: Reader) -> Option<String> {
+    if reader == Reader::Witness {
+        return witness::git_tree_id(dir, excluded);
+    }
     let found = git(
         dir,
         &["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "index", "--git-path", "objects"],
@@ -191,9 +210,37 @@ pub struct Commit {
     pub parents: Vec<String>,
 }
 
+impl Commit {
+    /// The commit `id` whose object is `object` (as `git cat-file commit` prints it),
+    /// when that object hashes to `id`: a commit named by someone who cannot be trusted
+    /// is read without reading their repository.
+    pub fn from_object(id: &str, object: &[u8]) -> Option<Commit> {
+        let mut hashed = format!("commit {}\0", object.len()).into_bytes();
+        hashed.extend_from_slice(object);
+        let hash = match id.len() {
+            40 => hex::encode(<sha1::Sha1 as sha1::Digest>::digest(&hashed)),
+            _ => chain::to_hex(&chain::sha256(&hashed)),
+        };
+        if !is_object_id(id) || hash != id {
+            return None;
+        }
+        let header = &object[..memchr::memmem::find(object, b"\n\n").unwrap_or(object.len())];
+        let header = std::str::from_utf8(header).ok()?;
+        let field =
+            |name: &'static str| header.lines().filter_map(move |line| line.strip_prefix(name)).map(str::to_owned);
+        let tree = field("tree ").next().filter(|t| is_object_id(t))?;
+        Some(Commit { id: id.to_owned(), tree, parents: field("parent ").collect() })
+    }
+}
+
 /// The top directory of the work tree holding `dir`; none outside a repository.
-pub fn top_of(dir: &Path) -> Option<PathBuf> {
-    git(dir, &["rev-parse", "--show-toplevel"]).map(|top| PathBuf::from(top.trim_end_matches('\n')))
+pub fn top_of(dir: &Path, reader: Reader) -> Option<PathBuf> {
+    match reader {
+        Reader::Owner => {
+            git(dir, &["rev-parse", "--show-toplevel"]).map(|top| PathBuf::from(top.trim_end_matches('\n')))
+        }
+        Reader::Witness => witness::top(dir),
+    }
 }
 
 /// The commit HEAD names in the repository at `top`; none without commits.
@@ -212,11 +259,7 @@ pub fn commit(top: &Path, id: &str) -> Option<Commit> {
     if !is_object_id(id) {
         return None;
     }
-    let object = git(top, &["cat-file", "commit", id])?;
-    let header = object.split("\n\n").next()?;
-    let field = |name: &'static str| header.lines().filter_map(move |line| line.strip_prefix(name)).map(str::to_owned);
-    let tree = field("tree ").next().filter(|t| is_object_id(t))?;
-    Some(Commit { id: id.to_owned(), tree, parents: field("parent ").collect() })
+    Commit::from_object(id, &git_bytes(top, &["cat-file", "commit", id])?)
 }
 
 /// Where attestations are kept: one note per commit, one envelope per line
@@ -281,6 +324,10 @@ fn seed_index(index: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    git_bytes(dir, args).map(|out| String::from_utf8_lossy(&out).into_owned())
+}
+
+fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
     let output = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -289,7 +336,7 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
         .env("GIT_OPTIONAL_LOCKS", "0")
         .output()
         .ok()?;
-    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+    output.status.success().then_some(output.stdout)
 }
 
 /// What a changed path holds, as git sees it: a symbolic link is the path it names (its
@@ -360,14 +407,14 @@ mod tests {
     fn the_git_tree_of_the_working_tree_is_the_one_its_commit_gets_and_nothing_is_written() {
         let repo = tempfile::tempdir().unwrap();
         let dir = repo.path();
-        assert_eq!(git_tree_id(dir, &[]), None, "no repository, no tree");
+        assert_eq!(git_tree_id(dir, &[], Reader::Owner), None, "no repository, no tree");
         run(dir, &["init", "-q"]);
         fs::write(dir.join(".gitignore"), "target/\n").unwrap();
         fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
         run(dir, &["add", "."]);
         run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
         assert_eq!(
-            git_tree_id(dir, &[]).unwrap(),
+            git_tree_id(dir, &[], Reader::Owner).unwrap(),
             output(dir, &["rev-parse", "HEAD^{tree}"]),
             "a clean tree is HEAD's"
         );
@@ -379,7 +426,7 @@ mod tests {
         fs::write(dir.join("target/out"), "built").unwrap(); // ignored
         fs::write(dir.join("evidence.json"), "{}").unwrap(); // the command's own output
         let (index, before) = (fs::read(dir.join(".git/index")).unwrap(), objects(dir));
-        let reviewed = git_tree_id(dir, &[dir.join("evidence.json")]).unwrap();
+        let reviewed = git_tree_id(dir, &[dir.join("evidence.json")], Reader::Owner).unwrap();
         assert_eq!(fs::read(dir.join(".git/index")).unwrap(), index, "the user's index is not touched");
         assert_eq!(objects(dir), before, "no object is written to the repository");
         assert_eq!(output(dir, &["status", "--porcelain"]), "M a.rs\n?? evidence.json\n?? src/", "nothing staged");
@@ -394,10 +441,100 @@ mod tests {
         );
 
         let (head, first) = (output(dir, &["rev-parse", "HEAD"]), output(dir, &["rev-parse", "HEAD~1"]));
-        assert_eq!(top_of(&dir.join("src")).unwrap(), dir.canonicalize().unwrap());
+        assert_eq!(top_of(&dir.join("src"), Reader::Owner).unwrap(), dir.canonicalize().unwrap());
         assert_eq!(commit(dir, &head), Some(Commit { id: head.clone(), tree: reviewed, parents: vec![first] }));
         assert_eq!(commit(dir, "HEAD"), None, "only a full id names a commit");
         assert_eq!(commit(dir, &"0".repeat(40)), None);
+    }
+
+    /// A repository whose own config would run commands: its fsmonitor and a clean filter
+    /// applied to every file (through `info/attributes`, outside the tree) append to
+    /// `marker`. Returns the tree id its next commit gets.
+    fn armed_repository(dir: &Path, marker: &Path) -> String {
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join(".gitignore"), "target/\n").unwrap();
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        fs::create_dir(dir.join("target")).unwrap();
+        fs::write(dir.join("target/kept"), "tracked though ignored").unwrap();
+        fs::write(dir.join("target/out"), "built").unwrap();
+        run(dir, &["add", "-A"]);
+        run(dir, &["add", "-f", "target/kept"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap();
+        fs::write(dir.join("target/kept"), "changed").unwrap();
+        fs::write(dir.join("new.rs"), "fn n() {}\n").unwrap();
+        let expected = git_tree_id(dir, &[], Reader::Owner).unwrap();
+        let spy = format!("echo ran >> {}", marker.display());
+        run(dir, &["config", "core.fsmonitor", &spy]);
+        run(dir, &["config", "filter.spy.clean", &format!("{spy}; cat")]);
+        fs::write(dir.join(".git/info/attributes"), "* filter=spy\n").unwrap();
+        expected
+    }
+
+    #[test]
+    fn a_witness_reads_the_tree_id_the_commit_gets_and_runs_nothing_the_repository_configures() {
+        let (repo, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (dir, marker) = (repo.path(), elsewhere.path().join("ran"));
+        assert_eq!(git_tree_id(dir, &[], Reader::Witness), None, "no repository, no tree");
+        let expected = armed_repository(dir, &marker);
+        fs::write(dir.join("evidence.json"), "{}").unwrap();
+        let index = fs::read(dir.join(".git/index")).unwrap();
+        let read = git_tree_id(&dir.join("target"), &[dir.join("evidence.json")], Reader::Witness);
+        assert_eq!(read.as_deref(), Some(expected.as_str()), "tracked, untracked and tracked-though-ignored files");
+        assert!(!marker.exists(), "the repository's fsmonitor or clean filter ran for the witness");
+        assert_eq!(fs::read(dir.join(".git/index")).unwrap(), index, "the user's index is not touched");
+        assert_eq!(top_of(&dir.join("target"), Reader::Witness).unwrap(), dir.canonicalize().unwrap());
+        // The spy is armed: the owner's own read runs it.
+        git_tree_id(dir, &[dir.join("evidence.json")], Reader::Owner).unwrap();
+        assert!(marker.exists(), "the clean filter did not run for the owner either");
+    }
+
+    #[test]
+    fn a_witness_hashes_what_each_file_holds_whatever_the_index_says() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        run(dir, &["add", "-A"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        let head = output(dir, &["rev-parse", "HEAD^{tree}"]);
+        // What the reviewer reads is the file; the index says it did not change.
+        fs::write(dir.join("a.rs"), "fn a() { unreviewed() }\n").unwrap();
+        run(dir, &["update-index", "--assume-unchanged", "a.rs"]);
+        assert_eq!(git_tree_id(dir, &[], Reader::Owner).unwrap(), head, "the owner's git believes its index");
+        let read = git_tree_id(dir, &[], Reader::Witness).unwrap();
+        run(dir, &["update-index", "--no-assume-unchanged", "a.rs"]);
+        assert_ne!(read, head);
+        assert_eq!(read, git_tree_id(dir, &[], Reader::Owner).unwrap(), "the tree of what the file holds");
+
+        // A linked worktree: its `.git` file names its git directory.
+        let linked = tempfile::tempdir().unwrap();
+        let linked = linked.path().join("wt");
+        run(dir, &["worktree", "add", "-q", "--detach", linked.to_str().unwrap()]);
+        fs::write(linked.join("b.rs"), "fn b() {}\n").unwrap();
+        let owner = git_tree_id(&linked, &[], Reader::Owner).unwrap();
+        assert_eq!(git_tree_id(&linked, &[], Reader::Witness), Some(owner));
+    }
+
+    #[test]
+    fn a_commit_is_read_from_its_object_only_when_the_object_hashes_to_its_id() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        run(dir, &["init", "-q"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "one"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "two"]);
+        let (id, parent) = (output(dir, &["rev-parse", "HEAD"]), output(dir, &["rev-parse", "HEAD~1"]));
+        let object = git_bytes(dir, &["cat-file", "commit", &id]).unwrap();
+        let tree = output(dir, &["rev-parse", "HEAD^{tree}"]);
+        assert_eq!(
+            Commit::from_object(&id, &object),
+            Some(Commit { id: id.clone(), tree, parents: vec![parent.clone()] })
+        );
+        assert_eq!(Commit::from_object(&parent, &object), None, "another commit's object");
+        let mut edited = object.clone();
+        *edited.last_mut().unwrap() = b'!';
+        assert_eq!(Commit::from_object(&id, &edited), None, "an edited object");
+        assert_eq!(Commit::from_object("HEAD", &object), None);
     }
 
     #[test]
