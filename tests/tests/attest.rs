@@ -39,7 +39,7 @@ fn identify(dir: &Path, name: &str) {
 /// daemon on its own `JUDGED_HOME`, and the commit `main` held before the agent's work.
 struct Team {
     // Dropped first: the daemon stops before its temp dir goes.
-    _daemon: Daemon,
+    daemon: Option<Daemon>,
     live: Live,
     origin: PathBuf,
     base: String,
@@ -68,7 +68,15 @@ impl Team {
         git(&live.project, &["push", "-q", "origin", "HEAD:main"]);
         let base = git(&live.project, &["rev-parse", "HEAD"]);
         let daemon = live.start_daemon();
-        Team { _daemon: daemon, live, origin, base, clones: Cell::new(0) }
+        Team { daemon: Some(daemon), live, origin, base, clones: Cell::new(0) }
+    }
+
+    /// Stop the daemon and start it again on the same home, as an upgrade or a reboot does.
+    fn restart(&mut self) {
+        if let Some(daemon) = self.daemon.take() {
+            daemon.stop();
+        }
+        self.daemon = Some(self.live.start_daemon());
     }
 
     fn agent(&self) -> &Path {
@@ -560,6 +568,26 @@ fn with_attest_auto_a_commit_of_the_reviewed_tree_gets_its_note_and_another_does
     // Two of the watcher's 2 s ticks.
     std::thread::sleep(std::time::Duration::from_secs(5));
     assert_eq!(has_note(&unreviewed), None, "a commit no review saw");
+}
+
+/// The repositories `[attest] auto` follows outlive the daemon: a commit of the reviewed
+/// tree made after a restart gets its note.
+#[test]
+fn with_attest_auto_a_commit_made_after_a_restart_gets_its_note() {
+    let mut team = Team::configured("cross-family-ok", "[attest]\nauto = true\n");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.review();
+    team.restart();
+    let reviewed = team.commit("cart: total");
+    eventually("the restarted daemon's note on the reviewed commit", std::time::Duration::from_secs(20), || {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(team.agent())
+            .args(["notes", "--ref=judged", "show", &reviewed])
+            .output()
+            .unwrap();
+        output.status.success().then_some(())
+    });
 }
 
 /// The daemon reads the commit out of the object the client sends, never out of the

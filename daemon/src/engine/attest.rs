@@ -7,7 +7,7 @@ use super::{Answer, Engine};
 use crate::caller::Caller;
 use crate::hook_gate::Covering;
 use crate::panel::report_jury;
-use crate::store::{Attested, JournalEvent, Lookup, StoreError};
+use crate::store::{Attested, EvidenceVerified, JournalEvent, Lookup, PanelConvened, StoreError};
 use judged_core::attestation::{
     Envelope, Executor, Juror, JuryReview, Review, ReviewPredicate, ReviewerReview, Statement,
 };
@@ -17,11 +17,13 @@ use judged_core::worktree::{self, Commit};
 use judged_protocol::{AttestArgs, AttestRefusal, AttestReply, Attestation, Reply};
 use std::path::{Path, PathBuf};
 
-/// The repositories `[attest] auto` follows: those a review recorded a git tree in since
-/// the daemon started, each with the HEAD it last looked at.
+/// The repositories `[attest] auto` follows: those the newest reviews recorded a git tree
+/// in, each with the HEAD it last looked at.
 #[derive(Default)]
 pub struct AutoAttest {
     repos: Vec<(PathBuf, Option<String>)>,
+    /// Whether the repositories of reviews journaled before this start are followed yet.
+    resumed: bool,
 }
 
 /// Repositories followed at most; the one reviewed longest ago makes room.
@@ -115,6 +117,12 @@ impl Engine {
         if !self.config.current().file.attest.auto || self.config.is_witness() {
             return;
         }
+        if !self.auto_attest.resumed {
+            self.auto_attest.resumed = true;
+            if let Err(error) = self.resume_following() {
+                tracing::warn!(%error, "cannot follow the repositories reviewed before this start");
+            }
+        }
         for at in 0..self.auto_attest.repos.len() {
             let (top, seen) = &self.auto_attest.repos[at];
             let top = top.clone();
@@ -132,6 +140,32 @@ impl Engine {
                 Err(error) => tracing::warn!(%error, "cannot attest a new commit"),
             }
         }
+    }
+
+    /// Follow the repositories of the newest reviews journaled before this start (a
+    /// review's tree recorded, its directory known), so that a commit made after a restart
+    /// is attested as one made before it would have been.
+    fn resume_following(&mut self) -> Result<(), StoreError> {
+        let mut reviewed: Vec<(i64, String)> = Vec::new();
+        self.store.journal_newest_first::<EvidenceVerified>(|seq, _, evidence| {
+            if let Some(cwd) = evidence.cwd.filter(|_| evidence.git_tree.is_some()) {
+                reviewed.push((seq, cwd));
+            }
+            reviewed.len() < MAX_FOLLOWED
+        })?;
+        let evidence = reviewed.len();
+        self.store.journal_newest_first::<PanelConvened>(|seq, _, jury| {
+            if jury.git_tree.is_some() {
+                reviewed.push((seq, jury.cwd));
+            }
+            reviewed.len() - evidence < MAX_FOLLOWED
+        })?;
+        // Oldest first, so that the newest are the last to make room.
+        reviewed.sort();
+        for (_, cwd) in reviewed {
+            self.reviewed_in(Path::new(&cwd));
+        }
+        Ok(())
     }
 }
 
