@@ -381,7 +381,7 @@ fn trust_codex_plugin(host: Host, dir: &Path) -> Option<String> {
     if !hosts::of(host).trusts_hooks() {
         return None;
     }
-    match crate::commands::install_hooks::trust_codex_hook(CodexHookSource::Plugin, dir, false) {
+    match crate::hosts::trust_codex_hook(CodexHookSource::Plugin, dir, false) {
         Ok(true) => {
             println!(
                 "  {:<8} trusts the plugin's Stop hook ({})",

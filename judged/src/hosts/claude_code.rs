@@ -1,7 +1,8 @@
 //! Claude Code (`claude`): a plugin from a local marketplace; its hook in `settings.json`
 //! (a project's, the user's, root's managed one).
 
-use super::{HostSetup, Listed, Login, SettingsFile, Step, env_dir, step};
+use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
+use crate::CliError;
 use crate::install;
 use judged_core::event::Host;
 use judged_core::family;
@@ -93,5 +94,37 @@ impl HostSetup for ClaudeCode {
                 reinstall: "sudo judged install-hooks --claude --managed",
             },
         ]
+    }
+
+    fn managed(&self) -> Managed {
+        Managed::HooksOnly
+    }
+
+    /// Its events are the caller's to choose (`--events`).
+    fn hook_events(&self, asked: Vec<String>) -> Vec<String> {
+        asked
+    }
+
+    fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
+        let settings = place.target.claude_settings();
+        if place.target.managed {
+            place.needs_root(&settings, self.program())?;
+            // Every user's Claude Code runs it, with their own PATH: named by its path.
+            let command = hook.command(true, None)?;
+            let only = place.target.managed_only;
+            return Ok(Some(install::claude_managed_install(&settings, &command, hook.events, hook.timeout, only)?));
+        }
+        let committed = Some(settings.as_path()).filter(|_| !place.target.user);
+        let command = hook.command(hook.absolute, committed)?;
+        Ok(Some(install::claude_install(&settings, &command, hook.events, hook.timeout)?))
+    }
+
+    fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
+        let settings = place.target.claude_settings();
+        if place.target.managed {
+            place.needs_root(&settings, self.program())?;
+            return Ok(install::claude_managed_uninstall(&settings)?);
+        }
+        Ok(install::claude_uninstall(&settings)?)
     }
 }

@@ -3,7 +3,12 @@
 //! only once its `config.toml` trusts it, so the trust is a step of the install here, and
 //! what Codex itself lists (`codex app-server`'s `hooks/list`) says whether it runs.
 
-use super::{HostCliError, HostSetup, LISTING_DEADLINE, Listed, Login, SettingsFile, Step, env_dir, shown, step};
+use super::{
+    HookPlace, HookSpec, HostCliError, HostSetup, LISTING_DEADLINE, Listed, Login, Managed, SettingsFile, Step,
+    env_dir, shown, step,
+};
+use crate::CliError;
+use crate::commands::carry_out;
 use crate::install::{self, CodexHookSource};
 use judged_core::event::Host;
 use judged_core::family;
@@ -111,6 +116,83 @@ impl HostSetup for CodexCli {
                 reinstall: "sudo judged install-hooks --codex --managed",
             },
         ]
+    }
+
+    fn managed(&self) -> Managed {
+        Managed::HooksOnly
+    }
+
+    fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
+        if place.target.managed {
+            return managed_install(place, hook).map(Some);
+        }
+        let hooks = install::codex_hooks_path(place.project.as_deref());
+        let committed = Some(hooks.as_path()).filter(|_| place.project.is_some());
+        let command = hook.command(hook.absolute, committed)?;
+        install::check_codex_config()?;
+        // Codex names the hook it trusts after the file that holds it: written first.
+        carry_out(install::codex_install(&hooks, &command, hook.timeout)?, place.dry_run)?;
+        let cwd =
+            place.project.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
+        trust_codex_hook(CodexHookSource::File(&hooks), &cwd, place.dry_run)?;
+        Ok(None)
+    }
+
+    fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
+        if place.target.managed {
+            let requirements = install::codex_managed_path();
+            place.needs_root(&requirements, self.program())?;
+            return Ok(install::codex_managed_uninstall(&requirements)?);
+        }
+        let hooks = install::codex_hooks_path(place.project.as_deref());
+        let untrust = install::codex_untrust(&install::codex_config_path(), CodexHookSource::File(&hooks))?;
+        carry_out(untrust, place.dry_run)?;
+        Ok(install::codex_uninstall(&hooks)?)
+    }
+}
+
+/// Codex CLI's managed requirements with our hook, and the managed hook directory they
+/// name (which Codex CLI needs to exist).
+fn managed_install(place: &HookPlace, hook: &HookSpec) -> Result<install::Plan, CliError> {
+    let requirements = install::codex_managed_path();
+    place.needs_root(&requirements, "codex")?;
+    // Every user's Codex CLI runs it, with their own PATH: named by its path.
+    let command = hook.command(true, None)?;
+    let managed_dir = install::codex_managed_dir();
+    if !place.dry_run {
+        std::fs::create_dir_all(&managed_dir).map_err(|source| install::InstallError::Io {
+            action: "create",
+            path: managed_dir.clone(),
+            source,
+        })?;
+    }
+    Ok(install::codex_managed_install(&requirements, &command, hook.timeout, place.target.managed_only)?)
+}
+
+/// Trust the Codex CLI hook just written (from `source`), as Codex itself identifies it
+/// for `cwd`; when Codex cannot be asked, say how to trust it by hand (the hook stays
+/// written). Returns whether it is trusted.
+pub fn trust_codex_hook(source: CodexHookSource, cwd: &Path, dry_run: bool) -> Result<bool, CliError> {
+    let by_hand = "Codex runs a command hook only once it is trusted: start `codex`, open /hooks and trust \
+                   judge-hook's Stop hook, or run install-hooks again with `codex` on PATH to have it trusted";
+    if dry_run {
+        println!("then: the hook's trust in $CODEX_HOME/config.toml, as `codex app-server` identifies it");
+        return Ok(false);
+    }
+    let Some(codex) = install::find_on_path("codex", std::env::var_os("PATH").as_deref()) else {
+        eprintln!("judged: warning: `codex` is not on PATH. {by_hand}.");
+        return Ok(false);
+    };
+    match codex_hook_id(&codex, cwd, source) {
+        Ok(hook) => {
+            let trust = install::codex_trust(&install::codex_config_path(), source, &hook.key, &hook.current_hash)?;
+            carry_out(trust, dry_run)?;
+            Ok(true)
+        }
+        Err(why) => {
+            eprintln!("judged: warning: the hook is written but not trusted: {why}. {by_hand}.");
+            Ok(false)
+        }
     }
 }
 

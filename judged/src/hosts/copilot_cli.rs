@@ -2,7 +2,8 @@
 //! deprecated), loaded where it lies; its hook in a project's `.github/hooks/judged.json`
 //! or root's policy directory.
 
-use super::{HostSetup, Listed, Login, SettingsFile, Step, env_dir, step};
+use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
+use crate::CliError;
 use crate::install;
 use judged_core::event::Host;
 use judged_core::family;
@@ -116,5 +117,36 @@ impl HostSetup for CopilotCli {
                 reinstall: "sudo judged install-hooks --copilot --managed",
             },
         ]
+    }
+
+    fn managed(&self) -> Managed {
+        Managed::Hooks
+    }
+
+    /// Its hook file names no event to choose: the file is its `agentStop` hook.
+    fn hook_events(&self, _asked: Vec<String>) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
+        if place.target.managed {
+            let policy = install::copilot_managed_path();
+            place.needs_root(&policy, self.program())?;
+            // Every user's Copilot CLI runs it, with their own PATH: named by its path.
+            let command = hook.command(true, None)?;
+            return Ok(Some(install::copilot_install(&policy, &command, hook.timeout)?));
+        }
+        let committed = install::copilot_path(&place.target.project_dir());
+        let command = hook.command(hook.absolute, Some(&committed))?;
+        Ok(Some(install::copilot_install(&committed, &command, hook.timeout)?))
+    }
+
+    fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
+        if place.target.managed {
+            let policy = install::copilot_managed_path();
+            place.needs_root(&policy, self.program())?;
+            return Ok(install::copilot_uninstall(&policy)?);
+        }
+        Ok(install::copilot_uninstall(&install::copilot_path(&place.target.project_dir()))?)
     }
 }

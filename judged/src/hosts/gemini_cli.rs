@@ -1,7 +1,8 @@
 //! Gemini CLI (`gemini`): an extension, a copy of the plugin's `gemini/` directory; its
 //! hook in a `settings.json` (a project's or the user's).
 
-use super::{HostSetup, Listed, Login, SettingsFile, Step, env_dir, step};
+use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
+use crate::CliError;
 use crate::install;
 use judged_core::event::Host;
 use judged_core::family;
@@ -98,5 +99,21 @@ impl HostSetup for GeminiCli {
                 reinstall: "judged install-hooks --gemini --user",
             },
         ]
+    }
+
+    /// Its system settings merge a user's `hooksConfig.disabled`: no hook there holds.
+    fn managed(&self) -> Managed {
+        Managed::None
+    }
+
+    fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
+        let settings = install::gemini_settings_path(place.project.as_deref());
+        let committed = Some(settings.as_path()).filter(|_| place.project.is_some());
+        let command = hook.command(hook.absolute, committed)?;
+        Ok(Some(install::gemini_install(&settings, &command, hook.timeout)?))
+    }
+
+    fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
+        Ok(install::gemini_uninstall(&install::gemini_settings_path(place.project.as_deref()))?)
     }
 }

@@ -14,11 +14,14 @@ mod claude_code;
 mod codex_cli;
 mod copilot_cli;
 mod gemini_cli;
+mod hook;
 mod opencode;
 mod qwen_code;
 
-pub use codex_cli::{CodexHook, codex_hook_id, codex_hooks};
+pub use codex_cli::{CodexHook, codex_hooks, trust_codex_hook};
+pub use hook::{HookPlace, HookSpec, Managed};
 
+use crate::CliError;
 use judged_core::event::Host;
 use judged_jury::run::{Exit, Outcome, Spawn};
 use std::path::{Path, PathBuf};
@@ -71,6 +74,18 @@ pub trait HostSetup: Sync {
     fn trusts_hooks(&self) -> bool {
         false
     }
+    /// What its managed settings can do.
+    fn managed(&self) -> Managed;
+    /// The events `install-hooks` registers its hook for, of those `asked` (`--events`):
+    /// by default its end's alone.
+    fn hook_events(&self, _asked: Vec<String>) -> Vec<String> {
+        vec![judged_core::adapter::hooks(self.host()).end_event().name.to_owned()]
+    }
+    /// `install-hooks`: the plan that writes `hook` into its settings at `place`; none
+    /// when it carried its plan out itself (a step that needs the file written).
+    fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<crate::install::Plan>, CliError>;
+    /// `uninstall-hooks`: the plan that takes judged's hook out of its settings at `place`.
+    fn uninstall_hook(&self, place: &HookPlace) -> Result<crate::install::Plan, CliError>;
 }
 
 /// The setup facts of `host`: the registry.

@@ -3,7 +3,8 @@
 //! installs nothing into it: it reads OpenCode's sessions out of its database and records
 //! each end as one no gate decided. `doctor` says so; `init` and `install-hooks` leave it.
 
-use super::{HostSetup, Listed, Login, SettingsFile, Step};
+use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step};
+use crate::{CliError, install};
 use judged_core::event::Host;
 use std::path::Path;
 
@@ -61,5 +62,18 @@ impl HostSetup for OpenCode {
 
     fn settings_files(&self, _cwd: &Path) -> Vec<SettingsFile> {
         Vec::new()
+    }
+
+    fn managed(&self) -> Managed {
+        Managed::None
+    }
+
+    /// No hook can stop its end: nothing is installed.
+    fn install_hook(&self, _place: &HookPlace, _hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
+        Err(CliError::Ungated(self.title()))
+    }
+
+    fn uninstall_hook(&self, _place: &HookPlace) -> Result<install::Plan, CliError> {
+        Err(CliError::Ungated(self.title()))
     }
 }

@@ -2,7 +2,8 @@
 //! manifest holds its hook; or its hook in a `settings.json` (a project's, the user's, or
 //! the system's).
 
-use super::{HostSetup, Listed, Login, SettingsFile, Step, env_dir, step};
+use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
+use crate::CliError;
 use crate::install;
 use judged_core::event::Host;
 use std::path::{Path, PathBuf};
@@ -92,6 +93,34 @@ impl HostSetup for QwenCode {
                 reinstall: "sudo judged install-hooks --qwen --managed",
             },
         ]
+    }
+
+    fn managed(&self) -> Managed {
+        Managed::Hooks
+    }
+
+    fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
+        let managed = place.target.managed;
+        let settings = match managed {
+            true => install::qwen_managed_path(),
+            false => install::qwen_settings_path(place.project.as_deref()),
+        };
+        if managed {
+            place.needs_root(&settings, self.program())?;
+        }
+        // Every user's Qwen Code runs a managed hook, with their own PATH: named by its path.
+        let committed = Some(settings.as_path()).filter(|_| place.project.is_some() && !managed);
+        let command = hook.command(hook.absolute || managed, committed)?;
+        Ok(Some(install::qwen_install(&settings, &command, hook.timeout, managed)?))
+    }
+
+    fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
+        if place.target.managed {
+            let settings = install::qwen_managed_path();
+            place.needs_root(&settings, self.program())?;
+            return Ok(install::qwen_uninstall(&settings, true)?);
+        }
+        Ok(install::qwen_uninstall(&install::qwen_settings_path(place.project.as_deref()), false)?)
     }
 }
 
