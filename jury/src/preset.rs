@@ -92,7 +92,14 @@ enum Record {
     Command,
 }
 
-/// Build the invocation of `juror` for `prompt`, run in `project`.
+/// Build the invocation of `juror` for `prompt`, about the work of `project`.
+///
+/// A juror CLI runs in an empty directory of its own, never in the project: a CLI loads
+/// what it finds where it runs (instruction files such as `CLAUDE.md` or `AGENTS.md`, its
+/// project settings and their hooks), which would let the author under judgment talk its
+/// jury round, or run commands as whoever runs the jury (a witness account, next to its
+/// key). The work reaches it in the prompt. A `command` juror, a program of whoever
+/// configured it, runs in the project.
 pub fn prepare(
     juror: &Juror,
     prompt: &str,
@@ -108,6 +115,7 @@ pub fn prepare(
     let config = &juror.config;
     let model = config.model.as_str();
     let tmp = mkdir(&dir.join("tmp"))?;
+    let work = mkdir(&dir.join("work"))?;
     let mut env: Vec<(String, OsString)> = config.env.iter().map(|(k, v)| (k.clone(), v.into())).collect();
     env.push(("TMPDIR".into(), tmp.into()));
     let mut stdin = prompt.as_bytes().to_vec();
@@ -135,7 +143,7 @@ pub fn prepare(
         args,
         env_remove: config.env_strip.clone(),
         env_set: env,
-        cwd: project.to_owned(),
+        cwd: if config.preset == Preset::Command { project.to_owned() } else { work },
         stdin,
     };
     Ok(Prepared { spawn, record, _scratch: scratch })
@@ -450,7 +458,13 @@ mod tests {
         for preset in [Preset::Codex, Preset::Gemini, Preset::Claude, Preset::Copilot, Preset::Qwen, Preset::Command] {
             let p = prepared(preset, Some(&endpoint()));
             assert!(!p.spawn.argv().iter().any(|a| a.contains(PROMPT)), "{preset:?}");
-            assert_eq!(p.spawn.cwd, Path::new("/project"));
+            // A CLI runs where nothing of the project is; a command juror in the project.
+            if preset == Preset::Command {
+                assert_eq!(p.spawn.cwd, Path::new("/project"));
+            } else {
+                assert!(!p.spawn.cwd.starts_with("/project"), "{preset:?}");
+                assert_eq!(std::fs::read_dir(&p.spawn.cwd).map(Iterator::count).ok(), Some(0), "{preset:?}");
+            }
             assert_eq!(p.spawn.env_remove, ["OPENAI_API_KEY"]);
             assert_eq!(env(&p, "FROM_CONFIG").map(std::ffi::OsString::as_os_str), Some("1".as_ref()));
             assert!(p.spawn.args.contains(&"--extra".to_owned()), "{preset:?}");
