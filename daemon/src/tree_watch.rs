@@ -213,10 +213,9 @@ impl TreeWatch {
         worktree::git_tree_id(dir, excluded, self.reader)
     }
 
-    /// The changes of the work tree holding `dir` as text for a jury; none for a witness
-    /// account (`git diff` runs the repository's config).
+    /// The changes of the work tree holding `dir` as text for a jury.
     pub fn changes_text(&self, dir: &Path, limit: usize) -> Option<ChangesText> {
-        (self.reader == Reader::Owner).then(|| worktree::changes_text(dir, limit)).flatten()
+        worktree::changes_text(dir, limit, self.reader)
     }
 
     /// The commit `id` of the repository at `top`, read there; none for a witness account.

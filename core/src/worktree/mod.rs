@@ -24,7 +24,7 @@ pub enum Reader {
     /// A witness account, reading a served user's repository: git runs in a repository of
     /// the witness's own over the user's work tree, and nothing of the user's config runs
     /// (its fsmonitor or clean filters would run with the witness's rights, next to its
-    /// key). It reads tree ids only: no status, no diff.
+    /// key). It reads tree ids and changes, no status.
     Witness,
 }
 
@@ -109,8 +109,13 @@ pub struct ChangesText {
     pub cut_bytes: usize,
 }
 
-/// The changes of the repository holding `dir` as text; none outside a repository.
-pub fn changes_text(dir: &Path, limit: usize) -> Option<ChangesText> {
+/// The changes of the repository holding `dir` as text; none outside a repository. A
+/// witness reads them as [`witness`] says: a patch against HEAD in which untracked files
+/// are new files.
+pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesText> {
+    if reader == Reader::Witness {
+        return witness::changes_text(dir, limit).map(|(text, cut_bytes)| ChangesText { text, cut_bytes });
+    }
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
     // A repository without commits has no HEAD to diff against: its staged files are
     // the change.
@@ -490,6 +495,34 @@ mod tests {
     }
 
     #[test]
+    fn a_witness_reads_the_changes_against_head_and_runs_nothing_the_repository_configures() {
+        let (repo, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (dir, marker) = (repo.path(), elsewhere.path().join("ran"));
+        assert_eq!(changes_text(dir, 100, Reader::Witness), None, "no repository, no changes");
+        armed_repository(dir, &marker);
+        // A text conversion the owner's `git diff` would run.
+        run(dir, &["config", "diff.spy.textconv", &format!("echo ran >> {}; cat", marker.display())]);
+        fs::write(dir.join(".git/info/attributes"), "* filter=spy diff=spy\n").unwrap();
+        let changes = changes_text(dir, 10_000, Reader::Witness).unwrap();
+        assert!(!marker.exists(), "the repository's config ran for the witness");
+        let text = &changes.text;
+        assert!(text.contains("-fn a() {}\n+fn a() { 1 }"), "{text}");
+        assert!(text.contains("+++ b/new.rs\n") && text.contains("+fn n() {}"), "an untracked file is new: {text}");
+        assert!(text.contains("-tracked though ignored\n") && text.contains("+changed\n"), "{text}");
+        assert!(!text.contains("built"), "an ignored file is no change: {text}");
+        assert_eq!(changes.cut_bytes, 0);
+        let cut = changes_text(dir, 20, Reader::Witness).unwrap();
+        assert_eq!((cut.text.len(), cut.cut_bytes), (20, text.len() - 20));
+
+        // No commit yet: every file is new.
+        let fresh = tempfile::tempdir().unwrap();
+        run(fresh.path(), &["init", "-q"]);
+        fs::write(fresh.path().join("first.rs"), "fn first() {}\n").unwrap();
+        let changes = changes_text(fresh.path(), 10_000, Reader::Witness).unwrap();
+        assert!(changes.text.contains("+++ b/first.rs\n") && changes.text.contains("+fn first() {}"), "{changes:?}");
+    }
+
+    #[test]
     fn a_witness_hashes_what_each_file_holds_whatever_the_index_says() {
         let repo = tempfile::tempdir().unwrap();
         let dir = repo.path();
@@ -541,20 +574,20 @@ mod tests {
     fn the_changes_a_jury_reads_are_the_diff_and_the_untracked_files_cut_to_a_limit() {
         let repo = tempfile::tempdir().unwrap();
         let dir = repo.path();
-        assert_eq!(changes_text(dir, 100), None, "no repository, no changes");
+        assert_eq!(changes_text(dir, 100, Reader::Owner), None, "no repository, no changes");
         run(dir, &["init", "-q"]);
         fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
         run(dir, &["add", "."]);
-        let staged = changes_text(dir, 10_000).unwrap();
+        let staged = changes_text(dir, 10_000, Reader::Owner).unwrap();
         assert!(staged.text.contains("+fn a() {}"), "no commit yet: the staged files: {staged:?}");
         run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
         fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap();
         fs::write(dir.join("new.rs"), "fn n() {}\n").unwrap();
-        let changes = changes_text(dir, 10_000).unwrap();
+        let changes = changes_text(dir, 10_000, Reader::Owner).unwrap();
         assert!(changes.text.contains("-fn a() {}") && changes.text.contains("+fn a() { 1 }"), "{changes:?}");
         assert!(changes.text.contains("+++ b/new.rs (untracked)\nfn n() {}"), "{changes:?}");
         assert_eq!(changes.cut_bytes, 0);
-        let cut = changes_text(dir, 20).unwrap();
+        let cut = changes_text(dir, 20, Reader::Owner).unwrap();
         assert_eq!((cut.text.len(), cut.cut_bytes), (20, changes.text.len() - 20));
     }
 }

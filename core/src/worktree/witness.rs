@@ -36,69 +36,165 @@ pub(super) fn top(dir: &Path) -> Option<PathBuf> {
 /// The tree id `git add -A && git write-tree` would give the repository holding `dir`,
 /// but for the `excluded` paths; none when it cannot be read as the module says.
 pub(super) fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
-    let deadline = Instant::now() + DEADLINE;
-    let top = top(dir)?;
-    // The repository of the user whose directory was asked about, not one around it that
-    // another user holds.
-    let uid = std::fs::metadata(dir).ok()?.uid();
-    if std::fs::metadata(&top).ok()?.uid() != uid {
-        return None;
-    }
-    let their_git_dir = git_dir(&top, uid)?;
-    let scratch = tempfile::Builder::new().prefix("judged-tree-").tempdir().ok()?;
-    let git_dir = scratch.path().join("git");
-    for made in ["objects", "refs", "info"] {
-        std::fs::create_dir_all(git_dir.join(made)).ok()?;
-    }
-    std::fs::write(git_dir.join("HEAD"), "ref: refs/heads/judged\n").ok()?;
-    let exclude = read_owned(&their_git_dir.join("info/exclude"), uid, MAX_SMALL_FILE_BYTES).unwrap_or_default();
-    std::fs::write(git_dir.join("info/exclude"), exclude).ok()?;
-    let their_index = scratch.path().join("their-index");
-    let git = Isolated { top: &top, git_dir: &git_dir, home: scratch.path(), deadline };
-    // A repository without an index (no commit, nothing added) tracks nothing.
-    let tracked = match read_owned(&their_git_dir.join("index"), uid, MAX_INDEX_BYTES) {
-        Some(index) => {
-            std::fs::write(&their_index, index).ok()?;
-            git.run(&their_index, &["ls-files", "-z", "--cached"], None).unwrap_or_default()
-        }
-        None => Vec::new(),
-    };
-    let index = scratch.path().join("index");
-    git.run(&index, &["add", "-A"], None)?;
-    // Tracked files an ignore rule matches stay in the tree, as in the user's `git add -A`.
-    let staged = git.run(&index, &["ls-files", "-z"], None)?;
-    let staged: std::collections::HashSet<&[u8]> = staged.split(|&b| b == 0).collect();
-    let excluded: Vec<Vec<u8>> = excluded
-        .iter()
-        .filter_map(|path| path.strip_prefix(&top).ok())
-        .filter_map(|relative| relative.to_str().map(|r| r.as_bytes().to_vec()))
-        .collect();
-    let mut ignored_tracked = Vec::new();
-    for path in tracked.split(|&b| b == 0).filter(|p| !p.is_empty() && !staged.contains(p)) {
-        let on_disk = std::str::from_utf8(path).ok().map(|p| top.join(p));
-        if on_disk.is_some_and(|p| p.symlink_metadata().is_ok_and(|m| !m.is_dir()))
-            && !excluded.iter().any(|e| e == path)
-        {
-            ignored_tracked.extend_from_slice(path);
-            ignored_tracked.push(0);
-        }
-    }
-    if !ignored_tracked.is_empty() {
-        let args = ["add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul"];
-        git.run(&index, &args, Some(&ignored_tracked))?;
-    }
-    if !excluded.is_empty() {
-        let args = ["update-index", "--force-remove", "-z", "--stdin"];
-        let mut names = Vec::new();
-        for path in &excluded {
-            names.extend_from_slice(path);
-            names.push(0);
-        }
-        git.run(&index, &args, Some(&names))?;
-    }
-    let id = git.run(&index, &["write-tree"], None)?;
+    let staged = Staged::of(dir, excluded)?;
+    let id = staged.git().run(&staged.index, &["write-tree"], None, usize::MAX)?.0;
     let id = String::from_utf8(id).ok()?.trim().to_owned();
     super::is_object_id(&id).then_some(id)
+}
+
+/// The changes of the work tree holding `dir` against its HEAD, as a patch of at most
+/// `limit` bytes (untracked files not ignored as new files), and how many bytes were cut;
+/// none when they cannot be read as the module says. The repository's objects are read as
+/// data (`GIT_ALTERNATE_OBJECT_DIRECTORIES`); HEAD is resolved from its files; no external
+/// diff or text conversion runs.
+pub(super) fn changes_text(dir: &Path, limit: usize) -> Option<(String, usize)> {
+    let staged = Staged::of(dir, &[])?;
+    // A repository without commits: every file is new.
+    let base = head_commit(&staged.their_git_dir, staged.uid).unwrap_or_else(|| EMPTY_TREE.to_owned());
+    let objects = common_dir(&staged.their_git_dir, staged.uid).join("objects");
+    let git = Isolated { alternates: Some(&objects), ..staged.git() };
+    let args = ["diff-index", "--cached", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", &base];
+    let (patch, total) = git.run(&staged.index, &args, None, limit)?;
+    let mut text = String::from_utf8_lossy(&patch).into_owned();
+    // Cut on a character's boundary, as the owner's text is.
+    let mut end = text.len().min(limit);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    let cut_bytes = total.saturating_sub(text.len());
+    Some((text, cut_bytes))
+}
+
+/// git's id of the empty tree, which every git knows without storing it.
+const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// A work tree staged whole into an index of the witness's own: every file hashed from
+/// what it holds, as `git add -A` would stage it.
+struct Staged {
+    top: PathBuf,
+    uid: u32,
+    their_git_dir: PathBuf,
+    scratch: tempfile::TempDir,
+    index: PathBuf,
+    deadline: Instant,
+}
+
+impl Staged {
+    fn of(dir: &Path, excluded: &[PathBuf]) -> Option<Staged> {
+        let deadline = Instant::now() + DEADLINE;
+        let top = top(dir)?;
+        // The repository of the user whose directory was asked about, not one around it
+        // that another user holds.
+        let uid = std::fs::metadata(dir).ok()?.uid();
+        if std::fs::metadata(&top).ok()?.uid() != uid {
+            return None;
+        }
+        let their_git_dir = git_dir(&top, uid)?;
+        let scratch = tempfile::Builder::new().prefix("judged-tree-").tempdir().ok()?;
+        let git_dir = scratch.path().join("git");
+        for made in ["objects", "refs", "info"] {
+            std::fs::create_dir_all(git_dir.join(made)).ok()?;
+        }
+        std::fs::write(git_dir.join("HEAD"), "ref: refs/heads/judged\n").ok()?;
+        let exclude = common_dir(&their_git_dir, uid).join("info/exclude");
+        std::fs::write(
+            git_dir.join("info/exclude"),
+            read_owned(&exclude, uid, MAX_SMALL_FILE_BYTES).unwrap_or_default(),
+        )
+        .ok()?;
+        let index = scratch.path().join("index");
+        let staged = Staged { top, uid, their_git_dir, scratch, index, deadline };
+        staged.stage(excluded)?;
+        Some(staged)
+    }
+
+    /// git over the user's work tree, in the witness's own repository.
+    fn git(&self) -> Isolated<'_> {
+        Isolated {
+            top: &self.top,
+            git_dir: self.scratch.path().join("git"),
+            home: self.scratch.path(),
+            alternates: None,
+            deadline: self.deadline,
+        }
+    }
+
+    /// `git add -A`, the tracked files an ignore rule matches, less `excluded`.
+    fn stage(&self, excluded: &[PathBuf]) -> Option<()> {
+        let (git, top, index) = (self.git(), &self.top, &self.index);
+        // A repository without an index (no commit, nothing added) tracks nothing.
+        let tracked = match read_owned(&self.their_git_dir.join("index"), self.uid, MAX_INDEX_BYTES) {
+            Some(bytes) => {
+                let theirs = self.scratch.path().join("their-index");
+                std::fs::write(&theirs, bytes).ok()?;
+                git.run(&theirs, &["ls-files", "-z", "--cached"], None, usize::MAX)
+                    .map(|(out, _)| out)
+                    .unwrap_or_default()
+            }
+            None => Vec::new(),
+        };
+        git.run(index, &["add", "-A"], None, usize::MAX)?;
+        // Tracked files an ignore rule matches stay in the tree, as in the user's `git add -A`.
+        let staged = git.run(index, &["ls-files", "-z"], None, usize::MAX)?.0;
+        let staged: std::collections::HashSet<&[u8]> = staged.split(|&b| b == 0).collect();
+        let excluded: Vec<&[u8]> = excluded
+            .iter()
+            .filter_map(|path| path.strip_prefix(top).ok())
+            .filter_map(|relative| relative.to_str().map(str::as_bytes))
+            .collect();
+        let mut ignored_tracked = Vec::new();
+        for path in tracked.split(|&b| b == 0).filter(|p| !p.is_empty() && !staged.contains(p)) {
+            let on_disk = std::str::from_utf8(path).ok().map(|p| top.join(p));
+            if on_disk.is_some_and(|p| p.symlink_metadata().is_ok_and(|m| !m.is_dir())) && !excluded.contains(&path) {
+                ignored_tracked.extend_from_slice(path);
+                ignored_tracked.push(0);
+            }
+        }
+        if !ignored_tracked.is_empty() {
+            let args = ["add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul"];
+            git.run(index, &args, Some(&ignored_tracked), usize::MAX)?;
+        }
+        if !excluded.is_empty() {
+            let names: Vec<u8> = excluded.iter().flat_map(|path| path.iter().copied().chain([0])).collect();
+            git.run(index, &["update-index", "--force-remove", "-z", "--stdin"], Some(&names), usize::MAX)?;
+        }
+        Some(())
+    }
+}
+
+/// The commit the user's HEAD names, resolved from the files of `git_dir` (a loose ref or
+/// `packed-refs`; not a reftable); none without commits.
+fn head_commit(git_dir: &Path, uid: u32) -> Option<String> {
+    let head = String::from_utf8(read_owned(&git_dir.join("HEAD"), uid, MAX_SMALL_FILE_BYTES)?).ok()?;
+    let head = head.trim();
+    let Some(name) = head.strip_prefix("ref: ") else {
+        return super::is_object_id(head).then(|| head.to_owned());
+    };
+    // A ref name git would take: no way out of the directory.
+    if !name.starts_with("refs/") || name.split('/').any(|part| part.is_empty() || part.starts_with('.')) {
+        return None;
+    }
+    let common = common_dir(git_dir, uid);
+    if let Some(loose) = read_owned(&common.join(name), uid, MAX_SMALL_FILE_BYTES) {
+        let id = String::from_utf8(loose).ok()?.trim().to_owned();
+        return super::is_object_id(&id).then_some(id);
+    }
+    let packed = String::from_utf8(read_owned(&common.join("packed-refs"), uid, MAX_INDEX_BYTES)?).ok()?;
+    packed
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .find(|(id, named)| *named == name && super::is_object_id(id))
+        .map(|(id, _)| id.to_owned())
+}
+
+/// Where a git directory's shared parts (refs, objects, `info/exclude`) are: the one its
+/// `commondir` file names (a linked worktree's), else itself.
+fn common_dir(git_dir: &Path, uid: u32) -> PathBuf {
+    let named = read_owned(&git_dir.join("commondir"), uid, MAX_SMALL_FILE_BYTES)
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| git_dir.join(text.trim()).canonicalize().ok());
+    named.filter(|dir| std::fs::metadata(dir).is_ok_and(|m| m.uid() == uid)).unwrap_or_else(|| git_dir.to_path_buf())
 }
 
 /// The git directory of the work tree at `top`: its `.git` directory, or the one its
@@ -134,26 +230,30 @@ fn read_owned(path: &Path, uid: u32, cap: u64) -> Option<Vec<u8>> {
 /// its own and no environment but `PATH`.
 struct Isolated<'a> {
     top: &'a Path,
-    git_dir: &'a Path,
+    git_dir: PathBuf,
     home: &'a Path,
+    /// The user's object directory, read as data.
+    alternates: Option<&'a Path>,
     deadline: Instant,
 }
 
 impl Isolated<'_> {
-    /// What `git ARGS` printed with `index` as its index, when it succeeded in time.
-    fn run(&self, index: &Path, args: &[&str], stdin: Option<&[u8]>) -> Option<Vec<u8>> {
+    /// What `git ARGS` printed with `index` as its index, its first `keep` bytes, and how
+    /// many it printed in all, when it succeeded in time.
+    fn run(&self, index: &Path, args: &[&str], stdin: Option<&[u8]>, keep: usize) -> Option<(Vec<u8>, usize)> {
         let mut command = Command::new("git");
         command
             .args(args)
             .env_clear()
             .envs(std::env::var_os("PATH").map(|path| ("PATH", path)))
+            .envs(self.alternates.map(|objects| ("GIT_ALTERNATE_OBJECT_DIRECTORIES", objects)))
             .env("HOME", self.home)
             .env("XDG_CONFIG_HOME", self.home)
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_ATTR_NOSYSTEM", "1")
             .env("GIT_NO_REPLACE_OBJECTS", "1")
-            .env("GIT_DIR", self.git_dir)
+            .env("GIT_DIR", &self.git_dir)
             .env("GIT_WORK_TREE", self.top)
             .env("GIT_INDEX_FILE", index)
             .env("GIT_LITERAL_PATHSPECS", "1")
@@ -168,9 +268,20 @@ impl Isolated<'_> {
             })
         });
         let mut out = child.stdout.take()?;
+        // Read to the end, keeping the first `keep` bytes: a long patch costs no memory.
         let reading = std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            out.read_to_end(&mut bytes).map(|_| bytes)
+            let (mut kept, mut total, mut chunk) = (Vec::new(), 0, vec![0; 64 * 1024]);
+            loop {
+                match out.read(&mut chunk) {
+                    Ok(0) => return Ok((kept, total)),
+                    Ok(n) => {
+                        kept.extend_from_slice(&chunk[..n.min(keep.saturating_sub(kept.len()))]);
+                        total += n;
+                    }
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(error) => return Err(error),
+                }
+            }
         });
         let status = loop {
             match child.try_wait() {
@@ -186,7 +297,7 @@ impl Isolated<'_> {
         if let Some(feeding) = feeding {
             _ = feeding.join();
         }
-        let bytes = reading.join().ok()?.ok()?;
-        status?.success().then_some(bytes)
+        let output = reading.join().ok()?.ok()?;
+        status?.success().then_some(output)
     }
 }
