@@ -157,9 +157,18 @@ fn sets_up_again(top: &Path, dir: &Path, name: &std::ffi::OsStr, skips_ignored: 
 
 impl TreeWatch {
     /// The digest of the tree of the repository holding `dir`, as `Tree::of(dir, &[])`
-    /// gives it; `None` outside a repository.
+    /// gives it; `None` outside a repository. A witness account's is the git tree id
+    /// (every file hashed again: it keeps no status of a served user's tree).
     pub fn digest(&mut self, dir: &Path) -> Option<String> {
-        self.tree(dir, &[]).map(|tree| tree.digest())
+        match self.reader {
+            Reader::Owner => self.tree(dir, &[]).map(|tree| tree.digest()),
+            Reader::Witness => self.git_tree_id(dir, &[]),
+        }
+    }
+
+    /// Who reads the trees.
+    pub fn reader(&self) -> Reader {
+        self.reader
     }
 
     /// The tree of the repository holding `dir` but for the `excluded` paths, as

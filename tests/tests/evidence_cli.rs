@@ -1082,11 +1082,9 @@ fn a_session_root_named_by_a_request_is_not_kept_watched() {
     }
 }
 
-/// With `require_reviewed_tree`, the gate allows only while the working tree is the one
-/// the review saw (HEAD and every change; the evidence command's own files left out), and
-/// when it blocks it says what changed.
-#[test]
-fn the_gate_can_require_the_tree_the_review_saw() {
+/// A Copilot CLI session's project holding the work under review, with `config` as the
+/// daemon's config.
+fn reviewed_tree_scenario(config: &str) -> Live {
     let live = Live::copilot("cross-family-ok");
     let git = |args: &[&str]| {
         let status = Command::new("git").arg("-C").arg(&live.project).args(args).status().expect("git runs");
@@ -1098,7 +1096,16 @@ fn the_gate_can_require_the_tree_the_review_saw() {
     git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start"]);
     fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 0 }\n").unwrap(); // the work under review
     fs::create_dir_all(&live.home).unwrap();
-    fs::write(live.home.join("config.toml"), "[gate]\nrequire_reviewed_tree = true\n").unwrap();
+    fs::write(live.home.join("config.toml"), config).unwrap();
+    live
+}
+
+/// With `require_reviewed_tree`, the gate allows only while the working tree is the one
+/// the review saw (HEAD and every change; the evidence command's own files left out), and
+/// when it blocks it says what changed.
+#[test]
+fn the_gate_can_require_the_tree_the_review_saw() {
+    let live = reviewed_tree_scenario("[gate]\nrequire_reviewed_tree = true\n");
     let daemon = live.start_daemon();
     // The artifacts go into the project, as an agent writes them: no part of the work.
     let challenge = live.project.join("r1.challenge.json");
@@ -1118,6 +1125,34 @@ fn the_gate_can_require_the_tree_the_review_saw() {
     let decisions = daemon.call("decisions", Value::Null).unwrap();
     let recorded: Vec<&Value> = decisions.as_array().unwrap().iter().map(|d| &d["tree_unchanged"]).collect();
     assert_eq!(recorded, [&Value::Bool(true), &Value::Bool(false)]);
+}
+
+/// A witness account keeps no status of a served user's tree, and still holds
+/// `require_reviewed_tree`: the git tree id it records at `verify`, read again at each
+/// decision (here a daemon serving its own user, which reads trees as a witness does).
+#[test]
+fn a_witness_requires_the_tree_the_review_saw_by_its_git_tree_id() {
+    let uid = judged_core::files::current_uid();
+    let live = reviewed_tree_scenario(&format!(
+        "[gate]\nrequire_reviewed_tree = true\n\n[server]\nallow_users = [\"{uid}\"]\n"
+    ));
+    let daemon = live.start_daemon();
+    let challenge = live.project.join("r1.challenge.json");
+    live.challenge_and_review(&challenge);
+    let (evidence, response) = (live.project.join("r1.evidence.json"), live.project.join("r1.response.md"));
+    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+
+    let allowed = hook_in(&daemon, &live.project);
+    assert_eq!(allowed["decision"], "allow", "{allowed}");
+    fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
+    let blocked = hook_in(&daemon, &live.project);
+    assert_eq!(blocked["decision"], "block", "{blocked}");
+    let message = blocked["message"].as_str().unwrap();
+    assert!(message.contains("the working tree changed since its review (its git tree is "), "{message}");
+    assert!(message.contains("The gate requires the reviewed tree (require_reviewed_tree)."), "{message}");
+    // As reviewed again: allowed again.
+    fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 0 }\n").unwrap();
+    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::files;
 use judged_core::review_text::is_positive;
+use judged_core::worktree::Reader;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
 use std::path::{Path, PathBuf};
@@ -471,13 +472,22 @@ fn digest_of(material: &impl ToString) -> String {
 
 /// How the working tree moved since `evidence`'s review.
 fn tree_change(trees: &mut TreeWatch, question: &Question, evidence: &EvidenceVerified) -> TreeChange {
-    let now = question.cwd.as_deref().and_then(|cwd| trees.tree(Path::new(cwd), &evidence.tree_excluded));
-    let (moved, paths) = match (&evidence.tree, &now) {
+    let cwd = question.cwd.as_deref().map(Path::new);
+    if trees.reader() == Reader::Witness {
+        // A witness keeps no status of a served user's tree: the git tree id tells.
+        let now = cwd.and_then(|cwd| trees.git_tree_id(cwd, &evidence.tree_excluded));
+        return match (&evidence.git_tree, now) {
+            (Some(reviewed), Some(now)) if *reviewed == now => TreeChange::Unchanged,
+            (reviewed, now) => TreeChange::OtherTree { reviewed: reviewed.clone(), now },
+        };
+    }
+    let now = cwd.and_then(|cwd| trees.tree(cwd, &evidence.tree_excluded));
+    let (head_moved, paths) = match (&evidence.tree, &now) {
         (Some(reviewed), Some(now)) => reviewed.changes_since(now),
         (None, None) => (false, Vec::new()),
         _ => (true, Vec::new()),
     };
-    TreeChange { moved, paths }
+    if !head_moved && paths.is_empty() { TreeChange::Unchanged } else { TreeChange::Changed { head_moved, paths } }
 }
 
 /// Every recorded gate decision, oldest first.

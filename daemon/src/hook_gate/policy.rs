@@ -408,11 +408,19 @@ pub fn decide_at_once(question: &Question, settings: &Settings) -> Option<(Rulin
 }
 
 /// The working tree against the one the review saw.
-pub struct TreeChange {
-    /// HEAD moved (or one of the two is not a repository).
-    pub moved: bool,
-    /// Paths whose content differs.
-    pub paths: Vec<String>,
+pub enum TreeChange {
+    /// As reviewed.
+    Unchanged,
+    /// What the status tells changed.
+    Changed {
+        /// HEAD moved (or one of the two is not a repository).
+        head_moved: bool,
+        /// Paths whose content differs.
+        paths: Vec<String>,
+    },
+    /// Its git tree id is not the reviewed one (a witness account keeps no status of a
+    /// served user's tree, only its tree ids); either is none when it could not be read.
+    OtherTree { reviewed: Option<String>, now: Option<String> },
 }
 
 /// The decision on the newest fresh positive evidence, with the tree's change since its
@@ -434,7 +442,7 @@ pub fn decide_with_evidence(
     );
     match change {
         None => (Ruling { decision: Decision::Allow, message, tree_unchanged: None }, "fresh positive evidence"),
-        Some(TreeChange { moved: false, paths }) if paths.is_empty() => (
+        Some(TreeChange::Unchanged) => (
             Ruling { decision: Decision::Allow, message, tree_unchanged: Some(true) },
             "fresh positive evidence, tree unchanged",
         ),
@@ -536,18 +544,29 @@ pub fn panel_artifact(label: &str, work: &str, changes: Option<&ChangesText>) ->
 }
 
 fn tree_changed(question: &Question, change: &TreeChange) -> Ruling {
-    let paths = &change.paths;
-    let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
-    let more =
-        if paths.len() > shown.len() { format!(" and {} more", paths.len() - shown.len()) } else { String::new() };
-    let head = if change.moved { "HEAD moved since the review; " } else { "" };
+    let how = match change {
+        TreeChange::Unchanged => "nothing changed".to_owned(),
+        TreeChange::Changed { head_moved, paths } => {
+            let shown: Vec<&str> = paths.iter().take(5).map(String::as_str).collect();
+            let more = if paths.len() > shown.len() {
+                format!(" and {} more", paths.len() - shown.len())
+            } else {
+                String::new()
+            };
+            let head = if *head_moved { "HEAD moved since the review; " } else { "" };
+            let shown = if shown.is_empty() { "-".to_owned() } else { shown.join(", ") };
+            format!("{head}{} file(s) changed: {shown}{more}", paths.len())
+        }
+        TreeChange::OtherTree { reviewed, now } => {
+            let id = |id: &Option<String>| id.clone().unwrap_or_else(|| "unreadable".to_owned());
+            format!("its git tree is {} now, the review saw {}", id(now), id(reviewed))
+        }
+    };
     let message = format!(
-        "judged: {} cannot be marked done yet: the working tree changed since its review ({head}{} file(s) changed: {}{more}).\n\
+        "judged: {} cannot be marked done yet: the working tree changed since its review ({how}).\n\
          The gate requires the reviewed tree (require_reviewed_tree). Review the work as it is now: \
          run a new round (judge-evidence marker, challenge, {}, verify).",
         question.label,
-        paths.len(),
-        if shown.is_empty() { "-".to_owned() } else { shown.join(", ") },
         reviewer_for(question),
     );
     Ruling { decision: Decision::Block, message, tree_unchanged: Some(false) }
@@ -645,7 +664,7 @@ mod tests {
     /// has no rubber-duck.
     #[test]
     fn a_changed_tree_names_the_reviewer_of_the_agents_host() {
-        let change = TreeChange { moved: false, paths: vec!["cart.rs".into()] };
+        let change = TreeChange::Changed { head_moved: false, paths: vec!["cart.rs".into()] };
         let claude = tree_changed(&question(), &change).message;
         assert!(claude.contains("challenge, a reviewer CLI of another family as a root Bash call"), "{claude}");
         assert!(!claude.contains("rubber-duck"), "{claude}");
