@@ -244,7 +244,7 @@ fn write_jury(args: &InitArgs, usable: &[Host], unchecked: &[Host], found: &[(Ho
 
 fn carry_out(plan: Plan, dry_run: bool) -> Result<(), CliError> {
     println!();
-    crate::commands::carry_out(plan, dry_run)
+    Ok(crate::install::carry_out(plan, dry_run)?)
 }
 
 /// Only the hooks: `install-hooks` for each host found, in the user's settings (Copilot

@@ -174,6 +174,30 @@ impl Plan {
     }
 }
 
+/// Show (`dry_run`) or apply `plan`, saying what it did.
+pub fn carry_out(plan: Plan, dry_run: bool) -> Result<(), InstallError> {
+    if !plan.changes() {
+        println!("{}: already as wanted, nothing to change", plan.path.display());
+        return Ok(());
+    }
+    // A refusal (a read-only file, another user's) is what a dry run would meet too.
+    plan.check()?;
+    let through = plan.link_target().map(|t| format!(" (a link: written to {})", t.display())).unwrap_or_default();
+    if dry_run {
+        print!("{}", plan.diff());
+        if !through.is_empty() {
+            println!("{}{through}", plan.path.display());
+        }
+    } else {
+        let backup = plan.apply()?;
+        println!("updated {}{through}", plan.path.display());
+        if let Some(backup) = backup {
+            println!("backup  {}", backup.display());
+        }
+    }
+    Ok(())
+}
+
 impl Plan {
     /// Write `before` beside the file under a name no file has: a backup never replaces
     /// another (two installs within a millisecond get `-2`, `-3`, …).

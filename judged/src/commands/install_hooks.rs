@@ -1,9 +1,9 @@
 //! `judged install-hooks`: register the `judge-hook` gate with a host, warning about
 //! events the gate in force would not decide.
 
-use super::carry_out;
 use crate::hook_entry::HOOK_TIMEOUT_SECONDS;
 use crate::hosts::{self, Managed};
+use crate::install::carry_out;
 use crate::{CliError, HookTarget};
 use judged_core::event::Host;
 use judged_daemon::config::ConfigError;
@@ -36,7 +36,7 @@ pub fn run(
     }
     let hook = hosts::HookSpec { host, events: &events, on_error, timeout, absolute };
     match setup.install_hook(&place, &hook)? {
-        Some(plan) => carry_out(plan, dry_run),
+        Some(plan) => Ok(carry_out(plan, dry_run)?),
         None => Ok(()),
     }
 }

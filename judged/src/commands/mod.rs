@@ -15,7 +15,6 @@ pub mod stop;
 pub mod uninstall_hooks;
 pub mod verify_log;
 
-use crate::CliError;
 use judged_protocol::{ClientError, Request, paths};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -36,28 +35,4 @@ pub(crate) fn print_json<T: Serialize>(value: &T) {
 
 fn shown<T: std::fmt::Display>(value: &Option<T>) -> String {
     value.as_ref().map_or_else(|| "-".to_owned(), T::to_string)
-}
-
-/// Show or apply an install plan.
-pub fn carry_out(plan: crate::install::Plan, dry_run: bool) -> Result<(), CliError> {
-    if !plan.changes() {
-        println!("{}: already as wanted, nothing to change", plan.path.display());
-        return Ok(());
-    }
-    // A refusal (a read-only file, another user's) is what a dry run would meet too.
-    plan.check()?;
-    let through = plan.link_target().map(|t| format!(" (a link: written to {})", t.display())).unwrap_or_default();
-    if dry_run {
-        print!("{}", plan.diff());
-        if !through.is_empty() {
-            println!("{}{through}", plan.path.display());
-        }
-    } else {
-        let backup = plan.apply()?;
-        println!("updated {}{through}", plan.path.display());
-        if let Some(backup) = backup {
-            println!("backup  {}", backup.display());
-        }
-    }
-    Ok(())
 }

@@ -1,7 +1,7 @@
 //! `judged uninstall-hooks`: remove what `install-hooks` added, and only that.
 
-use super::carry_out;
 use crate::hosts;
+use crate::install::carry_out;
 use crate::{CliError, HookTarget};
 
 pub fn run(target: &HookTarget, dry_run: bool) -> Result<(), CliError> {
@@ -10,5 +10,5 @@ pub fn run(target: &HookTarget, dry_run: bool) -> Result<(), CliError> {
         return Err(CliError::ManagedNotFor(host));
     }
     let place = hosts::HookPlace { target, project: target.project_files(), dry_run };
-    carry_out(hosts::of(host).uninstall_hook(&place)?, dry_run)
+    Ok(carry_out(hosts::of(host).uninstall_hook(&place)?, dry_run)?)
 }

@@ -8,7 +8,6 @@ use super::{
     env_dir, shown, step,
 };
 use crate::CliError;
-use crate::commands::carry_out;
 use crate::install::{self, CodexHookSource};
 use judged_core::event::Host;
 use judged_core::family;
@@ -131,7 +130,7 @@ impl HostSetup for CodexCli {
         let command = hook.command(hook.absolute, committed)?;
         install::check_codex_config()?;
         // Codex names the hook it trusts after the file that holds it: written first.
-        carry_out(install::codex_install(&hooks, &command, hook.timeout)?, place.dry_run)?;
+        install::carry_out(install::codex_install(&hooks, &command, hook.timeout)?, place.dry_run)?;
         let cwd =
             place.project.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
         trust_codex_hook(CodexHookSource::File(&hooks), &cwd, place.dry_run)?;
@@ -146,7 +145,7 @@ impl HostSetup for CodexCli {
         }
         let hooks = install::codex_hooks_path(place.project.as_deref());
         let untrust = install::codex_untrust(&install::codex_config_path(), CodexHookSource::File(&hooks))?;
-        carry_out(untrust, place.dry_run)?;
+        install::carry_out(untrust, place.dry_run)?;
         Ok(install::codex_uninstall(&hooks)?)
     }
 }
@@ -186,7 +185,7 @@ pub fn trust_codex_hook(source: CodexHookSource, cwd: &Path, dry_run: bool) -> R
     match codex_hook_id(&codex, cwd, source) {
         Ok(hook) => {
             let trust = install::codex_trust(&install::codex_config_path(), source, &hook.key, &hook.current_hash)?;
-            carry_out(trust, dry_run)?;
+            install::carry_out(trust, dry_run)?;
             Ok(true)
         }
         Err(why) => {
