@@ -1,5 +1,6 @@
-//! The git tree id of a served user's working tree, read by the witness account, whose
-//! rights (the signing key, every user's logs) are worth more than that user's.
+//! The git tree id of a served user's working tree, and its changes for a jury, read by
+//! the witness account, whose rights (the signing key, every user's logs) are worth more
+//! than that user's.
 //!
 //! git runs in a repository of the witness's own, pointed at the user's work tree: nothing
 //! of the user's repository config (its fsmonitor, clean filters, hooks), nor the machine's
