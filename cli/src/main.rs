@@ -14,12 +14,12 @@ mod trace;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use decider::{CallError, ChallengeInput, Decider, VerifyInput};
+use judge_evidence::round_gate::{self, GateInput, NativeEvidence};
+use judge_evidence::routing::{Backend, Directive, ErrorClass, Tier};
 use judged_core::files;
 use judged_core::pyjson;
 use judged_core::review_text::{self, ParseError};
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS, until_persisted};
-use judged_core::round_gate::{self, GateInput, NativeEvidence};
-use judged_core::route::{Backend, Directive, ErrorClass, Tier};
 use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, IdentityAssurance};
 use judged_protocol::autostart::{self, AutoStartError};
 use serde_json::Value;
@@ -133,7 +133,7 @@ struct VerifyCmd {
     declared_reviewer_model: Option<String>,
 }
 
-/// `route`'s flags; `route.rs` turns them into a typed `judged_core::route::RouteInput`.
+/// `route`'s flags; `route.rs` turns them into a typed `judge_evidence::routing::RouteInput`.
 #[derive(clap::Args)]
 struct RouteArgs {
     /// The executor's model, as the caller declares it (required by `--reviewer copilot`;

@@ -1,14 +1,14 @@
 //! `judge-evidence route`: the reviewer-routing document as a command. The flags become a
 //! typed [`RouteInput`] (the bound challenge revalidated as `validate-challenge` does, the
 //! custom-agent profiles and a manual response read from disk), and
-//! [`judged_core::route::route`] decides.
+//! [`judge_evidence::routing::route`] decides.
 
 use crate::{Mode, RouteArgs};
-use judged_core::pyjson;
-use judged_core::route::{
+use judge_evidence::routing::{
     self, Attempted, Backend, BoundChallenge, CopilotProfiles, Failure, Profile, ProfileState, RouteError, RouteInput,
     RouteOutcome, Routing,
 };
+use judged_core::pyjson;
 use judged_core::rules::ArtifactKind;
 use serde_json::Value;
 use std::path::Path;
@@ -77,7 +77,7 @@ enum RouteCliError {
 
 /// Run `route` and print its decision; the exit code says route, unavailable or usage.
 pub fn main(mode: Mode, args: &RouteArgs) -> ExitCode {
-    match input(mode, args).and_then(|input| Ok(route::route(&input)?)) {
+    match input(mode, args).and_then(|input| Ok(routing::route(&input)?)) {
         Ok(routing) => {
             if args.json {
                 println!("{}", pyjson::ascii_only(&pyjson::one_line(&routing.to_json())));
@@ -110,10 +110,10 @@ fn input(mode: Mode, args: &RouteArgs) -> Result<RouteInput, RouteCliError> {
     };
     let challenge = match &args.bound_challenge {
         None => BoundChallenge::NotGiven,
-        Some(_) if !route::consults_challenge(&args.skill, directive) => BoundChallenge::NotConsulted,
+        Some(_) if !routing::consults_challenge(&args.skill, directive) => BoundChallenge::NotConsulted,
         Some(path) => bound_challenge(mode, path),
     };
-    let profiles = if route::consults_profiles(&args.skill, directive) {
+    let profiles = if routing::consults_profiles(&args.skill, directive) {
         let dir = Path::new(&args.agents_dir);
         CopilotProfiles { openai: profile(dir, Profile::OpenAi), claude: profile(dir, Profile::Claude) }
     } else {
@@ -202,7 +202,7 @@ fn text(routing: &Routing) -> String {
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
-    use judged_core::route::ErrorClass;
+    use judge_evidence::routing::ErrorClass;
 
     /// The names each flag takes are the enums' own, in the order `--help` has always
     /// listed them (the reference's lists).

@@ -8,9 +8,8 @@
 //! * [`log::SessionLog`] is a session log as a sequence of complete lines with byte ranges
 //!   and chain hashes, whether it came from a file or from the daemon's store;
 //! * [`rules`] are the evidence rules (marker, challenge, verify, validate), pure
-//!   functions over a `SessionLog`;
-//! * [`round_gate`] is the review-gate transition table for one completed round, and
-//!   [`review_text`] reads the score and verdict out of a reviewer's answer;
+//!   functions over a `SessionLog`, and [`review_text`] reads the score and verdict out of
+//!   a reviewer's answer;
 //! * [`host_chain`] is Copilot CLI's own `parentId` chain, checked by ingest and the rules;
 //! * [`signature`] is judged's Ed25519 signature on the artifacts it issues, which anyone
 //!   holding its public key checks, and [`attestation`] the signed statement that a
@@ -35,8 +34,6 @@ pub mod log;
 pub mod pyjson;
 pub mod review_text;
 pub mod round;
-pub mod round_gate;
-pub mod route;
 pub mod rules;
 pub mod signature;
 pub mod timestamp;

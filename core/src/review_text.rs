@@ -174,7 +174,7 @@ impl Cursor<'_> {
 }
 
 /// Python's `\s` (and `str.strip`): Unicode whitespace plus the separators U+001C–U+001F.
-pub(crate) fn is_py_space(c: char) -> bool {
+pub fn is_py_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 

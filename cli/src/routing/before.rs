@@ -2,7 +2,7 @@
 //! review loop's native default, the optional backends and the Copilot compatibility mode.
 
 use super::*;
-use crate::family::{OPENAI, Table, family};
+use judged_core::family::{OPENAI, Table, family};
 
 impl Ctx<'_> {
     /// "Default Routing" and the explicit directives: the route before anything ran.

@@ -10,11 +10,11 @@
 //! Not to be confused with the daemon's hook gate, which decides whether a host may finish
 //! a task; this table only advises the review loop what to do after a round.
 //!
-//! [`parse_score_verdict`]: crate::review_text::parse_score_verdict
+//! [`parse_score_verdict`]: judged_core::review_text::parse_score_verdict
 
-use crate::family::{Table, family};
-use crate::review_text::{is_positive, is_py_space};
-use crate::route::Backend;
+use crate::routing::Backend;
+use judged_core::family::{Table, family};
+use judged_core::review_text::{is_positive, is_py_space};
 use serde_json::{Value, json};
 
 /// What the orchestrator does next. `ReviewUnavailable` is terminal for it.
@@ -44,7 +44,7 @@ impl NextStep {
 
 /// How far the executor/reviewer identities behind a transition can be trusted: the round
 /// gate's `identity_assurance`, the reference's five values. (Evidence says how its
-/// reviewer's identity is known with [`crate::rules::IdentityAssurance`]: host-recorded
+/// reviewer's identity is known with [`judged_core::rules::IdentityAssurance`]: host-recorded
 /// evidence admitted here is `HostEventVerified`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransitionAssurance {
@@ -82,7 +82,7 @@ pub struct NativeEvidence {
     pub executor_model: String,
     /// The reviewer sub-agent's model, as the host resolved it.
     pub reviewer_model: String,
-    /// From [`parse_score_verdict`](crate::review_text::parse_score_verdict) on the
+    /// From [`parse_score_verdict`](judged_core::review_text::parse_score_verdict) on the
     /// stored response.
     pub score: f64,
     /// The response's verdict, normalized by the parser.
@@ -172,7 +172,7 @@ fn stop(assurance: TransitionAssurance, reason: impl Into<String>) -> Transition
 /// with its message. The backend is compared normalized, like the table, so that a
 /// spelling the table accepts is not refused here.
 ///
-/// [`parse_score_verdict`]: crate::review_text::parse_score_verdict
+/// [`parse_score_verdict`]: judged_core::review_text::parse_score_verdict
 pub fn admit_native_evidence<E: std::fmt::Display>(
     backend: &str,
     requires_external_acquittal: bool,
@@ -408,9 +408,9 @@ fn py_float(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review_text::ParseError;
     use NextStep::*;
     use TransitionAssurance::*;
+    use judged_core::review_text::ParseError;
 
     fn round(backend: &str, score: f64, verdict: &str) -> GateInput {
         GateInput { backend: backend.into(), score, verdict: verdict.into(), ..GateInput::default() }
@@ -563,7 +563,7 @@ mod tests {
     fn to_json_writes_the_reference_object() {
         let continued = evaluate(&round("codex", 5.0, "ready")).to_json();
         assert_eq!(
-            crate::pyjson::one_line(&continued),
+            judged_core::pyjson::one_line(&continued),
             r#"{"decision": "continue", "identity_assurance": "unverified", "next_backend": "codex", "reason": "positive threshold not met", "requires_external_acquittal": false}"#
         );
         assert_eq!(evaluate(&round("codex", 8.0, "ready")).to_json()["next_backend"], Value::Null);

@@ -28,13 +28,13 @@
 //!   (OpenAI executor), with the executor family taken only from the revalidated
 //!   challenge ("Copilot CLI Native Rubber Duck", "Fail-closed fallback"; evidence-protocol.md §7 step 7).
 //!
-//! Families are always derived from model strings ([`crate::family`]), never declared.
+//! Families are always derived from model strings ([`judged_core::family`]), never declared.
 //!
 //! Layout: `types` (inputs and the routing), `rule` (each rule's name and section, in
 //! one table), `before` (the rules before anything ran), `after` (the rules after a
 //! call failed) and the shared helpers of both here, on `Ctx`.
 
-use crate::event::Host;
+use judged_core::event::Host;
 
 /// The Codex reviewer model the document declares for both tiers.
 pub const CODEX_MODEL: &str = "gpt-5.6-sol";

@@ -2,7 +2,7 @@
 //! backend that failed, Codex's capability chain and the opt-in HTTP fallback.
 
 use super::*;
-use crate::family::{ANTHROPIC, GOOGLE, OPENAI, Table, family};
+use judged_core::family::{ANTHROPIC, GOOGLE, OPENAI, Table, family};
 
 impl Ctx<'_> {
     /// "Fail-closed fallback" after a failed native review (evidence-protocol.md §7 step 7): the executor
@@ -17,7 +17,7 @@ impl Ctx<'_> {
                  (--bound-challenge), and none revalidated",
             );
         };
-        let executor_family = family(&executor.model, Table::Evidence).unwrap_or(crate::family::UNKNOWN);
+        let executor_family = family(&executor.model, Table::Evidence).unwrap_or(judged_core::family::UNKNOWN);
         let manual_available = self.available(Backend::Manual) || self.input.manual_response.is_some();
         match executor_family {
             ANTHROPIC | GOOGLE if self.available(Backend::Codex) => Routing {

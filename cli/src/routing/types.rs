@@ -2,8 +2,8 @@
 //! failure a call reports, the challenge and profiles the CLI read, and the routing.
 
 use super::{DEEP_AUDIT_SKILLS, REVIEW_LOOP, Rule, normalized_skill};
-use crate::event::Host;
-use crate::family::{Table, family};
+use judged_core::event::Host;
+use judged_core::family::{Table, family};
 use serde_json::{Value, json};
 use std::fmt;
 
@@ -516,7 +516,7 @@ impl Routing {
     /// The command's JSON object; every key is always present (null where not applicable).
     pub fn to_json(&self) -> Value {
         let executor = self.executor.as_ref();
-        let executor_family = executor.map(|e| family(&e.model, Table::Gate).unwrap_or(crate::family::UNKNOWN));
+        let executor_family = executor.map(|e| family(&e.model, Table::Gate).unwrap_or(judged_core::family::UNKNOWN));
         json!({
             "decision": self.decision.as_str(),
             "backend": self.backend.map(Backend::as_str),
