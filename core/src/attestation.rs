@@ -132,13 +132,13 @@ pub struct JuryReview {
     /// The families of the jurors that answered, sorted, once each.
     pub families: Vec<String>,
     /// Each juror.
-    pub jurors: Vec<Juror>,
+    pub jurors: Vec<RecordedJuror>,
 }
 
-/// One juror of a jury.
+/// One juror of a jury, as the attestation records it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Juror {
+pub struct RecordedJuror {
     /// Its configured name.
     pub name: String,
     /// The model that answered as its CLI recorded it, else the one configured.

@@ -424,7 +424,7 @@ pub struct ConfigStatus {
     pub loaded_at: String,
     /// The newest version that was not applied, and why; `None` when the file on disk is
     /// the one in force.
-    pub rejected: Option<ConfigRejected>,
+    pub rejected: Option<UnappliedConfig>,
     /// Settings that changed in the file but take effect only at the next start (the
     /// roots, `[server]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -433,7 +433,7 @@ pub struct ConfigStatus {
 
 /// A version of a config file that was not applied.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ConfigRejected {
+pub struct UnappliedConfig {
     /// Its SHA-256.
     pub sha256: String,
     /// What is wrong, on one line: the file, the line and the error.

@@ -16,7 +16,7 @@
 
 use super::{ConfigError, ConfigFile, GateLayer, ProjectTrust, UserConfig, digest_of_bytes, parse_toml};
 use judged_core::event::Host;
-use judged_protocol::{ConfigFileUsed, ConfigRejected, ConfigStatus};
+use judged_protocol::{ConfigFileUsed, ConfigStatus, UnappliedConfig};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::os::unix::fs::MetadataExt;
@@ -88,7 +88,7 @@ pub struct LiveConfig {
     started_stamp: Option<Stamp>,
     good: UserConfig,
     loaded_at: String,
-    rejected: Option<ConfigRejected>,
+    rejected: Option<UnappliedConfig>,
     /// The file the daemon started with, for the settings that do not follow it.
     started: ConfigFile,
     settle: Duration,
@@ -133,7 +133,7 @@ impl LiveConfig {
     }
 
     /// The newest version that was not applied, when the file on disk is not in force.
-    pub fn rejected(&self) -> Option<&ConfigRejected> {
+    pub fn rejected(&self) -> Option<&UnappliedConfig> {
         self.rejected.as_ref()
     }
 
@@ -222,7 +222,7 @@ impl LiveConfig {
         if self.rejected.as_ref().is_some_and(|r| r.sha256 == sha256 && r.error == error.summary()) {
             return None;
         }
-        let rejected = ConfigRejected { sha256: sha256.clone(), error: error.summary(), at: now() };
+        let rejected = UnappliedConfig { sha256: sha256.clone(), error: error.summary(), at: now() };
         self.rejected = Some(rejected);
         let file = ConfigFileUsed { path: self.path.clone(), sha256: Some(sha256) };
         Some(ConfigChange::Rejected { file, error: error.summary() })

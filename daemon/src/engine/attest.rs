@@ -9,7 +9,7 @@ use crate::hook_gate::Covering;
 use crate::panel::report_jury;
 use crate::store::{Attested, EvidenceVerified, JournalEvent, Lookup, PanelConvened, StoreError};
 use judged_core::attestation::{
-    Envelope, Executor, Juror, JuryReview, Review, ReviewPredicate, ReviewerReview, Statement,
+    Envelope, Executor, JuryReview, RecordedJuror, Review, ReviewPredicate, ReviewerReview, Statement,
 };
 use judged_core::family::{Table, family};
 use judged_core::timestamp::format_utc;
@@ -199,10 +199,10 @@ fn predicate(covering: &Covering, witness_key_id: String, attested_at: String) -
         },
         Covering::Jury(jury, at) => {
             let report = report_jury((**jury).clone());
-            let jurors: Vec<Juror> = report
+            let jurors: Vec<RecordedJuror> = report
                 .jurors
                 .into_iter()
-                .map(|j| Juror {
+                .map(|j| RecordedJuror {
                     name: j.name,
                     model: j.model_reported.unwrap_or(j.model_requested),
                     family: j.family,
@@ -210,7 +210,7 @@ fn predicate(covering: &Covering, witness_key_id: String, attested_at: String) -
                     identity_source: j.identity_source,
                 })
                 .collect();
-            let answered = |j: &&Juror| matches!(j.verdict.as_str(), "pass" | "fail" | "uncertain");
+            let answered = |j: &&RecordedJuror| matches!(j.verdict.as_str(), "pass" | "fail" | "uncertain");
             let mut families: Vec<String> = jurors.iter().filter(answered).filter_map(|j| j.family.clone()).collect();
             families.sort();
             families.dedup();
