@@ -1127,6 +1127,35 @@ fn the_gate_can_require_the_tree_the_review_saw() {
     assert_eq!(recorded, [&Value::Bool(true), &Value::Bool(false)]);
 }
 
+/// An agent that breaks its repository's `.git/HEAD` before the review, so that no tree is
+/// read at `verify`, gets no pass for whatever it changes after: a repository judged cannot
+/// read is not taken for no repository.
+#[test]
+fn a_repository_made_unreadable_before_the_review_does_not_pass_require_reviewed_tree() {
+    let live = reviewed_tree_scenario("[gate]\nrequire_reviewed_tree = true\n");
+    let head = live.project.join(".git/HEAD");
+    let kept = fs::read(&head).unwrap();
+    fs::write(&head, "not a ref\n").unwrap();
+    let daemon = live.start_daemon();
+    let challenge = live.project.join("r1.challenge.json");
+    live.challenge_and_review(&challenge);
+    let (evidence, response) = (live.project.join("r1.evidence.json"), live.project.join("r1.response.md"));
+    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    assert_eq!(read_json(&evidence)["tree_sha256"], Value::Null, "no tree could be read");
+
+    fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
+    let blocked = hook_in(&daemon, &live.project);
+    assert_eq!(blocked["decision"], "block", "{blocked}");
+    let message = blocked["message"].as_str().unwrap();
+    assert!(
+        message.contains("the working tree changed since its review (judged cannot read it now (is git on the PATH"),
+        "{message}"
+    );
+    // Repaired, the tree reads again, and it is not the one reviewed (none was read then).
+    fs::write(&head, kept).unwrap();
+    assert_eq!(hook_in(&daemon, &live.project)["decision"], "block");
+}
+
 /// A witness account keeps no status of a served user's tree, and still holds
 /// `require_reviewed_tree`: the git tree id it records at `verify`, read again at each
 /// decision (here a daemon serving its own user, which reads trees as a witness does).

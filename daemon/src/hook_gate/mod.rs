@@ -473,15 +473,22 @@ fn digest_of(material: &impl ToString) -> String {
 /// How the working tree moved since `evidence`'s review.
 fn tree_change(trees: &mut TreeWatch, question: &Question, evidence: &EvidenceVerified) -> TreeChange {
     let cwd = question.cwd.as_deref().map(Path::new);
+    // A tree judged cannot read is no tree the review saw: a repository whose read failed
+    // is not taken for no repository.
+    let in_repository = cwd.is_some_and(|cwd| cwd.ancestors().any(|d| d.join(".git").exists()));
     if trees.reader() == Reader::Witness {
         // A witness keeps no status of a served user's tree: the git tree id tells.
-        let now = cwd.and_then(|cwd| trees.git_tree_id(cwd, &evidence.tree_excluded));
-        return match (&evidence.git_tree, now) {
+        return match (&evidence.git_tree, cwd.and_then(|cwd| trees.git_tree_id(cwd, &evidence.tree_excluded))) {
             (Some(reviewed), Some(now)) if *reviewed == now => TreeChange::Unchanged,
-            (reviewed, now) => TreeChange::OtherTree { reviewed: reviewed.clone(), now },
+            (reviewed, Some(now)) => TreeChange::OtherTree { reviewed: reviewed.clone(), now },
+            (None, None) if !in_repository => TreeChange::Unchanged,
+            (_, None) => TreeChange::Unreadable,
         };
     }
     let now = cwd.and_then(|cwd| trees.tree(cwd, &evidence.tree_excluded));
+    if now.is_none() && in_repository {
+        return TreeChange::Unreadable;
+    }
     let (head_moved, paths) = match (&evidence.tree, &now) {
         (Some(reviewed), Some(now)) => reviewed.changes_since(now),
         (None, None) => (false, Vec::new()),

@@ -419,8 +419,11 @@ pub enum TreeChange {
         paths: Vec<String>,
     },
     /// Its git tree id is not the reviewed one (a witness account keeps no status of a
-    /// served user's tree, only its tree ids); either is none when it could not be read.
-    OtherTree { reviewed: Option<String>, now: Option<String> },
+    /// served user's tree, only its tree ids); none when the review's was not read.
+    OtherTree { reviewed: Option<String>, now: String },
+    /// It is in a repository that could not be read now (no git where judged runs, a
+    /// read that failed or ran out of time): it cannot be shown to be the one reviewed.
+    Unreadable,
 }
 
 /// The decision on the newest fresh positive evidence, with the tree's change since its
@@ -558,8 +561,13 @@ fn tree_changed(question: &Question, change: &TreeChange) -> Ruling {
             format!("{head}{} file(s) changed: {shown}{more}", paths.len())
         }
         TreeChange::OtherTree { reviewed, now } => {
-            let id = |id: &Option<String>| id.clone().unwrap_or_else(|| "unreadable".to_owned());
-            format!("its git tree is {} now, the review saw {}", id(now), id(reviewed))
+            let reviewed = reviewed.as_deref().unwrap_or("none judged could read");
+            format!("its git tree is {now} now, the review saw {reviewed}")
+        }
+        TreeChange::Unreadable => {
+            "judged cannot read it now (is git on the PATH judged runs with? `judged doctor` says), so it \
+             cannot be shown to be the one reviewed"
+                .to_owned()
         }
     };
     let message = format!(
