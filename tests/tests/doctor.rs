@@ -135,6 +135,7 @@ fn a_healthy_setup_passes_and_says_what_is_in_force() {
         "data_dir",
         "witness_key",
         "socket",
+        "git",
     ] {
         assert_eq!(status_of(&checks, name), "ok", "{name}: {:#}", named(&checks, name));
     }
@@ -457,4 +458,20 @@ fn an_opencode_database_that_is_not_one_is_named_with_the_setting_to_fix() {
         assert!(fix_of(&checks, "opencode.database").contains("opencode_databases"), "{check:#}");
         assert!(text.contains(&database.display().to_string()), "{text}");
     }
+}
+
+/// Without git, judged reads no working tree: the doctor warns, naming what that costs and
+/// what to do.
+#[test]
+fn without_git_on_path_the_doctor_warns_what_judged_cannot_read() {
+    let m = Machine::new("auto_start = false\n");
+    let empty = m.tmp.path().join("empty-path");
+    fs::create_dir_all(&empty).unwrap();
+    let output = m.command("judged").args(["doctor", "--json"]).env("PATH", &empty).output().expect("judged runs");
+    let body: Value = serde_json::from_slice(&output.stdout).expect("doctor --json prints JSON");
+    let checks = body["checks"].as_array().cloned().expect("checks");
+    assert_eq!(status_of(&checks, "git"), "warn", "{:#}", named(&checks, "git"));
+    let detail = named(&checks, "git")["detail"].as_str().unwrap().to_owned();
+    assert!(detail.starts_with("git is not on PATH: judged cannot read a repository's working tree"), "{detail}");
+    assert_eq!(fix_of(&checks, "git"), "install git, or put it on the PATH judged runs with");
 }

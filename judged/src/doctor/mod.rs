@@ -107,6 +107,7 @@ pub fn checks(cwd: &Path) -> Vec<Check> {
     }
     service_check(&mut checks, auto_start, &config_path);
     root_checks(&mut checks, status.as_ref());
+    checks.push(git_check());
     opencode_checks(&mut checks, status.as_ref());
     gating::checks(&mut checks, cwd);
     notes::checks(&mut checks, cwd);
@@ -414,6 +415,22 @@ fn root_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
             );
             checks.push(check(name, Status::Warn, detail, Some(fix)));
         }
+    }
+}
+
+/// git, with which judged reads a repository's working tree: the tree a review saw, the
+/// tree id an attestation binds, the changes a jury is shown.
+fn git_check() -> Check {
+    match find_on_path("git", std::env::var_os("PATH").as_deref()) {
+        Some(git) => ok("git", format!("{}: judged reads working trees with it", git.display())),
+        None => check(
+            "git",
+            Status::Warn,
+            "git is not on PATH: judged cannot read a repository's working tree (no tree is recorded with a \
+             review or for an attestation, a jury is shown no changes, and require_reviewed_tree blocks in every \
+             repository)",
+            Some("install git, or put it on the PATH judged runs with".into()),
+        ),
     }
 }
 
