@@ -347,6 +347,8 @@ pub const MAX_PATH_BYTES: usize = 4096;
 pub const MAX_SESSION_BYTES: usize = 256;
 /// The longest task subject a review is asked with (a line, as a host's task subject is).
 pub const MAX_TASK_BYTES: usize = 16 * 1024;
+/// The largest commit object `attest` sends (git's own objects are rarely past a few KiB).
+pub const MAX_COMMIT_OBJECT_BYTES: usize = 1024 * 1024;
 
 /// A request no client sends in earnest: refused by name, on both sides of the socket,
 /// before it costs anything (the frame limit alone let a 10 MB `cwd` wait for the daemon's
@@ -443,7 +445,19 @@ impl Request {
             }
             Request::Attest(args) => {
                 check_path("cwd", &args.cwd)?;
-                check_len("commit", &args.commit, 64, "an object id may be", "pass the commit's full id")
+                check_len("commit", &args.commit, 64, "an object id may be", "pass the commit's full id")?;
+                if args.commit_object.len() > MAX_COMMIT_OBJECT_BYTES {
+                    let len = args.commit_object.len();
+                    let (what, fix) = ("a commit object may be", "attest a commit whose message is shorter");
+                    return Err(RequestError::TooLong {
+                        field: "commit_object",
+                        len,
+                        max: MAX_COMMIT_OBJECT_BYTES,
+                        what,
+                        fix,
+                    });
+                }
+                Ok(())
             }
             _ => Ok(()),
         }

@@ -623,4 +623,22 @@ fn a_commit_object_that_is_not_the_commit_named_is_refused() {
         )
     );
     assert!(git(team.agent(), &["notes", "--ref=judged", "list"]).is_empty(), "no note");
+
+    // An object no commit is that large is refused by its size, naming the field.
+    let huge = judged_protocol::AttestArgs {
+        cwd: p(team.agent()).to_owned(),
+        commit: unreviewed,
+        commit_object: vec![b'x'; 2 << 20],
+    };
+    let refused = judged_protocol::call::<judged_protocol::AttestReply>(
+        &socket,
+        judged_protocol::Request::Attest(huge),
+        std::time::Duration::from_secs(60),
+    )
+    .expect_err("refused")
+    .to_string();
+    assert!(
+        refused.contains("`commit_object` is 2097152 bytes, more than the 1048576 a commit object may be"),
+        "{refused}"
+    );
 }

@@ -513,6 +513,10 @@ mod tests {
         assert_eq!(changes.cut_bytes, 0);
         let cut = changes_text(dir, 20, Reader::Witness).unwrap();
         assert_eq!((cut.text.len(), cut.cut_bytes), (20, text.len() - 20));
+        // The work tree's attributes cannot hide a change as binary.
+        fs::write(dir.join(".gitattributes"), "*.rs -diff\n").unwrap();
+        let hidden = changes_text(dir, 10_000, Reader::Witness).unwrap();
+        assert!(hidden.text.contains("+fn a() { 1 }"), "{}", hidden.text);
 
         // No commit yet: every file is new.
         let fresh = tempfile::tempdir().unwrap();

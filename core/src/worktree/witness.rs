@@ -54,7 +54,18 @@ pub(super) fn changes_text(dir: &Path, limit: usize) -> Option<(String, usize)> 
     let base = head_commit(&staged.their_git_dir, staged.uid).unwrap_or_else(|| EMPTY_TREE.to_owned());
     let objects = common_dir(&staged.their_git_dir, staged.uid).join("objects");
     let git = Isolated { alternates: Some(&objects), ..staged.git() };
-    let args = ["diff-index", "--cached", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames", &base];
+    // `--text`: the repository's attributes (`*.rs -diff`) must not hide a change from the jury.
+    let args = [
+        "diff-index",
+        "--cached",
+        "-p",
+        "--text",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--no-renames",
+        &base,
+    ];
     let (patch, total) = git.run(&staged.index, &args, None, limit)?;
     let mut text = String::from_utf8_lossy(&patch).into_owned();
     // Cut on a character's boundary, as the owner's text is.
