@@ -58,6 +58,16 @@ struct Repo {
     ignored: HashSet<PathBuf>,
 }
 
+/// What a jury is shown of a work tree ([`TreeWatch::shown`]).
+pub struct Shown {
+    /// The changes, when the tree could be read.
+    pub changes: Option<ChangesText>,
+    /// The git id of the tree they show, when it held still while they were read.
+    pub git_tree: Option<String>,
+    /// Whether the tree was the one asked about all along.
+    pub held_still: bool,
+}
+
 /// The watched trees, and every read of a repository the daemon makes: a witness
 /// account's reads only tree ids and commits, and runs nothing of the repository's.
 pub struct TreeWatch {
@@ -225,6 +235,23 @@ impl TreeWatch {
     /// The changes of the work tree holding `dir` as text for a jury.
     pub fn changes_text(&self, dir: &Path, limit: usize) -> Option<ChangesText> {
         worktree::changes_text(dir, limit, self.reader)
+    }
+
+    /// What a jury is shown of the work tree holding `dir`, asked about while its digest
+    /// was `before`: its changes, and the git id of the tree they show unless the tree moved
+    /// while they were read (a verdict on them then covers no git tree).
+    pub fn shown(&mut self, dir: &Path, limit: usize, before: &str) -> Shown {
+        let (changes, read) = match worktree::changes_and_tree(dir, limit, self.reader) {
+            Some((changes, tree)) => (Some(changes), tree),
+            None => (None, None),
+        };
+        let held_still = match self.reader {
+            // The owner's digest is its status, read again after the changes.
+            Reader::Owner => self.digest(dir).as_deref() == Some(before),
+            // The witness's digest is the tree id, and the changes are of the tree it read.
+            Reader::Witness => read.as_deref() == Some(before),
+        };
+        Shown { changes, git_tree: read.filter(|_| held_still), held_still }
     }
 
     /// The commit `id` of the repository at `top`, read there; none for a witness account.

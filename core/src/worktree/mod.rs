@@ -109,6 +109,20 @@ pub struct ChangesText {
     pub cut_bytes: usize,
 }
 
+/// The changes of the work tree holding `dir` as text for a jury, and the git id of the
+/// tree they show: a witness reads both from one staging (so the changes are exactly those
+/// of the tree the id names), the owner reads them one after the other (its caller checks
+/// that the tree held still). None outside a repository.
+pub fn changes_and_tree(dir: &Path, limit: usize, reader: Reader) -> Option<(ChangesText, Option<String>)> {
+    match reader {
+        Reader::Owner => Some((changes_text(dir, limit, reader)?, git_tree_id(dir, &[], reader))),
+        Reader::Witness => {
+            let (tree, (text, cut_bytes)) = witness::tree_and_changes(dir, limit)?;
+            Some((ChangesText { text, cut_bytes }, Some(tree)))
+        }
+    }
+}
+
 /// The changes of the repository holding `dir` as text; none outside a repository. A
 /// witness reads them as [`witness`] says: a patch against HEAD in which untracked files
 /// are new files.
@@ -513,6 +527,9 @@ mod tests {
         assert_eq!(changes.cut_bytes, 0);
         let cut = changes_text(dir, 20, Reader::Witness).unwrap();
         assert_eq!((cut.text.len(), cut.cut_bytes), (20, text.len() - 20));
+        // Read together, the changes are those of the tree the id names.
+        let (together, tree) = changes_and_tree(dir, 10_000, Reader::Witness).unwrap();
+        assert_eq!((together.text.as_str(), tree), (text.as_str(), git_tree_id(dir, &[], Reader::Witness)));
         // The work tree's attributes cannot hide a change as binary.
         fs::write(dir.join(".gitattributes"), "*.rs -diff\n").unwrap();
         let hidden = changes_text(dir, 10_000, Reader::Witness).unwrap();

@@ -37,10 +37,7 @@ pub(super) fn top(dir: &Path) -> Option<PathBuf> {
 /// The tree id `git add -A && git write-tree` would give the repository holding `dir`,
 /// but for the `excluded` paths; none when it cannot be read as the module says.
 pub(super) fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
-    let staged = Staged::of(dir, excluded)?;
-    let id = staged.git().run(&staged.index, &["write-tree"], None, usize::MAX)?.0;
-    let id = String::from_utf8(id).ok()?.trim().to_owned();
-    super::is_object_id(&id).then_some(id)
+    Staged::of(dir, excluded)?.write_tree()
 }
 
 /// The changes of the work tree holding `dir` against its HEAD, as a patch of at most
@@ -49,7 +46,18 @@ pub(super) fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
 /// data (`GIT_ALTERNATE_OBJECT_DIRECTORIES`); HEAD is resolved from its files; no external
 /// diff or text conversion runs.
 pub(super) fn changes_text(dir: &Path, limit: usize) -> Option<(String, usize)> {
+    patch(&Staged::of(dir, &[])?, limit)
+}
+
+/// The tree id of the work tree holding `dir` and its changes, both of one staging: the
+/// patch shows exactly the tree the id names, however the files change meanwhile.
+pub(super) fn tree_and_changes(dir: &Path, limit: usize) -> Option<(String, (String, usize))> {
     let staged = Staged::of(dir, &[])?;
+    Some((staged.write_tree()?, patch(&staged, limit)?))
+}
+
+/// The staged index against the user's HEAD, as [`changes_text`] says.
+fn patch(staged: &Staged, limit: usize) -> Option<(String, usize)> {
     // A repository without commits: every file is new.
     let base = head_commit(&staged.their_git_dir, staged.uid).unwrap_or_else(|| EMPTY_TREE.to_owned());
     let objects = common_dir(&staged.their_git_dir, staged.uid).join("objects");
@@ -119,6 +127,13 @@ impl Staged {
         let staged = Staged { top, uid, their_git_dir, scratch, index, deadline };
         staged.stage(excluded)?;
         Some(staged)
+    }
+
+    /// The tree id of the staged index.
+    fn write_tree(&self) -> Option<String> {
+        let id = self.git().run(&self.index, &["write-tree"], None, usize::MAX)?.0;
+        let id = String::from_utf8(id).ok()?.trim().to_owned();
+        super::is_object_id(&id).then_some(id)
     }
 
     /// git over the user's work tree, in the witness's own repository.

@@ -315,16 +315,20 @@ impl HookGate<'_> {
             let (verdict, _) = policy::decide_with_panel(&question.label, &review);
             return Ok(decided((verdict, "review verdict"), settings, Some(review.key)));
         }
-        let built = built.unwrap_or_else(|| artifact(self.trees));
-        // The tree whose changes the jury is shown, as git names it (read before the
-        // check that the tree held still, so that it is that tree).
-        let git_tree = tree.as_ref().and_then(|_| self.trees.git_tree_id(&project, &[]));
-        // A tree that moved while its changes were read: the verdict is keyed by what
-        // the jury saw, so that no later question about either tree reuses it, and it
-        // covers no git tree.
-        let moved = tree.is_some() && self.trees.digest(&project) != tree;
+        // The changes the jury is shown, and the tree they are of as git names it. A tree
+        // that moved while its changes were read: the verdict is keyed by what the jury
+        // saw, so that no later question about either tree reuses it, and it covers no git
+        // tree.
+        let (built, git_tree, moved) = match (built, &tree) {
+            (Some(built), _) => (built, None, false),
+            (None, None) => (artifact(self.trees), None, false),
+            (None, Some(tree)) => {
+                let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, tree);
+                let built = policy::panel_artifact(&question.label, &question.work, shown.changes.as_ref());
+                (built, shown.git_tree, !shown.held_still)
+            }
+        };
         let panel_key = if moved { ask.key(&jury, &digest_of(&built)) } else { panel_key };
-        let git_tree = git_tree.filter(|_| !moved);
         let run = match PanelRun::new(&jury, &from, ask, built, panel_key) {
             Ok(run) => run.judging_tree(git_tree),
             Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),

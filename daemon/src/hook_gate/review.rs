@@ -177,15 +177,10 @@ impl HookGate<'_> {
                         )
                     });
                 }
-                let artifact = policy::panel_artifact(
-                    &label,
-                    &work,
-                    self.trees.changes_text(&project, PANEL_CHANGES_BYTES).as_ref(),
-                );
-                // As git names the tree, read before the check that it held still.
-                let read = self.trees.git_tree_id(&project, &[]);
-                if self.trees.digest(&project).as_ref() == Some(tree) {
-                    git_tree = read;
+                let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, tree);
+                let artifact = policy::panel_artifact(&label, &work, shown.changes.as_ref());
+                if shown.held_still {
+                    git_tree = shown.git_tree;
                     (key, artifact)
                 } else {
                     // Keyed by what the jury saw, so that the gate finds it for neither tree.
