@@ -1127,6 +1127,26 @@ fn the_gate_can_require_the_tree_the_review_saw() {
     assert_eq!(recorded, [&Value::Bool(true), &Value::Bool(false)]);
 }
 
+/// A path `verify` wrote counts as the round's own file only while it holds what `verify`
+/// wrote: an agent that writes the response over a file of its work and then puts its
+/// unreviewed code back gets that file compared, not left out of sight.
+#[test]
+fn a_file_of_the_work_named_as_verifys_output_is_still_compared() {
+    let live = reviewed_tree_scenario("[gate]\nrequire_reviewed_tree = true\n");
+    let daemon = live.start_daemon();
+    let challenge = live.project.join("r1.challenge.json");
+    live.challenge_and_review(&challenge);
+    let (evidence, response) = (live.project.join("r1.evidence.json"), live.project.join("cart.rs"));
+    live.verify(Mode::Daemon, &challenge, &evidence, &response, &["--replace"]).expect_code(0, "verify");
+    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow", "the round's own files, as written");
+
+    fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
+    let blocked = hook_in(&daemon, &live.project);
+    assert_eq!(blocked["decision"], "block", "{blocked}");
+    let message = blocked["message"].as_str().unwrap();
+    assert!(message.contains("1 file(s) changed: cart.rs"), "{message}");
+}
+
 /// An agent that breaks its repository's `.git/HEAD` before the review, so that no tree is
 /// read at `verify`, gets no pass for whatever it changes after: a repository judged cannot
 /// read is not taken for no repository.

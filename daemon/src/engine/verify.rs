@@ -129,6 +129,7 @@ fn evidence_record(evidence: &Evidence, response: &str, seen: Seen, witness: Str
         tree_sha256: evidence.tree_sha256.clone(),
         tree: seen.tree,
         tree_excluded: seen.excluded.to_vec(),
+        response_sha256: Some(evidence.response_sha256.clone()),
         score,
         verdict,
         witness,

@@ -30,6 +30,7 @@ use judged_core::review_text::is_positive;
 use judged_core::worktree::Reader;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -474,22 +475,46 @@ fn digest_of(material: &impl ToString) -> String {
     judged_core::chain::to_hex(&judged_core::chain::sha256(material.to_string().as_bytes()))
 }
 
+/// The files `evidence`'s own command wrote (its evidence and response) that still hold
+/// what it wrote: those stay out of the tree compared with the reviewed one. A path named
+/// as written that holds anything else is part of the work, so that naming a file of the
+/// work as a "write" keeps no change of it out of sight.
+fn still_written(evidence: &EvidenceVerified) -> Vec<PathBuf> {
+    /// Larger than any evidence or response judged writes.
+    const MAX_ARTIFACT_BYTES: u64 = 16 << 20;
+    let holds_what_was_written = |path: &PathBuf| {
+        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+        let Ok(file) = std::fs::File::options().read(true).custom_flags(flags.bits() as i32).open(path) else {
+            return false;
+        };
+        let Ok((_, bytes)) = files::read_opened(file, MAX_ARTIFACT_BYTES) else { return false };
+        let digest = judged_core::chain::to_hex(&judged_core::chain::sha256(&bytes));
+        let evidence_id = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|artifact| artifact.get("evidence_id")?.as_str().map(str::to_owned));
+        evidence.response_sha256.as_deref() == Some(digest.as_str())
+            || evidence_id.as_deref() == Some(evidence.evidence_id.as_str())
+    };
+    evidence.tree_excluded.iter().filter(|path| holds_what_was_written(path)).cloned().collect()
+}
+
 /// How the working tree moved since `evidence`'s review.
 fn tree_change(trees: &mut TreeWatch, question: &Question, evidence: &EvidenceVerified) -> TreeChange {
     let cwd = question.cwd.as_deref().map(Path::new);
+    let excluded = still_written(evidence);
     // A tree judged cannot read is no tree the review saw: a repository whose read failed
     // is not taken for no repository.
     let in_repository = cwd.is_some_and(|cwd| cwd.ancestors().any(|d| d.join(".git").exists()));
     if trees.reader() == Reader::Witness {
         // A witness keeps no status of a served user's tree: the git tree id tells.
-        return match (&evidence.git_tree, cwd.and_then(|cwd| trees.git_tree_id(cwd, &evidence.tree_excluded))) {
+        return match (&evidence.git_tree, cwd.and_then(|cwd| trees.git_tree_id(cwd, &excluded))) {
             (Some(reviewed), Some(now)) if *reviewed == now => TreeChange::Unchanged,
             (reviewed, Some(now)) => TreeChange::OtherTree { reviewed: reviewed.clone(), now },
             (None, None) if !in_repository => TreeChange::Unchanged,
             (_, None) => TreeChange::Unreadable,
         };
     }
-    let now = cwd.and_then(|cwd| trees.tree(cwd, &evidence.tree_excluded));
+    let now = cwd.and_then(|cwd| trees.tree(cwd, &excluded));
     if now.is_none() && in_repository {
         return TreeChange::Unreadable;
     }

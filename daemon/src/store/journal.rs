@@ -242,6 +242,10 @@ pub struct EvidenceVerified {
     pub tree: Option<Tree>,
     #[serde(default)]
     pub tree_excluded: Vec<PathBuf>,
+    /// The SHA-256 of the response `verify` wrote, which tells its file from work written
+    /// at its path (absent in records from before it was kept).
+    #[serde(default)]
+    pub response_sha256: Option<String>,
     /// The response's Score and Verdict, when it states them.
     pub score: Option<f64>,
     pub verdict: Option<String>,
