@@ -530,6 +530,10 @@ mod tests {
         // Read together, the changes are those of the tree the id names.
         let (together, tree) = changes_and_tree(dir, 10_000, Reader::Witness).unwrap();
         assert_eq!((together.text.as_str(), tree), (text.as_str(), git_tree_id(dir, &[], Reader::Witness)));
+        // Objects borrowed from another repository are not read: no diff that could show its files.
+        fs::write(dir.join(".git/objects/info/alternates"), format!("{}\n", elsewhere.path().display())).unwrap();
+        assert_eq!(changes_text(dir, 10_000, Reader::Witness), None);
+        fs::remove_file(dir.join(".git/objects/info/alternates")).unwrap();
         // The work tree's attributes cannot hide a change as binary.
         fs::write(dir.join(".gitattributes"), "*.rs -diff\n").unwrap();
         let hidden = changes_text(dir, 10_000, Reader::Witness).unwrap();

@@ -60,7 +60,7 @@ pub(super) fn tree_and_changes(dir: &Path, limit: usize) -> Option<(String, (Str
 fn patch(staged: &Staged, limit: usize) -> Option<(String, usize)> {
     // A repository without commits: every file is new.
     let base = head_commit(&staged.their_git_dir, staged.uid).unwrap_or_else(|| EMPTY_TREE.to_owned());
-    let objects = common_dir(&staged.their_git_dir, staged.uid).join("objects");
+    let objects = own_objects(&common_dir(&staged.their_git_dir, staged.uid), staged.uid)?;
     let git = Isolated { alternates: Some(&objects), ..staged.git() };
     // `--text`: the repository's attributes (`*.rs -diff`) must not hide a change from the jury.
     let args = [
@@ -213,6 +213,16 @@ fn head_commit(git_dir: &Path, uid: u32) -> Option<String> {
         .filter_map(|line| line.split_once(' '))
         .find(|(id, named)| *named == name && super::is_object_id(id))
         .map(|(id, _)| id.to_owned())
+}
+
+/// The user's object directory, read as data only when it is the user's own: a real
+/// directory of theirs, borrowing no other repository's objects (`info/alternates`), so
+/// that the diff cannot show another user's files.
+fn own_objects(common: &Path, uid: u32) -> Option<PathBuf> {
+    let objects = common.join("objects");
+    let meta = objects.symlink_metadata().ok()?;
+    let own = meta.is_dir() && meta.uid() == uid && !objects.join("info/alternates").exists();
+    own.then_some(objects)
 }
 
 /// Where a git directory's shared parts (refs, objects, `info/exclude`) are: the one its
