@@ -75,6 +75,8 @@ pub struct PanelRun {
     author_model: Option<String>,
     /// The git tree id of the working tree whose changes are the artifact, when they are.
     git_tree: Option<String>,
+    /// Paths no juror of this run may open ([`judged_jury::confine`]).
+    out_of_reach: Vec<PathBuf>,
 }
 
 /// A panel to convene, but for the artifact.
@@ -130,6 +132,7 @@ impl PanelRun {
             project: ask.project,
             author_model: ask.author_model,
             git_tree: None,
+            out_of_reach: Vec::new(),
         })
     }
 
@@ -137,6 +140,11 @@ impl PanelRun {
     /// `git_tree`: a passing verdict covers a commit of that tree.
     pub fn judging_tree(self, git_tree: Option<String>) -> PanelRun {
         PanelRun { git_tree, ..self }
+    }
+
+    /// This run, its jurors kept from `out_of_reach`.
+    pub fn keeping_out(self, out_of_reach: Vec<PathBuf>) -> PanelRun {
+        PanelRun { out_of_reach, ..self }
     }
 
     /// Run the jury (seconds to minutes; never on the engine's thread), telling
@@ -155,7 +163,8 @@ impl PanelRun {
             let step = PanelStep::from(step);
             progress(PanelProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
         };
-        convene::convene(&self.jury, &request, &Options::default(), &tell)
+        let options = Options { out_of_reach: self.out_of_reach.clone(), ..Options::default() };
+        convene::convene(&self.jury, &request, &options, &tell)
     }
 
     /// The hook timeout a gate running this jury needs.

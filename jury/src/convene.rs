@@ -7,7 +7,7 @@
 //! tiebreaker the deadline leaves no time for is reported as cut short, not started late.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Instant;
 
@@ -47,11 +47,14 @@ pub struct Options {
     /// Bytes kept of each of a juror's stdout and stderr, so a runaway CLI cannot
     /// exhaust memory.
     pub output_cap: usize,
+    /// Paths no juror process may open: a witness account's key and store
+    /// ([`crate::confine`]). A juror that cannot be kept from them is down.
+    pub out_of_reach: Vec<PathBuf>,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { endpoints: BTreeMap::new(), output_cap: DEFAULT_OUTPUT_CAP }
+        Options { endpoints: BTreeMap::new(), output_cap: DEFAULT_OUTPUT_CAP, out_of_reach: Vec::new() }
     }
 }
 
@@ -111,6 +114,7 @@ pub fn convene(
         format: request.rubric.format(),
         endpoints: &options.endpoints,
         output_cap: options.output_cap,
+        out_of_reach: &options.out_of_reach,
     };
     let run = |j: &crate::config::Juror, stage| {
         progress(&Progress::Started { juror: j.name(), stage });

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use judged_core::family::{self, Table};
@@ -38,6 +38,8 @@ pub struct Context<'a> {
     pub endpoints: &'a BTreeMap<String, ModelEndpoint>,
     /// Bytes kept of each output stream.
     pub output_cap: usize,
+    /// Paths no juror process may open ([`crate::run::Spawn::out_of_reach`]).
+    pub out_of_reach: &'a [PathBuf],
 }
 
 /// Why a juror is down.
@@ -189,7 +191,8 @@ fn attempt(
     line: &mut JurorLine,
 ) -> Result<(), Down> {
     let endpoint = context.endpoints.get(juror.name());
-    let prepared = preset::prepare(juror, prompt, context.project, endpoint)?;
+    let mut prepared = preset::prepare(juror, prompt, context.project, endpoint)?;
+    prepared.spawn.out_of_reach = context.out_of_reach.to_vec();
     line.argv = prepared.spawn.argv();
     let program = line.argv[0].clone();
     let finished = match run::run(&prepared.spawn, limit.deadline, context.output_cap) {

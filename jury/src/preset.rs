@@ -145,6 +145,7 @@ pub fn prepare(
         env_set: env,
         cwd: if config.preset == Preset::Command { project.to_owned() } else { work },
         stdin,
+        out_of_reach: Vec::new(),
     };
     Ok(Prepared { spawn, record, _scratch: scratch })
 }

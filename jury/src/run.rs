@@ -37,6 +37,9 @@ pub struct Spawn {
     pub cwd: PathBuf,
     /// Written to the process's stdin, which is then closed: the prompt goes here.
     pub stdin: Vec<u8>,
+    /// Paths the process may not open (the witness's key and store), kept out of its
+    /// reach by [`crate::confine`]; a process that cannot be kept from them is not started.
+    pub out_of_reach: Vec<PathBuf>,
 }
 
 impl Spawn {
@@ -98,7 +101,19 @@ pub fn run(spawn: &Spawn, deadline: Instant, cap: usize) -> Outcome {
     }
     command.envs(spawn.env_set.iter().map(|(k, v)| (k, v)));
     let started = Instant::now();
-    let mut child = match command.spawn() {
+    let spawned = if spawn.out_of_reach.is_empty() {
+        command.spawn()
+    } else {
+        // Landlock restricts the thread that starts the juror, for good: one of its own.
+        thread::scope(|scope| {
+            let starting = scope.spawn(|| {
+                crate::confine::restrict(&spawn.out_of_reach).map_err(io::Error::other)?;
+                command.spawn()
+            });
+            starting.join().unwrap_or_else(|_| Err(io::Error::other("the thread starting the juror panicked")))
+        })
+    };
+    let mut child = match spawned {
         Ok(child) => child,
         Err(e) => return Outcome::SpawnFailed(e),
     };
@@ -227,6 +242,7 @@ mod tests {
             env_set: vec![("JURY_TEST_SET".into(), "set".into())],
             cwd: std::env::temp_dir(),
             stdin: stdin.as_bytes().to_vec(),
+            out_of_reach: Vec::new(),
         }
     }
 

@@ -196,7 +196,29 @@ impl Engine {
         self.logs.trim();
         // What earlier catch-ups found, before `status` or `report` counts it.
         self.account_for_completions();
-        operation.apply(self)
+        match operation.apply(self) {
+            Handled::Jury(mut work) if self.config.is_witness() => {
+                work.run = work.run.keeping_out(self.witness_secrets());
+                Handled::Jury(work)
+            }
+            handled => handled,
+        }
+    }
+
+    /// What a witness account's jurors (of its rights, reading a prompt the judged work
+    /// wrote) must not open: every entry of its data dir, its key and store among them,
+    /// and what is created there later, but the dot-directories where the juror CLIs keep
+    /// their own setup (the witness's home is its data dir).
+    fn witness_secrets(&self) -> Vec<PathBuf> {
+        let data_dir = self.data_dir.canonicalize().unwrap_or_else(|_| self.data_dir.clone());
+        let entries = std::fs::read_dir(&data_dir).into_iter().flatten().flatten();
+        let mut secrets: Vec<PathBuf> =
+            entries.filter(|entry| !entry.file_name().to_string_lossy().starts_with('.')).map(|e| e.path()).collect();
+        // Kept out even before it exists: the key is always among them.
+        secrets.push(data_dir.join("signing.key"));
+        secrets.sort();
+        secrets.dedup();
+        secrets
     }
 
     /// Finish a request that waited for a jury: journal the jury, then answer.

@@ -257,6 +257,7 @@ pub fn run(
         env_set: env.iter().map(|(k, v)| ((*k).to_owned(), (*v).into())).collect(),
         cwd: cwd.to_owned(),
         stdin: Vec::new(),
+        out_of_reach: Vec::new(),
     };
     let command = || shown(bin, &args.iter().map(String::as_str).collect::<Vec<_>>());
     match judged_jury::run::run(&spawn, Instant::now() + deadline, OUTPUT_CAP) {
