@@ -61,6 +61,8 @@ impl Engine {
         let Some(top) = self.trees.top(Path::new(&cwd)) else {
             return refused(AttestRefusal::NotARepository { cwd: args.cwd.clone() });
         };
+        // The repository around a served user's directory is that user's too.
+        let top = PathBuf::from(caller.directory("the repository's top", &top.to_string_lossy())?);
         // The commit as its own object says, checked against its id: the daemon reads no
         // object out of the repository (a witness account runs no git there).
         let Some(commit) = Commit::from_object(&args.commit, &args.commit_object) else {
