@@ -35,6 +35,7 @@ pub mod pyjson;
 pub mod review_text;
 pub mod round;
 pub mod rules;
+pub mod sandbox;
 pub mod signature;
 pub mod timestamp;
 pub mod trace;

@@ -75,7 +75,7 @@ pub struct PanelRun {
     author_model: Option<String>,
     /// The git tree id of the working tree whose changes are the artifact, when they are.
     git_tree: Option<String>,
-    /// Paths no juror of this run may open ([`judged_jury::confine`]).
+    /// Paths no juror of this run may open ([`judged_core::sandbox`]).
     out_of_reach: Vec<PathBuf>,
 }
 

@@ -50,7 +50,6 @@
 pub mod cascade;
 pub mod codex_judge;
 pub mod config;
-pub mod confine;
 pub mod convene;
 pub mod cost;
 pub mod extract;

@@ -5,7 +5,7 @@
 
 mod confine;
 
-pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner};
+pub use confine::{Confined, MAX_NAMED_FILE_BYTES, Owner, SandboxError};
 pub use confine::{read as read_confined, target as confined_target};
 
 use crate::adapter::{self, Level};

@@ -547,6 +547,26 @@ mod tests {
         assert!(changes.text.contains("+++ b/first.rs\n") && changes.text.contains("+fn first() {}"), "{changes:?}");
     }
 
+    /// The witness's git reads nothing outside the work tree, though its capability would
+    /// read everything: a nested `.git` naming another repository's git directory does not
+    /// have git read that repository's HEAD into the tree (nor would a directory swapped for
+    /// a link while git walks the tree lead it elsewhere).
+    #[test]
+    fn a_witness_reads_nothing_outside_the_work_tree_for_a_nested_git_that_names_another_repository() {
+        let (repo, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (dir, theirs) = (repo.path(), other.path());
+        run(theirs, &["init", "-q"]);
+        run(theirs, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "theirs"]);
+        let their_head = output(theirs, &["rev-parse", "HEAD"]);
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        fs::create_dir(dir.join("sub")).unwrap();
+        fs::write(dir.join("sub/.git"), format!("gitdir: {}\n", theirs.join(".git").display())).unwrap();
+        let read = changes_text(dir, 10_000, Reader::Witness).expect("the work tree is read");
+        assert!(read.text.contains("+fn a() {}"), "{read:?}");
+        assert!(!read.text.contains(&their_head), "their HEAD was read: {read:?}");
+    }
+
     #[test]
     fn a_witness_hashes_what_each_file_holds_whatever_the_index_says() {
         let repo = tempfile::tempdir().unwrap();

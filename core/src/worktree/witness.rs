@@ -274,7 +274,27 @@ struct Isolated<'a> {
     deadline: Instant,
 }
 
+/// What of the system git needs besides its own installation: the loader's cache, and
+/// randomness for the names of its temporary files.
+const SYSTEM_READ: &[&str] = &["/usr", "/bin", "/lib", "/lib64", "/etc/ld.so.cache", "/dev/urandom"];
+
 impl Isolated<'_> {
+    /// What git may read (the work tree, the user's objects when they are read, git's own
+    /// installation and libraries) and write (the witness's scratch): nothing else, though
+    /// the witness's capability would read everything.
+    fn bounds(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let mut readable: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
+        readable.push(self.top.to_path_buf());
+        readable.extend(self.alternates.map(Path::to_path_buf));
+        // An installation of git elsewhere (`<prefix>/bin/git`): its prefix.
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let git = std::env::split_paths(&path).map(|dir| dir.join("git")).find(|git| git.is_file());
+        if let Some(prefix) = git.and_then(|git| Some(git.canonicalize().ok()?.parent()?.parent()?.to_path_buf())) {
+            readable.push(prefix);
+        }
+        (readable, vec![self.home.to_path_buf(), PathBuf::from("/dev/null")])
+    }
+
     /// What `git ARGS` printed with `index` as its index, its first `keep` bytes, and how
     /// many it printed in all, when it succeeded in time.
     fn run(&self, index: &Path, args: &[&str], stdin: Option<&[u8]>, keep: usize) -> Option<(Vec<u8>, usize)> {
@@ -298,7 +318,16 @@ impl Isolated<'_> {
             .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
-        let mut child = command.spawn().ok()?;
+        // Within bounds: a directory of the tree swapped for a link while git walks it
+        // leads git nowhere but where it may read.
+        let (readable, writable) = self.bounds();
+        let mut child = std::thread::scope(|scope| {
+            let starting = scope.spawn(|| {
+                crate::sandbox::restrict_to(&readable, &writable).ok()?;
+                command.spawn().ok()
+            });
+            starting.join().ok().flatten()
+        })?;
         let feeding = stdin.map(<[u8]>::to_vec).zip(child.stdin.take()).map(|(bytes, mut pipe)| {
             std::thread::spawn(move || {
                 _ = pipe.write_all(&bytes);
