@@ -18,7 +18,9 @@
 //! * [`files`] holds the few file-system helpers both modes share (safe reads, atomic
 //!   writes, session discovery), and [`round`] what every client of a review round does
 //!   around the rules (ask again while the host persists its log, write the artifacts).
-//!   With [`worktree`] (the reviewed git tree), the only modules here that touch the disk.
+//!   With [`worktree`] (the reviewed git tree), the only modules here that touch the disk;
+//! * [`sandbox`] keeps a process's file system within bounds (Landlock): a witness
+//!   account's jurors away from its key, its git inside the work tree it reads.
 
 #![warn(missing_docs)]
 
