@@ -172,7 +172,7 @@ impl TreeWatch {
     pub fn digest(&mut self, dir: &Path) -> Option<String> {
         match self.reader {
             Reader::Owner => self.tree(dir, &[]).map(|tree| tree.digest()),
-            Reader::Witness => self.git_tree_id(dir, &[]),
+            Reader::Witness { .. } => self.git_tree_id(dir, &[]),
         }
     }
 
@@ -181,11 +181,18 @@ impl TreeWatch {
         self.reader
     }
 
+    /// Read for `uid` from now on: a witness reads only that user's repositories.
+    pub fn serve(&mut self, uid: u32) {
+        if let Reader::Witness { serving } = &mut self.reader {
+            *serving = uid;
+        }
+    }
+
     /// The tree of the repository holding `dir` but for the `excluded` paths, as
     /// `Tree::of(dir, excluded)` gives it; `None` outside a repository, and for a witness
     /// account (`git status` runs the repository's config).
     pub fn tree(&mut self, dir: &Path, excluded: &[PathBuf]) -> Option<Tree> {
-        if self.reader == Reader::Witness {
+        if self.reader != Reader::Owner {
             return None;
         }
         // One repository under two names (a symlink, a cwd as the host spelled it) is one.
@@ -249,7 +256,7 @@ impl TreeWatch {
             // The owner's digest is its status, read again after the changes.
             Reader::Owner => self.digest(dir).as_deref() == Some(before),
             // The witness's digest is the tree id, and the changes are of the tree it read.
-            Reader::Witness => read.as_deref() == Some(before),
+            Reader::Witness { .. } => read.as_deref() == Some(before),
         };
         Shown { changes, git_tree: read.filter(|_| held_still), held_still }
     }

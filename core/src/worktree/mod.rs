@@ -24,8 +24,13 @@ pub enum Reader {
     /// A witness account, reading a served user's repository: git runs in a repository of
     /// the witness's own over the user's work tree, and nothing of the user's config runs
     /// (its fsmonitor or clean filters would run with the witness's rights, next to its
-    /// key). It reads tree ids and changes, no status.
-    Witness,
+    /// key). It reads tree ids and changes, no status, and only of a repository of the
+    /// user it serves.
+    Witness {
+        /// The uid of the user served: the repository and the directory asked about are
+        /// theirs, or nothing is read.
+        serving: u32,
+    },
 }
 
 /// A repository's working tree, as far as a review can tell it apart.
@@ -116,8 +121,8 @@ pub struct ChangesText {
 pub fn changes_and_tree(dir: &Path, limit: usize, reader: Reader) -> Option<(ChangesText, Option<String>)> {
     match reader {
         Reader::Owner => Some((changes_text(dir, limit, reader)?, git_tree_id(dir, &[], reader))),
-        Reader::Witness => {
-            let (tree, (text, cut_bytes)) = witness::tree_and_changes(dir, limit)?;
+        Reader::Witness { serving } => {
+            let (tree, (text, cut_bytes)) = witness::tree_and_changes(dir, limit, serving)?;
             Some((ChangesText { text, cut_bytes }, Some(tree)))
         }
     }
@@ -127,8 +132,8 @@ pub fn changes_and_tree(dir: &Path, limit: usize, reader: Reader) -> Option<(Cha
 /// witness reads them as [`witness`] says: a patch against HEAD in which untracked files
 /// are new files.
 pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesText> {
-    if reader == Reader::Witness {
-        return witness::changes_text(dir, limit).map(|(text, cut_bytes)| ChangesText { text, cut_bytes });
+    if let Reader::Witness { serving } = reader {
+        return witness::changes_text(dir, limit, serving).map(|(text, cut_bytes)| ChangesText { text, cut_bytes });
     }
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
     // A repository without commits has no HEAD to diff against: its staged files are
@@ -167,8 +172,8 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
 /// through `GIT_ALTERNATE_OBJECT_DIRECTORIES`. A repository's clean filters run as for
 /// `git add`, so the id is the one its commit gets; `core.fsmonitor` is not run.
 pub fn git_tree_id(dir: &Path, excluded: &[PathBuf], reader: Reader) -> Option<String> {
-    if reader == Reader::Witness {
-        return witness::git_tree_id(dir, excluded);
+    if let Reader::Witness { serving } = reader {
+        return witness::git_tree_id(dir, excluded, serving);
     }
     let found = git(
         dir,
@@ -258,7 +263,7 @@ pub fn top_of(dir: &Path, reader: Reader) -> Option<PathBuf> {
         Reader::Owner => {
             git(dir, &["rev-parse", "--show-toplevel"]).map(|top| PathBuf::from(top.trim_end_matches('\n')))
         }
-        Reader::Witness => witness::top(dir),
+        Reader::Witness { .. } => witness::top(dir),
     }
 }
 
@@ -377,6 +382,11 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// A witness serving this test's own user.
+    fn witness() -> Reader {
+        Reader::Witness { serving: crate::files::current_uid() }
+    }
+
     fn run(dir: &Path, args: &[&str]) {
         let status = Command::new("git").arg("-C").arg(dir).args(args).status().expect("git runs");
         assert!(status.success(), "git {args:?}");
@@ -494,15 +504,19 @@ mod tests {
     fn a_witness_reads_the_tree_id_the_commit_gets_and_runs_nothing_the_repository_configures() {
         let (repo, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let (dir, marker) = (repo.path(), elsewhere.path().join("ran"));
-        assert_eq!(git_tree_id(dir, &[], Reader::Witness), None, "no repository, no tree");
+        assert_eq!(git_tree_id(dir, &[], witness()), None, "no repository, no tree");
         let expected = armed_repository(dir, &marker);
         fs::write(dir.join("evidence.json"), "{}").unwrap();
         let index = fs::read(dir.join(".git/index")).unwrap();
-        let read = git_tree_id(&dir.join("target"), &[dir.join("evidence.json")], Reader::Witness);
+        let read = git_tree_id(&dir.join("target"), &[dir.join("evidence.json")], witness());
         assert_eq!(read.as_deref(), Some(expected.as_str()), "tracked, untracked and tracked-though-ignored files");
         assert!(!marker.exists(), "the repository's fsmonitor or clean filter ran for the witness");
+        // Another user's repository is not read for the user served, whatever path led there.
+        let other_user = Reader::Witness { serving: crate::files::current_uid() + 1 };
+        assert_eq!(git_tree_id(dir, &[], other_user), None);
+        assert_eq!(changes_text(dir, 100, other_user), None);
         assert_eq!(fs::read(dir.join(".git/index")).unwrap(), index, "the user's index is not touched");
-        assert_eq!(top_of(&dir.join("target"), Reader::Witness).unwrap(), dir.canonicalize().unwrap());
+        assert_eq!(top_of(&dir.join("target"), witness()).unwrap(), dir.canonicalize().unwrap());
         // The spy is armed: the owner's own read runs it.
         git_tree_id(dir, &[dir.join("evidence.json")], Reader::Owner).unwrap();
         assert!(marker.exists(), "the clean filter did not run for the owner either");
@@ -512,12 +526,12 @@ mod tests {
     fn a_witness_reads_the_changes_against_head_and_runs_nothing_the_repository_configures() {
         let (repo, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let (dir, marker) = (repo.path(), elsewhere.path().join("ran"));
-        assert_eq!(changes_text(dir, 100, Reader::Witness), None, "no repository, no changes");
+        assert_eq!(changes_text(dir, 100, witness()), None, "no repository, no changes");
         armed_repository(dir, &marker);
         // A text conversion the owner's `git diff` would run.
         run(dir, &["config", "diff.spy.textconv", &format!("echo ran >> {}; cat", marker.display())]);
         fs::write(dir.join(".git/info/attributes"), "* filter=spy diff=spy\n").unwrap();
-        let changes = changes_text(dir, 10_000, Reader::Witness).unwrap();
+        let changes = changes_text(dir, 10_000, witness()).unwrap();
         assert!(!marker.exists(), "the repository's config ran for the witness");
         let text = &changes.text;
         assert!(text.contains("-fn a() {}\n+fn a() { 1 }"), "{text}");
@@ -525,25 +539,25 @@ mod tests {
         assert!(text.contains("-tracked though ignored\n") && text.contains("+changed\n"), "{text}");
         assert!(!text.contains("built"), "an ignored file is no change: {text}");
         assert_eq!(changes.cut_bytes, 0);
-        let cut = changes_text(dir, 20, Reader::Witness).unwrap();
+        let cut = changes_text(dir, 20, witness()).unwrap();
         assert_eq!((cut.text.len(), cut.cut_bytes), (20, text.len() - 20));
         // Read together, the changes are those of the tree the id names.
-        let (together, tree) = changes_and_tree(dir, 10_000, Reader::Witness).unwrap();
-        assert_eq!((together.text.as_str(), tree), (text.as_str(), git_tree_id(dir, &[], Reader::Witness)));
+        let (together, tree) = changes_and_tree(dir, 10_000, witness()).unwrap();
+        assert_eq!((together.text.as_str(), tree), (text.as_str(), git_tree_id(dir, &[], witness())));
         // Objects borrowed from another repository are not read: no diff that could show its files.
         fs::write(dir.join(".git/objects/info/alternates"), format!("{}\n", elsewhere.path().display())).unwrap();
-        assert_eq!(changes_text(dir, 10_000, Reader::Witness), None);
+        assert_eq!(changes_text(dir, 10_000, witness()), None);
         fs::remove_file(dir.join(".git/objects/info/alternates")).unwrap();
         // The work tree's attributes cannot hide a change as binary.
         fs::write(dir.join(".gitattributes"), "*.rs -diff\n").unwrap();
-        let hidden = changes_text(dir, 10_000, Reader::Witness).unwrap();
+        let hidden = changes_text(dir, 10_000, witness()).unwrap();
         assert!(hidden.text.contains("+fn a() { 1 }"), "{}", hidden.text);
 
         // No commit yet: every file is new.
         let fresh = tempfile::tempdir().unwrap();
         run(fresh.path(), &["init", "-q"]);
         fs::write(fresh.path().join("first.rs"), "fn first() {}\n").unwrap();
-        let changes = changes_text(fresh.path(), 10_000, Reader::Witness).unwrap();
+        let changes = changes_text(fresh.path(), 10_000, witness()).unwrap();
         assert!(changes.text.contains("+++ b/first.rs\n") && changes.text.contains("+fn first() {}"), "{changes:?}");
     }
 
@@ -562,7 +576,7 @@ mod tests {
         fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
         fs::create_dir(dir.join("sub")).unwrap();
         fs::write(dir.join("sub/.git"), format!("gitdir: {}\n", theirs.join(".git").display())).unwrap();
-        let read = changes_text(dir, 10_000, Reader::Witness).expect("the work tree is read");
+        let read = changes_text(dir, 10_000, witness()).expect("the work tree is read");
         assert!(read.text.contains("+fn a() {}"), "{read:?}");
         assert!(!read.text.contains(&their_head), "their HEAD was read: {read:?}");
     }
@@ -580,7 +594,7 @@ mod tests {
         fs::write(dir.join("a.rs"), "fn a() { unreviewed() }\n").unwrap();
         run(dir, &["update-index", "--assume-unchanged", "a.rs"]);
         assert_eq!(git_tree_id(dir, &[], Reader::Owner).unwrap(), head, "the owner's git believes its index");
-        let read = git_tree_id(dir, &[], Reader::Witness).unwrap();
+        let read = git_tree_id(dir, &[], witness()).unwrap();
         run(dir, &["update-index", "--no-assume-unchanged", "a.rs"]);
         assert_ne!(read, head);
         assert_eq!(read, git_tree_id(dir, &[], Reader::Owner).unwrap(), "the tree of what the file holds");
@@ -591,7 +605,7 @@ mod tests {
         run(dir, &["worktree", "add", "-q", "--detach", linked.to_str().unwrap()]);
         fs::write(linked.join("b.rs"), "fn b() {}\n").unwrap();
         let owner = git_tree_id(&linked, &[], Reader::Owner).unwrap();
-        assert_eq!(git_tree_id(&linked, &[], Reader::Witness), Some(owner));
+        assert_eq!(git_tree_id(&linked, &[], witness()), Some(owner));
     }
 
     #[test]

@@ -36,8 +36,8 @@ pub(super) fn top(dir: &Path) -> Option<PathBuf> {
 
 /// The tree id `git add -A && git write-tree` would give the repository holding `dir`,
 /// but for the `excluded` paths; none when it cannot be read as the module says.
-pub(super) fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
-    Staged::of(dir, excluded)?.write_tree()
+pub(super) fn git_tree_id(dir: &Path, excluded: &[PathBuf], serving: u32) -> Option<String> {
+    Staged::of(dir, excluded, serving)?.write_tree()
 }
 
 /// The changes of the work tree holding `dir` against its HEAD, as a patch of at most
@@ -45,14 +45,14 @@ pub(super) fn git_tree_id(dir: &Path, excluded: &[PathBuf]) -> Option<String> {
 /// none when they cannot be read as the module says. The repository's objects are read as
 /// data (`GIT_ALTERNATE_OBJECT_DIRECTORIES`); HEAD is resolved from its files; no external
 /// diff or text conversion runs.
-pub(super) fn changes_text(dir: &Path, limit: usize) -> Option<(String, usize)> {
-    patch(&Staged::of(dir, &[])?, limit)
+pub(super) fn changes_text(dir: &Path, limit: usize, serving: u32) -> Option<(String, usize)> {
+    patch(&Staged::of(dir, &[], serving)?, limit)
 }
 
 /// The tree id of the work tree holding `dir` and its changes, both of one staging: the
 /// patch shows exactly the tree the id names, however the files change meanwhile.
-pub(super) fn tree_and_changes(dir: &Path, limit: usize) -> Option<(String, (String, usize))> {
-    let staged = Staged::of(dir, &[])?;
+pub(super) fn tree_and_changes(dir: &Path, limit: usize, serving: u32) -> Option<(String, (String, usize))> {
+    let staged = Staged::of(dir, &[], serving)?;
     Some((staged.write_tree()?, patch(&staged, limit)?))
 }
 
@@ -101,13 +101,15 @@ struct Staged {
 }
 
 impl Staged {
-    fn of(dir: &Path, excluded: &[PathBuf]) -> Option<Staged> {
+    /// The work tree holding `dir`, when it and `dir` are the `serving` user's.
+    fn of(dir: &Path, excluded: &[PathBuf], serving: u32) -> Option<Staged> {
         let deadline = Instant::now() + DEADLINE;
         let top = top(dir)?;
-        // The repository of the user whose directory was asked about, not one around it
-        // that another user holds.
-        let uid = std::fs::metadata(dir).ok()?.uid();
-        if std::fs::metadata(&top).ok()?.uid() != uid {
+        // The repository of the user served, and not one around its directory that
+        // another user holds, nor one its path has been made to point at since it was
+        // checked: whoever owns it is asked, and the sandbox holds git to it.
+        let uid = serving;
+        if std::fs::metadata(dir).ok()?.uid() != uid || std::fs::metadata(&top).ok()?.uid() != uid {
             return None;
         }
         let their_git_dir = git_dir(&top, uid)?;

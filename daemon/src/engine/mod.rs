@@ -175,7 +175,10 @@ impl Engine {
             ingest,
             logs: LogCache::default(),
             resolved_cwds: ResolvedCwds::default(),
-            trees: TreeWatch::new(if config.is_witness() { Reader::Witness } else { Reader::Owner }),
+            trees: TreeWatch::new(match config.is_witness() {
+                true => Reader::Witness { serving: files::current_uid() },
+                false => Reader::Owner,
+            }),
             config,
             projects: ProjectFiles::default(),
             catch_up,

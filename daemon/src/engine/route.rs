@@ -17,14 +17,17 @@ pub enum Route {
     Engine(Operation),
 }
 
-/// One request's work, for the engine's thread.
-pub struct Operation(Box<dyn FnOnce(&mut Engine) -> Handled + Send>);
+/// One request's work, for the engine's thread, and who asked.
+pub struct Operation {
+    work: Box<dyn FnOnce(&mut Engine) -> Handled + Send>,
+    caller: Caller,
+}
 
 impl Route {
     /// Where `request` is answered, and with what; `caller` is who asks (a directory it
     /// names is read for it only when it may be).
     pub fn of(request: Request, caller: Caller) -> Route {
-        match request {
+        let route = match request {
             Request::Progress => Route::Progress,
             Request::Shutdown => Route::Shutdown,
             Request::Status => answer(Engine::status),
@@ -45,19 +48,29 @@ impl Route {
             Request::Hook(question) => operation(move |engine| engine.hook(&question, caller)),
             Request::Panel(args) => operation(move |engine| engine.panel(args, caller)),
             Request::Review(args) => operation(move |engine| engine.review(&args, caller)),
+        };
+        match route {
+            Route::Engine(operation) => Route::Engine(Operation { caller, ..operation }),
+            other => other,
         }
     }
 }
 
 impl Operation {
     pub(super) fn apply(self, engine: &mut Engine) -> Handled {
-        (self.0)(engine)
+        // A witness reads trees for the user asking, and only theirs.
+        let uid = match self.caller {
+            Caller::Served(uid) => uid,
+            Caller::Own => judged_core::files::current_uid(),
+        };
+        engine.trees.serve(uid);
+        (self.work)(engine)
     }
 }
 
-/// An operation that may convene a jury.
+/// An operation that may convene a jury; [`Route::of`] names who asks.
 fn operation(work: impl FnOnce(&mut Engine) -> Handled + Send + 'static) -> Route {
-    Route::Engine(Operation(Box::new(work)))
+    Route::Engine(Operation { work: Box::new(work), caller: Caller::Own })
 }
 
 /// An operation answered at once, without a jury.

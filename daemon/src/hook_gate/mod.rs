@@ -505,7 +505,7 @@ fn tree_change(trees: &mut TreeWatch, question: &Question, evidence: &EvidenceVe
     // A tree judged cannot read is no tree the review saw: a repository whose read failed
     // is not taken for no repository.
     let in_repository = cwd.is_some_and(|cwd| cwd.ancestors().any(|d| d.join(".git").exists()));
-    if trees.reader() == Reader::Witness {
+    if trees.reader() != Reader::Owner {
         // A witness keeps no status of a served user's tree: the git tree id tells.
         return match (&evidence.git_tree, cwd.and_then(|cwd| trees.git_tree_id(cwd, &excluded))) {
             (Some(reviewed), Some(now)) if *reviewed == now => TreeChange::Unchanged,
