@@ -133,7 +133,6 @@ fn planted_in(requests: &[Value]) -> usize {
 #[test]
 fn jurors_read_nothing_the_judged_project_plants_and_run_none_of_its_hooks() {
     let Some(clients) = hosts::jurors() else { return };
-    let Some(host_clients) = hosts::clients() else { return };
     let ran = tempfile::tempdir().unwrap();
     let ran = ran.path().join("ran");
     let project = planted_project(&ran);
@@ -146,17 +145,9 @@ fn jurors_read_nothing_the_judged_project_plants_and_run_none_of_its_hooks() {
     let requests = server.requests();
     assert_eq!(planted_in(&requests), 0, "the project's instructions reached Codex or Gemini: {requests:#?}");
 
-    let claude_server = ModelServer::start("juror-pass", &[]);
-    let copilot_server = ModelServer::start("juror-view", &[]);
-    let mut options = Options::default();
-    let claude = ModelEndpoint { base_url: claude_server.url(), api_key: API_KEY.into() };
-    let copilot = ModelEndpoint { base_url: format!("{}/v1", copilot_server.url()), api_key: API_KEY.into() };
-    options.endpoints.insert("claude-small".into(), claude);
-    options.endpoints.insert("copilot-small".into(), copilot);
-    let packet = judge_in(project.path(), &host_jury(&host_clients), &options, None);
+    let Some((packet, claude_requests, copilot_requests)) = host_jurors_in(project.path(), &[]) else { return };
     assert_eq!(stage_1(&packet, "claude-small")["verdict"], "pass", "{packet:#}");
     assert_eq!(stage_1(&packet, "copilot-small")["verdict"], "pass", "{packet:#}");
-    let (claude_requests, copilot_requests) = (claude_server.requests(), copilot_server.requests());
     let reached = [("Claude Code", planted_in(&claude_requests)), ("Copilot CLI", planted_in(&copilot_requests))];
     let hooks_ran = fs::read_to_string(&ran).unwrap_or_default();
     assert_eq!(
@@ -486,6 +477,12 @@ command = [{canned:?}, "pass", "90", "{{model}}"]
 /// Claude Code and Copilot CLI against two servers (Anthropic Messages; chat completions
 /// with a scripted `view` of the prompt file), `impostor` args going to both.
 fn host_jurors(impostor: &[&str]) -> Option<(Value, Vec<Value>, Vec<Value>)> {
+    let project = tempfile::Builder::new().prefix("judged-jurors-project-").tempdir().expect("temp dir");
+    host_jurors_in(project.path(), impostor)
+}
+
+/// As [`host_jurors`], judging the work of the project at `project`.
+fn host_jurors_in(project: &Path, impostor: &[&str]) -> Option<(Value, Vec<Value>, Vec<Value>)> {
     let clients = hosts::clients()?;
     let claude_server = ModelServer::start("juror-pass", impostor);
     let copilot_server = ModelServer::start("juror-view", impostor);
@@ -494,7 +491,7 @@ fn host_jurors(impostor: &[&str]) -> Option<(Value, Vec<Value>, Vec<Value>)> {
     let copilot = ModelEndpoint { base_url: format!("{}/v1", copilot_server.url()), api_key: API_KEY.into() };
     options.endpoints.insert("claude-small".into(), claude);
     options.endpoints.insert("copilot-small".into(), copilot);
-    let packet = judge(&host_jury(&clients), &options, None);
+    let packet = judge_in(project, &host_jury(&clients), &options, None);
     Some((packet, claude_server.requests(), copilot_server.requests()))
 }
 
