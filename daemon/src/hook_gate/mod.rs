@@ -288,21 +288,15 @@ impl HookGate<'_> {
             source: PanelSource::Gate,
         };
         // The artifact is the task and the tree's changes, so the task and the tree's
-        // digest name it: a verdict on them is found without building it.
-        let artifact = |trees: &TreeWatch| {
-            policy::panel_artifact(
-                &question.label,
-                &question.work,
-                trees.changes_text(&project, PANEL_CHANGES_BYTES).as_ref(),
-            )
-        };
-        let tree = self.trees.digest(&project);
+        // digest name it: a verdict on them is found without building it. Outside a
+        // repository nothing names it but the artifact itself.
         let work_of_tree = |tree: &str| digest_of(&serde_json::json!([question.label, question.work, tree]));
-        let (panel_key, built) = match &tree {
-            Some(tree) => (ask.key(&jury, &work_of_tree(tree)), None),
+        let (panel_key, asked) = match self.trees.digest(&project) {
+            Some(tree) => (ask.key(&jury, &work_of_tree(&tree)), Asked::Tree(tree)),
             None => {
-                let built = artifact(self.trees);
-                (ask.key(&jury, &digest_of(&built)), Some(built))
+                let changes = self.trees.changes_text(&project, PANEL_CHANGES_BYTES);
+                let built = policy::panel_artifact(&question.label, &question.work, changes.as_ref());
+                (ask.key(&jury, &digest_of(&built)), Asked::Built(built))
             }
         };
         if let Some(reused) = panel::reusable(self.store, &panel_key)? {
@@ -310,7 +304,7 @@ impl HookGate<'_> {
             return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key)));
         }
         // A review asked ahead (`judged mcp`) of this tree, as this gate would ask it.
-        if let Some(tree) = &tree
+        if let Asked::Tree(tree) = &asked
             && let Some(review) = panel::reusable(self.store, &review::counted_key(&ask, &jury, tree))?
         {
             let (verdict, _) = policy::decide_with_panel(&question.label, &review);
@@ -320,11 +314,10 @@ impl HookGate<'_> {
         // that moved while its changes were read: the verdict is keyed by what the jury
         // saw, so that no later question about either tree reuses it, and it covers no git
         // tree.
-        let (built, git_tree, moved) = match (built, &tree) {
-            (Some(built), _) => (built, None, false),
-            (None, None) => (artifact(self.trees), None, false),
-            (None, Some(tree)) => {
-                let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, tree);
+        let (built, git_tree, moved) = match asked {
+            Asked::Built(built) => (built, None, false),
+            Asked::Tree(tree) => {
+                let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, &tree);
                 let built = policy::panel_artifact(&question.label, &question.work, shown.changes.as_ref());
                 (built, shown.git_tree, !shown.held_still)
             }
@@ -468,6 +461,13 @@ fn worth_keeping(store: &Store, recorded: &GateDecision) -> Result<bool, StoreEr
         Some(key) => Ok(panel::reusable(store, key)?.is_some()),
         None => Ok(false),
     }
+}
+
+/// What a gate's jury is asked about: a repository's tree, whose changes are read when the
+/// jury is convened, or, outside one, the artifact already built.
+enum Asked {
+    Tree(String),
+    Built(String),
 }
 
 /// The SHA-256 of a text, or of a value's JSON, in hex.
