@@ -107,7 +107,7 @@ impl Judged {
 
 /// The file `name` of `project`, as a review is sent it. Read on the runtime's thread: it
 /// is bounded, and a FIFO or device is refused without blocking on it.
-fn read_file(project: &str, name: String) -> Result<ReviewFile, files::SandboxError> {
+fn read_file(project: &str, name: String) -> Result<ReviewFile, files::ConfineError> {
     let read = files::read_confined(Path::new(project), &name, files::MAX_NAMED_FILE_BYTES, files::Owner::Any)?;
     Ok(ReviewFile { name, text: String::from_utf8_lossy(&read.bytes).into_owned() })
 }

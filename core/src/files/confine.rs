@@ -17,7 +17,7 @@ pub const MAX_NAMED_FILE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// Why a path a caller named is not used.
 #[derive(Debug, thiserror::Error)]
-pub enum SandboxError {
+pub enum ConfineError {
     /// The project itself cannot be resolved.
     #[error("the project {} cannot be used: {source}; pass cwd, an existing directory", project.display())]
     Project {
@@ -108,21 +108,21 @@ pub struct Confined {
 }
 
 /// The project, resolved (symlinks followed): what containment is measured against.
-fn project_root(project: &Path) -> Result<PathBuf, SandboxError> {
-    fs::canonicalize(project).map_err(|source| SandboxError::Project { project: project.to_owned(), source })
+fn project_root(project: &Path) -> Result<PathBuf, ConfineError> {
+    fs::canonicalize(project).map_err(|source| ConfineError::Project { project: project.to_owned(), source })
 }
 
 /// Where to write the file a caller named as `given` (relative to `project`, or absolute):
 /// its directory's existing part resolved and inside the project, the rest plain names
 /// (no `..`), so that creating it creates nothing outside. The final name is not resolved:
 /// an atomic rename replaces a symlink there, it never writes through one.
-pub fn target(project: &Path, given: &str) -> Result<PathBuf, SandboxError> {
+pub fn target(project: &Path, given: &str) -> Result<PathBuf, ConfineError> {
     let root = project_root(project)?;
     let joined = root.join(given);
     // The name as given: joined to the project, `.` and `` would name the project itself.
     let name = match Path::new(given).components().next_back() {
         Some(Component::Normal(name)) if !given.ends_with('/') => name.to_owned(),
-        _ => return Err(SandboxError::NoFileName { given: given.to_owned() }),
+        _ => return Err(ConfineError::NoFileName { given: given.to_owned() }),
     };
     let parent = joined.parent().unwrap_or(&root);
     // The deepest ancestor that exists is resolved; what is below it does not exist yet,
@@ -135,7 +135,7 @@ pub fn target(project: &Path, given: &str) -> Result<PathBuf, SandboxError> {
         existing = up;
     }
     let outside =
-        |resolved: PathBuf| SandboxError::Outside { given: given.to_owned(), project: root.clone(), resolved };
+        |resolved: PathBuf| ConfineError::Outside { given: given.to_owned(), project: root.clone(), resolved };
     let mut dir = fs::canonicalize(existing).map_err(|_| outside(joined.clone()))?;
     for component in rest.into_iter().rev() {
         match component {
@@ -153,35 +153,32 @@ pub fn target(project: &Path, given: &str) -> Result<PathBuf, SandboxError> {
 /// project once every symlink is resolved, a regular file of at most `max` bytes, owned as
 /// `owner` says. The checks are made on the file opened (without following a last
 /// symlink, and without blocking on a FIFO), so a swap after them changes nothing read.
-pub fn read(project: &Path, given: &str, max: u64, owner: Owner) -> Result<Confined, SandboxError> {
-    use rustix::fs::{Mode, OFlags};
+pub fn read(project: &Path, given: &str, max: u64, owner: Owner) -> Result<Confined, ConfineError> {
     let root = project_root(project)?;
     let joined = root.join(given);
-    let missing = || SandboxError::Missing { given: given.to_owned(), project: root.clone() };
+    let missing = || ConfineError::Missing { given: given.to_owned(), project: root.clone() };
     let resolved = fs::canonicalize(&joined).map_err(|_| missing())?;
     if !resolved.starts_with(&root) {
-        return Err(SandboxError::Outside { given: given.to_owned(), project: root, resolved });
+        return Err(ConfineError::Outside { given: given.to_owned(), project: root, resolved });
     }
-    let read_error = |source: io::Error| SandboxError::Read { given: given.to_owned(), source };
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let file = fs::File::from(rustix::fs::open(&resolved, flags, Mode::empty()).map_err(|e| read_error(e.into()))?);
-    let (meta, bytes) = super::read_opened(file, max).map_err(|refusal| match refusal {
+    let read_error = |source: io::Error| ConfineError::Read { given: given.to_owned(), source };
+    let (meta, bytes) = super::read_not_following(&resolved, max).map_err(|refusal| match refusal {
         OpenedFileRefusal::NotRegular(kind) => {
             let kind = if kind.is_dir() { "a directory" } else { "a FIFO, socket or device" };
-            SandboxError::NotRegular { given: given.to_owned(), kind }
+            ConfineError::NotRegular { given: given.to_owned(), kind }
         }
-        OpenedFileRefusal::TooLarge(len) => SandboxError::TooLarge { given: given.to_owned(), len, max },
+        OpenedFileRefusal::TooLarge(len) => ConfineError::TooLarge { given: given.to_owned(), len, max },
         OpenedFileRefusal::Io(source) => read_error(source),
     })?;
     if owner == Owner::Caller && meta.uid() != super::current_uid() {
-        return Err(SandboxError::NotOwned { given: given.to_owned(), uid: meta.uid() });
+        return Err(ConfineError::NotOwned { given: given.to_owned(), uid: meta.uid() });
     }
     Ok(Confined { path: resolved, bytes })
 }
 
-impl From<SandboxError> for crate::rules::EvidenceError {
+impl From<ConfineError> for crate::rules::EvidenceError {
     /// A refused path is an evidence error (exit 2), as any file-safety refusal is.
-    fn from(error: SandboxError) -> Self {
+    fn from(error: ConfineError) -> Self {
         crate::rules::EvidenceError::evidence(error.to_string())
     }
 }
@@ -201,7 +198,7 @@ mod tests {
         (dir, project)
     }
 
-    fn message(error: SandboxError) -> String {
+    fn message(error: ConfineError) -> String {
         error.to_string()
     }
 

@@ -5,7 +5,7 @@
 
 mod confine;
 
-pub use confine::{Confined, MAX_NAMED_FILE_BYTES, Owner, SandboxError};
+pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner};
 pub use confine::{read as read_confined, target as confined_target};
 
 use crate::adapter::{self, Level};
@@ -150,6 +150,16 @@ pub fn read_opened(file: fs::File, max: u64) -> std::result::Result<(fs::Metadat
         return Err(OpenedFileRefusal::TooLarge(bytes.len() as u64));
     }
     Ok((meta, bytes))
+}
+
+/// Open `path` for reading without following a link in its place or blocking on a FIFO,
+/// and read it as [`read_opened`] does: a file someone else names, read where a swap of
+/// the path must change nothing read.
+pub fn read_not_following(path: &Path, max: u64) -> std::result::Result<(fs::Metadata, Vec<u8>), OpenedFileRefusal> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file = fs::File::from(rustix::fs::open(path, flags, Mode::empty()).map_err(std::io::Error::from)?);
+    read_opened(file, max)
 }
 
 /// Write `bytes` to `path` atomically with mode 0600: a temp file in the same directory,

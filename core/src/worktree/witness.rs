@@ -15,7 +15,7 @@
 //! ignores, or whose checkout is sparse.
 
 use std::io::{Read, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -254,15 +254,8 @@ fn git_dir(top: &Path, uid: u32) -> Option<PathBuf> {
 /// What `path` holds when it is a regular file `uid` owns, not a link, of at most `cap`
 /// bytes. Checked on the file opened, so that it cannot be swapped between check and read.
 fn read_owned(path: &Path, uid: u32, cap: u64) -> Option<Vec<u8>> {
-    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    let file = std::fs::File::options().read(true).custom_flags(flags.bits() as i32).open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.uid() != uid || meta.len() > cap {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    file.take(cap).read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    let (meta, bytes) = crate::files::read_not_following(path, cap).ok()?;
+    (meta.uid() == uid).then_some(bytes)
 }
 
 /// git, in the witness's own repository over the user's work tree, with no config but

@@ -30,7 +30,6 @@ use judged_core::review_text::is_positive;
 use judged_core::worktree::Reader;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -483,11 +482,7 @@ fn still_written(evidence: &EvidenceVerified) -> Vec<PathBuf> {
     /// Larger than any evidence or response judged writes.
     const MAX_ARTIFACT_BYTES: u64 = 16 << 20;
     let holds_what_was_written = |path: &PathBuf| {
-        let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-        let Ok(file) = std::fs::File::options().read(true).custom_flags(flags.bits() as i32).open(path) else {
-            return false;
-        };
-        let Ok((_, bytes)) = files::read_opened(file, MAX_ARTIFACT_BYTES) else { return false };
+        let Ok((_, bytes)) = files::read_not_following(path, MAX_ARTIFACT_BYTES) else { return false };
         let digest = judged_core::chain::to_hex(&judged_core::chain::sha256(&bytes));
         let evidence_id = serde_json::from_slice::<serde_json::Value>(&bytes)
             .ok()
