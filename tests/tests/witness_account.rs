@@ -73,6 +73,14 @@ step attest as_agent "$JE" --mode daemon attest
 setpriv --reuid judged --regid judged --init-groups env -i PATH="$PATH" HOME=/var/lib/judged XDG_DATA_HOME=/var/lib \
     "$JUDGED" key | sed 's/^/witness /' > "$T/trusted-witnesses"
 step check as_agent "$JE" check HEAD~1..HEAD --trusted "$T/trusted-witnesses"
+# A repository of another user's with a directory of the agent's inside it: the agent's
+# git, told to trust it, names its commit; the witness attests no repository of another.
+mkdir -p "$T/shared/sub" && git -C "$T/shared" init -q && git -C "$T/shared" -c user.name=o -c user.email=o@o \
+    commit -q --allow-empty -m base && chown -R "$OTHER:" "$T/shared" && chown "$AGENT:" "$T/shared/sub"
+cd "$T/shared/sub"
+step foreign_top_attest as_agent env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' \
+    "$JE" --mode daemon attest
+cd "$T/home/project"
 cp r1.evidence.json "$T/other/" && chown -R "$OTHER:" "$T/other"
 step other runuser -u "$OTHER" -- env -i PATH="$PATH" HOME="$T/other" "$JE" --mode daemon validate \
     --evidence "$T/other/r1.evidence.json"
@@ -273,6 +281,12 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
     assert!(said(dir, "attest").starts_with("attested commit "), "{}", shown("attest"));
     assert_eq!(code("check"), 0, "{}", shown("check"));
     assert!(said(dir, "check").contains("witness"), "{}", shown("check"));
+    let foreign_top = format!(
+        "refusing the repository's top {}/shared: it is owned by uid ",
+        fs::canonicalize(dir).unwrap().display()
+    );
+    assert_ne!(code("foreign_top_attest"), 0, "{}", shown("foreign_top_attest"));
+    assert!(said(dir, "foreign_top_attest").contains(&foreign_top), "{}", shown("foreign_top_attest"));
     assert_ne!(code("other"), 0, "{}", shown("other"));
     assert!(
         said(dir, "other").contains("ask whoever runs it to add your user to [server] allow_users"),
