@@ -2,6 +2,7 @@
 //! variant), and the envelope around it.
 
 use judged_core::event::Host;
+use judged_core::files::HostRoots;
 use judged_core::rules::{Challenge, Evidence, LogState};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -112,22 +113,9 @@ pub struct StatusReport {
     pub data_dir: PathBuf,
     /// Where it listens.
     pub socket: PathBuf,
-    /// Copilot CLI session-state roots watched.
-    pub copilot_roots: Vec<PathBuf>,
-    /// Claude Code projects roots watched.
-    pub claude_roots: Vec<PathBuf>,
-    /// Codex CLI sessions roots watched.
-    #[serde(default)]
-    pub codex_roots: Vec<PathBuf>,
-    /// Gemini CLI recordings roots watched.
-    #[serde(default)]
-    pub gemini_roots: Vec<PathBuf>,
-    /// Qwen Code projects roots watched.
-    #[serde(default)]
-    pub qwen_roots: Vec<PathBuf>,
-    /// Where judged keeps its logs of the OpenCode sessions it reads.
-    #[serde(default)]
-    pub opencode_roots: Vec<PathBuf>,
+    /// The roots watched, under each host's key (`copilot_roots`, `claude_roots`, …).
+    #[serde(flatten)]
+    pub roots: HostRoots,
     /// The OpenCode databases read.
     #[serde(default)]
     pub opencode_databases: Vec<PathBuf>,
@@ -167,20 +155,6 @@ pub struct StatusReport {
     /// The config in force, and an edit that was not applied.
     #[serde(default)]
     pub config: ConfigStatus,
-}
-
-impl StatusReport {
-    /// The roots watched for `host` (its `<host>_roots`).
-    pub fn roots_of(&self, host: Host) -> &[PathBuf] {
-        match host {
-            Host::CopilotCli => &self.copilot_roots,
-            Host::ClaudeCode => &self.claude_roots,
-            Host::CodexCli => &self.codex_roots,
-            Host::GeminiCli => &self.gemini_roots,
-            Host::QwenCode => &self.qwen_roots,
-            Host::OpenCode => &self.opencode_roots,
-        }
-    }
 }
 
 /// How far the catch-up on start has got: the logs found under the roots, and how much

@@ -4,9 +4,11 @@
 //! (which runs git), the only module of the crate that touches the disk.
 
 mod confine;
+mod host_roots;
 
 pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner};
 pub use confine::{read as read_confined, target as confined_target};
+pub use host_roots::HostRoots;
 
 use crate::adapter::{self, Level};
 use crate::event::Host;
@@ -395,7 +397,7 @@ pub fn read_entries(dir: &Path) -> std::io::Result<Listing> {
 pub struct Roots {
     /// Each host's own roots (what [`HostLog::default_root`](adapter::HostLog::default_root)
     /// names), in the order discovery reads them.
-    hosts: Vec<(Host, Vec<PathBuf>)>,
+    hosts: HostRoots,
     /// Roots named without a host (`--session-root`): each log's host is told by its shape,
     /// a Copilot CLI session or a Claude Code project.
     pub named: Vec<PathBuf>,
@@ -415,16 +417,18 @@ impl Roots {
 
     /// These roots, with `roots` as `host`'s.
     pub fn with(mut self, host: Host, roots: Vec<PathBuf>) -> Roots {
-        match self.hosts.iter_mut().find(|(h, _)| *h == host) {
-            Some((_, had)) => *had = roots,
-            None => self.hosts.push((host, roots)),
-        }
+        self.hosts = self.hosts.with(host, roots);
         self
     }
 
     /// `host`'s roots.
     pub fn of(&self, host: Host) -> &[PathBuf] {
-        self.hosts.iter().find(|(h, _)| *h == host).map_or(&[], |(_, roots)| roots)
+        self.hosts.of(host)
+    }
+
+    /// Each host's roots.
+    pub fn of_hosts(&self) -> &HostRoots {
+        &self.hosts
     }
 
     /// Every session log under the roots.
@@ -436,9 +440,9 @@ impl Roots {
     /// listings between queries and reads again only the directories that changed).
     pub fn discover_with(&self, list: &mut dyn FnMut(&Path) -> Listing) -> Vec<Discovered> {
         let mut found = Vec::new();
-        for (host, roots) in &self.hosts {
+        for (host, roots) in self.hosts.iter() {
             for root in roots {
-                found.extend(discover_host(*host, root, list));
+                found.extend(discover_host(host, root, list));
             }
         }
         for root in &self.named {
@@ -453,7 +457,7 @@ impl Roots {
         let own = self
             .hosts
             .iter()
-            .flat_map(|(host, roots)| roots.iter().map(|root| SearchedRoot::Host(*host, root.clone())));
+            .flat_map(|(host, roots)| roots.iter().map(move |root| SearchedRoot::Host(host, root.clone())));
         own.chain(self.named.iter().cloned().map(SearchedRoot::Named)).collect()
     }
 
@@ -488,7 +492,7 @@ impl Roots {
         };
         let own = self.hosts.iter().find(|(host, roots)| roots.iter().any(|root| shaped(*host, root)));
         if let Some((host, _)) = own {
-            return Some(*host);
+            return Some(host);
         }
         [Host::CopilotCli, Host::ClaudeCode].into_iter().find(|host| self.named.iter().any(|root| shaped(*host, root)))
     }

@@ -17,7 +17,7 @@ pub use judged_protocol::config::{
 };
 pub use live::{ConfigChange, LiveConfig, ProjectFiles};
 
-use judged_core::files::Roots;
+use judged_core::files::{HostRoots, Roots};
 use judged_protocol::ConfigFileUsed;
 use std::path::{Path, PathBuf};
 
@@ -77,55 +77,74 @@ impl UserConfig {
     }
 }
 
-/// Roots named on the command line; each replaces the config file's for its host.
-#[derive(Clone, Debug, Default, clap::Args)]
-pub struct RootFlags {
-    /// A Copilot CLI session-state root to watch (repeatable).
-    #[arg(long = "copilot-root")]
-    pub copilot: Vec<PathBuf>,
-    /// A Claude Code projects root to watch (repeatable).
-    #[arg(long = "claude-root")]
-    pub claude: Vec<PathBuf>,
-    /// A Codex CLI sessions root to watch (repeatable).
-    #[arg(long = "codex-root")]
-    pub codex: Vec<PathBuf>,
-    /// A Gemini CLI recordings root (`.gemini/tmp`) to watch (repeatable).
-    #[arg(long = "gemini-root")]
-    pub gemini: Vec<PathBuf>,
-    /// A Qwen Code projects root (`.qwen/projects`) to watch (repeatable).
-    #[arg(long = "qwen-root")]
-    pub qwen: Vec<PathBuf>,
-    /// Where to keep the logs of the OpenCode sessions read (repeatable; the first is
-    /// written).
-    #[arg(long = "opencode-root")]
-    pub opencode: Vec<PathBuf>,
-}
+/// Roots named on the command line, one flag per host named after its config key
+/// (`--claude-root` for `claude_roots`); each replaces the config file's for its host.
+#[derive(Clone, Debug, Default)]
+pub struct RootFlags(HostRoots);
 
 impl RootFlags {
+    /// The flag naming `host`'s roots, without its dashes.
+    fn flag(host: Host) -> String {
+        format!("{}-root", judged_core::adapter::of(host).roots_key().trim_end_matches("_roots"))
+    }
+
     /// The roots named for `host`.
     pub fn of(&self, host: Host) -> &[PathBuf] {
-        match host {
-            Host::CopilotCli => &self.copilot,
-            Host::ClaudeCode => &self.claude,
-            Host::CodexCli => &self.codex,
-            Host::GeminiCli => &self.gemini,
-            Host::QwenCode => &self.qwen,
-            Host::OpenCode => &self.opencode,
-        }
+        self.0.of(host)
     }
 
     /// The flags again, to start another `judged` with the same roots.
     pub fn as_args(&self) -> Vec<std::ffi::OsString> {
         let mut args = Vec::new();
-        for host in Host::ALL {
-            let key = judged_core::adapter::of(host).roots_key();
-            let flag = format!("--{}-root", key.trim_end_matches("_roots"));
-            for root in self.of(host) {
-                args.push(flag.clone().into());
+        for (host, roots) in self.0.iter() {
+            for root in roots {
+                args.push(format!("--{}", RootFlags::flag(host)).into());
                 args.push(root.clone().into_os_string());
             }
         }
         args
+    }
+}
+
+impl clap::FromArgMatches for RootFlags {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<RootFlags, clap::Error> {
+        let mut flags = RootFlags::default();
+        flags.update_from_arg_matches(matches)?;
+        Ok(flags)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        for host in Host::ALL {
+            if let Some(roots) = matches.get_many::<PathBuf>(&RootFlags::flag(host)) {
+                self.0 = std::mem::take(&mut self.0).with(host, roots.cloned().collect());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl clap::Args for RootFlags {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        Host::ALL.into_iter().fold(command, |command, host| {
+            let log = judged_core::adapter::of(host);
+            let flag = RootFlags::flag(host);
+            command.arg(
+                clap::Arg::new(flag.clone())
+                    .long(flag)
+                    .value_name("DIR")
+                    .action(clap::ArgAction::Append)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(format!(
+                        "Watch this root of {} (repeatable; replaces the config's `{}`)",
+                        log.root_noun(),
+                        log.roots_key()
+                    )),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        RootFlags::augment_args(command)
     }
 }
 

@@ -3,7 +3,6 @@
 
 use super::{Answer, Engine, EngineError, bad_request};
 use crate::store::{FileState, StoreIntegrityFailed};
-use judged_core::event::Host;
 use judged_protocol::{
     ChainHead, ChainHeadArgs, CompletionBypassed, EventLine, EventsArgs, Reply, SessionSummary, StatusReport,
 };
@@ -22,12 +21,7 @@ impl Engine {
             uptime_seconds: self.started.elapsed().as_secs(),
             data_dir: self.data_dir.clone(),
             socket: self.socket.clone(),
-            copilot_roots: roots.of(Host::CopilotCli).to_vec(),
-            claude_roots: roots.of(Host::ClaudeCode).to_vec(),
-            codex_roots: roots.of(Host::CodexCli).to_vec(),
-            gemini_roots: roots.of(Host::GeminiCli).to_vec(),
-            qwen_roots: roots.of(Host::QwenCode).to_vec(),
-            opencode_roots: roots.of(Host::OpenCode).to_vec(),
+            roots: roots.of_hosts().clone(),
             opencode_databases: self.ingest.opencode_databases().to_vec(),
             files: files.len() as u64,
             lines: files.iter().map(|f| f.lines).sum(),

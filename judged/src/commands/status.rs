@@ -45,7 +45,7 @@ fn lines(status: &StatusReport) -> Vec<String> {
         ("catch_up", catch_up(status)),
     ];
     rows.extend(config_rows(&status.config));
-    let roots = Host::ALL.map(|host| (judged_core::adapter::of(host).roots_key(), status.roots_of(host)));
+    let roots = Host::ALL.map(|host| (judged_core::adapter::of(host).roots_key(), status.roots.of(host)));
     for (key, roots) in roots {
         rows.extend(roots.iter().map(|root| (key, root.display().to_string())));
     }

@@ -383,12 +383,10 @@ fn opencode_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
 
 /// The watched roots: the daemon's, or those `judged start` would watch.
 fn root_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
-    let (roots, whose): (Vec<Vec<PathBuf>>, _) = match status {
-        Some(s) => (Host::ALL.iter().map(|&host| s.roots_of(host).to_vec()).collect(), "watched"),
+    let (roots, whose) = match status {
+        Some(s) => (s.roots.clone(), "watched"),
         None => match Config::resolve(RootFlags::default()) {
-            Ok(config) => {
-                (Host::ALL.iter().map(|&host| config.roots.of(host).to_vec()).collect(), "to watch once judged starts")
-            }
+            Ok(config) => (config.roots.of_hosts().clone(), "to watch once judged starts"),
             Err(error) => {
                 let fix = format!("fix {}", paths::config_path().display());
                 checks.push(check("roots", Status::Fail, error.to_string(), Some(fix)));
@@ -396,8 +394,9 @@ fn root_checks(checks: &mut Vec<Check>, status: Option<&StatusReport>) {
             }
         },
     };
-    let hosts = Host::ALL.map(|host| (host.as_str(), judged_core::adapter::of(host).roots_key()));
-    for ((host, key), roots) in hosts.into_iter().zip(roots) {
+    for (host, key, roots) in
+        Host::ALL.map(|host| (host.as_str(), judged_core::adapter::of(host).roots_key(), roots.of(host)))
+    {
         let name = format!("roots.{host}");
         let missing: Vec<&PathBuf> = roots.iter().filter(|r| !r.is_dir()).collect();
         let listed = roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ");

@@ -5,8 +5,10 @@
 //! (`judged_daemon::config`).
 
 mod suggest;
+mod top_level;
 
 use crate::GatePolicy;
+use judged_core::files::HostRoots;
 use judged_core::rules::IdentityAssurance;
 use judged_jury::config::JuryConfig;
 use serde::Deserialize;
@@ -81,51 +83,29 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Re
     })
 }
 
-/// `config.toml`.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// `config.toml`. Every key but each host's roots is a field here; those are each host's
+/// own (`copilot_roots`, `claude_roots`, …: [`HostLog::roots_key`]), read by [`top_level`].
+///
+/// [`HostLog::roots_key`]: judged_core::adapter::HostLog::roots_key
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ConfigFile {
-    /// Copilot CLI session-state roots to watch (default: the host's own).
-    #[serde(default)]
-    pub copilot_roots: Vec<PathBuf>,
-    /// Claude Code projects roots to watch.
-    #[serde(default)]
-    pub claude_roots: Vec<PathBuf>,
-    /// Codex CLI sessions roots to watch.
-    #[serde(default)]
-    pub codex_roots: Vec<PathBuf>,
-    /// Gemini CLI recordings roots (`.gemini/tmp`) to watch.
-    #[serde(default)]
-    pub gemini_roots: Vec<PathBuf>,
-    /// Qwen Code projects roots (`.qwen/projects`) to watch.
-    #[serde(default)]
-    pub qwen_roots: Vec<PathBuf>,
-    /// Where judged keeps its logs of OpenCode's sessions (default: `opencode` in its data
-    /// directory).
-    #[serde(default)]
-    pub opencode_roots: Vec<PathBuf>,
+    /// The roots to watch for each host that names some (default: the host's own).
+    pub roots: HostRoots,
     /// The OpenCode databases whose sessions judged reads (default: OpenCode's own,
     /// `$XDG_DATA_HOME/opencode/opencode.db` or `~/.local/share/opencode/opencode.db`).
-    #[serde(default)]
     pub opencode_databases: Vec<PathBuf>,
     /// The gate's settings.
-    #[serde(default)]
     pub gate: GateConfig,
     /// The jury `panel` and the gate's panel policies convene.
-    #[serde(default)]
     pub jury: Option<JuryConfig>,
     /// What the socket grants its clients.
-    #[serde(default)]
     pub server: ServerLimits,
     /// How long the store keeps what it witnessed.
-    #[serde(default)]
     pub store: StoreConfig,
     /// Attestations of reviewed commits.
-    #[serde(default)]
     pub attest: AttestConfig,
     /// Whether `judge-evidence` and `judge-hook` start judged when its socket does not
     /// answer (default true; read by them, not by the daemon).
-    #[serde(default)]
     pub auto_start: Option<bool>,
 }
 
@@ -182,15 +162,7 @@ impl Default for ServerLimits {
 impl ConfigFile {
     /// The roots the file names for `host` (its `<host>_roots`).
     pub fn roots_of(&self, host: judged_core::event::Host) -> &[PathBuf] {
-        use judged_core::event::Host;
-        match host {
-            Host::CopilotCli => &self.copilot_roots,
-            Host::ClaudeCode => &self.claude_roots,
-            Host::CodexCli => &self.codex_roots,
-            Host::GeminiCli => &self.gemini_roots,
-            Host::QwenCode => &self.qwen_roots,
-            Host::OpenCode => &self.opencode_roots,
-        }
+        self.roots.of(host)
     }
 
     /// Read the file; a missing file is the empty config, a malformed one an error
