@@ -7,9 +7,9 @@
 
 use super::{
     ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    any_str, non_empty_str, raw_non_empty, raw_str, stem,
+    ReviewedBy, any_str, non_empty_str, raw_non_empty, raw_str, stem,
 };
-use crate::event::{Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -158,6 +158,12 @@ impl HostLog for ClaudeCode {
 }
 
 impl HostHooks for ClaudeCode {
+    /// `codex exec`, or `copilot -p` with a GPT model.
+    fn reviewed_by(&self) -> &'static [ReviewedBy] {
+        const REVIEWED_BY: &[ReviewedBy] = &[ReviewedBy::cli(Host::CodexCli), ReviewedBy::cli(Host::CopilotCli)];
+        REVIEWED_BY
+    }
+
     /// A task set to completed (`TaskUpdate`); its `Stop` is opt-in.
     fn end_event(&self) -> EndEvent {
         EndEvent { name: "TaskCompleted", name_shared: false }

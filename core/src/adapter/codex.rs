@@ -14,9 +14,9 @@
 
 use super::{
     Carried, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    SessionNamed, any_str, non_empty_str, raw_str,
+    ReviewedBy, SessionNamed, any_str, non_empty_str, raw_str,
 };
-use crate::event::{Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -192,6 +192,23 @@ impl HostLog for CodexCli {
 }
 
 impl HostHooks for CodexCli {
+    /// `copilot -p` with a Claude model, `claude -p`, `gemini -p`, `qwen -p` or `opencode run`.
+    fn reviewed_by(&self) -> &'static [ReviewedBy] {
+        const COPILOT: &str =
+            "`copilot -p` with a model of another family than yours, such as `--model claude-sonnet-4.6`";
+        // OpenCode records the prompt in double quotes: a nonce line that is its last
+        // line ends in `"` and does not stand alone.
+        const OPENCODE: &str = "`opencode run` with the nonce line before the prompt's last line";
+        const REVIEWED_BY: &[ReviewedBy] = &[
+            ReviewedBy { reviewer: Host::CopilotCli, run_as: Some(COPILOT) },
+            ReviewedBy::cli(Host::ClaudeCode),
+            ReviewedBy::cli(Host::GeminiCli),
+            ReviewedBy::cli(Host::QwenCode),
+            ReviewedBy { reviewer: Host::OpenCode, run_as: Some(OPENCODE) },
+        ];
+        REVIEWED_BY
+    }
+
     fn end_event(&self) -> EndEvent {
         EndEvent { name: "Stop", name_shared: true }
     }

@@ -176,6 +176,7 @@ impl HostLog for CopilotCli {
     }
 }
 
+/// Reviewed by no CLI ([`HostHooks::reviewed_by`]): its reviewer is its own rubber-duck sub-agent, no CLI its agent runs.
 impl HostHooks for CopilotCli {
     fn end_event(&self) -> EndEvent {
         EndEvent { name: "agentStop", name_shared: false }

@@ -18,9 +18,9 @@
 
 use super::{
     DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str,
+    ReviewedBy, SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str,
 };
-use crate::event::{Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -192,6 +192,13 @@ impl HostLog for GeminiCli {
 }
 
 impl HostHooks for GeminiCli {
+    /// `codex exec -`: Gemini CLI's shell refuses a command substitution, so the prompt
+    /// is piped in.
+    fn reviewed_by(&self) -> &'static [ReviewedBy] {
+        const PIPED: &str = "`codex exec -`, the prompt piped in: a command substitution is refused";
+        &[ReviewedBy { reviewer: Host::CodexCli, run_as: Some(PIPED) }]
+    }
+
     /// The end of an agent turn.
     fn end_event(&self) -> EndEvent {
         EndEvent { name: "AfterAgent", name_shared: false }

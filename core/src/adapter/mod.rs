@@ -216,6 +216,28 @@ pub trait HostHooks: Sync {
     fn mcp_client_word(&self) -> Option<&'static str> {
         None
     }
+    /// The reviewer CLIs of another family (by the family its agent's models mostly are)
+    /// its agent runs as a root shell call, as far as a real client of each pair was seen
+    /// to; none for a host whose reviewer is no CLI run so.
+    fn reviewed_by(&self) -> &'static [ReviewedBy] {
+        &[]
+    }
+}
+
+/// A reviewer CLI a host's agent runs, by the host that writes the run's log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReviewedBy {
+    /// The host whose CLI reviews.
+    pub reviewer: Host,
+    /// How the gate tells the agent to run it, where the command alone would not do.
+    pub run_as: Option<&'static str>,
+}
+
+impl ReviewedBy {
+    /// `reviewer`, run as its command alone.
+    pub const fn cli(reviewer: Host) -> ReviewedBy {
+        ReviewedBy { reviewer, run_as: None }
+    }
 }
 
 /// The hook event at which a host's agent declares its work done.

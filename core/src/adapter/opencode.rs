@@ -207,6 +207,7 @@ impl HostLog for OpenCode {
 
 /// OpenCode has no hook that can stop its agent's end (its plugins' `session.idle` comes
 /// after it): every end is recorded as one no gate decided.
+/// Reviewed by no CLI ([`HostHooks::reviewed_by`]): no hook can stop its agent's end, so no round is asked of it.
 impl HostHooks for OpenCode {
     fn end_event(&self) -> EndEvent {
         EndEvent { name: "session.idle", name_shared: false }

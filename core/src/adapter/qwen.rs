@@ -10,9 +10,9 @@
 
 use super::{
     ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    any_str, non_empty_str, raw_non_empty, raw_str,
+    ReviewedBy, any_str, non_empty_str, raw_non_empty, raw_str,
 };
-use crate::event::{Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -176,6 +176,12 @@ impl HostLog for QwenCode {
 /// or a `decision: block` object) sends the reason to the model, at most
 /// `stopHookBlockingCap` (default 8) times in a row.
 impl HostHooks for QwenCode {
+    /// `codex exec`.
+    fn reviewed_by(&self) -> &'static [ReviewedBy] {
+        const REVIEWED_BY: &[ReviewedBy] = &[ReviewedBy::cli(Host::CodexCli)];
+        REVIEWED_BY
+    }
+
     fn end_event(&self) -> EndEvent {
         EndEvent { name: "Stop", name_shared: true }
     }

@@ -124,26 +124,15 @@ impl ReviewerCli {
         }
     }
 
-    /// The reviewer CLIs of another family than an agent on `host` (by its own family, the
-    /// one its host's models mostly are) that review it, as far as a real client of each
-    /// pair was seen to: Claude Code `codex exec` or `copilot -p` (with a GPT model), Codex
-    /// CLI `copilot -p` (with a Claude model), `claude -p`, `gemini -p` or `qwen -p`, Gemini
-    /// CLI `codex exec`, Qwen Code `codex exec`.
-    /// None for Copilot CLI, whose reviewer is its own rubber-duck sub-agent.
-    pub fn reviewing(host: Host) -> &'static [ReviewerCli] {
-        match host {
-            Host::ClaudeCode => &[ReviewerCli::Codex, ReviewerCli::Copilot],
-            Host::CodexCli => &[
-                ReviewerCli::Copilot,
-                ReviewerCli::Claude,
-                ReviewerCli::Gemini,
-                ReviewerCli::Qwen,
-                ReviewerCli::OpenCode,
-            ],
-            Host::GeminiCli | Host::QwenCode => &[ReviewerCli::Codex],
-            // Copilot CLI's reviewer is its rubber-duck; no hook can stop OpenCode's end.
-            Host::CopilotCli | Host::OpenCode => &[],
-        }
+    /// The reviewer CLIs of another family that review an agent on `host`, each with how
+    /// the gate tells the agent to run it ([`HostHooks::reviewed_by`]).
+    ///
+    /// [`HostHooks::reviewed_by`]: crate::adapter::HostHooks::reviewed_by
+    pub fn reviewing(host: Host) -> Vec<(ReviewerCli, &'static str)> {
+        let reviewed_by = adapter::hooks(host).reviewed_by().iter();
+        reviewed_by
+            .filter_map(|by| ReviewerCli::of_host(by.reviewer).map(|cli| (cli, by.run_as.unwrap_or(cli.command()))))
+            .collect()
     }
 
     /// The CLI whose review `agent_name` names.
@@ -179,7 +168,7 @@ impl ReviewerCli {
     }
 
     /// The command as messages name it.
-    fn command(self) -> &'static str {
+    pub fn command(self) -> &'static str {
         match self {
             ReviewerCli::Codex => "`codex exec`",
             ReviewerCli::Copilot => "`copilot -p`",

@@ -617,38 +617,20 @@ fn reviewer_for(question: &Question) -> String {
         return "the rubber-duck reviewer (task tool, agent_type rubber-duck)".into();
     }
     let installed = question.installed_reviewers.as_deref();
-    let here: Vec<ReviewerCli> =
-        reviewing.iter().copied().filter(|cli| installed.is_none_or(|i| i.contains(cli))).collect();
+    let here: Vec<(ReviewerCli, &str)> =
+        reviewing.iter().copied().filter(|(cli, _)| installed.is_none_or(|i| i.contains(cli))).collect();
     let call = format!("a root {} call", adapter::hooks(host).shell_tool());
-    let named = |clis: &[ReviewerCli]| clis.iter().map(|&cli| run_as(host, cli)).collect::<Vec<_>>().join(" or ");
+    let named = |clis: &[(ReviewerCli, &str)]| clis.iter().map(|(_, run_as)| *run_as).collect::<Vec<_>>().join(" or ");
     if here.is_empty() {
-        let programs: Vec<&str> = reviewing.iter().map(|cli| cli.program()).collect();
+        let programs: Vec<&str> = reviewing.iter().map(|(cli, _)| cli.program()).collect();
         return format!(
             "a reviewer CLI of another family as {call} ({}; none of {} is on the PATH this hook ran with: install one \
              and log it in)",
-            named(reviewing),
+            named(&reviewing),
             programs.join(", ")
         );
     }
     format!("a reviewer CLI of another family as {call} ({})", named(&here))
-}
-
-/// How an agent of `host` runs `cli` as its reviewer.
-fn run_as(host: Host, cli: ReviewerCli) -> &'static str {
-    match (host, cli) {
-        (Host::GeminiCli, ReviewerCli::Codex) => {
-            "`codex exec -`, the prompt piped in: a command substitution is refused"
-        }
-        (Host::CodexCli, ReviewerCli::Copilot) => {
-            "`copilot -p` with a model of another family than yours, such as `--model claude-sonnet-4.6`"
-        }
-        (_, ReviewerCli::Codex) => "`codex exec`",
-        (_, ReviewerCli::Copilot) => "`copilot -p`",
-        (_, ReviewerCli::Claude) => "`claude -p`",
-        (_, ReviewerCli::Gemini) => "`gemini -p`",
-        (_, ReviewerCli::Qwen) => "`qwen -p`",
-        (_, ReviewerCli::OpenCode) => "`opencode run` with the nonce line before the prompt's last line",
-    }
 }
 
 /// A fresh binding in the SKILL's convention: `run_<YYYYMMDD>_<8hex>_r1_review_<8hex>`.
