@@ -155,7 +155,7 @@ fn installed_reviewers() -> Vec<ReviewerCli> {
         use std::os::unix::fs::PermissionsExt;
         std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     };
-    ReviewerCli::ALL.into_iter().filter(|cli| dirs.iter().any(|dir| runnable(dir.join(cli.program())))).collect()
+    ReviewerCli::all().filter(|cli| dirs.iter().any(|dir| runnable(dir.join(cli.program())))).collect()
 }
 
 /// Block the way `options.host` listens. `again`: the host already continued once on a block of

@@ -7,7 +7,7 @@
 
 use super::{
     ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    ReviewedBy, any_str, non_empty_str, raw_non_empty, raw_str, stem,
+    ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, any_str, non_empty_str, raw_non_empty, raw_str, stem,
 };
 use crate::event::{Host, Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
@@ -80,7 +80,25 @@ fn content_text(content: &Value) -> String {
 
 pub(super) struct ClaudeCode;
 
+/// `claude -p`: the run's transcript, which records no end of its own.
+const REVIEWER_RUN: ReviewerRun = ReviewerRun {
+    key: "claude",
+    agent_name: "claude-prompt",
+    program: "claude",
+    package: "anthropic-ai/claude-code",
+    once: RunsOnce::Flag { words: &["-p", "--print"], prefixes: &[] },
+    name: "Claude Code",
+    command: "`claude -p`",
+    prompt_kind: "user",
+    opens: RunOpens::FirstNamed,
+    answers: RunAnswers::LastAnswer("assistant"),
+};
+
 impl HostLog for ClaudeCode {
+    fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
+        Some(&REVIEWER_RUN)
+    }
+
     fn default_root(&self) -> DefaultRoot {
         DefaultRoot { vars: &[("CLAUDE_CONFIG_DIR", "projects")], under_home: ".claude/projects" }
     }

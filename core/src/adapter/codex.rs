@@ -14,7 +14,7 @@
 
 use super::{
     Carried, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    ReviewedBy, SessionNamed, any_str, non_empty_str, raw_str,
+    ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_str,
 };
 use crate::event::{Host, Record, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -128,7 +128,25 @@ fn exited_zero(output: &Value, text: &str) -> bool {
 
 pub(super) struct CodexCli;
 
+/// `codex exec`: the run's rollout, its prompt a user message, its end the turn's.
+const REVIEWER_RUN: ReviewerRun = ReviewerRun {
+    key: "codex",
+    agent_name: "codex-exec",
+    program: "codex",
+    package: "openai/codex",
+    once: RunsOnce::Subcommand { first: "e", anywhere: Some("exec") },
+    name: "Codex",
+    command: "`codex exec`",
+    prompt_kind: "response_item.message.user",
+    opens: RunOpens::SessionStart,
+    answers: RunAnswers::EndRecord("event_msg.task_complete"),
+};
+
 impl HostLog for CodexCli {
+    fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
+        Some(&REVIEWER_RUN)
+    }
+
     /// It appears when Codex is first used, and is picked up then.
     fn default_root(&self) -> DefaultRoot {
         DefaultRoot { vars: &[("CODEX_HOME", "sessions")], under_home: ".codex/sessions" }

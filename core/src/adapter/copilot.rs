@@ -5,7 +5,8 @@
 
 use super::{
     ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str, raw_truthy,
+    ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str,
+    raw_truthy,
 };
 use crate::event::{Record, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -109,7 +110,25 @@ fn result_text(result: &Value) -> String {
 
 pub(super) struct CopilotCli;
 
+/// `copilot -p`: the run's session log, ended by its shutdown.
+const REVIEWER_RUN: ReviewerRun = ReviewerRun {
+    key: "copilot",
+    agent_name: "copilot-prompt",
+    program: "copilot",
+    package: "github/copilot",
+    once: RunsOnce::Flag { words: &["-p", "--prompt"], prefixes: &["--prompt="] },
+    name: "Copilot CLI",
+    command: "`copilot -p`",
+    prompt_kind: "user.message",
+    opens: RunOpens::SessionStart,
+    answers: RunAnswers::SessionEnd { answer: "assistant.message", error: "session.error", end: "session.shutdown" },
+};
+
 impl HostLog for CopilotCli {
+    fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
+        Some(&REVIEWER_RUN)
+    }
+
     fn default_root(&self) -> DefaultRoot {
         DefaultRoot { vars: &[("COPILOT_HOME", "session-state")], under_home: ".copilot/session-state" }
     }

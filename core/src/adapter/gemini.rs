@@ -18,7 +18,8 @@
 
 use super::{
     DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    ReviewedBy, SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str,
+    ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_non_empty,
+    raw_str,
 };
 use crate::event::{Host, Record, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -136,7 +137,25 @@ fn exited_zero(output: &str) -> bool {
 
 pub(super) struct GeminiCli;
 
+/// `gemini -p`: the run's recording, which records no end of its own.
+const REVIEWER_RUN: ReviewerRun = ReviewerRun {
+    key: "gemini",
+    agent_name: "gemini-prompt",
+    program: "gemini",
+    package: "google/gemini-cli",
+    once: RunsOnce::Flag { words: &["-p", "--prompt"], prefixes: &["--prompt="] },
+    name: "Gemini CLI",
+    command: "`gemini -p`",
+    prompt_kind: "user",
+    opens: RunOpens::SessionStart,
+    answers: RunAnswers::LastAnswer("gemini"),
+};
+
 impl HostLog for GeminiCli {
+    fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
+        Some(&REVIEWER_RUN)
+    }
+
     /// `.gemini/tmp`: it appears when Gemini CLI is first used, and is picked up then.
     fn default_root(&self) -> DefaultRoot {
         DefaultRoot { vars: &[("GEMINI_CLI_HOME", ".gemini/tmp")], under_home: ".gemini/tmp" }

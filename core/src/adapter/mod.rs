@@ -14,7 +14,7 @@ mod gemini;
 mod opencode;
 mod qwen;
 
-pub use opencode::{FINISHED as OPENCODE_FINISHED, MirrorLine, event_time};
+pub use opencode::{MirrorLine, event_time};
 
 pub use crate::event::Envelope;
 use crate::event::{Host, Record};
@@ -70,6 +70,91 @@ pub trait HostLog: Sync {
     /// Where a model read from one of its logs was read, as evidence names it
     /// (`executor_model_source`, `identity_source`).
     fn model_source(&self) -> &'static str;
+    /// Its CLI run once as a reviewer, when an agent's shell call can run it so and its
+    /// own log of the run is the record of a review.
+    fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
+        None
+    }
+}
+
+/// A host's CLI run once, non-interactively, as a reviewer by an agent's root shell call:
+/// how the call's words show it, and how the CLI's own log of the run records its prompt,
+/// its start and its answer.
+#[derive(Debug)]
+pub struct ReviewerRun {
+    /// Its name where a hook lists the reviewer CLIs installed (`codex`).
+    pub key: &'static str,
+    /// The `agent_name` of evidence of a review by it (`codex-exec`).
+    pub agent_name: &'static str,
+    /// The program, as found on a `PATH`.
+    pub program: &'static str,
+    /// Its npm package as `npx` names it, less the leading `@` (`openai/codex`).
+    pub package: &'static str,
+    /// How the arguments after the program say it runs once.
+    pub once: RunsOnce,
+    /// The CLI as messages name it (`Codex`).
+    pub name: &'static str,
+    /// The command as messages name it (`` `codex exec` ``).
+    pub command: &'static str,
+    /// The kind of the records of its log that carry the prompt.
+    pub prompt_kind: &'static str,
+    /// The record of its log that opens the run.
+    pub opens: RunOpens,
+    /// How its log records that the run completed, and its answer.
+    pub answers: RunAnswers,
+}
+
+/// How the arguments of a reviewer CLI say it runs once.
+#[derive(Clone, Copy, Debug)]
+pub enum RunsOnce {
+    /// One argument is one of `words`, or starts with one of `prefixes` (`--prompt=`).
+    Flag {
+        /// Whole arguments (`-p`, `--prompt`).
+        words: &'static [&'static str],
+        /// Beginnings of an argument that carries its value (`--prompt=`).
+        prefixes: &'static [&'static str],
+    },
+    /// Its first argument that is no option is `first`, or `anywhere` is one of its
+    /// arguments (an option's value may come before the subcommand: `codex -m x exec`).
+    Subcommand {
+        /// The first argument that is no option (`run`, Codex's short `e`).
+        first: &'static str,
+        /// A subcommand found among any of its arguments.
+        anywhere: Option<&'static str>,
+    },
+}
+
+/// The record of a reviewer CLI's log that opens the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunOpens {
+    /// Its session's opening record.
+    SessionStart,
+    /// Its first root record naming the session and the cwd (a transcript has no opening
+    /// record of its own).
+    FirstNamed,
+}
+
+/// How a reviewer CLI's log records that the run completed, and its answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunAnswers {
+    /// Its first root record of this kind, whose text is the answer (Codex CLI's turn end).
+    EndRecord(&'static str),
+    /// The last root answer (a record of this kind) that called no tool: the log records
+    /// no end of its own, and the shell call's exit says the process ended.
+    LastAnswer(&'static str),
+    /// The session's end (`end`), no `error` before it; the answer is the last non-empty
+    /// text of an `answer` record.
+    SessionEnd {
+        /// The kind of the model's answers.
+        answer: &'static str,
+        /// The kind of a session's error, which fails the run.
+        error: &'static str,
+        /// The kind of the session's end.
+        end: &'static str,
+    },
+    /// Its last record of this kind (a message done for another reason than to call
+    /// tools); the answer is the last text written before it.
+    FinishedAfterText(&'static str),
 }
 
 /// Where a host's log names its session and its cwd; `missing` ends the message about a log

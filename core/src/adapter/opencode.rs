@@ -14,8 +14,8 @@
 //! names its model (`modelID`) and, once it is done, its `finish` (`tool-calls`, `stop`, …).
 
 use super::{
-    DefaultRoot, EndEvent, Ends, Envelope, Fields, HostHooks, HostLog, Layout, Level, LineError, SessionNamed,
-    raw_non_empty, raw_str,
+    DefaultRoot, EndEvent, Ends, Envelope, Fields, HostHooks, HostLog, Layout, Level, LineError, ReviewerRun,
+    RunAnswers, RunOpens, RunsOnce, SessionNamed, raw_non_empty, raw_str,
 };
 use crate::event::{Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
@@ -141,7 +141,26 @@ fn record(envelope: Envelope, data: &Map<String, Value>) -> Record {
 
 pub(super) struct OpenCode;
 
+/// `opencode run`: judged's log of the run's session, read out of OpenCode's database.
+const REVIEWER_RUN: ReviewerRun = ReviewerRun {
+    key: "opencode",
+    agent_name: "opencode-run",
+    program: "opencode",
+    package: "opencode-ai",
+    once: RunsOnce::Subcommand { first: "run", anywhere: None },
+    name: "OpenCode",
+    command: "`opencode run`",
+    // A text part's update: the log does not say whose message it is in.
+    prompt_kind: "message.part.updated.1",
+    opens: RunOpens::SessionStart,
+    answers: RunAnswers::FinishedAfterText(FINISHED),
+};
+
 impl HostLog for OpenCode {
+    fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
+        Some(&REVIEWER_RUN)
+    }
+
     fn name(&self) -> &'static str {
         "OpenCode"
     }

@@ -10,7 +10,7 @@
 
 use super::{
     ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    ReviewedBy, any_str, non_empty_str, raw_non_empty, raw_str,
+    ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, any_str, non_empty_str, raw_non_empty, raw_str,
 };
 use crate::event::{Host, Record, ToolCall, ToolResult};
 use serde_json::value::RawValue;
@@ -98,7 +98,25 @@ fn succeeded(outcome: &Map<String, Value>, id: Option<&str>) -> bool {
 
 pub(super) struct QwenCode;
 
+/// `qwen -p`: the run's chat log, which records no end of its own.
+const REVIEWER_RUN: ReviewerRun = ReviewerRun {
+    key: "qwen",
+    agent_name: "qwen-prompt",
+    program: "qwen",
+    package: "qwen-code/qwen-code",
+    once: RunsOnce::Flag { words: &["-p", "--prompt"], prefixes: &["--prompt="] },
+    name: "Qwen Code",
+    command: "`qwen -p`",
+    prompt_kind: "user",
+    opens: RunOpens::FirstNamed,
+    answers: RunAnswers::LastAnswer("assistant"),
+};
+
 impl HostLog for QwenCode {
+    fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
+        Some(&REVIEWER_RUN)
+    }
+
     /// Its runtime directory's `projects`: `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else
     /// `~/.qwen`.
     fn default_root(&self) -> DefaultRoot {

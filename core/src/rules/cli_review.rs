@@ -26,6 +26,7 @@ use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, IdentityAssurance, RefusalCode, Result, evidence_id,
     has_nonce_line,
 };
+use crate::adapter::{ReviewerRun, RunAnswers, RunOpens, RunsOnce};
 use crate::event::{Host, Record, ToolCall, ToolResult};
 use crate::log::{Line, SessionLog};
 use crate::{adapter, chain, timestamp};
@@ -54,74 +55,51 @@ pub fn reviews_by_shell_call(host: Host) -> bool {
     !ReviewerCli::reviewing(host).is_empty()
 }
 
-/// A reviewer CLI whose own log of a run is the record of a review.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReviewerCli {
-    /// `codex exec`: the run's rollout under the Codex CLI's `sessions` root.
-    Codex,
-    /// `copilot -p`: the run's session log under the Copilot CLI's `session-state` root.
-    Copilot,
-    /// `claude -p`: the run's transcript under Claude Code's `projects` root.
-    Claude,
-    /// `gemini -p`: the run's recording under Gemini CLI's `tmp` root.
-    Gemini,
-    /// `qwen -p`: the run's chat log under Qwen Code's `projects` root.
-    Qwen,
-    /// `opencode run`: judged's log of the run's session, read out of OpenCode's database.
-    OpenCode,
+/// A reviewer CLI whose own log of a run is the record of a review: the host that writes
+/// that log, and what its module says of such a run ([`ReviewerRun`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ReviewerCli {
+    host: Host,
+    run: &'static ReviewerRun,
 }
 
+impl PartialEq for ReviewerCli {
+    fn eq(&self, other: &ReviewerCli) -> bool {
+        self.host == other.host
+    }
+}
+
+impl Eq for ReviewerCli {}
+
 impl ReviewerCli {
-    /// Every reviewer CLI.
-    pub const ALL: [ReviewerCli; 6] = [
-        ReviewerCli::Codex,
-        ReviewerCli::Copilot,
-        ReviewerCli::Claude,
-        ReviewerCli::Gemini,
-        ReviewerCli::Qwen,
-        ReviewerCli::OpenCode,
-    ];
+    /// Every reviewer CLI: each host whose module says how its CLI runs as a reviewer.
+    pub fn all() -> impl Iterator<Item = ReviewerCli> {
+        Host::ALL.into_iter().filter_map(ReviewerCli::of_host)
+    }
+
+    /// The reviewer CLI of `host`, when its CLI runs as one.
+    pub fn of_host(host: Host) -> Option<ReviewerCli> {
+        adapter::of(host).reviewer_run().map(|run| ReviewerCli { host, run })
+    }
 
     /// The `agent_name` of evidence of a review by this CLI.
     pub fn agent_name(self) -> &'static str {
-        match self {
-            ReviewerCli::Codex => "codex-exec",
-            ReviewerCli::Copilot => "copilot-prompt",
-            ReviewerCli::Claude => "claude-prompt",
-            ReviewerCli::Gemini => "gemini-prompt",
-            ReviewerCli::Qwen => "qwen-prompt",
-            ReviewerCli::OpenCode => "opencode-run",
-        }
+        self.run.agent_name
     }
 
     /// Where the reviewer's model was read (`identity_source`).
     pub fn identity_source(self) -> &'static str {
-        adapter::of(self.host()).model_source()
+        adapter::of(self.host).model_source()
     }
 
     /// The host that writes this CLI's log of a run.
     pub fn host(self) -> Host {
-        match self {
-            ReviewerCli::Codex => Host::CodexCli,
-            ReviewerCli::Copilot => Host::CopilotCli,
-            ReviewerCli::Claude => Host::ClaudeCode,
-            ReviewerCli::Gemini => Host::GeminiCli,
-            ReviewerCli::Qwen => Host::QwenCode,
-            ReviewerCli::OpenCode => Host::OpenCode,
-        }
+        self.host
     }
 
     /// The program that runs it, as found on a `PATH`.
     pub fn program(self) -> &'static str {
-        match self {
-            ReviewerCli::Codex => "codex",
-            ReviewerCli::Copilot => "copilot",
-            ReviewerCli::Claude => "claude",
-            ReviewerCli::Gemini => "gemini",
-            ReviewerCli::Qwen => "qwen",
-            ReviewerCli::OpenCode => "opencode",
-        }
+        self.run.program
     }
 
     /// The reviewer CLIs of another family that review an agent on `host`, each with how
@@ -137,52 +115,24 @@ impl ReviewerCli {
 
     /// The CLI whose review `agent_name` names.
     pub fn of_evidence(agent_name: &str) -> Option<ReviewerCli> {
-        ReviewerCli::ALL.into_iter().find(|cli| cli.agent_name() == agent_name)
-    }
-
-    fn of_host(host: Host) -> Option<ReviewerCli> {
-        ReviewerCli::ALL.into_iter().find(|cli| cli.host() == host)
-    }
-
-    /// The kind of the records of a run's log that carry its prompt.
-    fn prompt_kind(self) -> &'static str {
-        match self {
-            ReviewerCli::Codex => "response_item.message.user",
-            ReviewerCli::Copilot => "user.message",
-            ReviewerCli::Claude | ReviewerCli::Gemini | ReviewerCli::Qwen => "user",
-            // A text part's update: the log does not say whose message it is in.
-            ReviewerCli::OpenCode => "message.part.updated.1",
-        }
+        ReviewerCli::all().find(|cli| cli.agent_name() == agent_name)
     }
 
     /// The CLI as messages name it.
     fn name(self) -> &'static str {
-        match self {
-            ReviewerCli::Codex => "Codex",
-            ReviewerCli::Copilot => "Copilot CLI",
-            ReviewerCli::Claude => "Claude Code",
-            ReviewerCli::Gemini => "Gemini CLI",
-            ReviewerCli::Qwen => "Qwen Code",
-            ReviewerCli::OpenCode => "OpenCode",
-        }
+        self.run.name
     }
 
     /// The command as messages name it.
     pub fn command(self) -> &'static str {
-        match self {
-            ReviewerCli::Codex => "`codex exec`",
-            ReviewerCli::Copilot => "`copilot -p`",
-            ReviewerCli::Claude => "`claude -p`",
-            ReviewerCli::Gemini => "`gemini -p`",
-            ReviewerCli::Qwen => "`qwen -p`",
-            ReviewerCli::OpenCode => "`opencode run`",
-        }
+        self.run.command
     }
 
     /// Whether a shell call runs this CLI non-interactively: one of its simple commands
     /// (past `NAME=value` assignments and wrappers such as `env`, `timeout 900` or `npx`)
-    /// is `codex … exec …` (or `codex e`), `copilot … -p|--prompt …` or `claude …
-    /// -p|--print …`, also inside a subshell or a command substitution.
+    /// is its program (or `npx` of its package) with the arguments that run it once
+    /// ([`RunsOnce`]: `codex … exec …`, `copilot … -p|--prompt …`), also inside a
+    /// subshell or a command substitution.
     fn runs_in(self, call: &ToolCall) -> bool {
         let command = call.command().unwrap_or_default();
         // Subshells and command substitutions run commands too: `(cd x && codex exec -)`.
@@ -190,32 +140,34 @@ impl ReviewerCli {
             let words: Vec<&str> = simple.split_whitespace().collect();
             let Some((program, args)) = program_words(&words).split_first() else { return false };
             let name = program.rsplit('/').next().unwrap_or_default();
-            let is = |cli: &str, package: &str| name == cli || program.split('@').nth(1) == Some(package);
-            match self {
-                ReviewerCli::Codex => {
-                    is("codex", "openai/codex")
-                        && (args.contains(&"exec") || args.iter().find(|w| !w.starts_with('-')) == Some(&"e"))
+            let is_it = name == self.run.program || program.split('@').nth(1) == Some(self.run.package);
+            is_it
+                && match self.run.once {
+                    RunsOnce::Flag { words, prefixes } => args
+                        .iter()
+                        .any(|arg| words.contains(arg) || prefixes.iter().any(|prefix| arg.starts_with(prefix))),
+                    RunsOnce::Subcommand { first, anywhere } => {
+                        anywhere.is_some_and(|sub| args.contains(&sub))
+                            || args.iter().find(|arg| !arg.starts_with('-')) == Some(&first)
+                    }
                 }
-                ReviewerCli::Copilot => {
-                    is("copilot", "github/copilot")
-                        && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
-                }
-                ReviewerCli::Claude => {
-                    is("claude", "anthropic-ai/claude-code") && args.iter().any(|w| *w == "-p" || *w == "--print")
-                }
-                ReviewerCli::Gemini => {
-                    is("gemini", "google/gemini-cli")
-                        && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
-                }
-                ReviewerCli::Qwen => {
-                    is("qwen", "qwen-code/qwen-code")
-                        && args.iter().any(|w| *w == "-p" || *w == "--prompt" || w.starts_with("--prompt="))
-                }
-                ReviewerCli::OpenCode => {
-                    is("opencode", "opencode-ai") && args.iter().find(|w| !w.starts_with('-')) == Some(&"run")
-                }
-            }
         })
+    }
+}
+
+/// On the wire (a hook's `installed_reviewers`) a reviewer CLI is its [`ReviewerRun::key`].
+impl serde::Serialize for ReviewerCli {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.run.key)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ReviewerCli {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<ReviewerCli, D::Error> {
+        static KEYS: std::sync::LazyLock<Vec<&'static str>> =
+            std::sync::LazyLock::new(|| ReviewerCli::all().map(|cli| cli.run.key).collect());
+        let key = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        ReviewerCli::all().find(|cli| cli.run.key == key).ok_or_else(|| serde::de::Error::unknown_variant(&key, &KEYS))
     }
 }
 
@@ -272,26 +224,13 @@ impl<'a> CliRun<'a> {
         }
         let meta = session::metadata(log, log.len()).ok()?;
         // A transcript has no opening record: its first conversation record opens the run.
-        let (_, start) = match cli {
-            ReviewerCli::Claude | ReviewerCli::Qwen => {
-                own().find(|(_, r)| r.session_id.is_some() && r.cwd.is_some())?
-            }
-            ReviewerCli::Codex | ReviewerCli::Copilot | ReviewerCli::Gemini | ReviewerCli::OpenCode => {
-                own().find(|(_, r)| r.session_start)?
-            }
+        let (_, start) = match cli.run.opens {
+            RunOpens::FirstNamed => own().find(|(_, r)| r.session_id.is_some() && r.cwd.is_some())?,
+            RunOpens::SessionStart => own().find(|(_, r)| r.session_start)?,
         };
         let mut models: Vec<&str> = own().filter_map(|(_, r)| r.model.as_deref()).collect();
         models.dedup();
-        let completed = match cli {
-            ReviewerCli::Codex => own()
-                .find(|(_, r)| r.kind == "event_msg.task_complete")
-                .and_then(|(line, r)| Some((r.text.clone().unwrap_or_default(), r.timestamp.clone()?, line.end))),
-            ReviewerCli::Copilot => copilot_completion(log),
-            ReviewerCli::Claude => last_answer(log, "assistant"),
-            ReviewerCli::Gemini => last_answer(log, "gemini"),
-            ReviewerCli::Qwen => last_answer(log, "assistant"),
-            ReviewerCli::OpenCode => opencode_completion(log),
-        };
+        let completed = completion(log, cli.run.answers);
         Some(CliRun {
             cli,
             log,
@@ -306,7 +245,7 @@ impl<'a> CliRun<'a> {
 
 /// The root prompts of a reviewer CLI's log.
 fn prompts(log: &SessionLog, cli: ReviewerCli) -> impl Iterator<Item = &str> {
-    let records = log.records().filter(move |(_, r)| r.root && r.kind == cli.prompt_kind());
+    let records = log.records().filter(move |(_, r)| r.root && r.kind == cli.run.prompt_kind);
     records.filter_map(|(_, r)| r.text.as_deref())
 }
 
@@ -320,7 +259,22 @@ pub fn is_reviewer_run(log: &SessionLog) -> bool {
     ReviewerCli::of_host(log.host).is_some_and(|cli| prompts(log, cli).any(carries_a_nonce))
 }
 
-/// A `claude -p`, `gemini -p` or `qwen -p` run completes with the model's last answer (records of
+/// The run's answer, and when and where (the line's end) it completed, as its CLI's log
+/// records them ([`RunAnswers`]); `None` while it has not completed.
+fn completion(log: &SessionLog, answers: RunAnswers) -> Option<(String, String, u64)> {
+    match answers {
+        RunAnswers::EndRecord(kind) => log
+            .records()
+            .find(|(_, r)| r.root && r.kind == kind)
+            .and_then(|(line, r)| Some((r.text.clone().unwrap_or_default(), r.timestamp.clone()?, line.end))),
+        RunAnswers::SessionEnd { answer, error, end } => session_end(log, answer, error, end),
+        RunAnswers::LastAnswer(kind) => last_answer(log, kind),
+        RunAnswers::FinishedAfterText(kind) => finished_after_text(log, kind),
+    }
+}
+
+/// A run whose log records no end of its own (`claude -p`, `gemini -p`, `qwen -p`) completes
+/// with the model's last answer (records of
 /// `kind`) that called no tool: a transcript or recording records no end of its own, and
 /// the shell call's exit says the process ended.
 fn last_answer<'a>(log: &'a SessionLog, kind: &'a str) -> Option<(String, String, u64)> {
@@ -335,13 +289,14 @@ fn last_answer<'a>(log: &'a SessionLog, kind: &'a str) -> Option<(String, String
     answer
 }
 
-/// An `opencode run` run completes with its last assistant message that is done for another
-/// reason than to call tools; its answer is the last text part written before that.
-fn opencode_completion(log: &SessionLog) -> Option<(String, String, u64)> {
+/// A run whose log records its messages' ends (`opencode run`) completes with its last
+/// record of `finished`, a message done for another reason than to call tools; its answer
+/// is the last text written before that.
+fn finished_after_text(log: &SessionLog, finished: &str) -> Option<(String, String, u64)> {
     let mut text = None;
     let mut completed = None;
     for (line, record) in log.records().filter(|(_, r)| r.root) {
-        if record.kind == adapter::OPENCODE_FINISHED {
+        if record.kind == finished {
             completed = Some((text.clone()?, record.timestamp.clone()?, line.end));
         } else if let Some(part) = record.text.as_ref().filter(|t| !t.is_empty()) {
             text = Some(part.clone());
@@ -350,16 +305,17 @@ fn opencode_completion(log: &SessionLog) -> Option<(String, String, u64)> {
     completed
 }
 
-/// A `copilot -p` run completes with its session's shutdown, no error before it; its
-/// answer is the last thing the model said.
-fn copilot_completion(log: &SessionLog) -> Option<(String, String, u64)> {
-    let mut answer = None;
+/// A run whose log records its session's end (`copilot -p`'s shutdown) completes there, no
+/// `error` before it; its answer is the last thing the model said (`answer` records).
+fn session_end(log: &SessionLog, answer: &str, error: &str, end: &str) -> Option<(String, String, u64)> {
+    let mut said = None;
     for (line, record) in log.records().filter(|(_, r)| r.root) {
-        match record.kind.as_str() {
-            "assistant.message" => answer = record.text.clone().filter(|t| !t.is_empty()).or(answer),
-            "session.error" => return None,
-            "session.shutdown" => return Some((answer?, record.timestamp.clone()?, line.end)),
-            _ => {}
+        if record.kind == answer {
+            said = record.text.clone().filter(|t| !t.is_empty()).or(said);
+        } else if record.kind == error {
+            return None;
+        } else if record.kind == end {
+            return Some((said?, record.timestamp.clone()?, line.end));
         }
     }
     None
@@ -631,36 +587,40 @@ mod tests {
     #[test]
     fn a_bash_call_runs_a_reviewer_cli_only_as_a_command() {
         let cases = [
-            ("codex exec -", Some(ReviewerCli::Codex)),
-            ("printf 'x' | FOO=1 /usr/local/bin/codex exec --skip-git-repo-check -", Some(ReviewerCli::Codex)),
-            ("N=1; codex exec \"$N\"", Some(ReviewerCli::Codex)),
-            ("codex -c model_provider=mock exec -", Some(ReviewerCli::Codex)),
-            ("timeout 900 codex e -", Some(ReviewerCli::Codex)),
-            ("env -i X=1 codex exec -", Some(ReviewerCli::Codex)),
-            ("npx -y @openai/codex@0.169.0 exec -", Some(ReviewerCli::Codex)),
-            ("(cd parser && codex exec -)", Some(ReviewerCli::Codex)),
-            ("(codex exec -)", Some(ReviewerCli::Codex)),
-            ("echo \"$(codex exec -)\" > review.md", Some(ReviewerCli::Codex)),
-            ("echo `codex exec -`", Some(ReviewerCli::Codex)),
+            ("codex exec -", Some(Host::CodexCli)),
+            ("printf 'x' | FOO=1 /usr/local/bin/codex exec --skip-git-repo-check -", Some(Host::CodexCli)),
+            ("N=1; codex exec \"$N\"", Some(Host::CodexCli)),
+            ("codex -c model_provider=mock exec -", Some(Host::CodexCli)),
+            ("timeout 900 codex e -", Some(Host::CodexCli)),
+            ("env -i X=1 codex exec -", Some(Host::CodexCli)),
+            ("npx -y @openai/codex@0.169.0 exec -", Some(Host::CodexCli)),
+            ("(cd parser && codex exec -)", Some(Host::CodexCli)),
+            ("(codex exec -)", Some(Host::CodexCli)),
+            ("echo \"$(codex exec -)\" > review.md", Some(Host::CodexCli)),
+            ("echo `codex exec -`", Some(Host::CodexCli)),
             ("codex login", None),
             ("echo codex exec", None),
-            ("copilot -p 'review this'", Some(ReviewerCli::Copilot)),
-            ("COPILOT_MODEL=gpt-5.4 copilot --no-color --prompt='review'", Some(ReviewerCli::Copilot)),
-            ("cd x && copilot --model gpt-5.4 --prompt review", Some(ReviewerCli::Copilot)),
+            ("copilot -p 'review this'", Some(Host::CopilotCli)),
+            ("COPILOT_MODEL=gpt-5.4 copilot --no-color --prompt='review'", Some(Host::CopilotCli)),
+            ("cd x && copilot --model gpt-5.4 --prompt review", Some(Host::CopilotCli)),
             ("copilot", None),
             ("gh copilot -p review", None),
-            ("npx @github/copilot -p review", Some(ReviewerCli::Copilot)),
-            ("claude -p 'review' --model claude-sonnet-4-6", Some(ReviewerCli::Claude)),
-            ("ANTHROPIC_BASE_URL=x claude --print review", Some(ReviewerCli::Claude)),
+            ("npx @github/copilot -p review", Some(Host::CopilotCli)),
+            ("claude -p 'review' --model claude-sonnet-4-6", Some(Host::ClaudeCode)),
+            ("ANTHROPIC_BASE_URL=x claude --print review", Some(Host::ClaudeCode)),
             ("claude mcp list", None),
-            ("gemini -m gemini-2.5-pro -p review", Some(ReviewerCli::Gemini)),
+            ("gemini -m gemini-2.5-pro -p review", Some(Host::GeminiCli)),
             ("gemini extensions list", None),
+            ("qwen --prompt='review'", Some(Host::QwenCode)),
+            ("qwen mcp list", None),
+            ("opencode run 'review'", Some(Host::OpenCode)),
+            ("opencode serve", None),
         ];
         // Codex CLI's `exec_command` names its command line `cmd`.
         let exec = ToolCall { id: None, name: "exec_command".into(), arguments: json!({"cmd": "copilot -p x"}) };
-        assert!(ReviewerCli::Copilot.runs_in(&exec));
+        assert!(ReviewerCli::of_host(Host::CopilotCli).unwrap().runs_in(&exec));
         for (command, expected) in cases {
-            let found = ReviewerCli::ALL.into_iter().find(|cli| cli.runs_in(&bash(command)));
+            let found = ReviewerCli::all().find(|cli| cli.runs_in(&bash(command))).map(ReviewerCli::host);
             assert_eq!(found, expected, "{command}");
         }
     }
@@ -693,7 +653,8 @@ mod tests {
             line("session.shutdown", json!({"shutdownType": "routine"})),
         ];
         let log = SessionLog::from_bytes(Host::CopilotCli, "x", format!("{}\n", answered.join("\n")).into_bytes());
-        let (answer, _, end) = copilot_completion(&log).expect("completed");
+        let copilot = ReviewerCli::of_host(Host::CopilotCli).unwrap().run.answers;
+        let (answer, _, end) = completion(&log, copilot).expect("completed");
         assert_eq!((answer.as_str(), end), ("Score: 8/10", log.len()), "the last thing said, to the shutdown");
         let errored = [
             line("assistant.message", json!({"content": "Score: 8/10", "model": "gpt-5.4"})),
@@ -701,6 +662,6 @@ mod tests {
             line("session.shutdown", json!({"shutdownType": "routine"})),
         ];
         let log = SessionLog::from_bytes(Host::CopilotCli, "x", format!("{}\n", errored.join("\n")).into_bytes());
-        assert_eq!(copilot_completion(&log), None);
+        assert_eq!(completion(&log, copilot), None);
     }
 }

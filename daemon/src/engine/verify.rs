@@ -30,7 +30,7 @@ impl Engine {
             let last = file.last_event_time.as_deref().and_then(judged_core::timestamp::parse);
             since.is_none_or(|since| last.is_some_and(|last| last >= since))
         };
-        let reviewer_host = |host: Host| ReviewerCli::ALL.iter().any(|cli| cli.host() == host);
+        let reviewer_host = |host: Host| ReviewerCli::of_host(host).is_some();
         let candidates: Vec<FileState> = self
             .store
             .files()
