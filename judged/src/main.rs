@@ -152,28 +152,15 @@ enum KeyAction {
 
 #[derive(clap::Args)]
 struct HookTarget {
-    /// Claude Code settings.json.
-    #[arg(long, required_unless_present_any = ["copilot", "codex", "gemini", "qwen"])]
-    claude: bool,
-    /// Copilot CLI `.github/hooks/judged.json` in the project.
-    #[arg(long, conflicts_with_all = ["claude", "codex", "gemini", "qwen"])]
-    copilot: bool,
-    /// Codex CLI `.codex/hooks.json` (its `Stop` hook), trusted in `$CODEX_HOME/config.toml`.
-    #[arg(long, conflicts_with_all = ["claude", "gemini", "qwen"])]
-    codex: bool,
-    /// Gemini CLI `.gemini/settings.json` (its `AfterAgent` hook).
-    #[arg(long, conflicts_with_all = ["claude", "qwen"])]
-    gemini: bool,
-    /// Qwen Code `.qwen/settings.json` (its `Stop` hook).
-    #[arg(long, conflicts_with_all = ["claude"])]
-    qwen: bool,
+    #[command(flatten)]
+    host: hosts::HookHost,
     /// The project directory (default: the current directory).
     #[arg(long, conflicts_with = "user")]
     project: Option<PathBuf>,
     /// The user's settings (Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`; Codex CLI:
     /// `$CODEX_HOME` or `~/.codex`; Gemini CLI: `$GEMINI_CLI_HOME/.gemini` or `~/.gemini`;
     /// Qwen Code: `$QWEN_HOME` or `~/.qwen`).
-    #[arg(long, conflicts_with = "copilot")]
+    #[arg(long)]
     user: bool,
     /// The host's managed settings, root's: a hook no user or project setting removes or
     /// disables (Claude Code `/etc/claude-code/managed-settings.d/judged.json`, Copilot CLI
@@ -192,14 +179,9 @@ impl HookTarget {
     /// The user's settings of `host`, or, for a host without them (Copilot CLI), the
     /// settings of `project`.
     fn user_level(host: judged_core::event::Host, project: Option<PathBuf>) -> HookTarget {
-        use judged_core::event::Host;
         let user = hosts::of(host).has_user_settings();
         HookTarget {
-            claude: host == Host::ClaudeCode,
-            copilot: host == Host::CopilotCli,
-            codex: host == Host::CodexCli,
-            gemini: host == Host::GeminiCli,
-            qwen: host == Host::QwenCode,
+            host: hosts::HookHost(host),
             project: if user { None } else { project },
             user,
             managed: false,
@@ -207,16 +189,9 @@ impl HookTarget {
         }
     }
 
-    /// The host the flags name (Claude Code unless another is named).
+    /// The host the flags name.
     fn host(&self) -> judged_core::event::Host {
-        use judged_core::event::Host;
-        let named = [
-            (self.copilot, Host::CopilotCli),
-            (self.codex, Host::CodexCli),
-            (self.gemini, Host::GeminiCli),
-            (self.qwen, Host::QwenCode),
-        ];
-        named.into_iter().find_map(|(on, host)| on.then_some(host)).unwrap_or(Host::ClaudeCode)
+        self.host.0
     }
 
     fn project_dir(&self) -> PathBuf {
@@ -227,16 +202,6 @@ impl HookTarget {
     /// for the user's settings.
     fn project_files(&self) -> Option<PathBuf> {
         (!self.user).then(|| std::path::absolute(self.project_dir()).unwrap_or_else(|_| self.project_dir()))
-    }
-
-    fn claude_settings(&self) -> PathBuf {
-        if self.managed {
-            crate::install::claude_managed_path()
-        } else if self.user {
-            crate::install::claude_user_settings_path()
-        } else {
-            self.project_dir().join(".claude/settings.json")
-        }
     }
 }
 

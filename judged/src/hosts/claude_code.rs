@@ -34,6 +34,10 @@ impl HostSetup for ClaudeCode {
         "Claude Code"
     }
 
+    fn hook_settings(&self) -> &'static str {
+        "Claude Code settings.json"
+    }
+
     fn install_hint(&self) -> &'static str {
         "Claude Code (`npm install -g @anthropic-ai/claude-code`, then `claude` to log in)"
     }
@@ -106,7 +110,7 @@ impl HostSetup for ClaudeCode {
     }
 
     fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
-        let settings = place.target.claude_settings();
+        let settings = settings_at(place);
         if place.target.managed {
             place.needs_root(&settings, self.program())?;
             // Every user's Claude Code runs it, with their own PATH: named by its path.
@@ -120,11 +124,23 @@ impl HostSetup for ClaudeCode {
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
-        let settings = place.target.claude_settings();
+        let settings = settings_at(place);
         if place.target.managed {
             place.needs_root(&settings, self.program())?;
             return Ok(install::claude_managed_uninstall(&settings)?);
         }
         Ok(install::claude_uninstall(&settings)?)
+    }
+}
+
+/// The settings file `install-hooks` writes at `place`: root's managed file, the user's
+/// `settings.json`, or the project's `.claude/settings.json`.
+fn settings_at(place: &HookPlace) -> PathBuf {
+    if place.target.managed {
+        install::claude_managed_path()
+    } else if place.target.user {
+        install::claude_user_settings_path()
+    } else {
+        place.target.project_dir().join(".claude/settings.json")
     }
 }

@@ -45,6 +45,10 @@ impl HostSetup for CodexCli {
         "Codex CLI"
     }
 
+    fn hook_settings(&self) -> &'static str {
+        "Codex CLI `.codex/hooks.json` (its `Stop` hook), trusted in `$CODEX_HOME/config.toml`"
+    }
+
     fn install_hint(&self) -> &'static str {
         "Codex CLI (`npm install -g @openai/codex`, then `codex login`)"
     }

@@ -39,6 +39,10 @@ impl HostSetup for CopilotCli {
         "Copilot CLI"
     }
 
+    fn hook_settings(&self) -> &'static str {
+        "Copilot CLI `.github/hooks/judged.json` in the project"
+    }
+
     fn install_hint(&self) -> &'static str {
         "Copilot CLI (`npm install -g @github/copilot`, then `copilot` and /login)"
     }

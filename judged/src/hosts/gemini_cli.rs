@@ -34,6 +34,10 @@ impl HostSetup for GeminiCli {
         "Gemini CLI"
     }
 
+    fn hook_settings(&self) -> &'static str {
+        "Gemini CLI `.gemini/settings.json` (its `AfterAgent` hook)"
+    }
+
     fn install_hint(&self) -> &'static str {
         "Gemini CLI (`npm install -g @google/gemini-cli`, then run `gemini` once to log in)"
     }

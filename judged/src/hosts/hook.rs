@@ -19,6 +19,54 @@ pub enum Managed {
     HooksOnly,
 }
 
+/// The host `install-hooks` and `uninstall-hooks` write for: one flag per host a hook can
+/// gate, named after its program (`--claude`), with its [`HostSetup::hook_settings`] as
+/// help; exactly one is given.
+///
+/// [`HostSetup::hook_settings`]: super::HostSetup::hook_settings
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HookHost(pub Host);
+
+impl HookHost {
+    /// The hosts a flag names, in [`Host::ALL`]'s order (the help's).
+    fn flagged() -> impl Iterator<Item = Host> {
+        Host::ALL.into_iter().filter(|host| super::ALL.contains(host))
+    }
+}
+
+impl clap::FromArgMatches for HookHost {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<HookHost, clap::Error> {
+        let named = HookHost::flagged().find(|host| matches.get_flag(super::of(*host).program()));
+        // The group is required: clap has refused the command line that names none.
+        named.map(HookHost).ok_or_else(|| clap::Error::new(clap::error::ErrorKind::MissingRequiredArgument))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = HookHost::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for HookHost {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        let flags: Vec<&'static str> = HookHost::flagged().map(|host| super::of(host).program()).collect();
+        let command = HookHost::flagged().fold(command, |command, host| {
+            let setup = super::of(host);
+            let flag = clap::Arg::new(setup.program())
+                .long(setup.program())
+                .action(clap::ArgAction::SetTrue)
+                .help(setup.hook_settings());
+            // A host with no settings of the user's (Copilot CLI) has no `--user`.
+            command.arg(if setup.has_user_settings() { flag } else { flag.conflicts_with("user") })
+        });
+        command.group(clap::ArgGroup::new("host").args(flags).required(true).multiple(false))
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        HookHost::augment_args(command)
+    }
+}
+
 /// Where a host's hook is written or taken out.
 pub struct HookPlace<'a> {
     /// The flags that named the host and the settings.

@@ -19,7 +19,7 @@ mod opencode;
 mod qwen_code;
 
 pub use codex_cli::{CodexHook, codex_hooks, trust_codex_hook};
-pub use hook::{HookPlace, HookSpec, Managed};
+pub use hook::{HookHost, HookPlace, HookSpec, Managed};
 
 use crate::CliError;
 use judged_core::event::Host;
@@ -61,6 +61,8 @@ pub trait HostSetup: Sync {
     fn uninstall_hint(&self, bin: &str) -> String;
     /// The settings files that can hold its hook, for a project at `cwd`.
     fn settings_files(&self, cwd: &Path) -> Vec<SettingsFile>;
+    /// Where `install-hooks --<program>` writes its hook, for the flag's help.
+    fn hook_settings(&self) -> &'static str;
     /// Whether it has a user-level hook settings file (Copilot CLI has only a project's).
     fn has_user_settings(&self) -> bool {
         self.settings_files(Path::new(".")).iter().any(|f| f.place == "user")

@@ -23,6 +23,10 @@ impl HostSetup for OpenCode {
         "OpenCode"
     }
 
+    fn hook_settings(&self) -> &'static str {
+        "none: no hook of OpenCode's can stop its agent's end"
+    }
+
     fn install_hint(&self) -> &'static str {
         "OpenCode (`npm install -g opencode-ai`)"
     }

@@ -23,6 +23,10 @@ impl HostSetup for QwenCode {
         "Qwen Code"
     }
 
+    fn hook_settings(&self) -> &'static str {
+        "Qwen Code `.qwen/settings.json` (its `Stop` hook)"
+    }
+
     fn install_hint(&self) -> &'static str {
         "Qwen Code (`npm install -g @qwen-code/qwen-code`, then `qwen` to log in)"
     }
