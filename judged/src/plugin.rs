@@ -3,27 +3,16 @@
 //!
 //! Each host reads its own manifest, and no one manifest serves two of them (each names
 //! its hooks file, and each host's hook events and units differ), so every manifest is
-//! rendered here from one description ([`NAME`], [`DESCRIPTION`], [`AUTHOR`], the
-//! crate's version and licence, and [`HOSTS`]); `judged plugin write DIR` writes them,
-//! and a test fails when the committed `plugin/` differs from what this renders. The
-//! files written by hand (the skill, the README, the icon) are taken in as they are,
-//! so the rendered directory is the whole plugin: `judged init` installs from it.
-//!
-//! What each host reads, as observed in the pinned clients:
-//! - Claude Code: `.claude-plugin/plugin.json` (its `hooks` names a file besides
-//!   `hooks/hooks.json`, which it always reads as well), `.mcp.json`, `skills/`;
-//!   `.claude-plugin/marketplace.json` for `claude plugin marketplace add`.
-//! - Copilot CLI: a root `plugin.json` before `.claude-plugin/plugin.json`.
-//! - Codex CLI: `.codex-plugin/plugin.json` before `.claude-plugin/plugin.json`; its
-//!   `marketplace add` reads `.claude-plugin/marketplace.json`.
-//! - Gemini CLI: `gemini-extension.json` and always `hooks/hooks.json` of the extension's
-//!   root. Its events would be unknown events to the other three, which read
-//!   `hooks/hooks.json` too, so the extension is the `gemini/` subdirectory, with its own
-//!   copy of the skill (an installed extension is a copy of that directory alone).
-//! - Qwen Code: `qwen-extension.json`, whose inline `hooks` it reads before any hook file;
-//!   the extension is the `qwen/` subdirectory, as Gemini CLI's is, with its skill.
+//! rendered from one description ([`NAME`], [`DESCRIPTION`], [`AUTHOR`], the crate's
+//! version and licence): what the hosts share here (`.claude-plugin/marketplace.json`,
+//! `.mcp.json`, the skill), each host's own files in its [`HostPlugin`], as its pinned
+//! client was seen to read them. `judged plugin write DIR` writes them, and a test fails
+//! when the committed `plugin/` differs from what this renders. The files written by hand
+//! (the skill, the README, the icon) are taken in as they are, so the rendered directory is
+//! the whole plugin: `judged init` installs from it.
 
-use crate::hook_entry::{HOOK_TIMEOUT_SECONDS, command_hook_group, copilot_hooks, pretty, shim_command};
+use crate::hook_entry::{HOOK_TIMEOUT_SECONDS, command_hook_group, pretty, shim_command};
+use judged_core::event::Host;
 use serde_json::{Value, json};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -41,40 +30,26 @@ pub const DESCRIPTION: &str = "A cross-family review gate for coding agents: a h
      review round.";
 /// Who the manifests name as the author (the LICENSE's copyright holder).
 pub const AUTHOR: &str = "the judged authors";
-/// Where the Gemini CLI extension lives in the plugin (see the module comment).
-pub const GEMINI_DIR: &str = "gemini";
-/// Where the Qwen Code extension lives in the plugin (see the module comment).
-pub const QWEN_DIR: &str = "qwen";
-
 const SKILL_TEXT: &str = include_str!("../../plugin/skills/judged-review/SKILL.md");
 const README_TEXT: &str = include_str!("../../plugin/README.md");
 const ICON: &[u8] = include_bytes!("../../plugin/.claude-plugin/icon.png");
 
-/// A host the plugin gates: the `--host` judge-hook answers as, the event where its agent
-/// declares the work done, and the plugin file holding that hook.
-pub struct HostHook {
-    pub host: &'static str,
-    pub event: &'static str,
-    pub file: &'static str,
+/// A host's part of the plugin (its [`HostSetup::plugin`](crate::hosts::HostSetup::plugin)).
+pub struct HostPlugin {
+    /// The file holding its hook, from the plugin's root.
+    pub hook_file: &'static str,
+    /// The directory that is its extension, installed as a copy of that directory alone
+    /// (Gemini CLI's and Qwen Code's); none for a host that reads the plugin's root.
+    pub extension_dir: Option<&'static str>,
+    /// The files it reads and no other host does: its manifest and its hook's file.
+    pub files: Vec<PluginFile>,
 }
 
-/// The five hosts' hooks. Codex CLI's, Gemini CLI's and Qwen Code's stop events are
-/// answered by judge-hook as `codex-cli`, `gemini-cli` and `qwen-code`; Qwen Code's is in
-/// its extension's manifest.
-pub const HOSTS: [HostHook; 5] = [
-    HostHook { host: "claude-code", event: "TaskCompleted", file: "hooks/claude-code.json" },
-    HostHook { host: "copilot-cli", event: "agentStop", file: "hooks/copilot-cli.json" },
-    HostHook { host: "codex-cli", event: "Stop", file: "hooks/codex-cli.json" },
-    HostHook { host: "gemini-cli", event: "AfterAgent", file: "gemini/hooks/hooks.json" },
-    HostHook { host: "qwen-code", event: "Stop", file: "qwen/qwen-extension.json" },
-];
-
-/// The hook file of `host` in an installed copy of the plugin at `root`: a Gemini CLI or
-/// Qwen Code extension is a copy of its directory alone.
-pub fn installed_hooks_file(host: judged_core::event::Host, root: &Path) -> PathBuf {
-    let hook = HOSTS.iter().find(|h| h.host == host.as_str()).expect("every host has a hook in the plugin");
-    let in_extension = [GEMINI_DIR, QWEN_DIR].iter().find_map(|dir| hook.file.strip_prefix(dir)?.strip_prefix('/'));
-    root.join(in_extension.unwrap_or(hook.file))
+/// The hook file of `host` in an installed copy of the plugin at `root`: an extension is
+/// a copy of its directory alone.
+pub fn installed_hooks_file(plugin: &HostPlugin, root: &Path) -> PathBuf {
+    let in_extension = plugin.extension_dir.and_then(|dir| plugin.hook_file.strip_prefix(dir)?.strip_prefix('/'));
+    root.join(in_extension.unwrap_or(plugin.hook_file))
 }
 
 /// One file of the plugin, its path relative to the plugin's root.
@@ -92,8 +67,18 @@ pub enum PluginError {
 
 /// The command every hook runs: judge-hook by its name on PATH, as `install-hooks` writes
 /// it once the tools are installed, with the default hook timeout.
-pub fn hook_command(host: &str) -> String {
-    shim_command("judge-hook", host, false, HOOK_TIMEOUT_SECONDS)
+pub fn hook_command(host: Host) -> String {
+    shim_command("judge-hook", host.as_str(), false, HOOK_TIMEOUT_SECONDS)
+}
+
+/// The hook group of `host`'s end event, as hook files of Claude Code's format hold it.
+pub fn end_hook_group(host: Host) -> Value {
+    command_hook_group(&hook_command(host), HOOK_TIMEOUT_SECONDS)
+}
+
+/// The name of `host`'s end event, which its hook answers.
+pub fn end_event(host: Host) -> &'static str {
+    judged_core::adapter::hooks(host).end_event().name
 }
 
 fn author() -> Value {
@@ -101,7 +86,7 @@ fn author() -> Value {
 }
 
 /// What every plugin manifest shares.
-fn manifest(extra: Value) -> Value {
+pub fn manifest(extra: Value) -> Value {
     let mut manifest = json!({
         "name": NAME,
         "version": env!("CARGO_PKG_VERSION"),
@@ -114,36 +99,33 @@ fn manifest(extra: Value) -> Value {
     manifest
 }
 
-fn hook_file(event: &str, group: Value) -> Value {
-    json!({"hooks": {event: [group]}})
+/// A hook file holding `group` for `host`'s end event.
+pub fn hook_file(host: Host, group: Value) -> Value {
+    json!({"hooks": {end_event(host): [group]}})
 }
 
-/// The judged MCP server as each host starts it. Gemini CLI passes an MCP server only a
-/// few safe variables, so its entry hands on the ones that say where judged's socket is.
-fn mcp_server(gemini: bool) -> Value {
+/// The judged MCP server as a host starts it, handed `passed` of the host's environment
+/// (for a host that passes an MCP server only a few safe variables).
+pub fn mcp_server(passed: &[&str]) -> Value {
     let mut server = json!({"command": "judged", "args": ["mcp"]});
-    if gemini {
-        let passed = ["JUDGED_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME"];
+    if !passed.is_empty() {
         server["env"] = passed.iter().map(|name| (name.to_string(), json!(format!("${name}")))).collect();
     }
     json!({NAME: server})
 }
 
-fn json_file(path: &'static str, value: &Value) -> PluginFile {
+/// The skill at `path`, where a host's own extension carries a copy of it.
+pub fn skill_at(path: &'static str) -> PluginFile {
+    PluginFile { path, contents: SKILL_TEXT.into() }
+}
+
+pub fn json_file(path: &'static str, value: &Value) -> PluginFile {
     PluginFile { path, contents: pretty(value).into_bytes() }
 }
 
-/// Every file of the plugin.
+/// Every file of the plugin: what the hosts share, then each gated host's own.
 pub fn files() -> Vec<PluginFile> {
-    let [claude, copilot, codex, gemini, qwen] = &HOSTS;
-    let timeout = HOOK_TIMEOUT_SECONDS;
-    vec![
-        json_file(
-            ".claude-plugin/plugin.json",
-            // The hook and the MCP server talk only to judged's local socket (its
-            // directory profile asks what a plugin reaches).
-            &manifest(json!({"hooks": format!("./{}", claude.file), "network": {"hosts": []}})),
-        ),
+    let shared = vec![
         json_file(
             ".claude-plugin/marketplace.json",
             &json!({
@@ -153,50 +135,13 @@ pub fn files() -> Vec<PluginFile> {
                 "plugins": [{"name": NAME, "source": "./", "description": DESCRIPTION, "version": env!("CARGO_PKG_VERSION"), "author": author()}],
             }),
         ),
-        json_file(claude.file, &hook_file(claude.event, command_hook_group(&hook_command(claude.host), timeout))),
-        json_file(
-            "plugin.json",
-            &manifest(json!({"hooks": copilot.file, "mcpServers": ".mcp.json", "skills": "skills/"})),
-        ),
-        json_file(copilot.file, &copilot_hooks(&hook_command(copilot.host), timeout)),
-        json_file(
-            ".codex-plugin/plugin.json",
-            &manifest(
-                json!({"hooks": format!("./{}", codex.file), "mcpServers": "./.mcp.json", "skills": "./skills/"}),
-            ),
-        ),
-        json_file(codex.file, &hook_file(codex.event, command_hook_group(&hook_command(codex.host), timeout))),
-        json_file(".mcp.json", &json!({"mcpServers": mcp_server(false)})),
-        json_file(
-            "gemini/gemini-extension.json",
-            &json!({"name": NAME, "version": env!("CARGO_PKG_VERSION"), "description": DESCRIPTION, "mcpServers": mcp_server(true)}),
-        ),
-        // Gemini CLI's timeouts are in milliseconds.
-        json_file(
-            gemini.file,
-            &hook_file(
-                gemini.event,
-                json!({"hooks": [{"type": "command", "name": NAME, "command": hook_command(gemini.host), "timeout": timeout * 1000}]}),
-            ),
-        ),
-        // Qwen Code reads inline hooks in its manifest before any hook file (timeouts in
-        // seconds), and its MCP servers there too.
-        json_file(
-            qwen.file,
-            &json!({
-                "name": NAME,
-                "version": env!("CARGO_PKG_VERSION"),
-                "description": DESCRIPTION,
-                "mcpServers": mcp_server(false),
-                "hooks": {qwen.event: [command_hook_group(&hook_command(qwen.host), timeout)]},
-            }),
-        ),
+        json_file(".mcp.json", &json!({"mcpServers": mcp_server(&[])})),
         PluginFile { path: "skills/judged-review/SKILL.md", contents: SKILL_TEXT.into() },
-        PluginFile { path: "qwen/skills/judged-review/SKILL.md", contents: SKILL_TEXT.into() },
-        PluginFile { path: "gemini/skills/judged-review/SKILL.md", contents: SKILL_TEXT.into() },
         PluginFile { path: "README.md", contents: README_TEXT.into() },
         PluginFile { path: ".claude-plugin/icon.png", contents: ICON.to_vec() },
-    ]
+    ];
+    let own = crate::hosts::ALL.into_iter().filter_map(|host| crate::hosts::of(host).plugin());
+    shared.into_iter().chain(own.flat_map(|plugin| plugin.files)).collect()
 }
 
 /// Write the plugin into `dir`, replacing the files it renders and leaving others.
@@ -216,14 +161,15 @@ pub fn write(dir: &Path) -> Result<(), PluginError> {
 mod tests {
     use super::*;
 
+    /// Each gated host has its hook in the plugin, running judge-hook as `install-hooks`
+    /// writes it.
     #[test]
     fn every_hook_runs_judge_hook_as_install_hooks_writes_it() {
-        for host in &HOSTS {
-            assert_eq!(hook_command(host.host), format!("judge-hook --host {} --timeout 110", host.host));
-        }
         let paths: Vec<&str> = files().iter().map(|f| f.path).collect();
-        for host in &HOSTS {
-            assert!(paths.contains(&host.file), "{} is rendered", host.file);
+        for host in crate::hosts::ALL {
+            assert_eq!(hook_command(host), format!("judge-hook --host {} --timeout 110", host.as_str()));
+            let plugin = crate::hosts::of(host).plugin().expect("a gated host is in the plugin");
+            assert!(paths.contains(&plugin.hook_file), "{} is rendered", plugin.hook_file);
         }
     }
 }

@@ -4,9 +4,11 @@
 use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
 use crate::CliError;
 use crate::install;
+use crate::plugin::{self, HostPlugin};
 use judged_core::event::Host;
 use judged_core::family;
 use serde::Deserialize;
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 pub struct ClaudeCode;
@@ -38,6 +40,19 @@ impl HostSetup for ClaudeCode {
         "Claude Code settings.json"
     }
 
+    fn plugin(&self) -> Option<HostPlugin> {
+        const HOOK_FILE: &str = "hooks/claude-code.json";
+        // Its manifest names its hook file (it always reads `hooks/hooks.json` as well). The
+        // hook and the MCP server talk only to judged's local socket (its directory profile
+        // asks what a plugin reaches).
+        let manifest = plugin::manifest(json!({"hooks": format!("./{HOOK_FILE}"), "network": {"hosts": []}}));
+        let files = vec![
+            plugin::json_file(".claude-plugin/plugin.json", &manifest),
+            plugin::json_file(HOOK_FILE, &plugin::hook_file(self.host(), plugin::end_hook_group(self.host()))),
+        ];
+        Some(HostPlugin { hook_file: HOOK_FILE, extension_dir: None, files })
+    }
+
     fn install_hint(&self) -> &'static str {
         "Claude Code (`npm install -g @anthropic-ai/claude-code`, then `claude` to log in)"
     }
@@ -58,7 +73,7 @@ impl HostSetup for ClaudeCode {
     fn parse_listing(&self, listing: &str) -> Result<Option<Listed>, serde_json::Error> {
         let plugins: Vec<Plugin> = serde_json::from_str(listing)?;
         Ok(plugins.into_iter().find(|p| p.id == crate::plugin::marketplace_id()).map(|p| Listed {
-            hooks_file: p.install_path.as_deref().map(|root| crate::plugin::installed_hooks_file(self.host(), root)),
+            hooks_file: p.install_path.as_deref().and_then(|root| self.installed_hooks_file(root)),
             id: p.id,
             version: p.version,
             enabled: p.enabled,

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::CliError;
 use crate::install::{self, CodexHookSource};
+use crate::plugin::{self, HostPlugin};
 use judged_core::event::Host;
 use judged_core::family;
 use serde::Deserialize;
@@ -47,6 +48,20 @@ impl HostSetup for CodexCli {
 
     fn hook_settings(&self) -> &'static str {
         "Codex CLI `.codex/hooks.json` (its `Stop` hook), trusted in `$CODEX_HOME/config.toml`"
+    }
+
+    /// `.codex-plugin/plugin.json`, read before `.claude-plugin/plugin.json`; its
+    /// `marketplace add` reads `.claude-plugin/marketplace.json`.
+    fn plugin(&self) -> Option<HostPlugin> {
+        const HOOK_FILE: &str = "hooks/codex-cli.json";
+        let manifest = plugin::manifest(
+            json!({"hooks": format!("./{HOOK_FILE}"), "mcpServers": "./.mcp.json", "skills": "./skills/"}),
+        );
+        let files = vec![
+            plugin::json_file(".codex-plugin/plugin.json", &manifest),
+            plugin::json_file(HOOK_FILE, &plugin::hook_file(self.host(), plugin::end_hook_group(self.host()))),
+        ];
+        Some(HostPlugin { hook_file: HOOK_FILE, extension_dir: None, files })
     }
 
     fn install_hint(&self) -> &'static str {

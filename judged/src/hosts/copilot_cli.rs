@@ -4,10 +4,13 @@
 
 use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
 use crate::CliError;
+use crate::hook_entry::{HOOK_TIMEOUT_SECONDS, copilot_hooks};
 use crate::install;
+use crate::plugin::{self, HostPlugin};
 use judged_core::event::Host;
 use judged_core::family;
 use serde::Deserialize;
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 pub struct CopilotCli;
@@ -41,6 +44,15 @@ impl HostSetup for CopilotCli {
 
     fn hook_settings(&self) -> &'static str {
         "Copilot CLI `.github/hooks/judged.json` in the project"
+    }
+
+    /// A root `plugin.json`, read before `.claude-plugin/plugin.json`.
+    fn plugin(&self) -> Option<HostPlugin> {
+        const HOOK_FILE: &str = "hooks/copilot-cli.json";
+        let manifest = plugin::manifest(json!({"hooks": HOOK_FILE, "mcpServers": ".mcp.json", "skills": "skills/"}));
+        let hooks = copilot_hooks(&plugin::hook_command(self.host()), HOOK_TIMEOUT_SECONDS);
+        let files = vec![plugin::json_file("plugin.json", &manifest), plugin::json_file(HOOK_FILE, &hooks)];
+        Some(HostPlugin { hook_file: HOOK_FILE, extension_dir: None, files })
     }
 
     fn install_hint(&self) -> &'static str {
@@ -83,7 +95,7 @@ impl HostSetup for CopilotCli {
                 .installed_from
                 .as_deref()
                 .filter(|_| p.source == "live")
-                .map(|root| crate::plugin::installed_hooks_file(self.host(), root)),
+                .and_then(|root| self.installed_hooks_file(root)),
             id: if p.marketplace.is_empty() { p.name } else { format!("{}@{}", p.name, p.marketplace) },
             version: p.version,
             enabled: p.enabled,

@@ -3,11 +3,17 @@
 
 use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
 use crate::CliError;
+use crate::hook_entry::HOOK_TIMEOUT_SECONDS;
 use crate::install;
+use crate::plugin::{self, HostPlugin};
 use judged_core::event::Host;
 use judged_core::family;
 use serde::Deserialize;
+use serde_json::json;
 use std::path::{Path, PathBuf};
+
+/// Where its extension lives in judged's plugin.
+const EXTENSION_DIR: &str = "gemini";
 
 pub struct GeminiCli;
 
@@ -38,6 +44,32 @@ impl HostSetup for GeminiCli {
         "Gemini CLI `.gemini/settings.json` (its `AfterAgent` hook)"
     }
 
+    /// An extension: `gemini-extension.json` and always `hooks/hooks.json` of its root.
+    /// Its events would be unknown events to the hosts that read the plugin's root
+    /// `hooks/hooks.json` too, so the extension is a directory of its own, with its own
+    /// copy of the skill (an installed extension is a copy of that directory alone).
+    fn plugin(&self) -> Option<HostPlugin> {
+        // Gemini CLI passes an MCP server only a few safe variables: its entry hands on
+        // the ones that say where judged's socket is.
+        const PASSED: [&str; 4] = ["JUDGED_HOME", "XDG_RUNTIME_DIR", "XDG_DATA_HOME", "XDG_CONFIG_HOME"];
+        const HOOK_FILE: &str = "gemini/hooks/hooks.json";
+        let manifest = json!({
+            "name": plugin::NAME,
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": plugin::DESCRIPTION,
+            "mcpServers": plugin::mcp_server(&PASSED),
+        });
+        // Its timeouts are in milliseconds.
+        let command = plugin::hook_command(self.host());
+        let group = json!({"hooks": [{"type": "command", "name": plugin::NAME, "command": command, "timeout": HOOK_TIMEOUT_SECONDS * 1000}]});
+        let files = vec![
+            plugin::json_file("gemini/gemini-extension.json", &manifest),
+            plugin::json_file(HOOK_FILE, &plugin::hook_file(self.host(), group)),
+            plugin::skill_at("gemini/skills/judged-review/SKILL.md"),
+        ];
+        Some(HostPlugin { hook_file: HOOK_FILE, extension_dir: Some(EXTENSION_DIR), files })
+    }
+
     fn install_hint(&self) -> &'static str {
         "Gemini CLI (`npm install -g @google/gemini-cli`, then run `gemini` once to log in)"
     }
@@ -58,7 +90,7 @@ impl HostSetup for GeminiCli {
     fn parse_listing(&self, listing: &str) -> Result<Option<Listed>, serde_json::Error> {
         let extensions: Vec<Extension> = serde_json::from_str(listing)?;
         Ok(extensions.into_iter().find(|e| e.name == crate::plugin::NAME).map(|e| Listed {
-            hooks_file: Some(crate::plugin::installed_hooks_file(self.host(), &e.path)),
+            hooks_file: self.installed_hooks_file(&e.path),
             id: e.name,
             version: e.version,
             enabled: e.is_active,
@@ -73,7 +105,7 @@ impl HostSetup for GeminiCli {
     /// whether to trust the folder it installs from, even with `--consent`: that folder
     /// is judged's own plugin directory, trusted for this one command.
     fn install_steps(&self, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
-        let extension = dir.join(crate::plugin::GEMINI_DIR);
+        let extension = dir.join(EXTENSION_DIR);
         let uninstall = before.map(|_| step(&["extensions", "uninstall", crate::plugin::NAME]));
         let install = Step {
             env: &[("GEMINI_CLI_TRUST_WORKSPACE", "true")],

@@ -61,6 +61,14 @@ pub trait HostSetup: Sync {
     fn uninstall_hint(&self, bin: &str) -> String;
     /// The settings files that can hold its hook, for a project at `cwd`.
     fn settings_files(&self, cwd: &Path) -> Vec<SettingsFile>;
+    /// Its part of judged's plugin; none for a host the plugin does not gate.
+    fn plugin(&self) -> Option<crate::plugin::HostPlugin> {
+        None
+    }
+    /// Its hook's file in an installed copy of the plugin at `root`.
+    fn installed_hooks_file(&self, root: &Path) -> Option<PathBuf> {
+        self.plugin().map(|plugin| crate::plugin::installed_hooks_file(&plugin, root))
+    }
     /// Where `install-hooks --<program>` writes its hook, for the flag's help.
     fn hook_settings(&self) -> &'static str;
     /// Whether it has a user-level hook settings file (Copilot CLI has only a project's).

@@ -5,8 +5,13 @@
 use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
 use crate::CliError;
 use crate::install;
+use crate::plugin::{self, HostPlugin};
 use judged_core::event::Host;
+use serde_json::json;
 use std::path::{Path, PathBuf};
+
+/// Where its extension lives in judged's plugin.
+const EXTENSION_DIR: &str = "qwen";
 
 pub struct QwenCode;
 
@@ -25,6 +30,22 @@ impl HostSetup for QwenCode {
 
     fn hook_settings(&self) -> &'static str {
         "Qwen Code `.qwen/settings.json` (its `Stop` hook)"
+    }
+
+    /// An extension, as Gemini CLI's is: `qwen-extension.json`, whose inline `hooks` it
+    /// reads before any hook file (timeouts in seconds), and its MCP servers there too.
+    fn plugin(&self) -> Option<HostPlugin> {
+        const MANIFEST: &str = "qwen/qwen-extension.json";
+        let manifest = json!({
+            "name": plugin::NAME,
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": plugin::DESCRIPTION,
+            "mcpServers": plugin::mcp_server(&[]),
+            "hooks": {plugin::end_event(self.host()): [plugin::end_hook_group(self.host())]},
+        });
+        let files =
+            vec![plugin::json_file(MANIFEST, &manifest), plugin::skill_at("qwen/skills/judged-review/SKILL.md")];
+        Some(HostPlugin { hook_file: MANIFEST, extension_dir: Some(EXTENSION_DIR), files })
     }
 
     fn install_hint(&self) -> &'static str {
@@ -54,7 +75,7 @@ impl HostSetup for QwenCode {
             id: crate::plugin::NAME.to_owned(),
             version,
             enabled,
-            hooks_file: path.map(|root| crate::plugin::installed_hooks_file(self.host(), &root)),
+            hooks_file: path.and_then(|root| self.installed_hooks_file(&root)),
         }))
     }
 
@@ -64,7 +85,7 @@ impl HostSetup for QwenCode {
 
     /// An extension is a copy: one already there is uninstalled first.
     fn install_steps(&self, dir: &Path, before: Option<&Listed>) -> Vec<Step> {
-        let extension = dir.join(crate::plugin::QWEN_DIR);
+        let extension = dir.join(EXTENSION_DIR);
         let uninstall = before.map(|_| step(&["extensions", "uninstall", crate::plugin::NAME]));
         let install = step(&["extensions", "install", &extension.to_string_lossy(), "--consent"]);
         uninstall.into_iter().chain([install]).collect()
