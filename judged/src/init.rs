@@ -49,7 +49,7 @@ pub enum InitError {
 
 pub fn plugin(command: PluginCmd) -> Result<(), CliError> {
     let PluginCmd::Write { dir } = command;
-    crate::plugin::write(&dir).map_err(InitError::from)?;
+    crate::plugin::write(&dir, crate::hosts::plugin_files()).map_err(InitError::from)?;
     println!("wrote the judged plugin to {}", dir.display());
     Ok(())
 }
@@ -294,7 +294,7 @@ fn install_plugin(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliE
         INSTALL_DEADLINE.as_secs()
     );
     if !args.dry_run {
-        crate::plugin::write(&dir).map_err(InitError::from)?;
+        crate::plugin::write(&dir, crate::hosts::plugin_files()).map_err(InitError::from)?;
     }
     let mut still_to_do: Vec<String> = Vec::new();
     for (host, bin) in hosts {

@@ -34,7 +34,7 @@ const SKILL_TEXT: &str = include_str!("../../plugin/skills/judged-review/SKILL.m
 const README_TEXT: &str = include_str!("../../plugin/README.md");
 const ICON: &[u8] = include_bytes!("../../plugin/.claude-plugin/icon.png");
 
-/// A host's part of the plugin (its [`HostSetup::plugin`](crate::hosts::HostSetup::plugin)).
+/// A host's part of the plugin (its `HostSetup::plugin`).
 pub struct HostPlugin {
     /// The file holding its hook, from the plugin's root.
     pub hook_file: &'static str,
@@ -123,9 +123,10 @@ pub fn json_file(path: &'static str, value: &Value) -> PluginFile {
     PluginFile { path, contents: pretty(value).into_bytes() }
 }
 
-/// Every file of the plugin: what the hosts share, then each gated host's own.
-pub fn files() -> Vec<PluginFile> {
-    let shared = vec![
+/// The files of the plugin every host reads, or several do: the marketplace, the MCP
+/// server, the skill, the README and the icon. Each host's own come from its `HostSetup`.
+pub fn shared_files() -> Vec<PluginFile> {
+    vec![
         json_file(
             ".claude-plugin/marketplace.json",
             &json!({
@@ -139,14 +140,12 @@ pub fn files() -> Vec<PluginFile> {
         PluginFile { path: "skills/judged-review/SKILL.md", contents: SKILL_TEXT.into() },
         PluginFile { path: "README.md", contents: README_TEXT.into() },
         PluginFile { path: ".claude-plugin/icon.png", contents: ICON.to_vec() },
-    ];
-    let own = crate::hosts::ALL.into_iter().filter_map(|host| crate::hosts::of(host).plugin());
-    shared.into_iter().chain(own.flat_map(|plugin| plugin.files)).collect()
+    ]
 }
 
-/// Write the plugin into `dir`, replacing the files it renders and leaving others.
-pub fn write(dir: &Path) -> Result<(), PluginError> {
-    for file in files() {
+/// Write the plugin's `files` into `dir`, replacing those and leaving others.
+pub fn write(dir: &Path, files: Vec<PluginFile>) -> Result<(), PluginError> {
+    for file in files {
         let path = dir.join(file.path);
         let error = |source| PluginError::Write { path: path.clone(), source };
         if let Some(parent) = path.parent() {
@@ -155,21 +154,4 @@ pub fn write(dir: &Path) -> Result<(), PluginError> {
         fs::write(&path, &file.contents).map_err(error)?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Each gated host has its hook in the plugin, running judge-hook as `install-hooks`
-    /// writes it.
-    #[test]
-    fn every_hook_runs_judge_hook_as_install_hooks_writes_it() {
-        let paths: Vec<&str> = files().iter().map(|f| f.path).collect();
-        for host in crate::hosts::ALL {
-            assert_eq!(hook_command(host), format!("judge-hook --host {} --timeout 110", host.as_str()));
-            let plugin = crate::hosts::of(host).plugin().expect("a gated host is in the plugin");
-            assert!(paths.contains(&plugin.hook_file), "{} is rendered", plugin.hook_file);
-        }
-    }
 }

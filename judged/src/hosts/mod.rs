@@ -114,6 +114,12 @@ pub fn of(host: Host) -> &'static dyn HostSetup {
 /// own CLI before Copilot CLI, which serves all three. OpenCode is not one ([`ungated`]).
 pub const ALL: [Host; 5] = [Host::CodexCli, Host::GeminiCli, Host::ClaudeCode, Host::CopilotCli, Host::QwenCode];
 
+/// Every file of judged's plugin: those the hosts share, then each gated host's own.
+pub fn plugin_files() -> Vec<crate::plugin::PluginFile> {
+    let own = ALL.into_iter().filter_map(|host| of(host).plugin());
+    crate::plugin::shared_files().into_iter().chain(own.flat_map(|plugin| plugin.files)).collect()
+}
+
 /// The hosts judged witnesses but cannot gate: `doctor` says so of each on PATH.
 pub fn ungated() -> impl Iterator<Item = Host> {
     Host::ALL.into_iter().filter(|host| !of(*host).gatable())
@@ -294,5 +300,26 @@ fn exit_words(exit: Exit) -> String {
         Exit::Code(code) => format!("exit {code}"),
         Exit::Signal(signal) => format!("killed by signal {signal}"),
         Exit::Unknown => "exit status unknown".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each gated host has its hook in the plugin, running judge-hook as `install-hooks`
+    /// writes it.
+    #[test]
+    fn every_hook_of_the_plugin_runs_judge_hook_as_install_hooks_writes_it() {
+        let files = plugin_files();
+        let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+        for host in ALL {
+            let command = crate::plugin::hook_command(host);
+            assert_eq!(command, format!("judge-hook --host {} --timeout 110", host.as_str()));
+            let plugin = of(host).plugin().expect("a gated host is in the plugin");
+            let hook_file = files.iter().find(|f| f.path == plugin.hook_file).expect("its hook file is rendered");
+            assert!(String::from_utf8_lossy(&hook_file.contents).contains(&command), "{}", plugin.hook_file);
+        }
+        assert!(paths.contains(&".mcp.json"));
     }
 }
