@@ -69,7 +69,7 @@ fn predicate(key: &SigningKey, n: usize) -> ReviewPredicate {
             family: Some("anthropic".into()),
         },
         review: Review::Reviewer(ReviewerReview {
-            evidence_id: format!("cne_{n:032x}"),
+            evidence_id: judged_core::rules::EvidenceId::parse(&format!("cne_{n:032x}")).expect("an evidence id"),
             path: "rubber-duck".into(),
             model: "gpt-5.4".into(),
             family: "openai".into(),

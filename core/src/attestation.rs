@@ -96,7 +96,7 @@ pub enum Review {
 #[serde(rename_all = "camelCase")]
 pub struct ReviewerReview {
     /// The evidence's id (`cne_…`).
-    pub evidence_id: String,
+    pub evidence_id: crate::rules::EvidenceId,
     /// How the reviewer was reached: the evidence's `agent_name` (`rubber-duck`,
     /// `codex-exec`, `copilot-prompt`, `claude-prompt`, `gemini-prompt`, `declared:<tool>`).
     pub path: String,
@@ -398,7 +398,7 @@ mod tests {
                 family: Some("anthropic".into()),
             },
             review: Review::Reviewer(ReviewerReview {
-                evidence_id: "cne_924eca850956e98735967f7721456b57".into(),
+                evidence_id: crate::rules::EvidenceId::parse("cne_924eca850956e98735967f7721456b57").unwrap(),
                 path: "rubber-duck".into(),
                 model: "gpt-5.5".into(),
                 family: "openai".into(),

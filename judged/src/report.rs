@@ -430,7 +430,7 @@ fn row(out: &mut String, d: &ReportDecision) {
             behind,
             "<div><b>Review</b> <code>{}</code>: {} ({}) reviewed {} ({}), score {} {}.<br>Identity {}; \
              reviewed {}, verified {}; witness <code>{}</code></div>",
-            escape(&r.evidence_id),
+            escape(r.evidence_id.as_str()),
             escape(or_unknown(r.reviewer_model.as_deref())),
             escape(or_unknown(r.reviewer_family.as_deref())),
             escape(or_unknown(r.executor_model.as_deref())),
@@ -557,7 +557,7 @@ mod tests {
     #[test]
     fn a_review_only_its_caller_vouches_for_says_so() {
         let review = ReportReview {
-            evidence_id: "ev".into(),
+            evidence_id: judged_core::rules::EvidenceId::parse("cne_0123456789abcdef0123456789abcdef").unwrap(),
             host: judged_core::event::Host::ClaudeCode,
             session_id: None,
             session_events: "/p/s.jsonl".into(),

@@ -3,7 +3,7 @@
 
 use judged_core::event::Host;
 use judged_core::files::HostRoots;
-use judged_core::rules::{Challenge, Evidence, LogState};
+use judged_core::rules::{Challenge, Evidence, EvidenceId, LogState};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -357,7 +357,7 @@ pub struct GateDecision {
     /// The evidence it rested on, when verified evidence decided (absent in records from
     /// before it was kept: `judged report` then reads it from the message).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub evidence_id: Option<String>,
+    pub evidence_id: Option<EvidenceId>,
     /// The config files it was made under, each with the digest of the version in force
     /// (absent in records from before it was kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -690,7 +690,7 @@ pub struct ReportDecision {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReportReview {
     /// The review's evidence id.
-    pub evidence_id: String,
+    pub evidence_id: EvidenceId,
     /// The host whose log recorded the review.
     pub host: Host,
     /// The host's session id.
@@ -837,7 +837,7 @@ pub struct GateStatus {
     /// Whether evidence counts only while the tree is the one reviewed.
     pub require_reviewed_tree: bool,
     /// The fresh positive evidence the gate would count, by id.
-    pub evidence_id: Option<String>,
+    pub evidence_id: Option<EvidenceId>,
     /// The review of the tree as it is now that the gate would count.
     pub review: Option<ReportJury>,
     /// A task completed now would be allowed without anything more.
@@ -947,7 +947,7 @@ pub enum AttestRefusal {
         /// The commit.
         commit: String,
         /// The evidence.
-        evidence_id: String,
+        evidence_id: EvidenceId,
         /// The author's model.
         executor_model: String,
         /// The reviewer's.
@@ -965,7 +965,7 @@ pub enum AttestRefusal {
         /// The commit.
         commit: String,
         /// The evidence.
-        evidence_id: String,
+        evidence_id: EvidenceId,
         /// The author's model.
         executor_model: String,
         /// The reviewer's.
@@ -982,7 +982,7 @@ pub enum AttestRefusal {
         /// The commit.
         commit: String,
         /// The evidence.
-        evidence_id: String,
+        evidence_id: EvidenceId,
         /// The reviewer's model, as declared.
         reviewer_model: String,
     },
@@ -996,7 +996,7 @@ pub enum AttestRefusal {
         /// The commit.
         commit: String,
         /// The evidence.
-        evidence_id: String,
+        evidence_id: EvidenceId,
         /// Its score.
         score: Option<f64>,
         /// Its verdict.
@@ -1011,7 +1011,7 @@ pub enum AttestRefusal {
         /// The commit.
         commit: String,
         /// The evidence.
-        evidence_id: String,
+        evidence_id: EvidenceId,
     },
     /// The jury on this tree did not pass it.
     #[error(

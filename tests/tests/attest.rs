@@ -397,7 +397,7 @@ fn a_same_family_review_is_not_attested_and_a_signed_note_of_one_fails_the_check
     let claim = serde_json::json!({
         "reviewedAt": "2026-11-30T10:00:00Z", "attestedAt": "2026-11-30T10:00:01Z", "witnessKeyId": key.public_key().spki_id(),
         "executor": {"host": "copilot-cli", "model": "claude-sonnet-4.6", "family": "anthropic"},
-        "review": {"kind": "reviewer", "evidenceId": "cne_0", "path": "rubber-duck", "model": "claude-opus-4.6",
+        "review": {"kind": "reviewer", "evidenceId": "cne_00000000000000000000000000000000", "path": "rubber-duck", "model": "claude-opus-4.6",
             "family": "anthropic", "identitySource": "host-session-event", "assurance": "host-recorded", "verdict": "ready", "score": 8.0}
     });
     let statement = Statement::of_commit(&commit, &tree, serde_json::from_value(claim).unwrap());

@@ -664,7 +664,7 @@ fn reviewed_in(world: World, reviewer: &Reviewer) -> (World, Value) {
         let mut copy = evidence.clone();
         let fields = copy.as_object_mut().unwrap();
         fields.insert(field.to_owned(), forged);
-        let id = judged_core::rules::evidence_id(&fields.clone().into());
+        let id = judged_core::rules::EvidenceId::of(&fields.clone().into()).to_string();
         fields.insert("evidence_id".to_owned(), id.into());
         std::fs::write(world.project().join("forged.evidence.json"), copy.to_string()).unwrap();
         for mode in ["auto", "direct"] {

@@ -720,7 +720,7 @@ fn refused_when_forged(lab: &Lab, field: &str, value: Value) {
     let mut evidence = hosts::read_json(&project.join("review.evidence.json"));
     let fields = evidence.as_object_mut().expect("evidence is an object");
     fields.insert(field.to_owned(), value);
-    let id = judged_core::rules::evidence_id(&fields.clone().into());
+    let id = judged_core::rules::EvidenceId::of(&fields.clone().into()).to_string();
     fields.insert("evidence_id".to_owned(), id.into());
     std::fs::write(project.join("forged.evidence.json"), evidence.to_string()).unwrap();
     let args = ["validate", "--evidence", "forged.evidence.json"];

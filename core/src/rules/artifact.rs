@@ -146,8 +146,8 @@ pub struct Evidence {
     pub challenge_completion_event_id: String,
     /// The marker call's id.
     pub challenge_tool_call_id: String,
-    /// `cne_` and 32 hex digits over the identity fields ([`super::evidence_id`]).
-    pub evidence_id: String,
+    /// `cne_` and 32 hex digits over the identity fields.
+    pub evidence_id: super::EvidenceId,
     /// The working tree's digest when the review was verified (`null` outside git).
     pub tree_sha256: Option<String>,
     /// The daemon's signature; absent in direct mode.

@@ -23,7 +23,7 @@ use super::session;
 use super::validate::{revalidate_marker, revalidate_prefix};
 use super::verify::{Review, Verified, VerifyRequest};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, IdentityAssurance, RefusalCode, Result, evidence_id,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, EvidenceId, FamilyPair, IdentityAssurance, RefusalCode, Result,
     has_nonce_line,
 };
 use crate::adapter::{ReviewerRun, RunAnswers, RunOpens, RunsOnce};
@@ -567,7 +567,7 @@ pub fn validate_cli_review(ev: &Artifact, log: &SessionLog, run_log: &SessionLog
     {
         return fail(&format!("the response artifact does not match the {name} run's answer"));
     }
-    if ev.str("evidence_id") != Some(evidence_id(ev).as_str()) {
+    if ev.str("evidence_id") != Some(EvidenceId::of(ev).as_str()) {
         return fail("native evidence id does not match its bound fields");
     }
     Ok(marker.start_line.start)

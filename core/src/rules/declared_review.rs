@@ -14,7 +14,7 @@ use super::challenge::revalidate;
 use super::validate::{revalidate_marker, revalidate_prefix};
 use super::verify::{Review, Verified, VerifyRequest};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, FamilyPair, RefusalCode, Result, evidence_id, has_nonce_line,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, EvidenceId, FamilyPair, RefusalCode, Result, has_nonce_line,
 };
 use crate::chain;
 use crate::event::{ToolCall, ToolResult};
@@ -201,7 +201,7 @@ pub fn validate_declared_review(ev: &Artifact, log: &SessionLog, env: &dyn Env) 
     {
         return fail("the response artifact does not match the reviewer call's result");
     }
-    if ev.str("evidence_id") != Some(evidence_id(ev).as_str()) {
+    if ev.str("evidence_id") != Some(EvidenceId::of(ev).as_str()) {
         return fail("evidence id does not match its bound fields");
     }
     Ok(marker.start_line.start)

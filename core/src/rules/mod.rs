@@ -364,8 +364,68 @@ pub fn extract_response(result: &Value) -> Result<String> {
     })
 }
 
-/// `cne_` + 32 hex of the SHA-256 of the canonical seven identity fields (evidence-protocol.md §3.5).
-pub fn evidence_id(evidence: &Artifact) -> String {
+/// An evidence's id: `cne_` and 32 hex digits of the SHA-256 of its seven canonical
+/// identity fields (evidence-protocol.md §3.5). Computed from the evidence
+/// ([`EvidenceId::of`]), or read where judged wrote one (its journal, a reply, an
+/// attestation), checked for its form there; an `evidence_id` field of an evidence file
+/// is compared with the one computed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct EvidenceId(String);
+
+/// Text that is not `cne_` and 32 lowercase hex digits.
+#[derive(Debug, thiserror::Error)]
+#[error("`{0}` is not an evidence id (`cne_` and 32 lowercase hex digits)")]
+pub struct NotAnEvidenceId(String);
+
+impl EvidenceId {
+    /// The id of `evidence`, from its identity fields.
+    pub fn of(evidence: &Artifact) -> EvidenceId {
+        EvidenceId(evidence_id(evidence))
+    }
+
+    /// `text` as an id, when it has the form of one.
+    pub fn parse(text: &str) -> std::result::Result<EvidenceId, NotAnEvidenceId> {
+        let hex = text.strip_prefix("cne_").filter(|hex| hex.len() == 32);
+        match hex.filter(|hex| hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))) {
+            Some(_) => Ok(EvidenceId(text.to_owned())),
+            None => Err(NotAnEvidenceId(text.to_owned())),
+        }
+    }
+
+    /// The id as evidence writes it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for EvidenceId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<EvidenceId> for String {
+    fn from(id: EvidenceId) -> String {
+        id.0
+    }
+}
+
+impl TryFrom<String> for EvidenceId {
+    type Error = NotAnEvidenceId;
+    fn try_from(text: String) -> std::result::Result<EvidenceId, NotAnEvidenceId> {
+        EvidenceId::parse(&text)
+    }
+}
+
+impl PartialEq<str> for EvidenceId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+/// `cne_` + 32 hex of the SHA-256 of the canonical seven identity fields.
+fn evidence_id(evidence: &Artifact) -> String {
     let identity: Map<String, Value> = [
         "session_id",
         "challenge_event_id",
@@ -409,5 +469,24 @@ mod nonce_tests {
         let (a, b) = (super::new_nonce(), super::new_nonce());
         assert_ne!(a, b);
         assert!(a.len() == 32 && a.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+    }
+}
+
+#[cfg(test)]
+mod evidence_id_tests {
+    use super::EvidenceId;
+
+    /// An id judged reads back (its journal, a reply, an attestation) has the form of
+    /// one, or the record is refused; it travels as the plain string.
+    #[test]
+    fn an_evidence_id_is_cne_and_32_lowercase_hex_digits_on_the_wire_as_a_string() {
+        let id = EvidenceId::parse("cne_924eca850956e98735967f7721456b57").unwrap();
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"cne_924eca850956e98735967f7721456b57\"");
+        let read: EvidenceId = serde_json::from_str("\"cne_924eca850956e98735967f7721456b57\"").unwrap();
+        assert_eq!(read, id);
+        for bad in ["", "cne_", "cne_924ECA850956E98735967F7721456B57", "cne_924eca850956e98735967f7721456b5", "ev"] {
+            let error = serde_json::from_str::<EvidenceId>(&format!("\"{bad}\"")).unwrap_err().to_string();
+            assert!(error.contains(&format!("`{bad}` is not an evidence id")), "{error}");
+        }
     }
 }

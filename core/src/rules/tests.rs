@@ -143,8 +143,11 @@ fn spec_vector_verifies_to_the_published_evidence_id() {
     // by the two repaired parentIds.
     let mut over_spec_bytes = ev.clone();
     over_spec_bytes.insert("event_prefix_sha256".into(), log_of(SPEC_EXAMPLE).prefix_sha256(4043).into());
-    assert_eq!(evidence_id(&Artifact::from(over_spec_bytes.clone())), "cne_924eca850956e98735967f7721456b57");
-    assert_eq!(ev["evidence_id"], evidence_id(&Artifact::from(ev.clone())));
+    assert_eq!(
+        EvidenceId::of(&Artifact::from(over_spec_bytes.clone())).as_str(),
+        "cne_924eca850956e98735967f7721456b57"
+    );
+    assert_eq!(ev["evidence_id"], EvidenceId::of(&Artifact::from(ev.clone())).as_str());
     assert_eq!(ev["event_prefix_bytes"], 4043);
     assert_eq!(ev["reviewed_at"], "2026-07-15T12:01:31.000Z");
     assert_eq!(ev["response_sha256"], "d475b8ccc1f3c1adc9edc1bf6b922f5afda0fb0597496c2c1dc672b4584ce2bc");
@@ -296,7 +299,7 @@ fn rehashed_evidence_on(later: &str) -> Result<Validated> {
     let prefix = log.records().find(|(_, r)| r.id.as_deref() == Some("ev-0012")).unwrap().0.end;
     ev.insert("event_prefix_bytes".into(), prefix.into());
     ev.insert("event_prefix_sha256".into(), log.prefix_sha256(prefix).into());
-    let id = evidence_id(&Artifact::from(ev.clone()));
+    let id = EvidenceId::of(&Artifact::from(ev.clone())).to_string();
     ev.insert("evidence_id".into(), id.into());
     let env = MemoryEnv::default();
     env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());
@@ -679,7 +682,7 @@ fn reference_evidence() -> (Map<String, Value>, MemoryEnv) {
     let verified = verify_text(EXAMPLE).unwrap();
     let mut ev: Map<String, Value> =
         verified.evidence.into_iter().filter(|(k, _)| REFERENCE_EVIDENCE_FIELDS.contains(&k.as_str())).collect();
-    let id = evidence_id(&Artifact::from(ev.clone()));
+    let id = EvidenceId::of(&Artifact::from(ev.clone())).to_string();
     ev.insert("evidence_id".into(), id.into());
     let env = MemoryEnv::default();
     env.0.borrow_mut().insert(RESPONSE_PATH.into(), verified.response.into_bytes());

@@ -4,7 +4,7 @@
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::verify::{reviewed_at, reviewer_model};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, Validated, evidence_id,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, EvidenceId, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, Validated,
     extract_response,
 };
 use crate::chain;
@@ -122,7 +122,7 @@ pub fn validate(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<Valida
         Some(_) => return fail("evidence reviewed_at is not the host's time of the reviewer's completion"),
     };
     check_response(ev, &extract_response(&tool_result.result)?, env)?;
-    if ev.required("evidence_id")? != evidence_id(ev).as_str() {
+    if ev.required("evidence_id")? != EvidenceId::of(ev).as_str() {
         return fail("native evidence id does not match its bound fields");
     }
     Ok(Validated { window_start: marker.start_line.start, derived_reviewed_at })

@@ -5,8 +5,8 @@ use super::EvidenceStatus;
 use super::challenge::{BoundChallenge, revalidate};
 use super::session::{self, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, Evidence, EvidenceError, FamilyPair, HOST_SESSION_EVENT, REVIEWER_AGENT,
-    RefusalCode, Result, evidence_id, extract_response,
+    Artifact, EVIDENCE_SCHEMA, Env, Evidence, EvidenceError, EvidenceId, FamilyPair, HOST_SESSION_EVENT,
+    REVIEWER_AGENT, RefusalCode, Result, extract_response,
 };
 use crate::event::Record;
 use crate::family;
@@ -116,7 +116,8 @@ impl Review<'_> {
             challenge_event_id: bound.ids.start_event_id.to_owned(),
             challenge_completion_event_id: bound.ids.completion_event_id.to_owned(),
             challenge_tool_call_id: bound.ids.tool_call_id.to_owned(),
-            evidence_id: String::new(),
+            // Computed below, from the fields it does not cover.
+            evidence_id: EvidenceId::default(),
             tree_sha256: request.tree_sha256.clone(),
             witness: None,
             child_agent_id: None,
@@ -131,7 +132,7 @@ impl Review<'_> {
             reviewer_prefix_sha256: None,
             other: Default::default(),
         };
-        evidence.evidence_id = evidence_id(&Artifact::from(evidence.clone()));
+        evidence.evidence_id = EvidenceId::of(&Artifact::from(evidence.clone()));
         evidence
     }
 }

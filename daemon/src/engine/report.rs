@@ -8,7 +8,7 @@
 use super::{Answer, Engine};
 use crate::store::{EvidenceVerified, Lookup, PanelConvened, ReviewTraced, Store, StoreError};
 use judged_core::family::{Table, family};
-use judged_core::rules::IdentityAssurance;
+use judged_core::rules::{EvidenceId, IdentityAssurance};
 use judged_core::timestamp;
 use judged_protocol::{
     CompletionBypassed, Decision, GateDecision, Reply, ReportArgs, ReportData, ReportDecision, ReportJury,
@@ -33,16 +33,16 @@ impl Engine {
             true
         })?;
         decisions.reverse();
-        let mut reviews: FxHashMap<String, Option<ReportReview>> = FxHashMap::default();
+        let mut reviews: FxHashMap<EvidenceId, Option<ReportReview>> = FxHashMap::default();
         let mut juries: FxHashMap<String, Option<ReportJury>> = FxHashMap::default();
         let mut reported = Vec::with_capacity(decisions.len());
         for (seq, at, decision) in decisions {
             let review = match evidence_id(&decision) {
-                Some(id) => match reviews.get(id) {
+                Some(id) => match reviews.get(&id) {
                     Some(found) => found.clone(),
                     None => {
-                        let found = review_by_id(&self.store, id)?;
-                        reviews.insert(id.to_owned(), found.clone());
+                        let found = review_by_id(&self.store, &id)?;
+                        reviews.insert(id, found.clone());
                         found
                     }
                 },
@@ -100,21 +100,21 @@ impl Engine {
     }
 }
 
-/// The evidence an evidence allow rested on.
-fn evidence_id(decision: &GateDecision) -> Option<&str> {
+/// The evidence an evidence allow rested on: recorded with it, or, in a record from before
+/// it was kept, named in its message.
+fn evidence_id(decision: &GateDecision) -> Option<EvidenceId> {
     if let Some(id) = &decision.evidence_id {
-        return Some(id);
+        return Some(id.clone());
     }
     if decision.decision != Decision::Allow || decision.panel.is_some() {
         return None;
     }
     let rest = &decision.message[decision.message.find(EVIDENCE_MARK)? + EVIDENCE_MARK.len()..];
-    let id = rest.split([' ', '\n']).next()?;
-    (!id.is_empty()).then_some(id)
+    EvidenceId::parse(rest.split([' ', '\n']).next()?).ok()
 }
 
-fn review_by_id(store: &Store, id: &str) -> Result<Option<ReportReview>, StoreError> {
-    Ok(store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, id)?.map(review))
+fn review_by_id(store: &Store, id: &EvidenceId) -> Result<Option<ReportReview>, StoreError> {
+    Ok(store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, id.as_str())?.map(review))
 }
 
 fn family_of(model: Option<&str>) -> Option<String> {

@@ -70,7 +70,7 @@ impl Engine {
         // One review is one record: verifying it again neither renews it nor adds a newer
         // one; the evidence is issued again as it was first (same time, same tree, same
         // witness).
-        let first = self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, &evidence.evidence_id)?;
+        let first = self.store.journal_find::<EvidenceVerified>(Lookup::EvidenceById, evidence.evidence_id.as_str())?;
         if let Some(first) = &first {
             evidence.verified_at.clone_from(&first.verified_at);
             evidence.tree_sha256.clone_from(&first.tree_sha256);

@@ -27,6 +27,7 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::files;
 use judged_core::review_text::is_positive;
+use judged_core::rules::EvidenceId;
 use judged_core::worktree::Reader;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
@@ -54,7 +55,7 @@ struct Decided {
     key: Option<String>,
     from_record: bool,
     panel: Option<String>,
-    evidence_id: Option<String>,
+    evidence_id: Option<EvidenceId>,
 }
 
 impl Settlement {
@@ -65,7 +66,7 @@ impl Settlement {
         settings: Settings,
         key: &str,
         panel: Option<String>,
-        evidence_id: Option<String>,
+        evidence_id: Option<EvidenceId>,
     ) -> Settlement {
         let key = Some(key.to_owned());
         Settlement::Decided(Decided { verdict, settings, reason, key, from_record: false, panel, evidence_id })

@@ -6,7 +6,7 @@
 use super::{Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
-use judged_core::rules::{EvidenceStatus, IdentityAssurance};
+use judged_core::rules::{EvidenceId, EvidenceStatus, IdentityAssurance};
 use judged_core::worktree::Tree;
 use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
@@ -218,7 +218,7 @@ pub struct ChallengeIssued {
 /// `evidence_verified`: what the gate needs to answer from the journal alone.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EvidenceVerified {
-    pub evidence_id: String,
+    pub evidence_id: EvidenceId,
     pub status: EvidenceStatus,
     #[serde(default)]
     pub reason: Option<String>,
@@ -367,7 +367,7 @@ pub struct Attested {
     /// The repository's top directory.
     pub top: String,
     /// The evidence the attestation rests on, or the jury's key.
-    pub evidence_id: Option<String>,
+    pub evidence_id: Option<EvidenceId>,
     pub packet_id: Option<String>,
     pub envelope: judged_core::attestation::Envelope,
 }
