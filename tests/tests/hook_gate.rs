@@ -204,6 +204,26 @@ fn a_copilot_sub_agents_stop_is_let_through_and_recorded_as_such() {
     );
 }
 
+/// An agent that wants its task through pipes its own completion into judge-hook marked as
+/// a sub-agent's stop (`parentAgentId`, which any payload can carry): that question is let
+/// through, but its allow answers only itself. The host's real hook, asked the same task
+/// after, is still blocked (the forged allow was answered from the record before).
+#[test]
+fn a_forged_sub_agent_stop_does_not_answer_the_real_completion_of_the_same_task() {
+    let s = setup(None);
+    let real = task_completed(&s.project, "Fix cart rounding");
+    let mut forged = real.clone();
+    forged["parentAgentId"] = json!("x");
+    let output = hook(&s.home, forged.to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let output = hook(&s.home, real.to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2), "the forged allow answered the real hook: {}", stderr(&output));
+    assert!(stderr(&output).contains("cannot be marked done yet"), "{}", stderr(&output));
+    let recorded = decisions(s.daemon.as_ref().unwrap());
+    let reasons: Vec<&str> = recorded.iter().filter_map(|d| d["reason"].as_str()).collect();
+    assert!(!reasons.contains(&"answered from the recorded decision"), "{reasons:?}");
+}
+
 #[test]
 fn a_broken_project_config_is_named_and_fails_closed() {
     let s = setup(Some("policy = \"sometimes\""));

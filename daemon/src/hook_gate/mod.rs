@@ -342,7 +342,10 @@ impl HookGate<'_> {
         Ok(author_model(self.store, self.logs, session))
     }
 
-    /// What makes two questions the same: the question and the evidence it could see.
+    /// What makes two questions the same: the question and the evidence it could see. Every
+    /// part of the question a ruling can turn on is in it: a sub-agent's stop is let
+    /// through at once, so an allow recorded for one (which any payload can claim to be)
+    /// must never answer the root agent's end of the same task.
     fn decision_key(&mut self, question: &Question, settings: &Settings) -> Result<String, StoreError> {
         let evidence_seen = self.store.journal_last_seq::<EvidenceVerified>()?;
         // A finding or tamper recorded since can undo the evidence an answer rested on.
@@ -360,6 +363,9 @@ impl HookGate<'_> {
             .flatten();
         let material = serde_json::json!([
             question.event,
+            question.host,
+            question.subagent,
+            question.teammate,
             question.session_id,
             question.cwd,
             question.task_id,
