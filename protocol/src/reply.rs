@@ -325,6 +325,10 @@ pub struct GateDecision {
     pub host: Host,
     /// The agent-team member that asked, when one did.
     pub teammate: Option<String>,
+    /// The sub-agent whose stop it was (its type, possibly empty), when the payload said
+    /// so: an answer to that stop, never to the root agent's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagent: Option<String>,
     /// The host's session id.
     pub session_id: Option<String>,
     /// The session's working directory.

@@ -351,6 +351,40 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     );
 }
 
+/// An agent with its hook removed cannot cover a completion with an allow it asked for
+/// itself: one for its task as a sub-agent's stop (let through at once), or one asked with
+/// the cwd of another project whose gate is off. Neither answered the end its transcript
+/// records in the armed project: both are bypasses.
+#[test]
+fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_completion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = fs::canonicalize(tmp.path()).unwrap();
+    let (home, claude, copilot) = (dir.join("home"), dir.join("claude"), dir.join("copilot"));
+    let (armed, off) = (dir.join("armed"), dir.join("off"));
+    for d in [&home, &claude, &copilot, &armed, &off] {
+        fs::create_dir_all(d).unwrap();
+    }
+    fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+    fs::write(off.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let session = "0b5e7f6a-1111-4c2d-9e8f-000000000003";
+    let project_dir = claude.join(armed.to_string_lossy().replace('/', "-"));
+    fs::create_dir_all(&project_dir).unwrap();
+    let log = project_dir.join(format!("{session}.jsonl"));
+    let opening = claude_record(session, &armed, "u-0", "", "user", json!({"role": "user", "content": "Fix the cart"}))
+        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
+    let mut as_sub_agent = task(&armed, session, "4", "Fix the cart");
+    as_sub_agent["parentAgentId"] = json!("x");
+    assert_eq!(hook(&home, &as_sub_agent).status.code(), Some(0));
+    assert_eq!(hook(&home, &task(&off, session, "5", "Fix the cart")).status.code(), Some(0));
+    let (fourth, last) = completed(session, &armed, "4", "u-0", false);
+    let (fifth, _) = completed(session, &armed, "5", &last, false);
+    fs::write(&log, opening + &fourth + &fifth).unwrap();
+    daemon.call("sessions", Value::Null).unwrap();
+    let status = daemon.call("status", Value::Null).unwrap();
+    assert_eq!(status["completions_bypassed"], 2, "{status}");
+}
+
 /// The report names a task by the subject the gate recorded, not by cutting it out of the
 /// message again: a subject with quotes in it is shown whole.
 #[test]

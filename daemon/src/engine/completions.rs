@@ -12,7 +12,7 @@ use super::Engine;
 use crate::ingest::{Asked, TaskCompletion};
 use crate::store::{JournalEvent, StoreError};
 use chrono::{DateTime, Utc};
-use judged_core::{rules, timestamp};
+use judged_core::{files, rules, timestamp};
 use judged_protocol::{CompletionBypassed, Decision, ForcedEnd, GateDecision, GatePolicy, block_ends_turn};
 use std::path::Path;
 
@@ -61,7 +61,7 @@ impl Engine {
             if decision.event != completion.event || decision.session_id != session_id {
                 return true;
             }
-            if last.is_none() && !answers(completion, at, &decision, decided_at) {
+            if last.is_none() && !answers(completion, &cwd, at, &decision, decided_at) {
                 return true;
             }
             if decision.decision != Decision::Block {
@@ -116,9 +116,20 @@ impl Engine {
 }
 
 /// Whether `decision`, journaled at `decided_at`, answered a hook call of the end
-/// `completion` recorded at `at`. What the host wrote after the gate answered (the next
-/// prompt, the turn's end past the cap) was written after the answer, on the same clock.
-fn answers(completion: &TaskCompletion, at: DateTime<Utc>, decision: &GateDecision, decided_at: &str) -> bool {
+/// `completion` recorded at `at` in `cwd`. What the host wrote after the gate answered (the
+/// next prompt, the turn's end past the cap) was written after the answer, on the same
+/// clock. An answer to a sub-agent's stop, or to a question asked in another directory
+/// (whose gate may be off), is no answer to this end: anyone can ask those.
+fn answers(
+    completion: &TaskCompletion,
+    cwd: &str,
+    at: DateTime<Utc>,
+    decision: &GateDecision,
+    decided_at: &str,
+) -> bool {
+    if decision.subagent.is_some() || decision.cwd.as_deref().map(files::resolve) != Some(files::resolve(cwd)) {
+        return false;
+    }
     let decided = timestamp::parse(decided_at);
     let before = |until: &Option<String>| {
         decided.is_some_and(|decided| until.as_deref().and_then(timestamp::parse).is_none_or(|until| decided <= until))

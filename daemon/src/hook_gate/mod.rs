@@ -172,6 +172,7 @@ impl HookGate<'_> {
             event: question.event.clone(),
             host: question.host,
             teammate: question.teammate.clone(),
+            subagent: question.subagent.clone(),
             session_id: question.session_id.clone(),
             cwd: question.cwd.clone(),
             task_id: question.task_id.clone(),
