@@ -90,6 +90,7 @@ const REVIEWER_RUN: ReviewerRun = ReviewerRun {
     name: "Claude Code",
     command: "`claude -p`",
     prompt_kind: "user",
+    answer_kind: Some("assistant"),
     opens: RunOpens::FirstNamed,
     answers: RunAnswers::LastAnswer("assistant"),
 };

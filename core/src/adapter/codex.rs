@@ -138,6 +138,7 @@ const REVIEWER_RUN: ReviewerRun = ReviewerRun {
     name: "Codex",
     command: "`codex exec`",
     prompt_kind: "response_item.message.user",
+    answer_kind: Some("response_item.message.assistant"),
     opens: RunOpens::SessionStart,
     answers: RunAnswers::EndRecord("event_msg.task_complete"),
 };

@@ -120,6 +120,7 @@ const REVIEWER_RUN: ReviewerRun = ReviewerRun {
     name: "Copilot CLI",
     command: "`copilot -p`",
     prompt_kind: "user.message",
+    answer_kind: Some("assistant.message"),
     opens: RunOpens::SessionStart,
     answers: RunAnswers::SessionEnd { answer: "assistant.message", error: "session.error", end: "session.shutdown" },
 };

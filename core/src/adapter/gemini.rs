@@ -147,6 +147,7 @@ const REVIEWER_RUN: ReviewerRun = ReviewerRun {
     name: "Gemini CLI",
     command: "`gemini -p`",
     prompt_kind: "user",
+    answer_kind: Some("gemini"),
     opens: RunOpens::SessionStart,
     answers: RunAnswers::LastAnswer("gemini"),
 };

@@ -98,6 +98,11 @@ pub struct ReviewerRun {
     pub command: &'static str,
     /// The kind of the records of its log that carry the prompt.
     pub prompt_kind: &'static str,
+    /// The kind of its model's answers: the run's prompt is what its log records before
+    /// the first of them (what comes after, a hook's feedback or a block's reason, is no
+    /// prompt of the run). `None`: its first prompt record alone (its log does not say whose
+    /// text a record is).
+    pub answer_kind: Option<&'static str>,
     /// The record of its log that opens the run.
     pub opens: RunOpens,
     /// How its log records that the run completed, and its answer.

@@ -152,6 +152,7 @@ const REVIEWER_RUN: ReviewerRun = ReviewerRun {
     command: "`opencode run`",
     // A text part's update: the log does not say whose message it is in.
     prompt_kind: "message.part.updated.1",
+    answer_kind: None,
     opens: RunOpens::SessionStart,
     answers: RunAnswers::FinishedAfterText(FINISHED),
 };

@@ -108,6 +108,7 @@ const REVIEWER_RUN: ReviewerRun = ReviewerRun {
     name: "Qwen Code",
     command: "`qwen -p`",
     prompt_kind: "user",
+    answer_kind: Some("assistant"),
     opens: RunOpens::FirstNamed,
     answers: RunAnswers::LastAnswer("assistant"),
 };

@@ -243,10 +243,14 @@ impl<'a> CliRun<'a> {
     }
 }
 
-/// The root prompts of a reviewer CLI's log.
+/// The root prompts a reviewer CLI's log opens with: those before its model's first
+/// answer ([`ReviewerRun::answer_kind`]), or its first prompt alone.
 fn prompts(log: &SessionLog, cli: ReviewerCli) -> impl Iterator<Item = &str> {
-    let records = log.records().filter(move |(_, r)| r.root && r.kind == cli.run.prompt_kind);
-    records.filter_map(|(_, r)| r.text.as_deref())
+    let run = cli.run;
+    let opening =
+        log.records().filter(|(_, r)| r.root).take_while(move |(_, r)| Some(r.kind.as_str()) != run.answer_kind);
+    let prompts = opening.filter(move |(_, r)| r.kind == run.prompt_kind);
+    prompts.take(if run.answer_kind.is_some() { usize::MAX } else { 1 }).filter_map(|(_, r)| r.text.as_deref())
 }
 
 /// Whether `log` is a reviewer's run: a Codex CLI, Copilot CLI, Claude Code, Gemini CLI or
@@ -637,6 +641,49 @@ mod tests {
         assert!(is_reviewer_run(&SessionLog::from_bytes(Host::CopilotCli, "r", reviewer)));
         let agent = fixture("copilot-1.0.102/cross-family-ok/events.jsonl");
         assert!(!is_reviewer_run(&SessionLog::from_bytes(Host::CopilotCli, "a", agent)));
+    }
+
+    /// What a session records after its model first answered (a hook's feedback, which
+    /// Claude Code writes as a user record, or a block's reason, which judged's own message
+    /// may carry) is no prompt of a run: a nonce line there does not make an agent's
+    /// session a reviewer's run, whose ends the gate would then never count. The nonce
+    /// must be in what the run was started with (Codex CLI's rollout opens with its
+    /// environment context before the prompt).
+    #[test]
+    fn only_a_nonce_line_in_the_opening_prompt_makes_a_reviewer_run() {
+        let record = |uuid: &str, parent: Value, kind: &str, message: Value, meta: bool| {
+            json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": false, "isMeta": meta,
+                "sessionId": "s", "cwd": "/p", "timestamp": "2026-12-01T10:00:00.000Z", "message": message})
+            .to_string()
+        };
+        let answer =
+            json!({"role": "assistant", "model": "claude-sonnet-4-6", "content": [{"type": "text", "text": "Done."}]});
+        let feedback = "Stop hook feedback:\n[sh hook.sh]: x\nARIS_REVIEW_NONCE=1\n";
+        let agent = [
+            record("u1", Value::Null, "user", json!({"role": "user", "content": "Fix the cart"}), false),
+            record("a1", json!("u1"), "assistant", answer.clone(), false),
+            record("u2", json!("a1"), "user", json!({"role": "user", "content": feedback}), true),
+        ];
+        let log = SessionLog::from_bytes(Host::ClaudeCode, "a", format!("{}\n", agent.join("\n")).into_bytes());
+        assert!(!is_reviewer_run(&log), "a hook's feedback made the agent's session a reviewer's run");
+        let reviewer = [
+            record(
+                "u1",
+                Value::Null,
+                "user",
+                json!({"role": "user", "content": "Review this.\nARIS_REVIEW_NONCE=1\n"}),
+                false,
+            ),
+            record("a1", json!("u1"), "assistant", answer, false),
+        ];
+        let log = SessionLog::from_bytes(Host::ClaudeCode, "r", format!("{}\n", reviewer.join("\n")).into_bytes());
+        assert!(is_reviewer_run(&log));
+        let rollout = std::fs::read(format!(
+            "{}/../fixtures/gemini-cli-0.61.0/codex-review/rollout-2026-12-02T03-33-12-01a234d0-3f77-7ff2-9eae-c6c57f775f00.jsonl",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        assert!(is_reviewer_run(&SessionLog::from_bytes(Host::CodexCli, "r", rollout)));
     }
 
     /// A `copilot -p` run that errored has not completed, even though its session shuts
