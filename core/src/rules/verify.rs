@@ -23,8 +23,6 @@ pub struct VerifyRequest<'a> {
     pub now: DateTime<Utc>,
     /// `--declared-reviewer-model`: a review only the caller vouches for.
     pub declared_model: Option<&'a str>,
-    /// The working tree's digest now (`None` outside git), which the evidence records.
-    pub tree_sha256: Option<String>,
 }
 
 /// A verification outcome: the evidence and the response to write beside it.
@@ -118,7 +116,9 @@ impl Review<'_> {
             challenge_tool_call_id: bound.ids.tool_call_id.to_owned(),
             // Computed below, from the fields it does not cover.
             evidence_id: EvidenceId::default(),
-            tree_sha256: request.tree_sha256.clone(),
+            // The review covers the work the round began on, not what the tree holds by
+            // the time verify runs (the agent may have changed it since the review).
+            tree_sha256: bound.tree_sha256.map(str::to_owned),
             witness: None,
             child_agent_id: None,
             executor_model_source: None,

@@ -2,11 +2,13 @@
 
 use super::{Answer, Engine, EngineError, request_time};
 use crate::caller::Caller;
+use crate::config::digest_of_bytes;
 use crate::store::{ChallengeIssued, JournalEvent, MarkerSeen};
 use judged_core::event::Host;
 use judged_core::files::{FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Challenge, LogState};
+use judged_core::worktree::Tree;
 use judged_protocol::{ChallengeArgs, Reply};
 use std::path::{Path, PathBuf};
 
@@ -24,7 +26,9 @@ impl Engine {
             None => self.ingest.roots().searched(),
         };
         let now = request_time(args.started_at)?;
+        // The tree the round begins on: what its review covers, and verify records.
         let tree = self.trees.tree(Path::new(&cwd), &args.writes);
+        let git_tree = self.trees.git_tree_id(Path::new(&cwd), &args.writes);
         // Checked as the rules check them, the age before the binding.
         rules::check_max_age(args.max_age_seconds)?;
         let binding = rules::Binding::parse(&args.binding)?;
@@ -35,7 +39,7 @@ impl Engine {
             now,
             nonce: &nonce,
             searched: &searched,
-            tree_sha256: tree.map(|t| t.digest()),
+            tree_sha256: tree.as_ref().map(Tree::digest),
         };
         let mut challenge = self.challenge_over(&request, root.as_deref())?;
         let seen = MarkerSeen {
@@ -45,14 +49,18 @@ impl Engine {
             completion_event_id: Some(challenge.challenge_completion_event_id.clone()),
         };
         let witness = self.witness.sign(&challenge);
+        challenge.witness = Some(witness.clone());
         let issued = ChallengeIssued {
             nonce,
             binding: args.binding.clone(),
             session_events: challenge.session_events.clone(),
             witness: witness.clone(),
+            tree,
+            git_tree,
+            excluded: args.writes.clone(),
+            challenge_sha256: Some(digest_of_bytes(challenge.pretty().as_bytes())),
         };
         self.store.journal_together(&[JournalEvent::MarkerSeen(seen), JournalEvent::ChallengeIssued(issued)])?;
-        challenge.witness = Some(witness);
         Ok(Reply::Challenge(challenge))
     }
 

@@ -3,7 +3,8 @@
 
 use super::{Answer, Engine, EngineError, request_time};
 use crate::caller::Caller;
-use crate::store::{EvidenceVerified, FileState, JournalEvent, Lookup};
+use crate::config::digest_of_bytes;
+use crate::store::{ChallengeIssued, EvidenceVerified, FileState, JournalEvent, Lookup};
 use judged_core::event::Host;
 use judged_core::files::FsEnv;
 use judged_core::log::SessionLog;
@@ -54,14 +55,24 @@ impl Engine {
         let reviewer_logs =
             if rules::reviews_by_shell_call(file.host) { self.reviewer_logs(&args.challenge)? } else { Vec::new() };
         let now = request_time(args.started_at)?;
-        let tree = cwd.as_deref().and_then(|cwd| self.trees.tree(Path::new(cwd), &args.writes));
+        // The review covers the tree its round began on, as the challenge recorded it (the
+        // agent may have changed the tree since the review, before asking for this).
+        let witness = args.challenge.witness().unwrap_or_default();
+        let issued = self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, witness)?;
+        // (`check_witnessed` found it journaled.)
+        let round = issued.map(|i| Round {
+            tree: i.tree,
+            git_tree: i.git_tree,
+            excluded: i.excluded,
+            sha256: i.challenge_sha256,
+        });
+        let Round { tree, git_tree, excluded: challenge_wrote, sha256: challenge_sha256 } = round.unwrap_or_default();
         let log = self.logs.get(file.id);
         let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();
         let request = VerifyRequest {
             response_path: &args.response_path,
             now,
             declared_model: args.declared_reviewer_model.as_deref(),
-            tree_sha256: tree.as_ref().map(Tree::digest),
         };
         let verified = rules::verify_review(&args.challenge, log, &reviewer_logs, &request, &FsEnv::default())
             .map_err(|e| e.with_log_state(LogState::of(&[log], &["verify", &args.challenge_name])))?;
@@ -78,12 +89,15 @@ impl Engine {
         let witness = self.witness.sign(&evidence);
         evidence.witness = Some(witness.clone());
         if first.is_none() {
-            let git_tree = cwd.as_ref().and_then(|cwd| self.trees.git_tree_id(Path::new(cwd), &args.writes));
             if let Some(cwd) = cwd.as_ref().filter(|_| git_tree.is_some()) {
                 self.reviewed_in(Path::new(cwd));
             }
+            // The round's own files, the challenge's and this command's: out of the tree
+            // compared while they hold what was written.
+            let excluded = [&challenge_wrote[..], &args.writes[..]].concat();
+            let written = Written { evidence_sha256: digest_of_bytes(evidence.pretty().as_bytes()), challenge_sha256 };
             let seen =
-                Seen { file: &file, window_start: verified.window_start, tree, git_tree, excluded: &args.writes };
+                Seen { file: &file, window_start: verified.window_start, tree, git_tree, excluded: &excluded, written };
             let record = evidence_record(&evidence, &verified.response, seen, witness);
             self.store.journal(&JournalEvent::EvidenceVerified(Box::new(record)))?;
         }
@@ -96,13 +110,30 @@ impl Engine {
 }
 
 /// What the daemon saw of a review it verified: its log, where the reviewed window starts,
-/// and the working tree (less the files the asking command writes), also as git's tree id.
+/// and the working tree its round began on (less the round's own files), also as git's
+/// tree id.
 struct Seen<'a> {
     file: &'a FileState,
     window_start: u64,
     tree: Option<Tree>,
     git_tree: Option<String>,
     excluded: &'a [std::path::PathBuf],
+    written: Written,
+}
+
+/// What the challenge recorded of the round's start: its tree, and its own file.
+#[derive(Default)]
+struct Round {
+    tree: Option<Tree>,
+    git_tree: Option<String>,
+    excluded: Vec<std::path::PathBuf>,
+    sha256: Option<String>,
+}
+
+/// The digests of the round's artifacts as the client writes them.
+struct Written {
+    evidence_sha256: String,
+    challenge_sha256: Option<String>,
 }
 
 /// What the journal keeps of newly verified evidence: enough for the gate to answer from
@@ -130,6 +161,8 @@ fn evidence_record(evidence: &Evidence, response: &str, seen: Seen, witness: Str
         tree: seen.tree,
         tree_excluded: seen.excluded.to_vec(),
         response_sha256: Some(evidence.response_sha256.clone()),
+        evidence_sha256: Some(seen.written.evidence_sha256),
+        challenge_sha256: seen.written.challenge_sha256,
         score,
         verdict,
         witness,

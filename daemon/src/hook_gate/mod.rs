@@ -482,21 +482,18 @@ fn digest_of(material: &impl ToString) -> String {
     judged_core::chain::to_hex(&judged_core::chain::sha256(material.to_string().as_bytes()))
 }
 
-/// The files `evidence`'s own command wrote (its evidence and response) that still hold
-/// what it wrote: those stay out of the tree compared with the reviewed one. A path named
-/// as written that holds anything else is part of the work, so that naming a file of the
-/// work as a "write" keeps no change of it out of sight.
+/// The round's own files (its challenge, evidence and response) that still hold, byte for
+/// byte, what was written there: those stay out of the tree compared with the reviewed
+/// one. A path named as written that holds anything else is part of the work, so that
+/// naming a file of the work as a "write" keeps no change of it out of sight.
 fn still_written(evidence: &EvidenceVerified) -> Vec<PathBuf> {
     /// Larger than any evidence or response judged writes.
     const MAX_ARTIFACT_BYTES: u64 = 16 << 20;
+    let written = [&evidence.response_sha256, &evidence.evidence_sha256, &evidence.challenge_sha256];
     let holds_what_was_written = |path: &PathBuf| {
         let Ok((_, bytes)) = files::read_not_following(path, MAX_ARTIFACT_BYTES) else { return false };
         let digest = judged_core::chain::to_hex(&judged_core::chain::sha256(&bytes));
-        let evidence_id = serde_json::from_slice::<serde_json::Value>(&bytes)
-            .ok()
-            .and_then(|artifact| artifact.get("evidence_id")?.as_str().map(str::to_owned));
-        evidence.response_sha256.as_deref() == Some(digest.as_str())
-            || evidence_id.as_deref() == Some(evidence.evidence_id.as_str())
+        written.iter().any(|sha256| sha256.as_deref() == Some(digest.as_str()))
     };
     evidence.tree_excluded.iter().filter(|path| holds_what_was_written(path)).cloned().collect()
 }

@@ -213,6 +213,21 @@ pub struct ChallengeIssued {
     pub binding: String,
     pub session_events: String,
     pub witness: String,
+    /// The working tree the round began on (less the challenge's own file): the one its
+    /// review covers, which verify records as reviewed (absent outside a repository, under
+    /// a witness, and in records from before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<Tree>,
+    /// That tree as git's tree id (absent where judged could not read one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_tree: Option<String>,
+    /// The files the challenge command writes (left out of that tree).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<PathBuf>,
+    /// The SHA-256 of the challenge as the client writes it, which tells its file from
+    /// work written at its path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge_sha256: Option<String>,
 }
 
 /// `evidence_verified`: what the gate needs to answer from the journal alone.
@@ -246,6 +261,13 @@ pub struct EvidenceVerified {
     /// at its path (absent in records from before it was kept).
     #[serde(default)]
     pub response_sha256: Option<String>,
+    /// The SHA-256 of the evidence and of the challenge as the client writes them, which
+    /// tell their files from work written at their paths (absent in records from before
+    /// they were kept: such files are compared as work).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge_sha256: Option<String>,
     /// The response's Score and Verdict, when it states them.
     pub score: Option<f64>,
     pub verdict: Option<String>,
