@@ -29,7 +29,16 @@ pub fn run(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Result<Vec<u8>, G
     let mut child = Command::new("git")
         .arg("-C")
         .arg(dir)
+        // The repository may be one the agent under judgment prepared (a reused
+        // workspace, a developer's clone): what `check` reads is the history as its
+        // objects say, whatever replacements or grafts the repository holds, and nothing it
+        // configures runs (no fsmonitor, no fetch of a missing object from a promisor
+        // remote, whose upload-pack may be any command).
+        .args(["-c", "core.fsmonitor=false", "-c", "protocol.allow=never"])
         .args(args)
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_GRAFT_FILE", "/dev/null")
+        .env("GIT_NO_LAZY_FETCH", "1")
         // No pager, no prompt, and none of the user's optional locks on the index.
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")

@@ -298,6 +298,43 @@ fn a_fresh_clone_checks_the_pushed_attestation_and_a_commit_pushed_without_revie
     assert_eq!(json["commits"][0]["reasons"][0].as_str().unwrap().split(':').next(), Some("no note"));
 }
 
+/// `check` may run where the agent prepared the repository (a reused workspace, a
+/// developer's clone): what its config and refs say does not change what is checked nor
+/// run anything. A replacement that grafts the unreviewed commit out of the history
+/// does not drop it from the range, and a promisor remote's command is not run to fetch
+/// a note's missing object.
+#[test]
+fn check_sees_the_history_as_it_is_and_runs_nothing_the_repository_configures() {
+    let team = Team::new("cross-family-ok");
+    let reviewed = team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 2 }\n");
+    let unreviewed = team.commit("unreviewed work");
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let restored = team.commit("the reviewed tree again");
+    team.push();
+    let trusted = team.trusted("witness");
+    let ci = team.ci();
+    // The newest commit made a child of the reviewed one: `unreviewed` leaves the history.
+    git(&ci, &["replace", "--graft", &restored, &reviewed]);
+    let every = exited(team.check(&ci, &trusted, &["--every-commit"]), 10, "a grafted history");
+    assert!(row(&every.stdout, &unreviewed).starts_with("FAIL  no note"), "{}", every.stdout);
+    // The note's object missing, and a promisor remote whose upload-pack is a command.
+    let agent = team.agent();
+    let note = git(agent, &["notes", "--ref=judged", "list", &reviewed]);
+    let note = note.split_whitespace().next().unwrap().to_owned();
+    let planted = team.live.tmp.path().join("ran");
+    for (key, value) in [
+        ("extensions.partialClone", "origin".to_owned()),
+        ("remote.origin.promisor", "true".to_owned()),
+        ("remote.origin.uploadpack", format!("touch {}; false", planted.display())),
+    ] {
+        git(agent, &["config", key, &value]);
+    }
+    fs::remove_file(agent.join(".git/objects").join(&note[..2]).join(&note[2..])).unwrap();
+    let run = team.check(agent, &trusted, &["--every-commit"]);
+    assert!(!planted.exists(), "check ran the repository's command: {run:?}");
+}
+
 #[test]
 fn a_commit_amended_after_its_review_fails_the_check_by_name() {
     let team = Team::new("cross-family-ok");
