@@ -24,12 +24,25 @@ pub struct UserFile {
     keep: Option<Keep>,
 }
 
-/// Read the file at `path`, following a link to the file it names; no file is `text: None`.
+/// Where a file at `path` is, its directory's links resolved: a project's `.claude` may be a
+/// link to the user's own, and a write there is a write to the user's settings.
+fn in_resolved_directory(path: &Path) -> PathBuf {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else { return path.to_owned() };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    match (fs::canonicalize(dir), std::path::absolute(dir)) {
+        (Ok(resolved), Ok(named)) if resolved != named => resolved.join(name),
+        _ => path.to_owned(),
+    }
+}
+
+/// Read the file at `path`, following a link to the file it names (or in a directory of
+/// its path); no file is `text: None`.
 pub fn read(path: &Path) -> Result<UserFile, InstallError> {
     let io = |action, path: &Path| super::io_error(action, path);
     let link = match fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Ok(UserFile { path: path.to_owned(), target: path.to_owned(), text: None, keep: None });
+            let target = in_resolved_directory(path);
+            return Ok(UserFile { path: path.to_owned(), target, text: None, keep: None });
         }
         Err(e) => return Err(io("read", path)(e)),
         Ok(meta) => meta.file_type().is_symlink(),
@@ -42,7 +55,7 @@ pub fn read(path: &Path) -> Result<UserFile, InstallError> {
             _ => io("resolve the link", path)(source),
         })?
     } else {
-        path.to_owned()
+        in_resolved_directory(path)
     };
     let meta = fs::metadata(&target).map_err(io("read", &target))?;
     if !meta.is_file() {
@@ -169,6 +182,25 @@ mod tests {
         assert_eq!(file.leftover("{}\n".into(), true).as_deref(), Some("{}\n"), "a link is not removed");
         let error = file.check_unchanged().unwrap_err().to_string();
         assert!(error.contains("settings.json changed since judged read it") && error.contains("run again"), "{error}");
+    }
+
+    /// A project's settings directory that is a link to the user's own: the file is the
+    /// user's, and the installer says where it writes, as for a linked file.
+    #[test]
+    fn a_file_in_a_linked_directory_is_written_where_the_link_leads_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(dir.path()).unwrap();
+        let (own, project) = (base.join("home/.claude"), base.join("project"));
+        fs::create_dir_all(&own).unwrap();
+        fs::create_dir_all(&project).unwrap();
+        std::os::unix::fs::symlink(&own, project.join(".claude")).unwrap();
+        let missing = read(&project.join(".claude/settings.json")).unwrap();
+        assert!(missing.is_link() && missing.target() == own.join("settings.json"), "{missing:?}");
+        fs::write(own.join("settings.json"), "{}").unwrap();
+        let file = read(&project.join(".claude/settings.json")).unwrap();
+        assert!(file.is_link() && file.target() == own.join("settings.json"), "{file:?}");
+        let plain = read(&own.join("settings.json")).unwrap();
+        assert!(!plain.is_link(), "{plain:?}");
     }
 
     #[test]
