@@ -16,6 +16,7 @@ use landlock::{
     RulesetStatus,
 };
 use std::collections::HashSet;
+use std::os::fd::BorrowedFd;
 use std::path::{Path, PathBuf};
 
 /// The newest rights asked for; an older kernel enforces what it knows of them.
@@ -62,12 +63,17 @@ pub fn restrict(out_of_reach: &[PathBuf]) -> Result<(), SandboxError> {
 }
 
 /// Restrict the calling thread, and every process it starts from now on, to reading (and
-/// running what is in) the `readable` hierarchies and to anything in the `writable` ones;
-/// a path in neither, or one that does not exist, is out of reach. Irreversible for the
-/// thread: call it on a thread of its own.
-pub fn restrict_to(readable: &[PathBuf], writable: &[PathBuf]) -> Result<(), SandboxError> {
+/// running what is in) the `readable` hierarchies and the directories `opened`, and to
+/// anything in the `writable` ones; a path in none, or one that does not exist, is out of
+/// reach. A directory given opened is the one that was opened (and checked): a link put at
+/// its path since leads out of reach. Irreversible for the thread: call it on a thread of
+/// its own.
+pub fn restrict_to(readable: &[PathBuf], opened: &[BorrowedFd], writable: &[PathBuf]) -> Result<(), SandboxError> {
     let all = AccessFs::from_all(ABI_ASKED);
     let mut ruleset = Ruleset::default().handle_access(all)?.create()?;
+    for dir in opened {
+        ruleset = ruleset.add_rule(PathBeneath::new(dir, AccessFs::from_read(ABI_ASKED)))?;
+    }
     for (paths, access) in [(readable, AccessFs::from_read(ABI_ASKED)), (writable, all)] {
         for path in paths {
             let Ok(fd) = PathFd::new(path) else { continue };
@@ -178,7 +184,7 @@ mod tests {
             scratch.display()
         );
         let said = std::thread::spawn(move || {
-            restrict_to(&readable, &[scratch, PathBuf::from("/dev/null")])?;
+            restrict_to(&readable, &[], &[scratch, PathBuf::from("/dev/null")])?;
             let output = std::process::Command::new("/bin/sh").args(["-c", &script]).output().expect("sh runs");
             Ok::<_, SandboxError>(String::from_utf8_lossy(&output.stdout).into_owned())
         })
@@ -191,6 +197,39 @@ mod tests {
                 assert!(!said.contains("theirs"), "{said}");
                 assert!(said.contains("scratch-written") && said.contains("tree-read-only"), "{said}");
             }
+            Err(error @ SandboxError::NotEnforced(_)) if std::env::var_os("CI").is_none() => {
+                eprintln!("SKIP: {error}");
+            }
+            Err(error) => panic!("{error}"),
+        }
+    }
+
+    /// A directory given opened is held as the directory that was opened: its path made a
+    /// link to another user's directory since leads nowhere.
+    #[test]
+    fn a_directory_given_opened_stays_the_one_opened_when_its_path_is_swapped_for_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (tree, moved, other) = (root.join("tree"), root.join("moved"), root.join("other"));
+        fs::create_dir(&tree).unwrap();
+        fs::create_dir(&other).unwrap();
+        fs::write(tree.join("work.rs"), "mine").unwrap();
+        fs::write(other.join("work.rs"), "theirs").unwrap();
+        let opened: std::os::fd::OwnedFd = fs::File::open(&tree).unwrap().into();
+        fs::rename(&tree, &moved).unwrap();
+        std::os::unix::fs::symlink(&other, &tree).unwrap();
+        let system: Vec<PathBuf> = ["/usr", "/bin", "/lib", "/lib64", "/etc"].iter().map(PathBuf::from).collect();
+        let script = format!("cat {0}/work.rs; cat {1}/work.rs || echo swapped-refused", moved.display(), tree.display());
+        let said = std::thread::spawn(move || {
+            use std::os::fd::AsFd;
+            restrict_to(&system, &[opened.as_fd()], &[PathBuf::from("/dev/null")])?;
+            let output = std::process::Command::new("/bin/sh").args(["-c", &script]).output().expect("sh runs");
+            Ok::<_, SandboxError>(String::from_utf8_lossy(&output.stdout).into_owned())
+        })
+        .join()
+        .unwrap();
+        match said {
+            Ok(said) => assert!(said.starts_with("mine") && said.contains("swapped-refused"), "{said}"),
             Err(error @ SandboxError::NotEnforced(_)) if std::env::var_os("CI").is_none() => {
                 eprintln!("SKIP: {error}");
             }

@@ -15,6 +15,7 @@
 //! ignores, or whose checkout is sparse.
 
 use std::io::{Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -61,7 +62,8 @@ fn patch(staged: &Staged, limit: usize) -> Option<(String, usize)> {
     // A repository without commits: every file is new.
     let base = head_commit(&staged.their_git_dir, staged.uid).unwrap_or_else(|| EMPTY_TREE.to_owned());
     let objects = own_objects(&common_dir(&staged.their_git_dir, staged.uid), staged.uid)?;
-    let git = Isolated { alternates: Some(&objects), ..staged.git() };
+    let objects_opened = opened_dir(&objects, staged.uid)?;
+    let git = Isolated { alternates: Some((&objects, objects_opened.as_fd())), ..staged.git() };
     // `--text`: the repository's attributes (`*.rs -diff`) must not hide a change from the jury.
     let args = [
         "diff-index",
@@ -93,6 +95,8 @@ const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 /// what it holds, as `git add -A` would stage it.
 struct Staged {
     top: PathBuf,
+    /// The work tree's top as opened when its owner was checked: what git is held to.
+    top_opened: OwnedFd,
     uid: u32,
     their_git_dir: PathBuf,
     scratch: tempfile::TempDir,
@@ -109,9 +113,10 @@ impl Staged {
         // another user holds, nor one its path has been made to point at since it was
         // checked: whoever owns it is asked, and the sandbox holds git to it.
         let uid = serving;
-        if std::fs::metadata(dir).ok()?.uid() != uid || std::fs::metadata(&top).ok()?.uid() != uid {
+        if std::fs::metadata(dir).ok()?.uid() != uid {
             return None;
         }
+        let top_opened = opened_dir(&top, uid)?;
         let their_git_dir = git_dir(&top, uid)?;
         let scratch = tempfile::Builder::new().prefix("judged-tree-").tempdir().ok()?;
         let git_dir = scratch.path().join("git");
@@ -126,7 +131,7 @@ impl Staged {
         )
         .ok()?;
         let index = scratch.path().join("index");
-        let staged = Staged { top, uid, their_git_dir, scratch, index, deadline };
+        let staged = Staged { top, top_opened, uid, their_git_dir, scratch, index, deadline };
         staged.stage(excluded)?;
         Some(staged)
     }
@@ -142,6 +147,7 @@ impl Staged {
     fn git(&self) -> Isolated<'_> {
         Isolated {
             top: &self.top,
+            top_opened: self.top_opened.as_fd(),
             git_dir: self.scratch.path().join("git"),
             home: self.scratch.path(),
             alternates: None,
@@ -258,14 +264,24 @@ fn read_owned(path: &Path, uid: u32, cap: u64) -> Option<Vec<u8>> {
     (meta.uid() == uid).then_some(bytes)
 }
 
+/// The directory at `path`, opened without following a link in its last step, when it is
+/// `uid`'s (checked on the directory opened).
+fn opened_dir(path: &Path, uid: u32) -> Option<OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, Mode::empty()).ok()?;
+    (rustix::fs::fstat(&fd).ok()?.st_uid == uid).then_some(fd)
+}
+
 /// git, in the witness's own repository over the user's work tree, with no config but
 /// its own and no environment but `PATH`.
 struct Isolated<'a> {
     top: &'a Path,
+    top_opened: BorrowedFd<'a>,
     git_dir: PathBuf,
     home: &'a Path,
-    /// The user's object directory, read as data.
-    alternates: Option<&'a Path>,
+    /// The user's object directory, read as data, and as opened when its owner was checked.
+    alternates: Option<(&'a Path, BorrowedFd<'a>)>,
     deadline: Instant,
 }
 
@@ -274,20 +290,20 @@ struct Isolated<'a> {
 const SYSTEM_READ: &[&str] = &["/usr", "/bin", "/lib", "/lib64", "/etc/ld.so.cache", "/dev/urandom"];
 
 impl Isolated<'_> {
-    /// What git may read (the work tree, the user's objects when they are read, git's own
-    /// installation and libraries) and write (the witness's scratch): nothing else, though
-    /// the witness's capability would read everything.
-    fn bounds(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    /// What git may read (git's own installation and libraries; the work tree and the
+    /// user's objects as the directories opened when their owner was checked, so a link put
+    /// at their paths since leads nowhere) and write (the witness's scratch): nothing else,
+    /// though the witness's capability would read everything.
+    fn bounds(&self) -> (Vec<PathBuf>, Vec<BorrowedFd<'_>>, Vec<PathBuf>) {
         let mut readable: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
-        readable.push(self.top.to_path_buf());
-        readable.extend(self.alternates.map(Path::to_path_buf));
+        let opened: Vec<BorrowedFd> = std::iter::once(self.top_opened).chain(self.alternates.map(|(_, fd)| fd)).collect();
         // An installation of git elsewhere (`<prefix>/bin/git`): its prefix.
         let path = std::env::var_os("PATH").unwrap_or_default();
         let git = std::env::split_paths(&path).map(|dir| dir.join("git")).find(|git| git.is_file());
         if let Some(prefix) = git.and_then(|git| Some(git.canonicalize().ok()?.parent()?.parent()?.to_path_buf())) {
             readable.push(prefix);
         }
-        (readable, vec![self.home.to_path_buf(), PathBuf::from("/dev/null")])
+        (readable, opened, vec![self.home.to_path_buf(), PathBuf::from("/dev/null")])
     }
 
     /// What `git ARGS` printed with `index` as its index, its first `keep` bytes, and how
@@ -298,7 +314,7 @@ impl Isolated<'_> {
             .args(args)
             .env_clear()
             .envs(std::env::var_os("PATH").map(|path| ("PATH", path)))
-            .envs(self.alternates.map(|objects| ("GIT_ALTERNATE_OBJECT_DIRECTORIES", objects)))
+            .envs(self.alternates.map(|(objects, _)| ("GIT_ALTERNATE_OBJECT_DIRECTORIES", objects)))
             .env("HOME", self.home)
             .env("XDG_CONFIG_HOME", self.home)
             .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -315,10 +331,10 @@ impl Isolated<'_> {
             .stderr(Stdio::null());
         // Within bounds: a directory of the tree swapped for a link while git walks it
         // leads git nowhere but where it may read.
-        let (readable, writable) = self.bounds();
+        let (readable, opened, writable) = self.bounds();
         let mut child = std::thread::scope(|scope| {
             let starting = scope.spawn(|| {
-                crate::sandbox::restrict_to(&readable, &writable).ok()?;
+                crate::sandbox::restrict_to(&readable, &opened, &writable).ok()?;
                 command.spawn().ok()
             });
             starting.join().ok().flatten()
