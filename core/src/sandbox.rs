@@ -219,7 +219,8 @@ mod tests {
         fs::rename(&tree, &moved).unwrap();
         std::os::unix::fs::symlink(&other, &tree).unwrap();
         let system: Vec<PathBuf> = ["/usr", "/bin", "/lib", "/lib64", "/etc"].iter().map(PathBuf::from).collect();
-        let script = format!("cat {0}/work.rs; cat {1}/work.rs || echo swapped-refused", moved.display(), tree.display());
+        let script =
+            format!("cat {0}/work.rs; cat {1}/work.rs || echo swapped-refused", moved.display(), tree.display());
         let said = std::thread::spawn(move || {
             use std::os::fd::AsFd;
             restrict_to(&system, &[opened.as_fd()], &[PathBuf::from("/dev/null")])?;

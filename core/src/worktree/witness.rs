@@ -296,7 +296,8 @@ impl Isolated<'_> {
     /// though the witness's capability would read everything.
     fn bounds(&self) -> (Vec<PathBuf>, Vec<BorrowedFd<'_>>, Vec<PathBuf>) {
         let mut readable: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
-        let opened: Vec<BorrowedFd> = std::iter::once(self.top_opened).chain(self.alternates.map(|(_, fd)| fd)).collect();
+        let opened: Vec<BorrowedFd> =
+            std::iter::once(self.top_opened).chain(self.alternates.map(|(_, fd)| fd)).collect();
         // An installation of git elsewhere (`<prefix>/bin/git`): its prefix.
         let path = std::env::var_os("PATH").unwrap_or_default();
         let git = std::env::split_paths(&path).map(|dir| dir.join("git")).find(|git| git.is_file());
