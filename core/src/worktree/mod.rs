@@ -7,7 +7,7 @@
 //! no repository, or a machine without git, has no tree. [`git_tree_id`] is the same
 //! working tree as git's own tree id, which a commit of that work holds.
 
-use crate::chain;
+use crate::{chain, files};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -136,16 +136,29 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
         return witness::changes_text(dir, limit, serving).map(|(text, cut_bytes)| ChangesText { text, cut_bytes });
     }
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
-    // A repository without commits has no HEAD to diff against: its staged files are
-    // the change.
-    let diff = git(top, &["diff", "--no-color", "--no-ext-diff", "HEAD"])
-        .or_else(|| git(top, &["diff", "--no-color", "--no-ext-diff", "--cached"]))
+    // What the files hold, whatever the repository's attributes and config say: no text
+    // conversion (a `textconv` can show the jury another file than the one there), no
+    // "binary" (`* -diff` in `.git/info/attributes`, which the jury never sees, hides a
+    // change), no external diff. A repository without commits has no HEAD to diff against:
+    // its staged files are the change.
+    let shown = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--no-renames"];
+    let diff = git(top, &[&shown[..], &["HEAD"]].concat())
+        .or_else(|| git(top, &[&shown[..], &["--cached"]].concat()))
         .unwrap_or_default();
     let mut whole = diff;
     let untracked = git(top, &["ls-files", "--others", "--exclude-standard", "-z"]).unwrap_or_default();
     for path in untracked.split('\0').filter(|p| !p.is_empty()) {
-        let content = std::fs::read(top.join(path)).map(|b| String::from_utf8_lossy(&b).into_owned());
-        let content = content.unwrap_or_else(|e| format!("(unreadable: {e})"));
+        // Read as a file of the repository, not through a link (to a FIFO that would hold
+        // the engine, to `/dev/zero`), and none larger than all that can be shown.
+        let file = top.join(path);
+        let content = match files::read_not_following(&file, limit as u64) {
+            Ok((_, bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(_) if file.is_symlink() => {
+                format!("(a symbolic link to {})", std::fs::read_link(&file).unwrap_or_default().display())
+            }
+            Err(files::OpenedFileRefusal::TooLarge(_)) => "(larger than can be shown)".to_owned(),
+            Err(why) => format!("(unreadable: {why})"),
+        };
         whole.push_str(&format!("--- /dev/null\n+++ b/{path} (untracked)\n{content}\n"));
     }
     if whole.len() <= limit {
@@ -351,29 +364,77 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
     git_bytes(dir, args).map(|out| String::from_utf8_lossy(&out).into_owned())
 }
 
+/// How long the owner's git may take to read a repository: the engine waits for it, and
+/// a repository's size or its config (an fsmonitor that never answers) must not hold the
+/// daemon's answers to everyone else for longer.
+const OWNER_GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
+
 fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let output = Command::new("git")
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new("git")
         .arg("-C")
         .arg(dir)
+        .args(["-c", "core.fsmonitor=false"])
         .args(args)
         // A status must not take the index lock the agent's own git commands need.
         .env("GIT_OPTIONAL_LOCKS", "0")
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
         .ok()?;
-    output.status.success().then_some(output.stdout)
+    let mut out = child.stdout.take()?;
+    let reading = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        out.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let deadline = std::time::Instant::now() + OWNER_GIT_DEADLINE;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(2)),
+            _ => {
+                _ = child.kill();
+                _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let bytes = reading.join().ok()?.ok()?;
+    status?.success().then_some(bytes)
 }
 
 /// What a changed path holds, as git sees it: a symbolic link is the path it names (its
-/// target's content is not the repository's, and can change without a write in it).
+/// target's content is not the repository's, and can change without a write in it). The
+/// path is opened without following a link or blocking (a FIFO put there holds nothing up)
+/// and hashed as it is read, however large.
 fn content_digest(path: &Path) -> String {
+    use rustix::fs::{Mode, OFlags};
+    use sha2::Digest;
     if let Ok(target) = std::fs::read_link(path) {
         let named = format!("symlink:{}", target.display());
         return chain::to_hex(&chain::sha256(named.as_bytes()));
     }
-    match std::fs::read(path) {
-        Ok(bytes) => chain::to_hex(&chain::sha256(&bytes)),
-        Err(_) if path.is_dir() => "directory".to_owned(),
-        Err(_) => "deleted".to_owned(),
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let opened = rustix::fs::open(path, flags, Mode::empty()).map(std::fs::File::from);
+    let Ok(mut file) = opened else {
+        return if path.is_dir() { "directory" } else { "deleted" }.to_owned();
+    };
+    match file.metadata() {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) if meta.is_dir() => return "directory".to_owned(),
+        _ => return "not a file".to_owned(),
+    }
+    let mut hasher = sha2::Sha256::new();
+    let mut chunk = vec![0; 64 * 1024];
+    loop {
+        match std::io::Read::read(&mut file, &mut chunk) {
+            Ok(0) => return chain::to_hex(&hasher.finalize().into()),
+            Ok(n) => hasher.update(&chunk[..n]),
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return "unreadable".to_owned(),
+        }
     }
 }
 
@@ -648,5 +709,35 @@ mod tests {
         assert_eq!(changes.cut_bytes, 0);
         let cut = changes_text(dir, 20, Reader::Owner).unwrap();
         assert_eq!((cut.text.len(), cut.cut_bytes), (20, changes.text.len() - 20));
+    }
+
+    /// What the owner shows a jury is what the files hold: the repository's attributes
+    /// (`* -diff` in `.git/info/attributes`, which the jury never sees) and its `textconv`
+    /// cannot hide or rewrite a change, and an untracked link to a FIFO is shown as a link,
+    /// not opened (which held the daemon's engine until someone wrote to the FIFO).
+    #[test]
+    fn the_owner_shows_the_jury_what_the_files_hold_whatever_the_repository_configures() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join("auth.py"), "return check(p)\n").unwrap();
+        run(dir, &["add", "."]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        fs::write(dir.join("auth.py"), "return True # BACKDOOR\n").unwrap();
+        fs::write(dir.join(".git/info/attributes"), "*.py diff=clean\n").unwrap();
+        run(dir, &["config", "diff.clean.textconv", "sed s/BACKDOOR/fine/"]);
+        let shown = changes_text(dir, 10_000, Reader::Owner).unwrap().text;
+        assert!(shown.contains("+return True # BACKDOOR"), "{shown}");
+        fs::write(dir.join(".git/info/attributes"), "* -diff\n").unwrap();
+        let shown = changes_text(dir, 10_000, Reader::Owner).unwrap().text;
+        assert!(shown.contains("+return True # BACKDOOR") && !shown.contains("Binary files"), "{shown}");
+        let fifo = dir.join("held");
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        std::os::unix::fs::symlink(&fifo, dir.join("notes.txt")).unwrap();
+        let shown = changes_text(dir, 10_000, Reader::Owner).unwrap().text;
+        assert!(
+            shown.contains(&format!("+++ b/notes.txt (untracked)\n(a symbolic link to {})", fifo.display())),
+            "{shown}"
+        );
     }
 }
