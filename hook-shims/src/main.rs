@@ -20,7 +20,7 @@ use judged_protocol::{ClientError, Decision, HookAnswer, HookQuestion, Request, 
 use serde_json::{Value, json};
 use std::io::Read;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long to wait for the daemon unless `--timeout` says: it answers in milliseconds
 /// unless a jury sits, and `install-hooks` writes the jury's deadline in `--timeout`, with
@@ -106,13 +106,19 @@ fn main() -> ExitCode {
     let installed_reviewers = Some(installed_reviewers());
     let question = Request::Hook(HookQuestion { host: options.host, payload, parse_error, installed_reviewers });
     let socket = judged_protocol::paths::socket_path();
-    let ask = || judged_protocol::call::<HookAnswer>(&socket, question.clone(), options.timeout);
-    let mut answer = ask();
+    // One deadline for the whole hook: the host kills a hook that outlives its own timeout
+    // (`--timeout` is set below it), and most hosts let the agent go on when it does.
+    let deadline = Instant::now() + options.timeout;
+    let left = || deadline.saturating_duration_since(Instant::now());
+    let ask = |within: Duration| judged_protocol::call::<HookAnswer>(&socket, question.clone(), within);
+    let mut answer = ask(options.timeout);
     let mut not_started = None;
     if let Err(ClientError::Unreachable(_)) = answer {
-        // No daemon: start one (a bounded wait that fits the hook's own time), then ask it.
-        match autostart::start_judged(AUTOSTART_WAIT.min(options.timeout)) {
-            Ok(()) => answer = ask(),
+        // No daemon: start one (a wait out of the hook's own time), then ask it with what
+        // time is left; with none left, the daemon was not reached.
+        match autostart::start_judged(AUTOSTART_WAIT.min(left())) {
+            Ok(()) if !left().is_zero() => answer = ask(left()),
+            Ok(()) => {}
             Err(why) => not_started = Some(why),
         }
     }
