@@ -437,3 +437,50 @@ fn direct_mode_reads_config_toml_with_the_daemons_schema_and_errors() {
     assert!(message.contains("unknown field `polcy`") && message.contains("did you mean `policy`?"), "{message}");
     assert!(!dir.path().join("prompt").exists(), "no juror ran");
 }
+
+/// A client can ask for juries faster than they answer, and each runs juror processes:
+/// judged seats a few juries at once and the others wait their turn, so however many are
+/// asked for, only so many jurors run (here two a jury, four juries at once), and every
+/// asker still gets its packet.
+#[test]
+fn juries_asked_for_at_once_sit_a_few_at_a_time_and_all_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let seats = dir.path().join("seats");
+    std::fs::create_dir_all(&seats).unwrap();
+    let counting = |model: &str| {
+        let script = format!(
+            "cat >/dev/null; mkdir {0}/juror.$$; ls {0} | grep -c juror >> {0}.seen; sleep 1; rmdir {0}/juror.$$; \
+             echo '{{\"verdict\":\"pass\",\"confidence\":90,\"flags\":[],\"model\":\"{model}\"}}'",
+            seats.display()
+        );
+        serde_json::to_string(&["sh", "-c", &script]).unwrap()
+    };
+    let s = setup(&jury_toml(
+        [
+            ("small-openai", "gpt-5.4-mini", counting("gpt-5.4-mini"), ""),
+            ("small-google", "gemini-3-flash", counting("gemini-3-flash"), ""),
+        ],
+        60,
+    ));
+    let s = &s;
+    let outputs: Vec<Output> = std::thread::scope(|scope| {
+        let asked: Vec<_> = (0..8)
+            .map(|n| {
+                scope.spawn(move || {
+                    let file = s.dir.path().join(format!("artifact-{n}.md"));
+                    std::fs::write(&file, format!("Change number {n}.")).unwrap();
+                    let (file, cwd) = (file.to_str().unwrap().to_owned(), s.project.to_str().unwrap().to_owned());
+                    evidence(&s.home, &["panel", "--rubric", "spec-coherence", "--artifact-file", &file, "--cwd", &cwd])
+                })
+            })
+            .collect();
+        asked.into_iter().map(|asking| asking.join().unwrap()).collect()
+    });
+    for output in &outputs {
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
+    }
+    let seen = std::fs::read_to_string(dir.path().join("seats.seen")).unwrap();
+    let most = seen.lines().filter_map(|n| n.trim().parse::<u32>().ok()).max().unwrap();
+    assert_eq!(seen.lines().count(), 16, "two jurors for each of eight juries: {seen}");
+    assert!(most <= 8, "{most} jurors ran at once: {seen}");
+}

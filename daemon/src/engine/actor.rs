@@ -3,7 +3,10 @@
 //!
 //! A request that needs the jury comes back from the engine as [`JuryWork`]; this module
 //! runs it on a thread of its own and hands the packet back to the engine as one more
-//! job, so the engine answers everything else while a jury sits.
+//! job, so the engine answers everything else while a jury sits. At most [`MAX_JURIES`]
+//! sit at once (each runs juror processes, and a client can ask for juries faster than
+//! they answer); the others wait their turn, the gate's first, and one whose asker has
+//! gone meanwhile is not convened.
 
 use super::route::Operation;
 use super::{Engine, Handled, JuryWork};
@@ -12,6 +15,45 @@ use std::path::PathBuf;
 use tokio::sync::{mpsc, oneshot};
 
 type ReplyTo = oneshot::Sender<Result<Reply, ErrorBody>>;
+
+/// Juries sitting at once.
+const MAX_JURIES: usize = 4;
+
+/// A jury waiting for a seat, with where its progress and its answer go.
+type Seated = (JuryWork, Option<mpsc::UnboundedSender<PanelProgress>>, ReplyTo);
+
+/// The juries sitting and those waiting for a seat.
+#[derive(Default)]
+struct Juries {
+    sitting: usize,
+    waiting: std::collections::VecDeque<Seated>,
+}
+
+impl Juries {
+    /// Convene `jury` now, or when a seat is free.
+    fn ask(&mut self, jury: Seated, back: &mpsc::WeakUnboundedSender<Job>) {
+        if self.sitting < MAX_JURIES {
+            // A jury that could not start sits nowhere (its asker hears that judged could
+            // not answer: the gate's on_error rule).
+            if convene(jury, back.clone()) {
+                self.sitting += 1;
+            }
+        } else {
+            self.waiting.push_back(jury);
+        }
+    }
+
+    /// A jury has answered: its seat goes to the next one waiting whose asker still waits,
+    /// the gate's before any other.
+    fn done(&mut self, back: &mpsc::WeakUnboundedSender<Job>) {
+        self.sitting -= 1;
+        self.waiting.retain(|(_, _, reply)| !reply.is_closed());
+        let gate = self.waiting.iter().position(|(work, _, _)| matches!(work.then, super::AfterJury::Gate(_)));
+        if let Some(next) = gate.or((!self.waiting.is_empty()).then_some(0)).and_then(|at| self.waiting.remove(at)) {
+            self.ask(next, back);
+        }
+    }
+}
 
 /// Work for the engine, with where its answer goes.
 enum Job {
@@ -66,6 +108,7 @@ impl EngineHandle {
         // Juries report back through this; it does not keep the engine running.
         let back = jobs.downgrade();
         let thread = std::thread::Builder::new().name("engine".into()).spawn(move || {
+            let mut juries = Juries::default();
             if let Err(error) = engine.recover(&progress) {
                 tracing::error!(%error, "catching up on start failed; serving what the store holds");
                 progress.finish();
@@ -76,7 +119,7 @@ impl EngineHandle {
                         Ok(Handled::Answer(answer)) => {
                             let _ = reply.send(answer.map_err(ErrorBody::from));
                         }
-                        Ok(Handled::Jury(work)) => convene(work, progress, reply, back.clone()),
+                        Ok(Handled::Jury(work)) => juries.ask((work, progress, reply), &back),
                         Err(refusal) => {
                             let _ = reply.send(Err(refusal));
                         }
@@ -89,6 +132,7 @@ impl EngineHandle {
                         let _ = reply.send(());
                     }
                     Job::JuryDone(done) => {
+                        juries.done(&back);
                         let JuryDone { work, packet, reply } = *done;
                         let answer = guarded(|| engine.after_jury(work, packet).map_err(ErrorBody::from));
                         let _ = reply.send(answer.and_then(|answer| answer));
@@ -130,13 +174,9 @@ impl EngineHandle {
     }
 }
 
-/// Run a jury on a thread of its own and give its packet back to the engine.
-fn convene(
-    work: JuryWork,
-    progress: Option<mpsc::UnboundedSender<PanelProgress>>,
-    reply: ReplyTo,
-    back: mpsc::WeakUnboundedSender<Job>,
-) {
+/// Run a jury on a thread of its own and give its packet back to the engine; whether it
+/// started.
+fn convene((work, progress, reply): Seated, back: mpsc::WeakUnboundedSender<Job>) -> bool {
     let spawned = std::thread::Builder::new().name("jury".into()).spawn(move || {
         let tell = |step: PanelProgress| {
             if let Some(progress) = &progress {
@@ -151,9 +191,10 @@ fn convene(
             None => tracing::warn!("a jury answered after judged stopped; its packet is not kept"),
         }
     });
-    if let Err(error) = spawned {
+    if let Err(error) = &spawned {
         tracing::error!(%error, "cannot start a jury thread");
     }
+    spawned.is_ok()
 }
 
 /// One request, a panic in it answered as an internal error.
