@@ -269,13 +269,17 @@ fn completed(session: &str, cwd: &Path, task: &str, after: &str, refused: bool) 
     (text, result)
 }
 
-/// Every completion on the record: in a project whose gate is armed for `TaskCompleted`,
-/// a task the transcript shows completed with a decision that allowed it is not a bypass;
-/// one no decision allowed (its hook never asked) is, counted by `judged status` and listed
-/// by `judged report` in its own section. A completion the host refused is none, and a
-/// project whose gate is off has none.
-#[test]
-fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
+/// A home, the hosts' roots, and two projects: one whose gate will be armed, one off.
+struct Projects {
+    dir: PathBuf,
+    home: PathBuf,
+    claude: PathBuf,
+    copilot: PathBuf,
+    armed: PathBuf,
+    off: PathBuf,
+}
+
+fn projects() -> (tempfile::TempDir, Projects) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = fs::canonicalize(tmp.path()).unwrap();
     let (home, claude, copilot) = (dir.join("home"), dir.join("claude"), dir.join("copilot"));
@@ -283,6 +287,17 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     for d in [&home, &claude, &copilot, &armed, &off] {
         fs::create_dir_all(d).unwrap();
     }
+    (tmp, Projects { dir, home, claude, copilot, armed, off })
+}
+
+/// Every completion on the record: in a project whose gate is armed for `TaskCompleted`,
+/// a task the transcript shows completed with a decision that allowed it is not a bypass;
+/// one no decision allowed (its hook never asked) is, counted by `judged status` and listed
+/// by `judged report` in its own section. A completion the host refused is none, and a
+/// project whose gate is off has none.
+#[test]
+fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
+    let (_tmp, Projects { dir, home, claude, copilot, armed, off }) = projects();
     let notified = dir.join("notified.jsonl");
     let on_bypass =
         serde_json::to_string(&["sh", "-c", &format!("cat >> {}; echo >> {0}", notified.display())]).unwrap();
@@ -357,13 +372,7 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
 /// records in the armed project: both are bypasses.
 #[test]
 fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_completion() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = fs::canonicalize(tmp.path()).unwrap();
-    let (home, claude, copilot) = (dir.join("home"), dir.join("claude"), dir.join("copilot"));
-    let (armed, off) = (dir.join("armed"), dir.join("off"));
-    for d in [&home, &claude, &copilot, &armed, &off] {
-        fs::create_dir_all(d).unwrap();
-    }
+    let (_tmp, Projects { home, claude, copilot, armed, off, .. }) = projects();
     fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
     fs::write(off.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
