@@ -370,9 +370,8 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
 const OWNER_GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 
 fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    use std::io::Read;
     use std::process::Stdio;
-    let mut child = Command::new("git")
+    let child = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(["-c", "core.fsmonitor=false"])
@@ -384,12 +383,39 @@ fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
         .stderr(Stdio::null())
         .spawn()
         .ok()?;
+    finish(child, None, usize::MAX, std::time::Instant::now() + OWNER_GIT_DEADLINE).map(|(bytes, _)| bytes)
+}
+
+/// What a started git printed, its first `keep` bytes and how many it printed in all, when
+/// it succeeded by `deadline` (killed then): `stdin` written to it meanwhile, its output
+/// read to the end as it comes (a long patch costs no memory past `keep`).
+fn finish(
+    mut child: std::process::Child,
+    stdin: Option<&[u8]>,
+    keep: usize,
+    deadline: std::time::Instant,
+) -> Option<(Vec<u8>, usize)> {
+    use std::io::{Read, Write};
+    let feeding = stdin.map(<[u8]>::to_vec).zip(child.stdin.take()).map(|(bytes, mut pipe)| {
+        std::thread::spawn(move || {
+            _ = pipe.write_all(&bytes);
+        })
+    });
     let mut out = child.stdout.take()?;
     let reading = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        out.read_to_end(&mut bytes).map(|_| bytes)
+        let (mut kept, mut total, mut chunk) = (Vec::new(), 0, vec![0; 64 * 1024]);
+        loop {
+            match out.read(&mut chunk) {
+                Ok(0) => return Ok((kept, total)),
+                Ok(n) => {
+                    kept.extend_from_slice(&chunk[..n.min(keep.saturating_sub(kept.len()))]);
+                    total += n;
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
     });
-    let deadline = std::time::Instant::now() + OWNER_GIT_DEADLINE;
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
@@ -401,8 +427,11 @@ fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
             }
         }
     };
-    let bytes = reading.join().ok()?.ok()?;
-    status?.success().then_some(bytes)
+    if let Some(feeding) = feeding {
+        _ = feeding.join();
+    }
+    let output = reading.join().ok()?.ok()?;
+    status?.success().then_some(output)
 }
 
 /// What a changed path holds, as git sees it: a symbolic link is the path it names (its

@@ -14,7 +14,6 @@
 //! conversion of the user's config, whose files only the user's global ignore file
 //! ignores, or whose checkout is sparse.
 
-use std::io::{Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -333,49 +332,13 @@ impl Isolated<'_> {
         // Within bounds: a directory of the tree swapped for a link while git walks it
         // leads git nowhere but where it may read.
         let (readable, opened, writable) = self.bounds();
-        let mut child = std::thread::scope(|scope| {
+        let child = std::thread::scope(|scope| {
             let starting = scope.spawn(|| {
                 crate::sandbox::restrict_to(&readable, &opened, &writable).ok()?;
                 command.spawn().ok()
             });
             starting.join().ok().flatten()
         })?;
-        let feeding = stdin.map(<[u8]>::to_vec).zip(child.stdin.take()).map(|(bytes, mut pipe)| {
-            std::thread::spawn(move || {
-                _ = pipe.write_all(&bytes);
-            })
-        });
-        let mut out = child.stdout.take()?;
-        // Read to the end, keeping the first `keep` bytes: a long patch costs no memory.
-        let reading = std::thread::spawn(move || {
-            let (mut kept, mut total, mut chunk) = (Vec::new(), 0, vec![0; 64 * 1024]);
-            loop {
-                match out.read(&mut chunk) {
-                    Ok(0) => return Ok((kept, total)),
-                    Ok(n) => {
-                        kept.extend_from_slice(&chunk[..n.min(keep.saturating_sub(kept.len()))]);
-                        total += n;
-                    }
-                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(error) => return Err(error),
-                }
-            }
-        });
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < self.deadline => std::thread::sleep(Duration::from_millis(5)),
-                _ => {
-                    _ = child.kill();
-                    _ = child.wait();
-                    break None;
-                }
-            }
-        };
-        if let Some(feeding) = feeding {
-            _ = feeding.join();
-        }
-        let output = reading.join().ok()?.ok()?;
-        status?.success().then_some(output)
+        super::finish(child, stdin, keep, self.deadline)
     }
 }
