@@ -6,8 +6,8 @@
 use super::{Answer, Engine};
 use crate::caller::Caller;
 use crate::hook_gate::Covering;
-use crate::panel::report_jury;
-use crate::store::{Attested, EvidenceVerified, JournalEvent, Lookup, PanelConvened, StoreError};
+use crate::jury::report_jury;
+use crate::store::{Attested, EvidenceVerified, JournalEvent, JuryConvened, Lookup, StoreError};
 use judged_core::attestation::{
     Envelope, Executor, JuryReview, RecordedJuror, Review, ReviewPredicate, ReviewerReview, Statement,
 };
@@ -156,7 +156,7 @@ impl Engine {
             reviewed.len() < MAX_FOLLOWED
         })?;
         let evidence = reviewed.len();
-        self.store.journal_newest_first::<PanelConvened>(|seq, _, jury| {
+        self.store.journal_newest_first::<JuryConvened>(|seq, _, jury| {
             if jury.git_tree.is_some() {
                 reviewed.push((seq, jury.cwd));
             }

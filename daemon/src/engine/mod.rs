@@ -36,8 +36,8 @@ use crate::config::{ConfigChange, LiveConfig, ProjectFiles};
 use crate::hook_gate::{self, HookGate, PendingDecision};
 use crate::ingest::{Hint, Ingestor};
 use crate::integrity;
+use crate::jury::{JuryRun, JurySource};
 use crate::logs::{LogCache, ResolvedCwds};
-use crate::panel::{JurySource, PanelRun};
 use crate::store::{
     ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileState, JournalEvent, Lookup, Store, StoreError,
 };
@@ -135,7 +135,7 @@ pub enum Handled {
 
 /// A jury to convene off the engine's thread, and what to do with its packet.
 pub struct JuryWork {
-    pub run: PanelRun,
+    pub run: JuryRun,
     pub then: AfterJury,
 }
 
@@ -230,7 +230,7 @@ impl Engine {
         match then {
             AfterJury::Panel { cwd } => {
                 let convened = run.record(&mut self.store, packet, &cwd)?;
-                Ok(Reply::Panel(crate::panel::reply(convened)))
+                Ok(Reply::Panel(crate::jury::reply(convened)))
             }
             AfterJury::Gate(pending) => {
                 let cwd = pending.cwd().to_owned();

@@ -3,8 +3,8 @@
 
 use super::{AfterJury, Engine, EngineError, Handled, JuryWork};
 use crate::caller::Caller;
-use crate::panel::{PanelAsk, PanelRun};
-use crate::store::PanelSource;
+use crate::jury::{JuryAsk, JuryRun};
+use crate::store::AskedBy;
 use judged_core::chain;
 use judged_protocol::PanelArgs;
 use std::path::PathBuf;
@@ -21,18 +21,18 @@ impl Engine {
     }
 
     /// The jury run `args` asks for, checked.
-    fn panel_run(&self, args: &PanelArgs, caller: Caller) -> Result<PanelRun, EngineError> {
+    fn panel_run(&self, args: &PanelArgs, caller: Caller) -> Result<JuryRun, EngineError> {
         let project = PathBuf::from(caller.directory("`cwd`", &args.cwd)?);
         let (jury, from) = self.jury_source().jury_for(&project).map_err(|e| EngineError::BadRequest(e.to_string()))?;
-        let ask = PanelAsk {
+        let ask = JuryAsk {
             rubric: &args.rubric,
             rubric_text: args.rubric_text.as_deref(),
             persona: args.persona.as_deref(),
             project,
             author_model: args.author_model.clone(),
-            source: PanelSource::Cli,
+            source: AskedBy::Cli,
         };
         let key = ask.key(&jury, &chain::to_hex(&chain::sha256(args.artifact.as_bytes())));
-        PanelRun::new(&jury, &from, ask, args.artifact.clone(), key).map_err(|e| EngineError::BadRequest(e.to_string()))
+        JuryRun::new(&jury, &from, ask, args.artifact.clone(), key).map_err(|e| EngineError::BadRequest(e.to_string()))
     }
 }

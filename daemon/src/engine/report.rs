@@ -6,7 +6,7 @@
 //! name it only in their message, where it is read from.
 
 use super::{Answer, Engine};
-use crate::store::{EvidenceVerified, Lookup, PanelConvened, ReviewTraced, Store, StoreError};
+use crate::store::{EvidenceVerified, JuryConvened, Lookup, ReviewTraced, Store, StoreError};
 use judged_core::family::{Table, family};
 use judged_core::rules::{EvidenceId, IdentityAssurance};
 use judged_core::timestamp;
@@ -54,8 +54,8 @@ impl Engine {
                     None => {
                         let found = self
                             .store
-                            .journal_find::<PanelConvened>(Lookup::PanelByKey, key)?
-                            .map(crate::panel::report_jury);
+                            .journal_find::<JuryConvened>(Lookup::PanelByKey, key)?
+                            .map(crate::jury::report_jury);
                         juries.insert(key.clone(), found.clone());
                         found
                     }

@@ -5,7 +5,7 @@
 use super::{AfterJury, Engine, Handled, JuryWork};
 use crate::caller::Caller;
 use crate::hook_gate::{Counting, ReviewAsked};
-use crate::store::PanelConvened;
+use crate::store::JuryConvened;
 use judged_protocol::{Reply, ReviewArgs, ReviewReply};
 use std::path::PathBuf;
 
@@ -32,9 +32,9 @@ impl Engine {
 }
 
 /// The reply to a review: its verdict, each juror, and what the gate makes of it.
-pub(super) fn review_reply(convened: PanelConvened, counting: &Counting, from_record: bool) -> ReviewReply {
+pub(super) fn review_reply(convened: JuryConvened, counting: &Counting, from_record: bool) -> ReviewReply {
     let gate = counting.of(&convened);
     let tiebreaker_unavailable = convened.tiebreaker_unavailable.clone();
     let packet = convened.packet.clone();
-    ReviewReply { jury: crate::panel::report_jury(convened), tiebreaker_unavailable, from_record, gate, packet }
+    ReviewReply { jury: crate::jury::report_jury(convened), tiebreaker_unavailable, from_record, gate, packet }
 }

@@ -5,7 +5,7 @@
 //! a tree reviewed yesterday and committed today is that tree.
 
 use super::HookGate;
-use crate::store::{EvidenceVerified, Lookup, PanelConvened, StoreError};
+use crate::store::{EvidenceVerified, JuryConvened, Lookup, StoreError};
 use judged_core::files;
 use judged_core::review_text::is_positive;
 use judged_core::worktree::Commit;
@@ -18,7 +18,7 @@ pub enum Covering {
     /// Verified evidence of one reviewer.
     Evidence(Box<EvidenceVerified>),
     /// A jury's pass, and when it was recorded.
-    Jury(Box<PanelConvened>, String),
+    Jury(Box<JuryConvened>, String),
 }
 
 /// Whether a journaled review was made in the repository at `top` (its cwd there or below).
@@ -44,7 +44,7 @@ impl HookGate<'_> {
                 Some(refusal) => _ = refused.get_or_insert(refusal),
             }
         }
-        let juries = self.store.journal_find_all::<PanelConvened>(Lookup::PanelByGitTree, &commit.tree)?;
+        let juries = self.store.journal_find_all::<JuryConvened>(Lookup::PanelByGitTree, &commit.tree)?;
         for (at, jury) in juries.into_iter().filter(|(_, p)| in_repository(Some(&p.cwd), top)) {
             if jury.final_verdict == FinalVerdict::Pass && !jury.degraded {
                 return Ok(Ok(Covering::Jury(Box::new(jury), at)));
@@ -106,7 +106,7 @@ impl HookGate<'_> {
             true
         })?;
         let mut jury: Option<(String, String, String)> = None;
-        self.store.journal_newest_first(|_, at, panel: PanelConvened| {
+        self.store.journal_newest_first(|_, at, panel: JuryConvened| {
             if let Some(tree) = panel.git_tree.filter(|_| in_repository(Some(&panel.cwd), top)) {
                 jury = Some((format!("jury {}", panel.key), at.to_owned(), tree));
                 return false;
@@ -124,7 +124,7 @@ impl HookGate<'_> {
         if let Some(parent) = commit.parents.first().and_then(|p| self.trees.commit(top, p)) {
             let reviewed = |lookup| self.store.journal_find_all::<EvidenceVerified>(lookup, &parent.tree);
             let evidence = reviewed(Lookup::EvidenceByGitTree)?;
-            let juries = self.store.journal_find_all::<PanelConvened>(Lookup::PanelByGitTree, &parent.tree)?;
+            let juries = self.store.journal_find_all::<JuryConvened>(Lookup::PanelByGitTree, &parent.tree)?;
             if !evidence.is_empty() || !juries.is_empty() {
                 parent_reviewed = Some(parent.id);
             }

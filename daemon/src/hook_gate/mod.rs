@@ -18,11 +18,10 @@ use crate::caller::Caller;
 use crate::config::{LiveConfig, ProjectFiles};
 use crate::ingest::Ingestor;
 use crate::integrity;
+use crate::jury::{self, JuryAsk, JuryRun, JurySource};
 use crate::logs::{LogCache, author_model};
-use crate::panel::{self, JurySource, PanelAsk, PanelRun};
 use crate::store::{
-    EvidenceVerified, IntegrityFinding, JournalEvent, Lookup, PanelConvened, PanelSource, Store, StoreError,
-    TamperDetected,
+    AskedBy, EvidenceVerified, IntegrityFinding, JournalEvent, JuryConvened, Lookup, Store, StoreError, TamperDetected,
 };
 use crate::tree_watch::TreeWatch;
 use judged_core::files;
@@ -44,7 +43,7 @@ enum Settlement {
     NotGated,
     Decided(Decided),
     /// Only the jury can decide: it is to be convened (off the engine's thread).
-    Jury(Box<PendingDecision>, PanelRun),
+    Jury(Box<PendingDecision>, JuryRun),
 }
 
 /// A decision made, to record and answer.
@@ -105,7 +104,7 @@ impl PendingDecision {
 /// The gate's answer: now, or once the jury (to convene off the engine's thread) has.
 pub enum GateAnswer {
     Now(HookAnswer),
-    Jury(Box<PendingDecision>, Box<PanelRun>),
+    Jury(Box<PendingDecision>, Box<JuryRun>),
 }
 
 /// The gate, over the store and the logs, for one question.
@@ -145,7 +144,7 @@ impl HookGate<'_> {
     }
 
     /// Decide a question that waited for the jury, on its verdict.
-    pub fn finish(&mut self, pending: PendingDecision, panel: &PanelConvened) -> Result<HookAnswer, StoreError> {
+    pub fn finish(&mut self, pending: PendingDecision, panel: &JuryConvened) -> Result<HookAnswer, StoreError> {
         let (verdict, reason) = policy::decide_with_panel(&pending.question.label, panel);
         let decided = Decided {
             verdict,
@@ -280,13 +279,13 @@ impl HookGate<'_> {
             Ok(found) => found,
             Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
         };
-        let ask = PanelAsk {
+        let ask = JuryAsk {
             rubric: &settings.panel_rubric,
             rubric_text: None,
             persona: None,
             project: project.clone(),
             author_model: self.author_model(question.session_id.as_deref())?,
-            source: PanelSource::Gate,
+            source: AskedBy::Gate,
         };
         // The artifact is the task and the tree's changes, so the task and the tree's
         // digest name it: a verdict on them is found without building it. Outside a
@@ -300,13 +299,13 @@ impl HookGate<'_> {
                 (ask.key(&jury, &digest_of(&built)), Asked::Built(built))
             }
         };
-        if let Some(reused) = panel::reusable(self.store, &panel_key)? {
+        if let Some(reused) = jury::reusable(self.store, &panel_key)? {
             let (verdict, _) = policy::decide_with_panel(&question.label, &reused);
             return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key)));
         }
         // A review asked ahead (`judged mcp`) of this tree, as this gate would ask it.
         if let Asked::Tree(tree) = &asked
-            && let Some(review) = panel::reusable(self.store, &review::counted_key(&ask, &jury, tree))?
+            && let Some(review) = jury::reusable(self.store, &review::counted_key(&ask, &jury, tree))?
         {
             let (verdict, _) = policy::decide_with_panel(&question.label, &review);
             return Ok(decided((verdict, "review verdict"), settings, Some(review.key)));
@@ -324,7 +323,7 @@ impl HookGate<'_> {
             }
         };
         let panel_key = if moved { ask.key(&jury, &digest_of(&built)) } else { panel_key };
-        let run = match PanelRun::new(&jury, &from, ask, built, panel_key) {
+        let run = match JuryRun::new(&jury, &from, ask, built, panel_key) {
             Ok(run) => run.judging_tree(git_tree),
             Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
         };
@@ -465,7 +464,7 @@ fn worth_keeping(store: &Store, recorded: &GateDecision) -> Result<bool, StoreEr
         return Ok(true);
     }
     match &recorded.panel {
-        Some(key) => Ok(panel::reusable(store, key)?.is_some()),
+        Some(key) => Ok(jury::reusable(store, key)?.is_some()),
         None => Ok(false),
     }
 }

@@ -5,7 +5,7 @@
 //! matching `[[gate.projects]]` entry, the project's own `.judged.toml`.
 
 use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles, ProjectTrust};
-use crate::store::{EvidenceVerified, PanelConvened};
+use crate::store::{EvidenceVerified, JuryConvened};
 use judged_core::adapter;
 use judged_core::event::Host;
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
@@ -474,7 +474,7 @@ pub fn decide_without_evidence(
 
 /// The decision on the jury's verdict. Only a healthy cross-family pass allows: a degraded
 /// or errored jury is no cross-family review, whatever it said.
-pub fn decide_with_panel(label: &str, panel: &PanelConvened) -> (Ruling, &'static str) {
+pub fn decide_with_panel(label: &str, panel: &JuryConvened) -> (Ruling, &'static str) {
     let verdict = wire_name(&panel.final_verdict);
     let block = |message: String| Ruling { decision: Decision::Block, message, tree_unchanged: None };
     if panel.degraded || panel.final_verdict == FinalVerdict::Error {
@@ -504,7 +504,7 @@ pub fn decide_with_panel(label: &str, panel: &PanelConvened) -> (Ruling, &'stati
 /// Why a jury gave no cross-family verdict, and the fix that follows: the tiebreaker that
 /// could not be cross-family, each juror that was down with its reason, or the one family
 /// that answered.
-fn jury_down_cause(panel: &PanelConvened) -> String {
+fn jury_down_cause(panel: &JuryConvened) -> String {
     let packet = format!("`judge-evidence panel --rubric {} --artifact-file F` shows the whole packet", panel.rubric);
     let mut cause = String::new();
     if let Some(why) = &panel.tiebreaker_unavailable {
@@ -749,10 +749,10 @@ mod tests {
         assert!(!verdict.message.contains("   "), "no run of spaces from a broken literal: {}", verdict.message);
     }
 
-    fn panel(tiebreaker_unavailable: Option<&str>, down: &[&str], flags: &[&str]) -> PanelConvened {
-        PanelConvened {
+    fn panel(tiebreaker_unavailable: Option<&str>, down: &[&str], flags: &[&str]) -> JuryConvened {
+        JuryConvened {
             key: "k".into(),
-            source: crate::store::PanelSource::Gate,
+            source: crate::store::AskedBy::Gate,
             rubric: "spec-coherence".into(),
             cwd: "/w".into(),
             artifact_sha256: String::new(),

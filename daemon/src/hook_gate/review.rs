@@ -14,8 +14,8 @@
 use super::policy::{self, Settings};
 use super::{HookGate, PANEL_CHANGES_BYTES, digest_of};
 use crate::caller::{Caller, NotYours};
-use crate::panel::{self, PanelAsk, PanelError, PanelRun};
-use crate::store::{PanelConvened, PanelSource, StoreError};
+use crate::jury::{self, JuryAsk, JuryError, JuryRun};
+use crate::store::{AskedBy, JuryConvened, StoreError};
 use judged_jury::config::JuryConfig;
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::{ReviewArgs, ReviewCount, ReviewFile};
@@ -27,7 +27,7 @@ pub enum AskError {
     #[error("the gate's config cannot be used: {0}; fix that file (a fix takes effect at the next question)")]
     Config(String),
     #[error(transparent)]
-    Jury(#[from] PanelError),
+    Jury(#[from] JuryError),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(
@@ -49,9 +49,9 @@ pub enum AskError {
 pub enum ReviewAsked {
     /// The same review was convened before and its verdict stands: asking a jury again
     /// until one passes would be shopping for a verdict. Change the work to be judged anew.
-    Recorded(Box<PanelConvened>, Counting),
+    Recorded(Box<JuryConvened>, Counting),
     /// A jury to convene (off the engine's thread).
-    Jury(Box<PanelRun>, Counting),
+    Jury(Box<JuryRun>, Counting),
 }
 
 /// Whether the gate will count a review, as far as is known before its verdict.
@@ -65,7 +65,7 @@ pub struct Counting {
 impl Counting {
     /// What the gate makes of `convened`: the answer it would give a task completed on the
     /// reviewed tree.
-    pub fn of(&self, convened: &PanelConvened) -> ReviewCount {
+    pub fn of(&self, convened: &JuryConvened) -> ReviewCount {
         if let Some(why) = &self.not_counted {
             return ReviewCount { counted: false, allows: false, why: why.clone() };
         }
@@ -94,14 +94,14 @@ fn tree_work(project: &Path, tree: &str) -> String {
 
 /// The key the gate finds a review by: the one a review gets when asked as `gate` asks
 /// its jury (the gate's rubric, no persona, the author it found) of `tree`.
-pub(super) fn counted_key(gate: &PanelAsk, jury: &JuryConfig, tree: &str) -> String {
-    let review = PanelAsk {
+pub(super) fn counted_key(gate: &JuryAsk, jury: &JuryConfig, tree: &str) -> String {
+    let review = JuryAsk {
         rubric: gate.rubric,
         rubric_text: None,
         persona: None,
         project: gate.project.clone(),
         author_model: gate.author_model.clone(),
-        source: PanelSource::Review,
+        source: AskedBy::Review,
     };
     review.key(jury, &tree_work(&gate.project, tree))
 }
@@ -143,15 +143,15 @@ impl HookGate<'_> {
         // The gate's words for a task, so that the artifact is the one its jury would see.
         let label = format!("task \"{}\"", args.task);
         let work = args.description.as_ref().map_or_else(|| args.task.clone(), |d| format!("{}\n{d}", args.task));
-        let ask = PanelAsk {
+        let ask = JuryAsk {
             rubric: args.rubric.as_deref().unwrap_or(&settings.panel_rubric),
             rubric_text: None,
             persona: args.persona.as_deref(),
             project: project.clone(),
             author_model,
-            source: PanelSource::Review,
+            source: AskedBy::Review,
         };
-        let gate_ask = PanelAsk { rubric: &settings.panel_rubric, persona: None, ..ask.clone() };
+        let gate_ask = JuryAsk { rubric: &settings.panel_rubric, persona: None, ..ask.clone() };
         let mut not_counted = uncounted_as_asked(&settings, args.session_id.is_some());
         let tree = if args.file.is_none() { self.trees.digest(&project) } else { None };
         // The tree whose changes the jury is shown, as git names it, when they are.
@@ -201,10 +201,10 @@ impl HookGate<'_> {
             }
         };
         let counting = Counting { not_counted, label };
-        if let Some(recorded) = panel::reusable(self.store, &key)? {
+        if let Some(recorded) = jury::reusable(self.store, &key)? {
             return Ok(ReviewAsked::Recorded(Box::new(recorded), counting));
         }
-        let run = PanelRun::new(&jury, &from, ask, artifact, key)?.judging_tree(git_tree);
+        let run = JuryRun::new(&jury, &from, ask, artifact, key)?.judging_tree(git_tree);
         Ok(ReviewAsked::Jury(Box::new(run), counting))
     }
 }

@@ -5,8 +5,8 @@
 use super::policy::{self, Question, Ruling, Settings};
 use super::{AskError, HookGate, review, tree_change};
 use crate::caller::Caller;
-use crate::panel::{self, PanelAsk};
-use crate::store::PanelSource;
+use crate::jury::{self, JuryAsk};
+use crate::store::AskedBy;
 use judged_core::event::Host;
 use judged_protocol::{GatePolicy, GateStatus, GateStatusArgs};
 use std::path::{Path, PathBuf};
@@ -94,15 +94,15 @@ impl HookGate<'_> {
                 question.label
             )));
         };
-        let ask = PanelAsk {
+        let ask = JuryAsk {
             rubric: &settings.panel_rubric,
             rubric_text: None,
             persona: None,
             project,
             author_model: self.author_model(question.session_id.as_deref())?,
-            source: PanelSource::Gate,
+            source: AskedBy::Gate,
         };
-        let Some(review) = panel::reusable(self.store, &review::counted_key(&ask, &jury, &tree))? else {
+        let Some(review) = jury::reusable(self.store, &review::counted_key(&ask, &jury, &tree))? else {
             return Ok(Some(format!(
                 "judged: {} has no review of the working tree as it is now. Call judged mcp's `review` tool (with \
                  the task's subject and description, and session_id), or the gate convenes the cross-family jury \
@@ -111,7 +111,7 @@ impl HookGate<'_> {
             )));
         };
         let (verdict, _) = policy::decide_with_panel(&question.label, &review);
-        status.review = Some(panel::report_jury(review));
+        status.review = Some(jury::report_jury(review));
         Ok(verdict.blocks().then_some(verdict.message))
     }
 }

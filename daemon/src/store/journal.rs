@@ -42,8 +42,9 @@ pub enum JournalEvent {
     StoreIntegrityFailed(StoreIntegrityFailed),
     /// A juror ran (one per juror of a panel, before the panel's own event).
     JurorRan(JurorRan),
-    /// A jury answered.
-    PanelConvened(Box<PanelConvened>),
+    /// A jury answered (stored under the name the reference's judge-panel gave it).
+    #[serde(rename = "panel_convened")]
+    JuryConvened(Box<JuryConvened>),
     /// A review call was traced (docs/spec/evidence-protocol.md §5).
     ReviewTraced(Box<ReviewTraced>),
     /// A version of `config.toml` came into force (on a change; not at start).
@@ -82,7 +83,7 @@ journal_bodies! {
     GateDecision => "gate_decided",
     StoreIntegrityFailed => "store_integrity_failed",
     JurorRan => "juror_ran",
-    PanelConvened => "panel_convened",
+    JuryConvened => "panel_convened",
     ReviewTraced => "review_traced",
     ConfigLoaded => "config_loaded",
     ConfigRejected => "config_rejected",
@@ -337,7 +338,7 @@ pub struct JurorRan {
 /// Who asked for a jury.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PanelSource {
+pub enum AskedBy {
     /// `judge-evidence panel`.
     Cli,
     /// The review gate, for a hook.
@@ -349,10 +350,10 @@ pub enum PanelSource {
 
 /// `panel_convened`: the jury's verdict, and its whole packet.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PanelConvened {
+pub struct JuryConvened {
     /// What makes two panels the same question of the same jury.
     pub key: String,
-    pub source: PanelSource,
+    pub source: AskedBy,
     pub rubric: String,
     pub cwd: String,
     pub artifact_sha256: String,
@@ -434,9 +435,9 @@ impl Lookup {
             Lookup::ChallengeByWitness => (ChallengeIssued::KIND, "$.witness"),
             Lookup::EvidenceByWitness => (EvidenceVerified::KIND, "$.witness"),
             Lookup::EvidenceById => (EvidenceVerified::KIND, "$.evidence_id"),
-            Lookup::PanelByKey => (PanelConvened::KIND, "$.key"),
+            Lookup::PanelByKey => (JuryConvened::KIND, "$.key"),
             Lookup::EvidenceByGitTree => (EvidenceVerified::KIND, "$.git_tree"),
-            Lookup::PanelByGitTree => (PanelConvened::KIND, "$.git_tree"),
+            Lookup::PanelByGitTree => (JuryConvened::KIND, "$.git_tree"),
             Lookup::AttestedByCommit => (Attested::KIND, "$.commit"),
         }
     }

@@ -16,9 +16,9 @@ mod lines;
 
 pub use files::FileState;
 pub use journal::{
-    Attested, ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileRefused, Finding, IntegrityFinding,
-    JournalBody, JournalEvent, JurorRan, LinesPruned, Lookup, MalformedLine, MarkerSeen, PanelConvened, PanelSource,
-    ReviewTraced, StoreIntegrityFailed, TamperDetected,
+    AskedBy, Attested, ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileRefused, Finding,
+    IntegrityFinding, JournalBody, JournalEvent, JurorRan, JuryConvened, LinesPruned, Lookup, MalformedLine,
+    MarkerSeen, ReviewTraced, StoreIntegrityFailed, TamperDetected,
 };
 pub use lines::{Columns, NewLine, StoredLine};
 

@@ -3,7 +3,7 @@
 //! it. The cascade, the jurors and the packet are `judged_jury`'s.
 
 use crate::config::ProjectTrust;
-use crate::store::{JournalEvent, JurorRan, Lookup, PanelConvened, PanelSource, Store, StoreError};
+use crate::store::{AskedBy, JournalEvent, JurorRan, JuryConvened, Lookup, Store, StoreError};
 use judged_core::chain;
 use judged_core::family::{Table, family};
 use judged_jury::config::{Jury, JuryConfig};
@@ -22,7 +22,7 @@ const RAW_RESPONSE_BYTES: usize = 64 * 1024;
 
 /// Why no jury can be convened.
 #[derive(Debug, thiserror::Error)]
-pub enum PanelError {
+pub enum JuryError {
     #[error(transparent)]
     NoJury(#[from] judged_protocol::config::NoJury),
     #[error("{source} (in {})", path.display())]
@@ -50,7 +50,7 @@ pub struct JurySource<'a> {
 
 impl JurySource<'_> {
     /// The jury for work in `cwd`, with the file it came from.
-    pub fn jury_for(&self, cwd: &Path) -> Result<(JuryConfig, PathBuf), PanelError> {
+    pub fn jury_for(&self, cwd: &Path) -> Result<(JuryConfig, PathBuf), JuryError> {
         let user = self.user.map(|jury| (jury, self.user_path));
         let missing = || judged_protocol::config::NoJury {
             config: self.user_path.to_owned(),
@@ -62,10 +62,10 @@ impl JurySource<'_> {
 }
 
 /// What a jury is asked, owned, so it can run on a thread of its own.
-pub struct PanelRun {
+pub struct JuryRun {
     /// What makes two runs the same question of the same jury.
     pub key: String,
-    pub source: PanelSource,
+    pub source: AskedBy,
     jury: Jury,
     rubric: Rubric,
     persona: Option<String>,
@@ -79,18 +79,18 @@ pub struct PanelRun {
     out_of_reach: Vec<PathBuf>,
 }
 
-/// A panel to convene, but for the artifact.
+/// A jury to convene, but for the artifact.
 #[derive(Clone)]
-pub struct PanelAsk<'a> {
+pub struct JuryAsk<'a> {
     pub rubric: &'a str,
     pub rubric_text: Option<&'a str>,
     pub persona: Option<&'a str>,
     pub project: PathBuf,
     pub author_model: Option<String>,
-    pub source: PanelSource,
+    pub source: AskedBy,
 }
 
-impl PanelAsk<'_> {
+impl JuryAsk<'_> {
     /// What makes two runs the same question of the same jury, `work` naming what is
     /// judged: the artifact's digest, or whatever determines the artifact (for the gate,
     /// the task and the working tree's digest, so a reused verdict costs no `git diff`).
@@ -110,19 +110,19 @@ impl PanelAsk<'_> {
     }
 }
 
-impl PanelRun {
+impl JuryRun {
     /// Check the jury and the rubric: the run of `ask` on `artifact`, under `key` (from
-    /// [`PanelAsk::key`]).
+    /// [`JuryAsk::key`]).
     pub fn new(
         config: &JuryConfig,
         from: &Path,
-        ask: PanelAsk,
+        ask: JuryAsk,
         artifact: String,
         key: String,
-    ) -> Result<PanelRun, PanelError> {
-        let jury = config.validate().map_err(|source| PanelError::InvalidJury { path: from.to_owned(), source })?;
+    ) -> Result<JuryRun, JuryError> {
+        let jury = config.validate().map_err(|source| JuryError::InvalidJury { path: from.to_owned(), source })?;
         let rubric = Rubric::resolve(ask.rubric, ask.rubric_text)?;
-        Ok(PanelRun {
+        Ok(JuryRun {
             key,
             source: ask.source,
             jury,
@@ -138,13 +138,13 @@ impl PanelRun {
 
     /// This run, its artifact being the changes of the working tree whose git tree id is
     /// `git_tree`: a passing verdict covers a commit of that tree.
-    pub fn judging_tree(self, git_tree: Option<String>) -> PanelRun {
-        PanelRun { git_tree, ..self }
+    pub fn judging_tree(self, git_tree: Option<String>) -> JuryRun {
+        JuryRun { git_tree, ..self }
     }
 
     /// This run, its jurors kept from `out_of_reach`.
-    pub fn keeping_out(self, out_of_reach: Vec<PathBuf>) -> PanelRun {
-        PanelRun { out_of_reach, ..self }
+    pub fn keeping_out(self, out_of_reach: Vec<PathBuf>) -> JuryRun {
+        JuryRun { out_of_reach, ..self }
     }
 
     /// Run the jury (seconds to minutes; never on the engine's thread), telling
@@ -173,7 +173,7 @@ impl PanelRun {
     }
 
     /// Journal every juror's run and the packet, in one transaction.
-    pub fn record(&self, store: &mut Store, mut packet: Packet, cwd: &str) -> Result<PanelConvened, StoreError> {
+    pub fn record(&self, store: &mut Store, mut packet: Packet, cwd: &str) -> Result<JuryConvened, StoreError> {
         let lines = packet.cascade.stage_1_small_fish.iter_mut().chain(packet.cascade.stage_2_tiebreaker.as_mut());
         for line in lines {
             if let Some(raw) = &mut line.raw_response
@@ -208,7 +208,7 @@ impl PanelRun {
             })
             .collect();
         let text = serde_json::to_string(&packet).map_err(StoreError::Body)?;
-        let convened = PanelConvened {
+        let convened = JuryConvened {
             key: self.key.clone(),
             source: self.source,
             rubric: packet.rubric.clone(),
@@ -224,7 +224,7 @@ impl PanelRun {
             author_model: self.author_model.clone(),
             git_tree: self.git_tree.clone(),
         };
-        events.push(JournalEvent::PanelConvened(Box::new(convened.clone())));
+        events.push(JournalEvent::JuryConvened(Box::new(convened.clone())));
         store.journal_together(&events)?;
         Ok(convened)
     }
@@ -232,13 +232,13 @@ impl PanelRun {
 
 /// The newest healthy verdict on the same question of the same jury: a degraded or
 /// errored one is asked again, since a juror that was down may be back.
-pub fn reusable(store: &Store, key: &str) -> Result<Option<PanelConvened>, StoreError> {
-    let found = store.journal_find::<PanelConvened>(Lookup::PanelByKey, key)?;
+pub fn reusable(store: &Store, key: &str) -> Result<Option<JuryConvened>, StoreError> {
+    let found = store.journal_find::<JuryConvened>(Lookup::PanelByKey, key)?;
     Ok(found.filter(|p| !p.degraded && p.final_verdict != judged_jury::packet::FinalVerdict::Error))
 }
 
 /// The reply to `judge-evidence panel`.
-pub fn reply(convened: PanelConvened) -> PanelReply {
+pub fn reply(convened: JuryConvened) -> PanelReply {
     PanelReply {
         key: convened.key,
         final_verdict: convened.final_verdict,
@@ -249,7 +249,7 @@ pub fn reply(convened: PanelConvened) -> PanelReply {
 }
 
 /// A journaled jury, with each juror read from its packet.
-pub fn report_jury(panel: PanelConvened) -> ReportJury {
+pub fn report_jury(panel: JuryConvened) -> ReportJury {
     let packet: Value = serde_json::from_str(&panel.packet).unwrap_or(Value::Null);
     let cascade = &packet["cascade"];
     let stage_1 = cascade["stage_1_small_fish"].as_array().into_iter().flatten().map(|j| ("stage_1", j));
