@@ -369,7 +369,8 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
 /// An agent with its hook removed cannot cover a completion with an allow it asked for
 /// itself: one for its task as a sub-agent's stop (let through at once), or one asked with
 /// the cwd of another project whose gate is off. Neither answered the end its transcript
-/// records in the armed project: both are bypasses.
+/// records in the armed project: both are bypasses. Nor does the armed project named by
+/// way of the other (`off/../armed`) get the other's gate.
 #[test]
 fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_completion() {
     let (_tmp, Projects { home, claude, copilot, armed, off, .. }) = projects();
@@ -386,12 +387,16 @@ fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_c
     as_sub_agent["parentAgentId"] = json!("x");
     assert_eq!(hook(&home, &as_sub_agent).status.code(), Some(0));
     assert_eq!(hook(&home, &task(&off, session, "5", "Fix the cart")).status.code(), Some(0));
+    // The armed project named by way of the one whose gate is off: its gate is the armed one.
+    let by_way_of_off = off.join("..").join(armed.file_name().unwrap());
+    assert_eq!(hook(&home, &task(&by_way_of_off, session, "6", "Fix the cart")).status.code(), Some(2));
     let (fourth, last) = completed(session, &armed, "4", "u-0", false);
-    let (fifth, _) = completed(session, &armed, "5", &last, false);
-    fs::write(&log, opening + &fourth + &fifth).unwrap();
+    let (fifth, last) = completed(session, &armed, "5", &last, false);
+    let (sixth, _) = completed(session, &armed, "6", &last, false);
+    fs::write(&log, opening + &fourth + &fifth + &sixth).unwrap();
     daemon.call("sessions", Value::Null).unwrap();
     let status = daemon.call("status", Value::Null).unwrap();
-    assert_eq!(status["completions_bypassed"], 2, "{status}");
+    assert_eq!(status["completions_bypassed"], 3, "{status}");
 }
 
 /// The report names a task by the subject the gate recorded, not by cutting it out of the

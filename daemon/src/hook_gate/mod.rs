@@ -124,12 +124,15 @@ impl HookGate<'_> {
     /// own: a question about another's is refused, and nothing of it read.
     pub fn answer(&mut self, asked: &HookQuestion, caller: Caller) -> Result<GateAnswer, AskError> {
         let started = Instant::now();
-        let question = Question {
+        let mut question = Question {
             installed_reviewers: asked.installed_reviewers.clone(),
             ..Question::from_payload(asked.host, &asked.payload)
         };
+        // The cwd resolved once (links, `..`), as a completion's is when it is matched to
+        // the answer: the settings, the decision's key and its record are of the directory
+        // it names, however it is spelled.
         if let Some(cwd) = &question.cwd {
-            caller.directory("`cwd`", cwd)?;
+            question.cwd = Some(caller.directory("`cwd`", cwd)?);
         }
         match self.settle(&question, asked, started)? {
             Settlement::NotGated => Ok(GateAnswer::Now(HookAnswer {

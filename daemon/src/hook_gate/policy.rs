@@ -4,7 +4,7 @@
 //! Layers, nearest wins: defaults, the user's `[gate]` in config.toml, the longest
 //! matching `[[gate.projects]]` entry, the project's own `.judged.toml`.
 
-use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles, ProjectTrust};
+use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles, ProjectLayer, ProjectTrust};
 use crate::store::{EvidenceVerified, JuryConvened};
 use judged_core::adapter;
 use judged_core::event::Host;
@@ -15,7 +15,7 @@ use judged_protocol::config::GateEvent;
 use judged_protocol::wire_name;
 use judged_protocol::{ConfigFileUsed, Decision, GatePolicy};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The settings in force for one decision, and where they came from.
 #[derive(Clone, Debug)]
@@ -184,9 +184,12 @@ impl GateSettings for GateConfig {
         trust: ProjectTrust,
     ) -> Result<Settings, ConfigError> {
         let mut settings = self.user_settings();
-        if let Some(project) =
-            self.projects.iter().filter(|p| cwd.starts_with(&p.path)).max_by_key(|p| p.path.as_os_str().len())
-        {
+        // Both sides with their links resolved (`cwd` is, by the gate's caller): a project
+        // entry is a directory, whatever path names it, and a cwd spelled `off/../armed` is
+        // in `armed`.
+        let resolved = |p: &ProjectLayer| PathBuf::from(judged_core::files::resolve(&p.path.to_string_lossy()));
+        let within = self.projects.iter().map(|p| (resolved(p), p)).filter(|(path, _)| cwd.starts_with(path));
+        if let Some((_, project)) = within.max_by_key(|(path, _)| path.as_os_str().len()) {
             settings.overlay(&project.layer(), format!("user config [[gate.projects]] {}", project.path.display()));
         }
         let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
