@@ -10,6 +10,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The longest a jury or one juror may be given: a day (longer than any hook waits, and
+/// within what the clock can add).
+pub const MAX_SECONDS: u64 = 24 * 60 * 60;
+
 use judged_core::family::{self, Table};
 use serde::{Deserialize, Serialize};
 
@@ -257,6 +261,14 @@ pub enum ConfigError {
     /// `deadline_seconds = 0`.
     #[error("jury.deadline_seconds: 0 leaves the jury no time; use at least 1 (default 100)")]
     ZeroDeadline,
+    /// A deadline or timeout longer than any wait judged keeps.
+    #[error("{field}: {seconds} seconds is longer than a day, the longest a jury may take; use at most {MAX_SECONDS}")]
+    TooLong {
+        /// The field (`jury.deadline_seconds`, or a juror's `timeout_seconds`).
+        field: String,
+        /// The seconds given.
+        seconds: u64,
+    },
     /// The file holding the table cannot be read (the reason).
     #[error("cannot read it: {0}")]
     Unreadable(String),
@@ -359,6 +371,9 @@ impl JuryConfig {
         if self.deadline_seconds == 0 {
             return Err(ConfigError::ZeroDeadline);
         }
+        if self.deadline_seconds > MAX_SECONDS {
+            return Err(ConfigError::TooLong { field: "jury.deadline_seconds".into(), seconds: self.deadline_seconds });
+        }
         let mut jurors: BTreeMap<&str, Juror> = BTreeMap::new();
         for config in &self.jurors {
             let juror = validate_juror(config)?;
@@ -430,6 +445,9 @@ fn validate_juror(config: &JurorConfig) -> Result<Juror, ConfigError> {
     }
     if config.timeout_seconds == Some(0) {
         return Err(ConfigError::ZeroTimeout(name.clone()));
+    }
+    if let Some(seconds) = config.timeout_seconds.filter(|s| *s > MAX_SECONDS) {
+        return Err(ConfigError::TooLong { field: format!("jury.jurors `{name}`: `timeout_seconds`"), seconds });
     }
     if let Some(price) = config.price {
         let valid = |x: f64| x.is_finite() && x >= 0.0;
@@ -617,6 +635,17 @@ command = ["my-judge", "--model", "{model}"]
         assert_eq!(refused(|c| c.tiebreaker = Tiebreaker::Many(vec![])), ConfigError::NoTiebreaker);
         assert_eq!(refused(|c| c.threshold = 101), ConfigError::ThresholdOutOfRange(101));
         assert_eq!(refused(|c| c.deadline_seconds = 0), ConfigError::ZeroDeadline);
+        // A deadline past the clock's range panicked the jury's thread.
+        let too_long = refused(|c| c.deadline_seconds = u64::MAX);
+        assert!(
+            too_long
+                .to_string()
+                .starts_with("jury.deadline_seconds: 18446744073709551615 seconds is longer than a day")
+        );
+        assert!(matches!(
+            refused(|c| juror(c, "codex-small").timeout_seconds = Some(u64::MAX)),
+            ConfigError::TooLong { .. }
+        ));
         assert_eq!(
             refused(|c| juror(c, "codex-small").timeout_seconds = Some(0)),
             ConfigError::ZeroTimeout("codex-small".into())

@@ -4,7 +4,9 @@
 //! Layers, nearest wins: defaults, the user's `[gate]` in config.toml, the longest
 //! matching `[[gate.projects]]` entry, the project's own `.judged.toml`.
 
-use crate::config::{ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles, ProjectLayer, ProjectTrust};
+use crate::config::{
+    ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles, ProjectLayer, ProjectTrust,
+};
 use crate::store::{EvidenceVerified, JuryConvened};
 use judged_core::adapter;
 use judged_core::event::Host;
@@ -404,7 +406,9 @@ pub fn decide_at_once(question: &Question, settings: &Settings) -> Option<(Rulin
         // reviewer sub-agent's would only make it go on answering.
         return Some((Ruling::allow(), "a sub-agent's stop"));
     }
-    if question.work.chars().count() < settings.min_task_chars {
+    // Only work that says something can be short: a stop whose payload carries no text
+    // (Copilot CLI's `agentStop`) is gated, never skipped for its silence.
+    if !question.work.is_empty() && question.work.chars().count() < settings.min_task_chars {
         return Some((Ruling::allow(), "skipped: shorter than min_task_chars"));
     }
     None
@@ -645,6 +649,18 @@ fn suggested_binding() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stop with no text to measure (Copilot CLI's `agentStop` carries none) is gated
+    /// whatever `min_task_chars` says; a short task is skipped.
+    #[test]
+    fn a_stop_with_nothing_to_measure_is_never_skipped_as_short() {
+        let settings = Settings { min_task_chars: 10, ..GateConfig::default().user_settings() };
+        let silent = Question::from_payload(Host::CopilotCli, &serde_json::json!({"sessionId": "s", "cwd": "/w"}));
+        assert!(silent.work.is_empty());
+        assert!(decide_at_once(&silent, &settings).is_none(), "a silent stop was skipped");
+        let short = Question { work: "Done.".into(), ..question() };
+        assert_eq!(decide_at_once(&short, &settings).map(|(_, why)| why), Some("skipped: shorter than min_task_chars"));
+    }
 
     fn question() -> Question {
         let payload = serde_json::json!({
