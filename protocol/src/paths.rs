@@ -46,13 +46,13 @@ pub fn own_socket_path() -> PathBuf {
     socket_dir().join("judged.sock")
 }
 
-/// The socket a client talks to: this user's own daemon's, unless nothing is there and a
-/// witness account's socket is ([`WITNESS_SOCKET`]). `JUDGED_HOME` always names the user's
-/// own.
+/// The socket a client talks to: a witness account's ([`WITNESS_SOCKET`]) wherever one
+/// serves this machine, else this user's own daemon's. A daemon the user (or the agent
+/// under judgment) starts of its own does not take the hooks from the witness; only
+/// `JUDGED_HOME`, set in the client's own environment, names the user's own instead.
 pub fn socket_path() -> PathBuf {
-    let own = own_socket_path();
     let witness = Path::new(WITNESS_SOCKET);
-    if var("JUDGED_HOME").is_none() && !own.exists() && witness.exists() { witness.to_path_buf() } else { own }
+    if var("JUDGED_HOME").is_none() && witness.exists() { witness.to_path_buf() } else { own_socket_path() }
 }
 
 /// Whether `socket` is a witness account's, whose daemon no client starts.

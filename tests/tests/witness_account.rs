@@ -92,6 +92,13 @@ as_agent ln -s "$T/other" "$T/home/elsewhere"
 step foreign_challenge as_agent "$JE" --mode daemon challenge --output "$T/home/f.json" --binding "$BINDING" \
     --cwd "$T/home/elsewhere" --wait-seconds 1
 step data_dir_hook as_agent sh -c 'printf "%s" "$DATA_DIR_PAYLOAD" | "$JH" --host claude-code'
+# A daemon of the agent's own, its gate off, listening where the agent's own socket is
+# looked for: the hooks still ask the witness.
+own="$T/home/.local/share/judged"
+as_agent sh -c "mkdir -p '$own' && printf '[gate]\npolicy = \"off\"\n' > '$own/config.toml'"
+step own_daemon as_agent env JUDGED_HOME="$own" "$JUDGED" start
+step hook_own_daemon as_agent sh -c 'printf "%s" "$HOOK_PAYLOAD" | "$JH" --host claude-code'
+pkill -u "$AGENT" -x judged; sleep 0.2
 # The agent's user holds its two connections open; a third of its own is refused.
 # Root's jury, whose jurors run as the witness, each trying to copy the witness's key (as
 # a juror CLI talked round by the work it judges could): out of their reach.
@@ -300,6 +307,9 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
         shown("hook_policy_off")
     );
     assert!(said(dir, "hook_policy_off").contains("cannot be marked done yet"), "{}", shown("hook_policy_off"));
+    // A daemon of the agent's own, its gate off, does not take the hooks from the witness.
+    assert_eq!(code("own_daemon"), 0, "{}", shown("own_daemon"));
+    assert_eq!(code("hook_own_daemon"), 2, "the agent's own daemon answered the hook: {}", shown("hook_own_daemon"));
     assert_ne!(code("panel_project_jury"), 0, "{}", shown("panel_project_jury"));
     assert!(
         !dir.join("drop/who").exists() && !dir.join("drop/key").exists(),
