@@ -88,7 +88,7 @@ fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
     let name = |place: &str| format!("hooks.{}.{place}", host.as_str());
     let mut hooked: Vec<String> = Vec::new();
     for file in setup.settings_files(cwd) {
-        if hooks_file(checks, &name(file.place), &file.path, file.reinstall) {
+        if hooks_file(checks, &name(file.place), &file.path, file.reinstall, host) {
             hooked.push(format!("{} settings {}", file.place, file.path.display()));
         }
     }
@@ -144,7 +144,7 @@ fn plugin_check(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Option<St
         Ok(Some(listed)) => {
             let by = format!("the plugin {} {} (`{listing}`)", listed.id, listed.version);
             match &listed.hooks_file {
-                Some(file) if hooks_file(checks, name, file, "judged init") => {}
+                Some(file) if hooks_file(checks, name, file, "judged init", asked.host) => {}
                 Some(file) => {
                     let detail = format!("{by}: its {} runs no judge-hook", file.display());
                     checks.push(check(name, Status::Fail, detail, Some("judged init (it installs it again)".into())));
@@ -196,18 +196,25 @@ fn trust_checks(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Vec<Strin
     runs
 }
 
-/// The hook commands in a hooks file that name `judge-hook` (`command` for Claude Code,
-/// `bash`/`command` for Copilot CLI).
-fn our_commands(value: &Value) -> Vec<String> {
+/// The hook commands of a hooks file that gate: judge-hook run alone (no other command
+/// after it, which could answer instead) under the host's end event `end` (`command` for
+/// Claude Code, `bash`/`command` for Copilot CLI). A judge-hook under another event gates
+/// nothing, and a project's file is the agent's to write.
+fn our_commands(value: &Value, end: &str) -> Vec<String> {
     let mut found = Vec::new();
     let Some(events) = value["hooks"].as_object() else { return found };
-    for entries in events.values().filter_map(Value::as_array) {
+    let gating = events.iter().filter(|(event, _)| event.eq_ignore_ascii_case(end)).map(|(_, entries)| entries);
+    let alone = |command: &str| {
+        Path::new(&first_word(command)).file_name().is_some_and(|name| name == "judge-hook")
+            && !command.contains([';', '&', '|', '<', '>', '`', '$', '\n'])
+    };
+    for entries in gating.filter_map(Value::as_array) {
         for entry in entries {
             // Claude Code nests the hooks in groups; Copilot CLI lists them directly.
             let hooks = entry["hooks"].as_array().map_or_else(|| vec![entry], |h| h.iter().collect());
             for hook in hooks {
                 for key in ["command", "bash"] {
-                    if let Some(command) = hook[key].as_str().filter(|c| c.contains("judge-hook"))
+                    if let Some(command) = hook[key].as_str().filter(|c| alone(c))
                         && !found.iter().any(|c| c == command)
                     {
                         found.push(command.to_owned());
@@ -235,9 +242,9 @@ fn first_word(command: &str) -> String {
     word
 }
 
-/// Check one hooks file's `judge-hook` commands: the binary exists and is this version.
-/// Whether the file holds any.
-fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str) -> bool {
+/// Check one hooks file's `judge-hook` commands for `host`: the binary exists and is this
+/// version. Whether the file holds any that gate.
+fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str, host: Host) -> bool {
     // A project's settings are the agent's to write: read as config files are (a regular
     // file, never blocking on a FIFO, bounded).
     let text = match judged_core::config_file::read(path) {
@@ -265,7 +272,18 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str)
             return true;
         }
     };
-    let commands = our_commands(&value);
+    // Claude Code's and Qwen Code's switch that turns every hook of theirs off.
+    if value["disableAllHooks"] == Value::Bool(true) {
+        let detail =
+            format!("{} turns every hook off (`disableAllHooks: true`): no hook gates from here", path.display());
+        let fix = format!(
+            "take `disableAllHooks` out of {}, or arm a managed hook (`sudo {reinstall} --managed`)",
+            path.display()
+        );
+        checks.push(check(name, Status::Fail, detail, Some(fix)));
+        return false;
+    }
+    let commands = our_commands(&value, judged_core::adapter::hooks(host).end_event().name);
     if commands.is_empty() {
         return false;
     }
@@ -331,8 +349,19 @@ mod tests {
             {"hooks": [{"type": "command", "command": "judge-hook --host claude-code"}]},
             {"hooks": [{"type": "command", "command": "other"}]}
         ]}});
-        assert_eq!(our_commands(&claude), ["judge-hook --host claude-code"]);
+        assert_eq!(our_commands(&claude, "TaskCompleted"), ["judge-hook --host claude-code"]);
         let copilot = serde_json::json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": "/x/judge-hook --host copilot-cli"}]}});
-        assert_eq!(our_commands(&copilot), ["/x/judge-hook --host copilot-cli"]);
+        assert_eq!(our_commands(&copilot, "agentStop"), ["/x/judge-hook --host copilot-cli"]);
+    }
+
+    /// A planted file that names judge-hook where it gates nothing (another event, a
+    /// command after it that answers instead) is not taken for a gate.
+    #[test]
+    fn judge_hook_under_another_event_or_followed_by_a_command_gates_nothing() {
+        let planted = serde_json::json!({"hooks": {
+            "Notification": [{"hooks": [{"type": "command", "command": "judge-hook --host claude-code"}]}],
+            "TaskCompleted": [{"hooks": [{"type": "command", "command": "judge-hook --host claude-code; exit 0"}]}],
+        }});
+        assert!(our_commands(&planted, "TaskCompleted").is_empty());
     }
 }
