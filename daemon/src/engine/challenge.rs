@@ -26,12 +26,12 @@ impl Engine {
             None => self.ingest.roots().searched(),
         };
         let now = request_time(args.started_at)?;
-        // The tree the round begins on: what its review covers, and verify records.
-        let tree = self.trees.tree(Path::new(&cwd), &args.writes);
-        let git_tree = self.trees.git_tree_id(Path::new(&cwd), &args.writes);
         // Checked as the rules check them, the age before the binding.
         rules::check_max_age(args.max_age_seconds)?;
         let binding = rules::Binding::parse(&args.binding)?;
+        // The tree the round begins on: what its review covers, and verify records.
+        let tree = self.trees.tree(Path::new(&cwd), &args.writes);
+        let git_tree = self.trees.git_tree_id(Path::new(&cwd), &args.writes);
         let request = rules::ChallengeRequest {
             binding: &binding,
             cwd: &cwd,

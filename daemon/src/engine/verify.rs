@@ -57,8 +57,8 @@ impl Engine {
         let now = request_time(args.started_at)?;
         // The review covers the tree its round began on, as the challenge recorded it (the
         // agent may have changed the tree since the review, before asking for this).
-        let witness = args.challenge.witness().unwrap_or_default();
-        let issued = self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, witness)?;
+        let challenge_witness = args.challenge.witness().unwrap_or_default();
+        let issued = self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, challenge_witness)?;
         // (`check_witnessed` found it journaled.)
         let round = issued.map(|i| Round {
             tree: i.tree,
