@@ -1,6 +1,7 @@
 //! What the daemon keeps parsed between requests: session logs and resolved cwds.
 
 use crate::store::{Columns, FileState, Store, StoreError};
+use judged_core::event::Record;
 use judged_core::files;
 use judged_core::log::SessionLog;
 use std::collections::HashMap;
@@ -78,5 +79,32 @@ impl ResolvedCwds {
 pub fn author_model(store: &Store, logs: &mut LogCache, session: &str) -> Option<String> {
     let file = store.file_by_session(session)?.clone();
     logs.refresh(store, &file).ok()?;
-    logs.get(file.id).records().rev().find_map(|(_, record)| record.model.clone())
+    author_of(logs.get(file.id).records().map(|(_, record)| record))
+}
+
+/// The model of the newest of `records` the root agent wrote: not a sub-agent's (which may
+/// be of another family, and which the agent chooses), nor a host's placeholder such as
+/// Claude Code's `<synthetic>`.
+fn author_of<'a>(records: impl DoubleEndedIterator<Item = &'a Record>) -> Option<String> {
+    let mut own = records.rev().filter(|record| record.root);
+    own.find_map(|record| record.model.clone().filter(|model| !model.starts_with('<')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sub-agent's model or a placeholder after the agent's last answer does not make the
+    /// author of another family: the tiebreaker must not share the agent's own.
+    #[test]
+    fn the_author_is_the_root_agents_model_past_sub_agents_and_placeholders() {
+        let record = |root: bool, model: &str| Record {
+            envelope: judged_core::event::Envelope { root, ..Default::default() },
+            model: Some(model.to_owned()),
+            ..Record::default()
+        };
+        let records = [record(true, "claude-sonnet-4.6"), record(false, "gpt-5.4"), record(true, "<synthetic>")];
+        assert_eq!(author_of(records.iter()).as_deref(), Some("claude-sonnet-4.6"));
+        assert_eq!(author_of([record(false, "gpt-5.4")].iter()), None);
+    }
 }
