@@ -158,10 +158,15 @@ pub fn read_opened(file: fs::File, max: u64) -> std::result::Result<(fs::Metadat
 /// and read it as [`read_opened`] does: a file someone else names, read where a swap of
 /// the path must change nothing read.
 pub fn read_not_following(path: &Path, max: u64) -> std::result::Result<(fs::Metadata, Vec<u8>), OpenedFileRefusal> {
+    read_opened(open_not_following(path)?, max)
+}
+
+/// Open `path` for reading without following a link in its place or blocking on a FIFO:
+/// what is opened is what the caller then checks (its type, its owner) and reads.
+pub fn open_not_following(path: &Path) -> std::io::Result<fs::File> {
     use rustix::fs::{Mode, OFlags};
     let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let file = fs::File::from(rustix::fs::open(path, flags, Mode::empty()).map_err(std::io::Error::from)?);
-    read_opened(file, max)
+    Ok(fs::File::from(rustix::fs::open(path, flags, Mode::empty())?))
 }
 
 /// Write `bytes` to `path` atomically with mode 0600: a temp file in the same directory,

@@ -439,15 +439,12 @@ fn finish(
 /// path is opened without following a link or blocking (a FIFO put there holds nothing up)
 /// and hashed as it is read, however large.
 fn content_digest(path: &Path) -> String {
-    use rustix::fs::{Mode, OFlags};
     use sha2::Digest;
     if let Ok(target) = std::fs::read_link(path) {
         let named = format!("symlink:{}", target.display());
         return chain::to_hex(&chain::sha256(named.as_bytes()));
     }
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let opened = rustix::fs::open(path, flags, Mode::empty()).map(std::fs::File::from);
-    let Ok(mut file) = opened else {
+    let Ok(mut file) = files::open_not_following(path) else {
         return if path.is_dir() { "directory" } else { "deleted" }.to_owned();
     };
     match file.metadata() {
