@@ -60,13 +60,10 @@ impl Engine {
         let challenge_witness = args.challenge.witness().unwrap_or_default();
         let issued = self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, challenge_witness)?;
         // (`check_witnessed` found it journaled.)
-        let round = issued.map(|i| Round {
-            tree: i.tree,
-            git_tree: i.git_tree,
-            excluded: i.excluded,
-            sha256: i.challenge_sha256,
-        });
-        let Round { tree, git_tree, excluded: challenge_wrote, sha256: challenge_sha256 } = round.unwrap_or_default();
+        let (tree, git_tree, challenge_wrote, challenge_sha256) = match issued {
+            Some(issued) => (issued.tree, issued.git_tree, issued.excluded, issued.challenge_sha256),
+            None => Default::default(),
+        };
         let log = self.logs.get(file.id);
         let reviewer_logs: Vec<&SessionLog> = reviewer_logs.iter().map(|&id| self.logs.get(id)).collect();
         let request = VerifyRequest {
@@ -119,15 +116,6 @@ struct Seen<'a> {
     git_tree: Option<String>,
     excluded: &'a [std::path::PathBuf],
     written: Written,
-}
-
-/// What the challenge recorded of the round's start: its tree, and its own file.
-#[derive(Default)]
-struct Round {
-    tree: Option<Tree>,
-    git_tree: Option<String>,
-    excluded: Vec<std::path::PathBuf>,
-    sha256: Option<String>,
 }
 
 /// The digests of the round's artifacts as the client writes them.
