@@ -57,11 +57,12 @@ impl Engine {
         // the first of them (the host had not gone on after a block yet), or an allow.
         let mut last: Option<GateDecision> = None;
         let mut blocks = 0;
+        let resolved_cwd = files::resolve(&cwd);
         self.store.journal_newest_first(|_, decided_at, decision: GateDecision| {
             if decision.event != completion.event || decision.session_id != session_id {
                 return true;
             }
-            if last.is_none() && !answers(completion, &cwd, at, &decision, decided_at) {
+            if last.is_none() && !answers(completion, &resolved_cwd, at, &decision, decided_at) {
                 return true;
             }
             if decision.decision != Decision::Block {
@@ -116,7 +117,7 @@ impl Engine {
 }
 
 /// Whether `decision`, journaled at `decided_at`, answered a hook call of the end
-/// `completion` recorded at `at` in `cwd`. What the host wrote after the gate answered (the
+/// `completion` recorded at `at` in `cwd` (resolved). What the host wrote after the gate answered (the
 /// next prompt, the turn's end past the cap) was written after the answer, on the same
 /// clock. An answer to a sub-agent's stop, or to a question asked in another directory
 /// (whose gate may be off), is no answer to this end: anyone can ask those.
@@ -127,7 +128,8 @@ fn answers(
     decision: &GateDecision,
     decided_at: &str,
 ) -> bool {
-    if decision.subagent.is_some() || decision.cwd.as_deref().map(files::resolve) != Some(files::resolve(cwd)) {
+    // A decision's cwd is recorded resolved; one recorded before it was is resolved here.
+    if decision.subagent.is_some() || decision.cwd.as_deref().map(files::resolve).as_deref() != Some(cwd) {
         return false;
     }
     let decided = timestamp::parse(decided_at);
