@@ -177,6 +177,45 @@ impl HostLog for ClaudeCode {
 }
 
 impl HostHooks for ClaudeCode {
+    /// Claude Code 2.1.328's hook events.
+    fn events(&self) -> &'static [&'static str] {
+        &[
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PostToolBatch",
+            "Notification",
+            "UserPromptSubmit",
+            "UserPromptExpansion",
+            "SessionStart",
+            "SessionEnd",
+            "Stop",
+            "StopFailure",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "PostCompact",
+            "PreModelSwitch",
+            "PostModelSwitch",
+            "PermissionRequest",
+            "PermissionDenied",
+            "Setup",
+            "TeammateIdle",
+            "TaskCreated",
+            "TaskCompleted",
+            "Elicitation",
+            "ElicitationResult",
+            "ConfigChange",
+            "WorktreeCreate",
+            "WorktreeRemove",
+            "InstructionsLoaded",
+            "CwdChanged",
+            "FileChanged",
+            "DirectoryAdded",
+            "MessageDisplay",
+        ]
+    }
+
     /// `codex exec`, or `copilot -p` with a GPT model.
     fn reviewed_by(&self) -> &'static [ReviewedBy] {
         const REVIEWED_BY: &[ReviewedBy] = &[ReviewedBy::cli(Host::CodexCli), ReviewedBy::cli(Host::CopilotCli)];

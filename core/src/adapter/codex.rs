@@ -211,6 +211,24 @@ impl HostLog for CodexCli {
 }
 
 impl HostHooks for CodexCli {
+    /// Codex CLI 0.169.0's hook events.
+    fn events(&self) -> &'static [&'static str] {
+        &[
+            "SessionStart",
+            "SessionEnd",
+            "SubagentStart",
+            "SubagentStop",
+            "PreToolUse",
+            "PermissionRequest",
+            "PostToolUse",
+            "PreCompact",
+            "PostCompact",
+            "UserPromptSubmit",
+            "Stop",
+            "Interrupt",
+        ]
+    }
+
     /// `copilot -p` with a Claude model, `claude -p`, `gemini -p`, `qwen -p` or `opencode run`.
     fn reviewed_by(&self) -> &'static [ReviewedBy] {
         const COPILOT: &str =

@@ -198,6 +198,26 @@ impl HostLog for CopilotCli {
 
 /// Reviewed by no CLI ([`HostHooks::reviewed_by`]): its reviewer is its own rubber-duck sub-agent, no CLI its agent runs.
 impl HostHooks for CopilotCli {
+    /// Copilot CLI 1.0.102's hook events, in its own camelCase.
+    fn events(&self) -> &'static [&'static str] {
+        &[
+            "sessionStart",
+            "sessionEnd",
+            "userPromptSubmitted",
+            "userPromptTransformed",
+            "preToolUse",
+            "postToolUse",
+            "postToolUseFailure",
+            "agentStop",
+            "subagentStop",
+            "subagentStart",
+            "preCompact",
+            "errorOccurred",
+            "notification",
+            "permissionRequest",
+        ]
+    }
+
     fn end_event(&self) -> EndEvent {
         EndEvent { name: "agentStop", name_shared: false }
     }

@@ -212,6 +212,23 @@ impl HostLog for GeminiCli {
 }
 
 impl HostHooks for GeminiCli {
+    /// Gemini CLI 0.61.0's hook events.
+    fn events(&self) -> &'static [&'static str] {
+        &[
+            "SessionStart",
+            "SessionEnd",
+            "Notification",
+            "BeforeAgent",
+            "AfterAgent",
+            "BeforeModel",
+            "AfterModel",
+            "BeforeToolSelection",
+            "BeforeTool",
+            "AfterTool",
+            "PreCompress",
+        ]
+    }
+
     /// `codex exec -`: Gemini CLI's shell refuses a command substitution, so the prompt
     /// is piped in.
     fn reviewed_by(&self) -> &'static [ReviewedBy] {

@@ -281,6 +281,8 @@ pub struct ChainRule {
 /// What judged knows of a host's hooks: the event where its agent's end is decided, and
 /// how it hears a block.
 pub trait HostHooks: Sync {
+    /// Every hook event the host can send, as it names them in its settings and payloads.
+    fn events(&self) -> &'static [&'static str];
     /// The hook event at which the host's agent declares its work done: the one the gate
     /// decides unless `[gate] events` says otherwise.
     fn end_event(&self) -> EndEvent;
@@ -375,6 +377,11 @@ pub fn of(host: Host) -> &'static dyn HostLog {
 /// What judged knows of `host`'s hooks.
 pub fn hooks(host: Host) -> &'static dyn HostHooks {
     module(host)
+}
+
+/// Whether some host can send the hook event `event`.
+pub fn is_hook_event(event: &str) -> bool {
+    Host::ALL.into_iter().any(|host| hooks(host).events().contains(&event))
 }
 
 /// Why a line could not become a record.

@@ -229,6 +229,11 @@ impl HostLog for OpenCode {
 /// after it): every end is recorded as one no gate decided.
 /// Reviewed by no CLI ([`HostHooks::reviewed_by`]): no hook can stop its agent's end, so no round is asked of it.
 impl HostHooks for OpenCode {
+    /// None: OpenCode runs no shell-command hook (its plugins are JavaScript modules).
+    fn events(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     fn end_event(&self) -> EndEvent {
         EndEvent { name: "session.idle", name_shared: false }
     }

@@ -195,6 +195,34 @@ impl HostLog for QwenCode {
 /// or a `decision: block` object) sends the reason to the model, at most
 /// `stopHookBlockingCap` (default 8) times in a row.
 impl HostHooks for QwenCode {
+    /// Qwen Code 0.24.4's hook events.
+    fn events(&self) -> &'static [&'static str] {
+        &[
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PostToolBatch",
+            "Notification",
+            "UserPromptSubmit",
+            "UserPromptExpansion",
+            "SessionStart",
+            "Stop",
+            "MessageDisplay",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+            "PostCompact",
+            "SessionEnd",
+            "SessionDelete",
+            "PermissionRequest",
+            "PermissionDenied",
+            "StopFailure",
+            "TodoCreated",
+            "TodoCompleted",
+            "InstructionsLoaded",
+        ]
+    }
+
     /// `codex exec`.
     fn reviewed_by(&self) -> &'static [ReviewedBy] {
         const REVIEWED_BY: &[ReviewedBy] = &[ReviewedBy::cli(Host::CodexCli)];

@@ -193,3 +193,16 @@ fn a_gemini_shell_call_fails_by_what_the_client_adds() {
         "refused, never run"
     );
 }
+
+/// The event each gated host ends at is one it sends, so the default `[gate] events` (and
+/// its check of a config's entries) names only events a hook can see.
+#[test]
+fn every_host_a_hook_can_gate_sends_its_own_end_event() {
+    for host in Host::ALL {
+        let hooks = hooks(host);
+        let sends_end = hooks.events().contains(&hooks.end_event().name);
+        assert_eq!(sends_end, hooks.hears_block().is_some(), "{host:?}");
+        assert!(hooks.unnamed_event().is_empty() || hooks.events().contains(&hooks.unnamed_event()), "{host:?}");
+    }
+    assert!(is_hook_event("TaskCompleted") && is_hook_event("agentStop") && !is_hook_event("session.idle"));
+}

@@ -24,10 +24,10 @@ use crate::store::{
     AskedBy, EvidenceVerified, IntegrityFinding, JournalEvent, JuryConvened, Lookup, Store, StoreError, TamperDetected,
 };
 use crate::tree_watch::TreeWatch;
-use judged_core::files;
 use judged_core::review_text::is_positive;
 use judged_core::rules::EvidenceId;
 use judged_core::worktree::Reader;
+use judged_core::{adapter, files};
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
 use std::path::{Path, PathBuf};
@@ -218,7 +218,7 @@ impl HookGate<'_> {
         if !asked.payload.is_object() {
             return Ok(Settlement::failure(settings, "hook payload is not a JSON object", "unparseable payload"));
         }
-        if !policy::is_known_event(&question.event) {
+        if !adapter::is_hook_event(&question.event) {
             let why = format!("unknown hook event `{}`", question.event);
             return Ok(Settlement::failure(settings, &why, "unknown event"));
         }

@@ -233,69 +233,6 @@ impl LiveConfig {
     }
 }
 
-/// Hook events the hosts can send (Claude Code 2.1.328's list, which holds Codex CLI
-/// 0.169.0's; Copilot CLI's camelCase names; Gemini CLI 0.61.0's).
-const KNOWN_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "Notification",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "SessionStart",
-    "SessionEnd",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PreModelSwitch",
-    "PostModelSwitch",
-    "PermissionRequest",
-    "PermissionDenied",
-    "Setup",
-    "TeammateIdle",
-    "TaskCreated",
-    "TaskCompleted",
-    "Elicitation",
-    "ElicitationResult",
-    "ConfigChange",
-    "WorktreeCreate",
-    "WorktreeRemove",
-    "InstructionsLoaded",
-    "CwdChanged",
-    "FileChanged",
-    "DirectoryAdded",
-    "MessageDisplay",
-    "sessionStart",
-    "sessionEnd",
-    "userPromptSubmitted",
-    "preToolUse",
-    "postToolUse",
-    "agentStop",
-    "subagentStop",
-    "subagentStart",
-    "preCompact",
-    "errorOccurred",
-    "notification",
-    "permissionRequest",
-    "BeforeAgent",
-    "AfterAgent",
-    "BeforeModel",
-    "AfterModel",
-    "BeforeToolSelection",
-    "BeforeTool",
-    "AfterTool",
-    "PreCompress",
-];
-
-/// Whether a host can send `event` at all.
-pub fn is_known_event(event: &str) -> bool {
-    KNOWN_EVENTS.contains(&event)
-}
-
 fn text(payload: &Value, key: &str) -> Option<String> {
     payload.get(key).and_then(Value::as_str).map(str::to_owned)
 }
@@ -705,7 +642,7 @@ mod tests {
             (Host::QwenCode, "Stop"),
         ] {
             assert!(settings.decides(host, event), "{host:?} {event}");
-            assert!(is_known_event(event), "{event}");
+            assert!(adapter::is_hook_event(event), "{event}");
         }
         assert!(!settings.decides(Host::ClaudeCode, "Stop"), "Claude Code's Stop stays opt-in");
         let shown: Vec<String> = settings.events.iter().map(ToString::to_string).collect();
