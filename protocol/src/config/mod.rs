@@ -8,6 +8,8 @@ mod suggest;
 mod top_level;
 
 use crate::GatePolicy;
+use judged_core::adapter;
+use judged_core::event::Host;
 use judged_core::files::HostRoots;
 use judged_core::rules::IdentityAssurance;
 use judged_jury::config::JuryConfig;
@@ -164,7 +166,7 @@ impl Default for ServerLimits {
 
 impl ConfigFile {
     /// The roots the file names for `host` (its `<host>_roots`).
-    pub fn roots_of(&self, host: judged_core::event::Host) -> &[PathBuf] {
+    pub fn roots_of(&self, host: Host) -> &[PathBuf] {
         self.roots.of(host)
     }
 
@@ -244,32 +246,77 @@ pub struct NoJury {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GateEvent {
     /// The one host it is for; none: every host.
-    pub host: Option<judged_core::event::Host>,
+    pub host: Option<Host>,
     /// The event's name, as the host spells it.
     pub event: String,
 }
 
-/// An entry of `[gate] events` that names no event, or no host judged knows.
+/// An entry of `[gate] events` that names no host a hook can gate, or an event its host
+/// (or, unqualified, every host) never sends: such an entry would decide nothing, and the
+/// completions it was meant to gate would go through as not gated.
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "`{0}` is not an event: name one for every host (`TaskCompleted`) or for one host \
-     (`codex-cli:Stop`; the hosts are copilot-cli, claude-code, codex-cli, gemini-cli)"
-)]
-pub struct BadGateEvent(String);
+pub enum BadGateEvent {
+    /// `host:event` with a host judged does not gate.
+    #[error("`{entry}` names no host a hook can gate: name one of {}, or none for every host", gated_hosts())]
+    UnknownHost {
+        /// The entry as written.
+        entry: String,
+    },
+    /// An event no host sends (a misspelling).
+    #[error("`{entry}` is not a hook event any host sends; the gated hosts end at {}", end_events())]
+    NoSuchEvent {
+        /// The entry as written.
+        entry: String,
+    },
+    /// An event the one host named does not send.
+    #[error("`{entry}` is not a hook event {} sends; its events are {}", host.as_str(), host_events(*host))]
+    NotSentBy {
+        /// The entry as written.
+        entry: String,
+        /// The host named.
+        host: Host,
+    },
+}
+
+/// The hosts a hook can gate, as `[gate] events` names them.
+fn gated_hosts() -> String {
+    let names: Vec<&str> =
+        Host::ALL.into_iter().filter(|h| adapter::hooks(*h).hears_block().is_some()).map(Host::as_str).collect();
+    names.join(", ")
+}
+
+/// Each gated host's end event, as its entry would read.
+fn end_events() -> String {
+    let ends: Vec<String> = Host::ALL
+        .into_iter()
+        .filter(|h| adapter::hooks(*h).hears_block().is_some())
+        .map(|h| format!("`{}:{}`", h.as_str(), adapter::hooks(h).end_event().name))
+        .collect();
+    ends.join(", ")
+}
+
+fn host_events(host: Host) -> String {
+    adapter::hooks(host).events().join(", ")
+}
 
 impl std::str::FromStr for GateEvent {
     type Err = BadGateEvent;
 
     fn from_str(entry: &str) -> Result<GateEvent, BadGateEvent> {
-        let bad = || BadGateEvent(entry.to_owned());
-        let (host, event) = match entry.split_once(':') {
-            Some((host, event)) => (Some(judged_core::event::Host::parse(host).ok_or_else(bad)?), event),
-            None => (None, entry),
-        };
-        if event.is_empty() {
-            return Err(bad());
+        let owned = || entry.to_owned();
+        match entry.split_once(':') {
+            Some((name, event)) => {
+                let host = Host::parse(name)
+                    .filter(|h| adapter::hooks(*h).hears_block().is_some())
+                    .ok_or_else(|| BadGateEvent::UnknownHost { entry: owned() })?;
+                if !adapter::hooks(host).events().contains(&event) {
+                    return Err(BadGateEvent::NotSentBy { entry: owned(), host });
+                }
+                Ok(GateEvent { host: Some(host), event: event.to_owned() })
+            }
+            None if adapter::is_hook_event(entry) => Ok(GateEvent { host: None, event: owned() }),
+            None => Err(BadGateEvent::NoSuchEvent { entry: owned() }),
         }
-        Ok(GateEvent { host, event: event.to_owned() })
     }
 }
 
@@ -301,12 +348,12 @@ impl GateEvent {
     }
 
     /// `event` of `host` alone.
-    pub fn of(host: judged_core::event::Host, event: &str) -> GateEvent {
+    pub fn of(host: Host, event: &str) -> GateEvent {
         GateEvent { host: Some(host), event: event.to_owned() }
     }
 
     /// Whether this entry names `event` from `host`.
-    pub fn names(&self, host: judged_core::event::Host, event: &str) -> bool {
+    pub fn names(&self, host: Host, event: &str) -> bool {
         self.host.is_none_or(|only| only == host) && self.event == event
     }
 }
@@ -425,7 +472,7 @@ gate_table! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use judged_core::event::Host;
+    use Host;
 
     /// A project's file may name a key with a newline in it; the gate repeats the key in
     /// the block it sends the host, which records it where the agent's session holds its
@@ -452,15 +499,38 @@ mod tests {
         assert_eq!(shown, ["TaskCompleted", "codex-cli:Stop"]);
     }
 
-    /// A misspelt host would have named an event no hook ever sends: the gate would have
-    /// allowed that host's ends without a decision. It is refused where the file is read.
+    /// A misspelt host or event would have named an event no hook ever sends: the gate
+    /// would have let that host's ends through undecided. Each is refused where the file is
+    /// read, in words that say what would be right.
     #[test]
-    fn a_gate_event_for_a_host_judged_does_not_know_is_refused_naming_it() {
-        for entry in ["codx-cli:Stop", "codex-cli:", ""] {
+    fn a_gate_event_no_host_sends_is_refused_naming_what_would_be_right() {
+        let refused = |entry: &str| {
             let text = format!("[gate]\nevents = [\"{entry}\"]\n");
-            let error = ConfigFile::parse(Path::new("c.toml"), text.as_bytes()).unwrap_err().to_string();
-            assert!(error.contains("c.toml") && error.contains(&format!("`{entry}` is not an event")), "{error}");
-            assert!(error.contains("(`codex-cli:Stop`; the hosts are copilot-cli"), "{error}");
+            ConfigFile::parse(Path::new("c.toml"), text.as_bytes()).unwrap_err().to_string()
+        };
+        for entry in ["codx-cli:Stop", "opencode:session.idle"] {
+            let error = refused(entry);
+            assert!(error.contains("c.toml"), "{error}");
+            assert!(
+                error.contains(&format!(
+                    "`{entry}` names no host a hook can gate: name one of copilot-cli, claude-code, codex-cli, \
+                     gemini-cli, qwen-code, or none for every host"
+                )),
+                "{error}"
+            );
+        }
+        for entry in ["TaskComplete", ""] {
+            let error = refused(entry);
+            assert!(error.contains(&format!("`{entry}` is not a hook event any host sends")), "{error}");
+            assert!(error.contains("`claude-code:TaskCompleted`") && error.contains("`qwen-code:Stop`"), "{error}");
+        }
+        for (entry, host_events) in [("codex-cli:TaskCompleted", "SessionStart"), ("codex-cli:", "Interrupt")] {
+            let error = refused(entry);
+            assert!(
+                error.contains(&format!("`{entry}` is not a hook event codex-cli sends; its events are")),
+                "{error}"
+            );
+            assert!(error.contains(host_events), "{error}");
         }
     }
 }
