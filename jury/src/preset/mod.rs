@@ -17,13 +17,18 @@ use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
 use tempfile::TempDir;
 
 use crate::config::{Juror, Preset};
-use crate::extract;
-use crate::identity::{self, Identity, IdentityError};
+use crate::identity::{Identity, IdentityError};
 use crate::run::Spawn;
+
+mod claude;
+mod codex;
+mod command;
+mod copilot;
+mod gemini;
+mod qwen;
 
 /// The XDG base directories, each set to its default under a scratch `HOME`.
 const XDG_DIRS: [(&str, &str); 4] = [
@@ -32,13 +37,6 @@ const XDG_DIRS: [(&str, &str); 4] = [
     ("XDG_DATA_HOME", ".local/share"),
     ("XDG_STATE_HOME", ".local/state"),
 ];
-
-/// The variable through which Codex's ad-hoc provider reads the endpoint's key.
-const CODEX_KEY_VAR: &str = "JUDGED_JUROR_API_KEY";
-
-/// The `RUST_LOG` directive that makes Codex print every raw Responses API event on
-/// stderr, `response.model` included (observed in Codex CLI 0.169.0).
-pub const CODEX_SSE_TRACE: &str = "codex_api::sse::responses=trace";
 
 /// A model server to use instead of the CLI's provider (tests, offline setups). A
 /// `command` juror ignores it: its `env` is where it is pointed at a server.
@@ -76,20 +74,9 @@ pub enum PresetError {
 pub struct Prepared {
     /// The process to run.
     pub spawn: Spawn,
-    record: Record,
+    record: Box<dyn RunRecord>,
     /// Kept alive until the record has been read.
     _scratch: TempDir,
-}
-
-/// Where the CLI's record of the run will be.
-#[derive(Debug)]
-enum Record {
-    Codex,
-    Gemini,
-    Claude { config_dir: PathBuf, session_id: String },
-    Copilot { home: PathBuf, marker: String, logs: PathBuf },
-    Qwen,
-    Command,
 }
 
 /// Build the invocation of `juror` for `prompt`, about the work of `project`.
@@ -119,31 +106,17 @@ pub fn prepare(
     let mut env: Vec<(String, OsString)> = config.env.iter().map(|(k, v)| (k.clone(), v.into())).collect();
     env.push(("TMPDIR".into(), tmp.into()));
     let mut stdin = prompt.as_bytes().to_vec();
-    let mut invocation = Invocation { juror, dir: &dir, model, endpoint, env: &mut env, stdin: &mut stdin };
-    let (default_program, mut args, record) = match config.preset {
-        Preset::Codex => invocation.codex()?,
-        Preset::Gemini => invocation.gemini()?,
-        Preset::Claude => invocation.claude()?,
-        Preset::Copilot => invocation.copilot(prompt)?,
-        Preset::Qwen => invocation.qwen()?,
-        Preset::Command => {
-            // Validation guarantees a non-empty command for this preset.
-            let argv: Vec<String> =
-                config.command.iter().flatten().map(|part| part.replace("{model}", model)).collect();
-            let (program, rest) = argv.split_first().map_or((String::new(), &[][..]), |(p, r)| (p.clone(), r));
-            (PathBuf::from(program), rest.to_vec(), Record::Command)
-        }
-    };
+    let mut invocation = Invocation { juror, prompt, dir: &dir, model, endpoint, env: &mut env, stdin: &mut stdin };
+    let cli = cli(config.preset);
+    let Invoked { program, mut args, record } = cli.invoke(&mut invocation)?;
     args.extend(config.extra_args.iter().map(|arg| arg.replace("{model}", model)));
-    if config.preset == Preset::Codex {
-        args.push("-".into()); // the prompt is stdin; options must come before it
-    }
+    args.extend(strings(cli.last_args()));
     let spawn = Spawn {
-        program: config.bin.clone().unwrap_or(default_program),
+        program: config.bin.clone().unwrap_or(program),
         args,
         env_remove: config.env_strip.clone(),
         env_set: env,
-        cwd: if config.preset == Preset::Command { project.to_owned() } else { work },
+        cwd: if cli.runs_in_project() { project.to_owned() } else { work },
         stdin,
         out_of_reach: Vec::new(),
     };
@@ -154,15 +127,13 @@ pub fn prepare(
 /// and stdin the preset adds to.
 struct Invocation<'a> {
     juror: &'a Juror,
+    prompt: &'a str,
     dir: &'a Path,
     model: &'a str,
     endpoint: Option<&'a ModelEndpoint>,
     env: &'a mut Vec<(String, OsString)>,
     stdin: &'a mut Vec<u8>,
 }
-
-/// A preset's program, its arguments, and where the CLI records who answered.
-type Built = Result<(PathBuf, Vec<String>, Record), PresetError>;
 
 impl Invocation<'_> {
     /// A CLI's own config directory (`CODEX_HOME`, …) when no endpoint gives it a scratch one.
@@ -180,145 +151,20 @@ impl Invocation<'_> {
         }
         Ok(home)
     }
-
-    /// `codex exec --json`, read-only, the prompt on stdin.
-    fn codex(&mut self) -> Built {
-        let mut args = strings(&["exec", "--json", "--skip-git-repo-check", "-s", "read-only", "--disable", "plugins"]);
-        args.extend(strings(&["-c", "analytics.enabled=false", "-m", self.model]));
-        let home = match self.endpoint {
-            Some(endpoint) => {
-                self.scratch_home()?;
-                self.env.push((CODEX_KEY_VAR.into(), endpoint.api_key.clone().into()));
-                args.extend(codex_provider_flags(&endpoint.base_url));
-                mkdir(&self.dir.join("codex"))?
-            }
-            None => self.user_dir("CODEX_HOME", ".codex")?,
-        };
-        self.env.push(("CODEX_HOME".into(), home.into()));
-        // The only place Codex shows the model the server says answered (without a
-        // reroute) is its raw SSE trace on stderr; its rollout records the request.
-        let rust_log = match self.juror.config.env.get("RUST_LOG").map(|v| v.trim()).filter(|v| !v.is_empty()) {
-            Some(user) => format!("{user},{CODEX_SSE_TRACE}"),
-            None => CODEX_SSE_TRACE.to_owned(),
-        };
-        self.env.push(("RUST_LOG".into(), rust_log.into()));
-        Ok(("codex".into(), args, Record::Codex))
-    }
-
-    /// `gemini --output-format json`, in plan mode.
-    fn gemini(&mut self) -> Built {
-        self.env.push(("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()));
-        if let Some(endpoint) = self.endpoint {
-            let home = self.scratch_home()?;
-            write_private(&mkdir(&home.join(".gemini"))?.join("settings.json"), &gemini_settings().to_string())?;
-            self.env.push(("GEMINI_CLI_HOME".into(), home.into()));
-            self.env.push(("GOOGLE_GEMINI_BASE_URL".into(), endpoint.base_url.clone().into()));
-            self.env.push(("GEMINI_API_KEY".into(), endpoint.api_key.clone().into()));
-        }
-        let args = strings(&["-m", self.model, "--approval-mode", "plan", "--output-format", "json"]);
-        Ok(("gemini".into(), args, Record::Gemini))
-    }
-
-    /// `claude -p`, in plan mode, with a session id of its own to find its transcript by.
-    fn claude(&mut self) -> Built {
-        let config_dir = match self.endpoint {
-            Some(endpoint) => {
-                self.scratch_home()?;
-                self.env.push(("ANTHROPIC_BASE_URL".into(), endpoint.base_url.clone().into()));
-                self.env.push(("ANTHROPIC_API_KEY".into(), endpoint.api_key.clone().into()));
-                self.env.push(("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC".into(), "1".into()));
-                self.env.push(("DISABLE_AUTOUPDATER".into(), "1".into()));
-                mkdir(&self.dir.join("claude"))?
-            }
-            None => self.user_dir("CLAUDE_CONFIG_DIR", ".claude")?,
-        };
-        self.env.push(("CLAUDE_CONFIG_DIR".into(), config_dir.clone().into()));
-        let session_id = uuid_v4();
-        let args = strings(&["-p", "--model", self.model, "--session-id", &session_id, "--permission-mode", "plan"]);
-        Ok(("claude".into(), args, Record::Claude { config_dir, session_id }))
-    }
-
-    /// `copilot -p`, told to view a 0600 prompt file, with a debug log to read the answering
-    /// model from.
-    fn copilot(&mut self, prompt: &str) -> Built {
-        let home = match self.endpoint {
-            Some(endpoint) => {
-                self.scratch_home()?;
-                self.env.push(("COPILOT_OFFLINE".into(), "true".into()));
-                self.env.push(("COPILOT_PROVIDER_BASE_URL".into(), endpoint.base_url.clone().into()));
-                mkdir(&self.dir.join("copilot"))?
-            }
-            None => self.user_dir("COPILOT_HOME", ".copilot")?,
-        };
-        self.env.push(("COPILOT_HOME".into(), home.clone().into()));
-        self.env.push(("COPILOT_MODEL".into(), self.model.into()));
-        let prompt_file = self.dir.join("prompt.md");
-        write_private(&prompt_file, prompt)?;
-        self.stdin.clear();
-        let marker = prompt_file.display().to_string();
-        let instruction = format!("Read the file {marker} with the view tool and answer exactly as it asks.");
-        let mut args = strings(&["-p", &instruction, "-s", "--no-ask-user", "--model", self.model]);
-        args.extend(strings(&["--available-tools=view", &format!("--add-dir={}", self.dir.display())]));
-        // Its session log names only the configured model; the model the server says
-        // answered is in its debug log's wire responses (Copilot CLI 1.0.102).
-        let logs = mkdir(&self.dir.join("copilot-logs"))?;
-        args.extend(strings(&["--log-level", "debug", &format!("--log-dir={}", logs.display())]));
-        Ok(("copilot".into(), args, Record::Copilot { home, marker, logs }))
-    }
-
-    /// `qwen -o json`, in plan mode and safe mode, the prompt on stdin (Qwen Code reads
-    /// stdin as the prompt when it is not a terminal; its `-p` would put it in argv). Safe
-    /// mode loads no hooks, extensions, skills, MCP servers or `QWEN.md`, so nothing of the
-    /// project or the user's setup (judged's own hook among them) runs inside the juror, and
-    /// no background memory agent asks the model again (observed with Qwen Code 0.24.4).
-    fn qwen(&mut self) -> Built {
-        if let Some(endpoint) = self.endpoint {
-            let home = self.scratch_home()?;
-            let qwen_home = mkdir(&home.join(".qwen"))?;
-            write_private(&qwen_home.join("settings.json"), &qwen_settings().to_string())?;
-            self.env.push(("QWEN_HOME".into(), qwen_home.clone().into()));
-            self.env.push(("QWEN_RUNTIME_DIR".into(), qwen_home.into()));
-            // These win over a provider in settings.json, so an inherited one is replaced.
-            self.env.push(("OPENAI_BASE_URL".into(), endpoint.base_url.clone().into()));
-            self.env.push(("OPENAI_API_KEY".into(), endpoint.api_key.clone().into()));
-            self.env.push(("OPENAI_MODEL".into(), self.model.into()));
-        }
-        let args = strings(&["-m", self.model, "-o", "json", "--approval-mode", "plan", "--safe-mode"]);
-        Ok(("qwen".into(), args, Record::Qwen))
-    }
 }
 
 impl Prepared {
-    /// The answer text in the CLI's output: Codex's last agent message of its `--json`
-    /// events, Gemini's `response`, Qwen Code's `result`, otherwise stdout itself.
+    /// The answer text in the CLI's output (see [`RunRecord::answer`]), trimmed.
     pub fn answer(&self, stdout: &str) -> String {
-        let answer = match self.record {
-            Record::Codex => stdout
-                .lines()
-                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-                .filter(|e| e["type"] == "item.completed" && e["item"]["type"] == "agent_message")
-                .filter_map(|e| e["item"]["text"].as_str().map(str::to_owned))
-                .next_back(),
-            Record::Gemini => extract::object_with_key(stdout, "response")
-                .ok()
-                .and_then(|o| o.get("response").and_then(Value::as_str).map(str::to_owned)),
-            Record::Qwen => {
-                identity::qwen_result(stdout).and_then(|r| r.get("result").and_then(Value::as_str).map(str::to_owned))
-            }
-            Record::Claude { .. } | Record::Copilot { .. } | Record::Command => Some(stdout.to_owned()),
-        };
-        answer.unwrap_or_default().trim().to_owned()
+        self.record.answer(stdout).unwrap_or_default().trim().to_owned()
     }
 
-    /// What a run that failed said, for the reason its juror is down: the error of Qwen Code's
-    /// `-o json` result (its stderr opens with notices of its own), otherwise stderr, or
-    /// stdout when stderr is blank.
+    /// What a run that failed said, for the reason its juror is down: the error the CLI's
+    /// own output names (see [`RunRecord::error_message`]), otherwise stderr, or stdout when
+    /// stderr is blank.
     pub fn failure(&self, stdout: &[u8], stderr: &[u8]) -> String {
-        if let Record::Qwen = self.record
-            && let Some(result) = identity::qwen_result(&String::from_utf8_lossy(stdout))
-            && let Some(message) = result.get("error").and_then(|e| e.get("message")).and_then(Value::as_str)
-        {
-            return message.trim().to_owned();
+        if let Some(message) = self.record.error_message(&String::from_utf8_lossy(stdout)) {
+            return message;
         }
         let text = if stderr.iter().all(u8::is_ascii_whitespace) { stdout } else { stderr };
         String::from_utf8_lossy(text).trim().to_owned()
@@ -327,50 +173,61 @@ impl Prepared {
     /// Who answered, from the CLI's own record (see [`crate::identity`]): its output
     /// (Codex's SSE trace is on stderr) or the files it wrote.
     pub fn identity(&self, stdout: &str, stderr: &str, answer_model: Option<&str>) -> Result<Identity, IdentityError> {
-        match &self.record {
-            Record::Codex => identity::codex(stdout, stderr),
-            Record::Gemini => identity::gemini(stdout),
-            Record::Claude { config_dir, session_id } => identity::claude(config_dir, session_id),
-            Record::Copilot { home, marker, logs } => identity::copilot(home, marker, logs),
-            Record::Qwen => identity::qwen(stdout),
-            Record::Command => identity::command(answer_model),
-        }
+        self.record.identity(stdout, stderr, answer_model)
     }
 }
 
-/// `-c` flags that define a provider for `base_url` (Codex accepts only the Responses API).
-fn codex_provider_flags(base_url: &str) -> Vec<String> {
-    let url = toml::Value::String(base_url.to_owned());
-    let provider = format!(
-        "model_providers.judged={{name=\"judged\",base_url={url},wire_api=\"responses\",\
-         env_key=\"{CODEX_KEY_VAR}\",request_max_retries=0,stream_max_retries=0}}"
-    );
-    strings(&["-c", "model_provider=judged", "-c", &provider])
+/// One juror CLI: how it is run headless on a prompt. Every fact about running one CLI is
+/// in its own file here; [`cli`] is the registry.
+trait JurorCli: Sync {
+    /// Its program (unless the juror's `bin` names another), its arguments before the
+    /// juror's `extra_args`, and where its record of the run will be.
+    fn invoke(&self, invocation: &mut Invocation) -> Result<Invoked, PresetError>;
+
+    /// Arguments after the juror's `extra_args`.
+    fn last_args(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Whether it runs in the project rather than in an empty directory of its own.
+    fn runs_in_project(&self) -> bool {
+        false
+    }
 }
 
-/// What Gemini CLI needs to run headless against a base URL (docs/spec/host-formats.md §G): API-key
-/// auth (the default choice fails its own validator), no tools, one attempt, no updates.
-fn gemini_settings() -> Value {
-    json!({
-        "security": {"auth": {"selectedType": "gemini-api-key"}},
-        "privacy": {"usageStatisticsEnabled": false},
-        "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false,
-                    "maxAttempts": 1, "retryFetchErrors": false},
-        "tools": {"core": []}
-    })
+/// A juror CLI's run, about to be spawned.
+struct Invoked {
+    program: PathBuf,
+    args: Vec<String>,
+    record: Box<dyn RunRecord>,
 }
 
-/// What Qwen Code needs to run headless against a base URL given by `OPENAI_BASE_URL`
-/// (docs/spec/host-formats.md §G): the OpenAI-compatible provider, no update check, no
-/// usage statistics (whose DNS lookups were the only traffic beside the server's), no
-/// telemetry.
-fn qwen_settings() -> Value {
-    json!({
-        "security": {"auth": {"selectedType": "openai"}},
-        "general": {"enableAutoUpdate": false},
-        "privacy": {"usageStatisticsEnabled": false},
-        "telemetry": {"enabled": false}
-    })
+/// Where a run's answer, its failure and who answered are read afterwards.
+trait RunRecord: std::fmt::Debug + Send + Sync {
+    /// The answer in its stdout (all of it, unless the CLI wraps its answer).
+    fn answer(&self, stdout: &str) -> Option<String> {
+        Some(stdout.to_owned())
+    }
+
+    /// The error its own output names for a failed run, where stderr is not the place.
+    fn error_message(&self, _stdout: &str) -> Option<String> {
+        None
+    }
+
+    /// Who answered, from its own record of the run.
+    fn identity(&self, stdout: &str, stderr: &str, answer_model: Option<&str>) -> Result<Identity, IdentityError>;
+}
+
+/// The juror CLI of `preset`: the registry.
+fn cli(preset: Preset) -> &'static dyn JurorCli {
+    match preset {
+        Preset::Codex => &codex::Codex,
+        Preset::Gemini => &gemini::Gemini,
+        Preset::Claude => &claude::ClaudeCode,
+        Preset::Copilot => &copilot::CopilotCli,
+        Preset::Qwen => &qwen::QwenCode,
+        Preset::Command => &command::Command,
+    }
 }
 
 /// The user's config directory of a CLI: the juror's `env`, the daemon's environment, or
@@ -408,21 +265,26 @@ fn strings(parts: &[&str]) -> Vec<String> {
     parts.iter().map(|s| (*s).to_owned()).collect()
 }
 
-/// A random RFC 4122 version-4 UUID, the form Claude Code's `--session-id` requires.
-fn uuid_v4() -> String {
-    let mut b: [u8; 16] = rand::random();
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
-}
-
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeMap;
 
+    use serde_json::Value;
+
+    use super::codex::{KEY_VAR, SSE_TRACE};
     use super::*;
     use crate::config::JurorConfig;
+
+    /// A juror CLI's output kept in `tests/samples`.
+    pub(super) fn sample(name: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples").join(name);
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// A file of the repository's `fixtures`.
+    pub(super) fn repo_fixture(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures").join(rel)
+    }
 
     const PROMPT: &str = "SECRET PROMPT TEXT";
 
@@ -483,19 +345,19 @@ mod tests {
         assert_eq!(with.spawn.args.last().map(String::as_str), Some("-"));
         assert_eq!(with.spawn.stdin, PROMPT.as_bytes());
         assert!(with.spawn.args.iter().any(|a| a.contains(r#"base_url="http://127.0.0.1:9/v1""#)));
-        assert_eq!(env(&with, CODEX_KEY_VAR).map(std::ffi::OsString::as_os_str), Some("k".as_ref()));
+        assert_eq!(env(&with, KEY_VAR).map(std::ffi::OsString::as_os_str), Some("k".as_ref()));
         let home = env(&with, "CODEX_HOME").expect("CODEX_HOME");
         assert!(Path::new(home).starts_with(std::env::temp_dir()));
-        assert_eq!(env(&with, "RUST_LOG").map(std::ffi::OsString::as_os_str), Some(CODEX_SSE_TRACE.as_ref()));
+        assert_eq!(env(&with, "RUST_LOG").map(std::ffi::OsString::as_os_str), Some(SSE_TRACE.as_ref()));
         let mut j = juror(Preset::Codex, "gpt-5.4");
         j.config.env.insert("RUST_LOG".into(), "warn".into());
         let p = prepare(&j, PROMPT, Path::new("/"), None).expect("prepared");
-        let rust_log = format!("warn,{CODEX_SSE_TRACE}");
+        let rust_log = format!("warn,{SSE_TRACE}");
         assert_eq!(env(&p, "RUST_LOG").map(std::ffi::OsString::as_os_str), Some(rust_log.as_ref()));
 
         let without = prepared(Preset::Codex, None);
         assert!(!without.spawn.args.iter().any(|a| a.contains("model_provider")));
-        assert!(env(&without, CODEX_KEY_VAR).is_none());
+        assert!(env(&without, KEY_VAR).is_none());
     }
 
     #[test]
@@ -580,25 +442,32 @@ mod tests {
     }
 
     #[test]
-    fn claude_gets_a_fresh_session_id_so_its_transcript_can_be_found() {
+    fn claude_gets_a_fresh_session_id_and_its_transcript_is_read_as_its_record() {
         let p = prepared(Preset::Claude, Some(&endpoint()));
-        let Record::Claude { session_id, .. } = &p.record else { panic!("claude record") };
-        let at = p.spawn.args.iter().position(|a| a == "--session-id").expect("flag");
-        assert_eq!(&p.spawn.args[at + 1], session_id);
-        assert_eq!((session_id.len(), &session_id[14..15]), (36, "4"));
-        assert_ne!(session_id, &uuid_v4());
+        let session_id = |p: &Prepared| {
+            let at = p.spawn.args.iter().position(|a| a == "--session-id").expect("flag");
+            p.spawn.args[at + 1].clone()
+        };
+        let session = session_id(&p);
+        assert_eq!((session.len(), &session[14..15]), (36, "4"));
+        assert_ne!(session, session_id(&prepared(Preset::Claude, Some(&endpoint()))));
         assert_eq!(p.spawn.stdin, PROMPT.as_bytes());
+        let config_dir = PathBuf::from(env(&p, "CLAUDE_CONFIG_DIR").expect("CLAUDE_CONFIG_DIR"));
+        let project = mkdir(&config_dir.join("projects/-scratch")).expect("mkdir");
+        let answered = r#"{"type":"assistant","message":{"model":"claude-x","content":[]}}"#;
+        fs::write(project.join(format!("{session}.jsonl")), answered).expect("transcript");
+        assert_eq!(p.identity("", "", None).expect("identity").model, "claude-x");
     }
 
     #[test]
     fn copilot_reads_the_prompt_from_a_private_file() {
         let p = prepared(Preset::Copilot, Some(&endpoint()));
         assert!(p.spawn.stdin.is_empty());
-        let Record::Copilot { marker, .. } = &p.record else { panic!("copilot record") };
-        assert_eq!(fs::read_to_string(marker).expect("prompt file"), PROMPT);
-        assert_eq!(fs::metadata(marker).expect("meta").permissions().mode() & 0o777, 0o600);
-        assert!(p.spawn.args[1].contains(marker.as_str()));
         let scratch = p._scratch.path().to_owned();
+        let prompt_file = scratch.join("prompt.md");
+        assert_eq!(fs::read_to_string(&prompt_file).expect("prompt file"), PROMPT);
+        assert_eq!(fs::metadata(&prompt_file).expect("meta").permissions().mode() & 0o777, 0o600);
+        assert!(p.spawn.args[1].contains(&prompt_file.display().to_string()));
         assert_eq!(fs::metadata(&scratch).expect("meta").permissions().mode() & 0o777, 0o700);
         drop(p);
         assert!(!scratch.exists(), "the scratch directory outlived the run");
