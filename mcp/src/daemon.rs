@@ -32,6 +32,17 @@ pub enum AskError {
     NotStarted(AutoStartError),
     #[error("the request to judged was lost: {0}")]
     Lost(tokio::task::JoinError),
+    /// A tool's cwd outside the project the server serves.
+    #[error(
+        "cwd `{given}` is outside the project this judged mcp serves ({served}): its tools work on that \
+         project's files only; leave cwd out, or name a directory inside it"
+    )]
+    OutsideProject {
+        /// The cwd as given.
+        given: String,
+        /// The project served.
+        served: String,
+    },
 }
 
 /// Ask the daemon `request`; each progress frame goes to `progress` meanwhile.

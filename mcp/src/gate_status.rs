@@ -35,7 +35,11 @@ impl Judged {
         client: Peer<RoleServer>,
     ) -> CallToolResult {
         let host = client.peer_info().and_then(|info| host_named(&info.client_info.name));
-        let args = GateStatusArgs { cwd: self.cwd(params.cwd), session_id: self.session(params.session_id), host };
+        let args = GateStatusArgs {
+            cwd: params.cwd.or_else(|| self.server_cwd()),
+            session_id: self.session(params.session_id),
+            host,
+        };
         match daemon::ask::<GateStatus>(Request::GateStatus(args), None).await {
             Ok(status) => answer(summary(&status), serde_json::to_value(&status).unwrap_or_default()),
             Err(error) => refused(&error),

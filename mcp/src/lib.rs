@@ -18,7 +18,7 @@ mod verify;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, ServiceExt, tool_handler};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Why `judged mcp` stopped.
 #[derive(Debug, thiserror::Error)]
@@ -84,23 +84,46 @@ impl Judged {
         Judged { tool_router, cwd, session }
     }
 
-    /// A tool's cwd: the one it was given, else the server's when that is the project,
-    /// else none: the daemon takes the cwd the session's log records.
-    fn cwd(&self, given: Option<String>) -> Option<String> {
-        given.or_else(|| self.cwd.as_ref().map(|cwd| cwd.display().to_string()))
+    /// A tool's cwd: the one it was given, held to the project this server serves; else the
+    /// server's when that is the project; else none: the daemon takes the cwd the session's
+    /// log records.
+    async fn cwd(&self, given: Option<String>) -> Result<Option<String>, daemon::AskError> {
+        let Some(given) = given else { return Ok(self.server_cwd()) };
+        // Refused as the daemon would refuse it, before it is resolved or shown.
+        judged_protocol::check_path("cwd", &given).map_err(|e| daemon::AskError::Client(e.into()))?;
+        let resolved = judged_core::files::resolve(&given);
+        let served = self.served_project().await?;
+        if !Path::new(&resolved).starts_with(&served) {
+            return Err(daemon::AskError::OutsideProject { given, served });
+        }
+        Ok(Some(resolved))
     }
 
-    /// The project a round tool writes its artifacts in: the cwd it was given or the
-    /// server's (as [`Judged::cwd`]), else the one the daemon finds for the session.
-    async fn project(&self, given: Option<String>) -> Result<String, daemon::AskError> {
-        if let Some(cwd) = self.cwd(given) {
-            // Refused as the daemon would refuse it, before it is resolved or shown.
-            judged_protocol::check_path("cwd", &cwd).map_err(|e| daemon::AskError::Client(e.into()))?;
-            return Ok(judged_core::files::resolve(&cwd));
+    /// The directory the server was started in, when that is the project.
+    fn server_cwd(&self) -> Option<String> {
+        self.cwd.as_ref().map(|cwd| cwd.display().to_string())
+    }
+
+    /// The project this server serves: the directory it was started in, else the cwd the
+    /// session's log records. A tool's cwd must lie inside it, or a caller could point a
+    /// tool at any file of the user's (a dotfile holding keys, sent to the jurors; a
+    /// round's output written over a file of the user's) past the host's sandbox.
+    async fn served_project(&self) -> Result<String, daemon::AskError> {
+        if let Some(cwd) = &self.cwd {
+            return Ok(judged_core::files::resolve(&cwd.display().to_string()));
         }
         let args = judged_protocol::GateStatusArgs { cwd: None, session_id: self.session.clone(), host: None };
         let status: judged_protocol::GateStatus = daemon::ask(judged_protocol::Request::GateStatus(args), None).await?;
-        Ok(status.cwd)
+        Ok(judged_core::files::resolve(&status.cwd))
+    }
+
+    /// The project a round tool writes its artifacts in: the cwd it was given (inside the
+    /// served project), else the served project.
+    async fn project(&self, given: Option<String>) -> Result<String, daemon::AskError> {
+        match self.cwd(given).await? {
+            Some(cwd) => Ok(cwd),
+            None => self.served_project().await,
+        }
     }
 
     /// Run a round step (blocking: it asks the daemon and writes files) in the project,

@@ -61,7 +61,10 @@ impl Judged {
         // A file is read here, with the caller's rights and held to the project: the
         // daemon is sent its text, never its path.
         let (cwd, file) = match params.file {
-            None => (self.cwd(params.cwd), None),
+            None => match self.cwd(params.cwd).await {
+                Ok(cwd) => (cwd, None),
+                Err(error) => return refused(&error),
+            },
             Some(name) => match self.project(params.cwd).await {
                 Err(error) => return refused(&error),
                 Ok(project) => match read_file(&project, name) {

@@ -435,6 +435,29 @@ fn a_path_outside_the_project_is_neither_read_nor_written() {
     let top = outside.parent().unwrap();
     assert!(!top.join("escaped").exists() && !outside.join("e.json").exists() && !top.join("r.md").exists());
 
+    // A cwd of the caller's choosing does not move the project: a file of the user's home
+    // is not "inside the project" because the caller named the home as its cwd.
+    let served = s.project.canonicalize().unwrap();
+    let elsewhere = outside.display().to_string();
+    let outside_cwd = |result: &Value| {
+        assert_eq!(result["isError"], true, "{result}");
+        let said = text(result);
+        let words = format!("cwd `{elsewhere}` is outside the project this judged mcp serves ({})", served.display());
+        assert!(said.contains(&words) && said.contains("leave cwd out, or name a directory inside it"), "{said}");
+    };
+    let mut args = review_args(&s);
+    (args["cwd"], args["file"]) = (elsewhere.as_str().into(), "secret.txt".into());
+    outside_cwd(&s.mcp.call("review", args).0);
+    let mut args = review_args(&s);
+    args["cwd"] = elsewhere.as_str().into();
+    outside_cwd(&s.mcp.call("review", args).0);
+    assert_eq!(journal_events(&s.daemon), before, "no jury was shown the file");
+    std::fs::write(outside.join("c.json"), "{}").unwrap();
+    let (result, _) =
+        s.mcp.call("verify", json!({"cwd": elsewhere, "challenge": "c.json", "response_output": "planted.md"}));
+    outside_cwd(&result);
+    assert!(!outside.join("planted.md").exists() && !outside.join("review.evidence.json").exists());
+
     let mut args = review_args(&s);
     args["file"] = "cart.rs".into();
     let (result, _) = s.mcp.call("review", args);
