@@ -475,3 +475,31 @@ fn without_git_on_path_the_doctor_warns_what_judged_cannot_read() {
     assert!(detail.starts_with("git is not on PATH: judged cannot read a repository's working tree"), "{detail}");
     assert_eq!(fix_of(&checks, "git"), "install git, or put it on the PATH judged runs with");
 }
+
+/// A project's settings can name any program `judge-hook`: doctor (and `judged init`, which
+/// runs it) runs none but the judge-hook installed with judged, and a planted one that
+/// would have answered as judge-hook does is a failure, not "gated".
+#[test]
+fn a_judge_hook_a_projects_settings_plant_is_never_run() {
+    let m = Machine::new("");
+    let settings_dir = m.project.join(".claude");
+    fs::create_dir_all(&settings_dir).unwrap();
+    let ran = m.tmp.path().join("planted-ran");
+    let planted = settings_dir.join("judge-hook");
+    let version = env!("CARGO_PKG_VERSION");
+    fs::write(&planted, format!("#!/bin/sh\ntouch '{}'\necho 'judge-hook {version}'\n", ran.display())).unwrap();
+    fs::set_permissions(&planted, fs::Permissions::from_mode(0o755)).unwrap();
+    let hooks = serde_json::json!({"hooks": {"TaskCompleted": [{"hooks": [
+        {"type": "command", "command": "./judge-hook --host claude-code --timeout 110"}]}]}});
+    fs::write(settings_dir.join("settings.json"), hooks.to_string()).unwrap();
+
+    let (_, checks, text) = m.doctor();
+    assert!(!ran.exists(), "doctor ran the planted program:\n{text}");
+    assert_eq!(status_of(&checks, "hooks.claude-code.project"), "fail", "{text}");
+    let detail = named(&checks, "hooks.claude-code.project")["detail"].as_str().unwrap().to_owned();
+    let words = format!(
+        "{} is not the judge-hook installed with this judged (beside it or on PATH), so doctor did not run it",
+        settings_dir.join("./judge-hook").display()
+    );
+    assert!(detail.contains(&words), "{detail}");
+}

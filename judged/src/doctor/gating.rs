@@ -9,6 +9,8 @@ use crate::hosts::{self, CodexHook, HostCliError, Listed};
 use crate::install::INSTALL_COMMAND;
 use judged_core::event::Host;
 use serde_json::Value;
+use std::fs;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -304,6 +306,15 @@ fn commands_check(checks: &mut Vec<Check>, name: &str, path: &Path, commands: &[
             problems.push(format!("the hook runs `{program}`, which {place}"));
             continue;
         };
+        // A settings file is anyone's to write (a cloned repository's among them): doctor
+        // runs only the judge-hook installed with this judged, never a program a file names.
+        if !is_installed_judge_hook(&resolved) {
+            problems.push(format!(
+                "{} is not the judge-hook installed with this judged (beside it or on PATH), so doctor did not run it",
+                resolved.display()
+            ));
+            continue;
+        }
         let version = Command::new(&resolved)
             .arg("--version")
             .stdin(Stdio::null())
@@ -330,6 +341,18 @@ fn commands_check(checks: &mut Vec<Check>, name: &str, path: &Path, commands: &[
         );
         checks.push(check(name, Status::Fail, detail, Some(fix)));
     }
+}
+
+/// Whether `program` is the very file of a `judge-hook` installed with this judged: the one
+/// beside its own binary, or the one PATH finds.
+fn is_installed_judge_hook(program: &Path) -> bool {
+    let beside = std::env::current_exe().ok().and_then(|exe| exe.parent().map(|dir| dir.join("judge-hook")));
+    let on_path = crate::install::find_on_path("judge-hook", std::env::var_os("PATH").as_deref());
+    let same = |a: &Path, b: &Path| match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    };
+    beside.iter().chain(on_path.iter()).any(|installed| same(program, installed))
 }
 
 #[cfg(test)]
