@@ -586,6 +586,35 @@ fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_
     );
 }
 
+/// A jury asked another way than the gate asks its own (another rubric, whose "pass" means
+/// something else) is not counted at the gate, so it covers no commit either: its pass is
+/// never attested as the work's review (a review helper had one attested and checked).
+#[test]
+fn a_jury_the_gate_would_not_count_is_never_attested() {
+    let pass = |model: &str| juror("canned.sh", &["pass", "90", model]);
+    let jury = command_jury(
+        [
+            ("small-openai", "gpt-5.4-mini", pass("gpt-5.4-mini"), ""),
+            ("small-google", "gemini-3-flash", pass("gemini-3-flash"), ""),
+        ],
+        pass("claude-sonnet-4.6"),
+        60,
+    );
+    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{jury}"));
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let daemon = team.daemon.as_ref().unwrap();
+    let cwd = team.agent().display().to_string();
+    let asked = serde_json::json!({"cwd": cwd, "task": "Total the cart", "rubric": "persona-detect",
+        "session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8"});
+    let reply = daemon.call("review", asked).expect("the daemon answers");
+    assert_eq!((&reply["jury"]["final_verdict"], &reply["gate"]["counted"]), (&"pass".into(), &false.into()));
+    let why = reply["gate"]["why"].as_str().unwrap_or_default();
+    assert!(why.starts_with("it was asked another way than the gate asks its jury"), "{why}");
+    team.commit("cart: total");
+    let said = exited(team.attest(&[]), 11, "a jury the gate would not count").stderr.clone();
+    assert!(said.contains("judged witnessed no review of this repository's work"), "{said}");
+}
+
 /// With `[attest] auto`, the daemon attests the commit of a tree it saw reviewed on its own
 /// (its watcher's tick), so the agent that commits after its review needs no extra step;
 /// a commit no review saw gets no note.

@@ -45,7 +45,8 @@ impl HookGate<'_> {
             }
         }
         let juries = self.store.journal_find_all::<JuryConvened>(Lookup::PanelByGitTree, &commit.tree)?;
-        for (at, jury) in juries.into_iter().filter(|(_, p)| in_repository(Some(&p.cwd), top)) {
+        // The newest jury on the tree decides: an older pass does not outvote a later fail.
+        if let Some((at, jury)) = juries.into_iter().find(|(_, p)| in_repository(Some(&p.cwd), top)) {
             if jury.final_verdict == FinalVerdict::Pass && !jury.degraded {
                 return Ok(Ok(Covering::Jury(Box::new(jury), at)));
             }

@@ -180,7 +180,11 @@ impl HookGate<'_> {
                 let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, tree);
                 let artifact = policy::panel_artifact(&label, &work, shown.changes.as_ref());
                 if shown.held_still {
-                    git_tree = shown.git_tree;
+                    // Only a review the gate counts names the tree it judged: one asked
+                    // another way (another rubric, a persona, no author) covers no commit.
+                    if not_counted.is_none() {
+                        git_tree = shown.git_tree;
+                    }
                     (key, artifact)
                 } else {
                     // Keyed by what the jury saw, so that the gate finds it for neither tree.
