@@ -8,6 +8,7 @@
 
 use crate::CliError;
 use crate::hosts::{self, HostCliError, Listed, Login, Step};
+use crate::install::toml_string;
 use crate::install::{CodexHookSource, Plan, find_on_path};
 use judged_core::event::Host;
 use judged_core::family::{self, Table};
@@ -43,7 +44,7 @@ pub enum InitError {
         "the [jury] judged init rendered is refused ({0}); this is a bug in judged init, write [jury] by hand (docs/configuration.md, \"The jury\")"
     )]
     Rendered(judged_jury::config::ConfigError),
-    #[error("{} host(s) could not take the plugin; each is listed above with the command to run by hand", .0)]
+    #[error("{} host(s) are not gated yet; each is listed above with what to do", .0)]
     HostsFailed(usize),
 }
 
@@ -105,7 +106,7 @@ fn choose(usable: &[Host]) -> Option<(Vec<Pick>, Vec<Pick>)> {
 
 /// The `[jury]` table for the chosen jurors.
 fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Host) -> PathBuf, unchecked: &[Host]) -> String {
-    let names = |picks: &[Pick]| picks.iter().map(|p| format!("{:?}", p.name)).collect::<Vec<_>>().join(", ");
+    let names = |picks: &[Pick]| picks.iter().map(|p| toml_string(&p.name)).collect::<Vec<_>>().join(", ");
     let mut text = format!(
         "\n# Written by `judged init`: two stage-1 jurors of two model families, tiebreakers of others.\n\
          [jury]\nstage_1 = [{}]\ntiebreaker = [{}]\nthreshold = {}\ndeadline_seconds = {}\n",
@@ -122,11 +123,11 @@ fn jury_toml(stage_1: &[Pick], tiebreakers: &[Pick], bins: &dyn Fn(Host) -> Path
             ));
         }
         text.push_str(&format!(
-            "\n[[jury.jurors]]\nname = {:?}\npreset = {:?}\nmodel = {:?}\nbin = {:?}\n",
-            pick.name,
-            program(pick.host),
-            pick.model,
-            bins(pick.host).display().to_string(),
+            "\n[[jury.jurors]]\nname = {}\npreset = {}\nmodel = {}\nbin = {}\n",
+            toml_string(&pick.name),
+            toml_string(program(pick.host)),
+            toml_string(pick.model),
+            toml_string(&bins(pick.host).display().to_string()),
         ));
     }
     text
@@ -248,20 +249,40 @@ fn carry_out(plan: Plan, dry_run: bool) -> Result<(), CliError> {
 }
 
 /// Only the hooks: `install-hooks` for each host found, in the user's settings (Copilot
-/// CLI, which has none, in the project's file).
+/// CLI, which has none, in the project's file). A host that refuses goes on the list of
+/// what is still to do, and the other hosts are set up all the same; a host the plugin
+/// gates already needs nothing.
 fn install_hooks(args: &InitArgs, found: &[(Host, PathBuf)]) -> Result<(), CliError> {
+    let mut still_to_do: Vec<String> = Vec::new();
     for &(host, _) in found {
         let target = crate::HookTarget::user_level(host, args.project.clone());
         let events = vec!["TaskCompleted".to_owned()];
-        crate::commands::install_hooks::run(
+        let installed = crate::commands::install_hooks::run(
             &target,
             events,
             judged_daemon::config::OnError::Block,
             args.dry_run,
             false,
-        )?;
+        );
+        match installed {
+            Ok(()) => {}
+            Err(gated @ CliError::PluginGates { .. }) => println!("{}: nothing to add: {gated}", program(host)),
+            Err(error) => still_to_do.push(format!("{}: {error}", program(host))),
+        }
     }
-    Ok(())
+    report_still_to_do(still_to_do)
+}
+
+/// What is left for the user when some host is not gated: listed, and an error.
+fn report_still_to_do(still_to_do: Vec<String>) -> Result<(), CliError> {
+    if still_to_do.is_empty() {
+        return Ok(());
+    }
+    println!("\nNot every host is gated yet. Still to do:");
+    for left in &still_to_do {
+        println!("  - {left}");
+    }
+    Err(InitError::HostsFailed(still_to_do.len()).into())
 }
 
 /// How long one of a host's own install commands may take: each finishes in a few
@@ -336,14 +357,7 @@ fn install_plugin(args: &InitArgs, hosts: &[(Host, PathBuf)]) -> Result<(), CliE
         let left = if current { trust_codex_plugin(host, &dir) } else { check_installed(host, bin, &dir, &listing) };
         still_to_do.extend(left);
     }
-    if still_to_do.is_empty() {
-        return Ok(());
-    }
-    println!("\nNot every host is gated yet. Still to do:");
-    for left in &still_to_do {
-        println!("  - {left}");
-    }
-    Err(InitError::HostsFailed(still_to_do.len()).into())
+    report_still_to_do(still_to_do)
 }
 
 /// Ask the host whether it lists judged as installed and enabled now (and for Codex CLI,
@@ -398,5 +412,23 @@ fn trust_codex_plugin(host: Host, dir: &Path) -> Option<String> {
         Err(why) => Some(format!(
             "codex: the plugin's Stop hook is not trusted ({why}): start `codex`, open /hooks and trust it"
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jury_whose_bin_path_has_a_combining_mark_is_valid_toml() {
+        let picks = [
+            Pick { name: "codex-a".into(), host: Host::CodexCli, model: "gpt-5.4" },
+            Pick { name: "gemini-\"b\"".into(), host: Host::GeminiCli, model: "gemini-3-flash" },
+        ];
+        let bins = |host: Host| PathBuf::from(format!("/home/cafe\u{301}/bin/{}", program(host)));
+        let text = jury_toml(&picks, &picks, &bins, &[]);
+        let jury = JuryConfig::from_toml(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+        assert_eq!(jury.jurors[0].bin.as_deref(), Some(Path::new("/home/cafe\u{301}/bin/codex")));
+        assert_eq!(jury.jurors[1].name, "gemini-\"b\"");
     }
 }

@@ -862,6 +862,13 @@ pub fn qwen_uninstall(settings: &Path, managed: bool) -> Result<Plan, InstallErr
 /// Qwen Code's setting that turns every hook off.
 const QWEN_HOOKS_OFF: &str = "disableAllHooks";
 
+/// `text` as a TOML string, for a config file judged writes. Rust's `{:?}` is not TOML: it
+/// writes a combining mark in a path (a decomposed "café", as macOS names it) as `\u{301}`,
+/// which TOML refuses.
+pub fn toml_string(text: &str) -> String {
+    toml::Value::String(text.to_owned()).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@
 //! never start a daemon of their own for it.
 
 use super::{MARK, ServiceError, Step, io_error, is_ours, read, run_steps, write_service_file};
+use crate::install::toml_string;
 use judged_daemon::account::{self, Account};
 use judged_protocol::paths;
 use std::fmt::Write as _;
@@ -169,10 +170,10 @@ const ENVIRONMENT: [&str; 4] =
 fn config_text(served: &[Account]) -> String {
     let roots = |under: &str| {
         let listed: Vec<String> =
-            served.iter().map(|a| format!("{:?}", a.home.join(under).display().to_string())).collect();
+            served.iter().map(|a| toml_string(&a.home.join(under).display().to_string())).collect();
         format!("[{}]", listed.join(", "))
     };
-    let users: Vec<String> = served.iter().map(|a| format!("{:?}", a.name)).collect();
+    let users: Vec<String> = served.iter().map(|a| toml_string(&a.name)).collect();
     let mut text =
         format!("# {MARK}\n# The witness account's config: whose host logs it reads, and who may use its socket.\n");
     for host in judged_core::event::Host::ALL {
