@@ -536,20 +536,24 @@ fn an_attestation_verifies_with_securesystemslib_and_validates_with_in_toto_atte
     );
 }
 
-/// A tree the gate's own cross-family jury passed is attested as the jury's verdict, which
-/// the check counts where the policy counts a jury, and names where it does not.
-#[test]
-fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_policy_counts_juries() {
+/// A cross-family jury of canned jurors that pass any work.
+fn passing_jury() -> String {
     let pass = |model: &str| juror("canned.sh", &["pass", "90", model]);
-    let jury = command_jury(
+    command_jury(
         [
             ("small-openai", "gpt-5.4-mini", pass("gpt-5.4-mini"), ""),
             ("small-google", "gemini-3-flash", pass("gemini-3-flash"), ""),
         ],
         pass("claude-sonnet-4.6"),
         60,
-    );
-    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{jury}"));
+    )
+}
+
+/// A tree the gate's own cross-family jury passed is attested as the jury's verdict, which
+/// the check counts where the policy counts a jury, and names where it does not.
+#[test]
+fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_policy_counts_juries() {
+    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury()));
     team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
     let task = serde_json::json!({"session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": team.agent(),
         "hook_event_name": "TaskCompleted", "task_id": "1", "task_subject": "Total the cart"});
@@ -591,16 +595,7 @@ fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_
 /// never attested as the work's review (a review helper had one attested and checked).
 #[test]
 fn a_jury_the_gate_would_not_count_is_never_attested() {
-    let pass = |model: &str| juror("canned.sh", &["pass", "90", model]);
-    let jury = command_jury(
-        [
-            ("small-openai", "gpt-5.4-mini", pass("gpt-5.4-mini"), ""),
-            ("small-google", "gemini-3-flash", pass("gemini-3-flash"), ""),
-        ],
-        pass("claude-sonnet-4.6"),
-        60,
-    );
-    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{jury}"));
+    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury()));
     team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
     let daemon = team.daemon.as_ref().unwrap();
     let cwd = team.agent().display().to_string();
