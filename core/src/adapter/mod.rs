@@ -379,6 +379,11 @@ pub fn hooks(host: Host) -> &'static dyn HostHooks {
     module(host)
 }
 
+/// The hosts a hook can gate (whose end a hook's block can stop), in [`Host::ALL`]'s order.
+pub fn gated_hosts() -> impl Iterator<Item = Host> {
+    Host::ALL.into_iter().filter(|host| hooks(*host).hears_block().is_some())
+}
+
 /// Whether some host can send the hook event `event`.
 pub fn is_hook_event(event: &str) -> bool {
     Host::ALL.into_iter().any(|host| hooks(host).events().contains(&event))

@@ -160,11 +160,7 @@ impl GateSettings for GateConfig {
             require_reviewed_tree: false,
             on_error: OnError::Block,
             // Where each host's agent declares its work done, of the hosts a hook can stop.
-            events: Host::ALL
-                .into_iter()
-                .filter(|host| adapter::hooks(*host).hears_block().is_some())
-                .map(end_event)
-                .collect(),
+            events: adapter::gated_hosts().map(end_event).collect(),
             panel_rubric: "spec-coherence".into(),
             evidence_assurance: IdentityAssurance::HostRecorded,
             sources: vec!["defaults".into()],

@@ -280,18 +280,14 @@ pub enum BadGateEvent {
 
 /// The hosts a hook can gate, as `[gate] events` names them.
 fn gated_hosts() -> String {
-    let names: Vec<&str> =
-        Host::ALL.into_iter().filter(|h| adapter::hooks(*h).hears_block().is_some()).map(Host::as_str).collect();
+    let names: Vec<&str> = adapter::gated_hosts().map(Host::as_str).collect();
     names.join(", ")
 }
 
 /// Each gated host's end event, as its entry would read.
 fn end_events() -> String {
-    let ends: Vec<String> = Host::ALL
-        .into_iter()
-        .filter(|h| adapter::hooks(*h).hears_block().is_some())
-        .map(|h| format!("`{}:{}`", h.as_str(), adapter::hooks(h).end_event().name))
-        .collect();
+    let ends: Vec<String> =
+        adapter::gated_hosts().map(|h| format!("`{}:{}`", h.as_str(), adapter::hooks(h).end_event().name)).collect();
     ends.join(", ")
 }
 
@@ -307,7 +303,7 @@ impl std::str::FromStr for GateEvent {
         match entry.split_once(':') {
             Some((name, event)) => {
                 let host = Host::parse(name)
-                    .filter(|h| adapter::hooks(*h).hears_block().is_some())
+                    .filter(|h| adapter::gated_hosts().any(|gated| gated == *h))
                     .ok_or_else(|| BadGateEvent::UnknownHost { entry: owned() })?;
                 if !adapter::hooks(host).events().contains(&event) {
                     return Err(BadGateEvent::NotSentBy { entry: owned(), host });
