@@ -488,29 +488,17 @@ mod tests {
 
     #[test]
     fn answers_are_read_where_each_cli_prints_them() {
-        let codex_out = fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/samples/codex-exec_json_stdout_reroute.jsonl"
-        ))
-        .expect("sample");
+        let codex_out = sample("codex-exec_json_stdout_reroute.jsonl");
         assert_eq!(
             prepared(Preset::Codex, None).answer(&codex_out),
             r#"{"verdict":"PASS","confidence":90,"reasoning":"ok"}"#
         );
-        let gemini_out = fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/samples/gemini-output_format_json_server_reports_other_model.json"
-        ))
-        .expect("sample");
+        let gemini_out = sample("gemini-output_format_json_server_reports_other_model.json");
         assert_eq!(
             prepared(Preset::Gemini, None).answer(&gemini_out),
             r#"{"verdict":"PASS","confidence":90,"reasoning":"ok"}"#
         );
-        let qwen_out = fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../fixtures/jurors/qwen-code-0.24.4_json_stdout.json"
-        ))
-        .expect("fixture");
+        let qwen_out = fs::read_to_string(repo_fixture("jurors/qwen-code-0.24.4_json_stdout.json")).expect("fixture");
         assert_eq!(
             prepared(Preset::Qwen, None).answer(&qwen_out),
             r#"{"verdict":"pass","confidence":92,"flags":["scripted juror"]}"#
