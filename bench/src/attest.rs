@@ -4,8 +4,9 @@
 //!
 //! The repository is written with two `git fast-import` runs: the commits (one file
 //! changed each), then one notes commit holding an envelope per commit, each an in-toto
-//! statement of that commit and its tree signed with a key of the trusted file, so that
-//! every note is opened, its signature checked and its statement judged.
+//! statement of that commit and its tree signed with a key of the trusted file, its review
+//! begun at the commit's parent, so that every note is opened, its signature checked and
+//! its statement judged, whether every commit is checked or the head alone.
 
 use crate::Bins;
 use crate::measure::{self, Samples};
@@ -58,11 +59,14 @@ fn data(stream: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// The predicate of a verified cross-family review, as the daemon writes one.
-fn predicate(key: &SigningKey, n: usize) -> ReviewPredicate {
+/// Each review began at the commit's parent (none for the first), so that a check of the
+/// head walks the whole chain of reviews down to the first commit.
+fn predicate(key: &SigningKey, n: usize, base: Option<&str>) -> ReviewPredicate {
     ReviewPredicate {
         reviewed_at: "2026-12-01T10:00:00Z".into(),
         attested_at: "2026-12-01T10:00:01Z".into(),
         witness_key_id: key.public_key().spki_id(),
+        reviewed_base: base.map(str::to_owned),
         executor: Executor {
             host: Some(Host::CopilotCli),
             model: Some("claude-sonnet-4.6".into()),
@@ -97,15 +101,17 @@ fn write_repository(dir: &Path) -> std::path::PathBuf {
     }
     git(dir, &["fast-import", "--quiet"], Some(&stream));
     let key = SigningKey::from_seed(&[42; 32]);
-    let listed = git(dir, &["rev-list", "--format=%T", "main"], None);
+    let listed = git(dir, &["rev-list", "--format=%T %P", "main"], None);
     let mut notes = Vec::new();
     notes.extend_from_slice(b"commit refs/notes/judged\ncommitter bench <bench@example.invalid> 1764000000 +0000\n");
     data(&mut notes, b"attestations");
     let mut lines = listed.lines();
     let mut n = 0;
-    while let (Some(header), Some(tree)) = (lines.next(), lines.next()) {
+    while let (Some(header), Some(fields)) = (lines.next(), lines.next()) {
         let commit = header.strip_prefix("commit ").expect("rev-list names each commit");
-        let line = Envelope::seal(&Statement::of_commit(commit, tree, predicate(&key, n)), &key).line();
+        let mut fields = fields.split_whitespace();
+        let (tree, parent) = (fields.next().expect("rev-list names each tree"), fields.next());
+        let line = Envelope::seal(&Statement::of_commit(commit, tree, predicate(&key, n, parent)), &key).line();
         notes.extend_from_slice(format!("N inline {commit}\n").as_bytes());
         data(&mut notes, format!("{line}\n").as_bytes());
         n += 1;

@@ -1,8 +1,10 @@
 //! `judge-evidence check REV-RANGE --trusted FILE`: was each commit about to land (or the
 //! range's head) reviewed by another model family, and who says so? Per commit: the
-//! trusted witness whose attestation counts, or the exact reason none does. Read-only:
-//! one `rev-list`, one `notes list` and one `cat-file --batch`, whatever the range's size.
-//! No daemon: a CI job has the repository and the witnesses' public keys, nothing else.
+//! trusted witness whose attestation counts, or the exact reason none does. A review covers
+//! the changes from its base, so the bases are followed down to the base branch. Read-only:
+//! one `rev-list`, one `notes list` and one `cat-file --batch` whatever the range's size,
+//! and one `merge-base --is-ancestor` per base outside the range. No daemon: a CI job has
+//! the repository and the witnesses' public keys, nothing else.
 
 use crate::git::{self, GitError};
 use judged_core::attestation::{Envelope, GIT_COMMIT, GIT_TREE, OpenError, Review, ReviewPredicate, TrustedKey};
@@ -144,7 +146,7 @@ struct Report {
 }
 
 /// One checked commit.
-#[derive(Serialize)]
+#[derive(Clone, Serialize)]
 struct Checked {
     commit: String,
     tree: String,
@@ -199,6 +201,24 @@ enum Refusal {
     ReviewerNotCounted { line: usize, policy: String },
     #[error("line {line}: the jury said {verdict}{}: only a healthy cross-family pass counts", if *degraded { ", degraded" } else { "" })]
     JuryDidNotPass { line: usize, verdict: String, degraded: bool },
+    #[error(
+        "line {line}: the review began when HEAD was already this commit, so it was shown none of the changes this commit makes"
+    )]
+    ReviewedNothing { line: usize },
+    #[error(
+        "line {line}: the review was shown the changes since {base}, which is no ancestor of this commit here, so what \
+         the tree holds beyond that was never shown"
+    )]
+    BaseNotAncestor { line: usize, base: String },
+    #[error(
+        "line {line}: the review was shown only the changes since {base}, a commit of this range that is not attested \
+         itself ({why}): review the changes since the base branch (`git reset --soft` to it, then review), or attest {base}"
+    )]
+    BaseNotAttested { line: usize, base: String, why: String },
+    #[error(
+        "line {line}: the reviews' bases lead back to this commit ({base}), so none of them began outside the range"
+    )]
+    BaseCycle { line: usize, base: String },
 }
 
 fn check(cmd: &CheckCmd) -> Result<Report, CheckError> {
@@ -207,9 +227,19 @@ fn check(cmd: &CheckCmd) -> Result<Report, CheckError> {
     let range = cmd.revisions.join(" ");
     let commits = commits(&dir, &cmd.revisions).map_err(|source| CheckError::Range { range, source })?;
     let checked: Vec<&Commit> = if cmd.every_commit { commits.iter().collect() } else { heads(&commits) };
-    let notes = notes(&dir, checked.iter().map(|c| c.id.as_str()).collect()).map_err(CheckError::Notes)?;
-    let commits: Vec<Checked> =
-        checked.into_iter().map(|commit| judge(commit, notes.get(&commit.id), &trusted, cmd)).collect();
+    // Every commit's note: a review's base in the range is checked as a commit of its own.
+    let notes = notes(&dir, commits.iter().map(|c| c.id.as_str()).collect()).map_err(CheckError::Notes)?;
+    let mut checker = Checker {
+        cmd,
+        dir: &dir,
+        trusted: &trusted,
+        range: commits.iter().map(|c| (c.id.as_str(), c)).collect(),
+        notes,
+        opened: HashMap::new(),
+        judged: HashMap::new(),
+        ancestors: HashMap::new(),
+    };
+    let commits: Vec<Checked> = checked.into_iter().map(|commit| checker.checked(&commit.id)).collect();
     Ok(Report {
         range: cmd.revisions.clone(),
         policy: Policy {
@@ -273,36 +303,147 @@ fn notes(dir: &Path, wanted: HashSet<&str>) -> Result<HashMap<String, String>, G
     Ok(notes)
 }
 
-/// One commit judged by its note: the first line that counts, else every line's reason.
-fn judge(commit: &Commit, note: Option<&String>, trusted: &[TrustedKey], cmd: &CheckCmd) -> Checked {
-    let mut reasons = Vec::new();
-    let lines: Vec<(usize, &str)> =
-        note.map(|n| n.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect()).unwrap_or_default();
-    for (n, line) in lines {
-        match counted(n + 1, line, commit, trusted, cmd) {
-            Ok((signer, review)) => {
-                return Checked {
-                    commit: commit.id.clone(),
-                    tree: commit.tree.clone(),
-                    passed: true,
-                    attested_by: Some(signer),
-                    review: Some(review),
-                    reasons: Vec::new(),
-                };
+/// A note's line that counts under the policy: who signed it and what it says.
+type Counted = Result<(String, ReviewPredicate), Refusal>;
+
+/// What a line's review base says of the commit: covered, not, or not known until the
+/// base (a commit of the range) is checked.
+enum Coverage {
+    Covered,
+    NotCovered(Refusal),
+    Pending(String),
+}
+
+/// The range's commits, checked on demand: a commit passes when a line of its note counts
+/// and the review it names began where the check can trust (attestation.md §7.3): at no
+/// commit (every file shown), at an ancestor outside the range, or at a commit of the
+/// range that passes in turn.
+struct Checker<'a> {
+    cmd: &'a CheckCmd,
+    dir: &'a Path,
+    trusted: &'a [TrustedKey],
+    range: HashMap<&'a str, &'a Commit>,
+    notes: HashMap<String, String>,
+    /// Each commit's lines, opened once.
+    opened: HashMap<String, Vec<Counted>>,
+    judged: HashMap<String, Checked>,
+    /// Whether a commit outside the range is an ancestor of one of it, asked of git once.
+    ancestors: HashMap<(String, String), bool>,
+}
+
+impl Checker<'_> {
+    /// `id` judged, and each base of the range it needs first (a stack, not recursion: a
+    /// range may be a long chain of reviews).
+    fn checked(&mut self, id: &str) -> Checked {
+        let mut stack = vec![id.to_owned()];
+        let mut on_stack: HashSet<String> = HashSet::from([id.to_owned()]);
+        while let Some(top) = stack.last().cloned() {
+            if self.judged.contains_key(&top) {
+                on_stack.remove(&stack.pop().expect("the top"));
+                continue;
             }
-            Err(refusal) => reasons.push(refusal.to_string()),
+            match self.judge(&top, &on_stack) {
+                Ok(checked) => {
+                    self.judged.insert(top, checked);
+                }
+                Err(base) => {
+                    on_stack.insert(base.clone());
+                    stack.push(base);
+                }
+            }
         }
+        self.judged[id].clone()
     }
-    if reasons.is_empty() {
-        reasons.push(Refusal::NoNote.to_string());
+
+    /// One commit judged by its note: the first line that counts and whose base is
+    /// covered, else every line's reason; or the base of the range to judge first.
+    fn judge(&mut self, id: &str, on_stack: &HashSet<String>) -> Result<Checked, String> {
+        let commit = self.range[id];
+        if !self.opened.contains_key(id) {
+            let note = self.notes.get(id);
+            let lines: Vec<(usize, &str)> =
+                note.map(|n| n.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect()).unwrap_or_default();
+            let opened =
+                lines.into_iter().map(|(n, line)| counted(n + 1, line, commit, self.trusted, self.cmd)).collect();
+            self.opened.insert(id.to_owned(), opened);
+        }
+        let mut reasons = Vec::new();
+        for at in 0..self.opened[id].len() {
+            let (signer, review) = match &self.opened[id][at] {
+                Ok(counted) => counted.clone(),
+                Err(refusal) => {
+                    reasons.push(refusal.to_string());
+                    continue;
+                }
+            };
+            match self.coverage(commit, at + 1, &review, on_stack) {
+                Coverage::Covered => {
+                    return Ok(Checked {
+                        commit: commit.id.clone(),
+                        tree: commit.tree.clone(),
+                        passed: true,
+                        attested_by: Some(signer),
+                        review: Some(review),
+                        reasons: Vec::new(),
+                    });
+                }
+                Coverage::NotCovered(refusal) => reasons.push(refusal.to_string()),
+                Coverage::Pending(base) => return Err(base),
+            }
+        }
+        if reasons.is_empty() {
+            reasons.push(Refusal::NoNote.to_string());
+        }
+        Ok(Checked {
+            commit: commit.id.clone(),
+            tree: commit.tree.clone(),
+            passed: false,
+            attested_by: None,
+            review: None,
+            reasons,
+        })
     }
-    Checked {
-        commit: commit.id.clone(),
-        tree: commit.tree.clone(),
-        passed: false,
-        attested_by: None,
-        review: None,
-        reasons,
+
+    /// Whether the base of a review counted on line `line` of `commit`'s note is covered.
+    fn coverage(
+        &mut self,
+        commit: &Commit,
+        line: usize,
+        review: &ReviewPredicate,
+        on_stack: &HashSet<String>,
+    ) -> Coverage {
+        let Some(base) = review.reviewed_base.as_deref() else {
+            // No commit yet when it was reviewed: every file was shown.
+            return Coverage::Covered;
+        };
+        if base == commit.id {
+            return Coverage::NotCovered(Refusal::ReviewedNothing { line });
+        }
+        if self.range.contains_key(base) {
+            return match self.judged.get(base) {
+                Some(judged) if judged.passed => Coverage::Covered,
+                Some(judged) => Coverage::NotCovered(Refusal::BaseNotAttested {
+                    line,
+                    base: base.to_owned(),
+                    why: judged.reasons.first().cloned().unwrap_or_default(),
+                }),
+                None if on_stack.contains(base) => {
+                    Coverage::NotCovered(Refusal::BaseCycle { line, base: base.to_owned() })
+                }
+                None => Coverage::Pending(base.to_owned()),
+            };
+        }
+        let key = (base.to_owned(), commit.id.clone());
+        let dir = self.dir;
+        let is_ancestor = *self.ancestors.entry(key).or_insert_with(|| {
+            judged_core::worktree::is_object_id(base)
+                && git::run(dir, &["merge-base", "--is-ancestor", base, &commit.id], None).is_ok()
+        });
+        if is_ancestor {
+            Coverage::Covered
+        } else {
+            Coverage::NotCovered(Refusal::BaseNotAncestor { line, base: base.to_owned() })
+        }
     }
 }
 

@@ -21,7 +21,10 @@ pub const STATEMENT_TYPE: &str = "https://in-toto.io/Statement/v1";
 pub const PAYLOAD_TYPE: &str = "application/vnd.in-toto+json";
 /// The predicate's type: judged's own, versioned (docs/spec/attestation.md says why not
 /// the in-toto Simple Verification Result).
-pub const PREDICATE_TYPE: &str = "https://judged.dev/attestation/review/v1";
+pub const PREDICATE_TYPE: &str = "https://judged.dev/attestation/review/v2";
+/// The first predicate, which named no base: a pass of the tree it names may have been
+/// shown only the last of its changes (docs/spec/attestation.md §8).
+pub const PREDICATE_TYPE_V1: &str = "https://judged.dev/attestation/review/v1";
 /// The subject digest algorithm of a commit, and of the tree it holds (in-toto's digest set).
 pub const GIT_COMMIT: &str = "gitCommit";
 /// See [`GIT_COMMIT`].
@@ -51,7 +54,7 @@ pub struct Subject {
     pub digest: BTreeMap<String, String>,
 }
 
-/// judged's predicate (`https://judged.dev/attestation/review/v1`).
+/// judged's predicate (`https://judged.dev/attestation/review/v2`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReviewPredicate {
@@ -62,6 +65,10 @@ pub struct ReviewPredicate {
     pub attested_at: String,
     /// The signing key's id ([`PublicKey::spki_id`]), as the envelope's `keyid`.
     pub witness_key_id: String,
+    /// The commit the review's changes began at: it was shown the way from this commit's
+    /// tree to the tree attested, so what led to this commit needs a review of its own.
+    /// None when the repository had no commit and every file was shown as new.
+    pub reviewed_base: Option<String>,
     /// Who wrote the work.
     pub executor: Executor,
     /// Who reviewed it.
@@ -166,22 +173,32 @@ impl ReviewPredicate {
                     _ => "no Score and Verdict".to_owned(),
                 };
                 format!(
-                    "{} ({}, {}, {}) reviewed {author}: {said}; evidence {}",
+                    "{} ({}, {}, {}) reviewed {author}: {said}; evidence {}; {}",
                     r.model,
                     r.family,
                     r.assurance.as_str(),
                     r.path,
-                    r.evidence_id
+                    r.evidence_id,
+                    self.shown()
                 )
             }
             Review::Jury(j) => format!(
-                "the jury ({}) judged {author}: {} at confidence {}{}; jury {}",
+                "the jury ({}) judged {author}: {} at confidence {}{}; jury {}; {}",
                 j.families.join(", "),
                 j.final_verdict,
                 j.final_confidence,
                 if j.degraded { ", degraded" } else { "" },
-                j.packet_id
+                j.packet_id,
+                self.shown()
             ),
+        }
+    }
+
+    /// Which changes the review was shown, from its base.
+    fn shown(&self) -> String {
+        match &self.reviewed_base {
+            Some(base) => format!("the changes since {base}"),
+            None => "every file (no commit yet)".to_owned(),
         }
     }
 }
@@ -289,6 +306,15 @@ pub enum OpenError {
         /// Its id.
         keyid: String,
     },
+    /// Signed, and of judged's first predicate, which names no base.
+    #[error(
+        "signed by `{signer}`, but of judged's v1 predicate, which does not say where its review's changes began, so \
+         it may cover changes no reviewer was shown: attest the commit again with a judged that writes v2"
+    )]
+    OlderPredicate {
+        /// The trusted key's name.
+        signer: String,
+    },
     /// Signed, but no in-toto Statement v1 of judged's predicate.
     #[error("signed by `{signer}`, but the payload is not a judged review statement: {why}")]
     NotAStatement {
@@ -346,8 +372,11 @@ impl Envelope {
             let bytes = Base64::decode_vec(&signature.sig).map_err(|_| OpenError::NotBase64("signature"))?;
             match <[u8; 64]>::try_from(bytes.as_slice()) {
                 Ok(sig) if trusted.key.verifies(&signed, &sig) => {
-                    let statement = read_statement(&payload)
-                        .map_err(|why| OpenError::NotAStatement { signer: trusted.name.clone(), why })?;
+                    let signer = trusted.name.clone();
+                    let statement = read_statement(&payload).map_err(|why| match why {
+                        NotRead::OlderPredicate => OpenError::OlderPredicate { signer },
+                        NotRead::Other(why) => OpenError::NotAStatement { signer, why },
+                    })?;
                     return Ok(Opened { statement, signer: trusted.clone() });
                 }
                 _ => {
@@ -364,8 +393,22 @@ impl Envelope {
     }
 }
 
+/// Why a payload holds no statement of judged's.
+enum NotRead {
+    /// One of the first predicate ([`PREDICATE_TYPE_V1`]).
+    OlderPredicate,
+    /// Anything else, said.
+    Other(String),
+}
+
+impl From<serde_json::Error> for NotRead {
+    fn from(error: serde_json::Error) -> NotRead {
+        NotRead::Other(error.to_string())
+    }
+}
+
 /// The statement a verified payload holds, or what keeps it from being one of judged's.
-fn read_statement(payload: &[u8]) -> Result<Statement, String> {
+fn read_statement(payload: &[u8]) -> Result<Statement, NotRead> {
     #[derive(Deserialize)]
     struct Head {
         #[serde(rename = "_type")]
@@ -373,14 +416,18 @@ fn read_statement(payload: &[u8]) -> Result<Statement, String> {
         #[serde(rename = "predicateType")]
         predicate_type: String,
     }
-    let head: Head = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
+    let head: Head = serde_json::from_slice(payload)?;
     if head.statement_type != STATEMENT_TYPE {
-        return Err(format!("its _type is `{}`, not `{STATEMENT_TYPE}`", head.statement_type));
+        return Err(NotRead::Other(format!("its _type is `{}`, not `{STATEMENT_TYPE}`", head.statement_type)));
+    }
+    if head.predicate_type == PREDICATE_TYPE_V1 {
+        return Err(NotRead::OlderPredicate);
     }
     if head.predicate_type != PREDICATE_TYPE {
-        return Err(format!("its predicateType is `{}`, not `{PREDICATE_TYPE}`", head.predicate_type));
+        let said = format!("its predicateType is `{}`, not `{PREDICATE_TYPE}`", head.predicate_type);
+        return Err(NotRead::Other(said));
     }
-    serde_json::from_slice(payload).map_err(|e| e.to_string())
+    Ok(serde_json::from_slice(payload)?)
 }
 
 #[cfg(test)]
@@ -392,6 +439,7 @@ mod tests {
             reviewed_at: "2026-11-30T10:00:00Z".into(),
             attested_at: "2026-11-30T10:05:00Z".into(),
             witness_key_id: SigningKey::from_seed(&[7; 32]).public_key().spki_id(),
+            reviewed_base: Some("fedcba9876543210fedcba9876543210fedcba98".into()),
             executor: Executor {
                 host: Some(Host::CopilotCli),
                 model: Some("claude-sonnet-4.6".into()),
@@ -445,6 +493,8 @@ mod tests {
         assert_eq!(json["predicate"]["review"]["kind"], "reviewer");
         assert_eq!(json["predicate"]["review"]["assurance"], "host-recorded");
         assert_eq!(json["predicate"]["executor"]["host"], "copilot-cli");
+        assert_eq!(json["predicate"]["reviewedBase"], "fedcba9876543210fedcba9876543210fedcba98");
+        assert_eq!(json["predicateType"], "https://judged.dev/attestation/review/v2");
     }
 
     #[test]
@@ -486,5 +536,33 @@ mod tests {
         };
         let error = Envelope::open(&envelope.line(), &[trusted(7, "witness")]).unwrap_err();
         assert!(error.to_string().contains("its predicateType is `https://slsa.dev/provenance/v1`"), "{error}");
+    }
+
+    /// An attestation of the first predicate named no base, so its pass may be of the
+    /// last changes alone: it is read, and said to be that, not counted.
+    #[test]
+    fn a_signed_statement_of_the_first_predicate_is_named_and_not_read() {
+        let key = SigningKey::from_seed(&[7; 32]);
+        let mut statement = serde_json::to_value(Statement::of_commit(COMMIT, TREE, predicate())).unwrap();
+        statement["predicateType"] = PREDICATE_TYPE_V1.into();
+        statement["predicate"].as_object_mut().unwrap().remove("reviewedBase");
+        let payload = serde_json::to_vec(&statement).unwrap();
+        let envelope = Envelope {
+            payload: Base64::encode_string(&payload),
+            payload_type: PAYLOAD_TYPE.into(),
+            signatures: vec![EnvelopeSignature {
+                keyid: key.public_key().spki_id(),
+                sig: Base64::encode_string(&key.sign_message(&pae(PAYLOAD_TYPE, &payload))),
+            }],
+        };
+        let error = Envelope::open(&envelope.line(), &[trusted(7, "witness")]).unwrap_err();
+        assert_eq!(error, OpenError::OlderPredicate { signer: "witness".into() });
+        assert!(
+            error.to_string().starts_with(
+                "signed by `witness`, but of judged's v1 predicate, which does not say where its review's changes began"
+            ),
+            "{error}"
+        );
+        assert_eq!(envelope.statement(), None);
     }
 }

@@ -6,6 +6,7 @@ use crate::config::ProjectTrust;
 use crate::store::{AskedBy, JournalEvent, JurorRan, JuryConvened, Lookup, Store, StoreError};
 use judged_core::chain;
 use judged_core::family::{Table, family};
+use judged_core::worktree::ReviewedTree;
 use judged_jury::config::{Jury, JuryConfig};
 use judged_jury::convene::{self, Options, Progress};
 use judged_jury::packet::Packet;
@@ -73,8 +74,8 @@ pub struct JuryRun {
     project: PathBuf,
     /// The model that wrote the work; the tiebreaker must be of another family.
     author_model: Option<String>,
-    /// The git tree id of the working tree whose changes are the artifact, when they are.
-    git_tree: Option<String>,
+    /// The working tree whose changes are the artifact, when they are.
+    git_tree: Option<ReviewedTree>,
     /// Paths no juror of this run may open ([`judged_core::sandbox`]).
     out_of_reach: Vec<PathBuf>,
 }
@@ -136,9 +137,9 @@ impl JuryRun {
         })
     }
 
-    /// This run, its artifact being the changes of the working tree whose git tree id is
-    /// `git_tree`: a passing verdict covers a commit of that tree.
-    pub fn judging_tree(self, git_tree: Option<String>) -> JuryRun {
+    /// This run, its artifact being the changes of the working tree `git_tree`: a passing
+    /// verdict covers a commit of that tree, as far as its changes go from their base.
+    pub fn judging_tree(self, git_tree: Option<ReviewedTree>) -> JuryRun {
         JuryRun { git_tree, ..self }
     }
 
@@ -222,7 +223,8 @@ impl JuryRun {
             flags: packet.all_flags.clone(),
             packet: text,
             author_model: self.author_model.clone(),
-            git_tree: self.git_tree.clone(),
+            git_tree: self.git_tree.as_ref().map(|tree| tree.id.clone()),
+            git_base: self.git_tree.as_ref().map(|tree| tree.base.clone()),
         };
         events.push(JournalEvent::JuryConvened(Box::new(convened.clone())));
         store.journal_together(&events)?;

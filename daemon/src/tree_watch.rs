@@ -26,7 +26,7 @@
 //! lives outside the repository, and a write through a shared memory mapping.
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
-use judged_core::worktree::{self, ChangesText, Commit, Reader, Tree};
+use judged_core::worktree::{self, ChangesText, Commit, DiffBase, Reader, ReviewedTree, Tree};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,8 +62,9 @@ struct Repo {
 pub struct Shown {
     /// The changes, when the tree could be read.
     pub changes: Option<ChangesText>,
-    /// The git id of the tree they show, when it held still while they were read.
-    pub git_tree: Option<String>,
+    /// The git id of the tree they show and the commit they are against, when it held
+    /// still while they were read.
+    pub git_tree: Option<ReviewedTree>,
     /// Whether the tree was the one asked about all along.
     pub held_still: bool,
 }
@@ -239,6 +240,11 @@ impl TreeWatch {
         worktree::git_tree_id(dir, excluded, self.reader)
     }
 
+    /// What a review of the work tree holding `dir` begins on ([`worktree::base`]).
+    pub fn base(&self, dir: &Path) -> Option<DiffBase> {
+        worktree::base(dir, self.reader)
+    }
+
     /// The changes of the work tree holding `dir` as text for a jury.
     pub fn changes_text(&self, dir: &Path, limit: usize) -> Option<ChangesText> {
         worktree::changes_text(dir, limit, self.reader)
@@ -258,7 +264,11 @@ impl TreeWatch {
             // The witness's digest is the tree id, and the changes are of the tree it read.
             Reader::Witness { .. } => read.as_deref() == Some(before),
         };
-        Shown { changes, git_tree: read.filter(|_| held_still), held_still }
+        let git_tree = read
+            .filter(|_| held_still)
+            .zip(changes.as_ref())
+            .map(|(id, changes)| ReviewedTree { id, base: changes.base.clone() });
+        Shown { changes, git_tree, held_still }
     }
 
     /// The commit `id` of the repository at `top`, read there; none for a witness account.

@@ -1033,6 +1033,30 @@ pub enum AttestRefusal {
         /// Whether a juror was down.
         degraded: bool,
     },
+    /// The review of this tree does not record where its changes began.
+    #[error(
+        "the review of commit {commit}'s tree ({review}) does not record the commit its changes were read \
+         against (it was made before judged kept that, or HEAD could not be read then), so it cannot say which \
+         changes it saw: review the work again and attest"
+    )]
+    BaseUnknown {
+        /// The commit.
+        commit: String,
+        /// The review: `evidence cne_…` or `jury <key>`.
+        review: String,
+    },
+    /// The review of this tree began at the commit itself: it saw none of its changes.
+    #[error(
+        "the review of commit {commit}'s tree ({review}) began when HEAD was already {commit}, so it was shown \
+         none of the changes that commit makes: review work before committing it (or `git reset --soft HEAD~1` \
+         and review again), then attest"
+    )]
+    ReviewedNothing {
+        /// The commit.
+        commit: String,
+        /// The review: `evidence cne_…` or `jury <key>`.
+        review: String,
+    },
 }
 
 impl AttestRefusal {
@@ -1050,7 +1074,9 @@ impl AttestRefusal {
             | AttestRefusal::CallerDeclared { .. }
             | AttestRefusal::NotApproved { .. }
             | AttestRefusal::LogUndone { .. }
-            | AttestRefusal::JuryDidNotPass { .. } => 10,
+            | AttestRefusal::JuryDidNotPass { .. }
+            | AttestRefusal::BaseUnknown { .. }
+            | AttestRefusal::ReviewedNothing { .. } => 10,
         }
     }
 }

@@ -9,7 +9,8 @@ hex), and verifies the DSSE envelope on the one line of NOTE_LINE_FILE with
 securesystemslib's `Envelope.verify` and an Ed25519 `SSlibKey`. Then parses the payload as
 an in-toto Statement with the `in-toto-attestation` package's protobuf (unknown fields are
 an error) and runs its `validate()`. Prints one JSON object on success: the key id that
-verified, the statement's type, predicate type and subject. Exits 1 naming what failed.
+verified, the statement's type, predicate type and subject, and the predicate's base.
+Exits 1 naming what failed.
 """
 
 import hashlib
@@ -46,6 +47,7 @@ def main(pem_path, note_path):
         "verified_keyids": sorted(accepted),
         "type": statement.pb.type,
         "predicate_type": statement.pb.predicate_type,
+        "reviewed_base": json_format.MessageToDict(statement.pb.predicate).get("reviewedBase"),
         "subject": [
             {"name": s.name, "digest": dict(s.digest)} for s in statement.pb.subject
         ],

@@ -44,6 +44,7 @@ struct Team {
     origin: PathBuf,
     base: String,
     clones: Cell<u32>,
+    rounds: Cell<u32>,
 }
 
 impl Team {
@@ -68,7 +69,7 @@ impl Team {
         git(&live.project, &["push", "-q", "origin", "HEAD:main"]);
         let base = git(&live.project, &["rev-parse", "HEAD"]);
         let daemon = live.start_daemon();
-        Team { daemon: Some(daemon), live, origin, base, clones: Cell::new(0) }
+        Team { daemon: Some(daemon), live, origin, base, clones: Cell::new(0), rounds: Cell::new(0) }
     }
 
     /// Stop the daemon and start it again on the same home, as an upgrade or a reboot does.
@@ -90,9 +91,16 @@ impl Team {
         fs::write(file, text).unwrap();
     }
 
-    /// The review round of this session, in daemon mode, its files outside the clone.
+    /// A review round of this session, in daemon mode, its files outside the clone (each
+    /// round's its own).
     fn review(&self) {
-        let (challenge, evidence, response) = (self.live.out("c.json"), self.live.out("e.json"), self.live.out("r.md"));
+        self.rounds.set(self.rounds.get() + 1);
+        let n = self.rounds.get();
+        let (challenge, evidence, response) = (
+            self.live.out(&format!("c{n}.json")),
+            self.live.out(&format!("e{n}.json")),
+            self.live.out(&format!("r{n}.md")),
+        );
         self.live.challenge_and_review(&challenge);
         self.live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
     }
@@ -351,6 +359,99 @@ fn a_commit_amended_after_its_review_fails_the_check_by_name() {
     assert!(row(&run.stdout, &amended).starts_with("FAIL  no note: nothing attests this commit"), "{}", run.stdout);
 }
 
+/// A pass covers the changes its review was shown: from the commit HEAD named when the
+/// review began to the tree attested. A backdoor committed without a review, then a
+/// harmless change judged and attested on top of it, fails the check of the range's head
+/// naming the unreviewed commit; before attestations named their base it passed. A chain of
+/// reviews, each begun at the last attested commit, passes down to the base branch.
+#[test]
+fn a_commit_made_before_the_review_of_later_changes_fails_the_check_naming_it() {
+    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury()));
+    let tasks = Cell::new(0);
+    // The gate's jury judges the work as the agent's task completes; then it is committed,
+    // attested and pushed.
+    let judged_commit = |path: &str, text: &str| {
+        team.write(path, text);
+        tasks.set(tasks.get() + 1);
+        let task = serde_json::json!({"session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": team.agent(),
+            "hook_event_name": "TaskCompleted", "task_id": tasks.get().to_string(), "task_subject": "Work on the cart"});
+        let hook = judge_hook(&team.live.home, task.to_string().as_bytes(), &[]);
+        assert_eq!(hook.status.code(), Some(0), "the jury passes: {}", String::from_utf8_lossy(&hook.stderr));
+        let commit = team.commit("judged work");
+        exited(team.attest(&[]), 0, "attest");
+        team.push();
+        commit
+    };
+    let check = |expected: i32| {
+        let run = team.check(&team.ci(), &team.trusted("witness"), &["--policy", "panel"]);
+        exited(run, expected, "check")
+    };
+    let first = judged_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let second = judged_commit("src/cart.rs", "pub fn total() -> u32 { 2 }\n");
+    let chain = check(0);
+    assert!(row(&chain.stdout, &second).ends_with(&format!("; the changes since {first}")), "{}", chain.stdout);
+
+    team.write("src/auth.rs", "pub fn check(_password: &str) -> bool { true }\n");
+    let backdoor = team.commit("auth: simplify");
+    let harmless = judged_commit("README.md", "A cart, totalled.\n");
+    let run = check(10);
+    let said = row(&run.stdout, &harmless);
+    assert!(
+        said.starts_with(&format!(
+            "FAIL  line 1: the review was shown only the changes since {backdoor}, a commit of this range that is not \
+             attested itself (no note: nothing attests this commit"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.ends_with(&format!(
+            "review the changes since the base branch (`git reset --soft` to it, then review), or attest {backdoor}"
+        )),
+        "{said}"
+    );
+
+    // The reviewed tree made a commit whose history skips the backdoor's commit: the
+    // review's base is no ancestor of it, so its changes since the base branch were never shown.
+    let tree = git(team.agent(), &["rev-parse", "HEAD^{tree}"]);
+    let grafted = git(team.agent(), &["commit-tree", &tree, "-p", &second, "-m", "harmless, grafted"]);
+    git(team.agent(), &["reset", "-q", "--hard", &grafted]);
+    exited(team.attest(&[]), 0, "attest the grafted commit");
+    git(team.agent(), &["push", "-q", "-f", "origin", "HEAD:main", "refs/notes/judged"]);
+    let said = row(&check(10).stdout, &grafted);
+    assert!(
+        said.starts_with(&format!(
+            "FAIL  line 1: the review was shown the changes since {backdoor}, which is no ancestor of this commit here"
+        )),
+        "{said}"
+    );
+
+    // What the message says to do: the changes since the last attested commit, judged whole.
+    git(team.agent(), &["reset", "-q", "--soft", &second]);
+    git(team.agent(), &["push", "-q", "-f", "origin", "HEAD:main"]);
+    let whole = judged_commit("README.md", "A cart, totalled twice.\n");
+    let run = check(0);
+    assert!(row(&run.stdout, &whole).ends_with(&format!("; the changes since {second}")), "{}", run.stdout);
+}
+
+/// A review begun once the work was committed was shown none of that commit's changes (a
+/// clean tree): its pass is refused at attest, and a note of one fails the check.
+#[test]
+fn a_review_begun_after_the_commit_attests_nothing_of_it() {
+    let team = Team::new("cross-family-ok");
+    team.write("src/auth.rs", "pub fn check(_password: &str) -> bool { true }\n");
+    let committed = team.commit("auth: simplify");
+    team.review();
+    let refused = exited(team.attest(&[]), 10, "a review of a clean tree");
+    assert!(
+        refused.stderr.contains(&format!(
+            "began when HEAD was already {committed}, so it was shown none of the changes that commit makes: review \
+             work before committing it"
+        )),
+        "{}",
+        refused.stderr
+    );
+}
+
 #[test]
 fn a_note_copied_onto_another_commit_fails_naming_the_commit_it_attests() {
     let team = Team::new("cross-family-ok");
@@ -517,7 +618,8 @@ fn an_attestation_verifies_with_securesystemslib_and_validates_with_in_toto_atte
     let envelope: Envelope = serde_json::from_str(&line).unwrap();
     assert_eq!(verified["verified_keyids"], serde_json::json!([envelope.signatures[0].keyid]));
     assert_eq!(verified["type"], "https://in-toto.io/Statement/v1");
-    assert_eq!(verified["predicate_type"], "https://judged.dev/attestation/review/v1");
+    assert_eq!(verified["predicate_type"], "https://judged.dev/attestation/review/v2");
+    assert_eq!(verified["reviewed_base"], team.base.as_str(), "the review began at main's commit");
     let subject = serde_json::json!([
         {"name": "commit", "digest": {"gitCommit": reviewed}},
         {"name": "tree", "digest": {"gitTree": tree}},

@@ -104,6 +104,38 @@ impl Tree {
     }
 }
 
+/// Where a review's changes began: what the reviewer was shown is the way from this
+/// commit's tree to the reviewed tree. A pass of the reviewed tree says nothing of the
+/// changes that led to the base, so an attestation names it (docs/spec/attestation.md §4.2)
+/// and a check requires the base itself covered (§7.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffBase {
+    /// The commit HEAD named: the changes from its tree.
+    Commit(String),
+    /// The repository had no commit: every file was new, so all of the tree was shown.
+    NoCommit,
+}
+
+impl DiffBase {
+    /// The base as the attestation writes it: the commit, or none when every file was new.
+    pub fn commit(&self) -> Option<&str> {
+        match self {
+            DiffBase::Commit(id) => Some(id),
+            DiffBase::NoCommit => None,
+        }
+    }
+}
+
+/// A working tree as a review saw it: git's id of the tree, and where its changes began.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReviewedTree {
+    /// The tree's id as a commit of it holds it ([`git_tree_id`]).
+    pub id: String,
+    /// The commit the review's changes were read against.
+    pub base: DiffBase,
+}
+
 /// The working tree's changes as text for a reader (a jury): the diff against HEAD, then
 /// each untracked file whole, at most `limit` bytes, with a note of what was cut.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,6 +144,8 @@ pub struct ChangesText {
     pub text: String,
     /// Bytes left out to stay within the limit.
     pub cut_bytes: usize,
+    /// What the diff is against.
+    pub base: DiffBase,
 }
 
 /// The changes of the work tree holding `dir` as text for a jury, and the git id of the
@@ -122,8 +156,8 @@ pub fn changes_and_tree(dir: &Path, limit: usize, reader: Reader) -> Option<(Cha
     match reader {
         Reader::Owner => Some((changes_text(dir, limit, reader)?, git_tree_id(dir, &[], reader))),
         Reader::Witness { serving } => {
-            let (tree, (text, cut_bytes)) = witness::tree_and_changes(dir, limit, serving)?;
-            Some((ChangesText { text, cut_bytes }, Some(tree)))
+            let (tree, changes) = witness::tree_and_changes(dir, limit, serving)?;
+            Some((changes, Some(tree)))
         }
     }
 }
@@ -133,19 +167,21 @@ pub fn changes_and_tree(dir: &Path, limit: usize, reader: Reader) -> Option<(Cha
 /// are new files.
 pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesText> {
     if let Reader::Witness { serving } = reader {
-        return witness::changes_text(dir, limit, serving).map(|(text, cut_bytes)| ChangesText { text, cut_bytes });
+        return witness::changes_text(dir, limit, serving);
     }
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
     // What the files hold, whatever the repository's attributes and config say: no text
     // conversion (a `textconv` can show the jury another file than the one there), no
     // "binary" (`* -diff` in `.git/info/attributes`, which the jury never sees, hides a
-    // change), no external diff. A repository without commits has no HEAD to diff against:
-    // its staged files are the change.
+    // change), no external diff. Against the commit HEAD names when it is read, so that
+    // the base named is the one diffed against. A repository without commits has no HEAD
+    // to diff against: its staged files are the change.
     let shown = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--no-renames"];
-    let diff = git(top, &[&shown[..], &["HEAD"]].concat())
-        .or_else(|| git(top, &[&shown[..], &["--cached"]].concat()))
-        .unwrap_or_default();
-    let mut whole = diff;
+    let (diff, base) = match head(top) {
+        Some(id) => (git(top, &[&shown[..], &[id.as_str(), "--"]].concat()), DiffBase::Commit(id)),
+        None => (git(top, &[&shown[..], &["--cached"]].concat()), base(top, Reader::Owner)?),
+    };
+    let mut whole = diff.unwrap_or_default();
     let untracked = git(top, &["ls-files", "--others", "--exclude-standard", "-z"]).unwrap_or_default();
     for path in untracked.split('\0').filter(|p| !p.is_empty()) {
         // Read as a file of the repository, not through a link (to a FIFO that would hold
@@ -162,7 +198,7 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
         whole.push_str(&format!("--- /dev/null\n+++ b/{path} (untracked)\n{content}\n"));
     }
     if whole.len() <= limit {
-        return Some(ChangesText { text: whole, cut_bytes: 0 });
+        return Some(ChangesText { text: whole, cut_bytes: 0, base });
     }
     let mut end = limit;
     while !whole.is_char_boundary(end) {
@@ -170,7 +206,26 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
     }
     let cut_bytes = whole.len() - end;
     whole.truncate(end);
-    Some(ChangesText { text: whole, cut_bytes })
+    Some(ChangesText { text: whole, cut_bytes, base })
+}
+
+/// What a review of the work tree holding `dir` begins on: the commit HEAD names, or no
+/// commit when its branch has none yet; none outside a repository, or when HEAD cannot be
+/// read (then no base can be claimed, and the review covers no commit).
+pub fn base(dir: &Path, reader: Reader) -> Option<DiffBase> {
+    match reader {
+        Reader::Owner => {
+            let top = top_of(dir, reader)?;
+            if let Some(id) = head(&top) {
+                return Some(DiffBase::Commit(id));
+            }
+            // No commit yet: HEAD names a branch, and no ref of that name exists.
+            let branch = git(&top, &["symbolic-ref", "-q", "HEAD"])?;
+            let exists = git(&top, &["show-ref", "--verify", "--quiet", branch.trim_end()]).is_some();
+            (!exists).then_some(DiffBase::NoCommit)
+        }
+        Reader::Witness { serving } => witness::base(dir, serving),
+    }
 }
 
 /// The id git would give the working tree of the repository holding `dir` if everything
@@ -693,6 +748,36 @@ mod tests {
         fs::write(linked.join("b.rs"), "fn b() {}\n").unwrap();
         let owner = git_tree_id(&linked, &[], Reader::Owner).unwrap();
         assert_eq!(git_tree_id(&linked, &[], witness()), Some(owner));
+    }
+
+    /// Where a review's changes begin, as both readers tell it: no commit in a new
+    /// repository (every file is shown), else the commit HEAD names, loose or packed.
+    #[test]
+    fn a_reviews_base_is_the_commit_head_names_or_no_commit_for_both_readers() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        assert_eq!((base(dir, Reader::Owner), base(dir, witness())), (None, None), "no repository, no base");
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        for reader in [Reader::Owner, witness()] {
+            assert_eq!(base(dir, reader), Some(DiffBase::NoCommit), "{reader:?}");
+            assert_eq!(changes_text(dir, 10_000, reader).unwrap().base, DiffBase::NoCommit, "{reader:?}");
+        }
+        run(dir, &["add", "-A"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        let head = DiffBase::Commit(output(dir, &["rev-parse", "HEAD"]));
+        fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap();
+        for reader in [Reader::Owner, witness()] {
+            assert_eq!(base(&dir.join("."), reader).as_ref(), Some(&head), "{reader:?}");
+            assert_eq!(changes_text(dir, 10_000, reader).unwrap().base, head, "{reader:?}");
+        }
+        run(dir, &["pack-refs", "--all"]);
+        assert_eq!(base(dir, witness()).as_ref(), Some(&head), "a packed ref");
+        run(dir, &["checkout", "-q", "--orphan", "fresh"]);
+        assert_eq!(
+            (base(dir, Reader::Owner), base(dir, witness())),
+            (Some(DiffBase::NoCommit), Some(DiffBase::NoCommit))
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! conversion of the user's config, whose files only the user's global ignore file
 //! ignores, or whose checkout is sparse.
 
+use super::{ChangesText, DiffBase};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -45,21 +46,32 @@ pub(super) fn git_tree_id(dir: &Path, excluded: &[PathBuf], serving: u32) -> Opt
 /// none when they cannot be read as the module says. The repository's objects are read as
 /// data (`GIT_ALTERNATE_OBJECT_DIRECTORIES`); HEAD is resolved from its files; no external
 /// diff or text conversion runs.
-pub(super) fn changes_text(dir: &Path, limit: usize, serving: u32) -> Option<(String, usize)> {
+pub(super) fn changes_text(dir: &Path, limit: usize, serving: u32) -> Option<ChangesText> {
     patch(&Staged::of(dir, &[], serving)?, limit)
 }
 
 /// The tree id of the work tree holding `dir` and its changes, both of one staging: the
 /// patch shows exactly the tree the id names, however the files change meanwhile.
-pub(super) fn tree_and_changes(dir: &Path, limit: usize, serving: u32) -> Option<(String, (String, usize))> {
+pub(super) fn tree_and_changes(dir: &Path, limit: usize, serving: u32) -> Option<(String, ChangesText)> {
     let staged = Staged::of(dir, &[], serving)?;
     Some((staged.write_tree()?, patch(&staged, limit)?))
 }
 
+/// What the user's HEAD names in the work tree holding `dir` ([`head_of`]).
+pub(super) fn base(dir: &Path, serving: u32) -> Option<DiffBase> {
+    let top = top(dir)?;
+    if std::fs::metadata(dir).ok()?.uid() != serving {
+        return None;
+    }
+    head_of(&git_dir(&top, serving)?, serving)
+}
+
 /// The staged index against the user's HEAD, as [`changes_text`] says.
-fn patch(staged: &Staged, limit: usize) -> Option<(String, usize)> {
-    // A repository without commits: every file is new.
-    let base = head_commit(&staged.their_git_dir, staged.uid).unwrap_or_else(|| EMPTY_TREE.to_owned());
+fn patch(staged: &Staged, limit: usize) -> Option<ChangesText> {
+    // A repository without commits (or whose HEAD cannot be resolved from its files):
+    // every file is new, so all of the tree is shown.
+    let head = head_commit(&staged.their_git_dir, staged.uid);
+    let base = head.clone().unwrap_or_else(|| EMPTY_TREE.to_owned());
     let objects = own_objects(&common_dir(&staged.their_git_dir, staged.uid), staged.uid)?;
     let objects_opened = opened_dir(&objects, staged.uid)?;
     let git = Isolated { alternates: Some((&objects, objects_opened.as_fd())), ..staged.git() };
@@ -84,7 +96,7 @@ fn patch(staged: &Staged, limit: usize) -> Option<(String, usize)> {
     }
     text.truncate(end);
     let cut_bytes = total.saturating_sub(text.len());
-    Some((text, cut_bytes))
+    Some(ChangesText { text, cut_bytes, base: head.map_or(DiffBase::NoCommit, DiffBase::Commit) })
 }
 
 /// git's id of the empty tree, which every git knows without storing it.
@@ -200,26 +212,45 @@ impl Staged {
 /// The commit the user's HEAD names, resolved from the files of `git_dir` (a loose ref or
 /// `packed-refs`; not a reftable); none without commits.
 fn head_commit(git_dir: &Path, uid: u32) -> Option<String> {
+    match head_of(git_dir, uid)? {
+        DiffBase::Commit(id) => Some(id),
+        DiffBase::NoCommit => None,
+    }
+}
+
+/// What the user's HEAD names, from the files of `git_dir`: a commit (detached, a loose
+/// ref or `packed-refs`), or no commit when it names a branch no ref file holds; none when
+/// that cannot be told (a reftable, a name git would not take, a file not the user's).
+fn head_of(git_dir: &Path, uid: u32) -> Option<DiffBase> {
     let head = String::from_utf8(read_owned(&git_dir.join("HEAD"), uid, MAX_SMALL_FILE_BYTES)?).ok()?;
     let head = head.trim();
     let Some(name) = head.strip_prefix("ref: ") else {
-        return super::is_object_id(head).then(|| head.to_owned());
+        return super::is_object_id(head).then(|| DiffBase::Commit(head.to_owned()));
     };
     // A ref name git would take: no way out of the directory.
     if !name.starts_with("refs/") || name.split('/').any(|part| part.is_empty() || part.starts_with('.')) {
         return None;
     }
     let common = common_dir(git_dir, uid);
+    if common.join("reftable").exists() {
+        return None;
+    }
     if let Some(loose) = read_owned(&common.join(name), uid, MAX_SMALL_FILE_BYTES) {
         let id = String::from_utf8(loose).ok()?.trim().to_owned();
-        return super::is_object_id(&id).then_some(id);
+        return super::is_object_id(&id).then_some(DiffBase::Commit(id));
     }
-    let packed = String::from_utf8(read_owned(&common.join("packed-refs"), uid, MAX_INDEX_BYTES)?).ok()?;
-    packed
-        .lines()
-        .filter_map(|line| line.split_once(' '))
-        .find(|(id, named)| *named == name && super::is_object_id(id))
-        .map(|(id, _)| id.to_owned())
+    if common.join(name).symlink_metadata().is_ok() {
+        return None;
+    }
+    let packed = match common.join("packed-refs").symlink_metadata() {
+        Ok(_) => String::from_utf8(read_owned(&common.join("packed-refs"), uid, MAX_INDEX_BYTES)?).ok()?,
+        Err(_) => String::new(),
+    };
+    let packed = packed.lines().filter_map(|line| line.split_once(' ')).find(|(_, named)| *named == name);
+    match packed {
+        Some((id, _)) => super::is_object_id(id).then(|| DiffBase::Commit(id.to_owned())),
+        None => Some(DiffBase::NoCommit),
+    }
 }
 
 /// The user's object directory, read as data only when it is the user's own: a real

@@ -13,7 +13,7 @@ use judged_core::attestation::{
 };
 use judged_core::family::{Table, family};
 use judged_core::timestamp::format_utc;
-use judged_core::worktree::{self, Commit};
+use judged_core::worktree::{self, Commit, DiffBase};
 use judged_protocol::{AttestArgs, AttestRefusal, AttestReply, Attestation, Reply};
 use std::path::{Path, PathBuf};
 
@@ -87,10 +87,11 @@ impl Engine {
         };
         // One review of one commit is attested once: asked again, the same envelope.
         let before = self.store.journal_find_all::<Attested>(Lookup::AttestedByCommit, &commit.id)?;
-        if let Some((_, before)) =
-            before.into_iter().find(|(_, a)| a.evidence_id == evidence_id && a.packet_id == packet_id)
+        let before = before.into_iter().find(|(_, a)| a.evidence_id == evidence_id && a.packet_id == packet_id);
+        // An envelope of an older predicate is not given again: this one is signed anew.
+        if let Some((_, before)) = before
+            && let Some(statement) = before.envelope.statement()
         {
-            let statement = own_statement(&before.envelope)?;
             let envelope = before.envelope;
             return Ok(Ok(Attestation { commit: commit.id, tree: commit.tree, statement, envelope, first: false }));
         }
@@ -176,6 +177,12 @@ fn own_statement(envelope: &Envelope) -> Result<Statement, StoreError> {
     envelope.statement().ok_or_else(|| StoreError::Integrity("an attestation's envelope holds no statement".into()))
 }
 
+/// The base a covering review's changes began at, as the predicate names it (covering
+/// counts no review whose base is unknown).
+fn reviewed_base(base: Option<&DiffBase>) -> Option<String> {
+    base.and_then(DiffBase::commit).map(str::to_owned)
+}
+
 /// What the witness says of the review that covers the commit.
 fn predicate(covering: &Covering, witness_key_id: String, attested_at: String) -> ReviewPredicate {
     match covering {
@@ -183,6 +190,7 @@ fn predicate(covering: &Covering, witness_key_id: String, attested_at: String) -
             reviewed_at: evidence.reviewed_at.clone().unwrap_or_else(|| evidence.verified_at.clone()),
             attested_at,
             witness_key_id,
+            reviewed_base: reviewed_base(evidence.git_base.as_ref()),
             executor: Executor {
                 host: Some(evidence.host),
                 model: evidence.executor_model.clone(),
@@ -220,6 +228,7 @@ fn predicate(covering: &Covering, witness_key_id: String, attested_at: String) -
                 reviewed_at: at.clone(),
                 attested_at,
                 witness_key_id,
+                reviewed_base: reviewed_base(jury.git_base.as_ref()),
                 executor: Executor {
                     host: None,
                     model: jury.author_model.clone(),

@@ -32,6 +32,9 @@ impl Engine {
         // The tree the round begins on: what its review covers, and verify records.
         let tree = self.trees.tree(Path::new(&cwd), &args.writes);
         let git_tree = self.trees.git_tree_id(Path::new(&cwd), &args.writes);
+        // Read after the tree: a commit made meanwhile makes the base newer, which asks
+        // more of a check (docs/spec/attestation.md §7.3), never less.
+        let git_base = git_tree.as_ref().and_then(|_| self.trees.base(Path::new(&cwd)));
         let request = rules::ChallengeRequest {
             binding: &binding,
             cwd: &cwd,
@@ -57,6 +60,7 @@ impl Engine {
             witness: witness.clone(),
             tree,
             git_tree,
+            git_base,
             excluded: args.writes.clone(),
             challenge_sha256: Some(digest_of_bytes(challenge.pretty().as_bytes())),
         };

@@ -9,7 +9,7 @@ use judged_core::event::Host;
 use judged_core::files::FsEnv;
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, Evidence, LogState, ReviewerCli, VerifyRequest};
-use judged_core::worktree::Tree;
+use judged_core::worktree::{DiffBase, Tree};
 use judged_protocol::{Reply, Verification, VerifyArgs};
 use std::path::Path;
 
@@ -60,8 +60,8 @@ impl Engine {
         let challenge_witness = args.challenge.witness().unwrap_or_default();
         let issued = self.store.journal_find::<ChallengeIssued>(Lookup::ChallengeByWitness, challenge_witness)?;
         // (`check_witnessed` found it journaled.)
-        let (tree, git_tree, challenge_wrote, challenge_sha256) = match issued {
-            Some(issued) => (issued.tree, issued.git_tree, issued.excluded, issued.challenge_sha256),
+        let (tree, git_tree, git_base, challenge_wrote, challenge_sha256) = match issued {
+            Some(issued) => (issued.tree, issued.git_tree, issued.git_base, issued.excluded, issued.challenge_sha256),
             None => Default::default(),
         };
         let log = self.logs.get(file.id);
@@ -93,8 +93,8 @@ impl Engine {
             // compared while they hold what was written.
             let excluded = [&challenge_wrote[..], &args.writes[..]].concat();
             let written = Written { evidence_sha256: digest_of_bytes(evidence.pretty().as_bytes()), challenge_sha256 };
-            let seen =
-                Seen { file: &file, window_start: verified.window_start, tree, git_tree, excluded: &excluded, written };
+            let window_start = verified.window_start;
+            let seen = Seen { file: &file, window_start, tree, git_tree, git_base, excluded: &excluded, written };
             let record = evidence_record(&evidence, &verified.response, seen, witness);
             self.store.journal(&JournalEvent::EvidenceVerified(Box::new(record)))?;
         }
@@ -114,6 +114,7 @@ struct Seen<'a> {
     window_start: u64,
     tree: Option<Tree>,
     git_tree: Option<String>,
+    git_base: Option<DiffBase>,
     excluded: &'a [std::path::PathBuf],
     written: Written,
 }
@@ -156,6 +157,7 @@ fn evidence_record(evidence: &Evidence, response: &str, seen: Seen, witness: Str
         witness,
         identity_assurance: evidence.identity_assurance.unwrap_or_default(),
         git_tree: seen.git_tree,
+        git_base: seen.git_base,
         agent_name: Some(evidence.agent_name.clone()),
         reviewer_model_source: Some(evidence.reviewer_model_source.clone()),
         executor_family: Some(evidence.executor_family.clone()),

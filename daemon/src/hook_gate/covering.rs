@@ -8,7 +8,7 @@ use super::HookGate;
 use crate::store::{EvidenceVerified, JuryConvened, Lookup, StoreError};
 use judged_core::files;
 use judged_core::review_text::is_positive;
-use judged_core::worktree::Commit;
+use judged_core::worktree::{Commit, DiffBase};
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::{AttestRefusal, wire_name};
 use std::path::Path;
@@ -24,6 +24,20 @@ pub enum Covering {
 /// Whether a journaled review was made in the repository at `top` (its cwd there or below).
 fn in_repository(cwd: Option<&str>, top: &Path) -> bool {
     cwd.is_some_and(|cwd| Path::new(&files::resolve(cwd)).starts_with(top))
+}
+
+/// Why a review whose changes began at `base` does not cover `commit`, if it does not: a
+/// review must say where its changes began, and one that began at the commit itself saw
+/// none of the changes the commit makes. Whether what led to the base was reviewed is the
+/// check's question (docs/spec/attestation.md §7.3), asked where the history is.
+fn base_refusal(commit: &str, review: String, base: Option<&DiffBase>) -> Option<AttestRefusal> {
+    match base {
+        None => Some(AttestRefusal::BaseUnknown { commit: commit.to_owned(), review }),
+        Some(base) if base.commit() == Some(commit) => {
+            Some(AttestRefusal::ReviewedNothing { commit: commit.to_owned(), review })
+        }
+        Some(_) => None,
+    }
 }
 
 impl HookGate<'_> {
@@ -47,15 +61,21 @@ impl HookGate<'_> {
         let juries = self.store.journal_find_all::<JuryConvened>(Lookup::PanelByGitTree, &commit.tree)?;
         // The newest jury on the tree decides: an older pass does not outvote a later fail.
         if let Some((at, jury)) = juries.into_iter().find(|(_, p)| in_repository(Some(&p.cwd), top)) {
-            if jury.final_verdict == FinalVerdict::Pass && !jury.degraded {
-                return Ok(Ok(Covering::Jury(Box::new(jury), at)));
+            let review = format!("jury {}", jury.key);
+            let refusal = if jury.final_verdict != FinalVerdict::Pass || jury.degraded {
+                Some(AttestRefusal::JuryDidNotPass {
+                    commit: commit.id.clone(),
+                    packet_id: jury.key.clone(),
+                    verdict: wire_name(&jury.final_verdict),
+                    degraded: jury.degraded,
+                })
+            } else {
+                base_refusal(&commit.id, review, jury.git_base.as_ref())
+            };
+            match refusal {
+                None => return Ok(Ok(Covering::Jury(Box::new(jury), at))),
+                Some(refusal) => _ = refused.get_or_insert(refusal),
             }
-            refused.get_or_insert(AttestRefusal::JuryDidNotPass {
-                commit: commit.id.clone(),
-                packet_id: jury.key.clone(),
-                verdict: wire_name(&jury.final_verdict),
-                degraded: jury.degraded,
-            });
         }
         if let Some(refusal) = refused {
             return Ok(Err(refusal));
@@ -91,7 +111,7 @@ impl HookGate<'_> {
         if !self.evidence_stands(evidence)? {
             return Ok(Some(AttestRefusal::LogUndone { commit, evidence_id }));
         }
-        Ok(None)
+        Ok(base_refusal(&commit, format!("evidence {evidence_id}"), evidence.git_base.as_ref()))
     }
 
     /// No review saw the commit's tree: what the newest review of the repository saw

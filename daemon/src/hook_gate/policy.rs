@@ -717,6 +717,7 @@ mod tests {
             packet: String::new(),
             author_model: None,
             git_tree: None,
+            git_base: None,
         }
     }
 

@@ -7,7 +7,7 @@ use super::{Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
 use judged_core::rules::{EvidenceId, EvidenceStatus, IdentityAssurance};
-use judged_core::worktree::Tree;
+use judged_core::worktree::{DiffBase, Tree};
 use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
 use judged_protocol::{CompletionBypassed, ConfigFileUsed, GateDecision};
@@ -222,6 +222,11 @@ pub struct ChallengeIssued {
     /// That tree as git's tree id (absent where judged could not read one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_tree: Option<String>,
+    /// The commit HEAD named when the round began: its review covers the changes from
+    /// there (absent where judged could not read it, and in records from before it was
+    /// kept: such a review covers no commit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_base: Option<DiffBase>,
     /// The files the challenge command writes (left out of that tree).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<PathBuf>,
@@ -282,6 +287,9 @@ pub struct EvidenceVerified {
     /// Absent outside git, and in records from before it was kept (those are not attested).
     #[serde(default)]
     pub git_tree: Option<String>,
+    /// Where the review's changes began (the round's [`ChallengeIssued::git_base`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_base: Option<DiffBase>,
     /// How the reviewer was reached (the evidence's `agent_name`), the record its model
     /// was read from and both families, as verified: what an attestation says of the review.
     #[serde(default)]
@@ -379,6 +387,10 @@ pub struct JuryConvened {
     /// commit to. Absent for any other artifact, and in records from before it was kept.
     #[serde(default)]
     pub git_tree: Option<String>,
+    /// The commit the changes shown were read against (absent with `git_tree`, and in
+    /// records from before it was kept: such a verdict covers no commit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_base: Option<DiffBase>,
 }
 
 /// `attested`: a commit attested on a review of its tree, and the envelope signed. One
