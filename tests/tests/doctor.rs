@@ -275,6 +275,54 @@ fn an_installed_host_without_hook_or_plugin_is_not_gated() {
     assert!(fix.contains("judged init") && fix.contains("judged install-hooks --claude --user"), "{fix}");
 }
 
+/// Claude Code's `disableAllHooks: true` in any of its settings but root's managed ones
+/// (here the project's uncommitted `.claude/settings.local.json`) turns every hook off, the
+/// user's and the plugin's too: doctor says the host is not gated and names that file (it
+/// said "gated by user settings"). A settings file that cannot be parsed gates nothing
+/// either (it was counted as gating).
+#[test]
+fn a_switch_that_turns_every_hook_off_leaves_the_host_ungated_and_is_named() {
+    let m = Machine::new("");
+    let bin = m.tmp.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(bin.join("claude"), "#!/bin/sh\n[ \"$*\" = 'plugin list --json' ] && echo '[]'\n").unwrap();
+    fs::set_permissions(bin.join("claude"), fs::Permissions::from_mode(0o755)).unwrap();
+    let installed = m.judged(&["install-hooks", "--claude", "--user"]);
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let doctor = || {
+        let output = m.command("judged").args(["doctor", "--json"]).env("PATH", &path).output().unwrap();
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()["checks"].as_array().cloned().unwrap()
+    };
+    let detail = |checks: &[Value], name: &str| named(checks, name)["detail"].as_str().unwrap().to_owned();
+    let checks = doctor();
+    assert_eq!(status_of(&checks, "hooks.claude-code"), "ok", "{}", detail(&checks, "hooks.claude-code"));
+    assert!(detail(&checks, "hooks.claude-code").contains("is gated by user settings"));
+
+    let local = m.project.join(".claude/settings.local.json");
+    fs::create_dir_all(local.parent().unwrap()).unwrap();
+    fs::write(&local, r#"{"disableAllHooks": true}"#).unwrap();
+    let checks = doctor();
+    assert_eq!(status_of(&checks, "hooks.claude-code"), "warn");
+    assert!(detail(&checks, "hooks.claude-code").contains("is not gated"), "{}", detail(&checks, "hooks.claude-code"));
+    assert_eq!(status_of(&checks, "hooks.claude-code.local"), "fail");
+    assert_eq!(
+        detail(&checks, "hooks.claude-code.local"),
+        format!(
+            "{} turns every hook of Claude Code off (`disableAllHooks: true`): only a managed hook gates it",
+            local.display()
+        )
+    );
+    assert!(fix_of(&checks, "hooks.claude-code.local").contains("sudo judged install-hooks --claude --managed"));
+
+    fs::remove_file(&local).unwrap();
+    fs::write(m.claude_config.join("settings.json"), "{\"hooks\": ").unwrap();
+    let checks = doctor();
+    assert_eq!(status_of(&checks, "hooks.claude-code.user"), "fail");
+    assert!(detail(&checks, "hooks.claude-code.user").contains("is not valid JSON"));
+    assert_eq!(status_of(&checks, "hooks.claude-code"), "warn", "{}", detail(&checks, "hooks.claude-code"));
+}
+
 /// With auto-start on (the default), a daemon that is not running is a warning: the first
 /// hook or evidence call starts it, so the gate is armed.
 #[test]

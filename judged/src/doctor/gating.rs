@@ -88,13 +88,27 @@ fn hooks_command(host: Host, cwd: &Path) -> &'static str {
 fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
     let (host, setup) = (asked.host, hosts::of(asked.host));
     let name = |place: &str| format!("hooks.{}.{place}", host.as_str());
+    let files = setup.settings_files(cwd);
+    let switched_off = if setup.has_hooks_switch() { hooks_switched_off(&files) } else { None };
     let mut hooked: Vec<String> = Vec::new();
-    for file in setup.settings_files(cwd) {
-        if hooks_file(checks, &name(file.place), &file.path, file.reinstall, host) {
+    for file in &files {
+        if let Some(off) = switched_off.filter(|off| *off == file.path) {
+            let detail = format!(
+                "{} turns every hook of {} off (`disableAllHooks: true`): only a managed hook gates it",
+                off.display(),
+                setup.title()
+            );
+            let managed = files.iter().find(|f| f.place == "managed").map_or("", |f| f.reinstall);
+            let fix = format!("take `disableAllHooks` out of {}, or arm a managed hook (`{managed}`)", off.display());
+            checks.push(check(name(file.place), Status::Fail, detail, Some(fix)));
+            continue;
+        }
+        let counts = file.place == "managed" || switched_off.is_none();
+        if hooks_file(checks, &name(file.place), &file.path, file.reinstall, host) && counts {
             hooked.push(format!("{} settings {}", file.place, file.path.display()));
         }
     }
-    let plugin = plugin_check(checks, asked, &name("plugin"));
+    let plugin = plugin_check(checks, asked, &name("plugin")).filter(|_| switched_off.is_none());
     // A host that runs only the hooks it trusts: its own list decides what gates it
     // (managed hooks included).
     let gated_by = if setup.trusts_hooks() {
@@ -120,6 +134,20 @@ fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
         ),
         (_, by) => ok(summary, format!("{title} is gated by {}", by.join("; "))),
     });
+}
+
+/// The settings file whose `disableAllHooks: true` turns every hook of the host off but
+/// the managed ones, unless a managed file turns hooks back on (`false`, as Qwen Code's
+/// system settings do).
+fn hooks_switched_off(files: &[hosts::SettingsFile]) -> Option<&Path> {
+    let switch = |file: &hosts::SettingsFile| {
+        let bytes = judged_core::config_file::read(&file.path).ok()??;
+        serde_json::from_slice::<Value>(&bytes).ok()?.get("disableAllHooks")?.as_bool()
+    };
+    if files.iter().any(|file| file.place == "managed" && switch(file) == Some(false)) {
+        return None;
+    }
+    files.iter().find(|file| file.place != "managed" && switch(file) == Some(true)).map(|file| file.path.as_path())
 }
 
 /// The plugin as the host lists it, its hook checked; how it gates, when it does.
@@ -245,7 +273,8 @@ fn first_word(command: &str) -> String {
 }
 
 /// Check one hooks file's `judge-hook` commands for `host`: the binary exists and is this
-/// version. Whether the file holds any that gate.
+/// version. Whether the file holds any that gate: one that cannot be read or parsed gates
+/// nothing (the host cannot load its hooks either), and fails.
 fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str, host: Host) -> bool {
     // A project's settings are the agent's to write: read as config files are (a regular
     // file, never blocking on a FIFO, bounded).
@@ -255,7 +284,7 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str,
         Err(error) => {
             let fix = format!("make {} a readable regular file, or move it away", path.display());
             checks.push(check(name, Status::Fail, error.to_string(), Some(fix)));
-            return true;
+            return false;
         }
     };
     // JSON, or TOML for Codex CLI's managed requirements: the same tree of hooks.
@@ -271,20 +300,9 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str,
             let detail = format!("{} is {error}", path.display());
             let fix = format!("fix {}, then run `{reinstall}`", path.display());
             checks.push(check(name, Status::Fail, detail, Some(fix)));
-            return true;
+            return false;
         }
     };
-    // Claude Code's and Qwen Code's switch that turns every hook of theirs off.
-    if value["disableAllHooks"] == Value::Bool(true) {
-        let detail =
-            format!("{} turns every hook off (`disableAllHooks: true`): no hook gates from here", path.display());
-        let fix = format!(
-            "take `disableAllHooks` out of {}, or arm a managed hook (`sudo {reinstall} --managed`)",
-            path.display()
-        );
-        checks.push(check(name, Status::Fail, detail, Some(fix)));
-        return false;
-    }
     let commands = our_commands(&value, judged_core::adapter::hooks(host).end_event().name);
     if commands.is_empty() {
         return false;

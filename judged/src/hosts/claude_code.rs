@@ -101,6 +101,13 @@ impl HostSetup for ClaudeCode {
                 path: cwd.join(".claude/settings.json"),
                 reinstall: "judged install-hooks --claude",
             },
+            // The project's own, not committed: install-hooks writes nothing there, but
+            // a hook or a switch in it counts.
+            SettingsFile {
+                place: "local",
+                path: cwd.join(".claude/settings.local.json"),
+                reinstall: "judged install-hooks --claude",
+            },
             SettingsFile {
                 place: "user",
                 path: install::claude_user_settings_path(),
@@ -113,6 +120,10 @@ impl HostSetup for ClaudeCode {
                 reinstall: "sudo judged install-hooks --claude --managed",
             },
         ]
+    }
+
+    fn has_hooks_switch(&self) -> bool {
+        true
     }
 
     fn managed(&self) -> Managed {

@@ -84,6 +84,11 @@ pub trait HostSetup: Sync {
     fn trusts_hooks(&self) -> bool {
         false
     }
+    /// Whether `disableAllHooks: true` in any of its settings but the managed ones turns
+    /// every hook off, its plugin's too (Claude Code, Qwen Code).
+    fn has_hooks_switch(&self) -> bool {
+        false
+    }
     /// What its managed settings can do.
     fn managed(&self) -> Managed;
     /// The events `install-hooks` registers its hook for, of those `asked` (`--events`):
@@ -127,7 +132,7 @@ pub fn ungated() -> impl Iterator<Item = Host> {
 
 /// A settings file that can hold a host's hook.
 pub struct SettingsFile {
-    /// `project`, `user` or `managed`.
+    /// `project`, `local` (Claude Code's uncommitted project settings), `user` or `managed`.
     pub place: &'static str,
     pub path: PathBuf,
     /// The command that writes our hook there again.

@@ -120,6 +120,10 @@ impl HostSetup for QwenCode {
         ]
     }
 
+    fn has_hooks_switch(&self) -> bool {
+        true
+    }
+
     fn managed(&self) -> Managed {
         Managed::Hooks
     }
