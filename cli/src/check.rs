@@ -3,8 +3,9 @@
 //! trusted witness whose attestation counts, or the exact reason none does. A review covers
 //! the changes from its base, so the bases are followed down to the base branch. Read-only:
 //! one `rev-list`, one `notes list` and one `cat-file --batch` whatever the range's size,
-//! and one `merge-base --is-ancestor` per base outside the range. No daemon: a CI job has
-//! the repository and the witnesses' public keys, nothing else.
+//! one `merge-base --is-ancestor` per base outside the range, and one `merge-tree` per
+//! merge whose own note does not count. No daemon: a CI job has the repository and the
+//! witnesses' public keys, nothing else.
 
 use crate::git::{self, GitError};
 use judged_core::attestation::{Envelope, GIT_COMMIT, GIT_TREE, OpenError, Review, ReviewPredicate, TrustedKey};
@@ -157,6 +158,10 @@ struct Checked {
     /// What that attestation says.
     #[serde(skip_serializing_if = "Option::is_none")]
     review: Option<ReviewPredicate>,
+    /// A merge that passed with no attestation of its own: its parents, each covered, and
+    /// the tree git's merge of them gives is the one it holds.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    merge_of: Vec<String>,
     /// Why no attestation counts: one per line of the note (or that there is none).
     reasons: Vec<String>,
 }
@@ -219,6 +224,11 @@ enum Refusal {
         "line {line}: the reviews' bases lead back to this commit ({base}), so none of them began outside the range"
     )]
     BaseCycle { line: usize, base: String },
+    #[error(
+        "a clean merge, but of {parent}, a commit of this range that is not attested itself ({why}): what it brings \
+         was never reviewed"
+    )]
+    MergedUncovered { parent: String, why: String },
 }
 
 fn check(cmd: &CheckCmd) -> Result<Report, CheckError> {
@@ -384,6 +394,7 @@ impl Checker<'_> {
                         passed: true,
                         attested_by: Some(signer),
                         review: Some(review),
+                        merge_of: Vec::new(),
                         reasons: Vec::new(),
                     });
                 }
@@ -394,14 +405,52 @@ impl Checker<'_> {
         if reasons.is_empty() {
             reasons.push(Refusal::NoNote.to_string());
         }
+        let mut merge_of = Vec::new();
+        if let [ours, theirs] = &commit.parents[..]
+            && self.merges_cleanly(commit, ours, theirs)
+        {
+            match self.parents_covered(commit) {
+                Ok(None) => merge_of = commit.parents.clone(),
+                Ok(Some(refusal)) => reasons.push(refusal.to_string()),
+                Err(parent) => return Err(parent),
+            }
+        }
         Ok(Checked {
             commit: commit.id.clone(),
             tree: commit.tree.clone(),
-            passed: false,
+            passed: !merge_of.is_empty(),
             attested_by: None,
             review: None,
-            reasons,
+            reasons: if merge_of.is_empty() { reasons } else { Vec::new() },
+            merge_of,
         })
+    }
+
+    /// Whether `commit` holds exactly the tree git's merge of its two parents gives: a
+    /// merge that brings no change of its own (an evil merge, or a conflict resolved by
+    /// hand, does and needs its review).
+    fn merges_cleanly(&self, commit: &Commit, ours: &str, theirs: &str) -> bool {
+        git::merged_tree(self.dir, ours, theirs).is_some_and(|tree| tree == commit.tree)
+    }
+
+    /// Whether a clean merge's parents are covered: each outside the range (the base
+    /// branch's), or a commit of the range that passes; the first that does not, as the
+    /// reason; or a parent of the range to judge first.
+    fn parents_covered(&self, commit: &Commit) -> Result<Option<Refusal>, String> {
+        for parent in &commit.parents {
+            if !self.range.contains_key(parent.as_str()) {
+                continue;
+            }
+            match self.judged.get(parent) {
+                Some(judged) if judged.passed => {}
+                Some(judged) => {
+                    let why = judged.reasons.first().cloned().unwrap_or_default();
+                    return Ok(Some(Refusal::MergedUncovered { parent: parent.clone(), why }));
+                }
+                None => return Err(parent.clone()),
+            }
+        }
+        Ok(None)
     }
 
     /// Whether the base of a review counted on line `line` of `commit`'s note is covered.
@@ -513,6 +562,13 @@ fn table(report: &Report) -> String {
     for checked in &report.commits {
         let (result, said) = match (&checked.attested_by, &checked.review) {
             (Some(by), Some(review)) => ("ok", format!("{by}: {}", review.summary())),
+            _ if checked.passed => (
+                "ok",
+                format!(
+                    "a clean merge of {}, each covered: it holds the tree git's merge of them gives",
+                    checked.merge_of.join(" and ")
+                ),
+            ),
             _ => ("FAIL", checked.reasons.join("; ")),
         };
         rows.push([checked.commit.clone(), result.into(), said]);

@@ -72,3 +72,40 @@ pub fn text(dir: &Path, args: &[&str]) -> Result<String, GitError> {
     let out = run(dir, args, None)?;
     Ok(String::from_utf8_lossy(&out).trim_end_matches('\n').to_owned())
 }
+
+/// The tree git's own merge of commits `ours` and `theirs` gives when it merges cleanly;
+/// none on a conflict or a git before 2.38. It runs as `check` must in a repository the
+/// agent may have prepared: in a scratch repository of its own that borrows the
+/// repository's objects as data, with no config of the repository's, the user's or the
+/// system's, so no merge driver of theirs runs (an in-tree `merge=` attribute names a
+/// driver defined nowhere, and git merges that file as text).
+pub fn merged_tree(dir: &Path, ours: &str, theirs: &str) -> Option<String> {
+    let objects = text(dir, &["rev-parse", "--path-format=absolute", "--git-path", "objects"]).ok()?;
+    let scratch = tempfile::Builder::new().prefix("judged-merge-").tempdir().ok()?;
+    let git_dir = scratch.path().join("git");
+    for made in ["objects", "refs"] {
+        std::fs::create_dir_all(git_dir.join(made)).ok()?;
+    }
+    std::fs::write(git_dir.join("HEAD"), "ref: refs/heads/judged\n").ok()?;
+    let output = Command::new("git")
+        .args(["merge-tree", "--write-tree", "--no-messages", "--end-of-options", ours, theirs])
+        .env_clear()
+        .envs(std::env::var_os("PATH").map(|path| ("PATH", path)))
+        .env("HOME", scratch.path())
+        .env("XDG_CONFIG_HOME", scratch.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_ATTR_NOSYSTEM", "1")
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .env("GIT_DIR", &git_dir)
+        .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", objects)
+        .current_dir(scratch.path())
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let tree = String::from_utf8(output.stdout).ok()?;
+    let tree = tree.lines().next()?.trim();
+    (output.status.success() && judged_core::worktree::is_object_id(tree)).then(|| tree.to_owned())
+}

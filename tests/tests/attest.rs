@@ -45,6 +45,7 @@ struct Team {
     base: String,
     clones: Cell<u32>,
     rounds: Cell<u32>,
+    tasks: Cell<u32>,
 }
 
 impl Team {
@@ -69,7 +70,15 @@ impl Team {
         git(&live.project, &["push", "-q", "origin", "HEAD:main"]);
         let base = git(&live.project, &["rev-parse", "HEAD"]);
         let daemon = live.start_daemon();
-        Team { daemon: Some(daemon), live, origin, base, clones: Cell::new(0), rounds: Cell::new(0) }
+        Team {
+            daemon: Some(daemon),
+            live,
+            origin,
+            base,
+            clones: Cell::new(0),
+            rounds: Cell::new(0),
+            tasks: Cell::new(0),
+        }
     }
 
     /// Stop the daemon and start it again on the same home, as an upgrade or a reboot does.
@@ -168,9 +177,35 @@ impl Team {
 
     /// `judge-evidence check base..origin/main --trusted TRUSTED ARGS` in `ci`.
     fn check(&self, ci: &Path, trusted: &Path, args: &[&str]) -> Run {
-        let range = format!("{}..origin/main", self.base);
-        let check = ["check", &range, "--trusted", p(trusted)];
+        self.check_range(ci, trusted, &format!("{}..origin/main", self.base), args)
+    }
+
+    /// `judge-evidence check RANGE --trusted TRUSTED ARGS` in `ci`.
+    fn check_range(&self, ci: &Path, trusted: &Path, range: &str, args: &[&str]) -> Run {
+        let check = ["check", range, "--trusted", p(trusted)];
         self.live.judge_in(ci, Mode::Daemon, &[&check[..], args].concat())
+    }
+
+    /// A commit of `path` that the gate's jury (a team [`Team::configured`] with
+    /// [`passing_jury`] under `policy = "panel"`) judged as the agent's task completed,
+    /// attested and pushed; its id.
+    fn jury_commit(&self, path: &str, text: &str) -> String {
+        let commit = self.jury_commit_unpushed(path, text);
+        self.push();
+        commit
+    }
+
+    /// As [`Team::jury_commit`], not pushed.
+    fn jury_commit_unpushed(&self, path: &str, text: &str) -> String {
+        self.write(path, text);
+        self.tasks.set(self.tasks.get() + 1);
+        let task = serde_json::json!({"session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": self.agent(),
+            "hook_event_name": "TaskCompleted", "task_id": self.tasks.get().to_string(), "task_subject": "Work on the cart"});
+        let hook = judge_hook(&self.live.home, task.to_string().as_bytes(), &[]);
+        assert_eq!(hook.status.code(), Some(0), "the jury passes: {}", String::from_utf8_lossy(&hook.stderr));
+        let commit = self.commit("judged work");
+        exited(self.attest(&[]), 0, "attest");
+        commit
     }
 
     /// A reviewed, attested commit of `path`, pushed with its note; its id.
@@ -367,21 +402,7 @@ fn a_commit_amended_after_its_review_fails_the_check_by_name() {
 #[test]
 fn a_commit_made_before_the_review_of_later_changes_fails_the_check_naming_it() {
     let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury()));
-    let tasks = Cell::new(0);
-    // The gate's jury judges the work as the agent's task completes; then it is committed,
-    // attested and pushed.
-    let judged_commit = |path: &str, text: &str| {
-        team.write(path, text);
-        tasks.set(tasks.get() + 1);
-        let task = serde_json::json!({"session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": team.agent(),
-            "hook_event_name": "TaskCompleted", "task_id": tasks.get().to_string(), "task_subject": "Work on the cart"});
-        let hook = judge_hook(&team.live.home, task.to_string().as_bytes(), &[]);
-        assert_eq!(hook.status.code(), Some(0), "the jury passes: {}", String::from_utf8_lossy(&hook.stderr));
-        let commit = team.commit("judged work");
-        exited(team.attest(&[]), 0, "attest");
-        team.push();
-        commit
-    };
+    let judged_commit = |path: &str, text: &str| team.jury_commit(path, text);
     let check = |expected: i32| {
         let run = team.check(&team.ci(), &team.trusted("witness"), &["--policy", "panel"]);
         exited(run, expected, "check")
@@ -431,6 +452,70 @@ fn a_commit_made_before_the_review_of_later_changes_fails_the_check_naming_it() 
     let whole = judged_commit("README.md", "A cart, totalled twice.\n");
     let run = check(0);
     assert!(row(&run.stdout, &whole).ends_with(&format!("; the changes since {second}")), "{}", run.stdout);
+}
+
+/// A branch that merges the base branch in: a merge holding the tree git's own merge of its
+/// parents gives brings nothing of its own, so a review begun at it is covered when its
+/// parents are (the agent's attested commit, and the base branch's). A merge with a change
+/// of its own (an "evil" merge) is not, and is named.
+#[test]
+fn a_clean_merge_of_the_base_branch_carries_its_parents_reviews_and_an_evil_one_does_not() {
+    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury()));
+    let trusted = team.trusted("witness");
+    // The base branch moves on in another clone while the agent works.
+    let other = team.live.tmp.path().join("other");
+    git(team.live.tmp.path(), &["clone", "-q", p(&team.origin), p(&other)]);
+    identify(&other, "teammate");
+    fs::write(other.join(".gitignore"), "target/\n*.log\n").unwrap();
+    git(&other, &["add", "-A"]);
+    git(&other, &["commit", "-qm", "ignore logs"]);
+    git(&other, &["push", "-q", "origin", "HEAD:main"]);
+    let main = git(&other, &["rev-parse", "HEAD"]);
+
+    // Both sides change one file, so that the merge merges its content.
+    let task = team.jury_commit_unpushed(".gitignore", "# built\ntarget/\n");
+    git(team.agent(), &["fetch", "-q", "origin"]);
+    git(team.agent(), &["merge", "-q", "--no-edit", "origin/main"]);
+    let merge = git(team.agent(), &["rev-parse", "HEAD"]);
+    let head = team.jury_commit("README.md", "A cart, totalled.\n");
+    let range = format!("{main}..origin/main");
+    let run = exited(team.check_range(&team.ci(), &trusted, &range, &["--policy", "panel"]), 0, "a clean merge");
+    assert!(row(&run.stdout, &head).ends_with(&format!("; the changes since {merge}")), "{}", run.stdout);
+    let every = exited(
+        team.check_range(&team.ci(), &trusted, &range, &["--policy", "panel", "--every-commit"]),
+        0,
+        "every commit",
+    );
+    assert_eq!(
+        row(&every.stdout, &merge),
+        format!("ok  a clean merge of {task} and {main}, each covered: it holds the tree git's merge of them gives")
+    );
+    // Checked where the agent prepared the repository: its merge driver is not run.
+    let planted = team.live.tmp.path().join("ran");
+    git(team.agent(), &["config", "merge.spy.driver", &format!("touch {}; false", planted.display())]);
+    fs::write(team.agent().join(".git/info/attributes"), "* merge=spy\n").unwrap();
+    git(team.agent(), &["update-ref", "refs/remotes/origin/main", &head]);
+    exited(team.check_range(team.agent(), &trusted, &range, &["--policy", "panel"]), 0, "in the agent's clone");
+    assert!(!planted.exists(), "check ran the repository's merge driver");
+    fs::remove_file(team.agent().join(".git/info/attributes")).unwrap();
+
+    // The merge made again with a change of its own, and the README judged on top of it.
+    git(team.agent(), &["reset", "-q", "--hard", &merge]);
+    team.write("src/auth.rs", "pub fn check(_password: &str) -> bool { true }\n");
+    git(team.agent(), &["add", "-A"]);
+    git(team.agent(), &["commit", "-q", "--amend", "--no-edit"]);
+    let evil = git(team.agent(), &["rev-parse", "HEAD"]);
+    git(team.agent(), &["push", "-q", "-f", "origin", "HEAD:main"]);
+    let head = team.jury_commit("README.md", "A cart, totalled again.\n");
+    let run = exited(team.check_range(&team.ci(), &trusted, &range, &["--policy", "panel"]), 10, "an evil merge");
+    assert!(
+        row(&run.stdout, &head).starts_with(&format!(
+            "FAIL  line 1: the review was shown only the changes since {evil}, a commit of this range that is not \
+             attested itself (no note: nothing attests this commit"
+        )),
+        "{}",
+        run.stdout
+    );
 }
 
 /// A review begun once the work was committed was shown none of that commit's changes (a
