@@ -366,6 +366,37 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     );
 }
 
+/// A daemon killed between a `TaskUpdate` call and its result (a crash, an upgrade, a
+/// reboot) takes the call up when it starts again, so the completion no decision allowed,
+/// whose result the host wrote meanwhile, is a bypass all the same. The call was known only
+/// in the memory of the daemon that read it: this completion went unrecorded.
+#[test]
+fn a_completion_under_way_when_the_daemon_dies_is_still_on_the_record() {
+    let (_tmp, Projects { home, claude, copilot, armed, .. }) = projects();
+    fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+    let session = "0b5e7f6a-1111-4c2d-9e8f-000000000003";
+    let dir = claude.join(armed.to_string_lossy().replace('/', "-"));
+    fs::create_dir_all(&dir).unwrap();
+    let log = dir.join(format!("{session}.jsonl"));
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let opening = claude_record(session, &armed, "u-0", "", "user", json!({"role": "user", "content": "Fix the cart"}))
+        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
+    // The call, then (written once the daemon is back) its result.
+    let split = |update: &str| update.split_at(update.find('\n').unwrap() + 1).1.to_owned();
+    let (update, _) = completed(session, &armed, "1", "u-0", false);
+    fs::write(&log, format!("{opening}{}", update.strip_suffix(&split(&update)).unwrap())).unwrap();
+    daemon.call("sessions", Value::Null).unwrap();
+    judged_tests::kill_9(daemon.pid());
+    drop(daemon);
+
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let result = split(&completed(session, &armed, "1", "u-0", false).0);
+    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(result.as_bytes()).unwrap();
+    daemon.call("sessions", Value::Null).unwrap();
+    let status = daemon.call("status", Value::Null).unwrap();
+    assert_eq!(status["completions_bypassed"], 1, "{status}");
+}
+
 /// An agent with its hook removed cannot cover a completion with an allow it asked for
 /// itself: one for its task as a sub-agent's stop (let through at once), or one asked with
 /// the cwd of another project whose gate is off. Neither answered the end its transcript

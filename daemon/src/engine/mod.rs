@@ -170,6 +170,10 @@ impl Engine {
         data_dir: PathBuf,
         socket: PathBuf,
     ) -> Engine {
+        let mut ingest = ingest;
+        if let Err(error) = ingest.resume_ends(&store) {
+            tracing::warn!(%error, "cannot read what the logs' ends waited for; completions under way may be missed");
+        }
         Engine {
             store,
             ingest,

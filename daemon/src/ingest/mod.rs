@@ -215,6 +215,19 @@ impl Ingestor {
         waiting
     }
 
+    /// Take up what each log's ends waited for when the store last kept it: a daemon
+    /// stopped between a `TaskUpdate` call and its result (or a stop and what followed it)
+    /// still sees that completion. A kept state that does not parse is logged and left.
+    pub fn resume_ends(&mut self, store: &Store) -> Result<(), StoreError> {
+        for (file_id, kept) in store.ends_waiting()? {
+            let Some(file) = store.file(file_id) else { continue };
+            if let Err(error) = self.tasks.resume(file.host, file_id, &file.path, &kept) {
+                tracing::warn!(path = %file.path, %error, "cannot take up what this log's ends waited for");
+            }
+        }
+        Ok(())
+    }
+
     /// The task completions ingested since the last call.
     pub fn take_completions(&mut self) -> Vec<TaskCompletion> {
         self.tasks.take()
@@ -676,6 +689,7 @@ fn ingest_complete(
 ) -> Result<(), StoreError> {
     let raws: Vec<&[u8]> = judged_core::log::complete_lines(bytes).collect();
     for batch in raws.chunks(BATCH_LINES) {
+        let waited = tasks.waiting_in(file.id);
         let mut start = file.offset;
         let mut update = FileUpdate::default();
         let mut events = Vec::new();
@@ -732,7 +746,9 @@ fn ingest_complete(
             // the last line's while an event waits for its parent.
             file.last_host_id = host_chain.reached();
         }
-        store.append_lines(file, &lines, &events)?;
+        let waiting = tasks.waiting_in(file.id);
+        let changed = (waiting != waited).then_some(waiting.as_deref());
+        store.append_lines(file, &lines, &events, changed)?;
         let malformed = events.iter().filter(|e| matches!(e, JournalEvent::MalformedLine(_))).count();
         if malformed > 0 {
             tracing::warn!(path = %file.path, lines = malformed, "lines that are not records of their host (journaled)");

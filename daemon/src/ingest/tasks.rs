@@ -27,6 +27,10 @@
 //!   block's reason is not recorded: the agent's next answer follows.
 //!
 //! Which of these a host's log shows is its [`Ends`].
+//!
+//! What a log's ends wait for (a call's result, a turn's next record, an answer's quiet
+//! time) is kept in the store with the lines that led to it ([`Tasks::waiting_in`]), so
+//! that a daemon started again meanwhile finds the end its predecessor began to see.
 
 use judged_core::adapter::{self, Ends, Envelope};
 use judged_core::event::{Host, Record};
@@ -118,7 +122,7 @@ pub struct Tasks {
     answers: HashMap<i64, Answer>,
     /// OpenCode: the messages counted as ends, by file id and message id, and the files of
     /// sub-agents' sessions.
-    finished: HashSet<(i64, String)>,
+    finished: HashMap<i64, HashSet<String>>,
     subagents: HashSet<i64>,
     found: Vec<TaskCompletion>,
 }
@@ -134,7 +138,7 @@ struct Answer {
 /// waiting for what comes next to say whether it held; the reason a hook blocked that stop
 /// with, and whether the prompt that came next was that reason (the agent went on). Codex
 /// CLI: when it began.
-#[derive(Default)]
+#[derive(Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Turn {
     ran_tool: bool,
     stop: Option<(Option<String>, u64)>,
@@ -143,7 +147,82 @@ struct Turn {
     began: Option<String>,
 }
 
+/// What one log's ends wait for, as the store keeps it between batches of its lines.
+#[derive(Default, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Waiting {
+    /// `TaskUpdate` calls waiting for their result: tool call id and task id.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    updates: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    turn: Option<Turn>,
+    /// An answer that may be the agent's end: its time and line, and whether the host
+    /// records a block's reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    answer: Option<(Option<String>, u64, bool)>,
+    /// OpenCode: the messages counted as ends, and whether the session is a sub-agent's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    finished: Vec<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    subagent: bool,
+}
+
 impl Tasks {
+    /// What the ends of log `file_id` wait for, as JSON for the store; none when nothing.
+    pub fn waiting_in(&self, file_id: i64) -> Option<String> {
+        let mut updates: Vec<(String, String)> = self
+            .waiting
+            .iter()
+            .filter(|((file, _), _)| *file == file_id)
+            .map(|((_, call), task)| (call.clone(), task.clone()))
+            .collect();
+        updates.sort();
+        let answer = self.answers.get(&file_id).map(|answer| {
+            let reason_recorded = matches!(answer.completion.asked, Asked::AfterAnswer { reason_recorded: true, .. });
+            (answer.completion.completed_at.clone(), answer.completion.line, reason_recorded)
+        });
+        let mut finished: Vec<String> = self.finished.get(&file_id).into_iter().flatten().cloned().collect();
+        finished.sort();
+        let waiting = Waiting {
+            updates,
+            turn: self.turns.get(&file_id).filter(|turn| **turn != Turn::default()).cloned(),
+            answer,
+            finished,
+            subagent: self.subagents.contains(&file_id),
+        };
+        (waiting != Waiting::default()).then(|| serde_json::to_string(&waiting).expect("what waits serializes"))
+    }
+
+    /// Take up what the ends of a `host` log (`file_id`, at `path`) waited for when the
+    /// store last kept it ([`Tasks::waiting_in`]). An answer's quiet time starts again now:
+    /// its end is counted later than it would have been, never sooner.
+    pub fn resume(&mut self, host: Host, file_id: i64, path: &str, kept: &str) -> Result<(), serde_json::Error> {
+        let waiting: Waiting = serde_json::from_str(kept)?;
+        for (call, task) in waiting.updates {
+            self.waiting.insert((file_id, call), task);
+        }
+        if let Some(turn) = waiting.turn {
+            self.turns.insert(file_id, turn);
+        }
+        if let Some((completed_at, line, reason_recorded)) = waiting.answer {
+            let completion = TaskCompletion {
+                event: adapter::hooks(host).end_event().name,
+                file_id,
+                path: path.to_owned(),
+                session_id: None,
+                cwd: None,
+                completed_at,
+                asked: Asked::AfterAnswer { until: None, reason_recorded },
+                line,
+            };
+            self.answers.insert(file_id, Answer { completion, read: Instant::now() });
+        }
+        self.finished.entry(file_id).or_default().extend(waiting.finished);
+        if waiting.subagent {
+            self.subagents.insert(file_id);
+        }
+        Ok(())
+    }
+
     /// Look at line `line` (`raw`, without its terminator) of a `host` log.
     pub fn observe(&mut self, host: Host, file_id: i64, path: &str, line: u64, raw: &[u8]) {
         match adapter::of(host).ends() {
@@ -181,7 +260,7 @@ impl Tasks {
         let Some(message) = info["id"].as_str().filter(|_| ended && !self.subagents.contains(&at.file_id)) else {
             return;
         };
-        if !self.finished.insert((at.file_id, message.to_owned())) {
+        if !self.finished.entry(at.file_id).or_default().insert(message.to_owned()) {
             return;
         }
         self.found.push(TaskCompletion {
@@ -424,6 +503,48 @@ mod tests {
             tasks.observe_turn(Host::CopilotCli, 1, "/s/events.jsonl", n as u64 + 1, &record);
         }
         tasks.take()
+    }
+
+    /// What a log's ends wait for, kept after any line and taken up by a fresh `Tasks`,
+    /// gives the completions one `Tasks` reading the whole log gives: a daemon that stops
+    /// anywhere in a session loses none of its ends (nor counts one twice).
+    #[test]
+    fn what_the_ends_wait_for_taken_up_anywhere_gives_the_same_completions() {
+        let observe = |tasks: &mut Tasks, n: usize, line: &str| {
+            tasks.observe(Host::CopilotCli, 1, "/s/events.jsonl", n as u64 + 1, line.as_bytes());
+            let record = judged_core::adapter::envelope(Host::CopilotCli, line.as_bytes()).unwrap();
+            tasks.observe_turn(Host::CopilotCli, 1, "/s/events.jsonl", n as u64 + 1, &record);
+        };
+        let lines: Vec<&str> = REAL_LOG.lines().collect();
+        let whole = stops(REAL_LOG);
+        assert_eq!(whole.len(), 1, "{whole:?}");
+        for cut in 0..lines.len() {
+            let mut before = Tasks::default();
+            lines[..cut].iter().enumerate().for_each(|(n, line)| observe(&mut before, n, line));
+            let mut found = before.take();
+            let mut after = Tasks::default();
+            if let Some(kept) = before.waiting_in(1) {
+                after.resume(Host::CopilotCli, 1, "/s/events.jsonl", &kept).unwrap();
+            }
+            lines.iter().enumerate().skip(cut).for_each(|(n, line)| observe(&mut after, n, line));
+            found.extend(after.take());
+            assert_eq!(found, whole, "taken up after line {cut}");
+        }
+
+        // A Claude Code `TaskUpdate` call whose result comes after the daemon started again.
+        let call = r#"{"type":"assistant","uuid":"a","parentUuid":null,"isSidechain":false,"sessionId":"s","cwd":"/p","timestamp":"2026-12-05T01:00:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"TaskUpdate","input":{"taskId":"3","status":"completed"}}]}}"#;
+        let result = r#"{"type":"user","uuid":"b","parentUuid":"a","isSidechain":false,"sessionId":"s","cwd":"/p","timestamp":"2026-12-05T01:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Updated task #3 status"}]}}"#;
+        let mut before = Tasks::default();
+        before.observe(Host::ClaudeCode, 2, "/t.jsonl", 1, call.as_bytes());
+        let kept = before.waiting_in(2).expect("the call waits for its result");
+        assert_eq!(before.waiting_in(1), None, "another log waits for nothing");
+        let mut after = Tasks::default();
+        after.resume(Host::ClaudeCode, 2, "/t.jsonl", &kept).unwrap();
+        after.observe(Host::ClaudeCode, 2, "/t.jsonl", 2, result.as_bytes());
+        let found = after.take();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].asked, Asked::ForTask("3".into()));
+        assert_eq!(after.waiting_in(2), None, "nothing waits once the result came");
     }
 
     /// A stop an `agentStop` hook blocked, after which the agent went on (the block's

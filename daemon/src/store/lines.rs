@@ -69,10 +69,17 @@ pub enum Columns {
 
 impl Store {
     /// Append a batch of complete lines of `file` and move its offset, in one transaction,
-    /// together with the journal events the batch produced. `file` carries the summary
+    /// together with the journal events the batch produced and, when it changed, what the
+    /// log's ends wait for after it (`Some(None)`: nothing). `file` carries the summary
     /// fields the caller moved forward; this fills in lines, chain and offset.
-    pub fn append_lines(&mut self, file: &mut FileState, batch: &[NewLine], events: &[JournalEvent]) -> Result<()> {
-        let appended = self.append_lines_once(file, batch, events);
+    pub fn append_lines(
+        &mut self,
+        file: &mut FileState,
+        batch: &[NewLine],
+        events: &[JournalEvent],
+        ends_waiting: Option<Option<&str>>,
+    ) -> Result<()> {
+        let appended = self.append_lines_once(file, batch, events, ends_waiting);
         if appended.is_err() {
             // A dictionary trained in the transaction that failed is not in the store:
             // forget it with the rest.
@@ -81,7 +88,13 @@ impl Store {
         appended
     }
 
-    fn append_lines_once(&mut self, file: &mut FileState, batch: &[NewLine], events: &[JournalEvent]) -> Result<()> {
+    fn append_lines_once(
+        &mut self,
+        file: &mut FileState,
+        batch: &[NewLine],
+        events: &[JournalEvent],
+        ends_waiting: Option<Option<&str>>,
+    ) -> Result<()> {
         let tx = self.conn.transaction()?;
         {
             let mut insert = tx.prepare_cached(
@@ -118,10 +131,28 @@ impl Store {
         for event in events {
             journal::append(&tx, event)?;
         }
+        match ends_waiting {
+            None => {}
+            Some(None) => {
+                tx.execute("DELETE FROM ends_waiting WHERE file_id = ?1", params![file.id])?;
+            }
+            Some(Some(state)) => {
+                let upsert = "INSERT INTO ends_waiting (file_id, state) VALUES (?1, ?2) \
+                              ON CONFLICT (file_id) DO UPDATE SET state = excluded.state";
+                tx.execute(upsert, params![file.id, state])?;
+            }
+        }
         super::files::save(&tx, file)?;
         tx.commit()?;
         self.committed(file);
         Ok(())
+    }
+
+    /// What each log's ends waited for when its last batch was stored, by file id.
+    pub fn ends_waiting(&self) -> Result<Vec<(i64, String)>> {
+        let mut stmt = self.conn.prepare("SELECT file_id, state FROM ends_waiting")?;
+        let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        Ok(rows.collect::<std::result::Result<_, _>>()?)
     }
 
     /// Stored lines of a file, from `from_seq`, at most `limit`.

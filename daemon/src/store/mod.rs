@@ -105,6 +105,12 @@ CREATE TABLE IF NOT EXISTS log_restarts (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     count INTEGER NOT NULL
 );
+-- What a log's ends wait for (a call's result, a turn's next record), written with the
+-- lines that led to it, so that a daemon started again takes it up.
+CREATE TABLE IF NOT EXISTS ends_waiting (
+    file_id INTEGER PRIMARY KEY REFERENCES files(id),
+    state TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS journal (
     seq INTEGER PRIMARY KEY,
     at TEXT NOT NULL,
@@ -294,7 +300,7 @@ mod tests {
                 line
             })
             .collect();
-        store.append_lines(&mut file, &lines, &[]).unwrap();
+        store.append_lines(&mut file, &lines, &[], None).unwrap();
         store
     }
 
