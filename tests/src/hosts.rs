@@ -326,7 +326,8 @@ impl Lab {
         std::fs::create_dir_all(&lab.judged_home).expect("judged home");
         std::fs::write(
             lab.judged_home.join("config.toml"),
-            format!("codex_roots = [{codex_root:?}]\nauto_start = false\n"),
+            // The tests set each project's gate and jury in its `.judged.toml`.
+            format!("codex_roots = [{codex_root:?}]\nauto_start = false\n[gate]\ntrust_project_files = true\n"),
         )
         .expect("config.toml");
         if mode == Mode::Daemon {

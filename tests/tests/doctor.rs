@@ -323,6 +323,22 @@ fn a_switch_that_turns_every_hook_off_leaves_the_host_ungated_and_is_named() {
     assert_eq!(status_of(&checks, "hooks.claude-code"), "warn", "{}", detail(&checks, "hooks.claude-code"));
 }
 
+/// A project's `.judged.toml` that would loosen the gate is named, with what was ignored
+/// and how a user lets a project loosen its gate.
+#[test]
+fn a_project_file_that_would_loosen_the_gate_is_named_with_what_was_ignored() {
+    let m = Machine::new("");
+    let file = m.project.join(".judged.toml");
+    fs::write(&file, "[gate]\npolicy = \"off\"\n").unwrap();
+    let (_, checks, _) = m.doctor();
+    let gate = named(&checks, "gate")["detail"].as_str().unwrap().to_owned();
+    assert!(gate.contains("policy evidence") && gate.contains("may only make the gate stricter"), "{gate}");
+    assert_eq!(status_of(&checks, "gate.project"), "warn");
+    let detail = named(&checks, "gate.project")["detail"].as_str().unwrap().to_owned();
+    assert_eq!(detail, format!("ignored, as it would loosen the gate: policy = \"off\" in {}", file.display()));
+    assert!(fix_of(&checks, "gate.project").contains("[[gate.projects]]"), "{}", fix_of(&checks, "gate.project"));
+}
+
 /// With auto-start on (the default), a daemon that is not running is a warning: the first
 /// hook or evidence call starts it, so the gate is armed.
 #[test]

@@ -28,8 +28,13 @@ impl Setup {
     }
 
     fn hook(&self, subject: &str) -> Output {
+        self.hook_on("TaskCompleted", subject)
+    }
+
+    /// A Claude Code hook of `event` about a task.
+    fn hook_on(&self, event: &str, subject: &str) -> Output {
         let payload = json!({
-            "session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": self.project, "hook_event_name": "TaskCompleted",
+            "session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": self.project, "hook_event_name": event,
             "task_id": "7", "task_subject": subject, "task_description": "Totals must round half-even",
         });
         judge_hook(&self.home, payload.to_string().as_bytes(), &[])
@@ -115,7 +120,7 @@ fn an_edit_that_does_not_parse_keeps_the_last_good_config_and_says_where() {
 
 #[test]
 fn a_project_file_edit_takes_effect_and_a_broken_one_keeps_its_last_good_version() {
-    let s = setup("");
+    let s = setup("[gate]\ntrust_project_files = true\n");
     let file = s.project.join(".judged.toml");
     replace(&file, "[gate]\npolicy = \"off\"\n");
     assert_eq!(s.hook("Fix cart rounding").status.code(), Some(0));
@@ -214,17 +219,24 @@ fn a_changed_root_is_reported_as_waiting_for_a_restart() {
     assert_eq!(s.status()["config"]["restart_needed"], json!(["claude_roots"]));
 }
 
-/// A strict config (project files not trusted) and a repository that turns the gate off.
+/// A config stricter than the defaults: it gates Claude Code's `TaskCreated` too, which
+/// the defaults let through.
 fn strict_setup() -> Setup {
-    let s = setup("[gate]\ntrust_project_files = false\n");
-    std::fs::write(s.project.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
-    assert_eq!(s.hook("Fix cart rounding").status.code(), Some(2), "strict: the project's policy = off is ignored");
+    let s = setup("[gate]\nevents = [\"TaskCompleted\", \"TaskCreated\"]\n");
+    assert_eq!(s.strict_hook().status.code(), Some(2), "strict: TaskCreated is gated");
     s
+}
+
+impl Setup {
+    /// The hook the strict config blocks and the defaults allow.
+    fn strict_hook(&self) -> Output {
+        self.hook_on("TaskCreated", "Fix cart rounding")
+    }
 }
 
 /// An editor that saves in place truncates config.toml and writes it again: hooks that
 /// come meanwhile are decided under the version in force, never under the defaults (which
-/// would trust the repository's `policy = "off"`).
+/// would let `TaskCreated` through).
 #[test]
 fn a_config_rewritten_in_place_while_hooks_run_never_opens_the_gate() {
     let s = strict_setup();
@@ -239,7 +251,7 @@ fn a_config_rewritten_in_place_while_hooks_run_never_opens_the_gate() {
                 file.write_all(&text).unwrap();
             }
         });
-        let allowed = (0..60).filter(|_| s.hook("Fix cart rounding").status.code() != Some(2)).count();
+        let allowed = (0..60).filter(|_| s.strict_hook().status.code() != Some(2)).count();
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         writer.join().unwrap();
         allowed
@@ -253,12 +265,12 @@ fn a_config_rewritten_in_place_while_hooks_run_never_opens_the_gate() {
 fn a_removed_config_keeps_the_gate_shut_until_the_removal_settles() {
     let s = strict_setup();
     std::fs::write(s.config(), "").unwrap();
-    assert_eq!(s.hook("Fix cart rounding").status.code(), Some(2), "emptied: the last good version stays");
+    assert_eq!(s.strict_hook().status.code(), Some(2), "emptied: the last good version stays");
     std::fs::remove_file(s.config()).unwrap();
-    let output = s.hook("Fix cart rounding");
+    let output = s.strict_hook();
     assert_eq!(output.status.code(), Some(2), "removed: the last good version stays: {}", stderr(&output));
     std::thread::sleep(Duration::from_millis(2500));
-    let output = s.hook("Fix cart rounding");
+    let output = s.strict_hook();
     assert_eq!(output.status.code(), Some(0), "removed for good, the defaults: {}", stderr(&output));
     let status = s.status();
     assert_eq!(status["config"]["file"]["sha256"], Value::Null, "the defaults are in force: {status}");

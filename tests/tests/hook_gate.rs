@@ -38,18 +38,31 @@ fn setup(project_gate: Option<&str>) -> Setup {
     setup_with(project_gate, None)
 }
 
-/// As [`setup`], optionally with a `[gate]` in the user's config.toml as well.
+/// As [`setup`], optionally with a `[gate]` in the user's config.toml as well. A project
+/// file here sets the gate as it likes, its user trusting it to, unless `user_gate` says
+/// how far it trusts it.
 fn setup_with(project_gate: Option<&str>, user_gate: Option<&str>) -> Setup {
+    let trusted = project_gate.is_some() && !user_gate.is_some_and(|gate| gate.contains("trust_project_files"));
+    let trust = if trusted { "trust_project_files = true\n" } else { "" };
+    let user = match (user_gate, trust) {
+        (None, "") => String::new(),
+        (gate, trust) => format!("[gate]\n{trust}{}\n", gate.unwrap_or_default()),
+    };
+    setup_configured(project_gate.map(|gate| format!("[gate]\n{gate}\n")).as_deref(), &user)
+}
+
+/// A daemon whose config.toml holds `user`, and a project whose `.judged.toml` holds
+/// `project_file`, when there is one.
+fn setup_configured(project_file: Option<&str>, user: &str) -> Setup {
     let dir = tempfile::tempdir().expect("temp dir");
     let (home, project, root) = (dir.path().join("home"), dir.path().join("project"), dir.path().join("sessions"));
     std::fs::create_dir_all(&project).unwrap();
     std::fs::create_dir_all(&home).unwrap();
-    if let Some(gate) = project_gate {
-        std::fs::write(project.join(".judged.toml"), format!("[gate]\n{gate}\n")).unwrap();
+    if let Some(text) = project_file {
+        std::fs::write(project.join(".judged.toml"), text).unwrap();
     }
     // The daemon-down paths are tested as such: the hook starts no daemon here (but in
     // `a_hook_with_no_daemon_starts_one`).
-    let user = user_gate.map(|gate| format!("[gate]\n{gate}\n")).unwrap_or_default();
     std::fs::write(home.join("config.toml"), format!("auto_start = false\n{user}")).unwrap();
     let daemon = Daemon::start(&home, &[&root], &[]);
     Setup { daemon: Some(daemon), home, project, _dir: dir }
@@ -255,6 +268,45 @@ fn a_user_who_does_not_trust_project_files_keeps_the_gate_shut() {
     let s = setup_with(Some("policy = \"off\""), Some("trust_project_files = false"));
     let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
     assert_eq!(output.status.code(), Some(2), "the repository's policy = off is ignored");
+}
+
+/// By default a repository's `.judged.toml` may only make the gate stricter: the agent can
+/// write it (often it can write nothing else: its host's sandbox keeps it in the project).
+/// `policy = "off"` does not open the gate, and the block names what was ignored and how a
+/// user lets a project loosen it; a `[jury]` of its own is not read, so its `command`
+/// juror does not run (as the user, outside the agent's sandbox). Both got through before.
+#[test]
+fn a_project_file_may_only_make_the_gate_stricter_unless_its_user_trusts_it() {
+    let s = setup_configured(Some("[gate]\npolicy = \"off\"\nfreshness_seconds = 999999\n"), "");
+    let file = s.project.join(".judged.toml");
+    let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2), "the repository's policy = off is ignored: {}", stderr(&output));
+    for ignored in ["policy = \"off\"", "freshness_seconds = 999999"] {
+        let said = format!(
+            "Ignored: {ignored} in {}. A project's .judged.toml may only make the gate stricter",
+            file.display()
+        );
+        assert!(stderr(&output).contains(&said), "{}", stderr(&output));
+    }
+    assert!(stderr(&output).contains("set trust_project_files = true in its [gate]"), "{}", stderr(&output));
+
+    let ran = s.project.join("juror-ran");
+    let juror = serde_json::to_string(&["sh", "-c", &format!("touch {}; false", ran.display())]).unwrap();
+    let jury = judged_tests::command_jury(
+        [("a", "gpt-5.4", juror.clone(), ""), ("b", "gemini-2.5-pro", juror.clone(), "")],
+        juror,
+        30,
+    );
+    std::fs::write(&file, format!("[gate]\npolicy = \"panel\"\n\n{jury}")).unwrap();
+    let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("no [jury] is configured"), "{}", stderr(&output));
+    assert!(!ran.exists(), "the project's juror ran");
+
+    // Its user trusts it: the file sets the gate as it likes.
+    let trusted = setup_configured(Some("[gate]\npolicy = \"off\"\n"), "[gate]\ntrust_project_files = true\n");
+    let output = hook(&trusted.home, task_completed(&trusted.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
 /// With no daemon running, the hook starts one (as ssh-agent's clients do) and is answered

@@ -64,7 +64,7 @@ impl World {
         let opencode_db = dir.path().join("home/.local/share/opencode/opencode.db");
         let config = format!(
             "codex_roots = [{codex_root:?}]\ngemini_roots = [{gemini_root:?}]\nqwen_roots = [{qwen_root:?}]\n\
-             opencode_databases = [{opencode_db:?}]\nauto_start = false\n"
+             opencode_databases = [{opencode_db:?}]\nauto_start = false\n[gate]\ntrust_project_files = true\n"
         );
         std::fs::write(judged_home.join("config.toml"), config).unwrap();
         let copilot_root = dir.path().join("home/.copilot/session-state");
@@ -165,8 +165,8 @@ impl World {
     /// Count an answer nothing followed as its agent's end after `seconds`, set as `key`.
     fn answer_quiet(&self, key: &str, seconds: u64) {
         let config = self.judged_home.join("config.toml");
-        let mut text = std::fs::read_to_string(&config).unwrap();
-        text.push_str(&format!("\n[gate]\n{key} = {seconds}\n"));
+        let text =
+            std::fs::read_to_string(&config).unwrap().replace("[gate]\n", &format!("[gate]\n{key} = {seconds}\n"));
         std::fs::write(&config, text).unwrap();
     }
 

@@ -301,7 +301,11 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     let notified = dir.join("notified.jsonl");
     let on_bypass =
         serde_json::to_string(&["sh", "-c", &format!("cat >> {}; echo >> {0}", notified.display())]).unwrap();
-    fs::write(home.join("config.toml"), format!("auto_start = false\n[gate]\non_bypass = {on_bypass}\n")).unwrap();
+    fs::write(
+        home.join("config.toml"),
+        format!("auto_start = false\n[gate]\ntrust_project_files = true\non_bypass = {on_bypass}\n"),
+    )
+    .unwrap();
     // Short tasks are let through at once: a decision that allows, with the gate armed.
     fs::write(armed.join(".judged.toml"), "[gate]\nmin_task_chars = 1000\n").unwrap();
     fs::write(off.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
@@ -405,7 +409,8 @@ fn a_completion_under_way_when_the_daemon_dies_is_still_on_the_record() {
 #[test]
 fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_completion() {
     let (_tmp, Projects { home, claude, copilot, armed, off, .. }) = projects();
-    fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+    // The other project's gate is off as its user lets it be.
+    fs::write(home.join("config.toml"), "auto_start = false\n[gate]\ntrust_project_files = true\n").unwrap();
     fs::write(off.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
     let session = "0b5e7f6a-1111-4c2d-9e8f-000000000003";

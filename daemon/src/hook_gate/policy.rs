@@ -13,7 +13,7 @@ use judged_core::event::Host;
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
 use judged_core::worktree::ChangesText;
 use judged_jury::packet::FinalVerdict;
-use judged_protocol::config::GateEvent;
+use judged_protocol::config::{GateEvent, GateTrust};
 use judged_protocol::wire_name;
 use judged_protocol::{ConfigFileUsed, Decision, GatePolicy};
 use serde_json::Value;
@@ -37,6 +37,9 @@ pub struct Settings {
     pub files: Vec<ConfigFileUsed>,
     /// Edits of those files that were not applied (they do not parse), each on one line.
     pub not_applied: Vec<String>,
+    /// What a project's file said that would loosen the gate, ignored: `key = value in
+    /// file`, each on one line.
+    pub loosening_ignored: Vec<String>,
 }
 
 impl Settings {
@@ -61,6 +64,69 @@ impl Settings {
         self.events = layer.events.clone().unwrap_or_else(|| self.events.clone());
         self.panel_rubric = layer.panel_rubric.clone().unwrap_or_else(|| self.panel_rubric.clone());
         self.evidence_assurance = layer.evidence_assurance.unwrap_or(self.evidence_assurance);
+        if before != self.compared() {
+            self.sources.push(source);
+        }
+    }
+
+    /// A project's layer where its file may only make the gate stricter: each value that
+    /// would loosen it is ignored and noted, with the file it came from.
+    fn tighten(&mut self, layer: &GateLayer, source: String) {
+        let before = self.compared();
+        let mut ignored: Vec<String> = Vec::new();
+        if let Some(policy) = layer.policy {
+            let loosens = policy == GatePolicy::Off && self.policy != GatePolicy::Off
+                || policy == GatePolicy::EvidenceOrPanel
+                    && matches!(self.policy, GatePolicy::Evidence | GatePolicy::Panel);
+            match loosens {
+                true => ignored.push(format!("policy = \"{}\"", wire_name(&policy))),
+                false => self.policy = policy,
+            }
+        }
+        if let Some(seconds) = layer.freshness_seconds {
+            match seconds <= self.freshness_seconds {
+                true => self.freshness_seconds = seconds,
+                false => ignored.push(format!("freshness_seconds = {seconds}")),
+            }
+        }
+        if let Some(chars) = layer.min_task_chars {
+            match chars <= self.min_task_chars {
+                true => self.min_task_chars = chars,
+                false => ignored.push(format!("min_task_chars = {chars}")),
+            }
+        }
+        if let Some(required) = layer.require_reviewed_tree {
+            match required || !self.require_reviewed_tree {
+                true => self.require_reviewed_tree = required,
+                false => ignored.push("require_reviewed_tree = false".into()),
+            }
+        }
+        if let Some(on_error) = layer.on_error {
+            match on_error == OnError::Block || self.on_error == on_error {
+                true => self.on_error = on_error,
+                false => ignored.push(format!("on_error = \"{}\"", on_error.as_str())),
+            }
+        }
+        if let Some(events) = &layer.events {
+            let dropped: Vec<String> =
+                self.events.iter().filter(|e| !events.contains(e)).map(ToString::to_string).collect();
+            let added: Vec<GateEvent> = events.iter().filter(|e| !self.events.contains(e)).cloned().collect();
+            self.events.extend(added);
+            if !dropped.is_empty() {
+                ignored.push(format!("events without {}", dropped.join(", ")));
+            }
+        }
+        if let Some(rubric) = layer.panel_rubric.as_ref().filter(|r| **r != self.panel_rubric) {
+            // Another rubric is another meaning of "pass", not a stricter one.
+            ignored.push(format!("panel_rubric = \"{rubric}\""));
+        }
+        if let Some(assurance) = layer.evidence_assurance {
+            match assurance >= self.evidence_assurance {
+                true => self.evidence_assurance = assurance,
+                false => ignored.push(format!("evidence_assurance = \"{}\"", assurance.as_str())),
+            }
+        }
+        self.loosening_ignored.extend(ignored.into_iter().map(|key| format!("{key} in {source}")));
         if before != self.compared() {
             self.sources.push(source);
         }
@@ -121,9 +187,17 @@ impl Settings {
                  takes effect at the next decision (no restart)."
             ));
         }
+        for ignored in &self.loosening_ignored {
+            lines.push_str(&format!("\nIgnored: {ignored}. {LOOSENING_IGNORED}"));
+        }
         lines
     }
 }
+
+/// Why a project's file did not loosen the gate, and how a user lets it.
+pub const LOOSENING_IGNORED: &str = "A project's .judged.toml may only make the gate stricter (the agent can write it); \
+     to loosen the gate for this project, put it in a [[gate.projects]] entry of config.toml, or set \
+     trust_project_files = true in its [gate]";
 
 /// The gate's settings a `[gate]` table gives: the user's alone, or layered with a
 /// project's.
@@ -166,6 +240,7 @@ impl GateSettings for GateConfig {
             sources: vec!["defaults".into()],
             files: Vec::new(),
             not_applied: Vec::new(),
+            loosening_ignored: Vec::new(),
         };
         settings.overlay(&self.layer(), "user config [gate]".into());
         settings
@@ -191,9 +266,12 @@ impl GateSettings for GateConfig {
             settings.overlay(&project.layer(), format!("user config [[gate.projects]] {}", project.path.display()));
         }
         let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
-        if let Some(file) = trust.gate.then(project_file).flatten() {
+        if let Some(file) = (trust.gate != GateTrust::Ignored).then(project_file).flatten() {
             let project = projects.gate(&file)?;
-            settings.overlay(&project.layer, file.display().to_string());
+            match trust.gate {
+                GateTrust::Full => settings.overlay(&project.layer, file.display().to_string()),
+                _ => settings.tighten(&project.layer, file.display().to_string()),
+            }
             settings.files.push(project.used);
             settings.not_applied.extend(project.rejected);
         }
@@ -582,6 +660,57 @@ fn suggested_binding() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A project's layer its user has not said to trust makes the gate stricter and no
+    /// looser: each value that would loosen it is ignored and named with its file.
+    #[test]
+    fn a_project_layer_only_tightens_the_gate_and_names_what_it_could_not_loosen() {
+        let layer = |text: &str| -> GateLayer { toml::from_str(text).unwrap() };
+        let tightened = |user: &str, project: &str| {
+            let user: GateConfig = toml::from_str(user).unwrap();
+            let mut settings = user.user_settings();
+            settings.tighten(&layer(project), "/p/.judged.toml".into());
+            settings
+        };
+        let strict = tightened(
+            "",
+            "policy = \"panel\"\nfreshness_seconds = 60\nmin_task_chars = 0\nrequire_reviewed_tree = true\n\
+             on_error = \"block\"\nevents = [\"TaskCompleted\", \"agentStop\", \"codex-cli:Stop\", \"AfterAgent\", \
+             \"qwen-code:Stop\", \"TaskCreated\"]",
+        );
+        assert_eq!(strict.policy, GatePolicy::Panel, "one review for another is no loosening");
+        assert_eq!((strict.freshness_seconds, strict.require_reviewed_tree), (60, true));
+        assert!(strict.decides(Host::ClaudeCode, "TaskCreated") && strict.decides(Host::CodexCli, "Stop"));
+        assert!(strict.loosening_ignored.is_empty(), "{:?}", strict.loosening_ignored);
+        assert_eq!(strict.sources.last().map(String::as_str), Some("/p/.judged.toml"));
+
+        let loose = tightened(
+            "min_task_chars = 10\non_error = \"block\"",
+            "policy = \"off\"\nfreshness_seconds = 99999\nmin_task_chars = 1000\non_error = \"allow\"\n\
+             events = [\"TaskCompleted\"]\npanel_rubric = \"persona-detect\"\nevidence_assurance = \"caller-declared\"",
+        );
+        let user = GateConfig { min_task_chars: Some(10), ..GateConfig::default() }.user_settings();
+        assert_eq!(loose.policy, user.policy);
+        assert_eq!((loose.freshness_seconds, loose.min_task_chars), (user.freshness_seconds, 10));
+        assert_eq!((loose.on_error, loose.evidence_assurance), (OnError::Block, IdentityAssurance::HostRecorded));
+        assert_eq!(loose.events, user.events, "no event the user gates is dropped");
+        assert_eq!(loose.panel_rubric, user.panel_rubric);
+        assert_eq!(
+            loose.loosening_ignored,
+            [
+                "policy = \"off\"",
+                "freshness_seconds = 99999",
+                "min_task_chars = 1000",
+                "on_error = \"allow\"",
+                "events without agentStop, codex-cli:Stop, AfterAgent, qwen-code:Stop",
+                "panel_rubric = \"persona-detect\"",
+                "evidence_assurance = \"caller-declared\"",
+            ]
+            .map(|key| format!("{key} in /p/.judged.toml"))
+        );
+        let either = tightened("policy = \"evidence\"", "policy = \"evidence_or_panel\"");
+        assert_eq!(either.policy, GatePolicy::Evidence, "either review where one kind was asked is looser");
+    }
 
     /// A stop with no text to measure (Copilot CLI's `agentStop` carries none) is gated
     /// whatever `min_task_chars` says; a short task is skipped.

@@ -13,8 +13,9 @@ use crate::install::find_on_path;
 use crate::service::{self, Manager, Unmanaged, WITHOUT_A_SERVICE};
 use judged_core::event::Host;
 use judged_daemon::config::{Config, ConfigFile, RootFlags};
-use judged_daemon::hook_gate::GateSettings;
+use judged_daemon::hook_gate::{GateSettings, LOOSENING_IGNORED};
 use judged_jury::config::{JuryConfig, Preset};
+use judged_protocol::config::GateTrust;
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
 use serde::Serialize;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -459,13 +460,19 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
                 settings.require_reviewed_tree,
                 if settings.uses_panel() { format!(", rubric {}", settings.panel_rubric) } else { String::new() },
                 match (trust.gate, trust.jury) {
-                    (true, true) => "",
-                    (true, false) =>
+                    (GateTrust::Full, true) => "",
+                    (GateTrust::Full, false) =>
                         "; a project's .judged.toml sets its [gate] but never its [jury] (a witness account)",
-                    (false, _) => "; project .judged.toml files are ignored (trust_project_files = false)",
+                    (GateTrust::Tightens, _) =>
+                        "; a project's .judged.toml may only make the gate stricter, and names no [jury]",
+                    (GateTrust::Ignored, _) => "; project .judged.toml files are ignored (trust_project_files = false)",
                 },
             );
             checks.push(ok("gate", detail));
+            if !settings.loosening_ignored.is_empty() {
+                let detail = format!("ignored, as it would loosen the gate: {}", settings.loosening_ignored.join("; "));
+                checks.push(check("gate.project", Status::Warn, detail, Some(LOOSENING_IGNORED.into())));
+            }
             Some((settings.uses_panel(), settings.policy_name()))
         }
         Err(error) => {

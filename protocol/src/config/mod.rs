@@ -195,25 +195,42 @@ impl ConfigFile {
     }
 }
 
-/// What a project's own `.judged.toml` may set. An agent can write its repository, so
-/// the file is read only as far as its user trusts it (`[gate] trust_project_files`).
-/// Under a witness account nothing a served user writes chooses what the witness runs:
-/// its files never name a jury (whose commands would run with the witness's rights, next
-/// to its signing key), and their `[gate]` counts only where root's config says so.
+/// What a project's own `.judged.toml` may set. An agent can write its repository (often
+/// it can write nothing else: a host's sandbox keeps it in the workspace), so the file is
+/// read only as far as its user trusts it (`[gate] trust_project_files`): by default it may
+/// make the gate stricter, never looser, and name no jury (a `command` juror would run
+/// whatever the file says, as the user, outside the agent's sandbox). Under a witness
+/// account nothing a served user writes chooses what the witness runs: its files never name
+/// a jury (whose commands would run with the witness's rights, next to its signing key),
+/// and their `[gate]` counts only where root's config says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProjectTrust {
-    /// Whether a project's `[gate]` layers over the user's.
-    pub gate: bool,
+    /// How far a project's `[gate]` layers over the user's.
+    pub gate: GateTrust,
     /// Whether a project's `[jury]` replaces the user's.
     pub jury: bool,
+}
+
+/// How far a project's `[gate]` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateTrust {
+    /// Not at all (`trust_project_files = false`; a witness account by default).
+    Ignored,
+    /// As far as it makes the gate stricter (the default of a user's own daemon).
+    Tightens,
+    /// Whatever it says (`trust_project_files = true`).
+    Full,
 }
 
 impl GateConfig {
     /// What project files may set under this `[gate]`, in a daemon that is a witness
     /// account's (`witness`) or its user's own.
     pub fn project_trust(&self, witness: bool) -> ProjectTrust {
-        let gate = self.trust_project_files.unwrap_or(!witness);
-        ProjectTrust { gate, jury: gate && !witness }
+        match (self.trust_project_files, witness) {
+            (Some(true), _) => ProjectTrust { gate: GateTrust::Full, jury: !witness },
+            (Some(false), _) | (None, true) => ProjectTrust { gate: GateTrust::Ignored, jury: false },
+            (None, false) => ProjectTrust { gate: GateTrust::Tightens, jury: false },
+        }
     }
 }
 
@@ -226,7 +243,7 @@ impl GateConfig {
     if *witness {
         "; a witness account never runs a project's [jury] (its commands would run with the witness's rights), so only that file counts"
     } else {
-        ", or to the project's .judged.toml"
+        ", or (where that file sets trust_project_files = true, which lets a project's file run any command) to the project's .judged.toml"
     },
     not_applied.as_ref().map(|e| format!(" (the newest edit of {} was not applied: {e})", config.display())).unwrap_or_default()
 )]
@@ -445,10 +462,11 @@ gate_table! {
         /// Layers for the projects under given directories (`[[gate.projects]]`).
         #[serde(default)]
         projects: Vec<ProjectLayer>,
-        /// Whether a repository's own `.judged.toml` is read (default true; false for a
-        /// witness account, which never reads a project's `[jury]`). An agent can write its
-        /// repository, so a user who does not trust it to set its own gate turns this off
-        /// and keeps per-project policy in `[[gate.projects]]` ([`ProjectTrust`]).
+        /// How far a repository's own `.judged.toml` counts ([`ProjectTrust`]): unset, its
+        /// `[gate]` may only make the gate stricter and its `[jury]` is not read; true, it
+        /// sets both as it likes; false (a witness account's default), it is not read. An
+        /// agent can write its repository: per-project policy that loosens the gate belongs
+        /// in `[[gate.projects]]`.
         trust_project_files: Option<bool>,
         /// A command (program and arguments) run for each completion no gate decision
         /// allowed, with that bypass as one JSON object on its stdin: a notification (its
