@@ -143,15 +143,29 @@ pub fn shared_files() -> Vec<PluginFile> {
     ]
 }
 
-/// Write the plugin's `files` into `dir`, replacing those and leaving others.
+/// Write the plugin's `files` into `dir`, replacing those and leaving others. Each file is
+/// written beside itself and renamed into place, so a host that reads the plugin meanwhile
+/// (or after a write cut short) finds each file whole, the old or the new: a hooks file
+/// cut in two would gate nothing.
 pub fn write(dir: &Path, files: Vec<PluginFile>) -> Result<(), PluginError> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     for file in files {
         let path = dir.join(file.path);
         let error = |source| PluginError::Write { path: path.clone(), source };
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent).map_err(error)?;
         }
-        fs::write(&path, &file.contents).map_err(error)?;
+        let mut aside = path.clone().into_os_string();
+        aside.push(".judged-new");
+        let written = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(&aside)
+            .and_then(|mut out| out.write_all(&file.contents).and_then(|()| out.sync_all()));
+        written.and_then(|()| fs::rename(&aside, &path)).map_err(error)?;
     }
     Ok(())
 }
