@@ -32,6 +32,19 @@ pub enum ConfigFileError {
         /// Its size, or the bytes read before the limit was passed.
         len: u64,
     },
+    /// A project's file a witness account would read with its own rights: a link, or a
+    /// file of another user than its directory's.
+    #[error(
+        "{} is {what}, not a file of its directory's owner; a witness account reads a project's file only as \
+         that project's user wrote it (replace it with a plain file of theirs)",
+        path.display()
+    )]
+    NotTheirs {
+        /// The file.
+        path: PathBuf,
+        /// `a symbolic link`, or whose it is.
+        what: String,
+    },
     /// It could not be opened or read.
     #[error("cannot read {}: {source}", path.display())]
     Io {
@@ -59,6 +72,38 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>, ConfigFileError> {
         }
         Err(OpenedFileRefusal::TooLarge(len)) => Err(ConfigFileError::TooLarge { path: path.to_owned(), len }),
         Err(OpenedFileRefusal::Io(source)) => Err(io(source)),
+    }
+}
+
+/// The bytes of a project's file at `path` as a daemon serving other users reads it: no
+/// link is followed and the file must be its directory owner's. The daemon reads it with
+/// its own rights, so a link (or a hard link) the served user put there in its place could
+/// otherwise show them, in a parse error, a file only the daemon may read (its signing
+/// key). `None` when there is none.
+pub fn read_in_place(path: &Path) -> Result<Option<Vec<u8>>, ConfigFileError> {
+    use std::os::unix::fs::MetadataExt;
+    let not_theirs = |what: String| ConfigFileError::NotTheirs { path: path.to_owned(), what };
+    match crate::files::read_not_following(path, MAX_CONFIG_BYTES) {
+        Ok((meta, bytes)) => {
+            let dir = path
+                .parent()
+                .map_or(Path::new("/"), |dir| if dir.as_os_str().is_empty() { Path::new(".") } else { dir });
+            let dir_owner =
+                std::fs::metadata(dir).map_err(|source| ConfigFileError::Io { path: path.to_owned(), source })?;
+            if meta.uid() != dir_owner.uid() {
+                return Err(not_theirs(format!("uid {}'s, in a directory of uid {}", meta.uid(), dir_owner.uid())));
+            }
+            Ok(Some(bytes))
+        }
+        Err(OpenedFileRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(OpenedFileRefusal::Io(error)) if error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            Err(not_theirs("a symbolic link".into()))
+        }
+        Err(OpenedFileRefusal::NotRegular(kind)) => {
+            Err(ConfigFileError::NotRegular { path: path.to_owned(), kind: kind_of(&kind) })
+        }
+        Err(OpenedFileRefusal::TooLarge(len)) => Err(ConfigFileError::TooLarge { path: path.to_owned(), len }),
+        Err(OpenedFileRefusal::Io(source)) => Err(ConfigFileError::Io { path: path.to_owned(), source }),
     }
 }
 
@@ -107,6 +152,37 @@ mod tests {
         assert!(error.to_string().contains("config.toml is a FIFO, not a regular file"), "{error}");
         let error = read(dir.path()).unwrap_err();
         assert!(error.to_string().contains("is a directory"), "{error}");
+    }
+
+    /// A daemon serving other users reads a project's file only as that project's user
+    /// wrote it: a link to a file only the daemon may read (its key), or another user's
+    /// file linked hard into the project, is refused without being read, naming what it is.
+    #[test]
+    fn a_project_file_read_in_place_is_never_a_link_nor_another_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("signing.key");
+        std::fs::write(&secret, "the key").unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir(&project).unwrap();
+        let file = project.join(".judged.toml");
+        assert!(read_in_place(&file).unwrap().is_none());
+        std::os::unix::fs::symlink(&secret, &file).unwrap();
+        let error = read_in_place(&file).unwrap_err();
+        assert!(
+            error.to_string().contains(".judged.toml is a symbolic link, not a file of its directory's owner"),
+            "{error}"
+        );
+        assert!(!error.to_string().contains("the key"));
+        std::fs::remove_file(&file).unwrap();
+        std::fs::write(&file, "[gate]\n").unwrap();
+        assert_eq!(read_in_place(&file).unwrap().unwrap(), b"[gate]\n");
+        // Another user's file in the project (as a hard link to theirs would be).
+        let owner = crate::files::current_uid();
+        if owner == 0 {
+            std::os::unix::fs::chown(&file, Some(4242), None).unwrap();
+            let error = read_in_place(&file).unwrap_err();
+            assert!(error.to_string().contains("is uid 4242's, in a directory of uid 0"), "{error}");
+        }
     }
 
     #[test]

@@ -278,6 +278,9 @@ pub struct ProjectGate {
 #[derive(Default)]
 pub struct ProjectFiles {
     files: HashMap<PathBuf, ProjectEntry>,
+    /// Read each as its project's user wrote it (no link, their own file): a daemon that
+    /// serves other users reads them with its own rights.
+    in_place: bool,
 }
 
 /// A project file of which a good version was read.
@@ -293,6 +296,11 @@ struct ProjectEntry {
 const MAX_PROJECT_FILES: usize = 256;
 
 impl ProjectFiles {
+    /// The project files of a daemon that serves other users ([`ProjectFiles::in_place`]).
+    pub fn read_in_place() -> ProjectFiles {
+        ProjectFiles { in_place: true, ..ProjectFiles::default() }
+    }
+
     /// The `[gate]` of the project file at `path`: as the file is now, or, when it does
     /// not parse now, the last good version this daemon read of it, with the error. An
     /// error when no good version was ever read.
@@ -305,7 +313,12 @@ impl ProjectFiles {
         {
             return Ok(entry.good.clone());
         }
-        let read = match judged_core::config_file::read(path) {
+        let read = if self.in_place {
+            judged_core::config_file::read_in_place(path)
+        } else {
+            judged_core::config_file::read(path)
+        };
+        let read = match read {
             Ok(Some(bytes)) => Ok(bytes),
             // Gone since the directory was looked through: as if it had not been found.
             Ok(None) => Ok(Vec::new()),
@@ -437,6 +450,23 @@ mod tests {
         write(&path, "claude_roots = [\"/elsewhere\"]\n[server]\nidle_seconds = 5\n");
         live.refresh(false);
         assert_eq!(live.status().restart_needed, ["claude_roots", "[server]"]);
+    }
+
+    /// A witness account reads a project's file as its user wrote it: a link the served
+    /// user put there (to the witness's key, whose bytes a parse error would show) is
+    /// refused, naming it; its own daemon follows the link as before.
+    #[test]
+    fn a_witness_reads_no_project_file_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("signing.key");
+        write(&key, "secret key bytes\n");
+        let path = dir.path().join(".judged.toml");
+        std::os::unix::fs::symlink(&key, &path).unwrap();
+        let error = ProjectFiles::read_in_place().gate(&path).unwrap_err().to_string();
+        assert!(error.contains("is a symbolic link, not a file of its directory's owner"), "{error}");
+        assert!(!error.contains("secret"), "{error}");
+        let own = ProjectFiles::default().gate(&path).unwrap_err().to_string();
+        assert!(own.contains("secret key bytes"), "its own daemon reads through the link: {own}");
     }
 
     #[test]

@@ -170,6 +170,10 @@ impl Engine {
         data_dir: PathBuf,
         socket: PathBuf,
     ) -> Engine {
+        let projects = match config.is_witness() {
+            true => ProjectFiles::read_in_place(),
+            false => ProjectFiles::default(),
+        };
         let mut ingest = ingest;
         if let Err(error) = ingest.resume_ends(&store) {
             tracing::warn!(%error, "cannot read what the logs' ends waited for; completions under way may be missed");
@@ -184,7 +188,7 @@ impl Engine {
                 false => Reader::Owner,
             }),
             config,
-            projects: ProjectFiles::default(),
+            projects,
             catch_up,
             witness,
             started,
