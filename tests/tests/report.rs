@@ -401,6 +401,75 @@ fn a_completion_under_way_when_the_daemon_dies_is_still_on_the_record() {
     assert_eq!(status["completions_bypassed"], 1, "{status}");
 }
 
+/// A task created through `TaskCreate`, and the host's result, which names its id; the
+/// result's uuid.
+fn created(session: &str, cwd: &Path, task: &str, words: (&str, &str), after: &str) -> (String, String) {
+    let (call, result) = (format!("create-{task}"), format!("created-{task}"));
+    let tool = format!("toolu_create_{task}");
+    let (subject, description) = words;
+    let text = claude_record(
+        session,
+        cwd,
+        &call,
+        after,
+        "assistant",
+        json!({"role": "assistant", "model": "claude-sonnet-4-6", "content": [{"type": "tool_use", "id": tool,
+            "name": "TaskCreate", "input": {"subject": subject, "description": description}}]}),
+    ) + &claude_record(
+        session,
+        cwd,
+        &result,
+        &call,
+        "user",
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool,
+            "content": format!("Task #{task} created successfully: {subject}")}]}),
+    );
+    (text, result)
+}
+
+/// Under `min_task_chars`, an agent whose hook is gone cannot cover a task's completion
+/// with a skip it asked for itself under the task's id with short words: its log shows the
+/// task's own words (its `TaskCreate`), which are not short, so the completion is a bypass
+/// (the skip answered it before). A task whose own words are short is still skipped.
+#[test]
+fn a_skip_asked_for_with_other_words_than_the_tasks_does_not_cover_its_completion() {
+    let (_tmp, Projects { home, claude, copilot, armed, .. }) = projects();
+    fs::write(home.join("config.toml"), "auto_start = false\n[gate]\nmin_task_chars = 100\n").unwrap();
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let session = "0b5e7f6a-1111-4c2d-9e8f-000000000004";
+    let dir = claude.join(armed.to_string_lossy().replace('/', "-"));
+    fs::create_dir_all(&dir).unwrap();
+    let log = dir.join(format!("{session}.jsonl"));
+    let opening = claude_record(session, &armed, "u-0", "", "user", json!({"role": "user", "content": "Pay"}))
+        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
+    let long =
+        "Move card payments to the new provider, with retries, idempotency keys and refunds, and keep the old path.";
+    let (big, last) = created(session, &armed, "1", ("Rewrite the payment flow", long), "u-0");
+    let (small, last) = created(session, &armed, "2", ("Fix typo", "Totals must round half-even"), &last);
+    fs::write(&log, format!("{opening}{big}{small}")).unwrap();
+    daemon.call("sessions", Value::Null).unwrap();
+
+    // The forged question: task 1's id, short words of its own.
+    let forged = hook(&home, &task(&armed, session, "1", "x"));
+    assert_eq!(
+        forged.status.code(),
+        Some(0),
+        "a short question is skipped: {}",
+        String::from_utf8_lossy(&forged.stderr)
+    );
+    let honest = hook(&home, &task(&armed, session, "2", "Fix typo"));
+    assert_eq!(honest.status.code(), Some(0));
+    let (first, last) = completed(session, &armed, "1", &last, false);
+    let (second, _) = completed(session, &armed, "2", &last, false);
+    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(format!("{first}{second}").as_bytes()).unwrap();
+    daemon.call("sessions", Value::Null).unwrap();
+    let output = Command::new(bin("judged")).args(["report", "--json"]).env("JUDGED_HOME", &home).output().unwrap();
+    let data: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let bypassed: Vec<&Value> = data["bypassed"].as_array().unwrap().iter().collect();
+    assert_eq!(bypassed.len(), 1, "{data}");
+    assert_eq!(bypassed[0]["task_id"], "1", "{data}");
+}
+
 /// An agent with its hook removed cannot cover a completion with an allow it asked for
 /// itself: one for its task as a sub-agent's stop (let through at once), or one asked with
 /// the cwd of another project whose gate is off. Neither answered the end its transcript

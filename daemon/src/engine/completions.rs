@@ -9,6 +9,7 @@
 //! -p` prompted with a review nonce) ends a review, not an agent's work: it is no bypass.
 
 use super::Engine;
+use crate::hook_gate::SKIPPED_SHORT;
 use crate::ingest::{Asked, TaskCompletion};
 use crate::store::{JournalEvent, StoreError};
 use chrono::{DateTime, Utc};
@@ -58,11 +59,20 @@ impl Engine {
         let mut last: Option<GateDecision> = None;
         let mut blocks = 0;
         let resolved_cwd = files::resolve(&cwd);
+        // A skip the gate granted for words shorter than the task's own, as its log shows
+        // them, was asked about other work (a forged question with the task's id): it
+        // answers nothing here.
+        let skipped_other_words = |decision: &GateDecision| match &completion.asked {
+            Asked::ForTask { work: Some(work), .. } => decision.reason == SKIPPED_SHORT && !settings.skips(work),
+            _ => false,
+        };
         self.store.journal_newest_first(|_, decided_at, decision: GateDecision| {
             if decision.event != completion.event || decision.session_id != session_id {
                 return true;
             }
-            if last.is_none() && !answers(completion, &resolved_cwd, at, &decision, decided_at) {
+            if last.is_none()
+                && (!answers(completion, &resolved_cwd, at, &decision, decided_at) || skipped_other_words(&decision))
+            {
                 return true;
             }
             if decision.decision != Decision::Block {
@@ -138,7 +148,9 @@ fn answers(
     };
     match &completion.asked {
         // Only an allow lets a task's update through: a blocked one failed.
-        Asked::ForTask(task) => decision.decision == Decision::Allow && decision.task_id.as_deref() == Some(task),
+        Asked::ForTask { task, .. } => {
+            decision.decision == Decision::Allow && decision.task_id.as_deref() == Some(task)
+        }
         // A Codex CLI turn's end, recorded as soon as the gate answered its last stop. An
         // answer to an earlier stop of the turn is not this one's.
         Asked::WithinTurn { began } => {

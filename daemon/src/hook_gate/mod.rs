@@ -11,7 +11,7 @@ mod review;
 mod status;
 
 pub use covering::Covering;
-pub use policy::{GateSettings, LOOSENING_IGNORED};
+pub use policy::{GateSettings, LOOSENING_IGNORED, SKIPPED_SHORT};
 pub use review::{AskError, Counting, ReviewAsked};
 
 use crate::caller::Caller;

@@ -417,12 +417,22 @@ pub fn decide_at_once(question: &Question, settings: &Settings) -> Option<(Rulin
         // reviewer sub-agent's would only make it go on answering.
         return Some((Ruling::allow(), "a sub-agent's stop"));
     }
-    // Only work that says something can be short: a stop whose payload carries no text
-    // (Copilot CLI's `agentStop`) is gated, never skipped for its silence.
-    if !question.work.is_empty() && question.work.chars().count() < settings.min_task_chars {
-        return Some((Ruling::allow(), "skipped: shorter than min_task_chars"));
+    if settings.skips(&question.work) {
+        return Some((Ruling::allow(), SKIPPED_SHORT));
     }
     None
+}
+
+/// Why the gate let short work through without a review.
+pub const SKIPPED_SHORT: &str = "skipped: shorter than min_task_chars";
+
+impl Settings {
+    /// Whether work described by `work` is let through without a review for its shortness.
+    /// Only work that says something can be short: a stop whose payload carries no text
+    /// (Copilot CLI's `agentStop`) is gated, never skipped for its silence.
+    pub fn skips(&self, work: &str) -> bool {
+        !work.is_empty() && work.chars().count() < self.min_task_chars
+    }
 }
 
 /// The working tree against the one the review saw.

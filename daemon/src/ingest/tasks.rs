@@ -66,7 +66,7 @@ impl TaskCompletion {
     /// The task, for a task completed.
     pub fn task_id(&self) -> Option<&str> {
         match &self.asked {
-            Asked::ForTask(task) => Some(task),
+            Asked::ForTask { task, .. } => Some(task),
             _ => None,
         }
     }
@@ -78,8 +78,10 @@ impl TaskCompletion {
 pub enum Asked {
     /// Claude Code's `TaskCompleted`, about this task: the client writes a successful
     /// result only for an update its hook let through (a blocked one fails, and no cap
-    /// lets it through).
-    ForTask(String),
+    /// lets it through). With the task's words as the log shows them (its `TaskCreate`
+    /// and the `TaskUpdate`s since), joined as the hook's payload joins them, when the log
+    /// shows them: a skip the gate granted for shorter words is no answer to this task.
+    ForTask { task: String, work: Option<String> },
     /// Codex CLI's `Stop`, within the turn that began at `began`: the client records the
     /// turn's end once its hook let the turn end.
     WithinTurn { began: Option<String> },
@@ -110,12 +112,32 @@ struct Place<'a> {
     line: u64,
 }
 
+/// A Claude Code task's words, as its `TaskCreate` and `TaskUpdate` calls set them.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct TaskWords {
+    subject: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+}
+
+impl TaskWords {
+    /// The words as the `TaskCompleted` hook's payload gives them to the gate: the subject,
+    /// then the description.
+    fn work(&self) -> String {
+        [Some(self.subject.as_str()), self.description.as_deref()].into_iter().flatten().collect::<Vec<_>>().join("\n")
+    }
+}
+
 /// The `TaskUpdate` calls waiting for their result, Copilot CLI's turns, and the
 /// completions found.
 #[derive(Default)]
 pub struct Tasks {
     /// By file id and tool call id: the task being completed.
     waiting: HashMap<(i64, String), String>,
+    /// By file id and tool call id: a `TaskCreate` waiting for the id its result gives.
+    creating: HashMap<(i64, String), TaskWords>,
+    /// By file id and task id: each task's words.
+    words: HashMap<i64, HashMap<String, TaskWords>>,
     /// By file id: the root turn under way.
     turns: HashMap<i64, Turn>,
     /// By file id: an answer with no tool call (yet), waiting for what follows.
@@ -153,6 +175,11 @@ struct Waiting {
     /// `TaskUpdate` calls waiting for their result: tool call id and task id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     updates: Vec<(String, String)>,
+    /// `TaskCreate` calls waiting for their result (tool call id), and each task's words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    creating: Vec<(String, TaskWords)>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    tasks: Vec<(String, TaskWords)>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     turn: Option<Turn>,
     /// An answer that may be the agent's end: its time and line, and whether the host
@@ -176,6 +203,16 @@ impl Tasks {
             .map(|((_, call), task)| (call.clone(), task.clone()))
             .collect();
         updates.sort();
+        let mut creating: Vec<(String, TaskWords)> = self
+            .creating
+            .iter()
+            .filter(|((file, _), _)| *file == file_id)
+            .map(|((_, call), words)| (call.clone(), words.clone()))
+            .collect();
+        creating.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut tasks: Vec<(String, TaskWords)> =
+            self.words.get(&file_id).into_iter().flatten().map(|(task, words)| (task.clone(), words.clone())).collect();
+        tasks.sort_by(|a, b| a.0.cmp(&b.0));
         let answer = self.answers.get(&file_id).map(|answer| {
             let reason_recorded = matches!(answer.completion.asked, Asked::AfterAnswer { reason_recorded: true, .. });
             (answer.completion.completed_at.clone(), answer.completion.line, reason_recorded)
@@ -184,6 +221,8 @@ impl Tasks {
         finished.sort();
         let waiting = Waiting {
             updates,
+            creating,
+            tasks,
             turn: self.turns.get(&file_id).filter(|turn| **turn != Turn::default()).cloned(),
             answer,
             finished,
@@ -199,6 +238,12 @@ impl Tasks {
         let waiting: Waiting = serde_json::from_str(kept)?;
         for (call, task) in waiting.updates {
             self.waiting.insert((file_id, call), task);
+        }
+        for (call, words) in waiting.creating {
+            self.creating.insert((file_id, call), words);
+        }
+        if !waiting.tasks.is_empty() {
+            self.words.entry(file_id).or_default().extend(waiting.tasks);
         }
         if let Some(turn) = waiting.turn {
             self.turns.insert(file_id, turn);
@@ -281,8 +326,9 @@ impl Tasks {
         if memchr::memmem::find(raw, CAPPED).is_some() {
             return self.observe_cap(file_id, path, line, raw);
         }
-        let calls = memchr::memmem::find(raw, b"\"TaskUpdate\"").is_some();
-        let results = !self.waiting.is_empty() && memchr::memmem::find(raw, b"\"tool_result\"").is_some();
+        let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
+        let calls = named(b"\"TaskUpdate\"") || named(b"\"TaskCreate\"");
+        let results = !(self.waiting.is_empty() && self.creating.is_empty()) && named(b"\"tool_result\"");
         if !(calls || results) {
             return;
         }
@@ -293,6 +339,14 @@ impl Tasks {
         self.calls(file_id, &record);
         for result in &record.tool_results {
             let Some(call) = &result.tool_call_id else { continue };
+            if let Some(words) = self.creating.remove(&(file_id, call.clone())) {
+                // `Task #<id> created successfully: <subject>`, as Claude Code reads it back.
+                let id = result.text.strip_prefix("Task #").and_then(|rest| rest.split_once(" created successfully"));
+                if let Some((id, _)) = id.filter(|_| result.success) {
+                    self.words.entry(file_id).or_default().insert(id.to_owned(), words);
+                }
+                continue;
+            }
             let Some(task_id) = self.waiting.remove(&(file_id, call.clone())) else { continue };
             if result.success && !update_refused(raw) {
                 self.found.push(TaskCompletion {
@@ -302,7 +356,7 @@ impl Tasks {
                     session_id: record.session_id.clone(),
                     cwd: record.cwd.clone(),
                     completed_at: record.timestamp.clone(),
-                    asked: Asked::ForTask(task_id),
+                    asked: Asked::ForTask { work: self.work_of(file_id, &task_id), task: task_id },
                     line,
                 });
             }
@@ -399,12 +453,34 @@ impl Tasks {
     }
 
     fn calls(&mut self, file_id: i64, record: &Record) {
-        for call in record.tool_calls.iter().filter(|c| c.name == "TaskUpdate") {
-            let field = |key: &str| call.arguments.get(key).and_then(serde_json::Value::as_str);
-            if let (Some(id), Some(task), Some("completed")) = (&call.id, field("taskId"), field("status")) {
-                self.waiting.insert((file_id, id.clone()), task.to_owned());
+        for call in &record.tool_calls {
+            let field = |key: &str| call.arguments.get(key).and_then(serde_json::Value::as_str).map(str::to_owned);
+            match call.name.as_str() {
+                "TaskCreate" => {
+                    if let (Some(id), Some(subject)) = (&call.id, field("subject")) {
+                        let words = TaskWords { subject, description: field("description") };
+                        self.creating.insert((file_id, id.clone()), words);
+                    }
+                }
+                "TaskUpdate" => {
+                    let Some(task) = field("taskId") else { continue };
+                    // An update may reword the task before (or as) it completes it.
+                    if let Some(words) = self.words.get_mut(&file_id).and_then(|tasks| tasks.get_mut(&task)) {
+                        words.subject = field("subject").unwrap_or_else(|| words.subject.clone());
+                        words.description = field("description").or_else(|| words.description.clone());
+                    }
+                    if let (Some(id), Some("completed")) = (&call.id, field("status").as_deref()) {
+                        self.waiting.insert((file_id, id.clone()), task);
+                    }
+                }
+                _ => {}
             }
         }
+    }
+
+    /// Task `task`'s words in log `file_id`, when the log showed its creation.
+    fn work_of(&self, file_id: i64, task: &str) -> Option<String> {
+        self.words.get(&file_id)?.get(task).map(TaskWords::work)
     }
 
     /// Follow a log's root turns by their envelopes (line `line`), where they show its ends
@@ -543,7 +619,7 @@ mod tests {
         after.observe(Host::ClaudeCode, 2, "/t.jsonl", 2, result.as_bytes());
         let found = after.take();
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].asked, Asked::ForTask("3".into()));
+        assert_eq!(found[0].asked, Asked::ForTask { task: "3".into(), work: None });
         assert_eq!(after.waiting_in(2), None, "nothing waits once the result came");
     }
 
