@@ -290,6 +290,8 @@ fn a_project_file_may_only_make_the_gate_stricter_unless_its_user_trusts_it() {
     }
     assert!(stderr(&output).contains("set trust_project_files = true in its [gate]"), "{}", stderr(&output));
 
+    // A user whose gate asks either kind of review, and no jury of theirs: the project's
+    // own jury would decide its `policy = "panel"`.
     let ran = s.project.join("juror-ran");
     let juror = serde_json::to_string(&["sh", "-c", &format!("touch {}; false", ran.display())]).unwrap();
     let jury = judged_tests::command_jury(
@@ -297,8 +299,11 @@ fn a_project_file_may_only_make_the_gate_stricter_unless_its_user_trusts_it() {
         juror,
         30,
     );
-    std::fs::write(&file, format!("[gate]\npolicy = \"panel\"\n\n{jury}")).unwrap();
-    let output = hook(&s.home, task_completed(&s.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    let either = setup_configured(
+        Some(&format!("[gate]\npolicy = \"panel\"\n\n{jury}")),
+        "[gate]\npolicy = \"evidence_or_panel\"\n",
+    );
+    let output = hook(&either.home, task_completed(&either.project, "Fix cart rounding").to_string().as_bytes(), &[]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("no [jury] is configured"), "{}", stderr(&output));
     assert!(!ran.exists(), "the project's juror ran");
@@ -307,6 +312,24 @@ fn a_project_file_may_only_make_the_gate_stricter_unless_its_user_trusts_it() {
     let trusted = setup_configured(Some("[gate]\npolicy = \"off\"\n"), "[gate]\ntrust_project_files = true\n");
     let output = hook(&trusted.home, task_completed(&trusted.project, "Fix cart rounding").to_string().as_bytes(), &[]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
+/// Under a user's `on_error = "allow"`, a project file the agent wrote still cannot open the
+/// gate: one that does not parse blocks (the user's own settings decide, and the agent's
+/// broken file is no error of the user's), and `policy = "panel"` in place of the user's
+/// `evidence` is ignored (with no jury, `on_error` would have decided). Both were let
+/// through before.
+#[test]
+fn a_project_file_cannot_open_the_gate_through_the_users_on_error() {
+    let user = "[gate]\non_error = \"allow\"\n";
+    let broken = setup_configured(Some("[gate]\npolicy = \"of\"\n"), user);
+    let output = hook(&broken.home, task_completed(&broken.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("the gate's config cannot be used"), "{}", stderr(&output));
+    let swapped = setup_configured(Some("[gate]\npolicy = \"panel\"\n"), user);
+    let output = hook(&swapped.home, task_completed(&swapped.project, "Fix cart rounding").to_string().as_bytes(), &[]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("Ignored: policy = \"panel\""), "{}", stderr(&output));
 }
 
 /// With no daemon running, the hook starts one (as ssh-agent's clients do) and is answered

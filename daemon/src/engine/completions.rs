@@ -46,7 +46,7 @@ impl Engine {
             return Ok(());
         }
         let settings = (self.config.settings_for(Some(Path::new(&cwd)), &mut self.projects))
-            .unwrap_or_else(|_| self.config.user_settings());
+            .unwrap_or_else(|_| self.config.settings_without_project_file(Some(Path::new(&cwd))));
         // The end of a host no hook can stop (OpenCode) is a bypass wherever the gate is on,
         // whatever `[gate] events` names: no event of it could ever be decided.
         let ungated = completion.asked == Asked::Never;

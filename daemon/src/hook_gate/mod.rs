@@ -205,11 +205,15 @@ impl HookGate<'_> {
         let settings = match self.config.settings_for(question.cwd.as_deref().map(Path::new), self.projects) {
             Ok(settings) => settings,
             Err(error) => {
+                // Only a project's file fails here (the user's keeps its last good version),
+                // and the agent can write that one: it blocks, whatever `on_error` says.
                 let why = format!(
                     "the gate's config cannot be used: {}; fix that file (a fix takes effect at the next decision)",
                     error.summary()
                 );
-                return Ok(Settlement::failure(self.config.user_settings(), &why, "config error"));
+                let mut settings = self.config.settings_without_project_file(question.cwd.as_deref().map(Path::new));
+                settings.on_error = crate::config::OnError::Block;
+                return Ok(Settlement::failure(settings, &why, "config error"));
             }
         };
         if let Some(error) = &asked.parse_error {

@@ -75,12 +75,19 @@ impl Settings {
         let before = self.compared();
         let mut ignored: Vec<String> = Vec::new();
         if let Some(policy) = layer.policy {
-            let loosens = policy == GatePolicy::Off && self.policy != GatePolicy::Off
-                || policy == GatePolicy::EvidenceOrPanel
-                    && matches!(self.policy, GatePolicy::Evidence | GatePolicy::Panel);
-            match loosens {
-                true => ignored.push(format!("policy = \"{}\"", wire_name(&policy))),
-                false => self.policy = policy,
+            // A review where the user asked for none, or one kind where either would do.
+            // The two kinds are not ranked: under `evidence` the agent drives its reviewer,
+            // under `panel` judged's jury decides (and with no jury configured, the user's
+            // `on_error` would decide), so neither stands in for the other.
+            let tightens = match (self.policy, policy) {
+                (current, asked) if current == asked => true,
+                (GatePolicy::Off, _) => true,
+                (GatePolicy::EvidenceOrPanel, GatePolicy::Evidence | GatePolicy::Panel) => true,
+                _ => false,
+            };
+            match tightens {
+                true => self.policy = policy,
+                false => ignored.push(format!("policy = \"{}\"", wire_name(&policy))),
             }
         }
         if let Some(seconds) = layer.freshness_seconds {
@@ -292,7 +299,22 @@ impl LiveConfig {
         Ok(settings)
     }
 
-    /// The user's settings alone, for a question whose project file cannot be used.
+    /// The settings for a question in `cwd` whose project file cannot be used: the user's,
+    /// with the `[[gate.projects]]` entry for `cwd`.
+    pub fn settings_without_project_file(&self, cwd: Option<&Path>) -> Settings {
+        let ignored = ProjectTrust { gate: GateTrust::Ignored, jury: false };
+        let gate = &self.current().file.gate;
+        let mut settings = match cwd {
+            Some(cwd) => {
+                gate.settings_with(cwd, &mut ProjectFiles::default(), ignored).unwrap_or_else(|_| gate.user_settings())
+            }
+            None => gate.user_settings(),
+        };
+        self.name_user_file(&mut settings);
+        settings
+    }
+
+    /// The user's settings alone, for a question with no project.
     pub fn user_settings(&self) -> Settings {
         let mut settings = self.current().file.gate.user_settings();
         self.name_user_file(&mut settings);
@@ -683,12 +705,12 @@ mod tests {
             settings
         };
         let strict = tightened(
-            "",
+            "policy = \"evidence_or_panel\"",
             "policy = \"panel\"\nfreshness_seconds = 60\nmin_task_chars = 0\nrequire_reviewed_tree = true\n\
              on_error = \"block\"\nevents = [\"TaskCompleted\", \"agentStop\", \"codex-cli:Stop\", \"AfterAgent\", \
              \"qwen-code:Stop\", \"TaskCreated\"]",
         );
-        assert_eq!(strict.policy, GatePolicy::Panel, "one review for another is no loosening");
+        assert_eq!(strict.policy, GatePolicy::Panel, "one kind of review where either would do");
         assert_eq!((strict.freshness_seconds, strict.require_reviewed_tree), (60, true));
         assert!(strict.decides(Host::ClaudeCode, "TaskCreated") && strict.decides(Host::CodexCli, "Stop"));
         assert!(strict.loosening_ignored.is_empty(), "{:?}", strict.loosening_ignored);
@@ -720,6 +742,11 @@ mod tests {
         );
         let either = tightened("policy = \"evidence\"", "policy = \"evidence_or_panel\"");
         assert_eq!(either.policy, GatePolicy::Evidence, "either review where one kind was asked is looser");
+        for (user, project) in [("evidence", "panel"), ("panel", "evidence")] {
+            let swapped = tightened(&format!("policy = \"{user}\""), &format!("policy = \"{project}\""));
+            assert_eq!(wire_name(&swapped.policy), user, "one kind of review does not stand in for the other");
+            assert_eq!(swapped.loosening_ignored, [format!("policy = \"{project}\" in /p/.judged.toml")]);
+        }
     }
 
     /// A stop with no text to measure (Copilot CLI's `agentStop` carries none) is gated
