@@ -92,8 +92,8 @@ enum Cmd {
     Prune {
         /// Sessions whose last record is older than this: `90d`, `12w` or an ISO-8601 time
         /// (default: `[store] keep_days`, else 90d).
-        #[arg(long)]
-        older_than: Option<String>,
+        #[arg(long, value_parser = report::time_ago)]
+        older_than: Option<chrono::DateTime<chrono::Utc>>,
         /// Say what would be pruned, and prune nothing.
         #[arg(long)]
         dry_run: bool,
@@ -108,8 +108,8 @@ enum Cmd {
     /// What the gate decided, per project and session, with the review or jury behind each allow.
     Report {
         /// Only decisions since then: `7d`, `24h`, `30m` or an ISO-8601 time (default: 7d).
-        #[arg(long, default_value = "7d")]
-        since: String,
+        #[arg(long, default_value = "7d", value_parser = report::time_ago)]
+        since: chrono::DateTime<chrono::Utc>,
         /// Also write a self-contained HTML report (timeline and table) to FILE.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
@@ -257,8 +257,6 @@ enum CliError {
          (`kill -9 {pid}` if it does not)"
     )]
     StillRunning { pid: u32, seconds: u64 },
-    #[error("{0}")]
-    Usage(String),
     #[error("some checks failed; each is listed above with its fix")]
     DoctorFailed,
     #[error("cannot write {}: {source}", path.display())]
@@ -305,10 +303,8 @@ fn run(command: Cmd) -> Result<(), CliError> {
         Cmd::Init(args) => init::run(&args),
         Cmd::Plugin(command) => init::plugin(command),
         Cmd::Doctor { json } => doctor::run(json).then_some(()).ok_or(CliError::DoctorFailed),
-        Cmd::Report { since, html, json } => commands::report::run(&since, html, json),
-        Cmd::Prune { older_than, dry_run, vacuum, json } => {
-            commands::prune::run(older_than.as_deref(), dry_run, vacuum, json)
-        }
+        Cmd::Report { since, html, json } => commands::report::run(since, html, json),
+        Cmd::Prune { older_than, dry_run, vacuum, json } => commands::prune::run(older_than, dry_run, vacuum, json),
         Cmd::Completions { shell } => commands::completions::run(shell),
         Cmd::UninstallHooks { target, dry_run } => commands::uninstall_hooks::run(&target, dry_run),
         Cmd::Stop => commands::stop::run(),

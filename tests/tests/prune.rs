@@ -148,10 +148,13 @@ fn a_session_a_recent_decision_names_is_kept_and_says_why() {
 fn a_bad_cutoff_is_refused_with_the_option_and_the_forms_it_takes() {
     let s = setup();
     let output = s.judged(&["prune", "--older-than", "ninety days"]);
-    assert!(!output.status.success());
+    assert_eq!(output.status.code(), Some(2), "a usage error");
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(
-        said.contains("--older-than `ninety days` is neither a duration (7d, 24h, 30m) nor an ISO-8601 time"),
+        said.contains(
+            "invalid value 'ninety days' for '--older-than <OLDER_THAN>': `ninety days` is neither a duration (7d, \
+             24h, 30m) nor an ISO-8601 time"
+        ),
         "{said}"
     );
     assert!(s.events("old").iter().all(|e| e["pruned"].is_null()), "nothing was pruned");

@@ -2,20 +2,24 @@
 //! bytes of idle sessions, and say which went, which stayed and why.
 
 use super::{call_long, print_json};
-use crate::{CliError, report};
+use crate::CliError;
 use judged_protocol::{PruneArgs, PruneReport, Request};
 
 /// The cutoff, in days, when neither `--older-than` nor `[store] keep_days` names one.
 const DEFAULT_KEEP_DAYS: u32 = 90;
 
-pub fn run(older_than: Option<&str>, dry_run: bool, vacuum: bool, json: bool) -> Result<(), CliError> {
-    let now = chrono::Utc::now();
+pub fn run(
+    older_than: Option<chrono::DateTime<chrono::Utc>>,
+    dry_run: bool,
+    vacuum: bool,
+    json: bool,
+) -> Result<(), CliError> {
     let older_than = match older_than {
-        Some(text) => report::time_ago("--older-than", text, now).map_err(CliError::Usage)?,
+        Some(at) => at,
         None => {
             let config = judged_daemon::config::ConfigFile::load(&judged_protocol::paths::config_path())?;
             let days = config.store.keep_days.map_or(DEFAULT_KEEP_DAYS, std::num::NonZeroU32::get);
-            now - chrono::Duration::days(i64::from(days))
+            chrono::Utc::now() - chrono::Duration::days(i64::from(days))
         }
     };
     let done: PruneReport = call_long(Request::Prune(PruneArgs { older_than, dry_run, vacuum }))?;

@@ -6,8 +6,7 @@ use crate::{CliError, report};
 use judged_protocol::Request;
 use std::path::PathBuf;
 
-pub fn run(since: &str, html: Option<PathBuf>, json: bool) -> Result<(), CliError> {
-    let since = report::time_ago("--since", since, chrono::Utc::now()).map_err(CliError::Usage)?;
+pub fn run(since: chrono::DateTime<chrono::Utc>, html: Option<PathBuf>, json: bool) -> Result<(), CliError> {
     let data: judged_protocol::ReportData = call(Request::Report(judged_protocol::ReportArgs { since: Some(since) }))?;
     if json {
         print_json(&data);
