@@ -26,10 +26,9 @@
 //! lives outside the repository, and a write through a shared memory mapping.
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
-use judged_core::worktree::{self, ChangesText, Commit, DiffBase, Reader, ReviewedTree, Tree};
+use judged_core::worktree::{self, ChangesText, Commit, DiffBase, Reader, ReviewedTree, Tree, git_bytes as git};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Directories watched at most; past that a repository's tree is read with `git` every
 /// time (inotify watches are the user's too: an editor needs them).
@@ -116,20 +115,20 @@ fn mask() -> WatchMask {
         | WatchMask::EXCL_UNLINK
 }
 
-/// Run `git` in `top` without taking optional locks, paths taken as they are (a directory
-/// may be named `[a]`); its output, when it ran and succeeded.
-fn git(top: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let mut command = Command::new("git");
-    command.arg("-C").arg(top).args(args).env("GIT_OPTIONAL_LOCKS", "0").env("GIT_LITERAL_PATHSPECS", "1");
-    let output = command.output().ok()?;
-    output.status.success().then_some(output.stdout)
-}
-
 /// The directories at or under `under` (in `top`'s work tree) an ignore rule matches
 /// (`!! dir/`) and that hold no tracked file; none when git cannot say.
 fn ignored_dirs(top: &Path, under: &Path) -> Option<HashSet<PathBuf>> {
     let under = under.to_str()?;
-    let args = ["status", "--porcelain", "-z", "--ignored=matching", "--untracked-files=normal", "--", under];
+    let args = [
+        "status",
+        "--porcelain",
+        "-z",
+        "--ignored=matching",
+        "--untracked-files=normal",
+        "--ignore-submodules=dirty",
+        "--",
+        under,
+    ];
     let listed = String::from_utf8(git(top, &args)?).ok()?;
     let mut dirs: HashSet<PathBuf> = listed
         .split('\0')

@@ -19,7 +19,8 @@ mod witness;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reader {
     /// The repository's own user (a daemon of the agent's user, the CLI): git runs in it
-    /// as the user's own `git status` and `git add` would, its config included.
+    /// as the user's own `git status` and `git add` would, its config read, but nothing
+    /// the config names runs ([`owner_git`]).
     Owner,
     /// A witness account, reading a served user's repository: git runs in a repository of
     /// the witness's own over the user's work tree, and nothing of the user's config runs
@@ -50,8 +51,18 @@ impl Tree {
         // Found by looking, not by asking git: an evidence call outside any repository
         // pays no process start, and one inside pays one.
         let top = dir.ancestors().find(|d| d.join(".git").exists())?;
-        let status =
-            git(top, &["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", "--no-renames"])?;
+        let status = git(
+            top,
+            &[
+                "status",
+                "--porcelain=v2",
+                "-z",
+                "--branch",
+                "--untracked-files=all",
+                "--no-renames",
+                "--ignore-submodules=dirty",
+            ],
+        )?;
         let mut head = String::new();
         let mut changes = BTreeMap::new();
         for entry in status.split('\0').filter(|e| !e.is_empty()) {
@@ -176,7 +187,8 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
     // change), no external diff. Against the commit HEAD names when it is read, so that
     // the base named is the one diffed against. A repository without commits has no HEAD
     // to diff against: its staged files are the change.
-    let shown = ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--no-renames"];
+    let shown =
+        ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--no-renames", "--ignore-submodules=dirty"];
     let (diff, base) = match head(top) {
         Some(id) => (git(top, &[&shown[..], &[id.as_str(), "--"]].concat()), DiffBase::Commit(id)),
         None => (git(top, &[&shown[..], &["--cached"]].concat()), base(top, Reader::Owner)?),
@@ -237,8 +249,9 @@ pub fn base(dir: &Path, reader: Reader) -> Option<DiffBase> {
 /// The repository is not written: git works on a copy of its index (its time kept, so
 /// that git's check for files changed within the index's last second still holds) and
 /// writes the objects it hashes to a directory of its own, reading the repository's
-/// through `GIT_ALTERNATE_OBJECT_DIRECTORIES`. A repository's clean filters run as for
-/// `git add`, so the id is the one its commit gets; `core.fsmonitor` is not run.
+/// through `GIT_ALTERNATE_OBJECT_DIRECTORIES`. Nothing the config names runs
+/// ([`owner_git`]): no fsmonitor, no filter driver but Git LFS's, so a repository whose
+/// commits pass through another clean filter holds other trees than the one read.
 pub fn git_tree_id(dir: &Path, excluded: &[PathBuf], reader: Reader) -> Option<String> {
     if let Reader::Witness { serving } = reader {
         return witness::git_tree_id(dir, excluded, serving);
@@ -254,10 +267,7 @@ pub fn git_tree_id(dir: &Path, excluded: &[PathBuf], reader: Reader) -> Option<S
     let own_index = scratch.path().join("index");
     let seeded = seed_index(&index, &own_index).is_ok();
     let in_scratch = |args: &[&str]| -> Option<String> {
-        let output = Command::new("git")
-            .arg("-C")
-            .arg(&top)
-            .args(["-c", "core.fsmonitor=false"])
+        let output = owner_git(&top)
             .args(args)
             .env("GIT_INDEX_FILE", &own_index)
             .env("GIT_OBJECT_DIRECTORY", scratch.path().join("objects"))
@@ -383,9 +393,7 @@ pub fn append_note(dir: &Path, commit: &str, line: &str) -> Result<bool, NoteErr
         return Ok(false);
     }
     let append = |separator: &[&str]| {
-        let output = Command::new("git")
-            .arg("-C")
-            .arg(dir)
+        let output = owner_git(dir)
             .args(["notes", "--ref", NOTES_REF, "append"])
             .args(separator)
             .args(["-m", line, commit])
@@ -419,20 +427,79 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
     git_bytes(dir, args).map(|out| String::from_utf8_lossy(&out).into_owned())
 }
 
+/// git in the repository holding `dir` as the owner runs it: the repository's config (and
+/// the user's) read as data, but nothing they name runs. The daemon runs outside any
+/// sandbox the agent's host keeps it in, and the agent can write the repository's config
+/// (a nested repository of its own will do): a command there would run as the user,
+/// outside that sandbox. So no fsmonitor, and no filter driver but Git LFS's own commands
+/// (every other driver's `clean`, `smudge` and `process` emptied, so git passes the file's
+/// bytes as they are: the tree read is then what the files hold). Other commands git could
+/// run are kept out where it is run: no external diff or text conversion
+/// ([`changes_text`]), no submodule's work tree looked into, no hook (none runs for what
+/// judged asks).
+fn owner_git(dir: &Path) -> Command {
+    let mut overrides: Vec<(String, &str)> = vec![("core.fsmonitor".into(), "false")];
+    for name in filter_drivers(dir) {
+        for key in ["clean", "smudge", "process"] {
+            overrides.push((format!("filter.{name}.{key}"), ""));
+        }
+        overrides.push((format!("filter.{name}.required"), "false"));
+    }
+    let mut command = Command::new("git");
+    command.arg("-C").arg(dir).env("GIT_CONFIG_COUNT", overrides.len().to_string());
+    for (n, (key, value)) in overrides.iter().enumerate() {
+        command.env(format!("GIT_CONFIG_KEY_{n}"), key).env(format!("GIT_CONFIG_VALUE_{n}"), value);
+    }
+    command
+}
+
+/// The filter drivers configured for the repository holding `dir` (its config, the
+/// user's, the system's, what they include), but Git LFS when it is set up as `git lfs
+/// install` sets it: reading config runs nothing.
+fn filter_drivers(dir: &Path) -> Vec<String> {
+    const LFS: [(&str, &str); 4] = [
+        ("clean", "git-lfs clean -- %f"),
+        ("smudge", "git-lfs smudge -- %f"),
+        ("process", "git-lfs filter-process"),
+        ("required", "true"),
+    ];
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["config", "--null", "--get-regexp", r"^filter\."])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output();
+    let listed = output.map(|o| o.stdout).unwrap_or_default();
+    let mut drivers: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
+    for entry in listed.split(|&b| b == 0).filter(|e| !e.is_empty()) {
+        let entry = String::from_utf8_lossy(entry);
+        let (key, value) = entry.split_once('\n').unwrap_or((&entry, ""));
+        let Some((name, setting)) = key.strip_prefix("filter.").and_then(|rest| rest.rsplit_once('.')) else {
+            continue;
+        };
+        drivers.entry(name.to_owned()).or_default().push((setting.to_owned(), value.to_owned()));
+    }
+    let is_lfs = |name: &str, settings: &[(String, String)]| {
+        name == "lfs" && settings.iter().all(|(key, value)| LFS.iter().any(|(k, v)| k == key && v == value))
+    };
+    drivers.into_iter().filter(|(name, settings)| !is_lfs(name, settings)).map(|(name, _)| name).collect()
+}
+
 /// How long the owner's git may take to read a repository: the engine waits for it, and
 /// a repository's size or its config (an fsmonitor that never answers) must not hold the
 /// daemon's answers to everyone else for longer.
 const OWNER_GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(60);
 
-fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
+/// `git ARGS` in `dir` as the owner runs it ([`owner_git`]), within [`OWNER_GIT_DEADLINE`]:
+/// its output, when it succeeded. Paths are taken as they are (a directory may be named `[a]`).
+pub fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
     use std::process::Stdio;
-    let child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "core.fsmonitor=false"])
+    let child = owner_git(dir)
         .args(args)
         // A status must not take the index lock the agent's own git commands need.
         .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_LITERAL_PATHSPECS", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -659,9 +726,36 @@ mod tests {
         assert_eq!(changes_text(dir, 100, other_user), None);
         assert_eq!(fs::read(dir.join(".git/index")).unwrap(), index, "the user's index is not touched");
         assert_eq!(top_of(&dir.join("target"), witness()).unwrap(), dir.canonicalize().unwrap());
-        // The spy is armed: the owner's own read runs it.
-        git_tree_id(dir, &[dir.join("evidence.json")], Reader::Owner).unwrap();
-        assert!(marker.exists(), "the clean filter did not run for the owner either");
+    }
+
+    /// The owner runs nothing a repository's config names either: the agent can write that
+    /// config (a nested repository of its own will do), and the daemon runs outside the
+    /// agent's sandbox. No fsmonitor, no clean filter (nor a filter process): each read
+    /// hashes what the files hold. They all ran before.
+    #[test]
+    fn the_owner_runs_nothing_the_repository_configures() {
+        let (repo, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (dir, marker) = (repo.path(), elsewhere.path().join("ran"));
+        let expected = armed_repository(dir, &marker);
+        run(dir, &["config", "filter.spied.process", &format!("sh -c 'echo ran >> {}; exit 1'", marker.display())]);
+        fs::write(dir.join(".git/info/attributes"), "* filter=spy\n*.rs filter=spied\n").unwrap();
+        assert_eq!(git_tree_id(dir, &[], Reader::Owner).as_deref(), Some(expected.as_str()), "what the files hold");
+        let changes = changes_text(dir, 10_000, Reader::Owner).unwrap();
+        assert!(changes.text.contains("+fn a() { 1 }"), "{changes:?}");
+        let tree = Tree::of(dir, &[]).unwrap();
+        assert!(tree.changes.contains_key("a.rs") && tree.changes.contains_key("new.rs"), "{tree:?}");
+        assert!(base(dir, Reader::Owner).is_some());
+        assert!(
+            !marker.exists(),
+            "the repository's config ran for the owner: {}",
+            fs::read_to_string(&marker).unwrap()
+        );
+        // Git LFS as `git lfs install` sets it up still runs (it is what the commit holds).
+        run(dir, &["config", "filter.lfs.clean", "git-lfs clean -- %f"]);
+        run(dir, &["config", "filter.lfs.process", "git-lfs filter-process"]);
+        assert_eq!(filter_drivers(dir), ["spied", "spy"]);
+        run(dir, &["config", "filter.lfs.smudge", "echo ran"]);
+        assert_eq!(filter_drivers(dir), ["lfs", "spied", "spy"], "an lfs driver that runs another command");
     }
 
     #[test]
