@@ -178,6 +178,10 @@ struct Commit {
 enum Refusal {
     #[error("no note: nothing attests this commit (attest it where judged witnessed its review, and push {NOTES_REF})")]
     NoNote,
+    #[error(
+        "the note is {bytes} bytes, more than check reads ({MAX_NOTE_BYTES}): no attestation of judged's is that large"
+    )]
+    NoteTooLarge { bytes: usize },
     #[error("line {line}: {source}")]
     Unopened { line: usize, source: OpenError },
     #[error(
@@ -220,6 +224,17 @@ enum Refusal {
          itself ({why}): review the changes since the base branch (`git reset --soft` to it, then review), or attest {base}"
     )]
     BaseNotAttested { line: usize, base: String, why: String },
+    #[error(
+        "line {line}: the review was shown every file as new (its repository had no commit), which covers a first \
+         commit, not this one, made on top of others"
+    )]
+    NoBaseOverParents { line: usize },
+    #[error(
+        "line {line}: the review was shown the changes since {base}, but {outside} of the base branch came between \
+         that and this commit: what this commit holds or undoes of the base branch was never shown; review the work \
+         again from the base branch's tip"
+    )]
+    BaseBranchBetween { line: usize, base: String, outside: String },
     #[error(
         "line {line}: the reviews' bases lead back to this commit ({base}), so none of them began outside the range"
     )]
@@ -285,17 +300,35 @@ fn heads(commits: &[Commit]) -> Vec<&Commit> {
 }
 
 /// The notes of `wanted` commits under [`NOTES_REF`], by commit, read in one batch.
-fn notes(dir: &Path, wanted: HashSet<&str>) -> Result<HashMap<String, String>, GitError> {
+fn notes(dir: &Path, wanted: HashSet<&str>) -> Result<HashMap<String, Note>, GitError> {
     let listed = git::text(dir, &["notes", "--ref", NOTES_REF, "list"])?;
     let blobs: Vec<(&str, &str)> =
         listed.lines().filter_map(|line| line.split_once(' ')).filter(|(_, commit)| wanted.contains(commit)).collect();
     if blobs.is_empty() {
         return Ok(HashMap::new());
     }
+    // Sizes first: a note larger than any list of attestations is not read.
+    let input: String = blobs.iter().map(|(blob, _)| format!("{blob}\n")).collect();
+    let sizes = git::run(dir, &["cat-file", "--batch-check=%(objectsize)"], Some(input.as_bytes()))?;
+    let sizes = String::from_utf8_lossy(&sizes).into_owned();
+    let mut notes = HashMap::new();
+    let mut readable = Vec::new();
+    for ((blob, commit), size) in blobs.into_iter().zip(sizes.lines()) {
+        match size.parse::<usize>() {
+            Ok(size) if size > MAX_NOTE_BYTES => _ = notes.insert(commit.to_owned(), Note::TooLarge(size)),
+            Ok(_) => readable.push((blob, commit)),
+            // `<oid> missing`: a note whose blob a partial clone lacks is no note, as far as
+            // the check can tell.
+            Err(_) => {}
+        }
+    }
+    let blobs = readable;
+    if blobs.is_empty() {
+        return Ok(notes);
+    }
     let input: String = blobs.iter().map(|(blob, _)| format!("{blob}\n")).collect();
     let out = git::run(dir, &["cat-file", "--batch"], Some(input.as_bytes()))?;
     let mut rest = out.as_slice();
-    let mut notes = HashMap::new();
     for (_, commit) in blobs {
         // `<oid> blob <size>\n<content>\n`, or `<oid> missing\n` (a note whose blob a
         // partial clone lacks: no note, as far as the check can tell).
@@ -307,10 +340,20 @@ fn notes(dir: &Path, wanted: HashSet<&str>) -> Result<HashMap<String, String>, G
         };
         let size: usize = size.parse().unwrap_or(0);
         let size = size.min(rest.len());
-        notes.insert(commit.to_owned(), String::from_utf8_lossy(&rest[..size]).into_owned());
+        notes.insert(commit.to_owned(), Note::Text(String::from_utf8_lossy(&rest[..size]).into_owned()));
         rest = rest.get(size + 1..).unwrap_or_default();
     }
     Ok(notes)
+}
+
+/// The largest note read: a few hundred attestations of one commit. A larger one, which
+/// only a hostile writer makes, would cost every check its size in memory and signatures.
+const MAX_NOTE_BYTES: usize = 1 << 20;
+
+/// A commit's note, as far as it is read.
+enum Note {
+    Text(String),
+    TooLarge(usize),
 }
 
 /// A note's line that counts under the policy: who signed it and what it says.
@@ -333,7 +376,7 @@ struct Checker<'a> {
     dir: &'a Path,
     trusted: &'a [TrustedKey],
     range: HashMap<&'a str, &'a Commit>,
-    notes: HashMap<String, String>,
+    notes: HashMap<String, Note>,
     /// Each commit's lines, opened once.
     opened: HashMap<String, Vec<Counted>>,
     judged: HashMap<String, Checked>,
@@ -370,11 +413,16 @@ impl Checker<'_> {
     fn judge(&mut self, id: &str, on_stack: &HashSet<String>) -> Result<Checked, String> {
         let commit = self.range[id];
         if !self.opened.contains_key(id) {
-            let note = self.notes.get(id);
-            let lines: Vec<(usize, &str)> =
-                note.map(|n| n.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).collect()).unwrap_or_default();
-            let opened =
-                lines.into_iter().map(|(n, line)| counted(n + 1, line, commit, self.trusted, self.cmd)).collect();
+            let opened = match self.notes.get(id) {
+                Some(Note::TooLarge(bytes)) => vec![Err(Refusal::NoteTooLarge { bytes: *bytes })],
+                Some(Note::Text(note)) => note
+                    .lines()
+                    .enumerate()
+                    .filter(|(_, l)| !l.trim().is_empty())
+                    .map(|(n, line)| counted(n + 1, line, commit, self.trusted, self.cmd))
+                    .collect(),
+                None => Vec::new(),
+            };
             self.opened.insert(id.to_owned(), opened);
         }
         let mut reasons = Vec::new();
@@ -444,8 +492,7 @@ impl Checker<'_> {
             match self.judged.get(parent) {
                 Some(judged) if judged.passed => {}
                 Some(judged) => {
-                    let why = judged.reasons.first().cloned().unwrap_or_default();
-                    return Ok(Some(Refusal::MergedUncovered { parent: parent.clone(), why }));
+                    return Ok(Some(Refusal::MergedUncovered { parent: parent.clone(), why: first_reason(judged) }));
                 }
                 None => return Err(parent.clone()),
             }
@@ -462,11 +509,20 @@ impl Checker<'_> {
         on_stack: &HashSet<String>,
     ) -> Coverage {
         let Some(base) = review.reviewed_base.as_deref() else {
-            // No commit yet when it was reviewed: every file was shown.
-            return Coverage::Covered;
+            // No commit yet when it was reviewed: every file was shown, which covers a
+            // first commit, not one made on top of others (an orphan branch's review).
+            return match commit.parents.is_empty() {
+                true => Coverage::Covered,
+                false => Coverage::NotCovered(Refusal::NoBaseOverParents { line }),
+            };
         };
         if base == commit.id {
             return Coverage::NotCovered(Refusal::ReviewedNothing { line });
+        }
+        // The base must be where this commit's own changes begin: no commit of the base
+        // branch between them, or what this commit holds (or undoes) of it was never shown.
+        if let Some(outside) = self.outside_between(base, commit) {
+            return Coverage::NotCovered(Refusal::BaseBranchBetween { line, base: base.to_owned(), outside });
         }
         if self.range.contains_key(base) {
             return match self.judged.get(base) {
@@ -474,7 +530,7 @@ impl Checker<'_> {
                 Some(judged) => Coverage::NotCovered(Refusal::BaseNotAttested {
                     line,
                     base: base.to_owned(),
-                    why: judged.reasons.first().cloned().unwrap_or_default(),
+                    why: first_reason(judged),
                 }),
                 None if on_stack.contains(base) => {
                     Coverage::NotCovered(Refusal::BaseCycle { line, base: base.to_owned() })
@@ -484,8 +540,10 @@ impl Checker<'_> {
         }
         let key = (base.to_owned(), commit.id.clone());
         let dir = self.dir;
+        // A commit (not a tag that names one: git would follow it), in this commit's history.
         let is_ancestor = *self.ancestors.entry(key).or_insert_with(|| {
             judged_core::worktree::is_object_id(base)
+                && git::text(dir, &["cat-file", "-t", base]).is_ok_and(|kind| kind == "commit")
                 && git::run(dir, &["merge-base", "--is-ancestor", base, &commit.id], None).is_ok()
         });
         if is_ancestor {
@@ -493,6 +551,34 @@ impl Checker<'_> {
         } else {
             Coverage::NotCovered(Refusal::BaseNotAncestor { line, base: base.to_owned() })
         }
+    }
+
+    /// A commit of the base branch between `base` and `commit` (reachable from the commit
+    /// and not from the base, outside the range), if there is one. A commit whose only
+    /// parent is the base has none, without asking git.
+    fn outside_between(&self, base: &str, commit: &Commit) -> Option<String> {
+        if commit.parents == [base] {
+            return None;
+        }
+        if !judged_core::worktree::is_object_id(base) {
+            return Some(base.to_owned());
+        }
+        let excluded = format!("^{base}");
+        let Ok(listed) = git::text(self.dir, &["rev-list", "--end-of-options", &commit.id, &excluded]) else {
+            return Some(base.to_owned());
+        };
+        listed.lines().find(|id| !self.range.contains_key(id)).map(str::to_owned)
+    }
+}
+
+/// The first reason a commit failed, as another commit's reason repeats it: cut short, so
+/// that a long chain of failures does not repeat each one inside the next.
+fn first_reason(judged: &Checked) -> String {
+    const SHOWN: usize = 240;
+    let reason = judged.reasons.first().map(String::as_str).unwrap_or_default();
+    match reason.char_indices().nth(SHOWN) {
+        Some((end, _)) => format!("{}…", &reason[..end]),
+        None => reason.to_owned(),
     }
 }
 

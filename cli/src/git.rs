@@ -34,7 +34,9 @@ pub fn run(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Result<Vec<u8>, G
         // objects say, whatever replacements or grafts the repository holds, and nothing it
         // configures runs (no fsmonitor, no fetch of a missing object from a promisor
         // remote, whose upload-pack may be any command).
-        .args(["-c", "core.fsmonitor=false", "-c", "protocol.allow=never"])
+        // No commit-graph either: a prepared one can give a commit other parents than its
+        // object names, and take a commit out of the range.
+        .args(["-c", "core.fsmonitor=false", "-c", "protocol.allow=never", "-c", "core.commitGraph=false"])
         .args(args)
         .env("GIT_NO_REPLACE_OBJECTS", "1")
         .env("GIT_GRAFT_FILE", "/dev/null")
@@ -95,6 +97,7 @@ pub fn merged_tree(dir: &Path, ours: &str, theirs: &str) -> Option<String> {
         .env("XDG_CONFIG_HOME", scratch.path())
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_PARAMETERS", "'core.commitGraph'='false'")
         .env("GIT_ATTR_NOSYSTEM", "1")
         .env("GIT_NO_REPLACE_OBJECTS", "1")
         .env("GIT_NO_LAZY_FETCH", "1")

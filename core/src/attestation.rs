@@ -25,6 +25,8 @@ pub const PREDICATE_TYPE: &str = "https://judged.dev/attestation/review/v2";
 /// The first predicate, which named no base: a pass of the tree it names may have been
 /// shown only the last of its changes (docs/spec/attestation.md §8).
 pub const PREDICATE_TYPE_V1: &str = "https://judged.dev/attestation/review/v1";
+/// The most signatures of one envelope checked.
+const MAX_SIGNATURES: usize = 8;
 /// The subject digest algorithm of a commit, and of the tree it holds (in-toto's digest set).
 pub const GIT_COMMIT: &str = "gitCommit";
 /// See [`GIT_COMMIT`].
@@ -367,7 +369,9 @@ impl Envelope {
         let payload = Base64::decode_vec(&envelope.payload).map_err(|_| OpenError::NotBase64("payload"))?;
         let signed = pae(&envelope.payload_type, &payload);
         let mut failed = None;
-        for signature in &envelope.signatures {
+        // A few signatures at most are checked: one per key that signs judged's notes, and
+        // a note of thousands would cost a check that many verifications.
+        for signature in envelope.signatures.iter().take(MAX_SIGNATURES) {
             let Some(trusted) = trusted.iter().find(|t| t.key.spki_id() == signature.keyid) else { continue };
             let bytes = Base64::decode_vec(&signature.sig).map_err(|_| OpenError::NotBase64("signature"))?;
             match <[u8; 64]>::try_from(bytes.as_slice()) {

@@ -62,7 +62,7 @@ pub struct Shown {
     /// The changes, when the tree could be read.
     pub changes: Option<ChangesText>,
     /// The git id of the tree they show and the commit they are against, when it held
-    /// still while they were read.
+    /// still while they were read and they were shown whole.
     pub git_tree: Option<ReviewedTree>,
     /// Whether the tree was the one asked about all along.
     pub held_still: bool,
@@ -263,10 +263,11 @@ impl TreeWatch {
             // The witness's digest is the tree id, and the changes are of the tree it read.
             Reader::Witness { .. } => read.as_deref() == Some(before),
         };
-        let git_tree = read
-            .filter(|_| held_still)
-            .zip(changes.as_ref())
-            .map(|(id, changes)| ReviewedTree { id, base: changes.base.clone() });
+        // Changes shown in part (cut at the limit, a file shown by a stand-in) were not all
+        // reviewed: a verdict on them covers no tree.
+        let whole = changes.as_ref().filter(|changes| changes.cut_bytes == 0);
+        let git_tree =
+            read.filter(|_| held_still).zip(whole).map(|(id, changes)| ReviewedTree { id, base: changes.base.clone() });
         Shown { changes, git_tree, held_still }
     }
 
@@ -455,6 +456,32 @@ mod tests {
 
     fn git(dir: &Path, args: &[&str]) {
         assert!(Command::new("git").arg("-C").arg(dir).args(args).output().unwrap().status.success(), "git {args:?}");
+    }
+
+    /// What a jury is shown names its tree only when it is shown whole: changes cut at the
+    /// limit, or a file too large to show, leave the verdict covering no tree (it covered
+    /// one before, a file it never saw among its contents).
+    #[test]
+    fn changes_shown_in_part_name_no_tree() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        git(dir, &["init", "-q"]);
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        git(dir, &["add", "."]);
+        git(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap();
+        let mut trees = TreeWatch::new(Reader::Owner);
+        let before = trees.digest(dir).unwrap();
+        let whole = trees.shown(dir, 10_000, &before);
+        assert!(whole.held_still && whole.git_tree.is_some(), "{:?}", whole.changes);
+        fs::write(dir.join("blob.rs"), "x".repeat(20_000)).unwrap();
+        let before = trees.digest(dir).unwrap();
+        let large = trees.shown(dir, 10_000, &before);
+        let changes = large.changes.as_ref().unwrap();
+        assert!(changes.text.contains("(larger than can be shown)") && changes.cut_bytes >= 20_000, "{changes:?}");
+        assert!(large.held_still && large.git_tree.is_none(), "a file the jury never saw");
+        let cut = trees.shown(dir, 40, &before);
+        assert!(cut.changes.as_ref().unwrap().cut_bytes > 0 && cut.git_tree.is_none());
     }
 
     /// Every kind of change moves the digest, as `git` would tell it, and an unchanged

@@ -604,6 +604,19 @@ fn a_note_that_is_not_json_or_is_truncated_fails_naming_each_line() {
     let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "a broken note");
     let said = row(&run.stdout, &reviewed);
     assert!(said.starts_with("FAIL  line 1: the note's line is not JSON (expected value at line 1 column 1); line 2: the note's line is truncated: its JSON ends early"), "{said}");
+
+    // A note larger than any list of attestations (here the good one among 3,000 copies)
+    // is not read: it would cost every check its size in memory and signatures.
+    let huge = team.live.tmp.path().join("huge-note");
+    fs::write(&huge, vec![line.as_str(); 3000].join("\n")).unwrap();
+    git(team.agent(), &["notes", "--ref=judged", "add", "-f", "-F", p(&huge), &reviewed]);
+    team.push();
+    let run = exited(team.check(&team.ci(), &team.trusted("witness"), &[]), 10, "a huge note");
+    let said = row(&run.stdout, &reviewed);
+    assert!(
+        said.starts_with("FAIL  the note is ") && said.contains("bytes, more than check reads (1048576)"),
+        "{said}"
+    );
 }
 
 /// A same-family review is refused by attest, so the commit has no note; and a note that
@@ -647,6 +660,99 @@ fn a_same_family_review_is_not_attested_and_a_signed_note_of_one_fails_the_check
     let run = exited(team.check(&team.ci(), &trusted, &[]), 10, "a signed same-family note");
     let said = row(&run.stdout, &commit);
     assert!(said.starts_with("FAIL  line 1: same family: claude-opus-4.6 reviewed the work of claude-sonnet-4.6, both anthropic; no cross-family review"), "{said}");
+}
+
+/// A note on `commit`, signed with the team daemon's own key (a same-user key: the agent
+/// can read it), of an approving cross-family review whose changes began at `base`.
+fn signed_note(team: &Team, commit: &str, base: Option<&str>) {
+    let seed: [u8; 32] = fs::read(team.live.home.join("signing.key")).unwrap().try_into().unwrap();
+    let key = SigningKey::from_seed(&seed);
+    let tree = git(team.agent(), &["rev-parse", &format!("{commit}^{{tree}}")]);
+    let claim = serde_json::json!({
+        "reviewedAt": "2026-11-30T10:00:00Z", "attestedAt": "2026-11-30T10:00:01Z", "witnessKeyId": key.public_key().spki_id(),
+        "reviewedBase": base,
+        "executor": {"host": "copilot-cli", "model": "claude-sonnet-4.6", "family": "anthropic"},
+        "review": {"kind": "reviewer", "evidenceId": "cne_00000000000000000000000000000000", "path": "rubber-duck", "model": "gpt-5.4",
+            "family": "openai", "identitySource": "host-session-event", "assurance": "host-recorded", "verdict": "ready", "score": 8.0}
+    });
+    let statement = Statement::of_commit(commit, &tree, serde_json::from_value(claim).unwrap());
+    team.set_note(commit, &[&Envelope::seal(&statement, &key).line()]);
+}
+
+/// A review covers the changes from its base, so the check trusts a base only where this
+/// commit's own changes begin. Each of these passed before (review helpers made them):
+/// a base older than the base branch's tip, so that what the commit undoes of the branch
+/// (a fix made since) was never shown; a base that is a tag object, which git follows to
+/// an unreviewed commit of the range; and no base (every file shown, an orphan branch's
+/// review) on a commit made on top of others.
+#[test]
+fn a_base_the_commits_own_changes_do_not_begin_at_covers_nothing() {
+    let team = Team::new("cross-family-ok");
+    let trusted = team.trusted("witness");
+    let stale = team.base.clone();
+    // The base branch moves on with a fix, in another clone.
+    let other = team.live.tmp.path().join("other");
+    git(team.live.tmp.path(), &["clone", "-q", p(&team.origin), p(&other)]);
+    identify(&other, "teammate");
+    fs::write(other.join("auth.rs"), "pub fn check(password: &str) -> bool { verify(password) }\n").unwrap();
+    git(&other, &["add", "-A"]);
+    git(&other, &["commit", "-qm", "auth: verify the password"]);
+    git(&other, &["push", "-q", "origin", "HEAD:main"]);
+    let fix = git(&other, &["rev-parse", "HEAD"]);
+
+    // The agent's work, reviewed from the stale base, committed on the fix without it.
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    git(team.agent(), &["fetch", "-q", "origin"]);
+    git(team.agent(), &["reset", "-q", "--soft", "origin/main"]);
+    let undoing = team.commit("cart: total");
+    signed_note(&team, &undoing, Some(&stale));
+    team.push();
+    let range = format!("{fix}..origin/main");
+    let said = row(&exited(team.check_range(&team.ci(), &trusted, &range, &[]), 10, "a stale base").stdout, &undoing);
+    assert!(
+        said.starts_with(&format!(
+            "FAIL  line 1: the review was shown the changes since {stale}, but {fix} of the base branch came between \
+             that and this commit"
+        )),
+        "{said}"
+    );
+
+    // A tag object naming an unreviewed commit of the range, as the base.
+    team.write("src/auth.rs", "pub fn check(_password: &str) -> bool { true }\n");
+    let evil = team.commit("auth: simplify");
+    let object = format!("object {evil}\ntype commit\ntag x\ntagger t <t@t> 1764000000 +0000\n\nx\n");
+    let tag = {
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(team.agent())
+            .args(["hash-object", "-t", "tag", "-w", "--stdin"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(object.as_bytes()).unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap().trim().to_owned()
+    };
+    git(team.agent(), &["update-ref", "refs/notes/carrier", &tag]);
+    team.write("README.md", "A cart, totalled.\n");
+    let head = team.commit("readme");
+    signed_note(&team, &head, Some(&tag));
+    team.push();
+    git(team.agent(), &["push", "-q", "-f", "origin", "refs/notes/carrier"]);
+    let said = row(&exited(team.check_range(&team.ci(), &trusted, &range, &[]), 10, "a tag as the base").stdout, &head);
+    assert!(
+        said.starts_with(&format!(
+            "FAIL  line 1: the review was shown the changes since {tag}, which is no ancestor of this commit here"
+        )),
+        "{said}"
+    );
+
+    // No base at all, on a commit with parents.
+    signed_note(&team, &head, None);
+    team.push();
+    let said = row(&exited(team.check_range(&team.ci(), &trusted, &range, &[]), 10, "no base").stdout, &head);
+    assert!(said.starts_with("FAIL  line 1: the review was shown every file as new"), "{said}");
 }
 
 #[test]

@@ -10,6 +10,7 @@
 use crate::{chain, files};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -153,7 +154,9 @@ pub struct ReviewedTree {
 pub struct ChangesText {
     /// The diff and the untracked files, cut to the limit.
     pub text: String,
-    /// Bytes left out to stay within the limit.
+    /// Bytes left out to stay within the limit, and what the files shown by a stand-in
+    /// held (one too large to show, one that could not be read): a reader not shown them
+    /// reviewed no tree that holds them.
     pub cut_bytes: usize,
     /// What the diff is against.
     pub base: DiffBase,
@@ -194,29 +197,39 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
         None => (git(top, &[&shown[..], &["--cached"]].concat()), base(top, Reader::Owner)?),
     };
     let mut whole = diff.unwrap_or_default();
-    let untracked = git(top, &["ls-files", "--others", "--exclude-standard", "-z"]).unwrap_or_default();
-    for path in untracked.split('\0').filter(|p| !p.is_empty()) {
+    // What a file shown by a stand-in held and the reader was not shown: counted as cut.
+    let mut not_shown: usize = 0;
+    let untracked = git_bytes(top, &["ls-files", "--others", "--exclude-standard", "-z"]).unwrap_or_default();
+    for path in untracked.split(|&b| b == 0).filter(|p| !p.is_empty()) {
+        let shown_path = String::from_utf8_lossy(path);
         // Read as a file of the repository, not through a link (to a FIFO that would hold
-        // the engine, to `/dev/zero`), and none larger than all that can be shown.
-        let file = top.join(path);
+        // the engine, to `/dev/zero`), and none larger than all that can be shown; by its
+        // name's bytes, whatever they are.
+        let file = top.join(std::ffi::OsStr::from_bytes(path));
         let content = match files::read_not_following(&file, limit as u64) {
             Ok((_, bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(_) if file.is_symlink() => {
                 format!("(a symbolic link to {})", std::fs::read_link(&file).unwrap_or_default().display())
             }
-            Err(files::OpenedFileRefusal::TooLarge(_)) => "(larger than can be shown)".to_owned(),
-            Err(why) => format!("(unreadable: {why})"),
+            Err(files::OpenedFileRefusal::TooLarge(len)) => {
+                not_shown = not_shown.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+                "(larger than can be shown)".to_owned()
+            }
+            Err(why) => {
+                not_shown = not_shown.saturating_add(1);
+                format!("(unreadable: {why})")
+            }
         };
-        whole.push_str(&format!("--- /dev/null\n+++ b/{path} (untracked)\n{content}\n"));
+        whole.push_str(&format!("--- /dev/null\n+++ b/{shown_path} (untracked)\n{content}\n"));
     }
     if whole.len() <= limit {
-        return Some(ChangesText { text: whole, cut_bytes: 0, base });
+        return Some(ChangesText { text: whole, cut_bytes: not_shown, base });
     }
     let mut end = limit;
     while !whole.is_char_boundary(end) {
         end -= 1;
     }
-    let cut_bytes = whole.len() - end;
+    let cut_bytes = (whole.len() - end).saturating_add(not_shown);
     whole.truncate(end);
     Some(ChangesText { text: whole, cut_bytes, base })
 }
