@@ -85,7 +85,9 @@ fn decide() -> Decided {
     for dir in [&home, &out, &blocked, &jury_project, &reviewed] {
         fs::create_dir_all(dir).unwrap();
     }
-    fs::write(home.join("config.toml"), format!("auto_start = false\n\n{}", jury())).unwrap();
+    // The jury's project sets its own gate: its user trusts it to.
+    let config = format!("auto_start = false\n[gate]\ntrust_project_files = true\n\n{}", jury());
+    fs::write(home.join("config.toml"), config).unwrap();
     // The jury's project: a git repository gated by the panel.
     git(&jury_project, &["init", "-q"]);
     fs::write(jury_project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
