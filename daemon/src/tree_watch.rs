@@ -458,17 +458,24 @@ mod tests {
         assert!(Command::new("git").arg("-C").arg(dir).args(args).output().unwrap().status.success(), "git {args:?}");
     }
 
-    /// What a jury is shown names its tree only when it is shown whole: changes cut at the
-    /// limit, or a file too large to show, leave the verdict covering no tree (it covered
-    /// one before, a file it never saw among its contents).
-    #[test]
-    fn changes_shown_in_part_name_no_tree() {
+    /// A repository whose one commit holds `a.rs`.
+    fn committed_repository() -> tempfile::TempDir {
         let repo = tempfile::tempdir().unwrap();
         let dir = repo.path();
         git(dir, &["init", "-q"]);
         fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
         git(dir, &["add", "."]);
         git(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        repo
+    }
+
+    /// What a jury is shown names its tree only when it is shown whole: changes cut at the
+    /// limit, or a file too large to show, leave the verdict covering no tree (it covered
+    /// one before, a file it never saw among its contents).
+    #[test]
+    fn changes_shown_in_part_name_no_tree() {
+        let repo = committed_repository();
+        let dir = repo.path();
         fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap();
         let mut trees = TreeWatch::new(Reader::Owner);
         let before = trees.digest(dir).unwrap();
@@ -488,12 +495,8 @@ mod tests {
     /// tree is answered from the watch.
     #[test]
     fn the_watched_digest_follows_every_change_git_would_show() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = committed_repository();
         let dir = repo.path();
-        git(dir, &["init", "-q"]);
-        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
-        git(dir, &["add", "."]);
-        git(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
         let mut trees = TreeWatch::new(Reader::Owner);
         let truth = || Tree::of(dir, &[]).unwrap().digest();
         assert_eq!(trees.digest(dir), Some(truth()));

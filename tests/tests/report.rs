@@ -132,7 +132,7 @@ fn decide() -> Decided {
     let nonce =
         serde_json::from_slice::<Value>(&fs::read(&challenge).unwrap()).unwrap()["nonce"].as_str().unwrap().to_owned();
     let rest = String::from_utf8(text[split..].to_vec()).unwrap().replace(STAND_IN_NONCE, &nonce);
-    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(rest.as_bytes()).unwrap();
+    append(&log, &rest);
     let (e, resp) = (out.join("r1.evidence.json"), out.join("r1.response.md"));
     let args =
         ["verify", "--challenge", c, "--output", e.to_str().unwrap(), "--response-output", resp.to_str().unwrap()];
@@ -249,26 +249,42 @@ fn claude_record(session: &str, cwd: &Path, uuid: &str, parent: &str, kind: &str
 /// A task marked completed through `TaskUpdate`: the call, and the host's result (an
 /// error when the completion was refused); the result's uuid.
 fn completed(session: &str, cwd: &Path, task: &str, after: &str, refused: bool) -> (String, String) {
-    let (call, result) = (format!("call-{task}"), format!("result-{task}"));
-    let tool = format!("toolu_task_{task}");
-    let text = claude_record(
-        session,
-        cwd,
-        &call,
-        after,
-        "assistant",
-        json!({"role": "assistant", "model": "claude-sonnet-4-6",
-        "content": [{"type": "tool_use", "id": tool, "name": "TaskUpdate", "input": {"taskId": task, "status": "completed"}}]}),
-    ) + &claude_record(
-        session,
-        cwd,
-        &result,
-        &call,
-        "user",
-        json!({"role": "user",
-        "content": [{"type": "tool_result", "tool_use_id": tool, "is_error": refused, "content": format!("task #{task}")}]}),
-    );
-    (text, result)
+    let call = ToolCall {
+        name: "TaskUpdate",
+        input: json!({"taskId": task, "status": "completed"}),
+        id: format!("task-{task}"),
+    };
+    call.with_result(session, cwd, after, json!({"is_error": refused, "content": format!("task #{task}")}))
+}
+
+/// A root tool call of Claude Code's.
+struct ToolCall {
+    name: &'static str,
+    input: Value,
+    /// What its records' uuids and the tool use id are made of.
+    id: String,
+}
+
+impl ToolCall {
+    /// The call, chained after `after`, and the host's result with `outcome`'s fields
+    /// (`content`, `is_error`); the result's uuid.
+    fn with_result(&self, session: &str, cwd: &Path, after: &str, outcome: Value) -> (String, String) {
+        let (call, result, tool) =
+            (format!("call-{}", self.id), format!("result-{}", self.id), format!("toolu_{}", self.id));
+        let mut block = json!({"type": "tool_result", "tool_use_id": tool});
+        block.as_object_mut().unwrap().extend(outcome.as_object().unwrap().clone());
+        let text =
+            claude_record(
+                session,
+                cwd,
+                &call,
+                after,
+                "assistant",
+                json!({"role": "assistant", "model": "claude-sonnet-4-6",
+                "content": [{"type": "tool_use", "id": tool, "name": self.name, "input": self.input}]}),
+            ) + &claude_record(session, cwd, &result, &call, "user", json!({"role": "user", "content": [block]}));
+        (text, result)
+    }
 }
 
 /// A home, the hosts' roots, and two projects: one whose gate will be armed, one off.
@@ -312,21 +328,8 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     fs::write(armed.join(".judged.toml"), "[gate]\nmin_task_chars = 1000\n").unwrap();
     fs::write(off.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
-    let transcript = |project: &Path, session: &str| {
-        let dir = claude.join(project.to_string_lossy().replace('/', "-"));
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{session}.jsonl"));
-        let text =
-            claude_record(session, project, "u-0", "", "user", json!({"role": "user", "content": "Fix the cart"}))
-                .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
-        fs::write(&path, text).unwrap();
-        path
-    };
-    let append = |path: &Path, text: &str| {
-        fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
-    };
     let session = "0b5e7f6a-1111-4c2d-9e8f-000000000001";
-    let log = transcript(&armed, session);
+    let log = transcript(&claude, &armed, session);
     let output = hook(&home, &task(&armed, session, "1", "Fix the cart"));
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
     let (allowed, last) = completed(session, &armed, "1", "u-0", false);
@@ -336,7 +339,7 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     // A completion the host refused (a blocking hook) did not happen.
     append(&log, &completed(session, &armed, "3", &last, true).0);
     let quiet = "0b5e7f6a-1111-4c2d-9e8f-000000000002";
-    let off_log = transcript(&off, quiet);
+    let off_log = transcript(&claude, &off, quiet);
     append(&off_log, &completed(quiet, &off, "7", "u-0", false).0);
 
     daemon.call("sessions", Value::Null).unwrap();
@@ -381,52 +384,47 @@ fn a_completion_under_way_when_the_daemon_dies_is_still_on_the_record() {
     let (_tmp, Projects { home, claude, copilot, armed, .. }) = projects();
     fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
     let session = "0b5e7f6a-1111-4c2d-9e8f-000000000003";
-    let dir = claude.join(armed.to_string_lossy().replace('/', "-"));
-    fs::create_dir_all(&dir).unwrap();
-    let log = dir.join(format!("{session}.jsonl"));
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
-    let opening = claude_record(session, &armed, "u-0", "", "user", json!({"role": "user", "content": "Fix the cart"}))
-        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
+    let log = transcript(&claude, &armed, session);
     // The call, then (written once the daemon is back) its result.
     let split = |update: &str| update.split_at(update.find('\n').unwrap() + 1).1.to_owned();
     let (update, _) = completed(session, &armed, "1", "u-0", false);
-    fs::write(&log, format!("{opening}{}", update.strip_suffix(&split(&update)).unwrap())).unwrap();
+    append(&log, update.strip_suffix(&split(&update)).unwrap());
     daemon.call("sessions", Value::Null).unwrap();
     judged_tests::kill_9(daemon.pid());
     drop(daemon);
 
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
-    let result = split(&completed(session, &armed, "1", "u-0", false).0);
-    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(result.as_bytes()).unwrap();
+    append(&log, &split(&completed(session, &armed, "1", "u-0", false).0));
     daemon.call("sessions", Value::Null).unwrap();
     let status = daemon.call("status", Value::Null).unwrap();
     assert_eq!(status["completions_bypassed"], 1, "{status}");
 }
 
+/// The Claude Code transcript of `session` in `project` under the `claude` root, begun with
+/// the user's prompt (uuid `u-0`); its path.
+fn transcript(claude: &Path, project: &Path, session: &str) -> PathBuf {
+    let dir = claude.join(project.to_string_lossy().replace('/', "-"));
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{session}.jsonl"));
+    let text = claude_record(session, project, "u-0", "", "user", json!({"role": "user", "content": "Fix the cart"}))
+        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+/// `text` appended to the log at `path`, as the host writes it.
+fn append(path: &Path, text: &str) {
+    fs::OpenOptions::new().append(true).open(path).unwrap().write_all(text.as_bytes()).unwrap();
+}
+
 /// A task created through `TaskCreate`, and the host's result, which names its id; the
 /// result's uuid.
 fn created(session: &str, cwd: &Path, task: &str, words: (&str, &str), after: &str) -> (String, String) {
-    let (call, result) = (format!("create-{task}"), format!("created-{task}"));
-    let tool = format!("toolu_create_{task}");
     let (subject, description) = words;
-    let text = claude_record(
-        session,
-        cwd,
-        &call,
-        after,
-        "assistant",
-        json!({"role": "assistant", "model": "claude-sonnet-4-6", "content": [{"type": "tool_use", "id": tool,
-            "name": "TaskCreate", "input": {"subject": subject, "description": description}}]}),
-    ) + &claude_record(
-        session,
-        cwd,
-        &result,
-        &call,
-        "user",
-        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool,
-            "content": format!("Task #{task} created successfully: {subject}")}]}),
-    );
-    (text, result)
+    let input = json!({"subject": subject, "description": description});
+    let call = ToolCall { name: "TaskCreate", input, id: format!("create-{task}") };
+    call.with_result(session, cwd, after, json!({"content": format!("Task #{task} created successfully: {subject}")}))
 }
 
 /// Under `min_task_chars`, an agent whose hook is gone cannot cover a task's completion
@@ -439,16 +437,12 @@ fn a_skip_asked_for_with_other_words_than_the_tasks_does_not_cover_its_completio
     fs::write(home.join("config.toml"), "auto_start = false\n[gate]\nmin_task_chars = 100\n").unwrap();
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
     let session = "0b5e7f6a-1111-4c2d-9e8f-000000000004";
-    let dir = claude.join(armed.to_string_lossy().replace('/', "-"));
-    fs::create_dir_all(&dir).unwrap();
-    let log = dir.join(format!("{session}.jsonl"));
-    let opening = claude_record(session, &armed, "u-0", "", "user", json!({"role": "user", "content": "Pay"}))
-        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
+    let log = transcript(&claude, &armed, session);
     let long =
         "Move card payments to the new provider, with retries, idempotency keys and refunds, and keep the old path.";
     let (big, last) = created(session, &armed, "1", ("Rewrite the payment flow", long), "u-0");
     let (small, last) = created(session, &armed, "2", ("Fix typo", "Totals must round half-even"), &last);
-    fs::write(&log, format!("{opening}{big}{small}")).unwrap();
+    append(&log, &format!("{big}{small}"));
     daemon.call("sessions", Value::Null).unwrap();
 
     // The forged question: task 1's id, short words of its own.
@@ -463,7 +457,7 @@ fn a_skip_asked_for_with_other_words_than_the_tasks_does_not_cover_its_completio
     assert_eq!(honest.status.code(), Some(0));
     let (first, last) = completed(session, &armed, "1", &last, false);
     let (second, _) = completed(session, &armed, "2", &last, false);
-    fs::OpenOptions::new().append(true).open(&log).unwrap().write_all(format!("{first}{second}").as_bytes()).unwrap();
+    append(&log, &format!("{first}{second}"));
     daemon.call("sessions", Value::Null).unwrap();
     let output = Command::new(bin("judged")).args(["report", "--json"]).env("JUDGED_HOME", &home).output().unwrap();
     let data: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -485,11 +479,7 @@ fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_c
     fs::write(off.join(".judged.toml"), "[gate]\npolicy = \"off\"\n").unwrap();
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
     let session = "0b5e7f6a-1111-4c2d-9e8f-000000000003";
-    let project_dir = claude.join(armed.to_string_lossy().replace('/', "-"));
-    fs::create_dir_all(&project_dir).unwrap();
-    let log = project_dir.join(format!("{session}.jsonl"));
-    let opening = claude_record(session, &armed, "u-0", "", "user", json!({"role": "user", "content": "Fix the cart"}))
-        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
+    let log = transcript(&claude, &armed, session);
     let mut as_sub_agent = task(&armed, session, "4", "Fix the cart");
     as_sub_agent["parentAgentId"] = json!("x");
     assert_eq!(hook(&home, &as_sub_agent).status.code(), Some(0));
@@ -500,7 +490,7 @@ fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_c
     let (fourth, last) = completed(session, &armed, "4", "u-0", false);
     let (fifth, last) = completed(session, &armed, "5", &last, false);
     let (sixth, _) = completed(session, &armed, "6", &last, false);
-    fs::write(&log, opening + &fourth + &fifth + &sixth).unwrap();
+    append(&log, &(fourth + &fifth + &sixth));
     daemon.call("sessions", Value::Null).unwrap();
     let status = daemon.call("status", Value::Null).unwrap();
     assert_eq!(status["completions_bypassed"], 3, "{status}");

@@ -17,7 +17,7 @@ pub use replay::replay;
 pub use tasks::{Asked, TaskCompletion};
 
 use crate::store::{
-    FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, Store, StoreError,
+    Batch, FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, Store, StoreError,
     TamperDetected,
 };
 use judged_core::chain;
@@ -748,7 +748,7 @@ fn ingest_complete(
         }
         let waiting = tasks.waiting_in(file.id);
         let changed = (waiting != waited).then_some(waiting.as_deref());
-        store.append_lines(file, &lines, &events, changed)?;
+        store.append_lines(file, Batch { lines: &lines, events: &events, ends_waiting: changed })?;
         let malformed = events.iter().filter(|e| matches!(e, JournalEvent::MalformedLine(_))).count();
         if malformed > 0 {
             tracing::warn!(path = %file.path, lines = malformed, "lines that are not records of their host (journaled)");

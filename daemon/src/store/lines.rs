@@ -7,6 +7,16 @@ use super::{FileState, Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
 use rusqlite::{OptionalExtension, params};
 
+/// What one batch of a log's lines stores, in one transaction.
+pub struct Batch<'a> {
+    /// The lines, in order, from the file's offset.
+    pub lines: &'a [NewLine<'a>],
+    /// The journal events they produced.
+    pub events: &'a [JournalEvent],
+    /// What the log's ends wait for after them, when that changed (`Some(None)`: nothing).
+    pub ends_waiting: Option<Option<&'a str>>,
+}
+
 /// One complete line ready to append.
 pub struct NewLine<'a> {
     /// Its first byte's offset in the file.
@@ -69,17 +79,10 @@ pub enum Columns {
 
 impl Store {
     /// Append a batch of complete lines of `file` and move its offset, in one transaction,
-    /// together with the journal events the batch produced and, when it changed, what the
-    /// log's ends wait for after it (`Some(None)`: nothing). `file` carries the summary
-    /// fields the caller moved forward; this fills in lines, chain and offset.
-    pub fn append_lines(
-        &mut self,
-        file: &mut FileState,
-        batch: &[NewLine],
-        events: &[JournalEvent],
-        ends_waiting: Option<Option<&str>>,
-    ) -> Result<()> {
-        let appended = self.append_lines_once(file, batch, events, ends_waiting);
+    /// with what the batch produced ([`Batch`]). `file` carries the summary fields the
+    /// caller moved forward; this fills in lines, chain and offset.
+    pub fn append_lines(&mut self, file: &mut FileState, batch: Batch) -> Result<()> {
+        let appended = self.append_lines_once(file, batch);
         if appended.is_err() {
             // A dictionary trained in the transaction that failed is not in the store:
             // forget it with the rest.
@@ -88,13 +91,8 @@ impl Store {
         appended
     }
 
-    fn append_lines_once(
-        &mut self,
-        file: &mut FileState,
-        batch: &[NewLine],
-        events: &[JournalEvent],
-        ends_waiting: Option<Option<&str>>,
-    ) -> Result<()> {
+    fn append_lines_once(&mut self, file: &mut FileState, batch: Batch) -> Result<()> {
+        let Batch { lines: batch, events, ends_waiting } = batch;
         let tx = self.conn.transaction()?;
         {
             let mut insert = tx.prepare_cached(

@@ -20,7 +20,7 @@ pub use journal::{
     IntegrityFinding, JournalBody, JournalEvent, JurorRan, JuryConvened, LinesPruned, Lookup, MalformedLine,
     MarkerSeen, ReviewTraced, StoreIntegrityFailed, TamperDetected,
 };
-pub use lines::{Columns, NewLine, StoredLine};
+pub use lines::{Batch, Columns, NewLine, StoredLine};
 
 use checkpoint::Checkpointer;
 use judged_core::chain::Hash;
@@ -300,7 +300,7 @@ mod tests {
                 line
             })
             .collect();
-        store.append_lines(&mut file, &lines, &[], None).unwrap();
+        store.append_lines(&mut file, Batch { lines: &lines, events: &[], ends_waiting: None }).unwrap();
         store
     }
 
