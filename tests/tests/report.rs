@@ -330,9 +330,12 @@ fn a_task_completed_without_the_gate_allowing_it_is_journaled_as_a_bypass() {
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
     let session = "0b5e7f6a-1111-4c2d-9e8f-000000000001";
     let log = transcript(&claude, &armed, session);
+    // Task 1, whose words the log shows (a skip answers only such a task's completion).
+    let (made, last) = created(session, &armed, "1", ("Fix the cart", "Totals must round half-even"), "u-0");
+    append(&log, &made);
     let output = hook(&home, &task(&armed, session, "1", "Fix the cart"));
     assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
-    let (allowed, last) = completed(session, &armed, "1", "u-0", false);
+    let (allowed, last) = completed(session, &armed, "1", &last, false);
     append(&log, &allowed);
     let (bypassing, last) = completed(session, &armed, "2", &last, false);
     append(&log, &bypassing);
@@ -427,10 +430,57 @@ fn created(session: &str, cwd: &Path, task: &str, words: (&str, &str), after: &s
     call.with_result(session, cwd, after, json!({"content": format!("Task #{task} created successfully: {subject}")}))
 }
 
+/// A Qwen Code answer nothing followed is an end once its quiet time passed; a daemon
+/// started again takes up what the log's ends waited for, and finds that end once more:
+/// it is on the record once, however often the daemon starts (each start recorded it again).
+#[test]
+fn an_end_found_again_after_a_restart_is_recorded_once() {
+    let (_tmp, Projects { dir, home, claude, copilot, armed, .. }) = projects();
+    let qwen = dir.join("qwen");
+    let config = format!("auto_start = false\nqwen_roots = [{qwen:?}]\n[gate]\nanswer_quiet_seconds = 1\n");
+    fs::write(home.join("config.toml"), config).unwrap();
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    // Something on the record first: ends from before judged kept one are not counted.
+    hook(&home, &task(&armed, "0b5e7f6a-1111-4c2d-9e8f-000000000009", "1", "Seed the journal"));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let session = "90000000-0000-0000-0000-000000000001";
+    let chats = qwen.join(armed.to_string_lossy().replace('/', "-")).join("chats");
+    fs::create_dir_all(&chats).unwrap();
+    let record = |uuid: &str, parent: Option<&str>, kind: &str, role: &str, text: &str| {
+        let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+        json!({"uuid": uuid, "parentUuid": parent, "sessionId": session, "timestamp": now, "type": kind,
+            "cwd": armed, "version": "0.24.4", "message": {"role": role, "parts": [{"text": text}]}})
+        .to_string()
+            + "\n"
+    };
+    let log = chats.join(format!("{session}.jsonl"));
+    let text = record("q-1", None, "user", "user", "Rewrite payments")
+        + &record("q-2", Some("q-1"), "assistant", "model", "Done.");
+    fs::write(&log, text).unwrap();
+    let bypassed = |daemon: &Daemon| {
+        judged_tests::eventually("the answer to settle", std::time::Duration::from_secs(20), || {
+            daemon.call("sessions", Value::Null).unwrap();
+            let status = daemon.call("status", Value::Null).unwrap();
+            status["completions_bypassed"].as_u64().filter(|n| *n > 0)
+        })
+    };
+    assert_eq!(bypassed(&daemon), 1);
+    let mut daemon = Some(daemon);
+    for _ in 0..2 {
+        daemon.take().expect("running").stop();
+        let restarted = Daemon::start(&home, &[&copilot], &[&claude]);
+        std::thread::sleep(std::time::Duration::from_millis(3000));
+        assert_eq!(bypassed(&restarted), 1, "recorded once");
+        daemon = Some(restarted);
+    }
+}
+
 /// Under `min_task_chars`, an agent whose hook is gone cannot cover a task's completion
-/// with a skip it asked for itself under the task's id with short words: its log shows the
-/// task's own words (its `TaskCreate`), which are not short, so the completion is a bypass
-/// (the skip answered it before). A task whose own words are short is still skipped.
+/// with a skip it asked for itself under the task's id with short words, however often it
+/// asks: its log shows the task's own words (its `TaskCreate`), which are not short. Nor
+/// does an allow asked long before the task's update (an earlier completion's) answer it:
+/// the host runs the hook between the update's call and its result. A task whose own words
+/// are short, asked about then, is still skipped. The three got through before.
 #[test]
 fn a_skip_asked_for_with_other_words_than_the_tasks_does_not_cover_its_completion() {
     let (_tmp, Projects { home, claude, copilot, armed, .. }) = projects();
@@ -440,30 +490,37 @@ fn a_skip_asked_for_with_other_words_than_the_tasks_does_not_cover_its_completio
     let log = transcript(&claude, &armed, session);
     let long =
         "Move card payments to the new provider, with retries, idempotency keys and refunds, and keep the old path.";
+    let short = ("Fix typo", "Totals must round half-even");
     let (big, last) = created(session, &armed, "1", ("Rewrite the payment flow", long), "u-0");
-    let (small, last) = created(session, &armed, "2", ("Fix typo", "Totals must round half-even"), &last);
-    append(&log, &format!("{big}{small}"));
+    let (small, last) = created(session, &armed, "2", short, &last);
+    let (early, last) = created(session, &armed, "3", short, &last);
+    append(&log, &format!("{big}{small}{early}"));
     daemon.call("sessions", Value::Null).unwrap();
 
-    // The forged question: task 1's id, short words of its own.
-    let forged = hook(&home, &task(&armed, session, "1", "x"));
-    assert_eq!(
-        forged.status.code(),
-        Some(0),
-        "a short question is skipped: {}",
-        String::from_utf8_lossy(&forged.stderr)
-    );
-    let honest = hook(&home, &task(&armed, session, "2", "Fix typo"));
-    assert_eq!(honest.status.code(), Some(0));
+    // The forged questions: task 1's id, short words of its own, asked twice (the second
+    // time it is answered from the record of the first).
+    for _ in 0..2 {
+        let forged = hook(&home, &task(&armed, session, "1", "x"));
+        assert_eq!(forged.status.code(), Some(0), "skipped: {}", String::from_utf8_lossy(&forged.stderr));
+    }
+    assert_eq!(hook(&home, &task(&armed, session, "3", "Fix typo")).status.code(), Some(0));
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Task 2 as the host completes it: the update's call, its hook, the result.
+    let (update, last) = completed(session, &armed, "2", &last, false);
+    let (call, result) = update.split_at(update.find('\n').unwrap() + 1);
+    append(&log, call);
+    assert_eq!(hook(&home, &task(&armed, session, "2", "Fix typo")).status.code(), Some(0));
+    append(&log, result);
     let (first, last) = completed(session, &armed, "1", &last, false);
-    let (second, _) = completed(session, &armed, "2", &last, false);
-    append(&log, &format!("{first}{second}"));
+    let (third, _) = completed(session, &armed, "3", &last, false);
+    append(&log, &format!("{first}{third}"));
     daemon.call("sessions", Value::Null).unwrap();
     let output = Command::new(bin("judged")).args(["report", "--json"]).env("JUDGED_HOME", &home).output().unwrap();
     let data: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let bypassed: Vec<&Value> = data["bypassed"].as_array().unwrap().iter().collect();
-    assert_eq!(bypassed.len(), 1, "{data}");
-    assert_eq!(bypassed[0]["task_id"], "1", "{data}");
+    let mut bypassed: Vec<&str> =
+        data["bypassed"].as_array().unwrap().iter().map(|b| b["task_id"].as_str().unwrap()).collect();
+    bypassed.sort_unstable();
+    assert_eq!(bypassed, ["1", "3"], "{data}");
 }
 
 /// An agent with its hook removed cannot cover a completion with an allow it asked for

@@ -11,7 +11,7 @@
 use super::Engine;
 use crate::hook_gate::SKIPPED_SHORT;
 use crate::ingest::{Asked, TaskCompletion};
-use crate::store::{JournalEvent, StoreError};
+use crate::store::{JournalEvent, Lookup, StoreError};
 use chrono::{DateTime, Utc};
 use judged_core::{files, rules, timestamp};
 use judged_protocol::{CompletionBypassed, Decision, ForcedEnd, GateDecision, GatePolicy, block_ends_turn};
@@ -59,12 +59,14 @@ impl Engine {
         let mut last: Option<GateDecision> = None;
         let mut blocks = 0;
         let resolved_cwd = files::resolve(&cwd);
-        // A skip the gate granted for words shorter than the task's own, as its log shows
-        // them, was asked about other work (a forged question with the task's id): it
+        // A skip answers only a task whose own words, as its log shows them, are short: one
+        // asked about other words (a forged question with the task's id), about a task whose
+        // words the log does not show, or about a stop (whose payload the agent can make up)
         // answers nothing here.
-        let skipped_other_words = |decision: &GateDecision| match &completion.asked {
-            Asked::ForTask { work: Some(work), .. } => decision.reason == SKIPPED_SHORT && !settings.skips(work),
-            _ => false,
+        let skipped_other_words = |decision: &GateDecision| {
+            let short =
+                matches!(&completion.asked, Asked::ForTask { work_chars: Some(n), .. } if settings.skips_length(*n));
+            decision.reason == SKIPPED_SHORT && !short
         };
         self.store.journal_newest_first(|_, decided_at, decision: GateDecision| {
             if decision.event != completion.event || decision.session_id != session_id {
@@ -118,6 +120,12 @@ impl Engine {
             line: completion.line,
             forced_end,
         };
+        // Found again (a daemon that stopped before the state that found it was stored
+        // takes it up, and finds it once more): recorded once.
+        let recorded = self.store.journal_find_all::<CompletionBypassed>(Lookup::BypassByLog, &bypassed.path)?;
+        if recorded.iter().any(|(_, b)| b.line == bypassed.line && b.event == bypassed.event) {
+            return Ok(());
+        }
         if let Some(command) = self.config.current().file.gate.on_bypass.clone() {
             notify(command, &bypassed);
         }
@@ -147,9 +155,15 @@ fn answers(
         decided.is_some_and(|decided| until.as_deref().and_then(timestamp::parse).is_none_or(|until| decided <= until))
     };
     match &completion.asked {
-        // Only an allow lets a task's update through: a blocked one failed.
-        Asked::ForTask { task, .. } => {
-            decision.decision == Decision::Allow && decision.task_id.as_deref() == Some(task)
+        // Only an allow lets a task's update through: a blocked one failed. The hook runs
+        // between the update's call and its result, so an allow from before the call (one
+        // the agent asked for itself, an earlier completion's of the same task) is not
+        // this one's.
+        Asked::ForTask { task, called_at, .. } => {
+            let since = called_at.as_deref().and_then(timestamp::parse).map(|called| called - SLACK);
+            decision.decision == Decision::Allow
+                && decision.task_id.as_deref() == Some(task)
+                && decided.is_some_and(|decided| since.is_none_or(|since| since <= decided) && decided <= at + SLACK)
         }
         // A Codex CLI turn's end, recorded as soon as the gate answered its last stop. An
         // answer to an earlier stop of the turn is not this one's.

@@ -230,6 +230,14 @@ impl HookGate<'_> {
             return Ok(Settlement::NotGated);
         }
         let key = self.decision_key(question, &settings)?;
+        let decided =
+            |ruled, settings, panel, evidence_id| Settlement::decided(ruled, settings, &key, panel, evidence_id);
+        // Decided afresh, never answered from a record: what decides at once is as cheap to
+        // decide again, and a skip must stay a skip on the record (the bypass accounting
+        // tells a skip's answer from a review's).
+        if let Some(at_once) = policy::decide_at_once(question, &settings) {
+            return Ok(decided(at_once, settings, None, None));
+        }
         if let Some(recorded) = self.store.journal_find::<GateDecision>(Lookup::DecisionByKey, &key)?
             && worth_keeping(self.store, &recorded)?
         {
@@ -249,11 +257,6 @@ impl HookGate<'_> {
                 evidence_id: recorded.evidence_id,
             };
             return Ok(Settlement::Decided(decided));
-        }
-        let decided =
-            |ruled, settings, panel, evidence_id| Settlement::decided(ruled, settings, &key, panel, evidence_id);
-        if let Some(at_once) = policy::decide_at_once(question, &settings) {
-            return Ok(decided(at_once, settings, None, None));
         }
         if settings.uses_evidence() {
             let (evidence, declared_skipped) = self.fresh_positive_evidence(question, &settings)?;

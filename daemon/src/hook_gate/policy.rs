@@ -453,7 +453,12 @@ impl Settings {
     /// Only work that says something can be short: a stop whose payload carries no text
     /// (Copilot CLI's `agentStop`) is gated, never skipped for its silence.
     pub fn skips(&self, work: &str) -> bool {
-        !work.is_empty() && work.chars().count() < self.min_task_chars
+        self.skips_length(work.chars().count())
+    }
+
+    /// [`Settings::skips`], for work of `chars` characters.
+    pub fn skips_length(&self, chars: usize) -> bool {
+        chars > 0 && chars < self.min_task_chars
     }
 }
 

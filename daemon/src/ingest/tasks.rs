@@ -78,10 +78,11 @@ impl TaskCompletion {
 pub enum Asked {
     /// Claude Code's `TaskCompleted`, about this task: the client writes a successful
     /// result only for an update its hook let through (a blocked one fails, and no cap
-    /// lets it through). With the task's words as the log shows them (its `TaskCreate`
-    /// and the `TaskUpdate`s since), joined as the hook's payload joins them, when the log
-    /// shows them: a skip the gate granted for shorter words is no answer to this task.
-    ForTask { task: String, work: Option<String> },
+    /// lets it through). With how long the task's words are as the log shows them (its
+    /// `TaskCreate` and the `TaskUpdate`s since), joined as the hook's payload joins them,
+    /// when it shows them: a skip the gate granted for other words is no answer to this
+    /// task. And when the update was called: the hook runs between the call and its result.
+    ForTask { task: String, work_chars: Option<usize>, called_at: Option<String> },
     /// Codex CLI's `Stop`, within the turn that began at `began`: the client records the
     /// turn's end once its hook let the turn end.
     WithinTurn { began: Option<String> },
@@ -112,28 +113,48 @@ struct Place<'a> {
     line: u64,
 }
 
-/// A Claude Code task's words, as its `TaskCreate` and `TaskUpdate` calls set them.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// How long a Claude Code task's words are (in characters), as its `TaskCreate` and
+/// `TaskUpdate` calls set them: all the gate's `min_task_chars` asks of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct TaskWords {
-    subject: String,
+    subject: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    description: Option<String>,
+    description: Option<usize>,
 }
 
 impl TaskWords {
-    /// The words as the `TaskCompleted` hook's payload gives them to the gate: the subject,
-    /// then the description.
-    fn work(&self) -> String {
-        [Some(self.subject.as_str()), self.description.as_deref()].into_iter().flatten().collect::<Vec<_>>().join("\n")
+    /// The words' length as the `TaskCompleted` hook's payload gives them to the gate: the
+    /// subject, then the description on the next line.
+    fn work_chars(&self) -> usize {
+        self.subject + self.description.map_or(0, |description| description + 1)
     }
 }
+
+/// A `TaskUpdate` call waiting for its result: its task, the words it sets (applied only
+/// when the host accepts it), whether it completes the task, and when it was called.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Update {
+    task: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    subject: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    description: Option<usize>,
+    #[serde(default)]
+    completes: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    called_at: Option<String>,
+}
+
+/// The most tasks of one log whose words are kept: a log of more is not a task list a
+/// person keeps, and each costs the store a few bytes at every batch that changes it.
+const MAX_TASKS: usize = 4096;
 
 /// The `TaskUpdate` calls waiting for their result, Copilot CLI's turns, and the
 /// completions found.
 #[derive(Default)]
 pub struct Tasks {
-    /// By file id and tool call id: the task being completed.
-    waiting: HashMap<(i64, String), String>,
+    /// By file id and tool call id: a `TaskUpdate` waiting for its result.
+    waiting: HashMap<(i64, String), Update>,
     /// By file id and tool call id: a `TaskCreate` waiting for the id its result gives.
     creating: HashMap<(i64, String), TaskWords>,
     /// By file id and task id: each task's words.
@@ -172,9 +193,9 @@ struct Turn {
 /// What one log's ends wait for, as the store keeps it between batches of its lines.
 #[derive(Default, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Waiting {
-    /// `TaskUpdate` calls waiting for their result: tool call id and task id.
+    /// `TaskUpdate` calls waiting for their result, by tool call id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    updates: Vec<(String, String)>,
+    updates: Vec<(String, Update)>,
     /// `TaskCreate` calls waiting for their result (tool call id), and each task's words.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     creating: Vec<(String, TaskWords)>,
@@ -196,22 +217,22 @@ struct Waiting {
 impl Tasks {
     /// What the ends of log `file_id` wait for, as JSON for the store; none when nothing.
     pub fn waiting_in(&self, file_id: i64) -> Option<String> {
-        let mut updates: Vec<(String, String)> = self
+        let mut updates: Vec<(String, Update)> = self
             .waiting
             .iter()
             .filter(|((file, _), _)| *file == file_id)
-            .map(|((_, call), task)| (call.clone(), task.clone()))
+            .map(|((_, call), update)| (call.clone(), update.clone()))
             .collect();
-        updates.sort();
+        updates.sort_by(|a, b| a.0.cmp(&b.0));
         let mut creating: Vec<(String, TaskWords)> = self
             .creating
             .iter()
             .filter(|((file, _), _)| *file == file_id)
-            .map(|((_, call), words)| (call.clone(), words.clone()))
+            .map(|((_, call), words)| (call.clone(), *words))
             .collect();
         creating.sort_by(|a, b| a.0.cmp(&b.0));
         let mut tasks: Vec<(String, TaskWords)> =
-            self.words.get(&file_id).into_iter().flatten().map(|(task, words)| (task.clone(), words.clone())).collect();
+            self.words.get(&file_id).into_iter().flatten().map(|(task, words)| (task.clone(), *words)).collect();
         tasks.sort_by(|a, b| a.0.cmp(&b.0));
         let answer = self.answers.get(&file_id).map(|answer| {
             let reason_recorded = matches!(answer.completion.asked, Asked::AfterAnswer { reason_recorded: true, .. });
@@ -236,8 +257,8 @@ impl Tasks {
     /// its end is counted later than it would have been, never sooner.
     pub fn resume(&mut self, host: Host, file_id: i64, path: &str, kept: &str) -> Result<(), serde_json::Error> {
         let waiting: Waiting = serde_json::from_str(kept)?;
-        for (call, task) in waiting.updates {
-            self.waiting.insert((file_id, call), task);
+        for (call, update) in waiting.updates {
+            self.waiting.insert((file_id, call), update);
         }
         for (call, words) in waiting.creating {
             self.creating.insert((file_id, call), words);
@@ -342,13 +363,24 @@ impl Tasks {
             if let Some(words) = self.creating.remove(&(file_id, call.clone())) {
                 // `Task #<id> created successfully: <subject>`, as Claude Code reads it back.
                 let id = result.text.strip_prefix("Task #").and_then(|rest| rest.split_once(" created successfully"));
-                if let Some((id, _)) = id.filter(|_| result.success) {
-                    self.words.entry(file_id).or_default().insert(id.to_owned(), words);
+                let tasks = self.words.entry(file_id).or_default();
+                if let Some((id, _)) = id.filter(|_| result.success && tasks.len() < MAX_TASKS) {
+                    tasks.insert(id.to_owned(), words);
                 }
                 continue;
             }
-            let Some(task_id) = self.waiting.remove(&(file_id, call.clone())) else { continue };
-            if result.success && !update_refused(raw) {
+            let Some(update) = self.waiting.remove(&(file_id, call.clone())) else { continue };
+            if !result.success || update_refused(raw) {
+                continue;
+            }
+            // The host took the update: its words are the task's now.
+            if let Some(words) = self.words.get_mut(&file_id).and_then(|tasks| tasks.get_mut(&update.task)) {
+                words.subject = update.subject.unwrap_or(words.subject);
+                words.description = update.description.or(words.description);
+            }
+            if update.completes {
+                let work_chars =
+                    self.words.get(&file_id).and_then(|tasks| tasks.get(&update.task)).map(TaskWords::work_chars);
                 self.found.push(TaskCompletion {
                     event: "TaskCompleted",
                     file_id,
@@ -356,7 +388,7 @@ impl Tasks {
                     session_id: record.session_id.clone(),
                     cwd: record.cwd.clone(),
                     completed_at: record.timestamp.clone(),
-                    asked: Asked::ForTask { work: self.work_of(file_id, &task_id), task: task_id },
+                    asked: Asked::ForTask { task: update.task, work_chars, called_at: update.called_at },
                     line,
                 });
             }
@@ -454,33 +486,31 @@ impl Tasks {
 
     fn calls(&mut self, file_id: i64, record: &Record) {
         for call in &record.tool_calls {
-            let field = |key: &str| call.arguments.get(key).and_then(serde_json::Value::as_str).map(str::to_owned);
+            let field = |key: &str| call.arguments.get(key).and_then(serde_json::Value::as_str);
+            let length = |key: &str| field(key).map(|text| text.chars().count());
+            let Some(id) = &call.id else { continue };
             match call.name.as_str() {
                 "TaskCreate" => {
-                    if let (Some(id), Some(subject)) = (&call.id, field("subject")) {
-                        let words = TaskWords { subject, description: field("description") };
+                    if let Some(subject) = length("subject") {
+                        let words = TaskWords { subject, description: length("description") };
                         self.creating.insert((file_id, id.clone()), words);
                     }
                 }
                 "TaskUpdate" => {
                     let Some(task) = field("taskId") else { continue };
                     // An update may reword the task before (or as) it completes it.
-                    if let Some(words) = self.words.get_mut(&file_id).and_then(|tasks| tasks.get_mut(&task)) {
-                        words.subject = field("subject").unwrap_or_else(|| words.subject.clone());
-                        words.description = field("description").or_else(|| words.description.clone());
-                    }
-                    if let (Some(id), Some("completed")) = (&call.id, field("status").as_deref()) {
-                        self.waiting.insert((file_id, id.clone()), task);
-                    }
+                    let update = Update {
+                        task: task.to_owned(),
+                        subject: length("subject"),
+                        description: length("description"),
+                        completes: field("status") == Some("completed"),
+                        called_at: record.timestamp.clone(),
+                    };
+                    self.waiting.insert((file_id, id.clone()), update);
                 }
                 _ => {}
             }
         }
-    }
-
-    /// Task `task`'s words in log `file_id`, when the log showed its creation.
-    fn work_of(&self, file_id: i64, task: &str) -> Option<String> {
-        self.words.get(&file_id)?.get(task).map(TaskWords::work)
     }
 
     /// Follow a log's root turns by their envelopes (line `line`), where they show its ends
@@ -619,7 +649,10 @@ mod tests {
         after.observe(Host::ClaudeCode, 2, "/t.jsonl", 2, result.as_bytes());
         let found = after.take();
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!(found[0].asked, Asked::ForTask { task: "3".into(), work: None });
+        assert_eq!(
+            found[0].asked,
+            Asked::ForTask { task: "3".into(), work_chars: None, called_at: Some("2026-12-05T01:00:00.000Z".into()) }
+        );
         assert_eq!(after.waiting_in(2), None, "nothing waits once the result came");
     }
 

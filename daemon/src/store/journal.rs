@@ -438,6 +438,8 @@ pub enum Lookup {
     PanelByGitTree,
     /// An attestation by its commit.
     AttestedByCommit,
+    /// A completion recorded as a bypass, by its log.
+    BypassByLog,
 }
 
 impl Lookup {
@@ -451,6 +453,7 @@ impl Lookup {
             Lookup::EvidenceByGitTree => (EvidenceVerified::KIND, "$.git_tree"),
             Lookup::PanelByGitTree => (JuryConvened::KIND, "$.git_tree"),
             Lookup::AttestedByCommit => (Attested::KIND, "$.commit"),
+            Lookup::BypassByLog => (CompletionBypassed::KIND, "$.path"),
         }
     }
 

@@ -140,6 +140,8 @@ CREATE INDEX IF NOT EXISTS journal_panel_git_tree ON journal(json_extract(body, 
     WHERE kind = 'panel_convened';
 CREATE INDEX IF NOT EXISTS journal_attested_commit ON journal(json_extract(body, '$.commit'))
     WHERE kind = 'attested';
+CREATE INDEX IF NOT EXISTS journal_bypass_log ON journal(json_extract(body, '$.path'))
+    WHERE kind = 'completion_bypassed';
 -- Lines are append-only but for one change: pruning drops a line's bytes (raw empty,
 -- codec -1) and keeps every other column, its hash and chain among them.
 DROP TRIGGER IF EXISTS lines_append_only_u;
@@ -346,6 +348,7 @@ mod tests {
             (Lookup::EvidenceByGitTree, "journal_evidence_git_tree"),
             (Lookup::PanelByGitTree, "journal_panel_git_tree"),
             (Lookup::AttestedByCommit, "journal_attested_commit"),
+            (Lookup::BypassByLog, "journal_bypass_log"),
         ] {
             let plan: String = store
                 .conn
