@@ -190,8 +190,16 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
     // change), no external diff. Against the commit HEAD names when it is read, so that
     // the base named is the one diffed against. A repository without commits has no HEAD
     // to diff against: its staged files are the change.
-    let shown =
-        ["diff", "--no-color", "--no-ext-diff", "--no-textconv", "--text", "--no-renames", "--ignore-submodules=dirty"];
+    let shown = [
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--text",
+        "--no-renames",
+        "--ignore-submodules=dirty",
+        "--submodule=short",
+    ];
     let (diff, base) = match head(top) {
         Some(id) => (git(top, &[&shown[..], &[id.as_str(), "--"]].concat()), DiffBase::Commit(id)),
         None => (git(top, &[&shown[..], &["--cached"]].concat()), base(top, Reader::Owner)?),
@@ -279,18 +287,21 @@ pub fn git_tree_id(dir: &Path, excluded: &[PathBuf], reader: Reader) -> Option<S
     std::fs::create_dir(scratch.path().join("objects")).ok()?;
     let own_index = scratch.path().join("index");
     let seeded = seed_index(&index, &own_index).is_ok();
+    let deadline = std::time::Instant::now() + OWNER_GIT_DEADLINE;
     let in_scratch = |args: &[&str]| -> Option<String> {
-        let output = owner_git(&top)
+        let child = owner_git(&top)?
             .args(args)
             .env("GIT_INDEX_FILE", &own_index)
             .env("GIT_OBJECT_DIRECTORY", scratch.path().join("objects"))
             .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &objects)
             .env("GIT_LITERAL_PATHSPECS", "1")
             .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
-            .output()
+            .spawn()
             .ok()?;
-        output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        let (out, _) = finish(child, None, usize::MAX, deadline)?;
+        Some(String::from_utf8_lossy(&out).trim().to_owned())
     };
     // A copied index git cannot read (a split index whose shared part it looks for
     // beside the copy) is started afresh: slower, the same tree.
@@ -400,26 +411,41 @@ pub enum NoteError {
 /// Append `line` to `commit`'s note under [`NOTES_REF`] in the repository holding `dir`,
 /// unless the note holds that line already; whether it was appended.
 pub fn append_note(dir: &Path, commit: &str, line: &str) -> Result<bool, NoteError> {
-    // No note yet is a failure of `show`, and an empty note.
-    let note = git(dir, &["notes", "--ref", NOTES_REF, "show", commit]).unwrap_or_default();
+    // The note as a blob (`notes show` would render whatever object the notes name, a
+    // commit's diff with its text conversions among them); no note yet, an empty one.
+    let blob = git(dir, &["notes", "--ref", NOTES_REF, "list", commit]).unwrap_or_default();
+    let blob = blob.trim();
+    let note = match is_object_id(blob) {
+        true => git(dir, &["cat-file", "blob", blob]).unwrap_or_default(),
+        false => String::new(),
+    };
     if note.lines().any(|held| held == line) {
         return Ok(false);
     }
     let append = |separator: &[&str]| {
-        let output = owner_git(dir)
+        let failed = |said: &str| NoteError::Failed { dir: dir.to_owned(), said: said.to_owned() };
+        let mut command = owner_git(dir).ok_or_else(|| failed("its config could not be read in time"))?;
+        let mut child = command
             .args(["notes", "--ref", NOTES_REF, "append"])
             .args(separator)
             .args(["-m", line, commit])
             .stdin(std::process::Stdio::null())
-            .output()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .map_err(NoteError::Spawn)?;
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let errors = child.stderr.take();
+        let said = std::thread::spawn(move || {
+            let mut text = String::new();
+            if let Some(mut pipe) = errors {
+                let _ = std::io::Read::read_to_string(&mut pipe, &mut text);
+            }
+            text
+        });
+        let done = finish(child, None, usize::MAX, std::time::Instant::now() + OWNER_GIT_DEADLINE);
+        let stderr = said.join().unwrap_or_default();
         let said = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("(nothing on stderr)").trim();
-        output
-            .status
-            .success()
-            .then_some(true)
-            .ok_or_else(|| NoteError::Failed { dir: dir.to_owned(), said: said.to_owned() })
+        done.map(|_| true).ok_or_else(|| failed(said))
     };
     match append(&["--no-separator"]) {
         // A git before 2.42 knows no `--no-separator`: its blank line between notes is
@@ -431,9 +457,17 @@ pub fn append_note(dir: &Path, commit: &str, line: &str) -> Result<bool, NoteErr
 
 /// A copy of the repository's index at `to`, with the original's modification time.
 fn seed_index(index: &Path, to: &Path) -> std::io::Result<()> {
-    let modified = std::fs::metadata(index)?.modified()?;
-    std::fs::copy(index, to)?;
-    std::fs::File::options().write(true).open(to)?.set_modified(modified)
+    use std::os::unix::fs::OpenOptionsExt;
+    // Opened as a file someone else may have swapped: no link followed, no FIFO waited on.
+    let flags = (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW).bits() as i32;
+    let mut from = std::fs::File::options().read(true).custom_flags(flags).open(index)?;
+    let meta = from.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("the index is not a regular file"));
+    }
+    let mut out = std::fs::File::create(to)?;
+    std::io::copy(&mut from, &mut out)?;
+    out.set_modified(meta.modified()?)
 }
 
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
@@ -444,15 +478,29 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
 /// the user's) read as data, but nothing they name runs. The daemon runs outside any
 /// sandbox the agent's host keeps it in, and the agent can write the repository's config
 /// (a nested repository of its own will do): a command there would run as the user,
-/// outside that sandbox. So no fsmonitor, and no filter driver but Git LFS's own commands
-/// (every other driver's `clean`, `smudge` and `process` emptied, so git passes the file's
-/// bytes as they are: the tree read is then what the files hold). Other commands git could
-/// run are kept out where it is run: no external diff or text conversion
-/// ([`changes_text`]), no submodule's work tree looked into, no hook (none runs for what
-/// judged asks).
-fn owner_git(dir: &Path) -> Command {
-    let mut overrides: Vec<(String, &str)> = vec![("core.fsmonitor".into(), "false")];
-    for name in filter_drivers(dir) {
+/// outside that sandbox. So:
+///
+/// * no fsmonitor, no hook (`core.hooksPath` an empty place: writing the scratch index
+///   would run `post-index-change`, appending a note `reference-transaction`);
+/// * no filter driver: every configured driver's `clean`, `smudge` and `process` emptied
+///   (Git LFS's too: its extensions run what config names), so git passes each file's
+///   bytes as they are and the tree read is what the files hold;
+/// * the work tree the one holding `.git`, whatever `core.worktree` says (it can name
+///   another directory, whose files would be read into the jury's prompt);
+/// * a submodule's changes told by their commits (no `git diff` run inside it).
+///
+/// None when the config cannot be read in time (an include naming a FIFO): nothing of the
+/// repository is read then. Not closed: the config is read twice, once here and once by
+/// the git run, so one rewritten in between can name a driver that was not emptied; a
+/// repository of judged's own over the work tree (as a witness reads) would close it.
+fn owner_git(dir: &Path) -> Option<Command> {
+    let mut overrides: Vec<(String, &str)> = vec![
+        ("core.fsmonitor".into(), "false"),
+        ("core.hooksPath".into(), "/dev/null"),
+        ("diff.submodule".into(), "short"),
+        ("status.submoduleSummary".into(), "false"),
+    ];
+    for name in filter_drivers(dir)? {
         for key in ["clean", "smudge", "process"] {
             overrides.push((format!("filter.{name}.{key}"), ""));
         }
@@ -463,41 +511,45 @@ fn owner_git(dir: &Path) -> Command {
     for (n, (key, value)) in overrides.iter().enumerate() {
         command.env(format!("GIT_CONFIG_KEY_{n}"), key).env(format!("GIT_CONFIG_VALUE_{n}"), value);
     }
-    command
+    if let Some(top) = dir.ancestors().find(|d| d.join(".git").exists()) {
+        command.env("GIT_WORK_TREE", top);
+    }
+    Some(command)
 }
 
 /// The filter drivers configured for the repository holding `dir` (its config, the
-/// user's, the system's, what they include), but Git LFS when it is set up as `git lfs
-/// install` sets it: reading config runs nothing.
-fn filter_drivers(dir: &Path) -> Vec<String> {
-    const LFS: [(&str, &str); 4] = [
-        ("clean", "git-lfs clean -- %f"),
-        ("smudge", "git-lfs smudge -- %f"),
-        ("process", "git-lfs filter-process"),
-        ("required", "true"),
-    ];
-    let output = Command::new("git")
+/// user's, the system's, what they include): reading config runs nothing. None when it
+/// cannot be read in time.
+fn filter_drivers(dir: &Path) -> Option<Vec<String>> {
+    let child = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(["config", "--null", "--get-regexp", r"^filter\."])
         .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
-        .output();
-    let listed = output.map(|o| o.stdout).unwrap_or_default();
-    let mut drivers: std::collections::BTreeMap<String, Vec<(String, String)>> = Default::default();
+        .spawn()
+        .ok()?;
+    let (status, (listed, _)) = finish_exited(child, None, usize::MAX, std::time::Instant::now() + FILTERS_DEADLINE)?;
+    // Exit 1: no filter is configured. Any other failure: the config cannot be read.
+    if !status.success() && status.code() != Some(1) {
+        return None;
+    }
+    let mut drivers: Vec<String> = Vec::new();
     for entry in listed.split(|&b| b == 0).filter(|e| !e.is_empty()) {
         let entry = String::from_utf8_lossy(entry);
-        let (key, value) = entry.split_once('\n').unwrap_or((&entry, ""));
-        let Some((name, setting)) = key.strip_prefix("filter.").and_then(|rest| rest.rsplit_once('.')) else {
-            continue;
-        };
-        drivers.entry(name.to_owned()).or_default().push((setting.to_owned(), value.to_owned()));
+        let key = entry.split_once('\n').map_or(entry.as_ref(), |(key, _)| key);
+        if let Some((name, _)) = key.strip_prefix("filter.").and_then(|rest| rest.rsplit_once('.'))
+            && !drivers.iter().any(|known| known == name)
+        {
+            drivers.push(name.to_owned());
+        }
     }
-    let is_lfs = |name: &str, settings: &[(String, String)]| {
-        name == "lfs" && settings.iter().all(|(key, value)| LFS.iter().any(|(k, v)| k == key && v == value))
-    };
-    drivers.into_iter().filter(|(name, settings)| !is_lfs(name, settings)).map(|(name, _)| name).collect()
+    Some(drivers)
 }
+
+/// How long reading a repository's config may take (milliseconds, when it is a file).
+const FILTERS_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// How long the owner's git may take to read a repository: the engine waits for it, and
 /// a repository's size or its config (an fsmonitor that never answers) must not hold the
@@ -508,7 +560,7 @@ const OWNER_GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(6
 /// its output, when it succeeded. Paths are taken as they are (a directory may be named `[a]`).
 pub fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
     use std::process::Stdio;
-    let child = owner_git(dir)
+    let child = owner_git(dir)?
         .args(args)
         // A status must not take the index lock the agent's own git commands need.
         .env("GIT_OPTIONAL_LOCKS", "0")
@@ -525,11 +577,23 @@ pub fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
 /// it succeeded by `deadline` (killed then): `stdin` written to it meanwhile, its output
 /// read to the end as it comes (a long patch costs no memory past `keep`).
 fn finish(
-    mut child: std::process::Child,
+    child: std::process::Child,
     stdin: Option<&[u8]>,
     keep: usize,
     deadline: std::time::Instant,
 ) -> Option<(Vec<u8>, usize)> {
+    let (status, output) = finish_exited(child, stdin, keep, deadline)?;
+    status.success().then_some(output)
+}
+
+/// What a started git printed and how it exited, when it exited by `deadline` (killed
+/// then), as [`finish`] reads it.
+fn finish_exited(
+    mut child: std::process::Child,
+    stdin: Option<&[u8]>,
+    keep: usize,
+    deadline: std::time::Instant,
+) -> Option<(std::process::ExitStatus, (Vec<u8>, usize))> {
     use std::io::{Read, Write};
     let feeding = stdin.map(<[u8]>::to_vec).zip(child.stdin.take()).map(|(bytes, mut pipe)| {
         std::thread::spawn(move || {
@@ -566,7 +630,7 @@ fn finish(
         _ = feeding.join();
     }
     let output = reading.join().ok()?.ok()?;
-    status?.success().then_some(output)
+    Some((status?, output))
 }
 
 /// What a changed path holds, as git sees it: a symbolic link is the path it names (its
@@ -763,14 +827,31 @@ mod tests {
             "the repository's config ran for the owner: {}",
             fs::read_to_string(&marker).unwrap()
         );
-        // Git LFS as `git lfs install` sets it up still runs (it is what the commit holds).
+        // Nor a hook (writing the scratch index runs `post-index-change`), nor Git LFS's
+        // commands (its extensions run what config names); nor is another directory read
+        // as the work tree.
+        let hook = dir.join(".git/hooks/post-index-change");
+        fs::write(&hook, format!("#!/bin/sh\necho ran >> {}\n", marker.display())).unwrap();
+        fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         run(dir, &["config", "filter.lfs.clean", "git-lfs clean -- %f"]);
-        run(dir, &["config", "filter.lfs.process", "git-lfs filter-process"]);
-        assert_eq!(filter_drivers(dir), ["spied", "spy"]);
-        run(dir, &["config", "filter.lfs.smudge", "echo ran"]);
-        assert_eq!(filter_drivers(dir), ["lfs", "spied", "spy"], "an lfs driver that runs another command");
+        let mut drivers = filter_drivers(dir).unwrap();
+        drivers.sort();
+        assert_eq!(drivers, ["lfs", "spied", "spy"]);
+        let elsewhere_tree = elsewhere.path().join("tree");
+        fs::create_dir(&elsewhere_tree).unwrap();
+        fs::write(elsewhere_tree.join("a.rs"), "SECRET\n").unwrap();
+        run(dir, &["config", "core.worktree", elsewhere_tree.to_str().unwrap()]);
+        assert_eq!(git_tree_id(dir, &[], Reader::Owner).as_deref(), Some(expected.as_str()));
+        assert!(!changes_text(dir, 10_000, Reader::Owner).unwrap().text.contains("SECRET"));
+        assert!(!marker.exists(), "the repository's hook ran for the owner");
+        // A config that cannot be read in time (an include naming a FIFO) reads nothing.
+        let fifo = elsewhere.path().join("fifo");
+        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        run(dir, &["config", "include.path", fifo.to_str().unwrap()]);
+        let started = std::time::Instant::now();
+        assert_eq!(git_tree_id(dir, &[], Reader::Owner), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "held by the FIFO");
     }
-
     #[test]
     fn a_witness_reads_the_changes_against_head_and_runs_nothing_the_repository_configures() {
         let (repo, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
