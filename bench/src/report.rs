@@ -698,7 +698,7 @@ fn render_attest(md: &mut String, a: &AttestFigures) {
     let _ = writeln!(md, "\n## Checking attestations (issue 34)\n");
     let _ = writeln!(
         md,
-        "A repository of {} commits (one file changed each), every one with a note under `refs/notes/judged` holding a signed attestation of it (written with two `git fast-import` runs in {}), and a trusted file with the signing key. `judge-evidence check main --trusted F`, spawn to exit, as a CI runs it (no daemon): it lists the range, the notes and the notes' blobs in three git processes, opens every envelope, checks its Ed25519 signature and judges its statement.\n",
+        "A repository of {} commits (one file changed each), every one with a note under `refs/notes/judged` holding a signed attestation of it (written with two `git fast-import` runs in {}), and a trusted file with the signing key. `judge-evidence check main --trusted F`, spawn to exit, as a CI runs it (no daemon): it lists the range, the notes, their sizes and their blobs in four git processes, opens every envelope, checks its Ed25519 signature and judges its statement. Each review began at its commit's parent, so a check of the head alone follows the reviews' bases down the whole range.\n",
         a.commits,
         ms(a.setup_ms)
     );

@@ -2,7 +2,7 @@
 //! range's head) reviewed by another model family, and who says so? Per commit: the
 //! trusted witness whose attestation counts, or the exact reason none does. A review covers
 //! the changes from its base, so the bases are followed down to the base branch. Read-only:
-//! one `rev-list`, one `notes list` and one `cat-file --batch` whatever the range's size,
+//! one `rev-list`, one `notes list` and two `cat-file` batches whatever the range's size,
 //! one `merge-base --is-ancestor` per base outside the range, and one `merge-tree` per
 //! merge whose own note does not count. No daemon: a CI job has the repository and the
 //! witnesses' public keys, nothing else.
