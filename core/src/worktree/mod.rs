@@ -252,13 +252,18 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
 pub fn base(dir: &Path, reader: Reader) -> Option<DiffBase> {
     match reader {
         Reader::Owner => {
-            let top = top_of(dir, reader)?;
-            if let Some(id) = head(&top) {
+            // From HEAD's files, as for the work tree's reads; else as git resolves it.
+            let top = dir.ancestors().find(|d| d.join(".git").exists())?;
+            let uid = files::current_uid();
+            if let Some(base) = witness::git_dir(top, uid).and_then(|git_dir| witness::head_of(&git_dir, uid)) {
+                return Some(base);
+            }
+            if let Some(id) = head(top) {
                 return Some(DiffBase::Commit(id));
             }
             // No commit yet: HEAD names a branch, and no ref of that name exists.
-            let branch = git(&top, &["symbolic-ref", "-q", "HEAD"])?;
-            let exists = git(&top, &["show-ref", "--verify", "--quiet", branch.trim_end()]).is_some();
+            let branch = git(top, &["symbolic-ref", "-q", "HEAD"])?;
+            let exists = git(top, &["show-ref", "--verify", "--quiet", branch.trim_end()]).is_some();
             (!exists).then_some(DiffBase::NoCommit)
         }
         Reader::Witness { serving } => witness::base(dir, serving),
@@ -323,28 +328,23 @@ struct OwnerScratch {
 
 impl OwnerScratch {
     fn of(top: &Path) -> Option<OwnerScratch> {
-        let found = git(
-            top,
-            &[
-                "rev-parse",
-                "--path-format=absolute",
-                "--git-path",
-                "index",
-                "--git-path",
-                "objects",
-                "--git-path",
-                "info/exclude",
-            ],
-        )?;
-        let mut lines = found.lines();
-        let (index, objects, exclude) =
-            (PathBuf::from(lines.next()?), PathBuf::from(lines.next()?), PathBuf::from(lines.next()?));
+        // Found by looking, as a repository of the user's own (no git process to start):
+        // its git directory, and the one its shared parts are in.
+        let uid = files::current_uid();
+        let git_dir = witness::git_dir(top, uid)?;
+        let common = witness::common_dir(&git_dir, uid);
+        let (index, objects, exclude) = (git_dir.join("index"), common.join("objects"), common.join("info/exclude"));
         let dir = tempfile::Builder::new().prefix("judged-tree-").tempdir().ok()?;
         let git_dir = dir.path().join("git");
         for made in ["objects", "refs", "info"] {
             std::fs::create_dir_all(git_dir.join(made)).ok()?;
         }
-        let head = head(top);
+        // HEAD from its files, else (a reftable) as git resolves it.
+        let head = match witness::head_of(&git_dir, uid) {
+            Some(DiffBase::Commit(id)) => Some(id),
+            Some(DiffBase::NoCommit) => None,
+            None => head(top),
+        };
         let named = head.as_ref().map_or_else(|| "ref: refs/heads/judged\n".to_owned(), |id| format!("{id}\n"));
         std::fs::write(git_dir.join("HEAD"), named).ok()?;
         // The repository's ignore rules that are not in its tree, and the user's own.
@@ -397,10 +397,12 @@ impl OwnerScratch {
 }
 
 /// The user's global ignore file: `core.excludesFile` of their global config (read as
-/// data), else git's default place for it.
+/// data, once a process), else git's default place for it.
 fn global_excludes(top: &Path) -> Option<PathBuf> {
-    let named = git(top, &["config", "--global", "--path", "core.excludesFile"]).map(|n| n.trim().to_owned());
-    if let Some(named) = named.filter(|n| !n.is_empty()) {
+    static NAMED: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    let named = NAMED
+        .get_or_init(|| git(top, &["config", "--global", "--path", "core.excludesFile"]).map(|n| n.trim().to_owned()));
+    if let Some(named) = named.as_ref().filter(|n| !n.is_empty()) {
         return Some(PathBuf::from(named));
     }
     let config = std::env::var_os("XDG_CONFIG_HOME")

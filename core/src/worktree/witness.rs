@@ -221,7 +221,7 @@ fn head_commit(git_dir: &Path, uid: u32) -> Option<String> {
 /// What the user's HEAD names, from the files of `git_dir`: a commit (detached, a loose
 /// ref or `packed-refs`), or no commit when it names a branch no ref file holds; none when
 /// that cannot be told (a reftable, a name git would not take, a file not the user's).
-fn head_of(git_dir: &Path, uid: u32) -> Option<DiffBase> {
+pub(super) fn head_of(git_dir: &Path, uid: u32) -> Option<DiffBase> {
     let head = String::from_utf8(read_owned(&git_dir.join("HEAD"), uid, MAX_SMALL_FILE_BYTES)?).ok()?;
     let head = head.trim();
     let Some(name) = head.strip_prefix("ref: ") else {
@@ -265,7 +265,7 @@ fn own_objects(common: &Path, uid: u32) -> Option<PathBuf> {
 
 /// Where a git directory's shared parts (refs, objects, `info/exclude`) are: the one its
 /// `commondir` file names (a linked worktree's), else itself.
-fn common_dir(git_dir: &Path, uid: u32) -> PathBuf {
+pub(super) fn common_dir(git_dir: &Path, uid: u32) -> PathBuf {
     let named = read_owned(&git_dir.join("commondir"), uid, MAX_SMALL_FILE_BYTES)
         .and_then(|bytes| String::from_utf8(bytes).ok())
         .and_then(|text| git_dir.join(text.trim()).canonicalize().ok());
@@ -274,7 +274,7 @@ fn common_dir(git_dir: &Path, uid: u32) -> PathBuf {
 
 /// The git directory of the work tree at `top`: its `.git` directory, or the one its
 /// `.git` file names (a linked worktree, a submodule); either the user's own.
-fn git_dir(top: &Path, uid: u32) -> Option<PathBuf> {
+pub(super) fn git_dir(top: &Path, uid: u32) -> Option<PathBuf> {
     let dot_git = top.join(".git");
     let meta = dot_git.symlink_metadata().ok()?;
     let named = if meta.is_dir() {
