@@ -334,26 +334,27 @@ impl OwnerScratch {
         let git_dir = witness::git_dir(top, uid)?;
         let common = witness::common_dir(&git_dir, uid);
         let (index, objects, exclude) = (git_dir.join("index"), common.join("objects"), common.join("info/exclude"));
-        let dir = tempfile::Builder::new().prefix("judged-tree-").tempdir().ok()?;
-        let git_dir = dir.path().join("git");
-        for made in ["objects", "refs", "info"] {
-            std::fs::create_dir_all(git_dir.join(made)).ok()?;
-        }
-        // HEAD from its files, else (a reftable) as git resolves it.
+        // HEAD from its files, else (a reftable) as git resolves it; a HEAD neither reads
+        // (broken) is no tree, never taken for a branch with no commit.
         let head = match witness::head_of(&git_dir, uid) {
             Some(DiffBase::Commit(id)) => Some(id),
             Some(DiffBase::NoCommit) => None,
-            None => head(top),
+            None => Some(head(top)?),
         };
+        let dir = tempfile::Builder::new().prefix("judged-tree-").tempdir().ok()?;
+        let own = dir.path().join("git");
+        for made in ["objects", "refs", "info"] {
+            std::fs::create_dir_all(own.join(made)).ok()?;
+        }
         let named = head.as_ref().map_or_else(|| "ref: refs/heads/judged\n".to_owned(), |id| format!("{id}\n"));
-        std::fs::write(git_dir.join("HEAD"), named).ok()?;
+        std::fs::write(own.join("HEAD"), named).ok()?;
         // The repository's ignore rules that are not in its tree, and the user's own.
         let mut ignored = read_small(&exclude).unwrap_or_default();
         if let Some(global) = global_excludes(top) {
             ignored.push(b'\n');
             ignored.extend(read_small(&global).unwrap_or_default());
         }
-        std::fs::write(git_dir.join("info/exclude"), ignored).ok()?;
+        std::fs::write(own.join("info/exclude"), ignored).ok()?;
         let scratch = OwnerScratch { dir, top: top.to_path_buf(), objects, head };
         // An index that cannot be copied (none yet, not a plain file): none, every file
         // hashed.
