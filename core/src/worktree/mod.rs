@@ -167,11 +167,16 @@ pub struct ChangesText {
 
 /// The changes of the work tree holding `dir` as text for a jury, and the git id of the
 /// tree they show: a witness reads both from one staging (so the changes are exactly those
-/// of the tree the id names), the owner reads them one after the other (its caller checks
-/// that the tree held still). None outside a repository.
+/// of the tree the id names), the owner reads them one after the other from one copy of its
+/// index (its caller checks that the tree held still). None outside a repository.
 pub fn changes_and_tree(dir: &Path, limit: usize, reader: Reader) -> Option<(ChangesText, Option<String>)> {
     match reader {
-        Reader::Owner => Some((changes_text(dir, limit, reader)?, git_tree_id(dir, &[], reader))),
+        // One copy of the index for both: the changes first, then the staging (which
+        // writes that copy).
+        Reader::Owner => {
+            let scratch = OwnerScratch::of(dir.ancestors().find(|d| d.join(".git").exists())?)?;
+            Some((scratch.changes(limit)?, scratch.tree_id(&[])))
+        }
         Reader::Witness { serving } => {
             let (tree, changes) = witness::tree_and_changes(dir, limit, serving)?;
             Some((changes, Some(tree)))
@@ -187,63 +192,7 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
         return witness::changes_text(dir, limit, serving);
     }
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
-    // What the files hold, whatever the repository's attributes and config say: no text
-    // conversion (a `textconv` can show the jury another file than the one there), no
-    // "binary" (`* -diff` in `.git/info/attributes`, which the jury never sees, hides a
-    // change), no external diff. Against the commit HEAD names when it is read, so that
-    // the base named is the one diffed against. A repository without commits has no HEAD
-    // to diff against: its staged files are the change.
-    let shown = [
-        "diff",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--text",
-        "--no-renames",
-        "--ignore-submodules=dirty",
-        "--submodule=short",
-    ];
-    let scratch = OwnerScratch::of(top)?;
-    let (diff, base) = match &scratch.head {
-        Some(id) => (scratch.git(&[&shown[..], &[id.as_str(), "--"]].concat(), None), DiffBase::Commit(id.clone())),
-        None => (scratch.git(&[&shown[..], &["--cached"]].concat(), None), base(top, Reader::Owner)?),
-    };
-    let mut whole = diff.map(|d| String::from_utf8_lossy(&d).into_owned()).unwrap_or_default();
-    // What a file shown by a stand-in held and the reader was not shown: counted as cut.
-    let mut not_shown: usize = 0;
-    let untracked = scratch.git(&["ls-files", "--others", "--exclude-standard", "-z"], None).unwrap_or_default();
-    for path in untracked.split(|&b| b == 0).filter(|p| !p.is_empty()) {
-        let shown_path = String::from_utf8_lossy(path);
-        // Read as a file of the repository, not through a link (to a FIFO that would hold
-        // the engine, to `/dev/zero`), and none larger than all that can be shown; by its
-        // name's bytes, whatever they are.
-        let file = top.join(std::ffi::OsStr::from_bytes(path));
-        let content = match files::read_not_following(&file, limit as u64) {
-            Ok((_, bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-            Err(_) if file.is_symlink() => {
-                format!("(a symbolic link to {})", std::fs::read_link(&file).unwrap_or_default().display())
-            }
-            Err(files::OpenedFileRefusal::TooLarge(len)) => {
-                not_shown = not_shown.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
-                "(larger than can be shown)".to_owned()
-            }
-            Err(why) => {
-                not_shown = not_shown.saturating_add(1);
-                format!("(unreadable: {why})")
-            }
-        };
-        whole.push_str(&format!("--- /dev/null\n+++ b/{shown_path} (untracked)\n{content}\n"));
-    }
-    if whole.len() <= limit {
-        return Some(ChangesText { text: whole, cut_bytes: not_shown, base });
-    }
-    let mut end = limit;
-    while !whole.is_char_boundary(end) {
-        end -= 1;
-    }
-    let cut_bytes = (whole.len() - end).saturating_add(not_shown);
-    whole.truncate(end);
-    Some(ChangesText { text: whole, cut_bytes, base })
+    OwnerScratch::of(top)?.changes(limit)
 }
 
 /// What a review of the work tree holding `dir` begins on: the commit HEAD names, or no
@@ -287,23 +236,7 @@ pub fn git_tree_id(dir: &Path, excluded: &[PathBuf], reader: Reader) -> Option<S
         return witness::git_tree_id(dir, excluded, serving);
     }
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
-    let scratch = OwnerScratch::of(top)?;
-    let in_scratch = |args: &[&str]| scratch.git(args, None).map(|out| String::from_utf8_lossy(&out).trim().to_owned());
-    // A copied index git cannot read (a split index whose shared part it looks for
-    // beside the copy) is started afresh: slower, the same tree.
-    if in_scratch(&["add", "-A"]).is_none() {
-        std::fs::remove_file(scratch.index()).ok()?;
-        in_scratch(&["add", "-A"])?;
-    }
-    let excluded: Vec<u8> = excluded
-        .iter()
-        .filter_map(|path| path.strip_prefix(top).ok())
-        .flat_map(|relative| relative.as_os_str().as_bytes().iter().copied().chain([0]))
-        .collect();
-    if !excluded.is_empty() {
-        scratch.git(&["update-index", "--force-remove", "-z", "--stdin"], Some(&excluded))?;
-    }
-    in_scratch(&["write-tree"]).filter(|id| is_object_id(id))
+    OwnerScratch::of(top)?.tree_id(excluded)
 }
 
 /// A repository of judged's own over the owner's work tree at `top`, for every read of the
@@ -364,6 +297,90 @@ impl OwnerScratch {
 
     fn index(&self) -> PathBuf {
         self.dir.path().join("index")
+    }
+
+    /// The changes of the work tree as text ([`changes_text`]).
+    fn changes(&self, limit: usize) -> Option<ChangesText> {
+        let top = self.top.as_path();
+        // What the files hold, whatever the repository's attributes and config say: no text
+        // conversion (a `textconv` can show the jury another file than the one there), no
+        // "binary" (`* -diff` in `.git/info/attributes`, which the jury never sees, hides a
+        // change), no external diff. Against the commit HEAD names when it is read, so that
+        // the base named is the one diffed against. A repository without commits has no HEAD
+        // to diff against: its staged files are the change.
+        let shown = [
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--text",
+            "--no-renames",
+            "--ignore-submodules=dirty",
+            "--submodule=short",
+        ];
+        let (diff, base) = match &self.head {
+            Some(id) => (self.git(&[&shown[..], &[id.as_str(), "--"]].concat(), None), DiffBase::Commit(id.clone())),
+            None => (self.git(&[&shown[..], &["--cached"]].concat(), None), base(top, Reader::Owner)?),
+        };
+        let mut whole = diff.map(|d| String::from_utf8_lossy(&d).into_owned()).unwrap_or_default();
+        // What a file shown by a stand-in held and the reader was not shown: counted as cut.
+        let mut not_shown: usize = 0;
+        let untracked = self.git(&["ls-files", "--others", "--exclude-standard", "-z"], None).unwrap_or_default();
+        for path in untracked.split(|&b| b == 0).filter(|p| !p.is_empty()) {
+            let shown_path = String::from_utf8_lossy(path);
+            // Read as a file of the repository, not through a link (to a FIFO that would hold
+            // the engine, to `/dev/zero`), and none larger than all that can be shown; by its
+            // name's bytes, whatever they are.
+            let file = top.join(std::ffi::OsStr::from_bytes(path));
+            let content = match files::read_not_following(&file, limit as u64) {
+                Ok((_, bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(_) if file.is_symlink() => {
+                    format!("(a symbolic link to {})", std::fs::read_link(&file).unwrap_or_default().display())
+                }
+                Err(files::OpenedFileRefusal::TooLarge(len)) => {
+                    not_shown = not_shown.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+                    "(larger than can be shown)".to_owned()
+                }
+                Err(why) => {
+                    not_shown = not_shown.saturating_add(1);
+                    format!("(unreadable: {why})")
+                }
+            };
+            whole.push_str(&format!("--- /dev/null\n+++ b/{shown_path} (untracked)\n{content}\n"));
+        }
+        if whole.len() <= limit {
+            return Some(ChangesText { text: whole, cut_bytes: not_shown, base });
+        }
+        let mut end = limit;
+        while !whole.is_char_boundary(end) {
+            end -= 1;
+        }
+        let cut_bytes = (whole.len() - end).saturating_add(not_shown);
+        whole.truncate(end);
+        Some(ChangesText { text: whole, cut_bytes, base })
+    }
+
+    /// The work tree's git tree id but for `excluded` ([`git_tree_id`]); it stages the
+    /// scratch index, so it is read after [`OwnerScratch::changes`] when both are.
+    fn tree_id(&self, excluded: &[PathBuf]) -> Option<String> {
+        let top = self.top.as_path();
+        let in_scratch =
+            |args: &[&str]| self.git(args, None).map(|out| String::from_utf8_lossy(&out).trim().to_owned());
+        // A copied index git cannot read (a split index whose shared part it looks for
+        // beside the copy) is started afresh: slower, the same tree.
+        if in_scratch(&["add", "-A"]).is_none() {
+            std::fs::remove_file(self.index()).ok()?;
+            in_scratch(&["add", "-A"])?;
+        }
+        let excluded: Vec<u8> = excluded
+            .iter()
+            .filter_map(|path| path.strip_prefix(top).ok())
+            .flat_map(|relative| relative.as_os_str().as_bytes().iter().copied().chain([0]))
+            .collect();
+        if !excluded.is_empty() {
+            self.git(&["update-index", "--force-remove", "-z", "--stdin"], Some(&excluded))?;
+        }
+        in_scratch(&["write-tree"]).filter(|id| is_object_id(id))
     }
 
     /// `git ARGS` in this repository over the work tree, with `stdin` given, within
@@ -593,7 +610,7 @@ const OWNER_GIT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(6
 
 /// `git ARGS` in `dir` as the owner runs it ([`owner_git`]), within [`OWNER_GIT_DEADLINE`]:
 /// its output, when it succeeded. Paths are taken as they are (a directory may be named `[a]`).
-pub fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
+fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
     use std::process::Stdio;
     let child = owner_git(dir)
         .args(args)
@@ -612,23 +629,11 @@ pub fn git_bytes(dir: &Path, args: &[&str]) -> Option<Vec<u8>> {
 /// it succeeded by `deadline` (killed then): `stdin` written to it meanwhile, its output
 /// read to the end as it comes (a long patch costs no memory past `keep`).
 fn finish(
-    child: std::process::Child,
-    stdin: Option<&[u8]>,
-    keep: usize,
-    deadline: std::time::Instant,
-) -> Option<(Vec<u8>, usize)> {
-    let (status, output) = finish_exited(child, stdin, keep, deadline)?;
-    status.success().then_some(output)
-}
-
-/// What a started git printed and how it exited, when it exited by `deadline` (killed
-/// then), as [`finish`] reads it.
-fn finish_exited(
     mut child: std::process::Child,
     stdin: Option<&[u8]>,
     keep: usize,
     deadline: std::time::Instant,
-) -> Option<(std::process::ExitStatus, (Vec<u8>, usize))> {
+) -> Option<(Vec<u8>, usize)> {
     use std::io::{Read, Write};
     let feeding = stdin.map(<[u8]>::to_vec).zip(child.stdin.take()).map(|(bytes, mut pipe)| {
         std::thread::spawn(move || {
@@ -665,7 +670,7 @@ fn finish_exited(
         _ = feeding.join();
     }
     let output = reading.join().ok()?.ok()?;
-    Some((status?, output))
+    status?.success().then_some(output)
 }
 
 /// What a changed path holds, as git sees it: a symbolic link is the path it names (its
