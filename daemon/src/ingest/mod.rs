@@ -689,7 +689,6 @@ fn ingest_complete(
 ) -> Result<(), StoreError> {
     let raws: Vec<&[u8]> = judged_core::log::complete_lines(bytes).collect();
     for batch in raws.chunks(BATCH_LINES) {
-        let waited = tasks.waiting_in(file.id);
         let mut start = file.offset;
         let mut update = FileUpdate::default();
         let mut events = Vec::new();
@@ -746,9 +745,11 @@ fn ingest_complete(
             // the last line's while an event waits for its parent.
             file.last_host_id = host_chain.reached();
         }
-        let waiting = tasks.waiting_in(file.id);
-        let changed = (waiting != waited).then_some(waiting.as_deref());
-        store.append_lines(file, Batch { lines: &lines, events: &events, ends_waiting: changed })?;
+        let changed = tasks.waiting_changed(file.id);
+        store.append_lines(
+            file,
+            Batch { lines: &lines, events: &events, ends_waiting: changed.as_ref().map(Option::as_deref) },
+        )?;
         let malformed = events.iter().filter(|e| matches!(e, JournalEvent::MalformedLine(_))).count();
         if malformed > 0 {
             tracing::warn!(path = %file.path, lines = malformed, "lines that are not records of their host (journaled)");

@@ -168,6 +168,9 @@ pub struct Tasks {
     finished: HashMap<i64, HashSet<String>>,
     subagents: HashSet<i64>,
     found: Vec<TaskCompletion>,
+    /// By file id: what the store holds of what the log's ends wait for (absent: nothing),
+    /// so that a batch that changed none of it writes nothing.
+    stored: HashMap<i64, String>,
 }
 
 /// An answer that may be its agent's end.
@@ -252,11 +255,26 @@ impl Tasks {
         (waiting != Waiting::default()).then(|| serde_json::to_string(&waiting).expect("what waits serializes"))
     }
 
+    /// What the ends of log `file_id` wait for now, when that is not what the store holds
+    /// (`Some(None)`: nothing waits any more), taken as stored from here on.
+    pub fn waiting_changed(&mut self, file_id: i64) -> Option<Option<String>> {
+        let now = self.waiting_in(file_id);
+        if now.as_ref() == self.stored.get(&file_id) {
+            return None;
+        }
+        match &now {
+            Some(state) => _ = self.stored.insert(file_id, state.clone()),
+            None => _ = self.stored.remove(&file_id),
+        }
+        Some(now)
+    }
+
     /// Take up what the ends of a `host` log (`file_id`, at `path`) waited for when the
     /// store last kept it ([`Tasks::waiting_in`]). An answer's quiet time starts again now:
     /// its end is counted later than it would have been, never sooner.
     pub fn resume(&mut self, host: Host, file_id: i64, path: &str, kept: &str) -> Result<(), serde_json::Error> {
         let waiting: Waiting = serde_json::from_str(kept)?;
+        self.stored.insert(file_id, kept.to_owned());
         for (call, update) in waiting.updates {
             self.waiting.insert((file_id, call), update);
         }
