@@ -9,23 +9,11 @@ use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, Challenge, EvidenceError, LogState, Verified, VerifyRequest};
 use judged_core::worktree::Tree;
-use judged_protocol::{ClientError, PanelReply, Request, Validation, Verification, paths};
+use judged_protocol::{ChallengeArgs, ClientError, PanelReply, Request, Validation, Verification, paths};
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// What `challenge` is asked.
-pub struct ChallengeInput<'a> {
-    pub binding: &'a rules::Binding,
-    pub cwd: String,
-    pub session_root: Option<String>,
-    pub max_age_seconds: i64,
-    /// When the command started: age checks use it however long the command waits.
-    pub started: DateTime<Utc>,
-    /// The artifact the command writes (no part of the reviewed tree).
-    pub output: &'a str,
-}
 
 /// What `verify` is asked.
 pub struct VerifyInput<'a> {
@@ -70,20 +58,10 @@ impl Decider {
         judged_protocol::call(socket, request, Duration::from_secs(120)).map_err(refusal)
     }
 
-    pub fn challenge(&self, args: &ChallengeInput) -> Result<Challenge, CallError> {
+    pub fn challenge(&self, args: &ChallengeArgs) -> Result<Challenge, CallError> {
         match self {
             Decider::Direct => direct_challenge(args).map_err(CallError::Evidence),
-            Decider::Daemon(socket) => Self::call(
-                socket,
-                Request::Challenge(judged_protocol::ChallengeArgs {
-                    binding: args.binding.to_string(),
-                    cwd: args.cwd.clone(),
-                    max_age_seconds: args.max_age_seconds,
-                    session_root: args.session_root.clone(),
-                    started_at: args.started,
-                    writes: vec![PathBuf::from(args.output)],
-                }),
-            ),
+            Decider::Daemon(socket) => Self::call(socket, Request::Challenge(args.clone())),
         }
     }
 
@@ -240,7 +218,9 @@ fn reviewer_logs(challenge: &Artifact) -> Vec<SessionLog> {
 
 /// Direct-mode challenge: stream the roots, read only the sessions whose recorded cwd
 /// is the requested one, and bind.
-fn direct_challenge(args: &ChallengeInput) -> rules::Result<Challenge> {
+fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Challenge> {
+    // Checked where this decider takes the request, as the daemon checks it.
+    let binding = rules::Binding::parse(&args.binding)?;
     let roots = match &args.session_root {
         Some(root) => Roots::named(PathBuf::from(files::resolve(root))),
         None => Roots::defaults(),
@@ -261,17 +241,17 @@ fn direct_challenge(args: &ChallengeInput) -> rules::Result<Challenge> {
     }
     let nonce = rules::new_nonce();
     let searched = roots.searched();
-    let tree = Tree::of(Path::new(&args.cwd), &[PathBuf::from(args.output)]);
+    let tree = Tree::of(Path::new(&args.cwd), &args.writes);
     let request = rules::ChallengeRequest {
-        binding: args.binding,
+        binding: &binding,
         cwd: &args.cwd,
         max_age_seconds: args.max_age_seconds,
-        now: args.started,
+        now: args.started_at,
         nonce: &nonce,
         searched: &searched,
         tree_sha256: tree.map(|t| t.digest()),
     };
     let logs: Vec<&SessionLog> = logs.iter().collect();
     rules::challenge(&request, &logs, &FsEnv::default())
-        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", args.binding.as_str()])))
+        .map_err(|e| e.with_log_state(LogState::of(&logs, &["challenge", binding.as_str()])))
 }

@@ -13,17 +13,18 @@ mod route;
 mod trace;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
-use decider::{CallError, ChallengeInput, Decider, VerifyInput};
+use decider::{CallError, Decider, VerifyInput};
 use judge_evidence::round_gate::{self, GateInput, NativeEvidence};
 use judge_evidence::routing::{Backend, Directive, ErrorClass, Tier};
 use judged_core::files;
 use judged_core::pyjson;
 use judged_core::review_text::{self, ParseError};
-use judged_core::round::{self, DEFAULT_WAIT_SECONDS, until_persisted};
+use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::rules::{self, Artifact, ArtifactKind, EvidenceError, IdentityAssurance};
+use judged_protocol::ChallengeArgs;
 use judged_protocol::autostart::{self, AutoStartError};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -359,16 +360,22 @@ fn load_artifact(path: &str) -> rules::Result<Artifact> {
 /// Bind a fresh nonce to this session's marker call, write the challenge, and show it.
 fn challenge(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: ChallengeCmd) -> rules::Result<String> {
     let ChallengeCmd { output, binding, cwd, session_root, max_age_seconds, replace, wait_seconds } = args;
-    rules::check_max_age(max_age_seconds)?;
-    let binding = rules::Binding::parse(&binding)?;
-    let output = files::resolve(&output);
-    files::check_writable(Path::new(&output), replace)?;
+    let output = PathBuf::from(files::resolve(&output));
+    let step = round::ChallengeStep { binding: &binding, max_age_seconds, output: &output, replace, wait_seconds };
     let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));
     // Resolved here, so the daemon (with its own cwd) reads the same root.
     let session_root = session_root.map(|root| files::resolve(&root));
-    let args = ChallengeInput { binding: &binding, cwd, session_root, max_age_seconds, started, output: &output };
-    let challenge = until_persisted(wait_seconds, || with_decider(mode, |b| b.challenge(&args)))?;
-    round::write_challenge(Path::new(&output), &challenge, replace)?;
+    let challenge = round::challenge(&step, |binding| {
+        let args = ChallengeArgs {
+            binding: binding.to_string(),
+            cwd: cwd.clone(),
+            max_age_seconds,
+            session_root: session_root.clone(),
+            started_at: started,
+            writes: vec![output.clone()],
+        };
+        with_decider(mode, |decider| decider.challenge(&args))
+    })?;
     Ok(challenge.one_line())
 }
 
@@ -378,11 +385,14 @@ fn verify(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: VerifyCmd) -
     let challenge_path = files::resolve(&given);
     let challenge = load_artifact(&given)?;
     let (output, response_output) = (files::resolve(&output), files::resolve(&response_output));
-    // Defect fix (evidence-protocol.md §8.11): refuse before writing anything, so a refusal can
-    // never leave an orphan response file behind.
-    files::check_writable(Path::new(&response_output), replace)?;
-    files::check_writable(Path::new(&output), replace)?;
     let challenge_name = Path::new(&given).file_name().and_then(|n| n.to_str()).unwrap_or(&given);
+    let step = round::VerifyStep {
+        challenge_path: &challenge_path,
+        output: Path::new(&output),
+        response_output: Path::new(&response_output),
+        replace,
+        wait_seconds,
+    };
     let args = VerifyInput {
         challenge: &challenge,
         challenge_name,
@@ -391,9 +401,7 @@ fn verify(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: VerifyCmd) -
         started,
         declared_model: declared_reviewer_model.as_deref(),
     };
-    let verified = until_persisted(wait_seconds, || with_decider(mode, |b| b.verify(&args)))
-        .map_err(|e| e.about_artifact(&challenge_path))?;
-    round::write_evidence(&verified, Path::new(&output), Path::new(&response_output), replace)?;
+    let verified = round::verify(&step, || with_decider(mode, |b| b.verify(&args)))?;
     Ok(verified.evidence.one_line())
 }
 
@@ -520,52 +528,4 @@ fn native_evidence(mode: Mode, path: &str) -> Result<NativeEvidence, NativeEvide
         score,
         verdict,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use judged_core::rules::{EvidenceError, LogState, RefusalCode as Code};
-    use std::cell::Cell;
-
-    fn refusal(state: LogState) -> rules::Result<()> {
-        Err(EvidenceError::new(Code::NoBinding, "binding marker is not present").with_log_state(state))
-    }
-
-    #[test]
-    fn a_log_showing_the_caller_answers_at_once() {
-        let calls = Cell::new(0);
-        let result = until_persisted(5, || {
-            calls.set(calls.get() + 1);
-            refusal(LogState { caller_seen: true, bytes: calls.get() })
-        });
-        assert_eq!(result.unwrap_err().code, Code::NoBinding);
-        assert_eq!(calls.get(), 1, "nothing the refusal looked for can still be on its way");
-    }
-
-    #[test]
-    fn a_quiet_log_answers_once_quiet_and_a_busy_one_is_asked_again() {
-        let calls = Cell::new(0u64);
-        let quiet = until_persisted(5, || {
-            calls.set(calls.get() + 1);
-            refusal(LogState { caller_seen: false, bytes: 7 })
-        });
-        assert!(quiet.is_err());
-        let quiet_calls = calls.replace(0);
-        assert!(quiet_calls >= 2, "asked again within the quiet interval");
-        // The log grows at every look until the 1 s bound: asked until then.
-        let busy = until_persisted(1, || {
-            calls.set(calls.get() + 1);
-            refusal(LogState { caller_seen: false, bytes: calls.get() })
-        });
-        assert!(busy.is_err());
-        assert!(calls.get() > quiet_calls, "a busy log is waited on longer: {} vs {quiet_calls}", calls.get());
-        // A refusal a write cannot change is not asked again.
-        calls.set(0);
-        let final_refusal = until_persisted(5, || {
-            calls.set(calls.get() + 1);
-            Err::<(), _>(EvidenceError::new(Code::PolicyRejected, "same family"))
-        });
-        assert_eq!((final_refusal.unwrap_err().code, calls.get()), (Code::PolicyRejected, 1));
-    }
 }

@@ -53,21 +53,24 @@ impl Judged {
 fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Result<String> {
     let ChallengeParams { binding, output, max_age_seconds, replace, .. } = params;
     let max_age_seconds = max_age_seconds.unwrap_or(MAX_AGE_SECONDS);
-    judged_core::rules::check_max_age(max_age_seconds)?;
-    let binding = judged_core::rules::Binding::parse(&binding)?;
     let output = files::confined_target(Path::new(project), output.as_deref().unwrap_or("review.challenge.json"))?;
-    files::check_writable(&output, replace)?;
-    let args = ChallengeArgs {
-        binding: binding.to_string(),
-        cwd: project.to_owned(),
+    let step = round::ChallengeStep {
+        binding: &binding,
         max_age_seconds,
-        session_root: None,
-        started_at: chrono::Utc::now(),
-        writes: vec![output.clone()],
+        output: &output,
+        replace,
+        wait_seconds: DEFAULT_WAIT_SECONDS,
     };
-    let challenge: Challenge =
-        round::until_persisted(DEFAULT_WAIT_SECONDS, || daemon::evidence(Request::Challenge(args.clone())))?;
-    round::write_challenge(&output, &challenge, replace)?;
+    let challenge: Challenge = round::challenge(&step, |binding| {
+        daemon::evidence(Request::Challenge(ChallengeArgs {
+            binding: binding.to_string(),
+            cwd: project.to_owned(),
+            max_age_seconds,
+            session_root: None,
+            started_at: chrono::Utc::now(),
+            writes: vec![output.clone()],
+        }))
+    })?;
     let nonce = &challenge.nonce;
     Ok(format!(
         "{}\nWrote {}. Now run the reviewer with the line ARIS_REVIEW_NONCE={nonce} alone in its prompt, then call \

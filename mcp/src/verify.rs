@@ -57,9 +57,13 @@ fn verify(project: &str, params: &VerifyParams) -> judged_core::rules::Result<St
     let output = files::confined_target(project, params.output.as_deref().unwrap_or("review.evidence.json"))?;
     let response_output =
         files::confined_target(project, params.response_output.as_deref().unwrap_or("review.response.md"))?;
-    // Refused before anything is written, so a refusal leaves no orphan response.
-    files::check_writable(&response_output, params.replace)?;
-    files::check_writable(&output, params.replace)?;
+    let step = round::VerifyStep {
+        challenge_path: &resolved,
+        output: &output,
+        response_output: &response_output,
+        replace: params.replace,
+        wait_seconds: DEFAULT_WAIT_SECONDS,
+    };
     let args = VerifyArgs {
         challenge,
         response_path: response_output.to_string_lossy().into_owned(),
@@ -68,14 +72,13 @@ fn verify(project: &str, params: &VerifyParams) -> judged_core::rules::Result<St
         writes: vec![output.clone(), response_output.clone()],
         declared_reviewer_model: None,
     };
-    let verification: Verification =
-        round::until_persisted(DEFAULT_WAIT_SECONDS, || daemon::evidence(Request::Verify(args.clone())))
-            .map_err(|e| e.about_artifact(&resolved))?;
-    let verified = Verified {
-        evidence: verification.evidence,
-        response: verification.response,
-        window_start: verification.window_start,
-    };
-    round::write_evidence(&verified, &output, &response_output, params.replace)?;
+    let verified = round::verify(&step, || {
+        let verification: Verification = daemon::evidence(Request::Verify(args.clone()))?;
+        Ok(Verified {
+            evidence: verification.evidence,
+            response: verification.response,
+            window_start: verification.window_start,
+        })
+    })?;
     Ok(format!("{}\nWrote {} and {}.", verified.evidence.one_line(), output.display(), response_output.display()))
 }
