@@ -239,7 +239,7 @@ fn direct_challenge(args: &ChallengeArgs) -> rules::Result<Challenge> {
             logs.push(SessionLog::from_bytes(log.host, path, bytes));
         }
     }
-    let nonce = rules::new_nonce();
+    let nonce = rules::Nonce::fresh();
     let searched = roots.searched();
     let tree = Tree::of(Path::new(&args.cwd), &args.writes);
     let request = rules::ChallengeRequest {

@@ -47,7 +47,7 @@ pub struct Challenge {
     /// The token the marker call carries.
     pub binding: String,
     /// The nonce the reviewer's prompt must carry.
-    pub nonce: String,
+    pub nonce: super::Nonce,
     /// When `challenge` ran.
     pub issued_at: String,
     /// The session's working directory, resolved.
@@ -135,7 +135,7 @@ pub struct Evidence {
     /// The challenge's binding, repeated (as are the next six).
     pub binding: String,
     /// The challenge's nonce.
-    pub nonce: String,
+    pub nonce: super::Nonce,
     /// The session's working directory.
     pub cwd: String,
     /// The host's id of the session.

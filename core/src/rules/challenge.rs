@@ -2,7 +2,7 @@
 //! exactly one current session, and re-check such a binding later.
 
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, proves_marker};
-use super::{Artifact, Binding, CHALLENGE_SCHEMA, Challenge, Env, EvidenceError, RefusalCode, Result};
+use super::{Artifact, Binding, CHALLENGE_SCHEMA, Challenge, Env, EvidenceError, Nonce, RefusalCode, Result};
 use crate::event::Host;
 use crate::family::{self, Table};
 use crate::log::SessionLog;
@@ -23,7 +23,7 @@ pub struct ChallengeRequest<'a> {
     /// for the host to persist its log cannot make a marker look fresher or staler.
     pub now: DateTime<Utc>,
     /// 32 URL-safe base64 characters from 24 CSPRNG bytes; the caller draws it.
-    pub nonce: &'a str,
+    pub nonce: &'a Nonce,
     /// Where the caller looked for the `logs` it passes: named when none holds the marker.
     pub searched: &'a [SearchedRoot],
     /// The working tree's digest now (`None` outside git), which the challenge records.
@@ -163,7 +163,7 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
         schema: CHALLENGE_SCHEMA.to_owned(),
         status: "bound".to_owned(),
         binding: request.binding.to_string(),
-        nonce: request.nonce.to_owned(),
+        nonce: request.nonce.clone(),
         issued_at: timestamp::format_utc(request.now),
         cwd: request.cwd.to_owned(),
         session_id,

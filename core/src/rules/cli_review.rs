@@ -17,7 +17,6 @@
 //! Gemini CLI recording's answers); the same family
 //! is rejected (exit 10) as for Copilot's rubber-duck.
 
-use super::EvidenceStatus;
 use super::challenge::revalidate;
 use super::session;
 use super::validate::{revalidate_marker, revalidate_prefix};
@@ -26,6 +25,7 @@ use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, EvidenceId, FamilyPair, IdentityAssurance, RefusalCode, Result,
     has_nonce_line,
 };
+use super::{EvidenceStatus, Nonce};
 use crate::adapter::{ReviewerRun, RunAnswers, RunOpens, RunsOnce};
 use crate::event::{Host, Record, ToolCall, ToolResult};
 use crate::log::{Line, SessionLog};
@@ -216,7 +216,7 @@ struct CliRun<'a> {
 impl<'a> CliRun<'a> {
     /// The run a reviewer CLI's log records, when its prompt carries `nonce`; `None` for
     /// any other log.
-    fn bound(log: &'a SessionLog, nonce: &str) -> Option<CliRun<'a>> {
+    fn bound(log: &'a SessionLog, nonce: &Nonce) -> Option<CliRun<'a>> {
         let cli = ReviewerCli::of_host(log.host)?;
         let own = || log.records().filter(|(_, r)| r.root);
         if !prompts(log, cli).any(|prompt| has_nonce_line(prompt, nonce)) {
@@ -431,7 +431,7 @@ pub fn verify_cli_review(
     env: &dyn Env,
 ) -> Result<Verified> {
     let bound = revalidate(challenge, log, env)?;
-    let nonce = challenge.required("nonce")?;
+    let nonce = &Nonce::of(challenge)?;
     let executor_model = bound.ids.executor_model;
     let cwd = env.resolve(bound.cwd);
     let challenge_time = challenge.timestamp("challenge_event_timestamp")?;
@@ -540,7 +540,7 @@ pub fn validate_cli_review(ev: &Artifact, log: &SessionLog, run_log: &SessionLog
     // executor's log as bound, and compare: what verify established holds for what they hold.
     let bound =
         SessionLog::from_bytes(cli.host(), run_log.path.clone(), run_log.bytes()[..run_prefix as usize].to_vec());
-    let Some(run) = CliRun::bound(&bound, ev.required("nonce")?) else {
+    let Some(run) = CliRun::bound(&bound, &Nonce::of(ev)?) else {
         return fail(&format!("the {name} {kind} no longer carries the nonce"));
     };
     let Some((answer, _, _)) = run.completed.clone() else { return fail(&format!("the {name} run did not complete")) };

@@ -9,13 +9,13 @@
 //! arguments (any string among them, for an MCP tool's `prompt` as for a shell command's
 //! here-document); it must have returned successfully, and its result is the response.
 
-use super::EvidenceStatus;
 use super::challenge::revalidate;
 use super::validate::{revalidate_marker, revalidate_prefix};
 use super::verify::{Review, Verified, VerifyRequest};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, EvidenceId, FamilyPair, RefusalCode, Result, has_nonce_line,
 };
+use super::{EvidenceStatus, Nonce};
 use crate::chain;
 use crate::event::{ToolCall, ToolResult};
 use crate::log::{Line, SessionLog};
@@ -54,7 +54,7 @@ pub fn is_declared(evidence: &Artifact) -> bool {
 }
 
 /// Whether any string in `value` (at any depth) carries the nonce line.
-fn carries_nonce(value: &Value, nonce: &str) -> bool {
+fn carries_nonce(value: &Value, nonce: &Nonce) -> bool {
     match value {
         Value::String(text) => has_nonce_line(text, nonce),
         Value::Array(items) => items.iter().any(|v| carries_nonce(v, nonce)),
@@ -71,7 +71,7 @@ struct DeclaredCall<'a> {
 
 /// The root tool calls after byte `after` whose arguments carry `nonce`, with their
 /// results.
-fn nonce_calls<'a>(log: &'a SessionLog, after: u64, nonce: &str) -> Vec<DeclaredCall<'a>> {
+fn nonce_calls<'a>(log: &'a SessionLog, after: u64, nonce: &Nonce) -> Vec<DeclaredCall<'a>> {
     let mut calls: Vec<DeclaredCall> = log
         .records()
         .filter(|(line, record)| line.start >= after && record.root)
@@ -94,7 +94,7 @@ fn nonce_calls<'a>(log: &'a SessionLog, after: u64, nonce: &str) -> Vec<Declared
 fn the_declared_call<'a>(
     log: &'a SessionLog,
     after: u64,
-    nonce: &str,
+    nonce: &Nonce,
 ) -> Result<(&'a ToolCall, &'a Line, &'a ToolResult, Option<&'a str>)> {
     let calls = nonce_calls(log, after, nonce);
     let [only] = calls.as_slice() else {
@@ -127,7 +127,7 @@ pub fn verify_declared_review(
     env: &dyn Env,
 ) -> Result<Verified> {
     let bound = revalidate(challenge, log, env)?;
-    let nonce = challenge.required("nonce")?;
+    let nonce = &Nonce::of(challenge)?;
     let executor_model = bound.ids.executor_model;
     let (call, line, result, returned_at) = the_declared_call(log, bound.prefix, nonce)?;
     let declared_model = declared_model.trim();
@@ -178,9 +178,8 @@ pub fn validate_declared_review(ev: &Artifact, log: &SessionLog, env: &dyn Env) 
     let prefix = revalidate_prefix(ev, log, env, "evidence session log prefix was modified")?;
     let marker = revalidate_marker(ev, log, prefix)?;
     let bound = SessionLog::from_bytes(log.host, log.path.clone(), log.bytes()[..prefix as usize].to_vec());
-    let (call, line, result, returned_at) =
-        the_declared_call(&bound, marker.start_line.start, ev.required("nonce")?)
-            .map_err(|e| EvidenceError::evidence(format!("the reviewer call no longer holds: {}", e.message)))?;
+    let (call, line, result, returned_at) = the_declared_call(&bound, marker.start_line.start, &Nonce::of(ev)?)
+        .map_err(|e| EvidenceError::evidence(format!("the reviewer call no longer holds: {}", e.message)))?;
     if Some(format!("{DECLARED}{}", call.name).as_str()) != ev.str("agent_name")
         || call.id.as_deref() != ev.str("tool_call_id")
         || line.end != prefix

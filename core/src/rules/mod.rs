@@ -340,7 +340,7 @@ impl FamilyPair {
 
 /// The nonce line the reviewer's prompt must carry: `ARIS_REVIEW_NONCE=<nonce>` alone on
 /// a line, trailing whitespace allowed.
-pub fn has_nonce_line(prompt: &str, nonce: &str) -> bool {
+pub fn has_nonce_line(prompt: &str, nonce: &Nonce) -> bool {
     let wanted = format!("ARIS_REVIEW_NONCE={nonce}");
     prompt.split('\n').any(|line| line.strip_prefix(wanted.as_str()).is_some_and(|rest| rest.trim().is_empty()))
 }
@@ -442,11 +442,54 @@ fn evidence_id(evidence: &Artifact) -> String {
     format!("cne_{}", &hex::encode(digest)[..32])
 }
 
-/// A fresh challenge nonce: 24 CSPRNG bytes as 32 URL-safe base64 characters.
-pub fn new_nonce() -> String {
-    let mut bytes = [0u8; 24];
-    rand::fill(&mut bytes);
-    encode_nonce(&bytes)
+/// A challenge's nonce, the line the reviewer's prompt must carry. Made only by
+/// `challenge` ([`Nonce::fresh`]); read back from an artifact or judged's journal, where
+/// it must be a non-empty string (evidence-protocol.md §2.5), as the reference asks.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(into = "String", try_from = "String")]
+pub struct Nonce(String);
+
+/// A nonce field that is empty.
+#[derive(Debug, thiserror::Error)]
+#[error("a nonce is a non-empty string")]
+pub struct EmptyNonce;
+
+impl Nonce {
+    /// A fresh nonce: 24 CSPRNG bytes as 32 URL-safe base64 characters.
+    pub fn fresh() -> Nonce {
+        let mut bytes = [0u8; 24];
+        rand::fill(&mut bytes);
+        Nonce(encode_nonce(&bytes))
+    }
+
+    /// The nonce of a challenge or evidence artifact, where the rules require one.
+    fn of(artifact: &Artifact) -> Result<Nonce> {
+        artifact.required("nonce").map(|nonce| Nonce(nonce.to_owned()))
+    }
+
+    /// The nonce as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Nonce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<Nonce> for String {
+    fn from(nonce: Nonce) -> String {
+        nonce.0
+    }
+}
+
+impl TryFrom<String> for Nonce {
+    type Error = EmptyNonce;
+    fn try_from(text: String) -> std::result::Result<Nonce, EmptyNonce> {
+        if text.is_empty() { Err(EmptyNonce) } else { Ok(Nonce(text)) }
+    }
 }
 
 /// URL-safe base64 without padding, as Python's `secrets.token_urlsafe` writes a nonce.
@@ -466,9 +509,21 @@ mod nonce_tests {
     #[test]
     fn nonces_are_32_url_safe_characters_and_fresh() {
         assert_eq!(super::encode_nonce(&[0xfb; 24]), "-_v7".repeat(8));
-        let (a, b) = (super::new_nonce(), super::new_nonce());
+        let (a, b) = (super::Nonce::fresh().0, super::Nonce::fresh().0);
         assert_ne!(a, b);
         assert!(a.len() == 32 && a.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
+    }
+
+    /// A nonce read back (a journal entry, a reply) is one only when it is not empty, as an
+    /// artifact's is: an empty one would be carried by every prompt's `ARIS_REVIEW_NONCE=`.
+    #[test]
+    fn a_nonce_read_back_is_a_non_empty_string() {
+        let read = |json: &str| serde_json::from_str::<super::Nonce>(json).map_err(|e| e.to_string());
+        assert_eq!(read(r#""kX3v9Qm2""#).unwrap().as_str(), "kX3v9Qm2");
+        assert_eq!(read(r#""""#).unwrap_err(), "a nonce is a non-empty string");
+        let artifact = super::Artifact::parse("c.json", br#"{"nonce": ""}"#).unwrap();
+        let refusal = super::Nonce::of(&artifact).unwrap_err().message;
+        assert_eq!(refusal, "artifact is missing non-empty string field: nonce");
     }
 }
 

@@ -3,7 +3,7 @@
 //! in different words (the reference helper's, kept byte for byte), the lookup returns a
 //! fault enum and each rule words it.
 
-use super::{Artifact, EvidenceError, Result, has_nonce_line, marker_text};
+use super::{Artifact, EvidenceError, Nonce, Result, has_nonce_line, marker_text};
 use crate::adapter::{self, SessionNamed};
 use crate::event::{Record, SubagentPhase, ToolCall, ToolResult};
 use crate::host_chain::HostChain;
@@ -257,7 +257,7 @@ pub(super) fn rubber_duck_prompt(call: &ToolCall) -> Option<&str> {
 /// Root tool calls in `records` that are rubber-duck invocations carrying `nonce`.
 pub(super) fn nonce_bound_invocations<'a>(
     records: impl Iterator<Item = (&'a Line, &'a Record)>,
-    nonce: &'a str,
+    nonce: &'a Nonce,
 ) -> impl Iterator<Item = (&'a Line, &'a Record, &'a ToolCall)> {
     records.filter(|(_, r)| r.root).flat_map(move |(line, record)| {
         record
@@ -346,7 +346,7 @@ impl<'a> ReviewerLifecycle<'a> {
     pub fn reviewer(
         &self,
         records: impl Iterator<Item = (&'a Line, &'a Record)>,
-        nonce: &str,
+        nonce: &Nonce,
     ) -> std::result::Result<Reviewer<'a>, ReviewerFault<'a>> {
         let ([started], [completed], [tool_completion]) =
             (self.started.as_slice(), self.completed.as_slice(), self.tool_completions.as_slice())
@@ -384,7 +384,11 @@ fn child_agent<'a>(started: &'a Record, completed: &'a Record) -> Option<&'a str
 }
 
 /// Whether the child's first prompt, when the host recorded one, carries the nonce.
-fn child_prompt_has_nonce<'a>(records: impl Iterator<Item = (&'a Line, &'a Record)>, child: &str, nonce: &str) -> bool {
+fn child_prompt_has_nonce<'a>(
+    records: impl Iterator<Item = (&'a Line, &'a Record)>,
+    child: &str,
+    nonce: &Nonce,
+) -> bool {
     records
         .map(|(_, r)| r)
         .find(|r| r.agent_id.as_deref() == Some(child) && r.kind == "user.message")

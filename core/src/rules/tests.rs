@@ -17,6 +17,10 @@ const SPEC_EXAMPLE: &str = include_str!("../../../fixtures/spec-example/events.j
 const EXAMPLE: &str = include_str!("../../../fixtures/spec-example/events-host-chain.jsonl");
 const BINDING: &str = "run_20260715_a1b2c3d4_r1_review_7e91c4ab";
 const NONCE: &str = "kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP";
+
+fn nonce() -> Nonce {
+    Nonce::try_from(NONCE.to_owned()).unwrap()
+}
 const RESPONSE_PATH: &str = "/reviews/response.md";
 
 /// A verification with its evidence as a JSON object, as these tests read and edit
@@ -323,7 +327,7 @@ fn request(binding: &str) -> ChallengeRequest<'static> {
         cwd: "/home/user/project",
         max_age_seconds: 60,
         now: now(),
-        nonce: NONCE,
+        nonce: Box::leak(Box::new(nonce())),
         searched: &[],
         tree_sha256: None,
     }
@@ -459,10 +463,10 @@ fn marker_prints_the_reference_bytes() {
 #[test]
 fn nonce_line_must_stand_alone() {
     let line = format!("ARIS_REVIEW_NONCE={NONCE}");
-    assert!(has_nonce_line(&format!("intro\n{line}  \r\nmore"), NONCE));
-    assert!(!has_nonce_line(&format!(" {line}"), NONCE));
-    assert!(!has_nonce_line(&format!("{line}x"), NONCE));
-    assert!(!has_nonce_line(&format!("{line} trailing text"), NONCE));
+    assert!(has_nonce_line(&format!("intro\n{line}  \r\nmore"), &nonce()));
+    assert!(!has_nonce_line(&format!(" {line}"), &nonce()));
+    assert!(!has_nonce_line(&format!("{line}x"), &nonce()));
+    assert!(!has_nonce_line(&format!("{line} trailing text"), &nonce()));
 }
 
 #[test]
@@ -501,7 +505,7 @@ mod real_host {
             cwd: &cwd,
             max_age_seconds: 60,
             now: at,
-            nonce: FIXTURE_NONCE,
+            nonce: &Nonce::try_from(FIXTURE_NONCE.to_owned()).unwrap(),
             searched: &[],
             tree_sha256: None,
         };

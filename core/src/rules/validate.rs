@@ -4,8 +4,8 @@
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::verify::{reviewed_at, reviewer_model};
 use super::{
-    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, EvidenceId, HOST_SESSION_EVENT, REVIEWER_AGENT, Result, Validated,
-    extract_response,
+    Artifact, EVIDENCE_SCHEMA, Env, EvidenceError, EvidenceId, HOST_SESSION_EVENT, Nonce, REVIEWER_AGENT, Result,
+    Validated, extract_response,
 };
 use crate::chain;
 use crate::family::{self, Table};
@@ -72,7 +72,7 @@ pub fn validate(ev: &Artifact, log: &SessionLog, env: &dyn Env) -> Result<Valida
     check_standing(ev)?;
     let prefix = revalidate_prefix(ev, log, env, "Copilot evidence event prefix was modified")?;
     let tool_call_id = ev.required("tool_call_id")?;
-    let nonce = ev.required("nonce")?;
+    let nonce = &Nonce::of(ev)?;
     let executor_model = ev.required("executor_model")?;
     let marker = revalidate_marker(ev, log, prefix)?;
 

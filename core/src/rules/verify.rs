@@ -1,13 +1,13 @@
 //! `verify`: prove that exactly one nonce-bound rubber-duck sub-agent of another model
 //! family reviewed the work after the challenge, and build the evidence artifact.
 
-use super::EvidenceStatus;
 use super::challenge::{BoundChallenge, revalidate};
 use super::session::{self, Reviewer, ReviewerFault, ReviewerLifecycle};
 use super::{
     Artifact, EVIDENCE_SCHEMA, Env, Evidence, EvidenceError, EvidenceId, FamilyPair, HOST_SESSION_EVENT,
     REVIEWER_AGENT, RefusalCode, Result, extract_response,
 };
+use super::{EvidenceStatus, Nonce};
 use crate::event::Record;
 use crate::family;
 use crate::log::{Line, SessionLog};
@@ -71,7 +71,7 @@ impl Review<'_> {
     /// The evidence artifact: these fields, the challenge's repeated fields (`bound`, and
     /// its `nonce`), and the evidence id over the result; the fields of one way of
     /// reviewing are the caller's to add.
-    pub(super) fn evidence(self, bound: &BoundChallenge, nonce: &str) -> Evidence {
+    pub(super) fn evidence(self, bound: &BoundChallenge, nonce: &Nonce) -> Evidence {
         let Review {
             pair,
             log,
@@ -108,7 +108,7 @@ impl Review<'_> {
             host: log.host,
             chain_sha256: log.chain_at(prefix),
             binding: bound.ids.binding.to_owned(),
-            nonce: nonce.to_owned(),
+            nonce: nonce.clone(),
             cwd: bound.cwd.to_owned(),
             session_id: bound.session_id.to_owned(),
             challenge_event_id: bound.ids.start_event_id.to_owned(),
@@ -140,7 +140,7 @@ impl Review<'_> {
 /// Verify the reviewer lifecycle bound to `challenge`.
 pub fn verify(challenge: &Artifact, log: &SessionLog, request: &VerifyRequest, env: &dyn Env) -> Result<Verified> {
     let bound = revalidate(challenge, log, env)?;
-    let nonce = challenge.required("nonce")?;
+    let nonce = &Nonce::of(challenge)?;
     let challenge_time = challenge.timestamp("challenge_event_timestamp")?;
     let (prefix, executor_model) = (bound.prefix, bound.ids.executor_model);
 

@@ -20,7 +20,7 @@ impl Engine {
         // would keep a watch per root until restart (issue 10).
         let root = args.session_root.as_deref().map(|root| caller.directory("`session_root`", root)).transpose()?;
         let root = root.map(PathBuf::from);
-        let nonce = rules::new_nonce();
+        let nonce = rules::Nonce::fresh();
         let searched = match &root {
             Some(root) => Roots::named(root.clone()).searched(),
             None => self.ingest.roots().searched(),

@@ -6,7 +6,7 @@
 use super::{Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
 use judged_core::event::Host;
-use judged_core::rules::{EvidenceId, EvidenceStatus, IdentityAssurance};
+use judged_core::rules::{EvidenceId, EvidenceStatus, IdentityAssurance, Nonce};
 use judged_core::worktree::{DiffBase, Tree};
 use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
@@ -210,7 +210,7 @@ pub struct MarkerSeen {
 /// `challenge_issued`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ChallengeIssued {
-    pub nonce: String,
+    pub nonce: Nonce,
     pub binding: String,
     pub session_events: String,
     pub witness: String,
