@@ -55,6 +55,45 @@ impl Host {
     }
 }
 
+/// A host's id of one of its sessions, as its log or a hook's payload names it (a UUID
+/// for most hosts). It is not judged's name for a log (`session` in the store and on the
+/// command line), which a log's path can stand in for. A request on the socket bounds
+/// its length where it comes in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct SessionId(String);
+
+impl SessionId {
+    /// The id as its host writes it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for SessionId {
+    fn from(id: String) -> SessionId {
+        SessionId(id)
+    }
+}
+
+impl From<&str> for SessionId {
+    fn from(id: &str) -> SessionId {
+        SessionId(id.to_owned())
+    }
+}
+
+impl std::fmt::Display for SessionId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl PartialEq<str> for SessionId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
 /// The fields every record carries, whatever the host: all that ingest reads of a line,
 /// and the start of every [`Record`].
 ///
@@ -80,7 +119,7 @@ pub struct Envelope {
     /// Whether this is the record that opens a session (Copilot `session.start`).
     pub session_start: bool,
     /// Copilot `session.start` `data.sessionId`; Claude Code `sessionId` of any record.
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// Copilot `session.start` `data.context.cwd`; Claude Code `cwd` of any record.
     pub cwd: Option<String>,
 }

@@ -199,6 +199,7 @@ fn parse(host: Host, raw: &[u8]) -> Parsed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::event::SessionId;
 
     const EXAMPLE: &[u8] = include_bytes!("../../fixtures/spec-example/events.jsonl");
 
@@ -312,11 +313,8 @@ mod tests {
             include_bytes!("../../fixtures/qwen-code-0.24.4/shell-call/160de1c6-5d59-4190-9424-780ba057b0df.jsonl");
         let log = SessionLog::from_bytes(Host::QwenCode, "s.jsonl", bytes.to_vec());
         let records: Vec<&Record> = log.records().map(|(_, r)| r).collect();
-        assert!(
-            records
-                .iter()
-                .all(|r| r.id.is_some() && r.session_id.as_deref() == Some("160de1c6-5d59-4190-9424-780ba057b0df"))
-        );
+        assert!(records.iter().all(|r| r.id.is_some()
+            && r.session_id.as_ref().map(SessionId::as_str) == Some("160de1c6-5d59-4190-9424-780ba057b0df")));
         assert!(records.windows(2).all(|w| w[1].parent_id == w[0].id), "each names the one before");
         assert_eq!(records[0].text.as_deref(), Some("Write hi into note.txt."));
         let call = records.iter().find(|r| !r.tool_calls.is_empty()).unwrap();

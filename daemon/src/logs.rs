@@ -1,7 +1,7 @@
 //! What the daemon keeps parsed between requests: session logs and resolved cwds.
 
 use crate::store::{Columns, FileState, Store, StoreError};
-use judged_core::event::Record;
+use judged_core::event::{Record, SessionId};
 use judged_core::files;
 use judged_core::log::SessionLog;
 use std::collections::HashMap;
@@ -76,8 +76,8 @@ impl ResolvedCwds {
 
 /// The model that wrote a session's latest record: the author a tiebreaker must not share
 /// a family with. `None` when the session is unknown or names no model.
-pub fn author_model(store: &Store, logs: &mut LogCache, session: &str) -> Option<String> {
-    let file = store.file_by_session(session)?.clone();
+pub fn author_model(store: &Store, logs: &mut LogCache, session: &SessionId) -> Option<String> {
+    let file = store.file_by_session(session.as_str())?.clone();
     logs.refresh(store, &file).ok()?;
     author_of(logs.get(file.id).records().map(|(_, record)| record))
 }

@@ -6,6 +6,7 @@
 //! timeline and a table. Every string from the journal is escaped in the HTML.
 
 use chrono::{DateTime, Utc};
+use judged_core::event::SessionId;
 use judged_core::rules::IdentityAssurance;
 use judged_protocol::{CompletionBypassed, Decision, ReportData, ReportDecision, ReportJury, ReportReview};
 use std::collections::BTreeMap;
@@ -64,7 +65,7 @@ fn groups(data: &ReportData) -> Groups<'_> {
     let mut groups: Groups = BTreeMap::new();
     for d in &data.decisions {
         let project = d.decision.cwd.clone().unwrap_or_else(|| "(no project)".into());
-        let session = d.decision.session_id.clone().unwrap_or_else(|| "(no session)".into());
+        let session = d.decision.session_id.as_ref().map_or_else(|| "(no session)".to_owned(), ToString::to_string);
         let sessions = groups.entry(project).or_default();
         match sessions.iter_mut().find(|(s, _)| *s == session) {
             Some((_, decisions)) => decisions.push(d),
@@ -273,7 +274,7 @@ fn text_bypassed(out: &mut String, data: &ReportData) {
                 out,
                 "  {:<27} session {} {} in {} ({}:{})",
                 or_unknown(b.completed_at.as_deref()),
-                or_unknown(b.session_id.as_deref()),
+                or_unknown(b.session_id.as_ref().map(SessionId::as_str)),
                 completion(b),
                 b.cwd,
                 b.path,
@@ -415,7 +416,7 @@ fn html_bypassed(out: &mut String, data: &ReportData) {
                 out,
                 "<tr><td class=\"time\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}:{}</td></tr>",
                 escape(or_unknown(b.completed_at.as_deref())),
-                escape(or_unknown(b.session_id.as_deref())),
+                escape(or_unknown(b.session_id.as_ref().map(SessionId::as_str))),
                 escape(&completion(b)),
                 escape(&bypass_why(b)),
                 escape(&b.cwd),

@@ -15,6 +15,7 @@ mod marker;
 mod review;
 mod verify;
 
+use judged_core::event::SessionId;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, ServiceExt, tool_handler};
@@ -36,7 +37,7 @@ pub enum McpError {
 pub struct Judged {
     tool_router: ToolRouter<Judged>,
     cwd: Option<PathBuf>,
-    session: Option<String>,
+    session: Option<SessionId>,
 }
 
 /// Where a host names the plugin an MCP server belongs to (Copilot CLI 1.0.102 sets the
@@ -61,8 +62,8 @@ fn project_dir() -> Option<PathBuf> {
 const SESSION_VARIABLES: &[&str] = &["CLAUDE_CODE_SESSION_ID", "COPILOT_AGENT_SESSION_ID"];
 
 /// The session the host that started this server says it serves.
-fn host_session() -> Option<String> {
-    SESSION_VARIABLES.iter().find_map(|name| std::env::var(name).ok().filter(|id| !id.is_empty()))
+fn host_session() -> Option<SessionId> {
+    SESSION_VARIABLES.iter().find_map(|name| std::env::var(name).ok().filter(|id| !id.is_empty())).map(SessionId::from)
 }
 
 #[tool_handler(
@@ -75,7 +76,7 @@ fn host_session() -> Option<String> {
 impl ServerHandler for Judged {}
 
 impl Judged {
-    fn new(cwd: Option<PathBuf>, session: Option<String>) -> Judged {
+    fn new(cwd: Option<PathBuf>, session: Option<SessionId>) -> Judged {
         let tool_router = Judged::review_router()
             + Judged::gate_status_router()
             + Judged::marker_router()
@@ -142,8 +143,8 @@ impl Judged {
     }
 
     /// A tool's session: the one it was given, else the host's.
-    fn session(&self, given: Option<String>) -> Option<String> {
-        given.or_else(|| self.session.clone())
+    fn session(&self, given: Option<String>) -> Option<SessionId> {
+        given.map(SessionId::from).or_else(|| self.session.clone())
     }
 }
 

@@ -196,7 +196,8 @@ mod tests {
         let said = call::<Value>(&socket, request, Duration::from_secs(30)).unwrap_err().to_string();
         assert!(started.elapsed() < Duration::from_secs(2), "answered after {:?}", started.elapsed());
         assert!(said.contains("`cwd` is 10485760 bytes, more than the 4096 a path may be"), "{said}");
-        let session = Request::GateStatus(GateStatusArgs { cwd: None, session_id: Some("s".repeat(300)), host: None });
+        let session =
+            Request::GateStatus(GateStatusArgs { cwd: None, session_id: Some("s".repeat(300).into()), host: None });
         let said = session.check().unwrap_err().to_string();
         assert!(said.contains("`session_id` is 300 bytes, more than the 256"), "{said}");
         let _ = std::fs::remove_file(&socket);

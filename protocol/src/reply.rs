@@ -1,7 +1,7 @@
 //! What the daemon answers: one type per operation (named on each [`crate::Request`]
 //! variant), and the envelope around it.
 
-use judged_core::event::Host;
+use judged_core::event::{Host, SessionId};
 use judged_core::files::HostRoots;
 use judged_core::rules::{Challenge, Evidence, EvidenceId, LogState};
 use serde::{Deserialize, Serialize};
@@ -181,7 +181,7 @@ pub struct SessionSummary {
     /// Its key: the session directory (Copilot) or transcript name (Claude Code).
     pub session: String,
     /// The host's session id, once a line names it.
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// The session's working directory, once a line names it.
     pub cwd: Option<String>,
     /// The log file.
@@ -330,7 +330,7 @@ pub struct GateDecision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subagent: Option<String>,
     /// The host's session id.
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// The session's working directory.
     pub cwd: Option<String>,
     /// The task, for a task event.
@@ -623,7 +623,7 @@ pub struct CompletionBypassed {
     #[serde(default = "task_completed")]
     pub event: String,
     /// The host's session id.
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// The task (`TaskUpdate`'s `taskId`), for a task completed.
     #[serde(default)]
     pub task_id: Option<String>,
@@ -698,7 +698,7 @@ pub struct ReportReview {
     /// The host whose log recorded the review.
     pub host: Host,
     /// The host's session id.
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// The log the reviewer's identity was read from.
     pub session_events: String,
     /// Where the reviewer's identity comes from (the host's own log, or the caller's word).

@@ -2,7 +2,7 @@
 //! arguments. The daemon answers each with the reply type its variant names.
 
 use chrono::{DateTime, Utc};
-use judged_core::event::Host;
+use judged_core::event::{Host, SessionId};
 use judged_core::rules::{Artifact, ArtifactKind, ReviewerCli};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -296,7 +296,7 @@ pub struct ReviewArgs {
     /// The host's session that wrote the work: the author's model is read from its log,
     /// as the gate does, so that the tiebreaker is of another family.
     #[serde(default)]
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// Send progress frames while the jury runs.
     #[serde(default)]
     pub progress: bool,
@@ -334,7 +334,7 @@ pub struct GateStatusArgs {
     pub cwd: Option<String>,
     /// The host's session, whose evidence and author count.
     #[serde(default)]
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     /// The host asking, for the reviewer its next step names; the session's host when
     /// the daemon knows the session.
     #[serde(default)]
@@ -409,7 +409,8 @@ impl Request {
     /// Refuse a field no real request holds that much of (the frame limit bounds the rest).
     pub fn check(&self) -> Result<(), RequestError> {
         let path = |field, value: &Option<String>| value.as_deref().map_or(Ok(()), |v| check_path(field, v));
-        let session = |field, value: &Option<String>| value.as_deref().map_or(Ok(()), |v| check_session(field, v));
+        let session =
+            |field, value: &Option<SessionId>| value.as_ref().map_or(Ok(()), |v| check_session(field, v.as_str()));
         match self {
             Request::Events(EventsArgs { session: name, .. })
             | Request::ChainHead(ChainHeadArgs { session: name, .. })

@@ -9,7 +9,7 @@ use super::{
     ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
     ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, any_str, non_empty_str, raw_non_empty, raw_str, stem,
 };
-use crate::event::{Host, Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, SessionId, ToolCall, ToolResult};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -27,7 +27,7 @@ fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
         agent_id: raw_non_empty(fields.agent_id),
         root: fields.is_sidechain.is_none_or(|s| s.get() != "true"),
         timestamp: raw_str(fields.timestamp),
-        session_id: raw_non_empty(fields.session_id),
+        session_id: raw_non_empty(fields.session_id).map(SessionId::from),
         cwd: raw_non_empty(fields.cwd),
         kind,
         session_start: false,

@@ -16,7 +16,7 @@ use super::{
     Carried, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
     ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_str,
 };
-use crate::event::{Host, Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, SessionId, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -50,7 +50,7 @@ fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
         root: true,
         timestamp: raw_str(fields.timestamp),
         session_start,
-        session_id: head.id.filter(|s| session_start && !s.is_empty()),
+        session_id: head.id.filter(|s| session_start && !s.is_empty()).map(SessionId::from),
         cwd: head.cwd.filter(|s| session_start && !s.is_empty()),
     };
     (envelope, fields.payload)

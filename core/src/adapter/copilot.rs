@@ -8,7 +8,7 @@ use super::{
     ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str,
     raw_truthy,
 };
-use crate::event::{Record, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
+use crate::event::{Record, SessionId, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -53,7 +53,7 @@ fn envelope<'a>(fields: &Fields<'a>) -> Result<(Envelope, Option<&'a RawValue>),
     if envelope.session_start
         && let Some(start) = data.and_then(|d| serde_json::from_str::<SessionStart>(d.get()).ok())
     {
-        envelope.session_id = raw_non_empty(start.session_id);
+        envelope.session_id = raw_non_empty(start.session_id).map(SessionId::from);
         let context = start.context.and_then(|c| serde_json::from_str::<Context>(c.get()).ok());
         envelope.cwd = raw_non_empty(context.and_then(|c| c.cwd));
     }

@@ -21,7 +21,7 @@ use super::{
     ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_non_empty,
     raw_str,
 };
-use crate::event::{Host, Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, SessionId, ToolCall, ToolResult};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -60,7 +60,7 @@ fn envelope<'a>(fields: &Fields<'a>, line: &'a RawValue) -> (Envelope, Option<&'
         root: true,
         timestamp,
         session_start,
-        session_id,
+        session_id: session_id.map(SessionId::from),
         cwd,
     };
     (envelope, Some(line))

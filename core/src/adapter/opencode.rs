@@ -17,7 +17,7 @@ use super::{
     DefaultRoot, EndEvent, Ends, Envelope, Fields, HostHooks, HostLog, Layout, Level, LineError, ReviewerRun,
     RunAnswers, RunOpens, RunsOnce, SessionNamed, raw_non_empty, raw_str,
 };
-use crate::event::{Record, ToolCall, ToolResult};
+use crate::event::{Record, SessionId, ToolCall, ToolResult};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -85,7 +85,7 @@ fn envelope<'a>(fields: &Fields<'a>) -> (Envelope, Option<&'a RawValue>) {
         root: true,
         timestamp: raw_str(fields.timestamp),
         session_start,
-        session_id: raw_non_empty(fields.session_id),
+        session_id: raw_non_empty(fields.session_id).map(SessionId::from),
         cwd,
         kind,
     };

@@ -12,7 +12,7 @@ use super::{
     ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
     ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, any_str, non_empty_str, raw_non_empty, raw_str,
 };
-use crate::event::{Host, Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, SessionId, ToolCall, ToolResult};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -25,7 +25,7 @@ fn envelope<'a>(fields: &Fields<'a>, line: &'a RawValue) -> (Envelope, Option<&'
         root: true,
         timestamp: raw_str(fields.timestamp),
         session_start: false,
-        session_id: raw_non_empty(fields.session_id),
+        session_id: raw_non_empty(fields.session_id).map(SessionId::from),
         cwd: raw_non_empty(fields.cwd),
     };
     (envelope, Some(line))

@@ -1,5 +1,5 @@
 use super::*;
-use crate::event::{Host, SubagentPhase};
+use crate::event::{Host, SessionId, SubagentPhase};
 use serde_json::json;
 
 fn copilot(line: serde_json::Value) -> Record {
@@ -46,7 +46,7 @@ fn claude_blocks_become_tool_calls_and_results() {
         "isSidechain": false, "message": {"model": "claude-opus-5-5",
         "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "judge-evidence marker"}}]}}));
     assert!(call.root);
-    assert_eq!((call.session_id.as_deref(), call.cwd.as_deref()), (Some("s"), Some("/p")));
+    assert_eq!((call.session_id.as_ref().map(SessionId::as_str), call.cwd.as_deref()), (Some("s"), Some("/p")));
     assert_eq!(call.tool_calls[0].name, "Bash");
     assert_eq!(call.model.as_deref(), Some("claude-opus-5-5"));
 
@@ -75,7 +75,7 @@ fn a_codex_rollout_reads_as_a_run() {
     let records: Vec<Record> = text.lines().map(|l| parse_line(Host::CodexCli, l.as_bytes()).unwrap()).collect();
     let start = &records[0];
     assert!(start.session_start);
-    assert_eq!(start.session_id.as_deref(), Some("01a22f91-020c-7062-a834-09c37e8bcd24"));
+    assert_eq!(start.session_id.as_ref().map(SessionId::as_str), Some("01a22f91-020c-7062-a834-09c37e8bcd24"));
     assert_eq!(start.cwd.as_deref(), Some("/home/dev/probe/runs/c1_text/work"));
     assert!(records[1..].iter().all(|r| !r.session_start && r.cwd.is_none()), "only session_meta opens the run");
     let model = records.iter().find_map(|r| r.model.clone());
@@ -101,7 +101,7 @@ fn a_gemini_recording_reads_as_a_session() {
     let text = std::fs::read_to_string(file.unwrap()).unwrap();
     let records: Vec<Record> = text.lines().map(|l| parse_line(Host::GeminiCli, l.as_bytes()).unwrap()).collect();
     assert!(records[0].session_start && records[0].kind == "session");
-    assert_eq!(records[0].session_id.as_deref(), Some("2fc163c2-c317-4fbd-9391-652a048cebc2"));
+    assert_eq!(records[0].session_id.as_ref().map(SessionId::as_str), Some("2fc163c2-c317-4fbd-9391-652a048cebc2"));
     assert!(records[1..].iter().all(|r| !r.session_start));
     let cwds: Vec<&str> = records.iter().filter_map(|r| r.cwd.as_deref()).collect();
     assert_eq!(cwds, ["/tmp/judged-fixture/gemini/done/project"], "the session context's first workspace directory");

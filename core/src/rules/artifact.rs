@@ -8,7 +8,7 @@
 //! keep fields they do not know, so an artifact of another version survives a round trip.
 
 use super::{EvidenceError, Result};
-use crate::event::Host;
+use crate::event::{Host, SessionId};
 use crate::timestamp;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -53,7 +53,7 @@ pub struct Challenge {
     /// The session's working directory, resolved.
     pub cwd: String,
     /// The host's id of the session.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// The executor's session log.
     pub session_events: String,
     /// The record of the marker call.
@@ -139,7 +139,7 @@ pub struct Evidence {
     /// The session's working directory.
     pub cwd: String,
     /// The host's id of the session.
-    pub session_id: String,
+    pub session_id: SessionId,
     /// The record of the marker call.
     pub challenge_event_id: String,
     /// The record of the marker call's completion.
@@ -176,7 +176,7 @@ pub struct Evidence {
     pub reviewer_session_events: Option<String>,
     /// A reviewer CLI: the run's session id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reviewer_session_id: Option<String>,
+    pub reviewer_session_id: Option<SessionId>,
     /// A reviewer CLI: the length of the bound prefix of its log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reviewer_prefix_bytes: Option<u64>,

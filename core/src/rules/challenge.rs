@@ -269,7 +269,7 @@ pub(super) fn revalidate<'c, 'l>(
     }
     let meta = session::metadata(log, prefix)?;
     let session_id = match challenge.str("session_id") {
-        Some(id) if id == meta.session_id => id,
+        Some(id) if meta.session_id == *id => id,
         _ => return Err(EvidenceError::evidence("challenge session id does not match its event log")),
     };
     let cwd = challenge.required("cwd")?;

@@ -27,7 +27,7 @@ use super::{
 };
 use super::{EvidenceStatus, Nonce};
 use crate::adapter::{ReviewerRun, RunAnswers, RunOpens, RunsOnce};
-use crate::event::{Host, Record, ToolCall, ToolResult};
+use crate::event::{Host, Record, SessionId, ToolCall, ToolResult};
 use crate::log::{Line, SessionLog};
 use crate::{adapter, chain, timestamp};
 use chrono::{DateTime, Utc};
@@ -205,7 +205,7 @@ fn is_assignment(word: &str) -> bool {
 struct CliRun<'a> {
     cli: ReviewerCli,
     log: &'a SessionLog,
-    session_id: String,
+    session_id: SessionId,
     cwd: String,
     started: DateTime<Utc>,
     model: String,

@@ -5,7 +5,7 @@
 
 use super::{Artifact, EvidenceError, Nonce, Result, has_nonce_line, marker_text};
 use crate::adapter::{self, SessionNamed};
-use crate::event::{Record, SubagentPhase, ToolCall, ToolResult};
+use crate::event::{Record, SessionId, SubagentPhase, ToolCall, ToolResult};
 use crate::host_chain::HostChain;
 use crate::log::{Line, SessionLog};
 use serde_json::Value;
@@ -22,7 +22,7 @@ pub(super) fn ensure_parsed(log: &SessionLog) -> Result<()> {
 }
 
 pub(super) struct SessionMeta {
-    pub session_id: String,
+    pub session_id: SessionId,
     pub cwd: String,
 }
 

@@ -28,7 +28,9 @@ pub(super) fn revalidate_prefix(ev: &Artifact, log: &SessionLog, env: &dyn Env, 
         return fail(modified);
     }
     let meta = session::metadata(log, prefix)?;
-    if meta.session_id != ev.required("session_id")? || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?) {
+    if meta.session_id.as_str() != ev.required("session_id")?
+        || env.resolve(&meta.cwd) != env.resolve(ev.required("cwd")?)
+    {
         return fail("evidence session metadata mismatch");
     }
     Ok(prefix)

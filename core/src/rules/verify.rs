@@ -8,7 +8,7 @@ use super::{
     REVIEWER_AGENT, RefusalCode, Result, extract_response,
 };
 use super::{EvidenceStatus, Nonce};
-use crate::event::Record;
+use crate::event::{Record, SessionId};
 use crate::family;
 use crate::log::{Line, SessionLog};
 use crate::{chain, timestamp};
@@ -110,7 +110,7 @@ impl Review<'_> {
             binding: bound.ids.binding.to_owned(),
             nonce: nonce.clone(),
             cwd: bound.cwd.to_owned(),
-            session_id: bound.session_id.to_owned(),
+            session_id: SessionId::from(bound.session_id),
             challenge_event_id: bound.ids.start_event_id.to_owned(),
             challenge_completion_event_id: bound.ids.completion_event_id.to_owned(),
             challenge_tool_call_id: bound.ids.tool_call_id.to_owned(),

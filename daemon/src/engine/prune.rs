@@ -12,6 +12,7 @@ use super::{Answer, Engine};
 use crate::hook_gate::GateSettings;
 use crate::store::{ChallengeIssued, EvidenceVerified, FileState, JournalBody, Store, StoreError};
 use chrono::{DateTime, Utc};
+use judged_core::event::SessionId;
 use judged_core::timestamp;
 use judged_protocol::{GateDecision, KeptSession, PruneArgs, PruneReport, PrunedSession, Reply};
 use rustc_hash::FxHashSet;
@@ -113,7 +114,7 @@ fn last_record(file: &FileState) -> Option<DateTime<Utc>> {
 
 /// The sessions something journaled since the cutoff names.
 struct Needed {
-    decided: FxHashSet<String>,
+    decided: FxHashSet<SessionId>,
     verified: FxHashSet<i64>,
     challenged: FxHashSet<String>,
 }

@@ -16,7 +16,7 @@ impl Engine {
         self.follow_config(false);
         let mut gate = self.hook_gate();
         let asked = gate
-            .project(args.cwd.as_deref(), args.session_id.as_deref(), caller)
+            .project(args.cwd.as_deref(), args.session_id.as_ref(), caller)
             .and_then(|cwd| gate.review(PathBuf::from(&cwd), args).map(|asked| (cwd, asked)));
         match asked {
             Ok((_, ReviewAsked::Recorded(convened, counting))) => {

@@ -24,6 +24,7 @@ use crate::store::{
     AskedBy, EvidenceVerified, IntegrityFinding, JournalEvent, JuryConvened, Lookup, Store, StoreError, TamperDetected,
 };
 use crate::tree_watch::TreeWatch;
+use judged_core::event::SessionId;
 use judged_core::review_text::is_positive;
 use judged_core::rules::EvidenceId;
 use judged_core::worktree::Reader;
@@ -294,7 +295,7 @@ impl HookGate<'_> {
             rubric_text: None,
             persona: None,
             project: project.clone(),
-            author_model: self.author_model(question.session_id.as_deref())?,
+            author_model: self.author_model(question.session_id.as_ref())?,
             source: AskedBy::Gate,
         };
         // The artifact is the task and the tree's changes, so the task and the tree's
@@ -343,9 +344,9 @@ impl HookGate<'_> {
 
     /// The model that wrote the session's work, its log caught up first (the jury takes
     /// seconds, this milliseconds); every log is caught up only for a session not seen yet.
-    fn author_model(&mut self, session: Option<&str>) -> Result<Option<String>, StoreError> {
+    fn author_model(&mut self, session: Option<&SessionId>) -> Result<Option<String>, StoreError> {
         let Some(session) = session else { return Ok(None) };
-        match self.store.file_by_session(session).map(|file| (PathBuf::from(&file.path), file.host)) {
+        match self.store.file_by_session(session.as_str()).map(|file| (PathBuf::from(&file.path), file.host)) {
             Some((path, host)) => self.ingest.catch_up(self.store, &path, host)?,
             None => self.ingest.catch_up_all(self.store)?,
         }

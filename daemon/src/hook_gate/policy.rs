@@ -9,7 +9,7 @@ use crate::config::{
 };
 use crate::store::{EvidenceVerified, JuryConvened};
 use judged_core::adapter;
-use judged_core::event::Host;
+use judged_core::event::{Host, SessionId};
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
 use judged_core::worktree::ChangesText;
 use judged_jury::packet::FinalVerdict;
@@ -337,7 +337,7 @@ fn text(payload: &Value, key: &str) -> Option<String> {
 #[derive(Clone)]
 pub struct Question {
     pub event: String,
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     pub cwd: Option<String>,
     pub task_id: Option<String>,
     /// Who asked: the host, and the teammate when an agent team's member did.
@@ -382,7 +382,7 @@ impl Question {
         };
         Question {
             event,
-            session_id: text(payload, "session_id").or_else(|| text(payload, "sessionId")),
+            session_id: text(payload, "session_id").or_else(|| text(payload, "sessionId")).map(SessionId::from),
             cwd: text(payload, "cwd"),
             task_id: text(payload, "task_id"),
             host,
@@ -858,7 +858,7 @@ mod tests {
         });
         let question = Question::from_payload(Host::GeminiCli, &payload);
         assert_eq!((question.event.as_str(), question.work.as_str()), ("AfterAgent", "Done: the cart rounds half up."));
-        assert_eq!(question.session_id.as_deref(), Some("e74f"));
+        assert_eq!(question.session_id.as_ref().map(SessionId::as_str), Some("e74f"));
     }
 
     #[test]

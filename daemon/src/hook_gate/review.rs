@@ -16,6 +16,7 @@ use super::{HookGate, PANEL_CHANGES_BYTES, digest_of};
 use crate::caller::{Caller, NotYours};
 use crate::jury::{self, JuryAsk, JuryError, JuryRun};
 use crate::store::{AskedBy, JuryConvened, StoreError};
+use judged_core::event::SessionId;
 use judged_jury::config::JuryConfig;
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::{ReviewArgs, ReviewCount, ReviewFile};
@@ -34,12 +35,12 @@ pub enum AskError {
         "no cwd was given, and {} names none judged knows: pass cwd, the project's directory",
         session.as_ref().map_or_else(|| "no session".to_owned(), |id| format!("the log of session {id}"))
     )]
-    NoProject { session: Option<String> },
+    NoProject { session: Option<SessionId> },
     #[error(
         "the log of session {session} names no model yet, so the jury cannot be told whose work it is; ask \
          again once your session has answered once"
     )]
-    NoAuthorYet { session: String },
+    NoAuthorYet { session: SessionId },
     /// A directory a served user named, or its session's log records, that is not its own.
     #[error(transparent)]
     NotYours(#[from] NotYours),
@@ -111,15 +112,20 @@ impl HookGate<'_> {
     /// records (a host may start an MCP server elsewhere: Copilot CLI starts a plugin's
     /// in the plugin's directory), the logs read first when that session is new.
     /// A served `caller` is answered only about a directory of its own.
-    pub fn project(&mut self, cwd: Option<&str>, session: Option<&str>, caller: Caller) -> Result<String, AskError> {
+    pub fn project(
+        &mut self,
+        cwd: Option<&str>,
+        session: Option<&SessionId>,
+        caller: Caller,
+    ) -> Result<String, AskError> {
         if let Some(cwd) = cwd {
             return Ok(caller.directory("`cwd`", cwd)?);
         }
-        if session.is_some_and(|id| self.store.file_by_session(id).is_none()) {
+        if session.is_some_and(|id| self.store.file_by_session(id.as_str()).is_none()) {
             self.ingest.catch_up_all(self.store)?;
         }
-        let recorded = session.and_then(|id| self.store.file_by_session(id)).and_then(|f| f.cwd.as_deref());
-        let recorded = recorded.ok_or_else(|| AskError::NoProject { session: session.map(str::to_owned) })?;
+        let recorded = session.and_then(|id| self.store.file_by_session(id.as_str())).and_then(|f| f.cwd.as_deref());
+        let recorded = recorded.ok_or_else(|| AskError::NoProject { session: session.cloned() })?;
         Ok(caller.directory("the cwd your session's log records", recorded)?)
     }
 
@@ -131,14 +137,15 @@ impl HookGate<'_> {
             .settings_for(Some(&project), self.projects)
             .map_err(|error| AskError::Config(error.summary()))?;
         let (jury, from) = self.juries.jury_for(&project)?;
-        let author_model = self.author_model(args.session_id.as_deref())?;
+        let author_model = self.author_model(args.session_id.as_ref())?;
         // A witnessed session whose log names no model yet is one the host has not written
         // its answer to yet (the tool call runs before the record asking for it is on
         // disk): the gate will read the model once it is, and key the review by it.
         if author_model.is_none()
-            && let Some(session) = args.session_id.as_deref().filter(|id| self.store.file_by_session(id).is_some())
+            && let Some(session) =
+                args.session_id.as_ref().filter(|id| self.store.file_by_session(id.as_str()).is_some())
         {
-            return Err(AskError::NoAuthorYet { session: session.to_owned() });
+            return Err(AskError::NoAuthorYet { session: session.clone() });
         }
         // The gate's words for a task, so that the artifact is the one its jury would see.
         let label = format!("task \"{}\"", args.task);

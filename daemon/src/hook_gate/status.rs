@@ -15,12 +15,13 @@ impl HookGate<'_> {
     /// The gate's settings for `args`, what it would count, and what is missing; a served
     /// `caller` is answered only about a directory of its own.
     pub fn status(&mut self, args: &GateStatusArgs, caller: Caller) -> Result<GateStatus, AskError> {
-        let cwd = self.project(args.cwd.as_deref(), args.session_id.as_deref(), caller)?;
+        let cwd = self.project(args.cwd.as_deref(), args.session_id.as_ref(), caller)?;
         let settings = self
             .config
             .settings_for(Some(Path::new(&cwd)), self.projects)
             .map_err(|error| AskError::Config(error.summary()))?;
-        let session_host = args.session_id.as_deref().and_then(|s| self.store.file_by_session(s)).map(|f| f.host);
+        let session_host =
+            args.session_id.as_ref().and_then(|s| self.store.file_by_session(s.as_str())).map(|f| f.host);
         let question = Question {
             event: "TaskCompleted".into(),
             session_id: args.session_id.clone(),
@@ -99,7 +100,7 @@ impl HookGate<'_> {
             rubric_text: None,
             persona: None,
             project,
-            author_model: self.author_model(question.session_id.as_deref())?,
+            author_model: self.author_model(question.session_id.as_ref())?,
             source: AskedBy::Gate,
         };
         let Some(review) = jury::reusable(self.store, &review::counted_key(&ask, &jury, &tree))? else {

@@ -3,13 +3,13 @@
 
 use crate::store::{Columns, FileState, IntegrityFinding, Store, StoreError, TamperDetected};
 use judged_core::adapter::Envelope;
-use judged_core::event::Host;
+use judged_core::event::{Host, SessionId};
 use judged_core::host_chain::HostChain;
 
 /// Summary fields a batch of lines moves forward.
 #[derive(Default, Debug)]
 pub struct FileUpdate {
-    session_id: Option<String>,
+    session_id: Option<SessionId>,
     cwd: Option<String>,
     last_host_id: Option<Option<String>>,
     last_event_time: Option<String>,

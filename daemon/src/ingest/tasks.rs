@@ -33,7 +33,7 @@
 //! that a daemon started again meanwhile finds the end its predecessor began to see.
 
 use judged_core::adapter::{self, Ends, Envelope};
-use judged_core::event::{Host, Record};
+use judged_core::event::{Host, Record, SessionId};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
@@ -52,7 +52,7 @@ pub struct TaskCompletion {
     pub path: String,
     /// The session and its cwd, when its records name them (Copilot CLI's name them only
     /// in `session.start`: the file's).
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     pub cwd: Option<String>,
     /// The host's time of the result.
     pub completed_at: Option<String>,
@@ -351,7 +351,7 @@ impl Tasks {
             event: adapter::hooks(at.host).end_event().name,
             file_id: at.file_id,
             path: at.path.to_owned(),
-            session_id: event["sessionId"].as_str().map(str::to_owned),
+            session_id: event["sessionId"].as_str().map(SessionId::from),
             cwd: None,
             completed_at: event["timestamp"].as_str().map(str::to_owned),
             asked: Asked::Never,
@@ -425,7 +425,7 @@ impl Tasks {
                 event: "Stop",
                 file_id,
                 path: path.to_owned(),
-                session_id: text("sessionId"),
+                session_id: text("sessionId").map(SessionId::from),
                 cwd: text("cwd"),
                 completed_at: text("timestamp"),
                 asked: Asked::BeforeCap,
@@ -731,7 +731,7 @@ mod tests {
         let found = tasks.take();
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!((found[0].event, found[0].line, &found[0].asked), ("Stop", 40, &Asked::BeforeCap));
-        assert_eq!(found[0].session_id.as_deref(), Some("447cf7e1-9bbd-45f0-ad94-8cc41848c341"));
+        assert_eq!(found[0].session_id.as_ref().map(SessionId::as_str), Some("447cf7e1-9bbd-45f0-ad94-8cc41848c341"));
         assert_eq!(found[0].cwd.as_deref(), Some("/tmp/fe/crun/project"));
         assert_eq!(found[0].completed_at.as_deref(), Some("2026-12-04T15:27:04.574Z"));
     }

@@ -3,7 +3,7 @@
 use super::journal::{self, FileDiscovered, IntegrityFinding, JournalEvent, TamperDetected};
 use super::{Result, Store, hash_from};
 use judged_core::chain::{self, Hash};
-use judged_core::event::Host;
+use judged_core::event::{Host, SessionId};
 use rusqlite::{Connection, params};
 
 /// Ingest state of one log file.
@@ -13,7 +13,7 @@ pub struct FileState {
     pub path: String,
     pub host: Host,
     pub session: String,
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     pub cwd: Option<String>,
     pub offset: u64,
     pub lines: u64,
@@ -81,7 +81,7 @@ pub(super) fn save(conn: &Connection, file: &FileState) -> Result<()> {
         file.offset as i64,
         file.lines as i64,
         file.chain.to_vec(),
-        file.session_id,
+        file.session_id.as_ref().map(SessionId::as_str),
         file.cwd,
         file.last_host_id,
         file.last_event_time,
@@ -98,7 +98,7 @@ impl Store {
 
     /// The first log (by id) whose session key, session id or path is `name`.
     pub fn file_by_session(&self, name: &str) -> Option<&FileState> {
-        self.files().find(|f| f.session == name || f.session_id.as_deref() == Some(name) || f.path == name)
+        self.files().find(|f| f.session == name || f.session_id.as_ref().is_some_and(|id| id == name) || f.path == name)
     }
 
     /// The log of id `id`.
@@ -141,7 +141,7 @@ impl Store {
                 path: row.get(1)?,
                 host,
                 session: row.get(3)?,
-                session_id: row.get(4)?,
+                session_id: row.get::<_, Option<String>>(4)?.map(SessionId::from),
                 cwd: row.get(5)?,
                 offset: row.get::<_, i64>(6)? as u64,
                 lines: row.get::<_, i64>(7)? as u64,

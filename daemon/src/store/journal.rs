@@ -5,7 +5,7 @@
 
 use super::{Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
-use judged_core::event::Host;
+use judged_core::event::{Host, SessionId};
 use judged_core::rules::{EvidenceId, EvidenceStatus, IdentityAssurance, Nonce};
 use judged_core::worktree::{DiffBase, Tree};
 use judged_jury::packet::FinalVerdict;
@@ -245,7 +245,7 @@ pub struct EvidenceVerified {
     pub reason: Option<String>,
     pub session_events: String,
     pub host: Host,
-    pub session_id: Option<String>,
+    pub session_id: Option<SessionId>,
     pub cwd: Option<String>,
     pub executor_model: Option<String>,
     pub reviewer_model: Option<String>,
