@@ -115,7 +115,7 @@ pub fn run(config: Config) -> Result<(), DaemonError> {
     let socket = config.socket_path();
     let ingest = ingest::Ingestor::new(config.roots.clone())
         .serving(&config.serves)
-        .reading_opencode(config.opencode_databases.clone());
+        .transcribing(ingest::transcribers(&config.opencode_databases));
     let live = config::LiveConfig::new(config.path.clone(), config.user.clone());
     // The socket answers `progress` during the catch-up on start; everything else waits
     // for it (read-your-writes holds from the first answer on).

@@ -3,6 +3,7 @@
 
 use super::{Answer, Engine, EngineError, bad_request};
 use crate::store::{FileState, StoreIntegrityFailed};
+use judged_core::event::Host;
 use judged_protocol::{
     ChainHead, ChainHeadArgs, CompletionBypassed, EventLine, EventsArgs, Reply, SessionSummary, StatusReport,
 };
@@ -22,7 +23,7 @@ impl Engine {
             data_dir: self.data_dir.clone(),
             socket: self.socket.clone(),
             roots: roots.of_hosts().clone(),
-            opencode_databases: self.ingest.opencode_databases().to_vec(),
+            opencode_databases: self.ingest.databases_of(Host::OpenCode),
             files: files.len() as u64,
             lines: files.iter().map(|f| f.lines).sum(),
             bytes: files.iter().map(|f| f.offset).sum(),

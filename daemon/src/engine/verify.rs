@@ -20,8 +20,9 @@ impl Engine {
     /// hosts' roots written since the challenge, not tampered. Their ids in the log cache.
     fn reviewer_logs(&mut self, challenge: &Artifact) -> Result<Vec<i64>, EngineError> {
         let since = challenge.challenge_time();
-        // A reviewer's run in OpenCode is in its database until it is read into a log.
-        self.ingest.read_opencode(&mut self.store)?;
+        // A reviewer's run in a host that keeps its sessions in a database (OpenCode) is
+        // there until it is read into a log.
+        self.ingest.read_databases(&mut self.store)?;
         let mut reviewers = self.ingest.roots().clone();
         reviewers.named.clear();
         for found in self.ingest.discover_in(&reviewers) {

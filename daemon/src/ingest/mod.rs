@@ -11,19 +11,21 @@ mod listings;
 mod opencode;
 mod replay;
 mod tasks;
+mod transcribe;
 
 pub use opencode::sessions_in as opencode_sessions_in;
 pub use replay::replay;
 pub use tasks::{Asked, TaskCompletion};
+pub use transcribe::{Transcriber, transcribers};
 
 use crate::store::{
     Batch, FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, Store, StoreError,
     TamperDetected,
 };
-use judged_core::chain;
 use judged_core::event::Host;
 use judged_core::files::{self, Roots};
 use judged_core::host_chain::HostChain;
+use judged_core::{adapter, chain};
 use judged_protocol::PrefixCheck;
 use listings::{Fingerprint, Listings};
 use replay::FileUpdate;
@@ -120,8 +122,8 @@ pub struct Ingestor {
     chains: HashMap<i64, HostChain<(u64, u64)>>,
     /// Claude Code task completions, for the engine to match to gate decisions.
     tasks: tasks::Tasks,
-    /// OpenCode's databases, read into logs under its first OpenCode root.
-    opencode: opencode::EventReader,
+    /// The hosts' session databases, each read into logs under its host's first root.
+    transcribers: Vec<Box<dyn Transcriber>>,
 }
 
 impl Ingestor {
@@ -139,7 +141,7 @@ impl Ingestor {
             listings: Listings::default(),
             chains: HashMap::new(),
             tasks: tasks::Tasks::default(),
-            opencode: opencode::EventReader::default(),
+            transcribers: Vec::new(),
         }
     }
 
@@ -149,42 +151,52 @@ impl Ingestor {
         self
     }
 
-    /// An ingestor that reads the sessions of the OpenCode `databases` into logs under the
-    /// first OpenCode root before each full catch-up.
-    pub fn reading_opencode(mut self, databases: Vec<PathBuf>) -> Ingestor {
-        self.opencode = opencode::EventReader::new(databases);
+    /// An ingestor that reads the sessions of the hosts' databases into logs under each
+    /// host's first root before each full catch-up.
+    pub fn transcribing(mut self, transcribers: Vec<Box<dyn Transcriber>>) -> Ingestor {
+        self.transcribers = transcribers;
         self
     }
 
-    /// The OpenCode databases read.
-    pub fn opencode_databases(&self) -> &[PathBuf] {
-        self.opencode.databases()
+    /// The session databases of `host` read.
+    pub fn databases_of(&self, host: Host) -> Vec<PathBuf> {
+        let of_host = self.transcribers.iter().filter(|reader| reader.host() == host);
+        of_host.flat_map(|reader| reader.databases().iter().cloned()).collect()
     }
 
-    /// Append what OpenCode's databases hold past judged's logs of them, and record each
+    /// Append what the hosts' databases hold past judged's logs of them, and record each
     /// session found rewritten as its log's tamper (the log is caught up first, so the
     /// store knows it).
-    pub fn read_opencode(&mut self, store: &mut Store) -> Result<(), StoreError> {
-        let Some(root) = self.roots.of(Host::OpenCode).first().cloned() else { return Ok(()) };
+    pub fn read_databases(&mut self, store: &mut Store) -> Result<(), StoreError> {
+        let mut transcribers = std::mem::take(&mut self.transcribers);
+        let read = transcribers.iter_mut().try_for_each(|reader| self.transcribe(store, reader.as_mut()));
+        self.transcribers = transcribers;
+        read
+    }
+
+    fn transcribe(&mut self, store: &mut Store, reader: &mut dyn Transcriber) -> Result<(), StoreError> {
+        let host = reader.host();
+        let Some(root) = self.roots.of(host).first().cloned() else { return Ok(()) };
         // A database is admitted as a log is: a regular file, not a link, of a user served.
         let mut admitted = Vec::new();
-        for database in self.opencode.databases().to_vec() {
+        for database in reader.databases().to_vec() {
             if self.admissible(store, &database)?.is_some() {
                 admitted.push(database);
             }
         }
-        let (rewritten, errors) = self.opencode.read_into(&root, &admitted);
+        let (rewritten, errors) = reader.read_into(&root, &admitted);
+        let name = adapter::of(host).name();
         for error in errors {
-            tracing::warn!(%error, "OpenCode's sessions are read again at the next catch-up");
+            tracing::warn!(%error, "{name}'s sessions are read again at the next catch-up");
         }
         for found in rewritten {
-            self.catch_up(store, &found.log, Host::OpenCode)?;
+            self.catch_up(store, &found.log, host)?;
             let Some(mut file) = store.file_by_path(&found.log.to_string_lossy()).cloned() else { continue };
             if file.tampered {
                 continue;
             }
             let rewrite = TamperDetected {
-                reason: format!("OpenCode's database no longer holds the event of line {} of this session", found.line),
+                reason: format!("{name}'s database no longer holds the event of line {} of this session", found.line),
                 ..tamper(&file, found.offset)
             };
             tampered(store, &mut file, rewrite)?;
@@ -289,7 +301,7 @@ impl Ingestor {
     /// Discover every log under the roots and catch each up.
     pub fn catch_up_all(&mut self, store: &mut Store) -> Result<(), StoreError> {
         self.passes += 1;
-        self.read_opencode(store)?;
+        self.read_databases(store)?;
         for found in self.discover() {
             self.catch_up(store, &found.path, found.host)?;
         }
@@ -858,7 +870,7 @@ mod tests {
         let mut store = Store::open(&dir.join("judged.db")).unwrap();
         let logs = dir.join("opencode-logs");
         let roots = Roots::default().with(Host::OpenCode, vec![logs.clone()]);
-        let mut ingest = Ingestor::new(roots).reading_opencode(vec![link.clone()]);
+        let mut ingest = Ingestor::new(roots).transcribing(transcribers(std::slice::from_ref(&link)));
         ingest.catch_up_all(&mut store).unwrap();
         assert!(!logs.exists(), "nothing read through the link");
         let refused = store.journal_of_kind::<FileRefused>().unwrap();
@@ -869,7 +881,7 @@ mod tests {
 
         // A database not there yet is OpenCode not run yet: nothing read, nothing refused.
         let roots = Roots::default().with(Host::OpenCode, vec![logs.clone()]);
-        let mut ingest = Ingestor::new(roots).reading_opencode(vec![dir.join("absent.db")]);
+        let mut ingest = Ingestor::new(roots).transcribing(transcribers(&[dir.join("absent.db")]));
         ingest.catch_up_all(&mut store).unwrap();
         assert!(!logs.exists());
         assert_eq!(store.journal_of_kind::<FileRefused>().unwrap().len(), 1);

@@ -14,7 +14,9 @@
 //! with the lines written for them: one that changed, went missing or moved is a rewritten
 //! history, and that session's log is written no more.
 
+use super::transcribe::{ReadError, Rewritten, Transcriber};
 use judged_core::adapter::{MirrorLine, event_time};
+use judged_core::event::Host;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::fs;
@@ -31,7 +33,6 @@ const BUSY_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 const CHECK_ALL_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The OpenCode databases read, and how far each session's log goes.
-#[derive(Default)]
 pub struct EventReader {
     databases: Vec<PathBuf>,
     sessions: HashMap<PathBuf, Written>,
@@ -52,25 +53,6 @@ struct Written {
     stopped: bool,
 }
 
-/// A session whose events in the database no longer are those its log holds.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rewritten {
-    /// The session's log.
-    pub log: PathBuf,
-    /// The first line that no longer holds (from 1), and its byte offset.
-    pub line: u64,
-    pub offset: u64,
-}
-
-/// Why a database could not be read this time; the next catch-up tries again.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("cannot read OpenCode's database {}: {source}", path.display())]
-    Database { path: PathBuf, source: rusqlite::Error },
-    #[error("cannot write judged's log of an OpenCode session, {}: {source}", path.display())]
-    Log { path: PathBuf, source: std::io::Error },
-}
-
 /// One `event` row.
 struct Event {
     id: String,
@@ -79,21 +61,16 @@ struct Event {
     data: String,
 }
 
-impl EventReader {
-    /// A reader of `databases`.
-    pub fn new(databases: Vec<PathBuf>) -> EventReader {
-        EventReader { databases, sessions: HashMap::new(), checked: HashMap::new() }
+impl Transcriber for EventReader {
+    fn host(&self) -> Host {
+        Host::OpenCode
     }
 
-    /// The databases read.
-    pub fn databases(&self) -> &[PathBuf] {
+    fn databases(&self) -> &[PathBuf] {
         &self.databases
     }
 
-    /// Append the events each of `databases` (of those read, the ones admitted now: made,
-    /// and no link) has past its logs under `root`; the sessions found rewritten, and the
-    /// databases that could not be read (each says why).
-    pub fn read_into(&mut self, root: &Path, databases: &[PathBuf]) -> (Vec<Rewritten>, Vec<ReadError>) {
+    fn read_into(&mut self, root: &Path, databases: &[PathBuf]) -> (Vec<Rewritten>, Vec<ReadError>) {
         let (mut rewritten, mut errors) = (Vec::new(), Vec::new());
         for database in databases {
             let dir = root.join(database_key(database));
@@ -104,9 +81,16 @@ impl EventReader {
         }
         (rewritten, errors)
     }
+}
+
+impl EventReader {
+    /// A reader of `databases`.
+    pub fn new(databases: Vec<PathBuf>) -> EventReader {
+        EventReader { databases, sessions: HashMap::new(), checked: HashMap::new() }
+    }
 
     fn read_database(&mut self, database: &Path, dir: &Path) -> Result<Vec<Rewritten>, ReadError> {
-        let failed = |source| ReadError::Database { path: database.to_owned(), source };
+        let failed = |source| ReadError::Database { host: Host::OpenCode, path: database.to_owned(), source };
         let db = open(database)?;
         let mut sequences = db.prepare("SELECT aggregate_id, seq FROM event_sequence").map_err(failed)?;
         let last: Vec<(String, i64)> = sequences
@@ -128,7 +112,11 @@ impl EventReader {
             let log = dir.join(format!("{session}.jsonl"));
             let written = match self.sessions.get(&log) {
                 Some(written) => written.clone(),
-                None => written_in(&log).map_err(|source| ReadError::Log { path: log.clone(), source })?,
+                None => written_in(&log).map_err(|source| ReadError::Log {
+                    host: Host::OpenCode,
+                    path: log.clone(),
+                    source,
+                })?,
             };
             let grew = u64::try_from(last_seq).is_ok_and(|last| last >= written.next_seq);
             if written.stopped || !(grew || check_all) {
@@ -157,7 +145,7 @@ fn stamp(database: &Path) -> Stamp {
 /// `database` opened as the reader reads it: read-only, waiting [`BUSY_WAIT`] at most for a
 /// lock.
 fn open(database: &Path) -> Result<rusqlite::Connection, ReadError> {
-    let failed = |source| ReadError::Database { path: database.to_owned(), source };
+    let failed = |source| ReadError::Database { host: Host::OpenCode, path: database.to_owned(), source };
     let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db = rusqlite::Connection::open_with_flags(database, flags).map_err(failed)?;
     db.busy_timeout(BUSY_WAIT).map_err(failed)?;
@@ -170,7 +158,7 @@ pub fn sessions_in(database: &Path) -> Result<usize, ReadError> {
     let db = open(database)?;
     db.query_row("SELECT count(*) FROM event_sequence", [], |row| row.get::<_, i64>(0))
         .map(|n| n.max(0) as usize)
-        .map_err(|source| ReadError::Database { path: database.to_owned(), source })
+        .map_err(|source| ReadError::Database { host: Host::OpenCode, path: database.to_owned(), source })
 }
 
 /// The key of a database's logs: the first 16 hex digits of its path's SHA-256, so two
@@ -234,7 +222,7 @@ fn append(
     events: &[Event],
     mut written: Written,
 ) -> Result<(Written, Option<Rewritten>), ReadError> {
-    let log_error = |source| ReadError::Log { path: log.to_owned(), source };
+    let log_error = |source| ReadError::Log { host: Host::OpenCode, path: log.to_owned(), source };
     let held = if written.next_seq == 0 { Vec::new() } else { fs::read(log).map_err(log_error)? };
     let mut offset = 0u64;
     let mut parent: Option<&str> = None;
