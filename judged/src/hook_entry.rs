@@ -2,6 +2,7 @@
 //! line and the host's timeout, and the JSON shapes the hosts read. The installer writes
 //! these into a user's settings, the plugin into its manifests.
 
+use judged_core::adapter::HookEvent;
 use serde_json::{Value, json};
 
 /// The host's hook timeout when no jury is configured: the evidence gate answers in
@@ -35,8 +36,9 @@ pub fn command_hook_group(command: &str, timeout: u64) -> Value {
     json!({"hooks": [{"type": "command", "command": command, "timeout": timeout}]})
 }
 
-/// A Copilot CLI hooks file holding our `agentStop` hook (a repository's
-/// `.github/hooks/*.json` and a plugin's hooks file have this one shape).
-pub fn copilot_hooks(command: &str, timeout_seconds: u64) -> Value {
-    json!({"version": 1, "hooks": {"agentStop": [{"type": "command", "bash": command, "timeoutSec": timeout_seconds}]}})
+/// A Copilot CLI hooks file holding our hook of its `end` event (`agentStop`): a
+/// repository's `.github/hooks/*.json` and a plugin's hooks file have this one shape.
+pub fn copilot_hooks(end: HookEvent, command: &str, timeout_seconds: u64) -> Value {
+    let handler = json!({"type": "command", "bash": command, "timeoutSec": timeout_seconds});
+    json!({"version": 1, "hooks": {end.as_str(): [handler]}})
 }

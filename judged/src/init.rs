@@ -256,10 +256,10 @@ fn install_hooks(args: &InitArgs, found: &[(Host, PathBuf)]) -> Result<(), CliEr
     let mut still_to_do: Vec<String> = Vec::new();
     for &(host, _) in found {
         let target = crate::HookTarget::user_level(host, args.project.clone());
-        let events = vec!["TaskCompleted".to_owned()];
+        // Each host's end event, the default.
         let installed = crate::commands::install_hooks::run(
             &target,
-            events,
+            Vec::new(),
             judged_daemon::config::OnError::Block,
             args.dry_run,
             false,

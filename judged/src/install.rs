@@ -17,6 +17,7 @@ mod user_file;
 use crate::hook_entry::{command_hook_group, copilot_hooks, pretty};
 pub use json_edit::Syntax;
 use json_edit::{Doc, Entry, Node, ParseError};
+use judged_core::adapter::HookEvent;
 use serde_json::{Map, Value, json};
 use std::ffi::OsStr;
 use std::fs;
@@ -367,7 +368,7 @@ fn is_ours(group: &Value) -> bool {
 pub fn claude_install(
     settings: &Path,
     command: &str,
-    events: &[String],
+    events: &[HookEvent],
     timeout_seconds: u64,
 ) -> Result<Plan, InstallError> {
     command_hooks_install(settings, Syntax::Json, command, events, timeout_seconds, None)
@@ -382,19 +383,19 @@ fn command_hooks_install(
     settings: &Path,
     syntax: Syntax,
     command: &str,
-    events: &[String],
+    events: &[HookEvent],
     timeout: u64,
     top: Option<(&str, Option<Value>)>,
 ) -> Result<Plan, InstallError> {
     let (file, doc) = read_json(settings, syntax)?;
     let field = |field: String, expected| InstallError::Field { path: settings.to_owned(), field, expected };
     let group = command_hook_group(command, timeout);
-    let mut events: Vec<&String> = events.iter().collect();
+    let mut events: Vec<&str> = events.iter().map(|event| event.as_str()).collect();
     events.dedup();
     let mut edits = doc.edits();
     match doc.root().get("hooks") {
         None => {
-            let hooks: Map<String, Value> = events.iter().map(|e| ((*e).clone(), json!([group]))).collect();
+            let hooks: Map<String, Value> = events.iter().map(|e| ((*e).to_owned(), json!([group]))).collect();
             edits.append(doc.root(), &[Entry::Member("hooks".into(), Value::Object(hooks))]);
         }
         Some(hooks) if hooks.members().is_none() => return Err(field("hooks".into(), "an object")),
@@ -402,7 +403,7 @@ fn command_hooks_install(
             let mut added = Vec::new();
             for event in events {
                 let Some(groups) = hooks.get(event) else {
-                    added.push(Entry::Member(event.clone(), json!([group])));
+                    added.push(Entry::Member(event.to_owned(), json!([group])));
                     continue;
                 };
                 let Some(items) = groups.items() else { return Err(field(format!("hooks.{event}"), "an array")) };
@@ -537,7 +538,7 @@ pub fn claude_managed_path() -> PathBuf {
 pub fn claude_managed_install(
     path: &Path,
     command: &str,
-    events: &[String],
+    events: &[HookEvent],
     timeout_seconds: u64,
     only: bool,
 ) -> Result<Plan, InstallError> {
@@ -565,10 +566,10 @@ pub fn copilot_managed_path() -> PathBuf {
 }
 
 /// Write a Copilot CLI hook file of ours (the repository's [`copilot_path`] or the policy
-/// directory's [`copilot_managed_path`]) with our `agentStop` hook.
-pub fn copilot_install(path: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
+/// directory's [`copilot_managed_path`]) with our hook of its `end` event (`agentStop`).
+pub fn copilot_install(path: &Path, end: HookEvent, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
     let (file, _) = read_json(path, Syntax::Json)?;
-    Ok(Plan::new(file, Some(pretty(&copilot_hooks(command, timeout_seconds)))))
+    Ok(Plan::new(file, Some(pretty(&copilot_hooks(end, command, timeout_seconds)))))
 }
 
 /// Remove a Copilot CLI hook file of ours (it holds only our hook).
@@ -595,9 +596,15 @@ pub fn codex_home() -> PathBuf {
         .map_or_else(|| judged_core::files::home_dir().join(".codex"), PathBuf::from)
 }
 
-/// Add our `Stop` hook to a Codex CLI hooks file (`timeout` in seconds).
-pub fn codex_install(hooks: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
-    command_hooks_install(hooks, Syntax::Json, command, &["Stop".to_owned()], timeout_seconds, None)
+/// Add our hook of each of `events` (Codex CLI's `Stop`) to a Codex CLI hooks file
+/// (`timeout` in seconds).
+pub fn codex_install(
+    hooks: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+) -> Result<Plan, InstallError> {
+    command_hooks_install(hooks, Syntax::Json, command, events, timeout_seconds, None)
 }
 
 /// Remove our hooks from a Codex CLI hooks file; the file too when nothing else is left
@@ -643,11 +650,12 @@ const CODEX_MANAGED_MARK: &str =
 pub fn codex_managed_install(
     path: &Path,
     command: &str,
+    events: &[HookEvent],
     timeout_seconds: u64,
     only: bool,
 ) -> Result<Plan, InstallError> {
     let file = user_file::read(path)?;
-    let ours = codex_requirements(command, timeout_seconds, only);
+    let ours = codex_requirements(command, events, timeout_seconds, only);
     if file.text.as_deref().is_some_and(|text| !text.starts_with(CODEX_MANAGED_MARK)) {
         return Err(InstallError::RequirementsTheirs { path: path.to_owned(), add: ours });
     }
@@ -661,13 +669,21 @@ pub fn codex_managed_uninstall(path: &Path) -> Result<Plan, InstallError> {
     Ok(Plan::new(file, after))
 }
 
-fn codex_requirements(command: &str, timeout_seconds: u64, only: bool) -> String {
+fn codex_requirements(command: &str, events: &[HookEvent], timeout_seconds: u64, only: bool) -> String {
     let only = if only { "allow_managed_hooks_only = true\n\n" } else { "" };
+    let command = toml::Value::String(command.to_owned());
+    let hooks: String = events
+        .iter()
+        .map(|event| {
+            format!(
+                "\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {command}\n\
+                 timeout = {timeout_seconds}\n"
+            )
+        })
+        .collect();
     format!(
-        "{only}[features]\nhooks = true\n\n[hooks]\nmanaged_dir = {}\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\n\
-         type = \"command\"\ncommand = {}\ntimeout = {timeout_seconds}\n",
+        "{only}[features]\nhooks = true\n\n[hooks]\nmanaged_dir = {}\n{hooks}",
         toml::Value::String(codex_managed_dir().display().to_string()),
-        toml::Value::String(command.to_owned())
     )
 }
 
@@ -798,11 +814,15 @@ pub fn gemini_settings_path(project: Option<&Path>) -> PathBuf {
     }
 }
 
-/// Add our `AfterAgent` hook to a Gemini CLI settings file. Gemini counts a hook's
-/// timeout in milliseconds.
-pub fn gemini_install(settings: &Path, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
-    let events = ["AfterAgent".to_owned()];
-    command_hooks_install(settings, Syntax::JsonWithComments, command, &events, timeout_seconds * 1000, None)
+/// Add our hook of each of `events` (Gemini CLI's `AfterAgent`) to a Gemini CLI settings
+/// file. Gemini counts a hook's timeout in milliseconds.
+pub fn gemini_install(
+    settings: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+) -> Result<Plan, InstallError> {
+    command_hooks_install(settings, Syntax::JsonWithComments, command, events, timeout_seconds * 1000, None)
 }
 
 /// Remove our hooks from a Gemini CLI settings file; the file too when nothing else is
@@ -842,13 +862,19 @@ pub fn qwen_managed_path() -> PathBuf {
     )
 }
 
-/// Add our `Stop` hook to a Qwen Code settings file (Claude Code's shape, timeout in
-/// seconds; comments allowed, as Gemini CLI's). In its system settings, `disableAllHooks: false` too: the system's value
-/// overrides a user's or a project's `disableAllHooks: true`.
-pub fn qwen_install(settings: &Path, command: &str, timeout_seconds: u64, managed: bool) -> Result<Plan, InstallError> {
-    let events = ["Stop".to_owned()];
+/// Add our hook of each of `events` (Qwen Code's `Stop`) to a Qwen Code settings file
+/// (Claude Code's shape, timeout in seconds; comments allowed, as Gemini CLI's). In its
+/// system settings, `disableAllHooks: false` too: the system's value overrides a user's
+/// or a project's `disableAllHooks: true`.
+pub fn qwen_install(
+    settings: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+    managed: bool,
+) -> Result<Plan, InstallError> {
     let top = managed.then_some((QWEN_HOOKS_OFF, Some(Value::Bool(false))));
-    command_hooks_install(settings, Syntax::JsonWithComments, command, &events, timeout_seconds, top)
+    command_hooks_install(settings, Syntax::JsonWithComments, command, events, timeout_seconds, top)
 }
 
 /// Remove our hooks from a Qwen Code settings file (and, from its system settings, the
@@ -872,6 +898,12 @@ pub fn toml_string(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use judged_core::event::Host;
+
+    /// The end event of `host`, which its hook is installed for.
+    fn end(host: Host) -> [HookEvent; 1] {
+        [judged_core::adapter::hooks(host).end_event().name]
+    }
 
     /// Qwen Code's settings: the Stop hook in seconds; in its system settings, hooks forced
     /// on; taken out again, the file goes when Qwen Code's own `$version` is all that is
@@ -880,7 +912,7 @@ mod tests {
     fn a_qwen_hook_goes_in_and_out_leaving_the_users_settings() {
         let dir = tempfile::tempdir().unwrap();
         let system = dir.path().join("settings.json");
-        qwen_install(&system, "judge-hook --host qwen-code", 120, true).unwrap().apply().unwrap();
+        qwen_install(&system, "judge-hook --host qwen-code", &end(Host::QwenCode), 120, true).unwrap().apply().unwrap();
         let written: Value = serde_json::from_str(&std::fs::read_to_string(&system).unwrap()).unwrap();
         assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["timeout"], 120);
         assert_eq!(written["disableAllHooks"], false);
@@ -894,7 +926,7 @@ mod tests {
         std::fs::write(&user, "{\n  // mine\n  \"$version\": 4,\n  \"model\": {\"name\": \"qwen3-coder-plus\"}\n}\n")
             .unwrap();
         let before = std::fs::read_to_string(&user).unwrap();
-        qwen_install(&user, "judge-hook --host qwen-code", 120, false).unwrap().apply().unwrap();
+        qwen_install(&user, "judge-hook --host qwen-code", &end(Host::QwenCode), 120, false).unwrap().apply().unwrap();
         assert!(!std::fs::read_to_string(&user).unwrap().contains("disableAllHooks"));
         qwen_uninstall(&user, false).unwrap().apply().unwrap();
         assert_eq!(std::fs::read_to_string(&user).unwrap(), before, "the user's file, byte for byte");
@@ -909,12 +941,12 @@ mod tests {
         fs::write(&settings, pretty(&theirs)).unwrap();
 
         let plan =
-            claude_install(&settings, "/bin/judge-hook --host claude-code", &["TaskCompleted".into()], 120).unwrap();
+            claude_install(&settings, "/bin/judge-hook --host claude-code", &end(Host::ClaudeCode), 120).unwrap();
         assert!(plan.changes());
         assert!(plan.diff().contains("+") && plan.diff().contains("judge-hook"));
         plan.apply().unwrap().expect("a backup of the replaced file");
         let again =
-            claude_install(&settings, "/bin/judge-hook --host claude-code", &["TaskCompleted".into()], 120).unwrap();
+            claude_install(&settings, "/bin/judge-hook --host claude-code", &end(Host::ClaudeCode), 120).unwrap();
         assert!(!again.changes(), "installing twice changes nothing");
         let installed: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
         assert_eq!(installed["hooks"]["TaskCompleted"].as_array().unwrap().len(), 2);
@@ -930,7 +962,7 @@ mod tests {
     fn installing_again_updates_our_command_and_keeps_theirs() {
         let dir = tempfile::tempdir().unwrap();
         let settings = dir.path().join("settings.json");
-        let events = ["TaskCompleted".to_owned()];
+        let events = end(Host::ClaudeCode);
         claude_install(&settings, "/build/target/release/judge-hook --host claude-code", &events, 120)
             .unwrap()
             .apply()
@@ -1023,7 +1055,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("managed-settings.d/judged.json");
         let command = "/usr/local/bin/judge-hook --host claude-code --timeout 110";
-        let events = ["TaskCompleted".to_owned()];
+        let events = end(Host::ClaudeCode);
         for only in [false, true] {
             round_trip(
                 &path,
@@ -1054,11 +1086,11 @@ mod tests {
             round_trip(
                 &path,
                 None,
-                || codex_managed_install(&path, command, 120, only).unwrap(),
+                || codex_managed_install(&path, command, &end(Host::CodexCli), 120, only).unwrap(),
                 || codex_managed_uninstall(&path).unwrap(),
             );
         }
-        codex_managed_install(&path, command, 120, true).unwrap().apply().unwrap();
+        codex_managed_install(&path, command, &end(Host::CodexCli), 120, true).unwrap().apply().unwrap();
         let written: toml::Table = toml::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(written["allow_managed_hooks_only"].as_bool(), Some(true));
         assert_eq!(written["features"]["hooks"].as_bool(), Some(true));
@@ -1066,7 +1098,7 @@ mod tests {
         assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(), Some(command));
         let theirs = "[features]\nweb_search = false\n";
         fs::write(&path, theirs).unwrap();
-        let error = codex_managed_install(&path, command, 120, false).unwrap_err().to_string();
+        let error = codex_managed_install(&path, command, &end(Host::CodexCli), 120, false).unwrap_err().to_string();
         assert!(error.contains("add these lines to it yourself") && error.contains(command), "{error}");
         assert!(codex_managed_uninstall(&path).unwrap().after.as_deref() == Some(theirs), "theirs stays");
     }
@@ -1103,7 +1135,7 @@ mod tests {
             round_trip(
                 &hooks,
                 text,
-                || codex_install(&hooks, command, 120).unwrap(),
+                || codex_install(&hooks, command, &end(Host::CodexCli), 120).unwrap(),
                 || codex_uninstall(&hooks).unwrap(),
             );
         }
@@ -1114,11 +1146,11 @@ mod tests {
             round_trip(
                 &settings,
                 text,
-                || gemini_install(&settings, command, 120).unwrap(),
+                || gemini_install(&settings, command, &end(Host::GeminiCli), 120).unwrap(),
                 || gemini_uninstall(&settings).unwrap(),
             );
         }
-        gemini_install(&settings, command, 120).unwrap().apply().unwrap();
+        gemini_install(&settings, command, &end(Host::GeminiCli), 120).unwrap().apply().unwrap();
         let written: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
         assert_eq!(written["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 120_000, "Gemini counts milliseconds");
     }
@@ -1214,7 +1246,7 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let settings = dir.join("settings.json");
         fs::write(&settings, "[1, 2]").unwrap();
-        let error = claude_install(&settings, "judge-hook", &["TaskCompleted".into()], 120).err().unwrap().to_string();
+        let error = claude_install(&settings, "judge-hook", &end(Host::ClaudeCode), 120).err().unwrap().to_string();
         assert!(error.contains("settings.json is not a JSON object"));
         fs::remove_dir_all(&dir).unwrap();
     }

@@ -60,7 +60,7 @@ enum Cmd {
         #[command(flatten)]
         target: HookTarget,
         /// Claude Code events to gate (default: TaskCompleted only).
-        #[arg(long, value_delimiter = ',', default_value = "TaskCompleted")]
+        #[arg(long, value_delimiter = ',')]
         events: Vec<String>,
         /// What the hook does when judged cannot be asked.
         #[arg(long = "on-error", value_enum, default_value_t = judged_daemon::config::OnError::Block)]
@@ -248,6 +248,12 @@ enum CliError {
          bypass (`judged report`); there is no hook to install"
     )]
     Ungated(&'static str),
+    #[error(
+        "`{event}` is not a hook event {} sends; its events are {}",
+        host.as_str(),
+        judged_core::adapter::hooks(*host).events().iter().map(|e| e.as_str()).collect::<Vec<_>>().join(", ")
+    )]
+    NoSuchEvent { host: judged_core::event::Host, event: String },
     #[error("judged is already running (pid {0})")]
     AlreadyRunning(u32),
     #[error("judged is not running")]

@@ -78,7 +78,7 @@ pub fn end_hook_group(host: Host) -> Value {
 
 /// The name of `host`'s end event, which its hook answers.
 pub fn end_event(host: Host) -> &'static str {
-    judged_core::adapter::hooks(host).end_event().name
+    judged_core::adapter::hooks(host).end_event().name.as_str()
 }
 
 fn author() -> Value {

@@ -484,7 +484,7 @@ fn row(out: &mut String, d: &ReportDecision) {
         d.seq,
         escape(&d.at),
         escape(&task(d)),
-        escape(&g.event),
+        escape(g.event.as_str()),
         escape(&judged_protocol::wire_name(&g.policy)),
     );
 }

@@ -1,6 +1,7 @@
 //! What the daemon answers: one type per operation (named on each [`crate::Request`]
 //! variant), and the envelope around it.
 
+use judged_core::adapter::EventName;
 use judged_core::event::{Host, SessionId};
 use judged_core::files::HostRoots;
 use judged_core::rules::{Challenge, Evidence, EvidenceId, LogState};
@@ -319,8 +320,8 @@ pub enum GatePolicy {
 /// One gate decision, as the journal records it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct GateDecision {
-    /// The hook event (`TaskCompleted`, `agentStop`, …).
-    pub event: String,
+    /// The hook event (`TaskCompleted`, `agentStop`, …), as the payload named it.
+    pub event: EventName,
     /// The host that asked.
     pub host: Host,
     /// The agent-team member that asked, when one did.
@@ -621,7 +622,7 @@ pub struct ReportData {
 pub struct CompletionBypassed {
     /// The gated event it went around (records from before this field: `TaskCompleted`).
     #[serde(default = "task_completed")]
-    pub event: String,
+    pub event: EventName,
     /// The host's session id.
     pub session_id: Option<SessionId>,
     /// The task (`TaskUpdate`'s `taskId`), for a task completed.
@@ -669,8 +670,8 @@ pub fn block_ends_turn(host: Host, again: bool) -> bool {
     again && judged_core::adapter::hooks(host).blocks_uncapped()
 }
 
-fn task_completed() -> String {
-    "TaskCompleted".into()
+fn task_completed() -> EventName {
+    EventName::read("TaskCompleted")
 }
 
 /// One gate decision and what it rested on.

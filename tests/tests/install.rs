@@ -265,3 +265,24 @@ fn installing_a_hook_for_an_event_the_gate_does_not_decide_warns() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(!stderr(&output).contains("warning"), "{}", stderr(&output));
 }
+
+/// A misspelt `--events` entry would install a hook Claude Code never runs, and the end it
+/// was meant to gate would go undecided: it is refused, naming the events there are, and
+/// nothing is written.
+#[test]
+fn installing_a_hook_for_an_event_claude_code_never_sends_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin_dir = installed(&dir.path().join("root"));
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let args = ["install-hooks", "--claude", "--project", project.to_str().unwrap(), "--events", "TaskComplete"];
+    let output = judged(&bin_dir, &[&bin_dir], dir.path(), &args);
+    assert!(!output.status.success());
+    let error = stderr(&output);
+    assert!(
+        error.contains("`TaskComplete` is not a hook event claude-code sends; its events are PreToolUse, ")
+            && error.contains(", TaskCompleted, "),
+        "{error}"
+    );
+    assert!(!project.join(".claude/settings.json").exists(), "nothing written");
+}

@@ -6,8 +6,9 @@
 //! as records of their kind with nothing else set.
 
 use super::{
-    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, any_str, non_empty_str, raw_non_empty, raw_str, stem,
+    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HookEvent, HostHooks, HostLog, Layout, Level,
+    LineError, ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, any_str, non_empty_str, raw_non_empty, raw_str,
+    stem,
 };
 use crate::event::{Host, Record, SessionId, ToolCall, ToolResult};
 use serde_json::value::RawValue;
@@ -126,7 +127,7 @@ impl HostLog for ClaudeCode {
     }
 
     fn ends(&self) -> Ends {
-        Ends::TaskUpdate
+        Ends::TaskUpdate { capped: HookEvent("Stop") }
     }
 
     fn log_noun(&self) -> &'static str {
@@ -178,8 +179,8 @@ impl HostLog for ClaudeCode {
 
 impl HostHooks for ClaudeCode {
     /// Claude Code 2.1.328's hook events.
-    fn events(&self) -> &'static [&'static str] {
-        &[
+    fn events(&self) -> &'static [HookEvent] {
+        hook_events![
             "PreToolUse",
             "PostToolUse",
             "PostToolUseFailure",
@@ -224,7 +225,7 @@ impl HostHooks for ClaudeCode {
 
     /// A task set to completed (`TaskUpdate`); its `Stop` is opt-in.
     fn end_event(&self) -> EndEvent {
-        EndEvent { name: "TaskCompleted", name_shared: false }
+        EndEvent { name: HookEvent("TaskCompleted"), name_shared: false }
     }
 
     fn mcp_client_word(&self) -> Option<&'static str> {

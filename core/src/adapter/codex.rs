@@ -13,8 +13,8 @@
 //! names (see [`crate::adapter::Carried`]).
 
 use super::{
-    Carried, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_str,
+    Carried, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HookEvent, HostHooks, HostLog, Layout, Level,
+    LineError, ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_str,
 };
 use crate::event::{Host, Record, SessionId, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -212,8 +212,8 @@ impl HostLog for CodexCli {
 
 impl HostHooks for CodexCli {
     /// Codex CLI 0.169.0's hook events.
-    fn events(&self) -> &'static [&'static str] {
-        &[
+    fn events(&self) -> &'static [HookEvent] {
+        hook_events![
             "SessionStart",
             "SessionEnd",
             "SubagentStart",
@@ -247,7 +247,7 @@ impl HostHooks for CodexCli {
     }
 
     fn end_event(&self) -> EndEvent {
-        EndEvent { name: "Stop", name_shared: true }
+        EndEvent { name: HookEvent("Stop"), name_shared: true }
     }
 
     fn mcp_client_word(&self) -> Option<&'static str> {

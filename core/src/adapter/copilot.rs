@@ -4,9 +4,9 @@
 //! child's `agentId` and are written to the same file (observed with 1.0.102).
 
 use super::{
-    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_non_empty, raw_str,
-    raw_truthy,
+    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HookEvent, HostHooks, HostLog, Layout, Level,
+    LineError, ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_non_empty,
+    raw_str, raw_truthy,
 };
 use crate::event::{Record, SessionId, SubagentEvent, SubagentPhase, ToolCall, ToolResult};
 use serde::Deserialize;
@@ -199,8 +199,8 @@ impl HostLog for CopilotCli {
 /// Reviewed by no CLI ([`HostHooks::reviewed_by`]): its reviewer is its own rubber-duck sub-agent, no CLI its agent runs.
 impl HostHooks for CopilotCli {
     /// Copilot CLI 1.0.102's hook events, in its own camelCase.
-    fn events(&self) -> &'static [&'static str] {
-        &[
+    fn events(&self) -> &'static [HookEvent] {
+        hook_events![
             "sessionStart",
             "sessionEnd",
             "userPromptSubmitted",
@@ -219,11 +219,12 @@ impl HostHooks for CopilotCli {
     }
 
     fn end_event(&self) -> EndEvent {
-        EndEvent { name: "agentStop", name_shared: false }
+        EndEvent { name: HookEvent("agentStop"), name_shared: false }
     }
 
-    fn unnamed_event(&self) -> &'static str {
-        "agentStop"
+    /// Its `agentStop` payload names no event.
+    fn unnamed_event(&self) -> Option<HookEvent> {
+        Some(self.end_event().name)
     }
 
     fn mcp_client_word(&self) -> Option<&'static str> {

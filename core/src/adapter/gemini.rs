@@ -17,7 +17,7 @@
 //! …`).
 
 use super::{
-    DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
+    DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HookEvent, HostHooks, HostLog, Layout, Level, LineError,
     ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, any_str, non_empty_str, raw_non_empty,
     raw_str,
 };
@@ -213,8 +213,8 @@ impl HostLog for GeminiCli {
 
 impl HostHooks for GeminiCli {
     /// Gemini CLI 0.61.0's hook events.
-    fn events(&self) -> &'static [&'static str] {
-        &[
+    fn events(&self) -> &'static [HookEvent] {
+        hook_events![
             "SessionStart",
             "SessionEnd",
             "Notification",
@@ -238,7 +238,7 @@ impl HostHooks for GeminiCli {
 
     /// The end of an agent turn.
     fn end_event(&self) -> EndEvent {
-        EndEvent { name: "AfterAgent", name_shared: false }
+        EndEvent { name: HookEvent("AfterAgent"), name_shared: false }
     }
 
     fn hears_block(&self) -> Option<HearsBlock> {

@@ -7,6 +7,13 @@
 //! (the fields every record carries, read without building the rest of the line, which is
 //! all ingest needs) and then, for a full [`Record`], the host's body (`data` or `message`).
 
+/// A host's hook events, as its module lists them ([`HostHooks::events`]).
+macro_rules! hook_events {
+    ($($name:literal),* $(,)?) => {
+        &[$(HookEvent($name)),*]
+    };
+}
+
 mod claude;
 mod codex;
 mod copilot;
@@ -192,7 +199,10 @@ pub enum SessionNamed {
 pub enum Ends {
     /// Claude Code: a root `TaskUpdate` call setting a task's `status` to `completed`, and
     /// its result; and the record of a turn it ended past its cap on a `Stop` hook's blocks.
-    TaskUpdate,
+    TaskUpdate {
+        /// The event whose blocks the host caps (`Stop`).
+        capped: HookEvent,
+    },
     /// Copilot CLI: a root turn that ran no tool ends, and the next prompt or the session's
     /// end follows.
     TurnEnd,
@@ -282,14 +292,14 @@ pub struct ChainRule {
 /// how it hears a block.
 pub trait HostHooks: Sync {
     /// Every hook event the host can send, as it names them in its settings and payloads.
-    fn events(&self) -> &'static [&'static str];
+    fn events(&self) -> &'static [HookEvent];
     /// The hook event at which the host's agent declares its work done: the one the gate
     /// decides unless `[gate] events` says otherwise.
     fn end_event(&self) -> EndEvent;
     /// The event a payload of this host is about when it names none (Copilot CLI's
     /// `agentStop` payload has no `hook_event_name`).
-    fn unnamed_event(&self) -> &'static str {
-        ""
+    fn unnamed_event(&self) -> Option<HookEvent> {
+        None
     }
     /// How the host hears a hook's block of its end; `None` for a host no hook can stop.
     fn hears_block(&self) -> Option<HearsBlock>;
@@ -335,8 +345,8 @@ impl ReviewedBy {
 /// The hook event at which a host's agent declares its work done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EndEvent {
-    /// The event as the host names it in its settings and payloads.
-    pub name: &'static str,
+    /// The event.
+    pub name: HookEvent,
     /// Another host fires an event of that name that is not its end (Claude Code's `Stop`
     /// beside its `TaskCompleted`): the default names this host with it.
     pub name_shared: bool,
@@ -384,9 +394,94 @@ pub fn gated_hosts() -> impl Iterator<Item = Host> {
     Host::ALL.into_iter().filter(|host| hooks(*host).hears_block().is_some())
 }
 
-/// Whether some host can send the hook event `event`.
-pub fn is_hook_event(event: &str) -> bool {
-    Host::ALL.into_iter().any(|host| hooks(host).events().contains(&event))
+/// A hook event, as the hosts that send it name it in their settings and payloads. Only a
+/// host's module names one; everywhere else an event comes from [`HostHooks`], or is a
+/// name read as one ([`HookEvent::sent_by`], [`HookEvent::of_any_host`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HookEvent(&'static str);
+
+impl HookEvent {
+    /// The event `name` names, when `host` sends it.
+    pub fn sent_by(host: Host, name: &str) -> Option<HookEvent> {
+        hooks(host).events().iter().copied().find(|event| event.0 == name)
+    }
+
+    /// The event `name` names, when some host sends it.
+    pub fn of_any_host(name: &str) -> Option<HookEvent> {
+        Host::ALL.into_iter().find_map(|host| HookEvent::sent_by(host, name))
+    }
+
+    /// The event's name.
+    pub fn as_str(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl PartialEq<str> for HookEvent {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+/// The event a hook's payload or a record names: one a host sends, or another name (a
+/// newer client's event, or a forged payload's), kept as given. Written as the name alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventName {
+    /// An event some host sends.
+    Sent(HookEvent),
+    /// A name no host judged knows sends.
+    Unknown(String),
+}
+
+impl EventName {
+    /// `name`, as the event some host sends when one does.
+    pub fn read(name: &str) -> EventName {
+        HookEvent::of_any_host(name).map_or_else(|| EventName::Unknown(name.to_owned()), EventName::Sent)
+    }
+
+    /// The name as given.
+    pub fn as_str(&self) -> &str {
+        match self {
+            EventName::Sent(event) => event.as_str(),
+            EventName::Unknown(name) => name,
+        }
+    }
+}
+
+impl From<HookEvent> for EventName {
+    fn from(event: HookEvent) -> EventName {
+        EventName::Sent(event)
+    }
+}
+
+impl std::fmt::Display for EventName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<HookEvent> for EventName {
+    fn eq(&self, other: &HookEvent) -> bool {
+        *self == EventName::Sent(*other)
+    }
+}
+
+impl serde::Serialize for EventName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<EventName, D::Error> {
+        Ok(EventName::read(&String::deserialize(deserializer)?))
+    }
 }
 
 /// Why a line could not become a record.

@@ -14,8 +14,8 @@
 //! names its model (`modelID`) and, once it is done, its `finish` (`tool-calls`, `stop`, …).
 
 use super::{
-    DefaultRoot, EndEvent, Ends, Envelope, Fields, HostHooks, HostLog, Layout, Level, LineError, ReviewerRun,
-    RunAnswers, RunOpens, RunsOnce, SessionNamed, raw_non_empty, raw_str,
+    DefaultRoot, EndEvent, Ends, Envelope, Fields, HookEvent, HostHooks, HostLog, Layout, Level, LineError,
+    ReviewerRun, RunAnswers, RunOpens, RunsOnce, SessionNamed, raw_non_empty, raw_str,
 };
 use crate::event::{Record, SessionId, ToolCall, ToolResult};
 use serde_json::value::RawValue;
@@ -230,12 +230,12 @@ impl HostLog for OpenCode {
 /// Reviewed by no CLI ([`HostHooks::reviewed_by`]): no hook can stop its agent's end, so no round is asked of it.
 impl HostHooks for OpenCode {
     /// None: OpenCode runs no shell-command hook (its plugins are JavaScript modules).
-    fn events(&self) -> &'static [&'static str] {
-        &[]
+    fn events(&self) -> &'static [HookEvent] {
+        hook_events![]
     }
 
     fn end_event(&self) -> EndEvent {
-        EndEvent { name: "session.idle", name_shared: false }
+        EndEvent { name: HookEvent("session.idle"), name_shared: false }
     }
 
     fn hears_block(&self) -> Option<super::HearsBlock> {

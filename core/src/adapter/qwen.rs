@@ -9,8 +9,8 @@
 //! for in its own `model`; `system` records are the client's bookkeeping and telemetry.
 
 use super::{
-    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HostHooks, HostLog, Layout, Level, LineError,
-    ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, any_str, non_empty_str, raw_non_empty, raw_str,
+    ChainRule, DefaultRoot, EndEvent, Ends, Envelope, Fields, HearsBlock, HookEvent, HostHooks, HostLog, Layout, Level,
+    LineError, ReviewedBy, ReviewerRun, RunAnswers, RunOpens, RunsOnce, any_str, non_empty_str, raw_non_empty, raw_str,
 };
 use crate::event::{Host, Record, SessionId, ToolCall, ToolResult};
 use serde_json::value::RawValue;
@@ -196,8 +196,8 @@ impl HostLog for QwenCode {
 /// `stopHookBlockingCap` (default 8) times in a row.
 impl HostHooks for QwenCode {
     /// Qwen Code 0.24.4's hook events.
-    fn events(&self) -> &'static [&'static str] {
-        &[
+    fn events(&self) -> &'static [HookEvent] {
+        hook_events![
             "PreToolUse",
             "PostToolUse",
             "PostToolUseFailure",
@@ -230,7 +230,7 @@ impl HostHooks for QwenCode {
     }
 
     fn end_event(&self) -> EndEvent {
-        EndEvent { name: "Stop", name_shared: true }
+        EndEvent { name: HookEvent("Stop"), name_shared: true }
     }
 
     fn hears_block(&self) -> Option<HearsBlock> {

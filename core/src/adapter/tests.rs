@@ -202,7 +202,10 @@ fn every_host_a_hook_can_gate_sends_its_own_end_event() {
         let hooks = hooks(host);
         let sends_end = hooks.events().contains(&hooks.end_event().name);
         assert_eq!(sends_end, hooks.hears_block().is_some(), "{host:?}");
-        assert!(hooks.unnamed_event().is_empty() || hooks.events().contains(&hooks.unnamed_event()), "{host:?}");
+        assert!(hooks.unnamed_event().is_none_or(|event| hooks.events().contains(&event)), "{host:?}");
     }
-    assert!(is_hook_event("TaskCompleted") && is_hook_event("agentStop") && !is_hook_event("session.idle"));
+    let sent = |name| HookEvent::of_any_host(name).is_some();
+    assert!(sent("TaskCompleted") && sent("agentStop") && !sent("session.idle"));
+    assert_eq!(HookEvent::sent_by(Host::CodexCli, "Stop"), HookEvent::sent_by(Host::ClaudeCode, "Stop"));
+    assert_eq!(HookEvent::sent_by(Host::CodexCli, "TaskCompleted"), None);
 }

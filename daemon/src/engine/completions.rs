@@ -104,14 +104,14 @@ impl Engine {
         }
         match forced_end {
             Some(forced) => {
-                tracing::warn!(path = %completion.path, event = completion.event, %forced, "a turn ended on the gate's block");
+                tracing::warn!(path = %completion.path, event = %completion.event, %forced, "a turn ended on the gate's block");
             }
             None => {
-                tracing::warn!(path = %completion.path, event = completion.event, "a completion went without the gate allowing it");
+                tracing::warn!(path = %completion.path, event = %completion.event, "a completion went without the gate allowing it");
             }
         }
         let bypassed = CompletionBypassed {
-            event: completion.event.to_owned(),
+            event: completion.event.into(),
             session_id,
             task_id: completion.task_id().map(str::to_owned),
             completed_at: completion.completed_at.clone(),

@@ -24,11 +24,12 @@ use crate::store::{
     AskedBy, EvidenceVerified, IntegrityFinding, JournalEvent, JuryConvened, Lookup, Store, StoreError, TamperDetected,
 };
 use crate::tree_watch::TreeWatch;
+use judged_core::adapter::EventName;
 use judged_core::event::SessionId;
+use judged_core::files;
 use judged_core::review_text::is_positive;
 use judged_core::rules::EvidenceId;
 use judged_core::worktree::Reader;
-use judged_core::{adapter, files};
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
 use std::path::{Path, PathBuf};
@@ -223,11 +224,14 @@ impl HookGate<'_> {
         if !asked.payload.is_object() {
             return Ok(Settlement::failure(settings, "hook payload is not a JSON object", "unparseable payload"));
         }
-        if !adapter::is_hook_event(&question.event) {
-            let why = format!("unknown hook event `{}`", question.event);
-            return Ok(Settlement::failure(settings, &why, "unknown event"));
-        }
-        if !settings.decides(question.host, &question.event) {
+        let event = match &question.event {
+            EventName::Sent(event) => *event,
+            EventName::Unknown(name) => {
+                let why = format!("unknown hook event `{name}`");
+                return Ok(Settlement::failure(settings, &why, "unknown event"));
+            }
+        };
+        if !settings.decides(question.host, event) {
             return Ok(Settlement::NotGated);
         }
         let key = self.decision_key(question, &settings)?;

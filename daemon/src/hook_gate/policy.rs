@@ -8,7 +8,7 @@ use crate::config::{
     ConfigError, GateConfig, GateLayer, LiveConfig, OnError, ProjectFiles, ProjectLayer, ProjectTrust,
 };
 use crate::store::{EvidenceVerified, JuryConvened};
-use judged_core::adapter;
+use judged_core::adapter::{self, EventName, HookEvent};
 use judged_core::event::{Host, SessionId};
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
 use judged_core::worktree::ChangesText;
@@ -159,7 +159,7 @@ impl Settings {
     /// Codex CLI's, and gated by default only for Codex CLI, where it is the one event
     /// that ends the agent's work (Claude Code's is opt-in, `TaskCompleted` its default):
     /// so an entry names an event for every host, or, as `codex-cli:Stop`, for one.
-    pub fn decides(&self, host: Host, event: &str) -> bool {
+    pub fn decides(&self, host: Host, event: HookEvent) -> bool {
         self.events.iter().any(|entry| entry.names(host, event))
     }
 
@@ -336,7 +336,7 @@ fn text(payload: &Value, key: &str) -> Option<String> {
 /// What the hook is asking about.
 #[derive(Clone)]
 pub struct Question {
-    pub event: String,
+    pub event: EventName,
     pub session_id: Option<SessionId>,
     pub cwd: Option<String>,
     pub task_id: Option<String>,
@@ -362,8 +362,9 @@ pub struct Question {
 impl Question {
     /// Read a hook's payload. Copilot CLI's `agentStop` payload names no event.
     pub fn from_payload(host: Host, payload: &Value) -> Question {
-        let unnamed = adapter::hooks(host).unnamed_event();
-        let event = text(payload, "hook_event_name").unwrap_or_else(|| unnamed.into());
+        let named = text(payload, "hook_event_name").map(|name| EventName::read(&name));
+        let unnamed = adapter::hooks(host).unnamed_event().map(EventName::Sent);
+        let event = named.or(unnamed).unwrap_or_else(|| EventName::Unknown(String::new()));
         let subject = text(payload, "task_subject");
         let work = match &subject {
             Some(subject) => [Some(subject.clone()), text(payload, "task_description")]
@@ -698,6 +699,11 @@ fn suggested_binding() -> String {
 mod tests {
     use super::*;
 
+    /// The hook event some host sends of that name.
+    fn sent(name: &str) -> HookEvent {
+        HookEvent::of_any_host(name).unwrap()
+    }
+
     /// A project's layer its user has not said to trust makes the gate stricter and no
     /// looser: each value that would loosen it is ignored and named with its file.
     #[test]
@@ -717,7 +723,7 @@ mod tests {
         );
         assert_eq!(strict.policy, GatePolicy::Panel, "one kind of review where either would do");
         assert_eq!((strict.freshness_seconds, strict.require_reviewed_tree), (60, true));
-        assert!(strict.decides(Host::ClaudeCode, "TaskCreated") && strict.decides(Host::CodexCli, "Stop"));
+        assert!(strict.decides(Host::ClaudeCode, sent("TaskCreated")) && strict.decides(Host::CodexCli, sent("Stop")));
         assert!(strict.loosening_ignored.is_empty(), "{:?}", strict.loosening_ignored);
         assert_eq!(strict.sources.last().map(String::as_str), Some("/p/.judged.toml"));
 
@@ -808,19 +814,18 @@ mod tests {
             (Host::GeminiCli, "AfterAgent"),
             (Host::QwenCode, "Stop"),
         ] {
-            assert!(settings.decides(host, event), "{host:?} {event}");
-            assert!(adapter::is_hook_event(event), "{event}");
+            assert!(settings.decides(host, sent(event)), "{host:?} {event}");
         }
-        assert!(!settings.decides(Host::ClaudeCode, "Stop"), "Claude Code's Stop stays opt-in");
+        assert!(!settings.decides(Host::ClaudeCode, sent("Stop")), "Claude Code's Stop stays opt-in");
         let shown: Vec<String> = settings.events.iter().map(ToString::to_string).collect();
         assert_eq!(shown, ["agentStop", "TaskCompleted", "codex-cli:Stop", "AfterAgent", "qwen-code:Stop"]);
         let mut both = settings.clone();
-        both.events = vec![GateEvent::every("TaskCompleted"), GateEvent::every("Stop")];
+        both.events = vec![GateEvent::every(sent("TaskCompleted")), GateEvent::every(sent("Stop"))];
         assert!(
-            both.decides(Host::ClaudeCode, "Stop") && both.decides(Host::CodexCli, "Stop"),
+            both.decides(Host::ClaudeCode, sent("Stop")) && both.decides(Host::CodexCli, sent("Stop")),
             "a bare name: every host"
         );
-        assert!(!both.decides(Host::GeminiCli, "AfterAgent"));
+        assert!(!both.decides(Host::GeminiCli, sent("AfterAgent")));
     }
 
     /// A Codex CLI or Gemini CLI agent is told the round it can run: its shell calls, and a

@@ -7,6 +7,7 @@ use super::{AskError, HookGate, review, tree_change};
 use crate::caller::Caller;
 use crate::jury::{self, JuryAsk};
 use crate::store::AskedBy;
+use judged_core::adapter;
 use judged_core::event::Host;
 use judged_protocol::{GatePolicy, GateStatus, GateStatusArgs};
 use std::path::{Path, PathBuf};
@@ -22,14 +23,15 @@ impl HookGate<'_> {
             .map_err(|error| AskError::Config(error.summary()))?;
         let session_host =
             args.session_id.as_ref().and_then(|s| self.store.file_by_session(s.as_str())).map(|f| f.host);
+        // The session's own host says which reviewer to run; else the one asking (a Claude
+        // Code session when neither is known: the gate's commonest host).
+        let host = session_host.or(args.host).unwrap_or(Host::ClaudeCode);
         let question = Question {
-            event: "TaskCompleted".into(),
+            event: adapter::hooks(host).end_event().name.into(),
             session_id: args.session_id.clone(),
             cwd: Some(cwd.clone()),
             task_id: None,
-            // The session's own host says which reviewer to run; else the one asking (a
-            // Claude Code session when neither is known: the gate's commonest host).
-            host: session_host.or(args.host).unwrap_or(Host::ClaudeCode),
+            host,
             teammate: None,
             subagent: None,
             work: String::new(),

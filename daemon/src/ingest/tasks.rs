@@ -32,7 +32,7 @@
 //! time) is kept in the store with the lines that led to it ([`Tasks::waiting_in`]), so
 //! that a daemon started again meanwhile finds the end its predecessor began to see.
 
-use judged_core::adapter::{self, Ends, Envelope};
+use judged_core::adapter::{self, Ends, Envelope, HookEvent};
 use judged_core::event::{Host, Record, SessionId};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -47,7 +47,7 @@ const CAPPED: &[u8] = b"A hook blocked the turn from ending ";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TaskCompletion {
     /// The gated event it is the host's side of (`TaskCompleted`, `agentStop`).
-    pub event: &'static str,
+    pub event: HookEvent,
     pub file_id: i64,
     pub path: String,
     /// The session and its cwd, when its records name them (Copilot CLI's name them only
@@ -310,12 +310,12 @@ impl Tasks {
     /// Look at line `line` (`raw`, without its terminator) of a `host` log.
     pub fn observe(&mut self, host: Host, file_id: i64, path: &str, line: u64, raw: &[u8]) {
         match adapter::of(host).ends() {
-            Ends::TurnEnd => self.observe_blocked_stop(file_id, raw),
+            Ends::TurnEnd => self.observe_blocked_stop(host, file_id, raw),
             Ends::Answer { answer, reason_recorded } => {
                 let at = Place { host, file_id, path, line };
                 self.observe_answer(at, answer, reason_recorded, raw);
             }
-            Ends::TaskUpdate => self.observe_task_update(host, file_id, path, line, raw),
+            Ends::TaskUpdate { capped } => self.observe_task_update(Place { host, file_id, path, line }, capped, raw),
             Ends::FinishedMessage => self.observe_finished_message(Place { host, file_id, path, line }, raw),
             Ends::TaskComplete => {}
         }
@@ -361,10 +361,11 @@ impl Tasks {
 
     /// A Claude Code root `TaskUpdate` completing a task, its result, or a turn ended past
     /// the cap.
-    fn observe_task_update(&mut self, host: Host, file_id: i64, path: &str, line: u64, raw: &[u8]) {
+    fn observe_task_update(&mut self, at: Place, capped: HookEvent, raw: &[u8]) {
         if memchr::memmem::find(raw, CAPPED).is_some() {
-            return self.observe_cap(file_id, path, line, raw);
+            return self.observe_cap(at, capped, raw);
         }
+        let Place { host, file_id, path, line } = at;
         let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
         let calls = named(b"\"TaskUpdate\"") || named(b"\"TaskCreate\"");
         let results = !(self.waiting.is_empty() && self.creating.is_empty()) && named(b"\"tool_result\"");
@@ -400,7 +401,7 @@ impl Tasks {
                 let work_chars =
                     self.words.get(&file_id).and_then(|tasks| tasks.get(&update.task)).map(TaskWords::work_chars);
                 self.found.push(TaskCompletion {
-                    event: "TaskCompleted",
+                    event: adapter::hooks(host).end_event().name,
                     file_id,
                     path: path.to_owned(),
                     session_id: record.session_id.clone(),
@@ -415,14 +416,18 @@ impl Tasks {
 
     /// A root turn Claude Code ended past its cap on the `Stop` hook's blocks: the end of
     /// the agent's work, whatever the hook said.
-    fn observe_cap(&mut self, file_id: i64, path: &str, line: u64, raw: &[u8]) {
+    fn observe_cap(&mut self, at: Place, capped: HookEvent, raw: &[u8]) {
+        let Place { file_id, path, line, .. } = at;
         let Ok(record) = serde_json::from_slice::<serde_json::Value>(raw) else { return };
         let text = |key: &str| record[key].as_str().map(str::to_owned);
-        let capped = record["content"].as_str().is_some_and(|content| content.as_bytes().starts_with(CAPPED));
-        if record["type"] == "system" && record["subtype"] == "informational" && capped && record["isSidechain"] != true
+        let past_cap = record["content"].as_str().is_some_and(|content| content.as_bytes().starts_with(CAPPED));
+        if record["type"] == "system"
+            && record["subtype"] == "informational"
+            && past_cap
+            && record["isSidechain"] != true
         {
             self.found.push(TaskCompletion {
-                event: "Stop",
+                event: capped,
                 file_id,
                 path: path.to_owned(),
                 session_id: text("sessionId").map(SessionId::from),
@@ -437,7 +442,7 @@ impl Tasks {
     /// A Copilot CLI root `agentStop` hook that blocked the stop waiting for what follows
     /// it, and whether the prompt that follows is the block's reason. Only a line naming
     /// `hook.end` and a block, or a `user.message` after one, is parsed.
-    fn observe_blocked_stop(&mut self, file_id: i64, raw: &[u8]) {
+    fn observe_blocked_stop(&mut self, host: Host, file_id: i64, raw: &[u8]) {
         let Some(turn) = self.turns.get_mut(&file_id).filter(|turn| turn.stop.is_some()) else { return };
         let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
         let reason_may_come = turn.blocked.is_some() && named(b"\"user.message\"");
@@ -449,7 +454,8 @@ impl Tasks {
         if !line.get("agentId").is_none_or(|agent| agent.is_null() || agent == "") {
             return;
         }
-        if line["type"] == "hook.end" && data["hookType"] == "agentStop" && data["output"]["decision"] == "block" {
+        let stop = adapter::hooks(host).end_event().name.as_str();
+        if line["type"] == "hook.end" && data["hookType"] == stop && data["output"]["decision"] == "block" {
             turn.blocked = Some(data["output"]["reason"].as_str().unwrap_or_default().to_owned());
         } else if line["type"] == "user.message" {
             turn.went_on = turn.blocked.as_deref() == data["content"].as_str();
@@ -541,7 +547,7 @@ impl Tasks {
         match record.kind.as_str() {
             "event_msg.task_started" => turn.began.clone_from(&record.timestamp),
             "event_msg.task_complete" => self.found.push(TaskCompletion {
-                event: "Stop",
+                event: adapter::hooks(host).end_event().name,
                 file_id,
                 path: path.to_owned(),
                 session_id: None,
@@ -562,7 +568,7 @@ impl Tasks {
                 turn.blocked = None;
                 if let Some((completed_at, line)) = turn.stop.take() {
                     self.found.push(TaskCompletion {
-                        event: "agentStop",
+                        event: adapter::hooks(host).end_event().name,
                         file_id,
                         path: path.to_owned(),
                         session_id: None,
@@ -730,7 +736,7 @@ mod tests {
         tasks.observe(Host::ClaudeCode, 2, "/p/s/subagents/agent-a.jsonl", 9, sidechain.as_bytes());
         let found = tasks.take();
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!((found[0].event, found[0].line, &found[0].asked), ("Stop", 40, &Asked::BeforeCap));
+        assert_eq!((found[0].event.as_str(), found[0].line, &found[0].asked), ("Stop", 40, &Asked::BeforeCap));
         assert_eq!(found[0].session_id.as_ref().map(SessionId::as_str), Some("447cf7e1-9bbd-45f0-ad94-8cc41848c341"));
         assert_eq!(found[0].cwd.as_deref(), Some("/tmp/fe/crun/project"));
         assert_eq!(found[0].completed_at.as_deref(), Some("2026-12-04T15:27:04.574Z"));
@@ -744,7 +750,7 @@ mod tests {
         let lines: Vec<&str> = REAL_LOG.lines().collect();
         let last_turn_end = lines.iter().rposition(|l| l.contains(r#""type":"assistant.turn_end""#)).unwrap();
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!((found[0].event, found[0].line), ("agentStop", last_turn_end as u64 + 1));
+        assert_eq!((found[0].event.as_str(), found[0].line), ("agentStop", last_turn_end as u64 + 1));
         assert_eq!(found[0].task_id(), None);
 
         // A stop the agent went on from (a blocked stop: another turn follows) is none.
@@ -771,7 +777,7 @@ mod tests {
         let at = |kind: &str| lines.iter().position(|l| l.contains(kind)).unwrap();
         let (started, completed) = (at(r#""type":"task_started""#), at(r#""type":"task_complete""#));
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!((found[0].event, found[0].line), ("Stop", completed as u64 + 1));
+        assert_eq!((found[0].event.as_str(), found[0].line), ("Stop", completed as u64 + 1));
         let time = |line: &str| {
             serde_json::from_str::<serde_json::Value>(line).unwrap()["timestamp"].as_str().map(str::to_owned)
         };
@@ -798,7 +804,7 @@ mod tests {
             })
             .collect();
         let found = tasks.take();
-        assert_eq!(found.iter().map(|c| (c.event, c.line)).collect::<Vec<_>>(), [("AfterAgent", answers[0])]);
+        assert_eq!(found.iter().map(|c| (c.event.as_str(), c.line)).collect::<Vec<_>>(), [("AfterAgent", answers[0])]);
         tasks.settle(Duration::from_secs(3600));
         assert!(tasks.take().is_empty(), "the last answer is still within its quiet time");
         tasks.settle(Duration::ZERO);
@@ -836,7 +842,10 @@ mod tests {
             assert!(tasks.take().is_empty(), "{scenario}: no prompt followed any answer");
             tasks.settle(Duration::ZERO);
             let found = tasks.take();
-            assert_eq!(found.iter().map(|c| (c.event, c.line)).collect::<Vec<_>>(), [("Stop", texts[answers - 1])]);
+            assert_eq!(
+                found.iter().map(|c| (c.event.as_str(), c.line)).collect::<Vec<_>>(),
+                [("Stop", texts[answers - 1])]
+            );
             assert_eq!(found[0].asked, Asked::AfterAnswer { until: None, reason_recorded: false }, "{scenario}");
         }
     }

@@ -5,6 +5,7 @@ use crate::hook_entry::HOOK_TIMEOUT_SECONDS;
 use crate::hosts::{self, Managed};
 use crate::install::carry_out;
 use crate::{CliError, HookTarget};
+use judged_core::adapter::HookEvent;
 use judged_core::event::Host;
 use judged_daemon::config::ConfigError;
 use judged_daemon::config::OnError;
@@ -24,7 +25,7 @@ pub fn run(
     let timeout = hook_timeout_seconds(&config, &config_path)?;
     let host = target.host();
     let setup = hosts::of(host);
-    let events = setup.hook_events(events);
+    let events = setup.hook_events(&events)?;
     let warning = ungated_events_warning(&config, &config_path, host, &events, &target.project_dir(), target.user)?;
     if let Some(warning) = warning {
         eprintln!("{warning}");
@@ -93,7 +94,7 @@ fn ungated_events_warning(
     config: &judged_daemon::config::ConfigFile,
     config_path: &Path,
     host: judged_core::event::Host,
-    events: &[String],
+    events: &[HookEvent],
     dir: &Path,
     user: bool,
 ) -> Result<Option<String>, CliError> {
@@ -104,7 +105,7 @@ fn ungated_events_warning(
         let dir = judged_core::files::resolve(&dir.to_string_lossy());
         gate.settings_for(Path::new(&dir), gate.project_trust(config.is_witness()))?
     };
-    let ungated: Vec<&str> = events.iter().filter(|e| !settings.decides(host, e)).map(String::as_str).collect();
+    let ungated: Vec<&str> = events.iter().filter(|e| !settings.decides(host, **e)).map(|e| e.as_str()).collect();
     if ungated.is_empty() {
         return Ok(None);
     }

@@ -303,7 +303,7 @@ fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str,
             return false;
         }
     };
-    let commands = our_commands(&value, judged_core::adapter::hooks(host).end_event().name);
+    let commands = our_commands(&value, judged_core::adapter::hooks(host).end_event().name.as_str());
     if commands.is_empty() {
         return false;
     }

@@ -5,6 +5,7 @@ use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile
 use crate::CliError;
 use crate::install;
 use crate::plugin::{self, HostPlugin};
+use judged_core::adapter::HookEvent;
 use judged_core::event::Host;
 use judged_core::family;
 use serde::Deserialize;
@@ -130,9 +131,17 @@ impl HostSetup for ClaudeCode {
         Managed::HooksOnly
     }
 
-    /// Its events are the caller's to choose (`--events`).
-    fn hook_events(&self, asked: Vec<String>) -> Vec<String> {
-        asked
+    /// Its events are the caller's to choose (`--events`), each one it sends; by default
+    /// its end's.
+    fn hook_events(&self, asked: &[String]) -> Result<Vec<HookEvent>, CliError> {
+        if asked.is_empty() {
+            return Ok(vec![self.end_event()]);
+        }
+        let event = |name: &String| {
+            HookEvent::sent_by(self.host(), name)
+                .ok_or_else(|| CliError::NoSuchEvent { host: self.host(), event: name.clone() })
+        };
+        asked.iter().map(event).collect()
     }
 
     fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {

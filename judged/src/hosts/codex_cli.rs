@@ -149,7 +149,7 @@ impl HostSetup for CodexCli {
         let command = hook.command(hook.absolute, committed)?;
         install::check_codex_config()?;
         // Codex names the hook it trusts after the file that holds it: written first.
-        install::carry_out(install::codex_install(&hooks, &command, hook.timeout)?, place.dry_run)?;
+        install::carry_out(install::codex_install(&hooks, &command, hook.events, hook.timeout)?, place.dry_run)?;
         let cwd =
             place.project.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
         trust_codex_hook(CodexHookSource::File(&hooks), &cwd, place.dry_run)?;
@@ -184,7 +184,8 @@ fn managed_install(place: &HookPlace, hook: &HookSpec) -> Result<install::Plan, 
             source,
         })?;
     }
-    Ok(install::codex_managed_install(&requirements, &command, hook.timeout, place.target.managed_only)?)
+    let only = place.target.managed_only;
+    Ok(install::codex_managed_install(&requirements, &command, hook.events, hook.timeout, only)?)
 }
 
 /// Trust the Codex CLI hook just written (from `source`), as Codex itself identifies it

@@ -7,6 +7,7 @@ use crate::CliError;
 use crate::hook_entry::{HOOK_TIMEOUT_SECONDS, copilot_hooks};
 use crate::install;
 use crate::plugin::{self, HostPlugin};
+use judged_core::adapter::HookEvent;
 use judged_core::event::Host;
 use judged_core::family;
 use serde::Deserialize;
@@ -50,7 +51,7 @@ impl HostSetup for CopilotCli {
     fn plugin(&self) -> Option<HostPlugin> {
         const HOOK_FILE: &str = "hooks/copilot-cli.json";
         let manifest = plugin::manifest(json!({"hooks": HOOK_FILE, "mcpServers": ".mcp.json", "skills": "skills/"}));
-        let hooks = copilot_hooks(&plugin::hook_command(self.host()), HOOK_TIMEOUT_SECONDS);
+        let hooks = copilot_hooks(self.end_event(), &plugin::hook_command(self.host()), HOOK_TIMEOUT_SECONDS);
         let files = vec![plugin::json_file("plugin.json", &manifest), plugin::json_file(HOOK_FILE, &hooks)];
         Some(HostPlugin { hook_file: HOOK_FILE, extension_dir: None, files })
     }
@@ -140,8 +141,8 @@ impl HostSetup for CopilotCli {
     }
 
     /// Its hook file names no event to choose: the file is its `agentStop` hook.
-    fn hook_events(&self, _asked: Vec<String>) -> Vec<String> {
-        Vec::new()
+    fn hook_events(&self, _asked: &[String]) -> Result<Vec<HookEvent>, CliError> {
+        Ok(Vec::new())
     }
 
     fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
@@ -150,11 +151,11 @@ impl HostSetup for CopilotCli {
             place.needs_root(&policy, self.program())?;
             // Every user's Copilot CLI runs it, with their own PATH: named by its path.
             let command = hook.command(true, None)?;
-            return Ok(Some(install::copilot_install(&policy, &command, hook.timeout)?));
+            return Ok(Some(install::copilot_install(&policy, self.end_event(), &command, hook.timeout)?));
         }
         let committed = install::copilot_path(&place.target.project_dir());
         let command = hook.command(hook.absolute, Some(&committed))?;
-        Ok(Some(install::copilot_install(&committed, &command, hook.timeout)?))
+        Ok(Some(install::copilot_install(&committed, self.end_event(), &command, hook.timeout)?))
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {

@@ -146,7 +146,7 @@ impl HostSetup for GeminiCli {
         let settings = install::gemini_settings_path(place.project.as_deref());
         let committed = Some(settings.as_path()).filter(|_| place.project.is_some());
         let command = hook.command(hook.absolute, committed)?;
-        Ok(Some(install::gemini_install(&settings, &command, hook.timeout)?))
+        Ok(Some(install::gemini_install(&settings, &command, hook.events, hook.timeout)?))
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {

@@ -3,6 +3,7 @@
 //! how its format holds the hook.
 
 use crate::{CliError, HookTarget};
+use judged_core::adapter::HookEvent;
 use judged_core::event::Host;
 use judged_daemon::config::OnError;
 use std::path::{Path, PathBuf};
@@ -92,7 +93,7 @@ impl HookPlace<'_> {
 pub struct HookSpec<'a> {
     pub host: Host,
     /// The events it is registered for, where the host's settings name them.
-    pub events: &'a [String],
+    pub events: &'a [HookEvent],
     pub on_error: OnError,
     /// The host's timeout for it, in seconds.
     pub timeout: u64,

@@ -22,6 +22,7 @@ pub use codex_cli::{CodexHook, codex_hooks, trust_codex_hook};
 pub use hook::{HookHost, HookPlace, HookSpec, Managed};
 
 use crate::CliError;
+use judged_core::adapter::HookEvent;
 use judged_core::event::Host;
 use judged_jury::run::{Exit, Outcome, Spawn};
 use std::path::{Path, PathBuf};
@@ -93,8 +94,12 @@ pub trait HostSetup: Sync {
     fn managed(&self) -> Managed;
     /// The events `install-hooks` registers its hook for, of those `asked` (`--events`):
     /// by default its end's alone.
-    fn hook_events(&self, _asked: Vec<String>) -> Vec<String> {
-        vec![judged_core::adapter::hooks(self.host()).end_event().name.to_owned()]
+    fn hook_events(&self, _asked: &[String]) -> Result<Vec<HookEvent>, CliError> {
+        Ok(vec![self.end_event()])
+    }
+    /// The event where its agent's end is decided.
+    fn end_event(&self) -> HookEvent {
+        judged_core::adapter::hooks(self.host()).end_event().name
     }
     /// `install-hooks`: the plan that writes `hook` into its settings at `place`; none
     /// when it carried its plan out itself (a step that needs the file written).

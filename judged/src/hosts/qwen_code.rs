@@ -140,7 +140,7 @@ impl HostSetup for QwenCode {
         // Every user's Qwen Code runs a managed hook, with their own PATH: named by its path.
         let committed = Some(settings.as_path()).filter(|_| place.project.is_some() && !managed);
         let command = hook.command(hook.absolute || managed, committed)?;
-        Ok(Some(install::qwen_install(&settings, &command, hook.timeout, managed)?))
+        Ok(Some(install::qwen_install(&settings, &command, hook.events, hook.timeout, managed)?))
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {

@@ -8,7 +8,7 @@ mod suggest;
 mod top_level;
 
 use crate::GatePolicy;
-use judged_core::adapter;
+use judged_core::adapter::{self, HookEvent};
 use judged_core::event::Host;
 use judged_core::files::HostRoots;
 use judged_core::rules::IdentityAssurance;
@@ -264,8 +264,8 @@ pub struct NoJury {
 pub struct GateEvent {
     /// The one host it is for; none: every host.
     pub host: Option<Host>,
-    /// The event's name, as the host spells it.
-    pub event: String,
+    /// The event.
+    pub event: HookEvent,
 }
 
 /// An entry of `[gate] events` that names no host a hook can gate, or an event its host
@@ -309,7 +309,8 @@ fn end_events() -> String {
 }
 
 fn host_events(host: Host) -> String {
-    adapter::hooks(host).events().join(", ")
+    let events: Vec<&str> = adapter::hooks(host).events().iter().map(|event| event.as_str()).collect();
+    events.join(", ")
 }
 
 impl std::str::FromStr for GateEvent {
@@ -322,13 +323,14 @@ impl std::str::FromStr for GateEvent {
                 let host = Host::parse(name)
                     .filter(|h| adapter::gated_hosts().any(|gated| gated == *h))
                     .ok_or_else(|| BadGateEvent::UnknownHost { entry: owned() })?;
-                if !adapter::hooks(host).events().contains(&event) {
-                    return Err(BadGateEvent::NotSentBy { entry: owned(), host });
-                }
-                Ok(GateEvent { host: Some(host), event: event.to_owned() })
+                let event =
+                    HookEvent::sent_by(host, event).ok_or_else(|| BadGateEvent::NotSentBy { entry: owned(), host })?;
+                Ok(GateEvent { host: Some(host), event })
             }
-            None if adapter::is_hook_event(entry) => Ok(GateEvent { host: None, event: owned() }),
-            None => Err(BadGateEvent::NoSuchEvent { entry: owned() }),
+            None => match HookEvent::of_any_host(entry) {
+                Some(event) => Ok(GateEvent { host: None, event }),
+                None => Err(BadGateEvent::NoSuchEvent { entry: owned() }),
+            },
         }
     }
 }
@@ -337,7 +339,7 @@ impl std::fmt::Display for GateEvent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.host {
             Some(host) => write!(f, "{}:{}", host.as_str(), self.event),
-            None => f.write_str(&self.event),
+            None => f.write_str(self.event.as_str()),
         }
     }
 }
@@ -355,18 +357,18 @@ impl<'de> Deserialize<'de> for GateEvent {
 }
 
 impl GateEvent {
-    /// `event` for every host.
-    pub fn every(event: &str) -> GateEvent {
-        GateEvent { host: None, event: event.to_owned() }
+    /// `event` for every host that sends an event of its name.
+    pub fn every(event: HookEvent) -> GateEvent {
+        GateEvent { host: None, event }
     }
 
     /// `event` of `host` alone.
-    pub fn of(host: Host, event: &str) -> GateEvent {
-        GateEvent { host: Some(host), event: event.to_owned() }
+    pub fn of(host: Host, event: HookEvent) -> GateEvent {
+        GateEvent { host: Some(host), event }
     }
 
     /// Whether this entry names `event` from `host`.
-    pub fn names(&self, host: Host, event: &str) -> bool {
+    pub fn names(&self, host: Host, event: HookEvent) -> bool {
         self.host.is_none_or(|only| only == host) && self.event == event
     }
 }
@@ -506,9 +508,10 @@ mod tests {
             ConfigFile::parse(Path::new("c.toml"), b"[gate]\nevents = [\"TaskCompleted\", \"codex-cli:Stop\"]\n")
                 .unwrap();
         let events = file.gate.events.unwrap();
-        assert_eq!(events, [GateEvent::every("TaskCompleted"), GateEvent::of(Host::CodexCli, "Stop")]);
-        assert!(events[1].names(Host::CodexCli, "Stop") && !events[1].names(Host::ClaudeCode, "Stop"));
-        assert!(events[0].names(Host::ClaudeCode, "TaskCompleted"));
+        let (stop, task) = (HookEvent::of_any_host("Stop").unwrap(), HookEvent::of_any_host("TaskCompleted").unwrap());
+        assert_eq!(events, [GateEvent::every(task), GateEvent::of(Host::CodexCli, stop)]);
+        assert!(events[1].names(Host::CodexCli, stop) && !events[1].names(Host::ClaudeCode, stop));
+        assert!(events[0].names(Host::ClaudeCode, task));
         let shown: Vec<String> = events.iter().map(ToString::to_string).collect();
         assert_eq!(shown, ["TaskCompleted", "codex-cli:Stop"]);
     }
