@@ -55,6 +55,29 @@ pub enum ConfigFileError {
     },
 }
 
+/// The project's `.judged.toml` for `cwd`: the nearest above it that is its owner's, found
+/// without leaving what its owner owns. The search stops at a directory of another owner
+/// (`/tmp`, `/home`), and a file of another owner is never one: another user's
+/// `/tmp/.judged.toml` would otherwise set the gate, and under `trust_project_files` run
+/// its jury's commands, for every project below it.
+pub fn project_file(cwd: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let owner = std::fs::symlink_metadata(cwd).ok()?.uid();
+    for dir in cwd.ancestors() {
+        if std::fs::symlink_metadata(dir).ok()?.uid() != owner {
+            return None;
+        }
+        let file = dir.join(".judged.toml");
+        match std::fs::symlink_metadata(&file) {
+            Ok(meta) if meta.uid() != owner => return None,
+            // A link is read as the file's reader decides (a witness refuses one).
+            Ok(meta) if meta.is_file() || file.is_file() => return Some(file),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// The bytes of the config file at `path`; `None` when there is none.
 pub fn read(path: &Path) -> Result<Option<Vec<u8>>, ConfigFileError> {
     let io = |source| ConfigFileError::Io { path: path.to_owned(), source };

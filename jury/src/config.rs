@@ -292,8 +292,7 @@ pub fn for_project(
     trust_project_files: bool,
     cwd: &Path,
 ) -> Result<Option<(JuryConfig, PathBuf)>, FileError> {
-    let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
-    if let Some(path) = trust_project_files.then(project_file).flatten() {
+    if let Some(path) = trust_project_files.then(|| judged_core::config_file::project_file(cwd)).flatten() {
         let unreadable = |why: String| FileError { path: path.clone(), source: ConfigError::Unreadable(why) };
         let bytes = judged_core::config_file::read(&path).map_err(|e| unreadable(e.to_string()))?.unwrap_or_default();
         let text = String::from_utf8(bytes).map_err(|_| unreadable("it is not UTF-8 text".into()))?;
@@ -498,6 +497,26 @@ command = ["my-judge", "--model", "{model}"]
 
     fn example() -> JuryConfig {
         JuryConfig::from_toml(ISSUE_EXAMPLE).expect("the issue's example parses")
+    }
+
+    /// Another user's `.judged.toml` above a project names no jury of the project's, even
+    /// where project files are trusted: its `command` juror would run as the project's
+    /// owner. Needs root to give the file another owner.
+    #[test]
+    fn a_project_jury_of_another_owner_above_the_project_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir(&project).unwrap();
+        let above = dir.path().join(".judged.toml");
+        std::fs::write(&above, ISSUE_EXAMPLE).unwrap();
+        let found = || for_project(None, true, &project).unwrap().map(|(_, from)| from);
+        assert_eq!(found(), Some(above.clone()), "the owner's own file above the project counts");
+        if let Err(error) = std::os::unix::fs::chown(&above, Some(65534), None) {
+            assert!(std::env::var_os("CI").is_none(), "giving the file another owner needs root: {error}");
+            eprintln!("SKIP: a_project_jury_of_another_owner_above_the_project_is_not_read: not root ({error})");
+            return;
+        }
+        assert_eq!(found(), None);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::config::{
 };
 use crate::store::{EvidenceVerified, JuryConvened};
 use judged_core::adapter::{self, EventName, HookEvent};
+use judged_core::config_file;
 use judged_core::event::{Host, SessionId};
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
 use judged_core::worktree::ChangesText;
@@ -272,8 +273,7 @@ impl GateSettings for GateConfig {
         if let Some((_, project)) = within.max_by_key(|(path, _)| path.as_os_str().len()) {
             settings.overlay(&project.layer(), format!("user config [[gate.projects]] {}", project.path.display()));
         }
-        let project_file = || cwd.ancestors().map(|d| d.join(".judged.toml")).find(|f| f.is_file());
-        if let Some(file) = (trust.gate != GateTrust::Ignored).then(project_file).flatten() {
+        if let Some(file) = (trust.gate != GateTrust::Ignored).then(|| config_file::project_file(cwd)).flatten() {
             let project = projects.gate(&file)?;
             match trust.gate {
                 GateTrust::Full => settings.overlay(&project.layer, file.display().to_string()),
@@ -802,6 +802,33 @@ mod tests {
             settings.freshness_seconds = huge;
             assert_eq!(settings.fresh_since(now), chrono::DateTime::<chrono::Utc>::MIN_UTC, "{huge}");
         }
+    }
+
+    /// Another user's `.judged.toml` above a project (in `/tmp`, say) is none of the
+    /// project's: trusted, it would turn the gate off for every project below it, and its
+    /// `[jury]` would run commands as the project's owner. Needs root to give the file and
+    /// the directory another owner.
+    #[test]
+    fn a_project_file_of_another_owner_above_the_project_is_not_read() {
+        use std::os::unix::fs::chown;
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        std::fs::create_dir(&project).unwrap();
+        let above = dir.path().join(".judged.toml");
+        std::fs::write(&above, "[gate]\npolicy = \"off\"\n").unwrap();
+        let trusted = ProjectTrust { gate: GateTrust::Full, jury: true };
+        let policy = || GateConfig::default().settings_for(&project, trusted).unwrap().policy;
+        assert_eq!(policy(), GatePolicy::Off, "the owner's own file above the project counts");
+        const OTHER: u32 = 65534;
+        if let Err(error) = chown(&above, Some(OTHER), None) {
+            assert!(std::env::var_os("CI").is_none(), "giving the file another owner needs root: {error}");
+            eprintln!("SKIP: a_project_file_of_another_owner_above_the_project_is_not_read: not root ({error})");
+            return;
+        }
+        assert_eq!(policy(), GatePolicy::Evidence, "a file of another owner");
+        chown(&above, Some(judged_core::files::current_uid()), None).unwrap();
+        chown(dir.path(), Some(OTHER), None).unwrap();
+        assert_eq!(policy(), GatePolicy::Evidence, "a file past a directory of another owner");
     }
 
     #[test]
