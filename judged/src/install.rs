@@ -143,18 +143,19 @@ impl Plan {
 
     /// A line diff of the planned change, for `--dry-run`.
     pub fn diff(&self) -> String {
-        let before: Vec<&str> = self.before.as_deref().map(|t| t.lines().collect()).unwrap_or_default();
-        let after: Vec<&str> = self.after.as_deref().map(|t| t.lines().collect()).unwrap_or_default();
+        let (before, after) = (self.before.as_deref().unwrap_or_default(), self.after.as_deref().unwrap_or_default());
         let mut out = format!("--- {}\n+++ {}\n", self.path.display(), self.path.display());
-        let common = lcs(&before, &after);
-        let (mut i, mut j) = (0, 0);
-        for (bi, aj) in common.into_iter().chain([(before.len(), after.len())]) {
-            out.extend(before[i..bi].iter().map(|l| format!("-{l}\n")));
-            out.extend(after[j..aj].iter().map(|l| format!("+{l}\n")));
-            if bi < before.len() {
-                out.push_str(&format!(" {}\n", before[bi]));
-            }
-            (i, j) = (bi + 1, aj + 1);
+        for change in similar::TextDiff::from_lines(before, after).iter_all_changes() {
+            let sign = match change.tag() {
+                similar::ChangeTag::Delete => '-',
+                similar::ChangeTag::Insert => '+',
+                similar::ChangeTag::Equal => ' ',
+            };
+            let line = change.value();
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            out.push(sign);
+            out.push_str(line.strip_suffix('\r').unwrap_or(line));
+            out.push('\n');
         }
         out
     }
@@ -216,28 +217,6 @@ impl Plan {
             }
         }
     }
-}
-
-/// Longest common subsequence of lines, as index pairs.
-fn lcs(a: &[&str], b: &[&str]) -> Vec<(usize, usize)> {
-    let mut table = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            table[i][j] = if a[i] == b[j] { table[i + 1][j + 1] + 1 } else { table[i + 1][j].max(table[i][j + 1]) };
-        }
-    }
-    let (mut i, mut j, mut pairs) = (0, 0, Vec::new());
-    while i < a.len() && j < b.len() {
-        if a[i] == b[j] {
-            pairs.push((i, j));
-            (i, j) = (i + 1, j + 1);
-        } else if table[i + 1][j] >= table[i][j + 1] {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    pairs
 }
 
 /// Where `name` resolves on `path` (a `PATH` value) as a shell finds it: the first
@@ -899,6 +878,22 @@ pub fn toml_string(text: &str) -> String {
 mod tests {
     use super::*;
     use judged_core::event::Host;
+
+    /// `--dry-run` shows the whole file, each line kept, taken out or put in, as a line diff
+    /// (Myers' through `similar`: linear memory, however long the user's file).
+    #[test]
+    fn a_dry_run_shows_each_line_kept_removed_or_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "a\nb\r\nc\n").unwrap();
+        let plan = Plan::new(user_file::read(&path).unwrap(), Some("a\nB\nc\nd\n".into()));
+        let shown = path.display();
+        assert_eq!(plan.diff(), format!("--- {shown}\n+++ {shown}\n a\n-b\n+B\n c\n+d\n"));
+        let long: String = (0..100_000).map(|n| format!("{n}\n")).collect();
+        std::fs::write(&path, &long).unwrap();
+        let plan = Plan::new(user_file::read(&path).unwrap(), Some(format!("{long}end\n")));
+        assert!(plan.diff().ends_with(" 99999\n+end\n"));
+    }
 
     /// The end event of `host`, which its hook is installed for.
     fn end(host: Host) -> [HookEvent; 1] {
