@@ -16,7 +16,7 @@ use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use decider::{CallError, Decider, VerifyInput};
 use judge_evidence::round_gate::{self, GateInput, NativeEvidence};
 use judge_evidence::routing::{Backend, Directive, ErrorClass, Tier};
-use judged_core::files;
+use judged_core::files::{self, Destination};
 use judged_core::pyjson;
 use judged_core::review_text::{self, ParseError};
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
@@ -361,7 +361,13 @@ fn load_artifact(path: &str) -> rules::Result<Artifact> {
 fn challenge(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: ChallengeCmd) -> rules::Result<String> {
     let ChallengeCmd { output, binding, cwd, session_root, max_age_seconds, replace, wait_seconds } = args;
     let output = PathBuf::from(files::resolve(&output));
-    let step = round::ChallengeStep { binding: &binding, max_age_seconds, output: &output, replace, wait_seconds };
+    let step = round::ChallengeStep {
+        binding: &binding,
+        max_age_seconds,
+        output: Destination::Named(&output),
+        replace,
+        wait_seconds,
+    };
     let cwd = files::resolve(&cwd.unwrap_or_else(|| ".".into()));
     // Resolved here, so the daemon (with its own cwd) reads the same root.
     let session_root = session_root.map(|root| files::resolve(&root));
@@ -388,8 +394,8 @@ fn verify(mode: Mode, started: chrono::DateTime<chrono::Utc>, args: VerifyCmd) -
     let challenge_name = Path::new(&given).file_name().and_then(|n| n.to_str()).unwrap_or(&given);
     let step = round::VerifyStep {
         challenge_path: &challenge_path,
-        output: Path::new(&output),
-        response_output: Path::new(&response_output),
+        output: Destination::Named(Path::new(&output)),
+        response_output: Destination::Named(Path::new(&response_output)),
         replace,
         wait_seconds,
     };

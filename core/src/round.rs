@@ -2,10 +2,9 @@
 //! (`judge-evidence`, `judged mcp`'s tools): ask again while the host may still be writing
 //! its log, and write the artifacts the way the reference does.
 
-use crate::files;
+use crate::files::{self, Destination};
 use crate::rules::{Binding, Challenge, RefusalCode, Result, Verified, check_max_age};
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Copilot CLI persists events asynchronously: a tool call can start before the file
@@ -57,8 +56,8 @@ pub struct ChallengeStep<'a> {
     pub binding: &'a str,
     /// How old the marker call may be (1..600).
     pub max_age_seconds: i64,
-    /// The file the challenge is written to, resolved by the caller.
-    pub output: &'a Path,
+    /// The file the challenge is written to.
+    pub output: Destination<'a>,
     /// Whether an existing file at `output` may be overwritten.
     pub replace: bool,
     /// How long to wait for the host to persist the marker call.
@@ -71,9 +70,9 @@ pub fn challenge(step: &ChallengeStep, mut decide: impl FnMut(&Binding) -> Resul
     // The reference's order: the age before the binding.
     check_max_age(step.max_age_seconds)?;
     let binding = Binding::parse(step.binding)?;
-    files::check_writable(step.output, step.replace)?;
+    files::check_writable(step.output.path(), step.replace)?;
     let challenge = until_persisted(step.wait_seconds, || decide(&binding))?;
-    files::write_atomic(step.output, challenge.pretty().as_bytes(), step.replace)?;
+    step.output.write(challenge.pretty().as_bytes(), step.replace)?;
     Ok(challenge)
 }
 
@@ -81,10 +80,10 @@ pub fn challenge(step: &ChallengeStep, mut decide: impl FnMut(&Binding) -> Resul
 pub struct VerifyStep<'a> {
     /// The challenge file, resolved, which refusals name.
     pub challenge_path: &'a str,
-    /// Where the evidence and the reviewer's response are written, resolved by the caller.
-    pub output: &'a Path,
+    /// Where the evidence is written.
+    pub output: Destination<'a>,
     /// Where the reviewer's response is written.
-    pub response_output: &'a Path,
+    pub response_output: Destination<'a>,
     /// Whether existing files there may be overwritten.
     pub replace: bool,
     /// How long to wait for the host to persist the reviewer's lifecycle.
@@ -95,8 +94,8 @@ pub struct VerifyStep<'a> {
 /// leaves no orphan response, evidence-protocol.md §8.11), have `decide` verify the
 /// reviewer's lifecycle until the host's log has settled, and write both files.
 pub fn verify(step: &VerifyStep, decide: impl FnMut() -> Result<Verified>) -> Result<Verified> {
-    files::check_writable(step.response_output, step.replace)?;
-    files::check_writable(step.output, step.replace)?;
+    files::check_writable(step.response_output.path(), step.replace)?;
+    files::check_writable(step.output.path(), step.replace)?;
     let verified = until_persisted(step.wait_seconds, decide).map_err(|e| e.about_artifact(step.challenge_path))?;
     write_evidence(&verified, step.output, step.response_output, step.replace)?;
     Ok(verified)
@@ -105,11 +104,11 @@ pub fn verify(step: &VerifyStep, decide: impl FnMut() -> Result<Verified>) -> Re
 /// Write a verification's response, then its evidence (removing the response again when
 /// the evidence cannot be written, so no orphan is left), then apply the policy: `Err`
 /// with exit 10 when it rejected the pair, which is written all the same.
-fn write_evidence(verified: &Verified, output: &Path, response_output: &Path, replace: bool) -> Result<()> {
-    files::write_atomic(response_output, verified.response.as_bytes(), replace)?;
+fn write_evidence(verified: &Verified, output: Destination, response_output: Destination, replace: bool) -> Result<()> {
+    response_output.write(verified.response.as_bytes(), replace)?;
     let evidence = verified.evidence.pretty();
-    if let Err(error) = files::write_atomic(output, evidence.as_bytes(), replace) {
-        let _ = std::fs::remove_file(response_output);
+    if let Err(error) = output.write(evidence.as_bytes(), replace) {
+        response_output.remove();
         return Err(error);
     }
     verified.policy()
@@ -173,7 +172,7 @@ mod tests {
         let step = |binding, max_age_seconds| ChallengeStep {
             binding,
             max_age_seconds,
-            output: &output,
+            output: Destination::Named(&output),
             replace: false,
             wait_seconds: 0,
         };

@@ -3,7 +3,7 @@
 //! decides and witnesses; this writes what it answered).
 
 use crate::{Judged, daemon};
-use judged_core::files;
+use judged_core::files::{self, Destination};
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::rules::Challenge;
 use judged_protocol::{ChallengeArgs, Request};
@@ -57,7 +57,7 @@ fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Resu
     let step = round::ChallengeStep {
         binding: &binding,
         max_age_seconds,
-        output: &output,
+        output: Destination::Held(&output),
         replace,
         wait_seconds: DEFAULT_WAIT_SECONDS,
     };
@@ -68,7 +68,7 @@ fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Resu
             max_age_seconds,
             session_root: None,
             started_at: chrono::Utc::now(),
-            writes: vec![output.clone()],
+            writes: vec![output.path().to_owned()],
         }))
     })?;
     let nonce = &challenge.nonce;
@@ -76,6 +76,6 @@ fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Resu
         "{}\nWrote {}. Now run the reviewer with the line ARIS_REVIEW_NONCE={nonce} alone in its prompt, then call \
          verify.",
         challenge.one_line(),
-        output.display()
+        output.path().display()
     ))
 }

@@ -2,7 +2,7 @@
 //! and the evidence in the project, as `judge-evidence verify` does in daemon mode.
 
 use crate::{Judged, daemon};
-use judged_core::files;
+use judged_core::files::{self, Destination};
 use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::rules::{Artifact, Verified};
 use judged_protocol::{Request, Verification, VerifyArgs};
@@ -59,17 +59,17 @@ fn verify(project: &str, params: &VerifyParams) -> judged_core::rules::Result<St
         files::confined_target(project, params.response_output.as_deref().unwrap_or("review.response.md"))?;
     let step = round::VerifyStep {
         challenge_path: &resolved,
-        output: &output,
-        response_output: &response_output,
+        output: Destination::Held(&output),
+        response_output: Destination::Held(&response_output),
         replace: params.replace,
         wait_seconds: DEFAULT_WAIT_SECONDS,
     };
     let args = VerifyArgs {
         challenge,
-        response_path: response_output.to_string_lossy().into_owned(),
+        response_path: response_output.path().to_string_lossy().into_owned(),
         challenge_name: given.to_owned(),
         started_at: chrono::Utc::now(),
-        writes: vec![output.clone(), response_output.clone()],
+        writes: vec![output.path().to_owned(), response_output.path().to_owned()],
         declared_reviewer_model: None,
     };
     let verified = round::verify(&step, || {
@@ -80,5 +80,10 @@ fn verify(project: &str, params: &VerifyParams) -> judged_core::rules::Result<St
             window_start: verification.window_start,
         })
     })?;
-    Ok(format!("{}\nWrote {} and {}.", verified.evidence.one_line(), output.display(), response_output.display()))
+    Ok(format!(
+        "{}\nWrote {} and {}.",
+        verified.evidence.one_line(),
+        output.path().display(),
+        response_output.path().display()
+    ))
 }

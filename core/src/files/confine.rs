@@ -4,10 +4,20 @@
 //! reader. Every path a tool takes from a caller goes through [`target`] (to write) or
 //! [`read`] (to read): inside the project once symlinks are resolved, a regular file, of
 //! bounded size.
+//!
+//! A check of a path by name and a later open by name would leave a window: the caller
+//! swaps a directory of the path for a link to `~` in between. So the file is reached from
+//! the project opened as a directory: a read with `openat2(RESOLVE_BENEATH)` (the kernel
+//! refuses every step out of the project, whatever was swapped), a write step by step
+//! from the project's handle with no link followed, the temp file made and renamed in the
+//! directory opened.
 
 use super::OpenedFileRefusal;
+use rustix::fs::{Mode, OFlags};
+use std::ffi::OsString;
 use std::fs;
 use std::io;
+use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
@@ -89,6 +99,20 @@ pub enum ConfineError {
     },
 }
 
+/// A file to write that a caller named, held to its project ([`target`]): written from the
+/// project's directory handle, never by its name.
+#[derive(Debug)]
+pub struct Target {
+    /// The project, resolved.
+    root: PathBuf,
+    /// The directory it goes in, below the project: plain names, resolved when named.
+    dir: PathBuf,
+    /// Its name there.
+    name: OsString,
+    /// Where it is, for messages and for what the command writes.
+    path: PathBuf,
+}
+
 /// Whose file may be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Owner {
@@ -116,7 +140,7 @@ fn project_root(project: &Path) -> Result<PathBuf, ConfineError> {
 /// its directory's existing part resolved and inside the project, the rest plain names
 /// (no `..`), so that creating it creates nothing outside. The final name is not resolved:
 /// an atomic rename replaces a symlink there, it never writes through one.
-pub fn target(project: &Path, given: &str) -> Result<PathBuf, ConfineError> {
+pub fn target(project: &Path, given: &str) -> Result<Target, ConfineError> {
     let root = project_root(project)?;
     let joined = root.join(given);
     // The name as given: joined to the project, `.` and `` would name the project itself.
@@ -143,26 +167,111 @@ pub fn target(project: &Path, given: &str) -> Result<PathBuf, ConfineError> {
             _ => return Err(outside(joined.clone())),
         }
     }
-    if !dir.starts_with(&root) {
+    let Ok(below) = dir.strip_prefix(&root).map(Path::to_path_buf) else {
         return Err(outside(dir.join(&name)));
+    };
+    let path = dir.join(&name);
+    Ok(Target { root, dir: below, name: name.to_owned(), path })
+}
+
+impl Target {
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    Ok(dir.join(name))
+
+    /// Write `bytes` as the file, atomically and 0600, as [`super::write_atomic`] writes a
+    /// path: its directory made (and each directory on the way reached) from the project's
+    /// handle with no link followed, the temp file made and renamed in that directory.
+    pub fn write(&self, bytes: &[u8], replace: bool) -> crate::rules::Result<()> {
+        let fail = |what: &str, e: io::Error| {
+            crate::rules::EvidenceError::evidence(format!("cannot {what} {}: {e}", self.path.display()))
+        };
+        let dir = self.open_dir(true).map_err(|e| fail("create the directory of", e))?;
+        super::check_writable(&self.path, replace)?;
+        let temp = format!(
+            ".{}.{}.{:012x}.tmp",
+            self.name.to_string_lossy(),
+            std::process::id(),
+            rand::random::<u64>() & 0xffff_ffff_ffff
+        );
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let written = (|| -> io::Result<()> {
+            let mut file = fs::File::from(rustix::fs::openat(&dir, &temp, flags, Mode::from_raw_mode(0o600))?);
+            io::Write::write_all(&mut file, bytes)?;
+            file.sync_all()?;
+            let how = if replace { rustix::fs::RenameFlags::empty() } else { rustix::fs::RenameFlags::NOREPLACE };
+            rustix::fs::renameat_with(&dir, &temp, &dir, &self.name, how)?;
+            Ok(rustix::fs::fsync(&dir)?)
+        })();
+        let _ = rustix::fs::unlinkat(&dir, &temp, rustix::fs::AtFlags::empty());
+        match written {
+            Ok(()) => Ok(()),
+            // Made meanwhile: refused as the first check refuses it.
+            Err(error) if error.raw_os_error() == Some(rustix::io::Errno::EXIST.raw_os_error()) => {
+                super::check_writable(&self.path, replace)
+            }
+            Err(error) => Err(fail("write", error)),
+        }
+    }
+
+    /// Take the file out again (a response whose evidence could not be written).
+    pub fn remove(&self) {
+        if let Ok(dir) = self.open_dir(false) {
+            let _ = rustix::fs::unlinkat(&dir, &self.name, rustix::fs::AtFlags::empty());
+        }
+    }
+
+    /// The file's directory, reached from the project one name at a time with no link
+    /// followed (each name plain: [`target`] let no `..` through); made where `create`.
+    fn open_dir(&self, create: bool) -> io::Result<OwnedFd> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let mut dir = rustix::fs::open(&self.root, flags, Mode::empty())?;
+        for part in self.dir.components() {
+            let Component::Normal(part) = part else { return Err(io::ErrorKind::InvalidInput.into()) };
+            let opened = match rustix::fs::openat(&dir, part, flags, Mode::empty()) {
+                Err(rustix::io::Errno::NOENT) if create => {
+                    rustix::fs::mkdirat(&dir, part, Mode::from_raw_mode(0o777))?;
+                    rustix::fs::openat(&dir, part, flags, Mode::empty())
+                }
+                opened => opened,
+            };
+            dir = opened?;
+        }
+        Ok(dir)
+    }
 }
 
 /// Read the file a caller named as `given` (relative to `project`, or absolute): inside the
 /// project once every symlink is resolved, a regular file of at most `max` bytes, owned as
-/// `owner` says. The checks are made on the file opened (without following a last
-/// symlink, and without blocking on a FIFO), so a swap after them changes nothing read.
+/// `owner` says. It is opened from the project's handle with `RESOLVE_BENEATH` (an
+/// absolute path as the part of it below the project), without blocking on a FIFO, and
+/// the checks are made on the file opened, so a swap of any part of the path changes
+/// nothing read.
 pub fn read(project: &Path, given: &str, max: u64, owner: Owner) -> Result<Confined, ConfineError> {
     let root = project_root(project)?;
     let joined = root.join(given);
     let missing = || ConfineError::Missing { given: given.to_owned(), project: root.clone() };
-    let resolved = fs::canonicalize(&joined).map_err(|_| missing())?;
-    if !resolved.starts_with(&root) {
-        return Err(ConfineError::Outside { given: given.to_owned(), project: root, resolved });
-    }
+    let outside =
+        |resolved: PathBuf| ConfineError::Outside { given: given.to_owned(), project: root.clone(), resolved };
+    let below = match Path::new(given).is_absolute() {
+        true => {
+            let resolved = fs::canonicalize(given).map_err(|_| missing())?;
+            resolved.strip_prefix(&root).map(Path::to_path_buf).map_err(|_| outside(resolved.clone()))?
+        }
+        false => PathBuf::from(given),
+    };
     let read_error = |source: io::Error| ConfineError::Read { given: given.to_owned(), source };
-    let (meta, bytes) = super::read_not_following(&resolved, max).map_err(|refusal| match refusal {
+    let opened = open_beneath(&root, &below).map_err(|errno| match errno {
+        rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR => missing(),
+        // Out of the project: where the path leads now, as far as it can be told.
+        rustix::io::Errno::XDEV => outside(fs::canonicalize(&joined).unwrap_or_else(|_| joined.clone())),
+        errno => read_error(errno.into()),
+    })?;
+    let file = fs::File::from(opened);
+    let path = fs::read_link(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file)))
+        .unwrap_or_else(|_| root.join(&below));
+    let (meta, bytes) = super::read_opened(file, max).map_err(|refusal| match refusal {
         OpenedFileRefusal::NotRegular(kind) => {
             let kind = if kind.is_dir() { "a directory" } else { "a FIFO, socket or device" };
             ConfineError::NotRegular { given: given.to_owned(), kind }
@@ -173,7 +282,17 @@ pub fn read(project: &Path, given: &str, max: u64, owner: Owner) -> Result<Confi
     if owner == Owner::Caller && meta.uid() != super::current_uid() {
         return Err(ConfineError::NotOwned { given: given.to_owned(), uid: meta.uid() });
     }
-    Ok(Confined { path: resolved, bytes })
+    Ok(Confined { path, bytes })
+}
+
+/// `below` opened for reading from the project `root`: the kernel refuses every step out
+/// of it (a `..` past it, an absolute link, a link leading out), and a FIFO opens at once.
+fn open_beneath(root: &Path, below: &Path) -> rustix::io::Result<OwnedFd> {
+    let directory = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let root = rustix::fs::open(root, directory, Mode::empty())?;
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let resolve = rustix::fs::ResolveFlags::BENEATH | rustix::fs::ResolveFlags::NO_MAGICLINKS;
+    rustix::fs::openat2(root.as_fd(), below, flags, Mode::empty(), resolve)
 }
 
 impl From<ConfineError> for crate::rules::EvidenceError {
@@ -240,9 +359,9 @@ mod tests {
     fn a_file_is_written_only_inside_the_project_creating_nothing_outside() {
         let (dir, project) = layout();
         let root = fs::canonicalize(&project).unwrap();
-        assert_eq!(target(&project, "out.json").unwrap(), root.join("out.json"));
-        assert_eq!(target(&project, "new/dir/out.json").unwrap(), root.join("new/dir/out.json"));
-        assert_eq!(target(&project, "sub/../out.json").unwrap(), root.join("out.json"));
+        assert_eq!(target(&project, "out.json").unwrap().path(), root.join("out.json"));
+        assert_eq!(target(&project, "new/dir/out.json").unwrap().path(), root.join("new/dir/out.json"));
+        assert_eq!(target(&project, "sub/../out.json").unwrap().path(), root.join("out.json"));
         symlink(dir.path(), project.join("up")).unwrap();
         for escape in ["../../home/.bashrc", "../out.json", "up/out.json", "new/../../../out.json", "/tmp/out.json"] {
             let said = message(target(&project, escape).unwrap_err());
@@ -255,5 +374,38 @@ mod tests {
         assert!(!dir.path().join("home").exists() && !project.join("new").exists(), "nothing was created");
         let said = message(target(&dir.path().join("gone"), "out.json").unwrap_err());
         assert!(said.contains("cannot be used") && said.contains("pass cwd, an existing directory"), "{said}");
+    }
+
+    /// A directory of the path swapped for a link to outside after the path was checked
+    /// (the caller's race against a check by name) leads nowhere else: the write goes
+    /// through no link, and the read stays beneath the project whatever the path does.
+    #[test]
+    fn a_directory_swapped_for_a_link_after_the_check_leads_nowhere_else() {
+        let (dir, project) = layout();
+        let outside = dir.path().join("home");
+        fs::create_dir(&outside).unwrap();
+        fs::write(outside.join("secret"), b"key").unwrap();
+        fs::create_dir(project.join("d")).unwrap();
+        fs::write(project.join("d/secret"), b"inside").unwrap();
+
+        let held = target(&project, "d/.bashrc").unwrap();
+        fs::rename(project.join("d"), project.join("d.was")).unwrap();
+        symlink(&outside, project.join("d")).unwrap();
+        let said = held.write(b"{}", true).unwrap_err().message;
+        assert!(said.contains("cannot create the directory of") && said.contains("d/.bashrc"), "{said}");
+        assert!(!outside.join(".bashrc").exists(), "nothing written through the link");
+        held.remove();
+        assert!(outside.join("secret").exists());
+
+        let said = message(read(&project, "d/secret", MAX_NAMED_FILE_BYTES, Owner::Any).unwrap_err());
+        assert!(said.contains("`d/secret` leads outside the project"), "{said}");
+        fs::remove_file(project.join("d")).unwrap();
+        fs::rename(project.join("d.was"), project.join("d")).unwrap();
+        held.write(b"{}", false).unwrap();
+        assert_eq!(fs::read(project.join("d/.bashrc")).unwrap(), b"{}");
+        let again = held.write(b"[]", false).unwrap_err().message;
+        assert!(again.contains("refusing to overwrite existing artifact"), "{again}");
+        held.remove();
+        assert!(!project.join("d/.bashrc").exists());
     }
 }

@@ -6,7 +6,7 @@
 mod confine;
 mod host_roots;
 
-pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner};
+pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner, Target};
 pub use confine::{read as read_confined, target as confined_target};
 pub use host_roots::HostRoots;
 
@@ -183,6 +183,45 @@ pub fn write_atomic(path: &Path, bytes: &[u8], replace: bool) -> Result<()> {
         Err(AtomicWriteError::Exists { .. }) => check_writable(path, replace),
         Err(AtomicWriteError::Write { source, .. } | AtomicWriteError::Owner { source, .. }) => {
             Err(fail("write", source))
+        }
+    }
+}
+
+/// Where a review round writes an artifact.
+#[derive(Clone, Copy, Debug)]
+pub enum Destination<'a> {
+    /// A path the command's own user named (`judge-evidence`: its caller could write
+    /// there itself).
+    Named(&'a Path),
+    /// A file a caller named, held to its project (`judged mcp`: written from the
+    /// project's handle, never through a directory swapped for a link).
+    Held(&'a Target),
+}
+
+impl Destination<'_> {
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        match self {
+            Destination::Named(path) => path,
+            Destination::Held(target) => target.path(),
+        }
+    }
+
+    /// Write `bytes` there atomically, 0600 ([`write_atomic`]).
+    pub fn write(&self, bytes: &[u8], replace: bool) -> Result<()> {
+        match self {
+            Destination::Named(path) => write_atomic(path, bytes, replace),
+            Destination::Held(target) => target.write(bytes, replace),
+        }
+    }
+
+    /// Take what was written there out again.
+    pub fn remove(&self) {
+        match self {
+            Destination::Named(path) => {
+                let _ = fs::remove_file(path);
+            }
+            Destination::Held(target) => target.remove(),
         }
     }
 }
