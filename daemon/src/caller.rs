@@ -38,6 +38,18 @@ fn rule(uid: u32) -> String {
 }
 
 impl Caller {
+    /// Whether what is at `path` (a log, a project's directory) is this caller's to be
+    /// shown: anything for the daemon's own account; for a served user, what it owns now,
+    /// not following a last link. What is gone, or unnamed, is nobody's.
+    pub fn owns(self, path: Option<&str>) -> bool {
+        match self {
+            Caller::Own => true,
+            Caller::Served(uid) => {
+                path.is_some_and(|path| std::fs::symlink_metadata(path).is_ok_and(|m| m.uid() == uid))
+            }
+        }
+    }
+
     /// The directory `given` resolved (links followed), when the daemon may read it for
     /// this caller: for a served user, an existing directory that user owns. `field` is
     /// how a refusal names it (`` `cwd` ``, the cwd a session's log records).

@@ -128,29 +128,13 @@ impl Engine {
 mod tests {
     use super::*;
     use crate::engine::route::Route;
-    use crate::ingest::Ingestor;
-    use crate::store::Store;
-    use crate::witness::Witness;
+    use crate::engine::test_engine as engine;
     use std::fs;
-    use std::time::Instant;
 
     const FIXTURE: &str = include_str!(
         "../../../fixtures/claude-code-2.1.328/marker-challenge/70e11cfc-c3fb-426c-9dfc-374e15ffb0af.jsonl"
     );
     const FIXTURE_CWD: &str = "/tmp/judged-fixture/claude/marker-challenge/project";
-
-    fn engine(dir: &Path, roots: Roots) -> Engine {
-        Engine::new(
-            Store::open(&dir.join("judged.db")).unwrap(),
-            Ingestor::new(roots),
-            crate::config::LiveConfig::new(dir.join("config.toml"), Default::default()),
-            Default::default(),
-            Witness::load_or_create(dir).unwrap(),
-            Instant::now(),
-            dir.to_path_buf(),
-            dir.join("sock"),
-        )
-    }
 
     /// Claude Code names a project's directory after its cwd with every byte outside
     /// [A-Za-z0-9] turned into `-`, so `/w/my-app` and `/w/my_app` share `-w-my-app`: a

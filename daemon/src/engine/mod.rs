@@ -465,3 +465,19 @@ fn request_time(started_at: chrono::DateTime<chrono::Utc>) -> Result<chrono::Dat
 
 /// The longest a client retries one command (`--wait-seconds` is at most 60), with room.
 const MAX_REQUEST_AGE_SECONDS: i64 = 90;
+
+/// An engine over a store and a witness key in `dir`, reading the logs under `roots`, with
+/// no config file: what the engine's unit tests drive, without a socket or a watcher.
+#[cfg(test)]
+fn test_engine(dir: &std::path::Path, roots: judged_core::files::Roots) -> Engine {
+    Engine::new(
+        Store::open(&dir.join("judged.db")).unwrap(),
+        crate::ingest::Ingestor::new(roots),
+        crate::config::LiveConfig::new(dir.join("config.toml"), Default::default()),
+        Default::default(),
+        crate::witness::Witness::load_or_create(dir).unwrap(),
+        Instant::now(),
+        dir.to_path_buf(),
+        dir.join("sock"),
+    )
+}

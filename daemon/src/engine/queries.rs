@@ -2,6 +2,7 @@
 //! `decisions`, and `rebuild`, which recomputes what `sessions` shows.
 
 use super::{Answer, Engine, EngineError, bad_request};
+use crate::caller::Caller;
 use crate::store::{FileState, StoreIntegrityFailed};
 use judged_core::event::Host;
 use judged_protocol::{
@@ -46,31 +47,38 @@ impl Engine {
         })))
     }
 
-    pub(super) fn sessions(&mut self) -> Answer {
+    /// The sessions whose logs `caller` may be shown: a served user's own alone.
+    pub(super) fn sessions(&mut self, caller: Caller) -> Answer {
         self.ingest.catch_up_all(&mut self.store)?;
-        Ok(Reply::Sessions(self.store.files().map(session_summary).collect()))
+        let shown = self.store.files().filter(|file| caller.owns(Some(&file.path)));
+        Ok(Reply::Sessions(shown.map(session_summary).collect()))
     }
 
-    pub(super) fn decisions(&mut self) -> Answer {
-        Ok(Reply::Decisions(crate::hook_gate::decisions(&self.store)?))
+    /// The gate's decisions `caller` may be shown: a served user's, those about a
+    /// directory of its own.
+    pub(super) fn decisions(&mut self, caller: Caller) -> Answer {
+        let mut decisions = crate::hook_gate::decisions(&self.store)?;
+        decisions.retain(|record| caller.owns(record.decision.cwd.as_deref()));
+        Ok(Reply::Decisions(decisions))
     }
 
     pub(super) fn rebuild(&mut self) -> Answer {
         crate::ingest::replay(&mut self.store)?;
-        self.sessions()
+        self.sessions(Caller::Own)
     }
 
-    /// The file a request names by session id, session key or path, caught up.
-    fn named_file(&mut self, name: &str) -> Result<FileState, EngineError> {
+    /// The file a request names by session id, session key or path, caught up, when
+    /// `caller` may be shown it: a witness shows a served user its own logs alone, whose
+    /// lines are others' prompts and files otherwise.
+    fn named_file(&mut self, name: &str, caller: Caller) -> Result<FileState, EngineError> {
         self.ingest.catch_up_all(&mut self.store)?;
-        self.store
-            .file_by_session(name)
-            .cloned()
-            .ok_or_else(|| bad_request(format!("no session or log named `{name}`")))
+        let file = self.store.file_by_session(name).filter(|file| caller.owns(Some(&file.path)));
+        // Another user's log is answered as no log at all: its name says nothing either.
+        file.cloned().ok_or_else(|| bad_request(format!("no session or log named `{name}`")))
     }
 
-    pub(super) fn events(&mut self, args: &EventsArgs) -> Answer {
-        let file = self.named_file(&args.session)?;
+    pub(super) fn events(&mut self, args: &EventsArgs, caller: Caller) -> Answer {
+        let file = self.named_file(&args.session, caller)?;
         let lines = self.store.lines(file.id, args.from, args.limit.min(EventsArgs::MAX_LIMIT))?;
         Ok(Reply::Events(
             lines
@@ -89,15 +97,15 @@ impl Engine {
         ))
     }
 
-    pub(super) fn chain_head(&mut self, args: &ChainHeadArgs) -> Answer {
-        let file = self.named_file(&args.session)?;
+    pub(super) fn chain_head(&mut self, args: &ChainHeadArgs, caller: Caller) -> Answer {
+        let file = self.named_file(&args.session, caller)?;
         let seq = args.seq.unwrap_or(file.lines);
         let head = self.store.chain_at(file.id, seq)?.ok_or_else(|| bad_request(format!("no line {seq}")))?;
         Ok(Reply::ChainHead(ChainHead { session: file.session, seq, chain_sha256: hex::encode(head) }))
     }
 
-    pub(super) fn verify_log(&mut self, session: &str) -> Answer {
-        let file = self.named_file(session)?;
+    pub(super) fn verify_log(&mut self, session: &str, caller: Caller) -> Answer {
+        let file = self.named_file(session, caller)?;
         Ok(Reply::PrefixCheck(self.ingest.verify_prefix(&mut self.store, &file)?))
     }
 }
@@ -115,5 +123,52 @@ fn session_summary(file: &FileState) -> SessionSummary {
         tampered: file.tampered,
         integrity_findings: file.findings,
         pruned_lines: file.pruned,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Handled;
+    use crate::engine::route::Route;
+    use judged_core::files::Roots;
+    use judged_protocol::{Request, SessionName};
+
+    /// A witness shows a served user its own logs alone: another user's lines are that
+    /// user's prompts, tool output and files. Asked by another uid, a log is no log at
+    /// all; the sessions list leaves it out; the daemon's own account sees it.
+    #[test]
+    fn a_served_user_is_shown_no_other_users_log() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = dir.join("projects/-p");
+        std::fs::create_dir_all(&root).unwrap();
+        let session = "70e11cfc-c3fb-426c-9dfc-374e15ffb0af";
+        let fixture = format!("../fixtures/claude-code-2.1.328/marker-challenge/{session}.jsonl");
+        std::fs::copy(fixture, root.join(format!("{session}.jsonl"))).unwrap();
+        let mut engine =
+            super::super::test_engine(&dir, Roots::default().with(Host::ClaudeCode, vec![dir.join("projects")]));
+        let mut ask = |request: Request, caller: Caller| {
+            let Route::Engine(operation) = Route::of(request, caller) else { panic!("the engine's") };
+            match engine.handle(operation) {
+                Handled::Answer(answer) => answer.map_err(|error| error.to_string()),
+                Handled::Jury(_) => panic!("no jury"),
+            }
+        };
+        let events = || Request::Events(EventsArgs { session: session.into(), from: 1, limit: 2 });
+        let other = Caller::Served(judged_core::files::current_uid() + 1);
+        let own = Caller::Served(judged_core::files::current_uid());
+        for request in [
+            events(),
+            Request::ChainHead(ChainHeadArgs { session: session.into(), seq: None }),
+            Request::VerifyLog(SessionName { session: session.into() }),
+        ] {
+            let refused = ask(request, other).unwrap_err();
+            assert!(refused.contains(&format!("no session or log named `{session}`")), "{refused}");
+        }
+        assert!(matches!(ask(Request::Sessions, other), Ok(Reply::Sessions(listed)) if listed.is_empty()));
+        assert!(matches!(ask(Request::Sessions, own), Ok(Reply::Sessions(listed)) if listed.len() == 1));
+        assert!(matches!(ask(events(), own), Ok(Reply::Events(lines)) if lines.len() == 2));
+        assert!(matches!(ask(events(), Caller::Own), Ok(Reply::Events(lines)) if lines.len() == 2));
     }
 }

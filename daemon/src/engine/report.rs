@@ -6,6 +6,7 @@
 //! name it only in their message, where it is read from.
 
 use super::{Answer, Engine};
+use crate::caller::Caller;
 use crate::store::{EvidenceVerified, JuryConvened, Lookup, ReviewTraced, Store, StoreError};
 use judged_core::family::{Table, family};
 use judged_core::rules::{EvidenceId, IdentityAssurance};
@@ -21,7 +22,9 @@ use rustc_hash::FxHashMap;
 const EVIDENCE_MARK: &str = "has verified cross-family review ";
 
 impl Engine {
-    pub(super) fn report(&mut self, args: &ReportArgs) -> Answer {
+    /// What the gate did since `args.since`, of what `caller` may be shown: for a served
+    /// user, the decisions and bypasses in directories of its own and its own traces.
+    pub(super) fn report(&mut self, args: &ReportArgs, caller: Caller) -> Answer {
         let since = args.since;
         let within = |at: &str| since.is_none_or(|since| timestamp::parse(at).is_some_and(|t| t >= since));
         let mut decisions = Vec::new();
@@ -29,7 +32,9 @@ impl Engine {
             if !within(at) {
                 return false;
             }
-            decisions.push((seq, at.to_owned(), decision));
+            if caller.owns(decision.cwd.as_deref()) {
+                decisions.push((seq, at.to_owned(), decision));
+            }
             true
         })?;
         decisions.reverse();
@@ -69,6 +74,9 @@ impl Engine {
             if !within(at) {
                 return false;
             }
+            if !caller.owns(Some(&traced.trace_path)) {
+                return true;
+            }
             traces.push(ReportTrace {
                 at: at.to_owned(),
                 skill: traced.skill,
@@ -86,7 +94,9 @@ impl Engine {
             if !within(at) {
                 return false;
             }
-            bypassed.push(completion);
+            if caller.owns(Some(&completion.cwd)) {
+                bypassed.push(completion);
+            }
             true
         })?;
         bypassed.reverse();
