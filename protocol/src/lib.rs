@@ -203,6 +203,41 @@ mod tests {
         let _ = std::fs::remove_file(&socket);
     }
 
+    /// What the daemon journals for good (a trace's words, a jury's persona and rubric) is
+    /// bounded where the request comes in: a served user could otherwise fill the
+    /// witness's disk, which every user's decisions need.
+    #[test]
+    fn the_words_a_request_has_journaled_are_bounded() {
+        let trace = |purpose: String, model: String| {
+            let input = judged_core::trace::TraceInput { model, ..Default::default() };
+            Request::Trace(TraceArgs {
+                skill: "review".into(),
+                purpose,
+                trace_path: "/t/run".into(),
+                call_number: 1,
+                input,
+                evidence: None,
+                evidence_path: None,
+                files: Default::default(),
+            })
+        };
+        assert!(trace("check the cart".into(), "gpt-5".into()).check().is_ok());
+        let said = trace("p".repeat(20_000), "gpt-5".into()).check().unwrap_err().to_string();
+        assert!(said.contains("`purpose` is 20000 bytes, more than the 16384 a trace's purpose may be"), "{said}");
+        let said = trace("p".into(), "m".repeat(300)).check().unwrap_err().to_string();
+        assert!(said.contains("`input.model` is 300 bytes, more than the 256 a name may be"), "{said}");
+        let panel = Request::Panel(PanelArgs {
+            rubric: "code-review".into(),
+            rubric_text: None,
+            persona: Some("x".repeat(MAX_PROSE_BYTES + 1)),
+            artifact: "diff".into(),
+            cwd: "/p".into(),
+            author_model: None,
+            progress: false,
+        });
+        assert!(panel.check().unwrap_err().to_string().contains("`persona` is 16385 bytes"));
+    }
+
     #[test]
     fn requests_are_op_and_args_on_the_wire() {
         let status = parse(json!({"v": 2, "id": 7, "op": "status", "args": null})).unwrap();

@@ -347,6 +347,14 @@ pub const MAX_PATH_BYTES: usize = 4096;
 pub const MAX_SESSION_BYTES: usize = 256;
 /// The longest task subject a review is asked with (a line, as a host's task subject is).
 pub const MAX_TASK_BYTES: usize = 16 * 1024;
+/// The longest name a request gives (a rubric's slug, a skill, a model, a status): every
+/// real one is a word or two.
+pub const MAX_NAME_BYTES: usize = 256;
+/// The longest prose a request gives that the daemon keeps (a trace's purpose, a persona):
+/// a paragraph, as [`MAX_TASK_BYTES`].
+pub const MAX_PROSE_BYTES: usize = MAX_TASK_BYTES;
+/// The longest custom rubric's template.
+pub const MAX_RUBRIC_TEXT_BYTES: usize = 64 * 1024;
 /// The largest commit object `attest` sends (git's own objects are rarely past a few KiB).
 pub const MAX_COMMIT_OBJECT_BYTES: usize = 1024 * 1024;
 
@@ -401,6 +409,15 @@ fn check_len(
     if value.len() > max { Err(RequestError::TooLong { field, len: value.len(), max, what, fix }) } else { Ok(()) }
 }
 
+fn check_name(field: &'static str, value: &str) -> Result<(), RequestError> {
+    check_len(field, value, MAX_NAME_BYTES, "a name may be", "pass the name alone")
+}
+
+fn check_persona(persona: Option<&str>) -> Result<(), RequestError> {
+    persona
+        .map_or(Ok(()), |text| check_len("persona", text, MAX_PROSE_BYTES, "a persona may be", "say it in a paragraph"))
+}
+
 fn check_session(field: &'static str, value: &str) -> Result<(), RequestError> {
     check_len(field, value, MAX_SESSION_BYTES, "a session id may be", "pass your host session's id")
 }
@@ -411,6 +428,7 @@ impl Request {
         let path = |field, value: &Option<String>| value.as_deref().map_or(Ok(()), |v| check_path(field, v));
         let session =
             |field, value: &Option<SessionId>| value.as_ref().map_or(Ok(()), |v| check_session(field, v.as_str()));
+        let name = |field, value: Option<&str>| value.map_or(Ok(()), |v| check_name(field, v));
         match self {
             Request::Events(EventsArgs { session: name, .. })
             | Request::ChainHead(ChainHeadArgs { session: name, .. })
@@ -423,10 +441,43 @@ impl Request {
                 path("session_root", &args.session_root)
             }
             Request::Verify(args) => check_path("response_path", &args.response_path),
-            Request::Panel(args) => check_path("cwd", &args.cwd),
+            Request::Panel(args) => {
+                check_path("cwd", &args.cwd)?;
+                check_name("rubric", &args.rubric)?;
+                check_persona(args.persona.as_deref())?;
+                name("author_model", args.author_model.as_deref())?;
+                args.rubric_text.as_deref().map_or(Ok(()), |text| {
+                    let fix = "shorten the rubric";
+                    check_len("rubric_text", text, MAX_RUBRIC_TEXT_BYTES, "a rubric's template may be", fix)
+                })
+            }
             Request::Trace(args) => {
+                // Journaled for good: a served user could fill the witness's disk with it.
                 check_path("trace_path", &args.trace_path)?;
-                path("evidence_path", &args.evidence_path)
+                path("evidence_path", &args.evidence_path)?;
+                check_name("skill", &args.skill)?;
+                check_len(
+                    "purpose",
+                    &args.purpose,
+                    MAX_PROSE_BYTES,
+                    "a trace's purpose may be",
+                    "say it in a paragraph",
+                )?;
+                let input = &args.input;
+                for (field, value) in [
+                    ("input.backend", &input.backend),
+                    ("input.status", &input.status),
+                    ("input.model", &input.model),
+                    ("input.executor_model", &input.executor_model),
+                    ("input.executor_family", &input.executor_family),
+                    ("input.reviewer_family", &input.reviewer_family),
+                    ("input.requested_reviewer_model", &input.requested_reviewer_model),
+                    ("input.reported_reviewer_model", &input.reported_reviewer_model),
+                    ("input.independence_verified", &input.independence_verified),
+                ] {
+                    check_name(field, value)?;
+                }
+                Ok(())
             }
             Request::Review(args) => {
                 path("cwd", &args.cwd)?;
@@ -438,7 +489,13 @@ impl Request {
                     "a task's subject may be",
                     "put the details in `description`",
                 )?;
+                name("rubric", args.rubric.as_deref())?;
+                check_persona(args.persona.as_deref())?;
                 path("file", &args.file.as_ref().map(|file| file.name.clone()))
+            }
+            Request::Hook(question) => {
+                // The decision journals the cwd it was asked about.
+                path("cwd", &question.payload.get("cwd").and_then(Value::as_str).map(str::to_owned))
             }
             Request::GateStatus(args) => {
                 path("cwd", &args.cwd)?;

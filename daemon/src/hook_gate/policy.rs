@@ -17,6 +17,7 @@ use judged_jury::packet::FinalVerdict;
 use judged_protocol::config::{GateEvent, GateTrust};
 use judged_protocol::wire_name;
 use judged_protocol::{ConfigFileUsed, Decision, GatePolicy};
+use judged_protocol::{MAX_NAME_BYTES, MAX_SESSION_BYTES, MAX_TASK_BYTES};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -333,6 +334,18 @@ fn text(payload: &Value, key: &str) -> Option<String> {
     payload.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
+/// `key`'s text, cut to `max` bytes at a character's end: what the decision journals of a
+/// payload, which a served user writes as it likes.
+fn bounded(payload: &Value, key: &str, max: usize) -> Option<String> {
+    let mut text = text(payload, key)?;
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    Some(text)
+}
+
 /// What the hook is asking about.
 #[derive(Clone)]
 pub struct Question {
@@ -365,7 +378,7 @@ impl Question {
         let named = text(payload, "hook_event_name").map(|name| EventName::read(&name));
         let unnamed = adapter::hooks(host).unnamed_event().map(EventName::Sent);
         let event = named.or(unnamed).unwrap_or_else(|| EventName::Unknown(String::new()));
-        let subject = text(payload, "task_subject");
+        let subject = bounded(payload, "task_subject", MAX_TASK_BYTES);
         let work = match &subject {
             Some(subject) => [Some(subject.clone()), text(payload, "task_description")]
                 .into_iter()
@@ -383,12 +396,15 @@ impl Question {
         };
         Question {
             event,
-            session_id: text(payload, "session_id").or_else(|| text(payload, "sessionId")).map(SessionId::from),
+            session_id: bounded(payload, "session_id", MAX_SESSION_BYTES)
+                .or_else(|| bounded(payload, "sessionId", MAX_SESSION_BYTES))
+                .map(SessionId::from),
             cwd: text(payload, "cwd"),
-            task_id: text(payload, "task_id"),
+            task_id: bounded(payload, "task_id", MAX_NAME_BYTES),
             host,
-            teammate: text(payload, "teammate_name"),
-            subagent: text(payload, "parentAgentId").map(|_| text(payload, "agentType").unwrap_or_default()),
+            teammate: bounded(payload, "teammate_name", MAX_NAME_BYTES),
+            subagent: text(payload, "parentAgentId")
+                .map(|_| bounded(payload, "agentType", MAX_NAME_BYTES).unwrap_or_default()),
             work,
             label,
             task_subject: subject,
@@ -802,6 +818,19 @@ mod tests {
             settings.freshness_seconds = huge;
             assert_eq!(settings.fresh_since(now), chrono::DateTime::<chrono::Utc>::MIN_UTC, "{huge}");
         }
+    }
+
+    /// A payload's words the decision journals are cut to their bounds, at a character's
+    /// end: a served user's megabytes of task subject would stay in the witness's store.
+    #[test]
+    fn a_payloads_journaled_words_are_bounded() {
+        let subject = format!("{}é", "s".repeat(MAX_TASK_BYTES - 1));
+        let payload = serde_json::json!({"hook_event_name": "TaskCompleted", "session_id": "i".repeat(1000),
+            "task_subject": subject, "teammate_name": "t".repeat(1000), "cwd": "/w"});
+        let question = Question::from_payload(Host::ClaudeCode, &payload);
+        assert_eq!(question.task_subject.as_deref(), Some(&subject[..MAX_TASK_BYTES - 1]));
+        assert_eq!(question.session_id.map(|id| id.as_str().len()), Some(MAX_SESSION_BYTES));
+        assert_eq!(question.teammate.map(|t| t.len()), Some(MAX_NAME_BYTES));
     }
 
     /// Another user's `.judged.toml` above a project (in `/tmp`, say) is none of the
