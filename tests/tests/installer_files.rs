@@ -277,3 +277,14 @@ fn init_refuses_a_config_that_does_not_parse_and_adds_no_jury() {
         assert_eq!(std::fs::read_to_string(&config).unwrap(), broken, "no [jury] appended: {said}");
     }
 }
+
+/// A `codex` that exits at once is said to have, with its status, not to have run past
+/// the deadline; the hook file is written and awaits Codex's own trust.
+#[test]
+fn a_codex_that_exits_at_once_is_named_as_failed_not_as_slow() {
+    let world = World::new();
+    world.stand_in("codex");
+    let said = said(&world.judged(&["install-hooks", "--codex", "--user"], &[]));
+    assert!(said.contains("app-server` failed (exit status: 1): it ended without listing its hooks"), "{said}");
+    assert!(!said.contains("did not finish within"), "{said}");
+}

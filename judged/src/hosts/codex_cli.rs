@@ -297,14 +297,26 @@ pub fn codex_hooks(codex: &Path, project: &Path) -> Result<Vec<CodexHook>, HostC
                 }
             }
         });
+    } else {
+        // Nothing will answer (it exited before it was asked): say so now, not at the deadline.
+        drop(send);
     }
     let answer = receive.recv_timeout(LISTING_DEADLINE);
     // It has said all that is asked of it.
     drop(stdin);
     let _ = child.kill();
-    let _ = child.wait();
-    let Ok(mut answer) = answer else {
-        return Err(HostCliError::Deadline { command, seconds: LISTING_DEADLINE.as_secs() });
+    let exit = child.wait();
+    let mut answer = match answer {
+        Ok(answer) => answer,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            return Err(HostCliError::Deadline { command, seconds: LISTING_DEADLINE.as_secs() });
+        }
+        // Its output closed with no answer: it exited, or could not be written to.
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            let exit = exit.map_or_else(|e| e.to_string(), |status| status.to_string());
+            let said = "it ended without listing its hooks".to_owned();
+            return Err(HostCliError::Failed { command, exit, said });
+        }
     };
     if answer.get("result").is_none() {
         return Err(HostCliError::NoHookList { command, said: answer["error"].to_string() });
