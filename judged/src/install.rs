@@ -39,6 +39,12 @@ pub enum InstallError {
     #[error("cannot {action} {}: {source}", path.display())]
     Io { action: &'static str, path: PathBuf, source: std::io::Error },
     #[error(
+        "{} is {len} bytes, more than a settings file may be ({max} bytes); it is not read: look at what made it \
+         that large, and make it a settings file again",
+        path.display()
+    )]
+    TooLarge { path: PathBuf, len: u64, max: u64 },
+    #[error(
         "{} is a symbolic link to {}, which does not exist; create that file or remove the link, then run again",
         path.display(),
         to.display()

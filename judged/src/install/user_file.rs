@@ -61,7 +61,22 @@ pub fn read(path: &Path) -> Result<UserFile, InstallError> {
     if !meta.is_file() {
         return Err(InstallError::NotAFile { path: path.to_owned() });
     }
-    let text = fs::read_to_string(&target).map_err(io("read", &target))?;
+    // Bounded, as doctor reads it: a settings file planted gigabytes long would otherwise
+    // cost its size in memory before it failed to parse.
+    let file = judged_core::files::open_not_following(&target).map_err(io("read", &target))?;
+    let max = judged_core::config_file::MAX_CONFIG_BYTES;
+    let bytes = match judged_core::files::read_opened(file, max) {
+        Ok((_, bytes)) => bytes,
+        Err(judged_core::files::OpenedFileRefusal::TooLarge(len)) => {
+            return Err(InstallError::TooLarge { path: path.to_owned(), len, max });
+        }
+        Err(judged_core::files::OpenedFileRefusal::NotRegular(_)) => {
+            return Err(InstallError::NotAFile { path: path.to_owned() });
+        }
+        Err(judged_core::files::OpenedFileRefusal::Io(error)) => return Err(io("read", &target)(error)),
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| io("read", &target)(std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text")))?;
     Ok(UserFile { path: path.to_owned(), target, text: Some(text), keep: Some(Keep::of(&meta)) })
 }
 
@@ -201,6 +216,16 @@ mod tests {
         assert!(file.is_link() && file.target() == own.join("settings.json"), "{file:?}");
         let plain = read(&own.join("settings.json")).unwrap();
         assert!(!plain.is_link(), "{plain:?}");
+    }
+
+    /// A settings file planted gigabytes long is refused by its size, before it is read.
+    #[test]
+    fn a_settings_file_past_the_bound_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        fs::File::create(&path).unwrap().set_len(3 << 30).unwrap();
+        let error = read(&path).unwrap_err().to_string();
+        assert!(error.contains("settings.json is 3221225472 bytes, more than a settings file may be"), "{error}");
     }
 
     #[test]
