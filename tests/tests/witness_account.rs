@@ -114,6 +114,7 @@ step system_dir_panel as_agent "$JE" --mode daemon panel --rubric spec-coherence
 cd "$T/home/project"
 step system_status as_agent "$JUDGED" service status --system
 step stop as_agent "$JUDGED" stop
+step root_status env -i PATH="$PATH" HOME=/root "$JUDGED" status
 as_agent sh -c "printf X | dd of='$LOG' bs=1 seek=200 conv=notrunc status=none"
 step validate_rewritten as_agent "$JE" --mode daemon validate --evidence r1.evidence.json
 kill "$daemon"; wait "$daemon" 2>/dev/null
@@ -356,6 +357,7 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
         status.contains("judged.service: installed") && status.contains("answers on /run/judged/judged.sock"),
         "{status}"
     );
+    assert_eq!(code("root_status"), 0, "root, who may stop it, is answered: {}", shown("root_status"));
     assert_ne!(code("stop"), 0, "the agent's user stopped the witness");
     assert!(said(dir, "stop").contains("only its own account or root may stop"), "{}", shown("stop"));
     assert_ne!(code("validate_rewritten"), 0, "{}", shown("validate_rewritten"));

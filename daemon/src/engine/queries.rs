@@ -170,5 +170,8 @@ mod tests {
         assert!(matches!(ask(Request::Sessions, own), Ok(Reply::Sessions(listed)) if listed.len() == 1));
         assert!(matches!(ask(events(), own), Ok(Reply::Events(lines)) if lines.len() == 2));
         assert!(matches!(ask(events(), Caller::Own), Ok(Reply::Events(lines)) if lines.len() == 2));
+        // A line past any there is none, not (the number wrapped) the first.
+        let past = Request::Events(EventsArgs { session: session.into(), from: u64::MAX, limit: 2 });
+        assert!(matches!(ask(past, Caller::Own), Ok(Reply::Events(lines)) if lines.is_empty()));
     }
 }

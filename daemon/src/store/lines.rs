@@ -158,7 +158,10 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT {LINE_COLUMNS}, raw, codec FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq LIMIT ?3"
         ))?;
-        let rows = stmt.query_map(params![file_id, from_seq as i64, limit.min(i64::MAX as u64) as i64], stored_line)?;
+        let rows = stmt.query_map(
+            params![file_id, from_seq.min(i64::MAX as u64) as i64, limit.min(i64::MAX as u64) as i64],
+            stored_line,
+        )?;
         rows.map(|row| unpacked(&self.codecs, row?)).collect()
     }
 
@@ -174,7 +177,7 @@ impl Store {
         let raw = if columns == Columns::WithRaw { "raw, codec" } else { "x'', NULL" };
         let sql = format!("SELECT {LINE_COLUMNS}, {raw} FROM lines WHERE file_id = +?1 AND seq >= +?2 ORDER BY seq");
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let mut rows = stmt.query(params![file_id, from_seq as i64])?;
+        let mut rows = stmt.query(params![file_id, from_seq.min(i64::MAX as u64) as i64])?;
         while let Some(row) = rows.next()? {
             if !visit(unpacked(&self.codecs, stored_line(row)?)?) {
                 break;
