@@ -14,8 +14,8 @@ use interprocess::local_socket::tokio::{Stream, prelude::*};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions};
 use interprocess::os::unix::local_socket::ListenerOptionsExt;
 use judged_protocol::{
-    Connection, ErrorBody, FrameError, Header, Outcome, PROTOCOL_VERSION, Reply, Response, SMALL_FRAME_BYTES, Stopping,
-    WireRequest, frame,
+    Connection, ErrorBody, FrameError, Header, MAX_FRAME_BYTES, Outcome, PROTOCOL_VERSION, Reply, Response,
+    SMALL_FRAME_BYTES, Stopping, WireRequest, frame,
 };
 use std::ops::ControlFlow;
 use std::os::unix::fs::FileTypeExt;
@@ -71,6 +71,9 @@ struct Shared {
     catch_up: Arc<CatchUpProgress>,
     /// KiB of large frames that may be held, for all connections together.
     buffered: Arc<Semaphore>,
+    /// What a possibly large answer holds of it while it is built and sent: a frame, or
+    /// the whole budget when that is smaller.
+    large_answer_kib: u32,
     idle: Duration,
     frame_time: Duration,
     /// The uids served besides the daemon's own (a witness under its own account).
@@ -142,11 +145,13 @@ pub async fn serve(
     let mut stop = shutdown.subscribe();
     let limit = connection_limit(limits.max_connections);
     let connections = Arc::new(Semaphore::new(limit));
+    let buffered_kib = limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS);
     let shared = Shared {
         engine,
         shutdown,
         catch_up,
-        buffered: Arc::new(Semaphore::new(limits.buffered_mib.saturating_mul(1024).min(Semaphore::MAX_PERMITS))),
+        buffered: Arc::new(Semaphore::new(buffered_kib)),
+        large_answer_kib: large_frame_kib(MAX_FRAME_BYTES).min(u32::try_from(buffered_kib).unwrap_or(u32::MAX)),
         idle: Duration::from_secs(limits.idle_seconds.max(1)),
         frame_time: Duration::from_secs(limits.frame_seconds.max(1)),
         serves: serves.into(),
@@ -377,6 +382,25 @@ async fn answer(
         return if refused.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
     }
     let wants_progress = request.wants_progress();
+    // An answer that may fill a frame is built only once the budget of large frames holds
+    // one for it: clients that never read theirs (each answer waits the idle limit to be
+    // taken) cost the daemon that budget at most, where each held its answer before.
+    let held = match request.answer_may_be_large() {
+        true => match tokio::time::timeout(shared.idle, shared.buffered.acquire_many(shared.large_answer_kib)).await {
+            Ok(Ok(held)) => Some(held),
+            _ => {
+                let message = format!(
+                    "judged is holding its limit of large answers for other clients (waited {} s); ask again",
+                    shared.idle.as_secs()
+                );
+                let refusal = Outcome::Error(ErrorBody::message(message));
+                let refused = reply(connection, id, refusal, &Writes::refusal()).await;
+                return if refused.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) };
+            }
+        },
+        false => None,
+    };
+    let writes = if held.is_some() { Writes { within: shared.idle, budget: None } } else { shared.writes() };
     let sent = match Route::of(request, peer.caller()) {
         Route::Progress => {
             reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report())), &shared.writes()).await
@@ -389,7 +413,7 @@ async fn answer(
             let _ = shared.shutdown.send(true);
             return ControlFlow::Break(());
         }
-        Route::Engine(operation) => relay(connection, id, shared, operation, wants_progress).await,
+        Route::Engine(operation) => relay(connection, id, shared, operation, wants_progress, &writes).await,
     };
     if sent.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
 }
@@ -402,6 +426,7 @@ async fn relay(
     shared: &Shared,
     operation: Operation,
     wants_progress: bool,
+    writes: &Writes<'_>,
 ) -> Result<(), FrameError> {
     let (progress, mut steps) = tokio::sync::mpsc::unbounded_channel();
     let asked = shared.engine.ask_with_progress(operation, wants_progress.then_some(progress));
@@ -420,7 +445,7 @@ async fn relay(
         Ok(answer) => Outcome::Ok(answer),
         Err(refusal) => Outcome::Error(refusal),
     };
-    reply(connection, id, outcome, &shared.writes()).await
+    reply(connection, id, outcome, writes).await
 }
 
 /// How answers are written. A client that does not read its answer must not hold the

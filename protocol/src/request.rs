@@ -72,6 +72,12 @@ impl Request {
         matches!(self, Request::Shutdown | Request::Rebuild | Request::Prune(_))
     }
 
+    /// Whether its answer can fill a frame (a log's lines, every session, decision or
+    /// report): the daemon builds one only once its budget of large frames holds a frame.
+    pub fn answer_may_be_large(&self) -> bool {
+        matches!(self, Request::Events(_) | Request::Sessions | Request::Decisions | Request::Report(_))
+    }
+
     /// Whether the client asked to hear a jury's steps before the reply.
     pub fn wants_progress(&self) -> bool {
         match self {
