@@ -225,6 +225,13 @@ impl Plan {
     }
 }
 
+/// A host's JSON settings as a value, comments allowed (as Gemini CLI and Qwen Code read
+/// them); `None` for text that is not such a document.
+pub fn settings_value(text: &str) -> Option<Value> {
+    let doc = Doc::parse(text, Syntax::JsonWithComments).ok()?;
+    Some(doc.value(doc.root()))
+}
+
 /// Where `name` resolves on `path` (a `PATH` value) as a shell finds it: the first
 /// executable file of that name. Empty and relative entries are skipped: a hook must not
 /// depend on the directory the host runs it in.

@@ -323,6 +323,21 @@ fn a_switch_that_turns_every_hook_off_leaves_the_host_ungated_and_is_named() {
     assert_eq!(status_of(&checks, "hooks.claude-code"), "warn", "{}", detail(&checks, "hooks.claude-code"));
 }
 
+/// A hook installed with `--on-error allow` lets the agent's end through whenever judged
+/// cannot be asked: doctor says so, and how to install the blocking one.
+#[test]
+fn a_hook_that_allows_when_judged_cannot_be_asked_is_named() {
+    let m = Machine::new("");
+    let installed = m.judged(&["install-hooks", "--claude", "--user", "--on-error", "allow"]);
+    assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
+    let (_, checks, _) = m.doctor();
+    let name = "hooks.claude-code.user.on_error";
+    assert_eq!(status_of(&checks, name), "warn");
+    let detail = named(&checks, name)["detail"].as_str().unwrap();
+    assert!(detail.contains("--on-error allow") && detail.contains("lets the agent's end through"), "{detail}");
+    assert!(fix_of(&checks, name).contains("judged install-hooks --claude --user"));
+}
+
 /// A project's `.judged.toml` that would loosen the gate is named, with what was ignored
 /// and how a user lets a project loosen its gate.
 #[test]

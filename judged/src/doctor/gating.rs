@@ -5,7 +5,7 @@
 //! (there, and this version); each host ends with one line: gated by what, or not.
 
 use super::{Check, Status, VERSION, check, ok, resolve_program};
-use crate::hosts::{self, CodexHook, HostCliError, Listed};
+use crate::hosts::{self, CodexHook, HooksSwitch, HostCliError, Listed};
 use crate::install::INSTALL_COMMAND;
 use judged_core::event::Host;
 use serde_json::Value;
@@ -89,18 +89,14 @@ fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
     let (host, setup) = (asked.host, hosts::of(asked.host));
     let name = |place: &str| format!("hooks.{}.{place}", host.as_str());
     let files = setup.settings_files(cwd);
-    let switched_off = if setup.has_hooks_switch() { hooks_switched_off(&files) } else { None };
+    let switched_off = hooks_switched_off(setup.hooks_switch(), &files, &setup.hooks_switch_files(cwd));
+    if let Some(off) = switched_off.as_ref().filter(|off| !files.iter().any(|file| file.path == off.path)) {
+        checks.push(switched_off_check(name("settings"), off, setup.title(), &files));
+    }
     let mut hooked: Vec<String> = Vec::new();
     for file in &files {
-        if let Some(off) = switched_off.filter(|off| *off == file.path) {
-            let detail = format!(
-                "{} turns every hook of {} off (`disableAllHooks: true`): only a managed hook gates it",
-                off.display(),
-                setup.title()
-            );
-            let managed = files.iter().find(|f| f.place == "managed").map_or("", |f| f.reinstall);
-            let fix = format!("take `disableAllHooks` out of {}, or arm a managed hook (`{managed}`)", off.display());
-            checks.push(check(name(file.place), Status::Fail, detail, Some(fix)));
+        if let Some(off) = switched_off.as_ref().filter(|off| off.path == file.path) {
+            checks.push(switched_off_check(name(file.place), off, setup.title(), &files));
             continue;
         }
         let counts = file.place == "managed" || switched_off.is_none();
@@ -136,18 +132,74 @@ fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
     });
 }
 
-/// The settings file whose `disableAllHooks: true` turns every hook of the host off but
-/// the managed ones, unless a managed file turns hooks back on (`false`, as Qwen Code's
-/// system settings do).
-fn hooks_switched_off(files: &[hosts::SettingsFile]) -> Option<&Path> {
-    let switch = |file: &hosts::SettingsFile| {
-        let bytes = judged_core::config_file::read(&file.path).ok()??;
-        serde_json::from_slice::<Value>(&bytes).ok()?.get("disableAllHooks")?.as_bool()
+/// A settings file that turns the host's hooks off, and the setting that does.
+struct SwitchedOff {
+    path: PathBuf,
+    setting: &'static str,
+    /// What it turns off: `every hook`, or `judge-hook's hook`.
+    what: &'static str,
+}
+
+/// The failed check of a host whose hooks a setting turns off: only a managed hook, where
+/// the host has one the setting cannot reach, gates it then.
+fn switched_off_check(name: String, off: &SwitchedOff, title: &str, files: &[hosts::SettingsFile]) -> Check {
+    let managed = files.iter().find(|f| f.place == "managed");
+    let only = if managed.is_some() { ": only a managed hook gates it" } else { "" };
+    let detail = format!("{} turns {} of {title} off (`{}`){only}", off.path.display(), off.what, off.setting);
+    let fix = match managed {
+        Some(managed) => format!(
+            "take `{}` out of {}, or arm a managed hook (`{}`)",
+            off.setting,
+            off.path.display(),
+            managed.reinstall
+        ),
+        None => format!("take `{}` out of {}", off.setting, off.path.display()),
     };
-    if files.iter().any(|file| file.place == "managed" && switch(file) == Some(false)) {
-        return None;
+    check(name, Status::Fail, detail, Some(fix))
+}
+
+/// The settings file (of `files` but the managed ones, or of `more`) that turns the host's
+/// hooks off as its `switch` does: `disableAllHooks: true`, unless a managed file turns
+/// hooks back on (`false`, as Qwen Code's system settings do); Gemini CLI's
+/// `hooksConfig.enabled: false`, or a `hooksConfig.disabled` entry naming judge-hook.
+fn hooks_switched_off(switch: HooksSwitch, files: &[hosts::SettingsFile], more: &[PathBuf]) -> Option<SwitchedOff> {
+    let read = |path: &Path| -> Option<Value> {
+        let bytes = judged_core::config_file::read(path).ok()??;
+        // Gemini CLI's and Qwen Code's settings may hold comments.
+        crate::install::settings_value(std::str::from_utf8(&bytes).ok()?)
+    };
+    let mut candidates = files
+        .iter()
+        .filter(|f| f.place != "managed")
+        .map(|f| f.path.as_path())
+        .chain(more.iter().map(PathBuf::as_path));
+    match switch {
+        HooksSwitch::None => None,
+        HooksSwitch::DisableAllHooks => {
+            let set = |path: &Path| read(path)?.get("disableAllHooks")?.as_bool();
+            if files.iter().any(|file| file.place == "managed" && set(&file.path) == Some(false)) {
+                return None;
+            }
+            let path = candidates.find(|path| set(path) == Some(true))?;
+            Some(SwitchedOff { path: path.to_owned(), setting: "disableAllHooks: true", what: "every hook" })
+        }
+        HooksSwitch::HooksConfig => candidates.find_map(|path| {
+            let config = read(path)?.get("hooksConfig")?.clone();
+            let (setting, what) = if config.get("enabled").and_then(Value::as_bool) == Some(false) {
+                ("hooksConfig.enabled: false", "every hook")
+            } else if config["disabled"].as_array()?.iter().filter_map(Value::as_str).any(runs_judge_hook) {
+                ("hooksConfig.disabled", "judge-hook's hook")
+            } else {
+                return None;
+            };
+            Some(SwitchedOff { path: path.to_owned(), setting, what })
+        }),
     }
-    files.iter().find(|file| file.place != "managed" && switch(file) == Some(true)).map(|file| file.path.as_path())
+}
+
+/// Whether `command` runs judge-hook (its first word names it).
+fn runs_judge_hook(command: &str) -> bool {
+    Path::new(&first_word(command)).file_name().is_some_and(|name| name == "judge-hook")
 }
 
 /// The plugin as the host lists it, its hook checked; how it gates, when it does.
@@ -233,16 +285,24 @@ fn trust_checks(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Vec<Strin
 fn our_commands(value: &Value, end: &str) -> Vec<String> {
     let mut found = Vec::new();
     let Some(events) = value["hooks"].as_object() else { return found };
-    let gating = events.iter().filter(|(event, _)| event.eq_ignore_ascii_case(end)).map(|(_, entries)| entries);
-    let alone = |command: &str| {
-        Path::new(&first_word(command)).file_name().is_some_and(|name| name == "judge-hook")
-            && !command.contains([';', '&', '|', '<', '>', '`', '$', '\n'])
+    // The host's own spelling: it runs no hook under another.
+    let gating = events.iter().filter(|(event, _)| *event == end).map(|(_, entries)| entries);
+    let alone =
+        |command: &str| runs_judge_hook(command) && !command.contains([';', '&', '|', '<', '>', '`', '$', '\n']);
+    // A handler run through a shell as written: not another type, not a program given its
+    // own arguments (`args`, `exec`: the command's words are then not what runs), not
+    // another shell.
+    let as_written = |hook: &Value| {
+        hook.get("type").is_none_or(|kind| kind == "command")
+            && hook.get("args").is_none()
+            && hook.get("exec").is_none()
+            && hook.get("shell").is_none_or(|shell| shell == "bash")
     };
     for entries in gating.filter_map(Value::as_array) {
         for entry in entries {
             // Claude Code nests the hooks in groups; Copilot CLI lists them directly.
             let hooks = entry["hooks"].as_array().map_or_else(|| vec![entry], |h| h.iter().collect());
-            for hook in hooks {
+            for hook in hooks.into_iter().filter(|hook| as_written(hook)) {
                 for key in ["command", "bash"] {
                     if let Some(command) = hook[key].as_str().filter(|c| alone(c))
                         && !found.iter().any(|c| c == command)
@@ -349,6 +409,18 @@ fn commands_check(checks: &mut Vec<Check>, name: &str, path: &Path, commands: &[
             None => problems.push(format!("{} does not answer `--version` as judge-hook does", resolved.display())),
         }
     }
+    let allows = commands.iter().filter(|command| {
+        command.split_whitespace().collect::<Vec<_>>().windows(2).any(|w| w == ["--on-error", "allow"])
+    });
+    if let Some(command) = allows.into_iter().next() {
+        let detail = format!(
+            "{}: `{command}` lets the agent's end through whenever judged cannot be asked (judged stopped, its \
+             socket gone)",
+            path.display()
+        );
+        let fix = format!("rewrite the hook with `{reinstall}` (it blocks when judged cannot be asked)");
+        checks.push(check(format!("{name}.on_error"), Status::Warn, detail, Some(fix)));
+    }
     if problems.is_empty() {
         checks.push(ok(name, format!("{}: runs {}", path.display(), found.join(", "))));
     } else {
@@ -404,5 +476,52 @@ mod tests {
             "TaskCompleted": [{"hooks": [{"type": "command", "command": "judge-hook --host claude-code; exit 0"}]}],
         }});
         assert!(our_commands(&planted, "TaskCompleted").is_empty());
+    }
+
+    /// A handler the host runs otherwise than as its command's words (another type, a
+    /// program given `args`, another shell), or under its event spelled otherwise, does
+    /// not run judge-hook as the gate: it is not taken for one.
+    #[test]
+    fn a_handler_run_otherwise_or_under_another_spelling_gates_nothing() {
+        let under = |event: &str, handler: Value| serde_json::json!({"hooks": {event: [{"hooks": [handler]}]}});
+        let command = "judge-hook --host claude-code";
+        for handler in [
+            serde_json::json!({"type": "command", "command": command, "args": ["--version"]}),
+            serde_json::json!({"type": "http", "command": command}),
+            serde_json::json!({"type": "command", "command": command, "shell": "powershell"}),
+        ] {
+            assert!(our_commands(&under("TaskCompleted", handler.clone()), "TaskCompleted").is_empty(), "{handler}");
+        }
+        let plain = serde_json::json!({"type": "command", "command": command});
+        assert!(our_commands(&under("taskcompleted", plain.clone()), "TaskCompleted").is_empty());
+        assert_eq!(our_commands(&under("TaskCompleted", plain), "TaskCompleted"), [command]);
+    }
+
+    /// The settings that turn a host's hooks off, wherever the host reads them: Copilot
+    /// CLI's `disableAllHooks` in its `settings.json`s, Gemini CLI's `hooksConfig`.
+    #[test]
+    fn each_hosts_switch_that_turns_judge_hook_off_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, text: &str| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let settings = |path: &Path| hosts::SettingsFile { place: "user", path: path.to_owned(), reinstall: "r" };
+        let found = |switch, file: &Path, more: &[PathBuf]| {
+            hooks_switched_off(switch, &[settings(file)], more).map(|off| (off.path, off.setting))
+        };
+        let hooks = file("hooks.json", r#"{"version": 1, "hooks": {}}"#);
+        let off = file("settings.json", r#"{"disableAllHooks": true}"#);
+        let copilot = found(HooksSwitch::DisableAllHooks, &hooks, std::slice::from_ref(&off));
+        assert_eq!(copilot, Some((off.clone(), "disableAllHooks: true")));
+        let gemini = file("gemini.json", "{\n  // ours\n  \"hooksConfig\": {\"enabled\": false}\n}");
+        assert_eq!(found(HooksSwitch::HooksConfig, &gemini, &[]), Some((gemini.clone(), "hooksConfig.enabled: false")));
+        let named =
+            file("named.json", r#"{"hooksConfig": {"disabled": ["judge-hook --host gemini-cli --timeout 110"]}}"#);
+        assert_eq!(found(HooksSwitch::HooksConfig, &named, &[]), Some((named.clone(), "hooksConfig.disabled")));
+        let other = file("other.json", r#"{"hooksConfig": {"disabled": ["lint"]}}"#);
+        assert_eq!(found(HooksSwitch::HooksConfig, &other, &[]), None);
+        assert_eq!(found(HooksSwitch::None, &off, &[]), None);
     }
 }

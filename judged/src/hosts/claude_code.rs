@@ -1,7 +1,7 @@
 //! Claude Code (`claude`): a plugin from a local marketplace; its hook in `settings.json`
 //! (a project's, the user's, root's managed one).
 
-use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
+use super::{HookPlace, HookSpec, HooksSwitch, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
 use crate::CliError;
 use crate::install;
 use crate::plugin::{self, HostPlugin};
@@ -123,8 +123,8 @@ impl HostSetup for ClaudeCode {
         ]
     }
 
-    fn has_hooks_switch(&self) -> bool {
-        true
+    fn hooks_switch(&self) -> HooksSwitch {
+        HooksSwitch::DisableAllHooks
     }
 
     fn managed(&self) -> Managed {

@@ -2,7 +2,7 @@
 //! deprecated), loaded where it lies; its hook in a project's `.github/hooks/judged.json`
 //! or root's policy directory.
 
-use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
+use super::{HookPlace, HookSpec, HooksSwitch, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
 use crate::CliError;
 use crate::hook_entry::{HOOK_TIMEOUT_SECONDS, copilot_hooks};
 use crate::install;
@@ -138,6 +138,22 @@ impl HostSetup for CopilotCli {
 
     fn managed(&self) -> Managed {
         Managed::Hooks
+    }
+
+    /// Its hook files and its settings take `disableAllHooks`; its policy files do not.
+    fn hooks_switch(&self) -> HooksSwitch {
+        HooksSwitch::DisableAllHooks
+    }
+
+    /// The user's and the repository's `settings.json` (and `settings.local.json`), and the
+    /// `.claude/` settings it reads for the subset it shares with Claude Code.
+    fn hooks_switch_files(&self, cwd: &Path) -> Vec<PathBuf> {
+        let home = env_dir(&super::env_var, "COPILOT_HOME", ".copilot");
+        let mut files = vec![home.join("settings.json")];
+        for dir in [".github/copilot", ".claude"] {
+            files.extend(["settings.json", "settings.local.json"].map(|name| cwd.join(dir).join(name)));
+        }
+        files
     }
 
     /// Its hook file names no event to choose: the file is its `agentStop` hook.

@@ -1,7 +1,7 @@
 //! Gemini CLI (`gemini`): an extension, a copy of the plugin's `gemini/` directory; its
 //! hook in a `settings.json` (a project's or the user's).
 
-use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
+use super::{HookPlace, HookSpec, HooksSwitch, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
 use crate::CliError;
 use crate::hook_entry::HOOK_TIMEOUT_SECONDS;
 use crate::install;
@@ -135,6 +135,10 @@ impl HostSetup for GeminiCli {
                 reinstall: "judged install-hooks --gemini --user",
             },
         ]
+    }
+
+    fn hooks_switch(&self) -> HooksSwitch {
+        HooksSwitch::HooksConfig
     }
 
     /// Its system settings merge a user's `hooksConfig.disabled`: no hook there holds.

@@ -85,10 +85,14 @@ pub trait HostSetup: Sync {
     fn trusts_hooks(&self) -> bool {
         false
     }
-    /// Whether `disableAllHooks: true` in any of its settings but the managed ones turns
-    /// every hook off, its plugin's too (Claude Code, Qwen Code).
-    fn has_hooks_switch(&self) -> bool {
-        false
+    /// How its settings turn its hooks off, short of taking them out.
+    fn hooks_switch(&self) -> HooksSwitch {
+        HooksSwitch::None
+    }
+    /// Settings files besides [`HostSetup::settings_files`] whose switch turns its hooks
+    /// off (Copilot CLI's `settings.json`s).
+    fn hooks_switch_files(&self, _cwd: &Path) -> Vec<PathBuf> {
+        Vec::new()
     }
     /// What its managed settings can do.
     fn managed(&self) -> Managed;
@@ -142,6 +146,21 @@ pub struct SettingsFile {
     pub path: PathBuf,
     /// The command that writes our hook there again.
     pub reinstall: &'static str,
+}
+
+/// How a host's settings turn its hooks off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HooksSwitch {
+    /// They cannot.
+    None,
+    /// `disableAllHooks: true` in any of its settings but the managed ones turns every
+    /// hook off, its plugin's too (Claude Code, Qwen Code, Copilot CLI); Qwen Code's
+    /// managed `false` turns them back on.
+    DisableAllHooks,
+    /// `hooksConfig.enabled: false` turns every hook off, and `hooksConfig.disabled` the
+    /// hooks it names by their command, in the user's and the project's settings alike
+    /// (Gemini CLI).
+    HooksConfig,
 }
 
 /// One of a host's own commands that install the plugin.

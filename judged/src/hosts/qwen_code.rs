@@ -2,7 +2,7 @@
 //! manifest holds its hook; or its hook in a `settings.json` (a project's, the user's, or
 //! the system's).
 
-use super::{HookPlace, HookSpec, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
+use super::{HookPlace, HookSpec, HooksSwitch, HostSetup, Listed, Login, Managed, SettingsFile, Step, env_dir, step};
 use crate::CliError;
 use crate::install;
 use crate::plugin::{self, HostPlugin};
@@ -120,8 +120,8 @@ impl HostSetup for QwenCode {
         ]
     }
 
-    fn has_hooks_switch(&self) -> bool {
-        true
+    fn hooks_switch(&self) -> HooksSwitch {
+        HooksSwitch::DisableAllHooks
     }
 
     fn managed(&self) -> Managed {
