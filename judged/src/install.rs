@@ -103,6 +103,13 @@ pub enum InstallError {
     )]
     TrustedElsewhere { path: PathBuf, key: String },
     #[error(
+        "{} writes its [hooks] (or hooks.state) in a form a table of judged's cannot be added to ({reason}), so \
+         judge-hook's Stop hook is written but not trusted; trust it in Codex's /hooks, or write hooks.state as \
+         [hooks.state.\"…\"] tables and run again",
+        path.display()
+    )]
+    TrustNotAddable { path: PathBuf, reason: String },
+    #[error(
         "{} holds requirements judged did not write, which it will not rewrite; add these lines to it yourself \
          (merging them into its [features] and [hooks] tables, if it has them):\n{add}",
         path.display()
@@ -751,7 +758,13 @@ pub fn codex_trust(
             table.push_str(&format!("{name} = {}\n", toml::Value::from(hash)));
         }
     }
-    Ok(Plan::new(file, Some(format!("{kept}{table}"))))
+    let after = format!("{kept}{table}");
+    // Where the file writes `hooks` or `hooks.state` inline, a table header for them
+    // declares it twice: Codex would not start on the file.
+    if let Err(error) = after.parse::<toml::Table>() {
+        return Err(InstallError::TrustNotAddable { path: config.to_owned(), reason: error.message().to_owned() });
+    }
+    Ok(Plan::new(file, Some(after)))
 }
 
 /// Remove the trust table judged wrote for our hook from `source` in Codex CLI's
@@ -1246,6 +1259,13 @@ mod tests {
         fs::write(&config, "model = [").unwrap();
         let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
         assert!(error.contains("config.toml:1:10: not valid TOML") && error.contains("fix it"), "{error}");
+        // Trust written inline: a table of judged's after it would declare hooks.state twice,
+        // and Codex would not start on the file.
+        let inline = "[hooks]\nstate = { \"other:stop:0:0\" = { trusted_hash = \"sha256:99\" } }\n";
+        fs::write(&config, inline).unwrap();
+        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
+        assert!(error.contains("a table of judged's cannot be added to") && error.contains("/hooks"), "{error}");
+        assert_eq!(fs::read_to_string(&config).unwrap(), inline, "the file is left as it was");
     }
 
     #[test]
