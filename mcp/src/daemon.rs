@@ -43,6 +43,17 @@ pub enum AskError {
         /// The project served.
         served: String,
     },
+    /// A project that is the home directory, or holds it: every file of the user's
+    /// (its keys among them) would be one a tool reads or writes.
+    #[error(
+        "judged mcp serves a project, and the one it was given is {project}, which holds your home directory: its \
+         tools would read and write any file of yours, your keys among them; start your host in the project's \
+         directory, or pass cwd, a directory inside it"
+    )]
+    HomeAsProject {
+        /// The project it was given.
+        project: String,
+    },
 }
 
 /// Ask the daemon `request`; each progress frame goes to `progress` meanwhile.

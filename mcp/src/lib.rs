@@ -120,11 +120,18 @@ impl Judged {
 
     /// The project a round tool writes its artifacts in: the cwd it was given (inside the
     /// served project), else the served project.
+    /// Never the home directory or one holding it: a host started there would make every
+    /// file of the user's (the keys in its dotfiles among them) one a tool reads or writes.
     async fn project(&self, given: Option<String>) -> Result<String, daemon::AskError> {
-        match self.cwd(given).await? {
-            Some(cwd) => Ok(cwd),
-            None => self.served_project().await,
+        let project = match self.cwd(given).await? {
+            Some(cwd) => cwd,
+            None => self.served_project().await?,
+        };
+        let home = judged_core::files::resolve(&judged_core::files::home_dir().display().to_string());
+        if Path::new(&home).starts_with(&project) {
+            return Err(daemon::AskError::HomeAsProject { project });
         }
+        Ok(project)
     }
 
     /// Run a round step (blocking: it asks the daemon and writes files) in the project,

@@ -71,7 +71,10 @@ struct Mcp {
 impl Mcp {
     /// Started by a host that says it serves `session` (as Claude Code does), or says nothing.
     fn start(home: &Path, cwd: &Path, session: Option<&str>) -> Mcp {
-        let mut command = Command::new(bin("judged"));
+        Mcp::spawn(Command::new(bin("judged")), home, cwd, session)
+    }
+
+    fn spawn(mut command: Command, home: &Path, cwd: &Path, session: Option<&str>) -> Mcp {
         match session {
             Some(id) => command.env("CLAUDE_CODE_SESSION_ID", id),
             None => command.env_remove("CLAUDE_CODE_SESSION_ID"),
@@ -508,4 +511,32 @@ fn an_oversized_argument_is_refused_at_once_naming_it() {
     );
     let said = text(&result);
     assert!(said.contains("`cwd` is 10485760 bytes"), "{}", &said[..said.len().min(300)]);
+}
+
+/// A host started in the user's home directory would make every file of the user's a
+/// project file: a key in a dotfile shown to the jurors, a round's artifact written over
+/// one. The round tools refuse such a project, saying where to start the host instead.
+#[test]
+fn the_home_directory_is_no_project_a_tool_reads_or_writes_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::write(home.join(".codex/auth.json"), "{\"OPENAI_API_KEY\": \"sk-secret\"}").unwrap();
+    let mut command = Command::new(bin("judged"));
+    command.env("HOME", &home);
+    let mut mcp = Mcp::spawn(command, &dir.path().join("judged"), &home, None);
+    let refused = |result: &Value| {
+        assert_eq!(result["isError"], true, "{result}");
+        let said = text(result);
+        assert!(!said.contains("sk-secret"), "{said}");
+        assert!(
+            said.contains("which holds your home directory")
+                && said.contains("start your host in the project's directory"),
+            "{said}"
+        );
+    };
+    refused(&mcp.call("review", json!({"task": "Fix it", "file": ".codex/auth.json"})).0);
+    let binding = "run_20261201_a1b2c3d4_r1_review_7e91c4ab";
+    refused(&mcp.call("challenge", json!({"binding": binding, "output": ".bashrc"})).0);
+    assert!(!home.join(".bashrc").exists());
 }
