@@ -7,10 +7,17 @@
 //! sit at once (each runs juror processes, and a client can ask for juries faster than
 //! they answer); the others wait their turn, the gate's first, and one whose asker has
 //! gone meanwhile is not convened.
+//!
+//! A witness serves several users through one engine: the jobs waiting are taken a user
+//! at a time, in turn ([`Lanes`]), and a served user holds at most half the jury's seats,
+//! so that one user's flood of requests or juries does not stand between another user's
+//! hook and its answer.
 
 use super::route::Operation;
 use super::{Engine, Handled, JuryWork};
+use crate::caller::Caller;
 use judged_protocol::{ErrorBody, PanelProgress, Reply};
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use tokio::sync::{mpsc, oneshot};
 
@@ -19,39 +26,94 @@ type ReplyTo = oneshot::Sender<Result<Reply, ErrorBody>>;
 /// Juries sitting at once.
 const MAX_JURIES: usize = 4;
 
-/// A jury waiting for a seat, with where its progress and its answer go.
-type Seated = (JuryWork, Option<mpsc::UnboundedSender<PanelProgress>>, ReplyTo);
+/// The seats a served user's juries may hold at once: half, so that another user's gate
+/// always finds one within a jury's time.
+const MAX_JURIES_OF_A_SERVED_USER: usize = MAX_JURIES / 2;
 
-/// The juries sitting and those waiting for a seat.
+/// A jury waiting for a seat: who asked, and where its progress and its answer go.
+struct Seated {
+    work: JuryWork,
+    caller: Caller,
+    progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+    reply: ReplyTo,
+}
+
+/// The juries sitting (by who asked) and those waiting for a seat.
 #[derive(Default)]
 struct Juries {
-    sitting: usize,
-    waiting: std::collections::VecDeque<Seated>,
+    sitting: HashMap<Caller, usize>,
+    waiting: VecDeque<Seated>,
 }
 
 impl Juries {
-    /// Convene `jury` now, or when a seat is free.
+    /// Convene `jury` now, or when a seat is free for it.
     fn ask(&mut self, jury: Seated, back: &mpsc::WeakUnboundedSender<Job>) {
-        if self.sitting < MAX_JURIES {
+        if self.seat_for(jury.caller) {
+            let caller = jury.caller;
             // A jury that could not start sits nowhere (its asker hears that judged could
             // not answer: the gate's on_error rule).
             if convene(jury, back.clone()) {
-                self.sitting += 1;
+                *self.sitting.entry(caller).or_default() += 1;
             }
         } else {
             self.waiting.push_back(jury);
         }
     }
 
-    /// A jury has answered: its seat goes to the next one waiting whose asker still waits,
-    /// the gate's before any other.
-    fn done(&mut self, back: &mpsc::WeakUnboundedSender<Job>) {
-        self.sitting -= 1;
-        self.waiting.retain(|(_, _, reply)| !reply.is_closed());
-        let gate = self.waiting.iter().position(|(work, _, _)| matches!(work.then, super::AfterJury::Gate(_)));
-        if let Some(next) = gate.or((!self.waiting.is_empty()).then_some(0)).and_then(|at| self.waiting.remove(at)) {
+    /// Whether a jury `caller` asked for may sit now.
+    fn seat_for(&self, caller: Caller) -> bool {
+        let sitting: usize = self.sitting.values().sum();
+        let own = self.sitting.get(&caller).copied().unwrap_or(0);
+        sitting < MAX_JURIES && (caller == Caller::Own || own < MAX_JURIES_OF_A_SERVED_USER)
+    }
+
+    /// A jury `caller` asked for has answered: the seats free go to the next ones waiting
+    /// whose askers still wait and may sit, the gate's before any other.
+    fn done(&mut self, caller: Caller, back: &mpsc::WeakUnboundedSender<Job>) {
+        if let Some(sitting) = self.sitting.get_mut(&caller) {
+            *sitting -= 1;
+        }
+        self.waiting.retain(|jury| !jury.reply.is_closed());
+        loop {
+            let may_sit = |jury: &Seated| self.seat_for(jury.caller);
+            let gate = self.waiting.iter().position(|j| may_sit(j) && matches!(j.work.then, super::AfterJury::Gate(_)));
+            let Some(at) = gate.or_else(|| self.waiting.iter().position(may_sit)) else { return };
+            let Some(next) = self.waiting.remove(at) else { return };
             self.ask(next, back);
         }
+    }
+}
+
+/// The jobs waiting for the engine, by who asked: taken a caller at a time, in turn (the
+/// daemon's own jobs, a watcher's hints among them, are the daemon's own account's).
+#[derive(Default)]
+struct Lanes {
+    queued: HashMap<Caller, VecDeque<Job>>,
+    /// The callers with jobs waiting, in the order they take their turn.
+    turns: VecDeque<Caller>,
+}
+
+impl Lanes {
+    fn push(&mut self, job: Job) {
+        let caller = job.caller();
+        let lane = self.queued.entry(caller).or_default();
+        if lane.is_empty() {
+            self.turns.push_back(caller);
+        }
+        lane.push_back(job);
+    }
+
+    /// The next job: the first of the caller whose turn it is, who then goes last.
+    fn next(&mut self) -> Option<Job> {
+        let caller = self.turns.pop_front()?;
+        let lane = self.queued.get_mut(&caller)?;
+        let job = lane.pop_front();
+        if lane.is_empty() {
+            self.queued.remove(&caller);
+        } else {
+            self.turns.push_back(caller);
+        }
+        job
     }
 }
 
@@ -70,11 +132,23 @@ enum Job {
     ReloadConfig(oneshot::Sender<()>),
 }
 
-/// A jury's packet, the work it was, and who waits for the answer.
+/// A jury's packet, the work it was, who asked and who waits for the answer.
 struct JuryDone {
     work: JuryWork,
+    caller: Caller,
     packet: judged_jury::packet::Packet,
     reply: ReplyTo,
+}
+
+impl Job {
+    /// Whose job it is: a request's asker; the daemon's own for the rest (a jury's answer
+    /// finishes a request already taken in its turn).
+    fn caller(&self) -> Caller {
+        match self {
+            Job::Request { operation, .. } => operation.caller(),
+            Job::Follow(..) | Job::JuryDone(_) | Job::ReloadConfig(_) => Caller::Own,
+        }
+    }
 }
 
 /// A way to the engine. Cheap to clone; the engine stops once every handle is gone.
@@ -113,17 +187,33 @@ impl EngineHandle {
                 tracing::error!(%error, "catching up on start failed; serving what the store holds");
                 progress.finish();
             }
-            while let Some(job) = queue.blocking_recv() {
-                match job {
-                    Job::Request { operation, progress, reply } => match handle(&mut engine, operation) {
-                        Ok(Handled::Answer(answer)) => {
-                            let _ = reply.send(answer.map_err(ErrorBody::from));
-                        }
-                        Ok(Handled::Jury(work)) => juries.ask((work, progress, reply), &back),
-                        Err(refusal) => {
-                            let _ = reply.send(Err(refusal));
-                        }
+            let mut lanes = Lanes::default();
+            loop {
+                // Everything queued now takes its place in its caller's lane; with
+                // nothing waiting, wait for the next job.
+                while let Ok(job) = queue.try_recv() {
+                    lanes.push(job);
+                }
+                let job = match lanes.next() {
+                    Some(job) => job,
+                    None => match queue.blocking_recv() {
+                        Some(job) => job,
+                        None => break,
                     },
+                };
+                match job {
+                    Job::Request { operation, progress, reply } => {
+                        let caller = operation.caller();
+                        match handle(&mut engine, operation) {
+                            Ok(Handled::Answer(answer)) => {
+                                let _ = reply.send(answer.map_err(ErrorBody::from));
+                            }
+                            Ok(Handled::Jury(work)) => juries.ask(Seated { work, caller, progress, reply }, &back),
+                            Err(refusal) => {
+                                let _ = reply.send(Err(refusal));
+                            }
+                        }
+                    }
                     Job::Follow(paths, reply) => {
                         let _ = reply.send(engine.follow(&paths));
                     }
@@ -132,8 +222,8 @@ impl EngineHandle {
                         let _ = reply.send(());
                     }
                     Job::JuryDone(done) => {
-                        juries.done(&back);
-                        let JuryDone { work, packet, reply } = *done;
+                        let JuryDone { work, caller, packet, reply } = *done;
+                        juries.done(caller, &back);
                         let answer = guarded(|| engine.after_jury(work, packet).map_err(ErrorBody::from));
                         let _ = reply.send(answer.and_then(|answer| answer));
                     }
@@ -176,7 +266,7 @@ impl EngineHandle {
 
 /// Run a jury on a thread of its own and give its packet back to the engine; whether it
 /// started.
-fn convene((work, progress, reply): Seated, back: mpsc::WeakUnboundedSender<Job>) -> bool {
+fn convene(Seated { work, caller, progress, reply }: Seated, back: mpsc::WeakUnboundedSender<Job>) -> bool {
     let spawned = std::thread::Builder::new().name("jury".into()).spawn(move || {
         let tell = |step: PanelProgress| {
             if let Some(progress) = &progress {
@@ -186,7 +276,7 @@ fn convene((work, progress, reply): Seated, back: mpsc::WeakUnboundedSender<Job>
         let packet = work.run.convene(&tell);
         match back.upgrade() {
             Some(engine) => {
-                let _ = engine.send(Job::JuryDone(Box::new(JuryDone { work, packet, reply })));
+                let _ = engine.send(Job::JuryDone(Box::new(JuryDone { work, caller, packet, reply })));
             }
             None => tracing::warn!("a jury answered after judged stopped; its packet is not kept"),
         }
@@ -208,4 +298,42 @@ fn handle(engine: &mut Engine, operation: Operation) -> Result<Handled, ErrorBod
 fn guarded<T>(work: impl FnOnce() -> T) -> Result<T, ErrorBody> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
         .map_err(|_| ErrorBody::message("internal error: the request panicked"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::route::Route;
+
+    fn asked_by(caller: Caller) -> Job {
+        let Route::Engine(operation) = Route::of(judged_protocol::Request::Status, caller) else {
+            panic!("the engine's")
+        };
+        Job::Request { operation, progress: None, reply: oneshot::channel().0 }
+    }
+
+    /// One user's flood of requests does not stand between another's and the engine: the
+    /// jobs waiting are taken a caller at a time, in turn.
+    #[test]
+    fn the_jobs_waiting_are_taken_a_caller_at_a_time() {
+        let (flooding, other) = (Caller::Served(1001), Caller::Served(1002));
+        let mut lanes = Lanes::default();
+        for caller in [flooding, flooding, flooding, other, Caller::Own] {
+            lanes.push(asked_by(caller));
+        }
+        let order: Vec<Caller> = std::iter::from_fn(|| lanes.next()).map(|job| job.caller()).collect();
+        assert_eq!(order, [flooding, other, Caller::Own, flooding, flooding]);
+    }
+
+    /// A served user's juries hold at most half the seats; the daemon's own account may
+    /// fill them all.
+    #[test]
+    fn a_served_user_holds_at_most_half_the_jurys_seats() {
+        let mut juries = Juries::default();
+        juries.sitting.insert(Caller::Served(1001), MAX_JURIES_OF_A_SERVED_USER);
+        assert!(!juries.seat_for(Caller::Served(1001)));
+        assert!(juries.seat_for(Caller::Served(1002)) && juries.seat_for(Caller::Own));
+        juries.sitting.insert(Caller::Own, MAX_JURIES - MAX_JURIES_OF_A_SERVED_USER);
+        assert!(!juries.seat_for(Caller::Served(1002)) && !juries.seat_for(Caller::Own), "every seat is taken");
+    }
 }

@@ -57,6 +57,11 @@ impl Route {
 }
 
 impl Operation {
+    /// Who asked.
+    pub(super) fn caller(&self) -> Caller {
+        self.caller
+    }
+
     pub(super) fn apply(self, engine: &mut Engine) -> Handled {
         // A witness reads trees for the user asking, and only theirs.
         let uid = match self.caller {
