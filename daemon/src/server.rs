@@ -8,7 +8,7 @@
 use crate::caller::Caller;
 use crate::config::ServerLimits;
 use crate::engine::actor::EngineHandle;
-use crate::engine::route::{Operation, Route};
+use crate::engine::dispatch::{Dispatch, Operation};
 use crate::ingest::CatchUpProgress;
 use interprocess::local_socket::tokio::{Stream, prelude::*};
 use interprocess::local_socket::{GenericFilePath, ListenerOptions};
@@ -364,7 +364,7 @@ async fn refused(connection: &mut Connection<Stream>, id: u64, message: String) 
     None
 }
 
-/// Answer one request where [`Route::of`] says; break when the connection is to close.
+/// Answer one request where [`Dispatch::of`] says; break when the connection is to close.
 async fn answer(
     connection: &mut Connection<Stream>,
     asked: WireRequest,
@@ -401,11 +401,11 @@ async fn answer(
         false => None,
     };
     let writes = if held.is_some() { Writes { within: shared.idle, budget: None } } else { shared.writes() };
-    let sent = match Route::of(request, peer.caller()) {
-        Route::Progress => {
+    let sent = match Dispatch::of(request, peer.caller()) {
+        Dispatch::Progress => {
             reply(connection, id, Outcome::Ok(Reply::CatchUp(shared.catch_up.report())), &shared.writes()).await
         }
-        Route::Shutdown => {
+        Dispatch::Shutdown => {
             // Answer first: once the server stops, this connection's task is dropped
             // with the runtime, and `judged stop` would read a closed socket.
             let stopping = Outcome::Ok(Reply::Stopping(Stopping { stopping: true }));
@@ -413,7 +413,7 @@ async fn answer(
             let _ = shared.shutdown.send(true);
             return ControlFlow::Break(());
         }
-        Route::Engine(operation) => relay(connection, id, shared, operation, wants_progress, &writes).await,
+        Dispatch::Engine(operation) => relay(connection, id, shared, operation, wants_progress, &writes).await,
     };
     if sent.is_err() { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
 }

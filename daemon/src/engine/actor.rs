@@ -13,7 +13,7 @@
 //! so that one user's flood of requests or juries does not stand between another user's
 //! hook and its answer.
 
-use super::route::Operation;
+use super::dispatch::Operation;
 use super::{Engine, Handled, JuryWork};
 use crate::caller::Caller;
 use judged_protocol::{ErrorBody, PanelProgress, Reply};
@@ -303,10 +303,10 @@ fn guarded<T>(work: impl FnOnce() -> T) -> Result<T, ErrorBody> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::route::Route;
+    use crate::engine::dispatch::Dispatch;
 
     fn asked_by(caller: Caller) -> Job {
-        let Route::Engine(operation) = Route::of(judged_protocol::Request::Status, caller) else {
+        let Dispatch::Engine(operation) = Dispatch::of(judged_protocol::Request::Status, caller) else {
             panic!("the engine's")
         };
         Job::Request { operation, progress: None, reply: oneshot::channel().0 }

@@ -127,7 +127,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::route::Route;
+    use crate::engine::dispatch::Dispatch;
     use crate::engine::test_engine as engine;
     use std::fs;
 
@@ -167,7 +167,7 @@ mod tests {
             })
         };
         let mut ask = || {
-            let Route::Engine(operation) = Route::of(request(), Caller::Own) else {
+            let Dispatch::Engine(operation) = Dispatch::of(request(), Caller::Own) else {
                 panic!("a challenge is the engine's")
             };
             engine.handle(operation)

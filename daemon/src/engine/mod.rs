@@ -11,7 +11,7 @@
 //! Every operation that names a session, file or cwd first catches the store up with the
 //! files (read-your-writes). Evidence operations run the same `judged_core::rules` as the
 //! CLI's direct mode, over the log as the daemon witnessed it, after checking that the
-//! file still holds exactly those bytes. [`route`] says where each request is answered;
+//! file still holds exactly those bytes. [`dispatch`] says where each request is answered;
 //! one file per operation: [`queries`], [`challenge`], [`verify`], [`validate`],
 //! [`trace`], [`report`], [`hook`], [`panel`], [`review`], [`gate_status`], [`attest`];
 //! the gate is [`crate::hook_gate`].
@@ -20,6 +20,7 @@ pub mod actor;
 mod attest;
 mod challenge;
 mod completions;
+pub mod dispatch;
 mod gate_status;
 mod hook;
 mod panel;
@@ -27,7 +28,6 @@ pub mod prune;
 mod queries;
 mod report;
 mod review;
-pub mod route;
 mod trace;
 mod validate;
 mod verify;
@@ -199,10 +199,10 @@ impl Engine {
         }
     }
 
-    /// Apply one request's operation ([`route::Route::of`]). A jury is not convened
+    /// Apply one request's operation ([`dispatch::Dispatch::of`]). A jury is not convened
     /// here: it comes back as work for the caller to run off this thread, and
     /// [`Engine::after_jury`] finishes the request.
-    pub fn handle(&mut self, operation: route::Operation) -> Handled {
+    pub fn handle(&mut self, operation: dispatch::Operation) -> Handled {
         // Room for the logs this request reads; none it reads is dropped while it runs.
         self.logs.trim();
         // What earlier catch-ups found, before `status` or `report` counts it.

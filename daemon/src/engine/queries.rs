@@ -138,7 +138,7 @@ fn session_summary(file: &FileState) -> SessionSummary {
 mod tests {
     use super::*;
     use crate::engine::Handled;
-    use crate::engine::route::Route;
+    use crate::engine::dispatch::Dispatch;
     use judged_core::files::Roots;
     use judged_protocol::{Request, SessionName};
 
@@ -157,7 +157,7 @@ mod tests {
         let mut engine =
             super::super::test_engine(&dir, Roots::default().with(Host::ClaudeCode, vec![dir.join("projects")]));
         let mut ask = |request: Request, caller: Caller| {
-            let Route::Engine(operation) = Route::of(request, caller) else { panic!("the engine's") };
+            let Dispatch::Engine(operation) = Dispatch::of(request, caller) else { panic!("the engine's") };
             match engine.handle(operation) {
                 Handled::Answer(answer) => answer.map_err(|error| error.to_string()),
                 Handled::Jury(_) => panic!("no jury"),

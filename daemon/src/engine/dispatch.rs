@@ -7,7 +7,7 @@ use crate::caller::Caller;
 use judged_protocol::Request;
 
 /// Where a request is answered.
-pub enum Route {
+pub enum Dispatch {
     /// The catch-up's progress: by the server, from the counters it shares with the
     /// engine, so that it is answered while the engine is still catching up.
     Progress,
@@ -23,13 +23,13 @@ pub struct Operation {
     caller: Caller,
 }
 
-impl Route {
+impl Dispatch {
     /// Where `request` is answered, and with what; `caller` is who asks (a directory it
     /// names is read for it only when it may be).
-    pub fn of(request: Request, caller: Caller) -> Route {
-        let route = match request {
-            Request::Progress => Route::Progress,
-            Request::Shutdown => Route::Shutdown,
+    pub fn of(request: Request, caller: Caller) -> Dispatch {
+        let dispatch = match request {
+            Request::Progress => Dispatch::Progress,
+            Request::Shutdown => Dispatch::Shutdown,
             Request::Status => answer(Engine::status),
             Request::Sessions => answer(move |engine| engine.sessions(caller)),
             Request::Events(args) => answer(move |engine| engine.events(&args, caller)),
@@ -49,8 +49,8 @@ impl Route {
             Request::Panel(args) => operation(move |engine| engine.panel(args, caller)),
             Request::Review(args) => operation(move |engine| engine.review(&args, caller)),
         };
-        match route {
-            Route::Engine(operation) => Route::Engine(Operation { caller, ..operation }),
+        match dispatch {
+            Dispatch::Engine(operation) => Dispatch::Engine(Operation { caller, ..operation }),
             other => other,
         }
     }
@@ -73,12 +73,12 @@ impl Operation {
     }
 }
 
-/// An operation that may convene a jury; [`Route::of`] names who asks.
-fn operation(work: impl FnOnce(&mut Engine) -> Handled + Send + 'static) -> Route {
-    Route::Engine(Operation { work: Box::new(work), caller: Caller::Own })
+/// An operation that may convene a jury; [`Dispatch::of`] names who asks.
+fn operation(work: impl FnOnce(&mut Engine) -> Handled + Send + 'static) -> Dispatch {
+    Dispatch::Engine(Operation { work: Box::new(work), caller: Caller::Own })
 }
 
 /// An operation answered at once, without a jury.
-fn answer(work: impl FnOnce(&mut Engine) -> Answer + Send + 'static) -> Route {
+fn answer(work: impl FnOnce(&mut Engine) -> Answer + Send + 'static) -> Dispatch {
     operation(move |engine| Handled::Answer(work(engine)))
 }
