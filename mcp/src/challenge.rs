@@ -12,7 +12,6 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::path::Path;
 
 /// The challenge to bind.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -50,10 +49,10 @@ impl Judged {
     }
 }
 
-fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Result<String> {
+fn challenge(project: &files::Project, params: ChallengeParams) -> judged_core::rules::Result<String> {
     let ChallengeParams { binding, output, max_age_seconds, replace, .. } = params;
     let max_age_seconds = max_age_seconds.unwrap_or(MAX_AGE_SECONDS);
-    let output = files::confined_target(Path::new(project), output.as_deref().unwrap_or("review.challenge.json"))?;
+    let output = files::confined_target(project, output.as_deref().unwrap_or("review.challenge.json"))?;
     let step = round::ChallengeStep {
         binding: &binding,
         max_age_seconds,
@@ -64,7 +63,7 @@ fn challenge(project: &str, params: ChallengeParams) -> judged_core::rules::Resu
     let challenge: Challenge = round::challenge(&step, |binding| {
         daemon::evidence(Request::Challenge(ChallengeArgs {
             binding: binding.to_string(),
-            cwd: project.to_owned(),
+            cwd: project.path().display().to_string(),
             max_age_seconds,
             session_root: None,
             started_at: chrono::Utc::now(),

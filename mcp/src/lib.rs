@@ -16,10 +16,12 @@ mod review;
 mod verify;
 
 use judged_core::event::SessionId;
+use judged_core::files::{ConfineError, Project};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, ServiceExt, tool_handler};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use std::sync::Arc;
 
 /// Why `judged mcp` stopped.
 #[derive(Debug, thiserror::Error)]
@@ -31,12 +33,12 @@ pub enum McpError {
 }
 
 /// The server: the tools, the directory it was started in when that is the project (a
-/// tool's default cwd), and the host session that started it, when the host says (a
-/// tool's default session).
+/// tool's default cwd, opened once: see [`Project`]), and the host session that started
+/// it, when the host says (a tool's default session).
 #[derive(Clone)]
 pub struct Judged {
     tool_router: ToolRouter<Judged>,
-    cwd: Option<PathBuf>,
+    cwd: Option<Arc<Project>>,
     session: Option<SessionId>,
 }
 
@@ -45,13 +47,13 @@ pub struct Judged {
 /// plugin's directory, not the project's.
 const PLUGIN_ROOT_VARIABLES: &[&str] = &["COPILOT_PLUGIN_ROOT", "PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT"];
 
-/// The directory the server was started in, unless it is the plugin's own.
-fn project_dir() -> Option<PathBuf> {
-    let cwd = std::env::current_dir().ok()?;
+/// The directory the server was started in, opened, unless it is the plugin's own.
+fn project_dir() -> Option<Project> {
+    let cwd = Project::open(Path::new(".")).ok()?;
     let in_plugin = PLUGIN_ROOT_VARIABLES
         .iter()
         .filter_map(std::env::var_os)
-        .any(|root| std::fs::canonicalize(root).is_ok_and(|root| root == cwd));
+        .any(|root| std::fs::canonicalize(root).is_ok_and(|root| root == cwd.path()));
     (!in_plugin).then_some(cwd)
 }
 
@@ -76,60 +78,61 @@ fn host_session() -> Option<SessionId> {
 impl ServerHandler for Judged {}
 
 impl Judged {
-    fn new(cwd: Option<PathBuf>, session: Option<SessionId>) -> Judged {
+    fn new(cwd: Option<Project>, session: Option<SessionId>) -> Judged {
         let tool_router = Judged::review_router()
             + Judged::gate_status_router()
             + Judged::marker_router()
             + Judged::challenge_router()
             + Judged::verify_router();
-        Judged { tool_router, cwd, session }
+        Judged { tool_router, cwd: cwd.map(Arc::new), session }
     }
 
-    /// A tool's cwd: the one it was given, held to the project this server serves; else the
-    /// server's when that is the project; else none: the daemon takes the cwd the session's
-    /// log records.
-    async fn cwd(&self, given: Option<String>) -> Result<Option<String>, daemon::AskError> {
-        let Some(given) = given else { return Ok(self.server_cwd()) };
+    /// A tool's cwd: the one it was given, opened inside the project this server serves;
+    /// else the server's when that is the project; else none: the daemon takes the cwd the
+    /// session's log records.
+    async fn cwd(&self, given: Option<String>) -> Result<Option<Project>, daemon::AskError> {
+        let Some(given) = given else { return Ok(self.cwd.as_deref().map(Project::try_clone).transpose()?) };
         // Refused as the daemon would refuse it, before it is resolved or shown.
         judged_protocol::check_path("cwd", &given).map_err(|e| daemon::AskError::Client(e.into()))?;
-        let resolved = judged_core::files::resolve(&given);
         let served = self.served_project().await?;
-        if !Path::new(&resolved).starts_with(&served) {
-            return Err(daemon::AskError::OutsideProject { given, served });
+        match served.subdirectory(&given) {
+            Ok(cwd) => Ok(Some(cwd)),
+            Err(ConfineError::Outside { .. } | ConfineError::Missing { .. }) => {
+                Err(daemon::AskError::OutsideProject { given, served: served.path().display().to_string() })
+            }
+            Err(error) => Err(error.into()),
         }
-        Ok(Some(resolved))
     }
 
     /// The directory the server was started in, when that is the project.
     fn server_cwd(&self) -> Option<String> {
-        self.cwd.as_ref().map(|cwd| cwd.display().to_string())
+        self.cwd.as_ref().map(|cwd| cwd.path().display().to_string())
     }
 
     /// The project this server serves: the directory it was started in, else the cwd the
-    /// session's log records. A tool's cwd must lie inside it, or a caller could point a
-    /// tool at any file of the user's (a dotfile holding keys, sent to the jurors; a
-    /// round's output written over a file of the user's) past the host's sandbox.
-    async fn served_project(&self) -> Result<String, daemon::AskError> {
+    /// session's log records, opened. A tool's cwd must lie inside it, or a caller could
+    /// point a tool at any file of the user's (a dotfile holding keys, sent to the jurors;
+    /// a round's output written over a file of the user's) past the host's sandbox.
+    async fn served_project(&self) -> Result<Project, daemon::AskError> {
         if let Some(cwd) = &self.cwd {
-            return Ok(judged_core::files::resolve(&cwd.display().to_string()));
+            return Ok(cwd.try_clone()?);
         }
         let args = judged_protocol::GateStatusArgs { cwd: None, session_id: self.session.clone(), host: None };
         let status: judged_protocol::GateStatus = daemon::ask(judged_protocol::Request::GateStatus(args), None).await?;
-        Ok(judged_core::files::resolve(&status.cwd))
+        Ok(Project::open(Path::new(&status.cwd))?)
     }
 
-    /// The project a round tool writes its artifacts in: the cwd it was given (inside the
-    /// served project), else the served project.
-    /// Never the home directory or one holding it: a host started there would make every
-    /// file of the user's (the keys in its dotfiles among them) one a tool reads or writes.
-    async fn project(&self, given: Option<String>) -> Result<String, daemon::AskError> {
+    /// The project a round tool works in: the cwd it was given (inside the served
+    /// project), else the served project. Never the home directory or one holding it
+    /// (told by what is opened): a host started there would make every file of the
+    /// user's, the keys in its dotfiles among them, one a tool reads or writes.
+    async fn project(&self, given: Option<String>) -> Result<Project, daemon::AskError> {
         let project = match self.cwd(given).await? {
             Some(cwd) => cwd,
             None => self.served_project().await?,
         };
-        let home = judged_core::files::resolve(&judged_core::files::home_dir().display().to_string());
-        if Path::new(&home).starts_with(&project) {
-            return Err(daemon::AskError::HomeAsProject { project });
+        if project.holds(&judged_core::files::home_dir()) {
+            return Err(daemon::AskError::HomeAsProject { project: project.path().display().to_string() });
         }
         Ok(project)
     }
@@ -139,7 +142,7 @@ impl Judged {
     async fn round_step(
         &self,
         cwd: Option<String>,
-        step: impl FnOnce(&str) -> judged_core::rules::Result<String> + Send + 'static,
+        step: impl FnOnce(&Project) -> judged_core::rules::Result<String> + Send + 'static,
     ) -> CallToolResult {
         let project = match self.project(cwd).await {
             Ok(project) => project,

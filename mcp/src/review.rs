@@ -12,7 +12,6 @@ use rmcp::{Peer, RoleServer, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use std::path::Path;
 
 /// What the agent asks the jury about.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -62,13 +61,13 @@ impl Judged {
         // daemon is sent its text, never its path.
         let (cwd, file) = match params.file {
             None => match self.cwd(params.cwd).await {
-                Ok(cwd) => (cwd, None),
+                Ok(cwd) => (cwd.map(|cwd| cwd.path().display().to_string()), None),
                 Err(error) => return refused(&error),
             },
             Some(name) => match self.project(params.cwd).await {
                 Err(error) => return refused(&error),
                 Ok(project) => match read_file(&project, name) {
-                    Ok(file) => (Some(project), Some(file)),
+                    Ok(file) => (Some(project.path().display().to_string()), Some(file)),
                     Err(error) => return CallToolResult::error(vec![ContentBlock::text(format!("judged: {error}"))]),
                 },
             },
@@ -110,8 +109,8 @@ impl Judged {
 
 /// The file `name` of `project`, as a review is sent it. Read on the runtime's thread: it
 /// is bounded, and a FIFO or device is refused without blocking on it.
-fn read_file(project: &str, name: String) -> Result<ReviewFile, files::ConfineError> {
-    let read = files::read_confined(Path::new(project), &name, files::MAX_NAMED_FILE_BYTES, files::Owner::Any)?;
+fn read_file(project: &files::Project, name: String) -> Result<ReviewFile, files::ConfineError> {
+    let read = files::read_confined(project, &name, files::MAX_NAMED_FILE_BYTES, files::Owner::Any)?;
     Ok(ReviewFile { name, text: String::from_utf8_lossy(&read.bytes).into_owned() })
 }
 

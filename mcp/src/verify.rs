@@ -11,7 +11,6 @@ use rmcp::model::CallToolResult;
 use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use std::path::Path;
 
 /// The round to verify.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -48,9 +47,8 @@ impl Judged {
     }
 }
 
-fn verify(project: &str, params: &VerifyParams) -> judged_core::rules::Result<String> {
+fn verify(project: &files::Project, params: &VerifyParams) -> judged_core::rules::Result<String> {
     let given = params.challenge.as_deref().unwrap_or("review.challenge.json");
-    let project = Path::new(project);
     let read = files::read_confined(project, given, files::MAX_NAMED_FILE_BYTES, files::Owner::Caller)?;
     let resolved = read.path.to_string_lossy().into_owned();
     let challenge = Artifact::parse(&resolved, &read.bytes)?;

@@ -81,6 +81,18 @@ pub enum ConfineError {
         /// The bound.
         max: u64,
     },
+    /// A file with more than one name: another of its names may be outside the project
+    /// (a hard link made to a key), and no name tells.
+    #[error(
+        "`{given}` has {names} names (hard links), and another may be outside the project, so it is not read: \
+         copy the file into the project and name the copy"
+    )]
+    HardLinked {
+        /// The path as named.
+        given: String,
+        /// How many names the file has.
+        names: u64,
+    },
     /// Owned by another user where the reader requires the caller's own.
     #[error("refusing `{given}`, owned by another user (uid {uid}): an artifact must be your own")]
     NotOwned {
@@ -103,8 +115,8 @@ pub enum ConfineError {
 /// project's directory handle, never by its name.
 #[derive(Debug)]
 pub struct Target {
-    /// The project, resolved.
-    root: PathBuf,
+    /// The project's handle.
+    root: OwnedFd,
     /// The directory it goes in, below the project: plain names, resolved when named.
     dir: PathBuf,
     /// Its name there.
@@ -131,17 +143,112 @@ pub struct Confined {
     pub bytes: Vec<u8>,
 }
 
-/// The project, resolved (symlinks followed): what containment is measured against.
-fn project_root(project: &Path) -> Result<PathBuf, ConfineError> {
-    fs::canonicalize(project).map_err(|source| ConfineError::Project { project: project.to_owned(), source })
+/// A project opened as a directory, once: every path a caller names is reached from this
+/// handle, so what happens to the names on the way to the project afterwards (a
+/// directory above it renamed, a link put in its place) changes nothing reached.
+#[derive(Debug)]
+pub struct Project {
+    dir: OwnedFd,
+    /// Where it was when opened, for messages and for what a request names.
+    path: PathBuf,
+}
+
+impl Project {
+    /// The directory at `path` (links followed, this once), opened.
+    pub fn open(path: &Path) -> Result<Project, ConfineError> {
+        let unusable = |source: io::Error| ConfineError::Project { project: path.to_owned(), source };
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let dir = rustix::fs::open(path, flags, Mode::empty()).map_err(|errno| unusable(errno.into()))?;
+        let path = opened_path(&dir).map_or_else(|| fs::canonicalize(path).map_err(unusable), Ok)?;
+        Ok(Project { dir, path })
+    }
+
+    /// The directory `given` names inside the project (a tool's `cwd`), opened from it:
+    /// never one outside it, whatever was swapped on the way.
+    pub fn subdirectory(&self, given: &str) -> Result<Project, ConfineError> {
+        let below = self.below(given)?;
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let dir = openat_beneath(&self.dir, &below, flags).map_err(|errno| self.refusal(given, errno))?;
+        let path = opened_path(&dir).unwrap_or_else(|| self.path.join(&below));
+        Ok(Project { dir, path })
+    }
+
+    /// Where it is (as it was when opened).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether it is `dir` or holds it (the home directory), told by what is opened,
+    /// not by names.
+    pub fn holds(&self, dir: &Path) -> bool {
+        let Ok(me) = rustix::fs::fstat(&self.dir) else { return true };
+        dir.ancestors().any(|a| rustix::fs::stat(a).is_ok_and(|s| (s.st_dev, s.st_ino) == (me.st_dev, me.st_ino)))
+    }
+
+    /// `given` as a path below the project: a relative one as it is; an absolute one as
+    /// the part of it below the project, where it resolves now (it is then reached from
+    /// the project's handle all the same).
+    fn below(&self, given: &str) -> Result<PathBuf, ConfineError> {
+        if !Path::new(given).is_absolute() {
+            return Ok(PathBuf::from(given));
+        }
+        let missing = || ConfineError::Missing { given: given.to_owned(), project: self.path.clone() };
+        let resolved = fs::canonicalize(given).map_err(|_| missing())?;
+        let below = resolved.strip_prefix(&self.path).map_err(|_| self.outside(given, resolved.clone()))?;
+        // The project itself, named by its absolute path.
+        Ok(if below.as_os_str().is_empty() { PathBuf::from(".") } else { below.to_path_buf() })
+    }
+
+    fn outside(&self, given: &str, resolved: PathBuf) -> ConfineError {
+        ConfineError::Outside { given: given.to_owned(), project: self.path.clone(), resolved }
+    }
+
+    /// Why opening `given` beneath the project failed.
+    fn refusal(&self, given: &str, errno: rustix::io::Errno) -> ConfineError {
+        match errno {
+            rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR => {
+                ConfineError::Missing { given: given.to_owned(), project: self.path.clone() }
+            }
+            // Out of the project: where the path leads now, as far as it can be told.
+            rustix::io::Errno::XDEV => {
+                let joined = self.path.join(given);
+                self.outside(given, fs::canonicalize(&joined).unwrap_or(joined))
+            }
+            errno => ConfineError::Read { given: given.to_owned(), source: errno.into() },
+        }
+    }
+
+    /// A handle of its own on the same directory.
+    fn reopened(&self) -> io::Result<OwnedFd> {
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        Ok(rustix::fs::openat(&self.dir, ".", flags, Mode::empty())?)
+    }
+
+    /// The same project, with a handle of its own.
+    pub fn try_clone(&self) -> Result<Project, ConfineError> {
+        let dir = self.reopened().map_err(|source| ConfineError::Project { project: self.path.clone(), source })?;
+        Ok(Project { dir, path: self.path.clone() })
+    }
+}
+
+/// Where an opened file or directory is, read back from the kernel.
+fn opened_path(fd: &OwnedFd) -> Option<PathBuf> {
+    fs::read_link(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(fd))).ok()
+}
+
+/// `below` opened from `dir` with `flags`: the kernel refuses every step out of `dir` (a
+/// `..` past it, an absolute link, a link leading out, a magic link of `/proc`).
+fn openat_beneath(dir: &OwnedFd, below: &Path, flags: OFlags) -> rustix::io::Result<OwnedFd> {
+    let resolve = rustix::fs::ResolveFlags::BENEATH | rustix::fs::ResolveFlags::NO_MAGICLINKS;
+    rustix::fs::openat2(dir.as_fd(), below, flags | OFlags::CLOEXEC, Mode::empty(), resolve)
 }
 
 /// Where to write the file a caller named as `given` (relative to `project`, or absolute):
 /// its directory's existing part resolved and inside the project, the rest plain names
 /// (no `..`), so that creating it creates nothing outside. The final name is not resolved:
 /// an atomic rename replaces a symlink there, it never writes through one.
-pub fn target(project: &Path, given: &str) -> Result<Target, ConfineError> {
-    let root = project_root(project)?;
+pub fn target(project: &Project, given: &str) -> Result<Target, ConfineError> {
+    let root = project.path.clone();
     let joined = root.join(given);
     // The name as given: joined to the project, `.` and `` would name the project itself.
     let name = match Path::new(given).components().next_back() {
@@ -171,7 +278,8 @@ pub fn target(project: &Path, given: &str) -> Result<Target, ConfineError> {
         return Err(outside(dir.join(&name)));
     };
     let path = dir.join(&name);
-    Ok(Target { root, dir: below, name: name.to_owned(), path })
+    let handle = project.reopened().map_err(|source| ConfineError::Project { project: root.clone(), source })?;
+    Ok(Target { root: handle, dir: below, name: name.to_owned(), path })
 }
 
 impl Target {
@@ -226,7 +334,7 @@ impl Target {
     /// followed (each name plain: [`target`] let no `..` through); made where `create`.
     fn open_dir(&self, create: bool) -> io::Result<OwnedFd> {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let mut dir = rustix::fs::open(&self.root, flags, Mode::empty())?;
+        let mut dir = rustix::fs::openat(&self.root, ".", flags, Mode::empty())?;
         for part in self.dir.components() {
             let Component::Normal(part) = part else { return Err(io::ErrorKind::InvalidInput.into()) };
             let opened = match rustix::fs::openat(&dir, part, flags, Mode::empty()) {
@@ -248,30 +356,13 @@ impl Target {
 /// absolute path as the part of it below the project), without blocking on a FIFO, and
 /// the checks are made on the file opened, so a swap of any part of the path changes
 /// nothing read.
-pub fn read(project: &Path, given: &str, max: u64, owner: Owner) -> Result<Confined, ConfineError> {
-    let root = project_root(project)?;
-    let joined = root.join(given);
-    let missing = || ConfineError::Missing { given: given.to_owned(), project: root.clone() };
-    let outside =
-        |resolved: PathBuf| ConfineError::Outside { given: given.to_owned(), project: root.clone(), resolved };
-    let below = match Path::new(given).is_absolute() {
-        true => {
-            let resolved = fs::canonicalize(given).map_err(|_| missing())?;
-            resolved.strip_prefix(&root).map(Path::to_path_buf).map_err(|_| outside(resolved.clone()))?
-        }
-        false => PathBuf::from(given),
-    };
+pub fn read(project: &Project, given: &str, max: u64, owner: Owner) -> Result<Confined, ConfineError> {
+    let below = project.below(given)?;
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK;
+    let opened = openat_beneath(&project.dir, &below, flags).map_err(|errno| project.refusal(given, errno))?;
+    let path = opened_path(&opened).unwrap_or_else(|| project.path.join(&below));
     let read_error = |source: io::Error| ConfineError::Read { given: given.to_owned(), source };
-    let opened = open_beneath(&root, &below).map_err(|errno| match errno {
-        rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR => missing(),
-        // Out of the project: where the path leads now, as far as it can be told.
-        rustix::io::Errno::XDEV => outside(fs::canonicalize(&joined).unwrap_or_else(|_| joined.clone())),
-        errno => read_error(errno.into()),
-    })?;
-    let file = fs::File::from(opened);
-    let path = fs::read_link(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&file)))
-        .unwrap_or_else(|_| root.join(&below));
-    let (meta, bytes) = super::read_opened(file, max).map_err(|refusal| match refusal {
+    let (meta, bytes) = super::read_opened(fs::File::from(opened), max).map_err(|refusal| match refusal {
         OpenedFileRefusal::NotRegular(kind) => {
             let kind = if kind.is_dir() { "a directory" } else { "a FIFO, socket or device" };
             ConfineError::NotRegular { given: given.to_owned(), kind }
@@ -282,17 +373,10 @@ pub fn read(project: &Path, given: &str, max: u64, owner: Owner) -> Result<Confi
     if owner == Owner::Caller && meta.uid() != super::current_uid() {
         return Err(ConfineError::NotOwned { given: given.to_owned(), uid: meta.uid() });
     }
+    if meta.nlink() > 1 {
+        return Err(ConfineError::HardLinked { given: given.to_owned(), names: meta.nlink() });
+    }
     Ok(Confined { path, bytes })
-}
-
-/// `below` opened for reading from the project `root`: the kernel refuses every step out
-/// of it (a `..` past it, an absolute link, a link leading out), and a FIFO opens at once.
-fn open_beneath(root: &Path, below: &Path) -> rustix::io::Result<OwnedFd> {
-    let directory = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let root = rustix::fs::open(root, directory, Mode::empty())?;
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let resolve = rustix::fs::ResolveFlags::BENEATH | rustix::fs::ResolveFlags::NO_MAGICLINKS;
-    rustix::fs::openat2(root.as_fd(), below, flags, Mode::empty(), resolve)
 }
 
 impl From<ConfineError> for crate::rules::EvidenceError {
@@ -324,7 +408,8 @@ mod tests {
     #[test]
     fn a_file_is_read_only_from_inside_the_project_after_symlinks() {
         let (dir, project) = layout();
-        let read_it = |given: &str| read(&project, given, MAX_NAMED_FILE_BYTES, Owner::Any);
+        let opened = Project::open(&project).unwrap();
+        let read_it = |given: &str| read(&opened, given, MAX_NAMED_FILE_BYTES, Owner::Any);
         assert_eq!(read_it("inside.txt").unwrap().bytes, b"inside");
         assert_eq!(read_it("sub/../inside.txt").unwrap().bytes, b"inside", "a `..` that stays inside");
         let inside = project.join("inside.txt").display().to_string();
@@ -343,36 +428,49 @@ mod tests {
     #[test]
     fn only_a_regular_file_of_bounded_size_is_read() {
         let (_dir, project) = layout();
-        let said = message(read(&project, "sub", MAX_NAMED_FILE_BYTES, Owner::Any).unwrap_err());
+        let said =
+            message(read(&Project::open(&project).unwrap(), "sub", MAX_NAMED_FILE_BYTES, Owner::Any).unwrap_err());
         assert!(said.contains("`sub` is a directory, not a regular file"), "{said}");
         rustix::fs::mknodat(rustix::fs::CWD, project.join("fifo"), rustix::fs::FileType::Fifo, 0o600.into(), 0)
             .unwrap();
         // A FIFO with no writer would block a plain open for ever.
-        let said = message(read(&project, "fifo", MAX_NAMED_FILE_BYTES, Owner::Any).unwrap_err());
+        let said =
+            message(read(&Project::open(&project).unwrap(), "fifo", MAX_NAMED_FILE_BYTES, Owner::Any).unwrap_err());
         assert!(said.contains("`fifo` is a FIFO, socket or device, not a regular file"), "{said}");
-        let said = message(read(&project, "inside.txt", 3, Owner::Any).unwrap_err());
+        let said = message(read(&Project::open(&project).unwrap(), "inside.txt", 3, Owner::Any).unwrap_err());
         assert!(said.contains("`inside.txt` is 6 bytes, more than the 3 read on a caller's behalf"), "{said}");
-        assert!(read(&project, "inside.txt", 6, Owner::Caller).is_ok(), "the caller's own file");
+        assert!(
+            read(&Project::open(&project).unwrap(), "inside.txt", 6, Owner::Caller).is_ok(),
+            "the caller's own file"
+        );
+        // A hard link made in the project to a file outside it (a key) is that file.
+        fs::hard_link(project.parent().unwrap().join("secret"), project.join("linked")).unwrap();
+        let said =
+            message(read(&Project::open(&project).unwrap(), "linked", MAX_NAMED_FILE_BYTES, Owner::Any).unwrap_err());
+        assert!(said.contains("`linked` has 2 names (hard links)") && said.contains("copy the file"), "{said}");
     }
 
     #[test]
     fn a_file_is_written_only_inside_the_project_creating_nothing_outside() {
         let (dir, project) = layout();
         let root = fs::canonicalize(&project).unwrap();
-        assert_eq!(target(&project, "out.json").unwrap().path(), root.join("out.json"));
-        assert_eq!(target(&project, "new/dir/out.json").unwrap().path(), root.join("new/dir/out.json"));
-        assert_eq!(target(&project, "sub/../out.json").unwrap().path(), root.join("out.json"));
+        assert_eq!(target(&Project::open(&project).unwrap(), "out.json").unwrap().path(), root.join("out.json"));
+        assert_eq!(
+            target(&Project::open(&project).unwrap(), "new/dir/out.json").unwrap().path(),
+            root.join("new/dir/out.json")
+        );
+        assert_eq!(target(&Project::open(&project).unwrap(), "sub/../out.json").unwrap().path(), root.join("out.json"));
         symlink(dir.path(), project.join("up")).unwrap();
         for escape in ["../../home/.bashrc", "../out.json", "up/out.json", "new/../../../out.json", "/tmp/out.json"] {
-            let said = message(target(&project, escape).unwrap_err());
+            let said = message(target(&Project::open(&project).unwrap(), escape).unwrap_err());
             assert!(said.contains(&format!("`{escape}` leads outside the project")), "{escape}: {said}");
         }
         for no_name in ["", ".", "..", "sub/"] {
-            let said = message(target(&project, no_name).unwrap_err());
+            let said = message(target(&Project::open(&project).unwrap(), no_name).unwrap_err());
             assert!(said.contains("names no file"), "{no_name}: {said}");
         }
         assert!(!dir.path().join("home").exists() && !project.join("new").exists(), "nothing was created");
-        let said = message(target(&dir.path().join("gone"), "out.json").unwrap_err());
+        let said = message(Project::open(&dir.path().join("gone")).unwrap_err());
         assert!(said.contains("cannot be used") && said.contains("pass cwd, an existing directory"), "{said}");
     }
 
@@ -388,7 +486,7 @@ mod tests {
         fs::create_dir(project.join("d")).unwrap();
         fs::write(project.join("d/secret"), b"inside").unwrap();
 
-        let held = target(&project, "d/.bashrc").unwrap();
+        let held = target(&Project::open(&project).unwrap(), "d/.bashrc").unwrap();
         fs::rename(project.join("d"), project.join("d.was")).unwrap();
         symlink(&outside, project.join("d")).unwrap();
         let said = held.write(b"{}", true).unwrap_err().message;
@@ -397,7 +495,8 @@ mod tests {
         held.remove();
         assert!(outside.join("secret").exists());
 
-        let said = message(read(&project, "d/secret", MAX_NAMED_FILE_BYTES, Owner::Any).unwrap_err());
+        let said =
+            message(read(&Project::open(&project).unwrap(), "d/secret", MAX_NAMED_FILE_BYTES, Owner::Any).unwrap_err());
         assert!(said.contains("`d/secret` leads outside the project"), "{said}");
         fs::remove_file(project.join("d")).unwrap();
         fs::rename(project.join("d.was"), project.join("d")).unwrap();
@@ -407,5 +506,33 @@ mod tests {
         assert!(again.contains("refusing to overwrite existing artifact"), "{again}");
         held.remove();
         assert!(!project.join("d/.bashrc").exists());
+    }
+
+    /// The project opened once is the project: its name swapped for a link to outside, or
+    /// a tool's cwd in it swapped so, leads nowhere else, and the home directory or one
+    /// holding it is told by what is opened.
+    #[test]
+    fn the_project_opened_once_stays_the_project_whatever_its_names_become() {
+        let (dir, project) = layout();
+        let outside = dir.path().join("home");
+        fs::create_dir_all(outside.join("sub")).unwrap();
+        fs::write(outside.join("inside.txt"), b"key").unwrap();
+        fs::write(project.join("sub/x"), b"in sub").unwrap();
+        fs::write(outside.join("sub/x"), b"key").unwrap();
+        let opened = Project::open(&project).unwrap();
+        let sub = opened.subdirectory("sub").unwrap();
+        fs::rename(&project, dir.path().join("moved")).unwrap();
+        symlink(&outside, &project).unwrap();
+        let read_it = |project: &Project, given: &str| read(project, given, MAX_NAMED_FILE_BYTES, Owner::Any);
+        assert_eq!(read_it(&opened, "inside.txt").unwrap().bytes, b"inside", "the project opened, not the link");
+        assert_eq!(read_it(&sub, "x").unwrap().bytes, b"in sub", "the cwd opened in it");
+        fs::remove_file(&project).unwrap();
+        fs::rename(dir.path().join("moved"), &project).unwrap();
+        fs::rename(project.join("sub"), project.join("sub.was")).unwrap();
+        symlink(outside.join("sub"), project.join("sub")).unwrap();
+        let said = message(opened.subdirectory("sub").unwrap_err());
+        assert!(said.contains("`sub` leads outside the project"), "{said}");
+        assert!(opened.holds(&project.join("sub.was")) && opened.holds(&project));
+        assert!(!opened.holds(&outside) && !sub.holds(&project));
     }
 }

@@ -6,7 +6,7 @@
 mod confine;
 mod host_roots;
 
-pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner, Target};
+pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner, Project, Target};
 pub use confine::{read as read_confined, target as confined_target};
 pub use host_roots::HostRoots;
 
