@@ -1034,6 +1034,18 @@ pub enum AttestRefusal {
         /// Whether a juror was down.
         degraded: bool,
     },
+    /// The jury on this tree was not told whose work it judged.
+    #[error(
+        "the jury on commit {commit}'s tree ({packet_id}) was not told whose work it judged (its session is none \
+         judged witnesses, or named none), so it cannot say its reviewers were of another family than the author: \
+         ask for the review with your own session's id, then attest"
+    )]
+    JuryWithoutAuthor {
+        /// The commit.
+        commit: String,
+        /// The jury's record.
+        packet_id: String,
+    },
     /// The review of this tree does not record where its changes began.
     #[error(
         "the review of commit {commit}'s tree ({review}) does not record the commit its changes were read \
@@ -1076,6 +1088,7 @@ impl AttestRefusal {
             | AttestRefusal::NotApproved { .. }
             | AttestRefusal::LogUndone { .. }
             | AttestRefusal::JuryDidNotPass { .. }
+            | AttestRefusal::JuryWithoutAuthor { .. }
             | AttestRefusal::BaseUnknown { .. }
             | AttestRefusal::ReviewedNothing { .. } => 10,
         }

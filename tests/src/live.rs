@@ -108,6 +108,8 @@ pub struct Live {
     claude: bool,
     /// The host's log.
     pub log: PathBuf,
+    /// The host's id of the session.
+    pub session_id: String,
     /// The lines from the `challenge` call's completion on, not yet written.
     rest: Vec<u8>,
 }
@@ -152,7 +154,7 @@ impl Live {
         let home = tmp.path().join("home");
         fs::create_dir_all(&home).unwrap();
         fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
-        Live { home, project, root, claude, log, rest: text[split..].to_vec(), tmp }
+        Live { home, project, root, claude, log, session_id, rest: text[split..].to_vec(), tmp }
     }
 
     /// A daemon watching this session's root (and an empty root for the other host).

@@ -199,7 +199,7 @@ impl Team {
     fn jury_commit_unpushed(&self, path: &str, text: &str) -> String {
         self.write(path, text);
         self.tasks.set(self.tasks.get() + 1);
-        let task = serde_json::json!({"session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": self.agent(),
+        let task = serde_json::json!({"session_id": self.live.session_id, "cwd": self.agent(),
             "hook_event_name": "TaskCompleted", "task_id": self.tasks.get().to_string(), "task_subject": "Work on the cart"});
         let hook = judge_hook(&self.live.home, task.to_string().as_bytes(), &[]);
         assert_eq!(hook.status.code(), Some(0), "the jury passes: {}", String::from_utf8_lossy(&hook.stderr));
@@ -848,14 +848,16 @@ fn passing_jury() -> String {
 fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_policy_counts_juries() {
     let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury()));
     team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
-    let task = serde_json::json!({"session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": team.agent(),
+    let task = serde_json::json!({"session_id": team.live.session_id, "cwd": team.agent(),
         "hook_event_name": "TaskCompleted", "task_id": "1", "task_subject": "Total the cart"});
     let hook = judge_hook(&team.live.home, task.to_string().as_bytes(), &[]);
     assert_eq!(hook.status.code(), Some(0), "the jury passes the work: {}", String::from_utf8_lossy(&hook.stderr));
     let commit = team.commit("cart: total");
     let run = exited(team.attest(&[]), 0, "attest a jury's pass");
     assert!(
-        run.stdout.contains("the jury (google, openai) judged the work: pass at confidence 90; jury "),
+        run.stdout.contains(
+            "the jury (google, openai) judged claude-sonnet-4.6's work (anthropic): pass at confidence 90; jury "
+        ),
         "{}",
         run.stdout
     );
@@ -863,7 +865,8 @@ fn a_tree_the_jury_passed_is_attested_as_its_verdict_and_counted_only_where_the_
     let (ci, trusted) = (team.ci(), team.trusted("witness"));
     let either = exited(team.check(&ci, &trusted, &["--policy", "evidence_or_panel"]), 0, "a jury counted");
     assert!(
-        row(&either.stdout, &commit).starts_with("ok  witness: the jury (google, openai) judged the work: pass"),
+        row(&either.stdout, &commit)
+            .starts_with("ok  witness: the jury (google, openai) judged claude-sonnet-4.6's work (anthropic): pass"),
         "{}",
         either.stdout
     );
@@ -893,7 +896,7 @@ fn a_jury_the_gate_would_not_count_is_never_attested() {
     let daemon = team.daemon.as_ref().unwrap();
     let cwd = team.agent().display().to_string();
     let asked = serde_json::json!({"cwd": cwd, "task": "Total the cart", "rubric": "persona-detect",
-        "session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8"});
+        "session_id": team.live.session_id});
     let reply = daemon.call("review", asked).expect("the daemon answers");
     assert_eq!((&reply["jury"]["final_verdict"], &reply["gate"]["counted"]), (&"pass".into(), &false.into()));
     let why = reply["gate"]["why"].as_str().unwrap_or_default();
@@ -901,6 +904,22 @@ fn a_jury_the_gate_would_not_count_is_never_attested() {
     team.commit("cart: total");
     let said = exited(team.attest(&[]), 11, "a jury the gate would not count").stderr.clone();
     assert!(said.contains("judged witnessed no review of this repository's work"), "{said}");
+}
+
+/// A jury never told whose work it judged (its session is none judged witnesses) cannot
+/// say its reviewers were of another family than the author: it is not attested (a review
+/// helper had one signed with a null executor, and checked).
+#[test]
+fn a_jury_that_knew_no_author_is_never_attested() {
+    let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury()));
+    team.write("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    let task = serde_json::json!({"session_id": "00000000-0000-4000-8000-000000000000", "cwd": team.agent(),
+        "hook_event_name": "TaskCompleted", "task_id": "1", "task_subject": "Total the cart"});
+    let hook = judge_hook(&team.live.home, task.to_string().as_bytes(), &[]);
+    assert_eq!(hook.status.code(), Some(0), "the jury passes: {}", String::from_utf8_lossy(&hook.stderr));
+    team.commit("cart: total");
+    let said = exited(team.attest(&[]), 10, "a jury that knew no author").stderr.clone();
+    assert!(said.contains("was not told whose work it judged"), "{said}");
 }
 
 /// With `[attest] auto`, the daemon attests the commit of a tree it saw reviewed on its own

@@ -50,6 +50,20 @@ fn setup(verdict: &str) -> Setup {
     git(&project, &["add", "."]);
     git(&project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
     std::fs::write(project.join("cart.rs"), "fn total() -> u32 { round_half_even(1) }\n").unwrap();
+    // The author's session, as Claude Code writes it: a review counts only told its model.
+    let transcripts = dir.path().join("claude/-project");
+    std::fs::create_dir_all(&transcripts).unwrap();
+    let record = |uuid: &str, parent: Value, kind: &str, message: Value| {
+        json!({"type": kind, "uuid": uuid, "parentUuid": parent, "isSidechain": false, "sessionId": SESSION,
+            "cwd": project, "timestamp": "2026-12-01T10:00:00.000Z", "message": message})
+        .to_string()
+            + "\n"
+    };
+    let answer =
+        json!({"role": "assistant", "model": "claude-sonnet-4-6", "content": [{"type": "text", "text": "Done."}]});
+    let log = record("u-0", Value::Null, "user", json!({"role": "user", "content": "Fix cart rounding"}))
+        + &record("a-1", json!("u-0"), "assistant", answer);
+    std::fs::write(transcripts.join(format!("{SESSION}.jsonl")), log).unwrap();
     let daemon = Daemon::start(&home, &[&dir.path().join("sessions")], &[&dir.path().join("claude")]);
     let mcp = Mcp::start(&home, &project, None);
     Setup { mcp, daemon, home, project, verdict: verdict_file, _dir: dir }
@@ -286,6 +300,16 @@ fn a_review_that_knows_no_session_says_it_will_not_count_and_the_hosts_session_i
     assert_eq!((gate["counted"].as_bool(), gate["allows"].as_bool()), (Some(false), Some(false)), "{result}");
     let why = gate["why"].as_str().unwrap();
     assert!(why.contains("no session_id was given") && why.contains("pass your session's id as session_id"), "{why}");
+
+    // A made-up session names no author either: its jury's tiebreaker could be of the
+    // author's own family, and it is not counted (nor attested).
+    let mut made_up = args.clone();
+    made_up["session_id"] = "00000000-0000-4000-8000-000000000000".into();
+    let (result, _) = s.mcp.call("review", made_up);
+    let gate = &result["structuredContent"]["gate"];
+    assert_eq!((gate["counted"].as_bool(), gate["allows"].as_bool()), (Some(false), Some(false)), "{result}");
+    let why = gate["why"].as_str().unwrap();
+    assert!(why.contains("judged witnesses no session `00000000-0000-4000-8000-000000000000`"), "{why}");
 
     let mut told = Mcp::start(&s.home, &s.project, Some(SESSION));
     let (result, _) = told.call("review", args);

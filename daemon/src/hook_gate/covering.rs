@@ -69,6 +69,9 @@ impl HookGate<'_> {
                     verdict: wire_name(&jury.final_verdict),
                     degraded: jury.degraded,
                 })
+            } else if jury.author_model.is_none() {
+                // Without the author, no reviewer of its is known to be of another family.
+                Some(AttestRefusal::JuryWithoutAuthor { commit: commit.id.clone(), packet_id: jury.key.clone() })
             } else {
                 base_refusal(&commit.id, review, jury.git_base.as_ref())
             };

@@ -138,6 +138,7 @@ impl HookGate<'_> {
             .map_err(|error| AskError::Config(error.summary()))?;
         let (jury, from) = self.juries.jury_for(&project)?;
         let author_model = self.author_model(args.session_id.as_ref())?;
+        let knows_the_author = author_model.is_some();
         // A witnessed session whose log names no model yet is one the host has not written
         // its answer to yet (the tool call runs before the record asking for it is on
         // disk): the gate will read the model once it is, and key the review by it.
@@ -159,7 +160,7 @@ impl HookGate<'_> {
             source: AskedBy::Review,
         };
         let gate_ask = JuryAsk { rubric: &settings.panel_rubric, persona: None, ..ask.clone() };
-        let mut not_counted = uncounted_as_asked(&settings, args.session_id.is_some());
+        let mut not_counted = uncounted_as_asked(&settings, args.session_id.as_ref(), knows_the_author);
         let tree = if args.file.is_none() { self.trees.digest(&project) } else { None };
         // The tree whose changes the jury is shown, as git names it, when they are.
         let mut git_tree = None;
@@ -222,7 +223,9 @@ impl HookGate<'_> {
 
 /// Why the gate will not count a review, as far as the asking alone tells: a gate that
 /// does not ask the jury, or a review that does not know whose work it is.
-fn uncounted_as_asked(settings: &Settings, knows_the_session: bool) -> Option<String> {
+/// A review counts only told its author's model, read from a session judged witnesses:
+/// any other id would leave the tiebreaker free to be of the author's family.
+fn uncounted_as_asked(settings: &Settings, session: Option<&SessionId>, knows_the_author: bool) -> Option<String> {
     if !settings.uses_panel() {
         return Some(format!(
             "the gate's policy here is `{}` (from {}): it does not ask the jury, so it does not count reviews; \
@@ -231,12 +234,20 @@ fn uncounted_as_asked(settings: &Settings, knows_the_session: bool) -> Option<St
             settings.sources.join(" < ")
         ));
     }
-    (!knows_the_session).then(|| {
-        "the review does not know whose work it is (no session_id was given, and the host did not say): \
-         the gate reads the author's model from the completed task's session and counts only a review \
-         told the same author; pass your session's id as session_id for it to count"
-            .to_owned()
-    })
+    match (session, knows_the_author) {
+        (_, true) => None,
+        (None, false) => Some(
+            "the review does not know whose work it is (no session_id was given, and the host did not say): the \
+             gate reads the author's model from the completed task's session and counts only a review told the \
+             same author; pass your session's id as session_id for it to count"
+                .to_owned(),
+        ),
+        (Some(session), false) => Some(format!(
+            "the review does not know whose work it is: judged witnesses no session `{session}`, so it could not \
+             read the author's model; pass your own session's id (as your host names it) as session_id for it to \
+             count"
+        )),
+    }
 }
 
 /// The artifact of a review of one file: the work's words and the file, cut as the
