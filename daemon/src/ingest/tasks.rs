@@ -362,8 +362,10 @@ impl Tasks {
     /// A Claude Code root `TaskUpdate` completing a task, its result, or a turn ended past
     /// the cap.
     fn observe_task_update(&mut self, at: Place, capped: HookEvent, raw: &[u8]) {
-        if memchr::memmem::find(raw, CAPPED).is_some() {
-            return self.observe_cap(at, capped, raw);
+        // The cap's words in any other record (a task's own description, say) are no cap:
+        // that line is read on as any other.
+        if memchr::memmem::find(raw, CAPPED).is_some() && self.observe_cap(at, capped, raw) {
+            return;
         }
         let Place { host, file_id, path, line } = at;
         let named = |word: &[u8]| memchr::memmem::find(raw, word).is_some();
@@ -415,17 +417,14 @@ impl Tasks {
     }
 
     /// A root turn Claude Code ended past its cap on the `Stop` hook's blocks: the end of
-    /// the agent's work, whatever the hook said.
-    fn observe_cap(&mut self, at: Place, capped: HookEvent, raw: &[u8]) {
+    /// the agent's work, whatever the hook said. Whether the line is that record.
+    fn observe_cap(&mut self, at: Place, capped: HookEvent, raw: &[u8]) -> bool {
         let Place { file_id, path, line, .. } = at;
-        let Ok(record) = serde_json::from_slice::<serde_json::Value>(raw) else { return };
+        let Ok(record) = serde_json::from_slice::<serde_json::Value>(raw) else { return false };
         let text = |key: &str| record[key].as_str().map(str::to_owned);
         let past_cap = record["content"].as_str().is_some_and(|content| content.as_bytes().starts_with(CAPPED));
-        if record["type"] == "system"
-            && record["subtype"] == "informational"
-            && past_cap
-            && record["isSidechain"] != true
-        {
+        let is_cap = record["type"] == "system" && record["subtype"] == "informational" && past_cap;
+        if is_cap && record["isSidechain"] != true {
             self.found.push(TaskCompletion {
                 event: capped,
                 file_id,
@@ -437,6 +436,7 @@ impl Tasks {
                 line,
             });
         }
+        is_cap
     }
 
     /// A Copilot CLI root `agentStop` hook that blocked the stop waiting for what follows
@@ -740,6 +740,22 @@ mod tests {
         assert_eq!(found[0].session_id.as_ref().map(SessionId::as_str), Some("447cf7e1-9bbd-45f0-ad94-8cc41848c341"));
         assert_eq!(found[0].cwd.as_deref(), Some("/tmp/fe/crun/project"));
         assert_eq!(found[0].completed_at.as_deref(), Some("2026-12-04T15:27:04.574Z"));
+    }
+
+    /// The cap's words in a task's own text are no cap: the `TaskUpdate` that completes the
+    /// task is still found (a review helper hid its completion so, its hook removed).
+    #[test]
+    fn a_task_update_carrying_the_caps_words_is_still_a_completion() {
+        let words = std::str::from_utf8(CAPPED).unwrap();
+        let call = format!(
+            r#"{{"type":"assistant","uuid":"a","parentUuid":null,"isSidechain":false,"sessionId":"s","cwd":"/p","timestamp":"2026-12-05T01:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"toolu_1","name":"TaskUpdate","input":{{"taskId":"3","status":"completed","description":"{words}"}}}}]}}}}"#
+        );
+        let result = r#"{"type":"user","uuid":"b","parentUuid":"a","isSidechain":false,"sessionId":"s","cwd":"/p","timestamp":"2026-12-05T01:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Updated task #3 description, status"}]}}"#;
+        let mut tasks = Tasks::default();
+        tasks.observe(Host::ClaudeCode, 1, "/t.jsonl", 1, call.as_bytes());
+        tasks.observe(Host::ClaudeCode, 1, "/t.jsonl", 2, result.as_bytes());
+        let found = tasks.take();
+        assert_eq!(found.iter().map(|c| (c.event.as_str(), c.line)).collect::<Vec<_>>(), [("TaskCompleted", 2)]);
     }
 
     /// Only the root's last turn, which ran no tool and was followed by the session's end,
