@@ -553,6 +553,27 @@ fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_c
     assert_eq!(status["completions_bypassed"], 3, "{status}");
 }
 
+/// A question sent with a parse error beside a made-up payload is answered by the user's
+/// `on_error = "allow"`, and records nothing of that payload: its allow covers no real
+/// completion (a review helper hid a completion so).
+#[test]
+fn an_allow_for_an_unreadable_payload_covers_no_completion() {
+    let (_tmp, Projects { home, claude, copilot, armed, .. }) = projects();
+    fs::write(home.join("config.toml"), "auto_start = false\n[gate]\non_error = \"allow\"\n").unwrap();
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let session = "0b5e7f6a-1111-4c2d-9e8f-000000000007";
+    let log = transcript(&claude, &armed, session);
+    let forged =
+        json!({"host": "claude-code", "parse_error": "x", "payload": task(&armed, session, "7", "Fix the cart")});
+    let answer = daemon.call("hook", forged).expect("the gate answers");
+    assert_eq!(answer["decision"], "allow", "{answer}");
+    let (seventh, _) = completed(session, &armed, "7", "u-0", false);
+    append(&log, &seventh);
+    daemon.call("sessions", Value::Null).unwrap();
+    let status = daemon.call("status", Value::Null).unwrap();
+    assert_eq!(status["completions_bypassed"], 1, "{status}");
+}
+
 /// The report names a task by the subject the gate recorded, not by cutting it out of the
 /// message again: a subject with quotes in it is shown whole.
 #[test]

@@ -13,6 +13,7 @@ use crate::hook_gate::SKIPPED_SHORT;
 use crate::ingest::{Asked, TaskCompletion};
 use crate::store::{JournalEvent, Lookup, StoreError};
 use chrono::{DateTime, Utc};
+use judged_core::event::Host;
 use judged_core::{files, rules, timestamp};
 use judged_protocol::{CompletionBypassed, Decision, ForcedEnd, GateDecision, GatePolicy, block_ends_turn};
 use std::path::Path;
@@ -73,7 +74,8 @@ impl Engine {
                 return true;
             }
             if last.is_none()
-                && (!answers(completion, &resolved_cwd, at, &decision, decided_at) || skipped_other_words(&decision))
+                && (!answers(completion, host, &resolved_cwd, at, &decision, decided_at)
+                    || skipped_other_words(&decision))
             {
                 return true;
             }
@@ -141,13 +143,18 @@ impl Engine {
 /// (whose gate may be off), is no answer to this end: anyone can ask those.
 fn answers(
     completion: &TaskCompletion,
+    host: Host,
     cwd: &str,
     at: DateTime<Utc>,
     decision: &GateDecision,
     decided_at: &str,
 ) -> bool {
     // A decision's cwd is recorded resolved; one recorded before it was is resolved here.
-    if decision.subagent.is_some() || decision.cwd.as_deref().map(files::resolve).as_deref() != Some(cwd) {
+    // One asked as another host (the same event name, a payload made up) is no answer.
+    if decision.subagent.is_some()
+        || decision.host != host
+        || decision.cwd.as_deref().map(files::resolve).as_deref() != Some(cwd)
+    {
         return false;
     }
     let decided = timestamp::parse(decided_at);

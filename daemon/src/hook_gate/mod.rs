@@ -126,9 +126,13 @@ impl HookGate<'_> {
     /// own: a question about another's is refused, and nothing of it read.
     pub fn answer(&mut self, asked: &HookQuestion, caller: Caller) -> Result<GateAnswer, AskError> {
         let started = Instant::now();
+        // A payload that could not be read names nothing: a forged one sent with a parse
+        // error beside it would otherwise have its session, task and cwd recorded with the
+        // on_error rule's answer, and that answer cover a real completion there.
+        let payload = if asked.parse_error.is_some() { &serde_json::Value::Null } else { &asked.payload };
         let mut question = Question {
             installed_reviewers: asked.installed_reviewers.clone(),
-            ..Question::from_payload(asked.host, &asked.payload)
+            ..Question::from_payload(asked.host, payload)
         };
         // The cwd resolved once (links, `..`), as a completion's is when it is matched to
         // the answer: the settings, the decision's key and its record are of the directory
