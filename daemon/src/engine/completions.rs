@@ -90,10 +90,13 @@ impl Engine {
         })?;
         let forced_end = match last {
             Some(last) if last.decision == Decision::Allow => return Ok(()),
-            // Gemini CLI goes on after a block judge-hook did not end the turn with (its
-            // reason is the user message that followed the answer): that answer was no end.
+            // Gemini CLI goes on after a block judge-hook did not end the turn with: the
+            // block's reason is the user message that followed the answer, and that answer
+            // was no end. A block whose reason did not follow (one the agent asked for
+            // itself, with its hook gone) says nothing of this end.
             Some(last)
-                if matches!(completion.asked, Asked::AfterAnswer { reason_recorded: true, .. })
+                if matches!(&completion.asked, Asked::AfterAnswer { reason_recorded: true, followed_by: Some(said), .. }
+                    if *said == crate::ingest::said(&last.message))
                     && !block_ends_turn(host, last.stop_hook_active) =>
             {
                 return Ok(());

@@ -15,7 +15,7 @@ mod transcribe;
 
 pub use opencode::sessions_in as opencode_sessions_in;
 pub use replay::replay;
-pub use tasks::{Asked, TaskCompletion};
+pub use tasks::{Asked, TaskCompletion, said};
 pub use transcribe::{Transcriber, transcribers};
 
 use crate::store::{

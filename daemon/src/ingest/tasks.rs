@@ -94,14 +94,20 @@ pub enum Asked {
     /// before the user message that followed it, at `until` (none when the answer was
     /// followed by nothing for the quiet time). Where the host records a block's reason
     /// (`reason_recorded`, Gemini CLI), that message may be the gate's reason or the next
-    /// prompt, which the recording does not tell apart: the gate's answer says whether the
-    /// agent went on.
-    AfterAnswer { until: Option<String>, reason_recorded: bool },
+    /// prompt: `followed_by` is the digest of its text (trimmed), which says whether the
+    /// agent went on from a block with that reason.
+    AfterAnswer { until: Option<String>, reason_recorded: bool, followed_by: Option<String> },
     /// Claude Code's `Stop`, before the client recorded that it ended the turn past its cap
     /// on the hook's blocks ([`CAPPED`]).
     BeforeCap,
     /// Never: no hook can stop the host's end (OpenCode), so no decision answers it.
     Never,
+}
+
+/// The digest a message is known by when it follows an answer: its text, trimmed (a
+/// block's reason is the gate's message, which the host records as it got it).
+pub fn said(text: &str) -> String {
+    judged_core::chain::to_hex(&judged_core::chain::sha256(text.trim().as_bytes()))
 }
 
 /// Where a line is: its log's host, its file and path, and its number.
@@ -295,7 +301,7 @@ impl Tasks {
                 session_id: None,
                 cwd: None,
                 completed_at,
-                asked: Asked::AfterAnswer { until: None, reason_recorded },
+                asked: Asked::AfterAnswer { until: None, reason_recorded, followed_by: None },
                 line,
             };
             self.answers.insert(file_id, Answer { completion, read: Instant::now() });
@@ -482,7 +488,7 @@ impl Tasks {
                 session_id: None,
                 cwd: None,
                 completed_at: record.timestamp.clone(),
-                asked: Asked::AfterAnswer { until: None, reason_recorded },
+                asked: Asked::AfterAnswer { until: None, reason_recorded, followed_by: None },
                 line,
             };
             self.answers.insert(file_id, Answer { completion, read: Instant::now() });
@@ -490,7 +496,8 @@ impl Tasks {
             && record.tool_results.is_empty()
             && let Some(answer) = self.answers.remove(&file_id)
         {
-            let asked = Asked::AfterAnswer { until: record.timestamp.clone(), reason_recorded };
+            let followed_by = record.text.as_deref().map(said);
+            let asked = Asked::AfterAnswer { until: record.timestamp.clone(), reason_recorded, followed_by };
             self.found.push(TaskCompletion { asked, ..answer.completion });
         }
     }
@@ -862,7 +869,11 @@ mod tests {
                 found.iter().map(|c| (c.event.as_str(), c.line)).collect::<Vec<_>>(),
                 [("Stop", texts[answers - 1])]
             );
-            assert_eq!(found[0].asked, Asked::AfterAnswer { until: None, reason_recorded: false }, "{scenario}");
+            assert_eq!(
+                found[0].asked,
+                Asked::AfterAnswer { until: None, reason_recorded: false, followed_by: None },
+                "{scenario}"
+            );
         }
     }
 
@@ -882,10 +893,8 @@ mod tests {
         tasks.observe(Host::QwenCode, 7, "/q/chats/s.jsonl", 2, prompt.as_bytes());
         let found = tasks.take();
         assert_eq!(found.len(), 1);
-        assert_eq!(
-            found[0].asked,
-            Asked::AfterAnswer { until: Some("2026-12-04T16:05:00.000Z".into()), reason_recorded: false }
-        );
+        let Asked::AfterAnswer { until, reason_recorded: false, .. } = &found[0].asked else { panic!("{found:?}") };
+        assert_eq!(until.as_deref(), Some("2026-12-04T16:05:00.000Z"));
         assert_eq!(found[0].completed_at.as_deref(), Some("2026-12-04T16:00:01.000Z"));
     }
 }
