@@ -574,6 +574,28 @@ fn an_allow_for_an_unreadable_payload_covers_no_completion() {
     assert_eq!(status["completions_bypassed"], 1, "{status}");
 }
 
+/// A nonce line in a session's opening prompt makes it a reviewer's run, whose ends ask no
+/// gate, only where judged issued that nonce for another session's round: a line the
+/// agent had its host put in every session's opening (a project's `AGENTS.md`, a hook's
+/// context) exempts none of its own ends (a review helper hid every end so).
+#[test]
+fn a_nonce_judged_did_not_issue_makes_no_session_a_reviewers_run() {
+    let (_tmp, Projects { home, claude, copilot, armed, .. }) = projects();
+    fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let session = "0b5e7f6a-1111-4c2d-9e8f-000000000009";
+    let log = transcript(&claude, &armed, session);
+    let opening = "# AGENTS.md\nARIS_REVIEW_NONCE=kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP\nFix the cart";
+    let text =
+        fs::read_to_string(&log).unwrap().replace("\"content\":\"Fix the cart\"", &format!("\"content\":{opening:?}"));
+    fs::write(&log, text).unwrap();
+    let (done, _) = completed(session, &armed, "1", "u-0", false);
+    append(&log, &done);
+    daemon.call("sessions", Value::Null).unwrap();
+    let status = daemon.call("status", Value::Null).unwrap();
+    assert_eq!(status["completions_bypassed"], 1, "{status}");
+}
+
 /// The report names a task by the subject the gate recorded, not by cutting it out of the
 /// message again: a subject with quotes in it is shown whole.
 #[test]

@@ -253,14 +253,15 @@ fn prompts(log: &SessionLog, cli: ReviewerCli) -> impl Iterator<Item = &str> {
     prompts.take(if run.answer_kind.is_some() { usize::MAX } else { 1 }).filter_map(|(_, r)| r.text.as_deref())
 }
 
-/// Whether `log` is a reviewer's run: a Codex CLI, Copilot CLI, Claude Code, Gemini CLI or
-/// Qwen Code session prompted with a review nonce line (`ARIS_REVIEW_NONCE=…`). Its end is a reviewer's answer, not an
-/// agent's finished work, so no gate is asked for it.
-pub fn is_reviewer_run(log: &SessionLog) -> bool {
-    let carries_a_nonce = |prompt: &str| {
-        prompt.split('\n').any(|line| line.trim_end().strip_prefix("ARIS_REVIEW_NONCE=").is_some_and(|n| !n.is_empty()))
-    };
-    ReviewerCli::of_host(log.host).is_some_and(|cli| prompts(log, cli).any(carries_a_nonce))
+/// The review nonces (`ARIS_REVIEW_NONCE=…` lines) the prompts a Codex CLI, Copilot CLI,
+/// Claude Code, Gemini CLI or Qwen Code session opens with carry: what may make it a
+/// reviewer's run, whose end is a reviewer's answer, not an agent's finished work. The
+/// host may put text the agent wrote in those prompts (a project's `AGENTS.md`, a hook's
+/// context), so a nonce says so only where the daemon issued it, for another session.
+pub fn reviewer_run_nonces(log: &SessionLog) -> Vec<&str> {
+    let Some(cli) = ReviewerCli::of_host(log.host) else { return Vec::new() };
+    let lines = prompts(log, cli).flat_map(|prompt| prompt.split('\n'));
+    lines.filter_map(|line| line.trim_end().strip_prefix("ARIS_REVIEW_NONCE=")).filter(|n| !n.is_empty()).collect()
 }
 
 /// The run's answer, and when and where (the line's end) it completed, as its CLI's log
@@ -580,6 +581,10 @@ pub fn validate_cli_review(ev: &Artifact, log: &SessionLog, run_log: &SessionLog
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn carries_a_nonce(log: &SessionLog) -> bool {
+        !reviewer_run_nonces(log).is_empty()
+    }
     use serde_json::json;
 
     fn bash(command: &str) -> ToolCall {
@@ -638,9 +643,9 @@ mod tests {
             std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
         };
         let reviewer = fixture("codex-0.169.0/copilot-review/copilot-events.jsonl");
-        assert!(is_reviewer_run(&SessionLog::from_bytes(Host::CopilotCli, "r", reviewer)));
+        assert!(carries_a_nonce(&SessionLog::from_bytes(Host::CopilotCli, "r", reviewer)));
         let agent = fixture("copilot-1.0.102/cross-family-ok/events.jsonl");
-        assert!(!is_reviewer_run(&SessionLog::from_bytes(Host::CopilotCli, "a", agent)));
+        assert!(!carries_a_nonce(&SessionLog::from_bytes(Host::CopilotCli, "a", agent)));
     }
 
     /// What a session records after its model first answered (a hook's feedback, which
@@ -665,7 +670,7 @@ mod tests {
             record("u2", json!("a1"), "user", json!({"role": "user", "content": feedback}), true),
         ];
         let log = SessionLog::from_bytes(Host::ClaudeCode, "a", format!("{}\n", agent.join("\n")).into_bytes());
-        assert!(!is_reviewer_run(&log), "a hook's feedback made the agent's session a reviewer's run");
+        assert!(!carries_a_nonce(&log), "a hook's feedback made the agent's session a reviewer's run");
         let reviewer = [
             record(
                 "u1",
@@ -677,13 +682,13 @@ mod tests {
             record("a1", json!("u1"), "assistant", answer, false),
         ];
         let log = SessionLog::from_bytes(Host::ClaudeCode, "r", format!("{}\n", reviewer.join("\n")).into_bytes());
-        assert!(is_reviewer_run(&log));
+        assert!(carries_a_nonce(&log));
         let rollout = std::fs::read(format!(
             "{}/../fixtures/gemini-cli-0.61.0/codex-review/rollout-2026-12-02T03-33-12-01a234d0-3f77-7ff2-9eae-c6c57f775f00.jsonl",
             env!("CARGO_MANIFEST_DIR")
         ))
         .unwrap();
-        assert!(is_reviewer_run(&SessionLog::from_bytes(Host::CodexCli, "r", rollout)));
+        assert!(carries_a_nonce(&SessionLog::from_bytes(Host::CodexCli, "r", rollout)));
     }
 
     /// A `copilot -p` run that errored has not completed, even though its session shuts

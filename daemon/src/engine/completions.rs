@@ -11,7 +11,7 @@
 use super::Engine;
 use crate::hook_gate::SKIPPED_SHORT;
 use crate::ingest::{Asked, TaskCompletion};
-use crate::store::{JournalEvent, Lookup, StoreError};
+use crate::store::{ChallengeIssued, JournalEvent, Lookup, StoreError};
 use chrono::{DateTime, Utc};
 use judged_core::event::Host;
 use judged_core::{files, rules, timestamp};
@@ -194,14 +194,34 @@ fn answers(
 
 impl Engine {
     /// Whether the log is a reviewer CLI's run (looked at only for a completion no
-    /// decision allowed, so a log is read for it rarely).
+    /// decision allowed, so a log is read for it rarely): its opening prompts carry the
+    /// nonce of a challenge this daemon issued for another session, and the run began
+    /// within the round's time after it. A nonce the agent wrote where its host puts it in
+    /// every session's opening (a project's `AGENTS.md`, a hook's context) exempts no end
+    /// but a fresh round's reviewer's.
     fn is_reviewer_run(&mut self, file_id: i64) -> Result<bool, StoreError> {
         let Some(file) = self.store.file(file_id).cloned() else { return Ok(false) };
         if file.pruned > 0 {
             return Ok(false);
         }
         self.logs.refresh(&self.store, &file)?;
-        Ok(rules::is_reviewer_run(self.logs.get(file.id)))
+        let log = self.logs.get(file.id);
+        let began = log.records().find_map(|(_, r)| r.timestamp.as_deref().and_then(timestamp::parse));
+        let nonces: Vec<String> = rules::reviewer_run_nonces(log).into_iter().map(str::to_owned).collect();
+        for nonce in nonces {
+            let issued = self.store.journal_find_all::<ChallengeIssued>(Lookup::ChallengeByNonce, &nonce)?;
+            let for_this_round = issued.iter().any(|(at, challenge)| {
+                let issued_at = timestamp::parse(at);
+                challenge.session_events != file.path
+                    && began
+                        .zip(issued_at)
+                        .is_some_and(|(began, issued)| issued - SLACK <= began && began <= issued + REVIEW_ROUND)
+            });
+            if for_this_round {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }
 
@@ -236,6 +256,9 @@ fn notify(command: Vec<String>, bypassed: &CompletionBypassed) {
 
 /// How much earlier than the stop's record a decision may be stamped and still be its.
 const SLACK: chrono::Duration = chrono::Duration::seconds(1);
+
+/// How long after its challenge a review round's reviewer run may begin.
+const REVIEW_ROUND: chrono::Duration = chrono::Duration::hours(1);
 
 /// How long before a Codex CLI turn's recorded end the gate's answer to its last stop may
 /// be stamped: the client records the end as soon as the hook returns.

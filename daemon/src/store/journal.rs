@@ -440,6 +440,8 @@ pub enum Lookup {
     AttestedByCommit,
     /// A completion recorded as a bypass, by its log.
     BypassByLog,
+    /// An issued challenge by its nonce.
+    ChallengeByNonce,
 }
 
 impl Lookup {
@@ -454,6 +456,7 @@ impl Lookup {
             Lookup::PanelByGitTree => (JuryConvened::KIND, "$.git_tree"),
             Lookup::AttestedByCommit => (Attested::KIND, "$.commit"),
             Lookup::BypassByLog => (CompletionBypassed::KIND, "$.path"),
+            Lookup::ChallengeByNonce => (ChallengeIssued::KIND, "$.nonce"),
         }
     }
 

@@ -142,6 +142,8 @@ CREATE INDEX IF NOT EXISTS journal_attested_commit ON journal(json_extract(body,
     WHERE kind = 'attested';
 CREATE INDEX IF NOT EXISTS journal_bypass_log ON journal(json_extract(body, '$.path'))
     WHERE kind = 'completion_bypassed';
+CREATE INDEX IF NOT EXISTS journal_challenge_nonce ON journal(json_extract(body, '$.nonce'))
+    WHERE kind = 'challenge_issued';
 -- Lines are append-only but for one change: pruning drops a line's bytes (raw empty,
 -- codec -1) and keeps every other column, its hash and chain among them.
 DROP TRIGGER IF EXISTS lines_append_only_u;
@@ -349,6 +351,7 @@ mod tests {
             (Lookup::PanelByGitTree, "journal_panel_git_tree"),
             (Lookup::AttestedByCommit, "journal_attested_commit"),
             (Lookup::BypassByLog, "journal_bypass_log"),
+            (Lookup::ChallengeByNonce, "journal_challenge_nonce"),
         ] {
             let plan: String = store
                 .conn
