@@ -399,9 +399,7 @@ fn a_completion_under_way_when_the_daemon_dies_is_still_on_the_record() {
 
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
     append(&log, &split(&completed(session, &armed, "1", "u-0", false).0));
-    daemon.call("sessions", Value::Null).unwrap();
-    let status = daemon.call("status", Value::Null).unwrap();
-    assert_eq!(status["completions_bypassed"], 1, "{status}");
+    assert_eq!(bypassed(&daemon), 1);
 }
 
 /// The Claude Code transcript of `session` in `project` under the `claude` root, begun with
@@ -414,6 +412,13 @@ fn transcript(claude: &Path, project: &Path, session: &str) -> PathBuf {
         .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
     fs::write(&path, text).unwrap();
     path
+}
+
+/// The completions on the record as bypasses, once the daemon has caught up with the logs.
+fn bypassed(daemon: &Daemon) -> u64 {
+    daemon.call("sessions", Value::Null).unwrap();
+    let status = daemon.call("status", Value::Null).unwrap();
+    status["completions_bypassed"].as_u64().unwrap_or_else(|| panic!("no count: {status}"))
 }
 
 /// `text` appended to the log at `path`, as the host writes it.
@@ -548,9 +553,7 @@ fn an_allow_the_agent_asked_for_elsewhere_or_as_a_sub_agent_does_not_cover_its_c
     let (fifth, last) = completed(session, &armed, "5", &last, false);
     let (sixth, _) = completed(session, &armed, "6", &last, false);
     append(&log, &(fourth + &fifth + &sixth));
-    daemon.call("sessions", Value::Null).unwrap();
-    let status = daemon.call("status", Value::Null).unwrap();
-    assert_eq!(status["completions_bypassed"], 3, "{status}");
+    assert_eq!(bypassed(&daemon), 3);
 }
 
 /// A question sent with a parse error beside a made-up payload is answered by the user's
@@ -569,9 +572,7 @@ fn an_allow_for_an_unreadable_payload_covers_no_completion() {
     assert_eq!(answer["decision"], "allow", "{answer}");
     let (seventh, _) = completed(session, &armed, "7", "u-0", false);
     append(&log, &seventh);
-    daemon.call("sessions", Value::Null).unwrap();
-    let status = daemon.call("status", Value::Null).unwrap();
-    assert_eq!(status["completions_bypassed"], 1, "{status}");
+    assert_eq!(bypassed(&daemon), 1);
 }
 
 /// A nonce line in a session's opening prompt makes it a reviewer's run, whose ends ask no
@@ -591,9 +592,7 @@ fn a_nonce_judged_did_not_issue_makes_no_session_a_reviewers_run() {
     fs::write(&log, text).unwrap();
     let (done, _) = completed(session, &armed, "1", "u-0", false);
     append(&log, &done);
-    daemon.call("sessions", Value::Null).unwrap();
-    let status = daemon.call("status", Value::Null).unwrap();
-    assert_eq!(status["completions_bypassed"], 1, "{status}");
+    assert_eq!(bypassed(&daemon), 1);
 }
 
 /// The report names a task by the subject the gate recorded, not by cutting it out of the
