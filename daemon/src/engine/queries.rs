@@ -182,4 +182,36 @@ mod tests {
         let past = Request::Events(EventsArgs { session: session.into(), from: u64::MAX, limit: 2 });
         assert!(matches!(ask(past, Caller::Own), Ok(Reply::Events(lines)) if lines.is_empty()));
     }
+
+    /// A served user's `verify-log` may skip the re-hash of a log that looks as it did at
+    /// its last clean check, but never misses one rewritten since: a rewrite in place, of
+    /// the same length, is reported at the next check.
+    #[test]
+    fn a_served_users_verify_log_finds_a_rewrite_made_since_its_last_check() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = std::fs::canonicalize(tmp.path()).unwrap();
+        let root = dir.join("projects/-p");
+        std::fs::create_dir_all(&root).unwrap();
+        let session = "70e11cfc-c3fb-426c-9dfc-374e15ffb0af";
+        let log = root.join(format!("{session}.jsonl"));
+        std::fs::copy(format!("../fixtures/claude-code-2.1.328/marker-challenge/{session}.jsonl"), &log).unwrap();
+        let mut engine =
+            super::super::test_engine(&dir, Roots::default().with(Host::ClaudeCode, vec![dir.join("projects")]));
+        let user = Caller::Served(judged_core::files::current_uid());
+        let mut check = || {
+            let request = Request::VerifyLog(SessionName { session: session.into() });
+            let Dispatch::Engine(operation) = Dispatch::of(request, user) else { panic!("the engine's") };
+            match engine.handle(operation) {
+                Handled::Answer(Ok(Reply::PrefixCheck(check))) => check,
+                _ => panic!("a prefix check"),
+            }
+        };
+        assert!(!check().tampered);
+        assert!(!check().tampered, "an unchanged log is still intact");
+        let mut bytes = std::fs::read(&log).unwrap();
+        let at = bytes.iter().position(|&b| b == b'7').unwrap();
+        bytes[at] = b'8';
+        std::fs::write(&log, &bytes).unwrap();
+        assert!(check().tampered, "a log rewritten since the last check is found rewritten");
+    }
 }
