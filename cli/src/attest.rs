@@ -4,7 +4,7 @@
 //! signs (the key never leaves it); this process writes the note, as the user.
 
 use crate::git::{self, GitError};
-use judged_core::worktree::{self, NOTES_REF, NoteError};
+use judged_io::worktree::{self, NOTES_REF, NoteError};
 use judged_protocol::autostart::AutoStartError;
 use judged_protocol::{AttestRefusal, AttestReply, Attestation, ClientError, Request};
 use serde_json::json;

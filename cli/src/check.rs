@@ -12,7 +12,7 @@ use judged_core::attestation::{Envelope, GIT_COMMIT, GIT_TREE, OpenError, Review
 use judged_core::review_text::is_positive;
 use judged_core::rules::IdentityAssurance;
 use judged_core::signature::PublicKey;
-use judged_core::worktree::NOTES_REF;
+use judged_io::worktree::NOTES_REF;
 use judged_protocol::{GatePolicy, wire_name};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -542,7 +542,7 @@ impl Checker<'_> {
         let dir = self.dir;
         // A commit (not a tag that names one: git would follow it), in this commit's history.
         let is_ancestor = *self.ancestors.entry(key).or_insert_with(|| {
-            judged_core::worktree::is_object_id(base)
+            judged_io::worktree::is_object_id(base)
                 && git::text(dir, &["cat-file", "-t", base]).is_ok_and(|kind| kind == "commit")
                 && git::run(dir, &["merge-base", "--is-ancestor", base, &commit.id], None).is_ok()
         });
@@ -560,7 +560,7 @@ impl Checker<'_> {
         if commit.parents == [base] {
             return None;
         }
-        if !judged_core::worktree::is_object_id(base) {
+        if !judged_io::worktree::is_object_id(base) {
             return Some(base.to_owned());
         }
         let excluded = format!("^{base}");

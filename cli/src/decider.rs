@@ -5,10 +5,10 @@
 use crate::panel::{self, PanelAnswer, PanelRequest};
 use chrono::{DateTime, Utc};
 use judged_core::event::Host;
-use judged_core::files::{self, FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, Challenge, EvidenceError, LogState, Verified, VerifyRequest};
-use judged_core::worktree::Tree;
+use judged_io::files::{self, FsEnv, Roots};
+use judged_io::worktree::Tree;
 use judged_protocol::{ChallengeArgs, ClientError, PanelReply, Request, Validation, Verification, paths};
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;

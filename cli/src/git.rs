@@ -1,5 +1,5 @@
 //! The git commands `attest` and `check` run, as the user, in the user's repository
-//! (`attest` appends its note through `judged_core::worktree::append_note`, which the
+//! (`attest` appends its note through `judged_io::worktree::append_note`, which the
 //! daemon shares).
 
 use std::io::Write;
@@ -110,5 +110,5 @@ pub fn merged_tree(dir: &Path, ours: &str, theirs: &str) -> Option<String> {
         .ok()?;
     let tree = String::from_utf8(output.stdout).ok()?;
     let tree = tree.lines().next()?.trim();
-    (output.status.success() && judged_core::worktree::is_object_id(tree)).then(|| tree.to_owned())
+    (output.status.success() && judged_io::worktree::is_object_id(tree)).then(|| tree.to_owned())
 }

@@ -4,9 +4,9 @@
 //! alone (a rejected pair); that the log still holds what they rest on is what `validate`
 //! without a key checks.
 
-use judged_core::files;
 use judged_core::rules::{self, Artifact, ArtifactKind, CHALLENGE_SCHEMA, EVIDENCE_SCHEMA, EvidenceError};
 use judged_core::signature::{self, PublicKey};
+use judged_io::files;
 
 /// Where the keys to check with come from.
 #[derive(clap::Args)]

@@ -2,7 +2,7 @@
 //! packet. The daemon convenes it and journals every juror's run; in direct mode this
 //! process does, from the user's `[jury]`, and nothing is recorded.
 
-use judged_core::files;
+use judged_io::files;
 use judged_jury::config::for_project;
 use judged_jury::convene::{self, Options, Progress};
 use judged_jury::rubric::Rubric;

@@ -5,9 +5,9 @@
 
 use crate::Mode;
 use crate::decider::{CallError, Decider};
-use judged_core::files;
 use judged_core::rules::{Artifact, ArtifactKind};
 use judged_core::trace::{EvidenceFacts, Provenance, TraceInput};
+use judged_io::files;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

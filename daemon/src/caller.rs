@@ -54,7 +54,7 @@ impl Caller {
     /// this caller: for a served user, an existing directory that user owns. `field` is
     /// how a refusal names it (`` `cwd` ``, the cwd a session's log records).
     pub fn directory(self, field: &str, given: &str) -> Result<String, NotYours> {
-        let Caller::Served(uid) = self else { return Ok(judged_core::files::resolve(given)) };
+        let Caller::Served(uid) = self else { return Ok(judged_io::files::resolve(given)) };
         let field = field.to_owned();
         let resolved = std::fs::canonicalize(given).map_err(|source| NotYours::Unresolved {
             field: field.clone(),
@@ -88,7 +88,7 @@ mod tests {
     #[test]
     fn a_served_user_has_only_its_own_directories_read() {
         let dir = tempfile::tempdir().unwrap();
-        let own = judged_core::files::current_uid();
+        let own = judged_io::files::current_uid();
         let base = std::fs::canonicalize(dir.path()).unwrap();
         let link = base.join("link");
         std::os::unix::fs::symlink(&base, &link).unwrap();

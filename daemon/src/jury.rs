@@ -6,7 +6,7 @@ use crate::config::ProjectTrust;
 use crate::store::{AskedBy, JournalEvent, JurorRan, JuryConvened, Lookup, Store, StoreError};
 use judged_core::chain;
 use judged_core::family::{Table, family};
-use judged_core::worktree::ReviewedTree;
+use judged_io::worktree::ReviewedTree;
 use judged_jury::config::{Jury, JuryConfig};
 use judged_jury::convene::{self, Options, Progress};
 use judged_jury::packet::Packet;
@@ -76,7 +76,7 @@ pub struct JuryRun {
     author_model: Option<String>,
     /// The working tree whose changes are the artifact, when they are.
     git_tree: Option<ReviewedTree>,
-    /// Paths no juror of this run may open ([`judged_core::sandbox`]).
+    /// Paths no juror of this run may open ([`judged_io::sandbox`]).
     out_of_reach: Vec<PathBuf>,
 }
 

@@ -70,7 +70,7 @@ pub fn open_dir(dir: &Path) -> Result<(), DaemonError> {
 fn owned_dir(dir: &Path, mode: u32) -> Result<(), DaemonError> {
     fs::DirBuilder::new().recursive(true).mode(mode).create(dir).map_err(io_error("create", dir))?;
     let meta = fs::symlink_metadata(dir).map_err(io_error("stat", dir))?;
-    if !meta.is_dir() || meta.uid() != judged_core::files::current_uid() {
+    if !meta.is_dir() || meta.uid() != judged_io::files::current_uid() {
         return Err(DaemonError::NotOurDirectory(dir.to_owned()));
     }
     if meta.mode() & 0o077 != mode & 0o077 {

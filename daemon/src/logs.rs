@@ -2,8 +2,8 @@
 
 use crate::store::{Columns, FileState, Store, StoreError};
 use judged_core::event::{Record, SessionId};
-use judged_core::files;
 use judged_core::log::SessionLog;
+use judged_io::files;
 use std::collections::HashMap;
 
 /// Parsed session logs by file id, extended as lines arrive, so an evidence request

@@ -292,7 +292,7 @@ impl Peer {
 /// The stream and its peer, when the peer is the daemon's own user or one it serves;
 /// otherwise it is refused, saying why.
 async fn admitted(stream: Stream, serves: &[u32]) -> Option<(Stream, Peer)> {
-    let own_uid = judged_core::files::current_uid();
+    let own_uid = judged_io::files::current_uid();
     let other = match stream.peer_creds().ok().and_then(|c| c.euid()) {
         // Root may read and stop any daemon (and is told so when refused a stop).
         Some(uid) if uid == own_uid || uid == 0 || serves.contains(&uid) => {

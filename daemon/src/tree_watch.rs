@@ -26,7 +26,7 @@
 //! lives outside the repository, and a write through a shared memory mapping.
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
-use judged_core::worktree::{self, ChangesText, Commit, DiffBase, Reader, ReviewedTree, Tree, work_tree_git as git};
+use judged_io::worktree::{self, ChangesText, Commit, DiffBase, Reader, ReviewedTree, Tree, work_tree_git as git};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 

@@ -12,9 +12,9 @@
 
 use hmac::{Hmac, KeyInit, Mac};
 use judged_core::attestation::{Envelope, Statement};
-use judged_core::files;
 use judged_core::rules::{Artifact, Signable};
 use judged_core::signature::{self, PublicKey, SignatureError, SigningKey};
+use judged_io::files;
 use sha2::Sha256;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};

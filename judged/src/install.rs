@@ -70,7 +70,7 @@ pub enum InstallError {
     #[error("{} changed since judged read it, so nothing was written; run again", path.display())]
     Changed { path: PathBuf },
     #[error(transparent)]
-    Write(#[from] judged_core::files::AtomicWriteError),
+    Write(#[from] judged_io::files::AtomicWriteError),
     #[error(
         "{}:{}:{}: not valid {syntax}: {}; fix it, then run again",
         path.display(),
@@ -225,7 +225,7 @@ impl Plan {
             let suffix = if n == 1 { String::new() } else { format!("-{n}") };
             let backup = self.path.with_file_name(format!("{name}.judged-backup-{stamp}{suffix}"));
             match self.file.write_beside(&backup, before) {
-                Err(InstallError::Write(judged_core::files::AtomicWriteError::Exists { .. })) if n < 100 => continue,
+                Err(InstallError::Write(judged_io::files::AtomicWriteError::Exists { .. })) if n < 100 => continue,
                 written => return written.map(|()| backup),
             }
         }
@@ -520,7 +520,7 @@ fn command_hooks_uninstall_from(
 /// `~/.claude/settings.json`.
 pub fn claude_user_settings_path() -> PathBuf {
     let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
-    config.unwrap_or_else(|| judged_core::files::home_dir().join(".claude")).join("settings.json")
+    config.unwrap_or_else(|| judged_io::files::home_dir().join(".claude")).join("settings.json")
 }
 
 /// judged's file in Claude Code's managed-settings drop-in directory: root's, read by
@@ -592,7 +592,7 @@ pub fn codex_hooks_path(project: Option<&Path>) -> PathBuf {
 pub fn codex_home() -> PathBuf {
     std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
-        .map_or_else(|| judged_core::files::home_dir().join(".codex"), PathBuf::from)
+        .map_or_else(|| judged_io::files::home_dir().join(".codex"), PathBuf::from)
 }
 
 /// Add our hook of each of `events` (Codex CLI's `Stop`) to a Codex CLI hooks file
@@ -814,7 +814,7 @@ pub fn gemini_settings_path(project: Option<&Path>) -> PathBuf {
         Some(project) => project.join(".gemini/settings.json"),
         None => std::env::var_os("GEMINI_CLI_HOME")
             .filter(|v| !v.is_empty())
-            .map_or_else(judged_core::files::home_dir, PathBuf::from)
+            .map_or_else(judged_io::files::home_dir, PathBuf::from)
             .join(".gemini/settings.json"),
     }
 }
@@ -850,7 +850,7 @@ pub fn qwen_settings_path(project: Option<&Path>) -> PathBuf {
 pub fn qwen_home() -> PathBuf {
     std::env::var_os("QWEN_HOME")
         .filter(|v| !v.is_empty())
-        .map_or_else(|| judged_core::files::home_dir().join(".qwen"), PathBuf::from)
+        .map_or_else(|| judged_io::files::home_dir().join(".qwen"), PathBuf::from)
 }
 
 /// Qwen Code's system settings, root's: `$QWEN_CODE_SYSTEM_SETTINGS_PATH`, else

@@ -207,7 +207,7 @@ pub enum ServiceError {
     #[error("cannot {action} {}: {source}", path.display())]
     Io { action: &'static str, path: PathBuf, source: io::Error },
     #[error(transparent)]
-    Write(#[from] judged_core::files::AtomicWriteError),
+    Write(#[from] judged_io::files::AtomicWriteError),
     #[error("cannot find this executable: {0}")]
     Exe(io::Error),
     #[error(
@@ -279,14 +279,14 @@ pub fn unit_path() -> PathBuf {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| judged_core::files::home_dir().join(".config"))
+        .unwrap_or_else(|| judged_io::files::home_dir().join(".config"))
         .join("systemd/user")
         .join(UNIT)
 }
 
 /// The launchd agent's path.
 pub fn plist_path() -> PathBuf {
-    judged_core::files::home_dir().join("Library/LaunchAgents").join(format!("{LABEL}.plist"))
+    judged_io::files::home_dir().join("Library/LaunchAgents").join(format!("{LABEL}.plist"))
 }
 
 /// A systemd value with its specifiers (`%`) escaped, double-quoted when it has to be.
@@ -572,7 +572,7 @@ fn write_service_file(path: &Path, text: &str, changed: bool) -> Result<(), Serv
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(io_error("create", parent))?;
     }
-    judged_core::files::replace_atomically(path, text.as_bytes(), judged_core::files::Keep::NEW, false)?;
+    judged_io::files::replace_atomically(path, text.as_bytes(), judged_io::files::Keep::NEW, false)?;
     println!("wrote    {}", path.display());
     Ok(())
 }

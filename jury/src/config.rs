@@ -292,9 +292,9 @@ pub fn for_project(
     trust_project_files: bool,
     cwd: &Path,
 ) -> Result<Option<(JuryConfig, PathBuf)>, FileError> {
-    if let Some(path) = trust_project_files.then(|| judged_core::config_file::project_file(cwd)).flatten() {
+    if let Some(path) = trust_project_files.then(|| judged_io::config_file::project_file(cwd)).flatten() {
         let unreadable = |why: String| FileError { path: path.clone(), source: ConfigError::Unreadable(why) };
-        let bytes = judged_core::config_file::read(&path).map_err(|e| unreadable(e.to_string()))?.unwrap_or_default();
+        let bytes = judged_io::config_file::read(&path).map_err(|e| unreadable(e.to_string()))?.unwrap_or_default();
         let text = String::from_utf8(bytes).map_err(|_| unreadable("it is not UTF-8 text".into()))?;
         match JuryConfig::from_toml(&text) {
             Ok(jury) => return Ok(Some((jury, path))),

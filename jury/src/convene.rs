@@ -48,7 +48,7 @@ pub struct Options {
     /// exhaust memory.
     pub output_cap: usize,
     /// Paths no juror process may open: a witness account's key and store
-    /// ([`judged_core::sandbox`]). A juror that cannot be kept from them is down.
+    /// ([`judged_io::sandbox`]). A juror that cannot be kept from them is down.
     pub out_of_reach: Vec<PathBuf>,
 }
 

@@ -38,7 +38,7 @@ pub struct Spawn {
     /// Written to the process's stdin, which is then closed: the prompt goes here.
     pub stdin: Vec<u8>,
     /// Paths the process may not open (the witness's key and store), kept out of its
-    /// reach by [`judged_core::sandbox`]; a process that cannot be kept from them is not started.
+    /// reach by [`judged_io::sandbox`]; a process that cannot be kept from them is not started.
     pub out_of_reach: Vec<PathBuf>,
 }
 
@@ -107,7 +107,7 @@ pub fn run(spawn: &Spawn, deadline: Instant, cap: usize) -> Outcome {
         // Landlock restricts the thread that starts the juror, for good: one of its own.
         thread::scope(|scope| {
             let starting = scope.spawn(|| {
-                judged_core::sandbox::restrict(&spawn.out_of_reach).map_err(io::Error::other)?;
+                judged_io::sandbox::restrict(&spawn.out_of_reach).map_err(io::Error::other)?;
                 command.spawn()
             });
             starting.join().unwrap_or_else(|_| Err(io::Error::other("the thread starting the juror panicked")))

@@ -3,9 +3,9 @@
 //! decides and witnesses; this writes what it answered).
 
 use crate::{Judged, daemon};
-use judged_core::files::{self, Destination};
-use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::rules::Challenge;
+use judged_io::files::{self, Destination};
+use judged_io::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_protocol::{ChallengeArgs, Request};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;

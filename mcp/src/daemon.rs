@@ -45,7 +45,7 @@ pub enum AskError {
     },
     /// The project, or a cwd in it, could not be opened.
     #[error(transparent)]
-    Project(#[from] judged_core::files::ConfineError),
+    Project(#[from] judged_io::files::ConfineError),
     /// A project that is the home directory, or holds it: every file of the user's
     /// (its keys among them) would be one a tool reads or writes.
     #[error(

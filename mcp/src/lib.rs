@@ -16,7 +16,7 @@ mod review;
 mod verify;
 
 use judged_core::event::SessionId;
-use judged_core::files::{ConfineError, Project};
+use judged_io::files::{ConfineError, Project};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, ServiceExt, tool_handler};
@@ -131,7 +131,7 @@ impl Judged {
             Some(cwd) => cwd,
             None => self.served_project().await?,
         };
-        if project.holds(&judged_core::files::home_dir()) {
+        if project.holds(&judged_io::files::home_dir()) {
             return Err(daemon::AskError::HomeAsProject { project: project.path().display().to_string() });
         }
         Ok(project)

@@ -4,7 +4,7 @@
 //! MCP progress notifications while it sits.
 
 use crate::{Judged, answer, daemon, refused};
-use judged_core::files;
+use judged_io::files;
 use judged_protocol::{Request, ReviewArgs, ReviewFile, ReviewReply};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, RequestMetaObject};

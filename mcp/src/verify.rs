@@ -2,9 +2,9 @@
 //! and the evidence in the project, as `judge-evidence verify` does in daemon mode.
 
 use crate::{Judged, daemon};
-use judged_core::files::{self, Destination};
-use judged_core::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_core::rules::{Artifact, Verified};
+use judged_io::files::{self, Destination};
+use judged_io::round::{self, DEFAULT_WAIT_SECONDS};
 use judged_protocol::{Request, Verification, VerifyArgs};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;

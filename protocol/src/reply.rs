@@ -3,8 +3,8 @@
 
 use judged_core::adapter::EventName;
 use judged_core::event::{Host, SessionId};
-use judged_core::files::HostRoots;
 use judged_core::rules::{Challenge, Evidence, EvidenceId, LogState};
+use judged_io::files::HostRoots;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const CRATES: &[&str] = &["core", "protocol", "daemon", "judged", "cli", "jury", "hook-shims", "mcp"];
+const CRATES: &[&str] = &["core", "io", "protocol", "daemon", "judged", "cli", "jury", "hook-shims", "mcp"];
 
 /// The top-level module each `.rs` file under `src` belongs to, with its text.
 fn sources(src: &Path) -> Vec<(String, String)> {
@@ -35,8 +35,7 @@ fn sources(src: &Path) -> Vec<(String, String)> {
 /// (doc links are not imports) and the unit tests at the end of a file. A group
 /// (`crate::{a::X, b}`) may span lines and nest.
 fn imports(text: &str) -> BTreeSet<String> {
-    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-    let code: String = code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    let code = code_of(text);
     let mut named = BTreeSet::new();
     for (at, _) in code.match_indices("crate::") {
         let rest = &code[at + "crate::".len()..];
@@ -49,6 +48,13 @@ fn imports(text: &str) -> BTreeSet<String> {
     }
     named.retain(|n| !n.is_empty() && n != "self");
     named
+}
+
+/// The code of a source file: its comments (doc links are not imports) and the unit tests
+/// at its end left out.
+fn code_of(text: &str) -> String {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
 }
 
 /// The items of a `{…}` group up to its closing brace, split at its own commas only.
@@ -130,4 +136,41 @@ fn the_cycle_check_sees_a_cycle() {
     fs::write(dir.path().join("c.rs"), "use crate::{\n    a::{A, B},\n    d,\n};\n").expect("write");
     fs::write(dir.path().join("d.rs"), "pub fn f() { crate::c::g() }\n").expect("write");
     assert!(cycles(dir.path()).contains(&"c -> d -> c".to_owned()), "{:?}", cycles(dir.path()));
+}
+
+/// What reaches the disk or starts a process: the core's rules reach the world through
+/// `Env`, and what both modes do on the disk is `judged_io`'s.
+const TOUCHES_THE_WORLD: &[&str] =
+    &["std::fs", "std::process::Command", "std::os::unix", "File::", "rustix", "landlock"];
+
+/// The places in `src`'s product code (its unit-test files and modules left out) that
+/// name something of [`TOUCHES_THE_WORLD`].
+fn touching_the_world(src: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut dirs = vec![src.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).expect("read src") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") && path.file_name().is_some_and(|n| n != "tests.rs") {
+                let code = code_of(&fs::read_to_string(&path).expect("read source"));
+                for name in TOUCHES_THE_WORLD.iter().filter(|name| code.contains(*name)) {
+                    found.push(format!("{}: {name}", path.display()));
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn the_core_reads_no_disk_and_runs_no_process() {
+    let core = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../core/src");
+    let found = touching_the_world(&core);
+    assert!(found.is_empty(), "the core touches the world (move it to judged_io):\n{}", found.join("\n"));
+    // The check sees what it looks for.
+    let io = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../io/src");
+    assert!(touching_the_world(&io).iter().any(|place| place.ends_with("std::fs")));
 }

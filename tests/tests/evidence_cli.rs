@@ -1206,7 +1206,7 @@ fn a_repository_made_unreadable_before_the_review_does_not_pass_require_reviewed
 /// decision (here a daemon serving its own user, which reads trees as a witness does).
 #[test]
 fn a_witness_requires_the_tree_the_review_saw_by_its_git_tree_id() {
-    let uid = judged_core::files::current_uid();
+    let uid = judged_io::files::current_uid();
     let live = reviewed_tree_scenario(&format!(
         "[gate]\nrequire_reviewed_tree = true\n\n[server]\nallow_users = [\"{uid}\"]\n"
     ));

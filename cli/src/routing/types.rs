@@ -170,7 +170,7 @@ impl fmt::Display for Pair {
 }
 
 /// How a reviewer call failed (`--error-class`). The classes are the document's own
-/// categories; what each allows is in [`route`]'s rules.
+/// categories; what each allows is in [`route`](super::route)'s rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorClass {
     /// The call failed before returning a usable thread and the error explicitly names the

@@ -181,7 +181,7 @@ impl HostLog for OpenCode {
     }
 
     /// judged's logs of OpenCode's sessions, under its own data directory: set by the
-    /// daemon ([`crate::files::Roots`]), never one of OpenCode's.
+    /// daemon (`judged_io::files::Roots`), never one of OpenCode's.
     fn default_root(&self) -> DefaultRoot {
         let vars = &[("JUDGED_HOME", "opencode"), ("XDG_DATA_HOME", "judged/opencode")];
         DefaultRoot { vars, under_home: ".local/share/judged/opencode" }

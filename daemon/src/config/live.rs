@@ -158,7 +158,7 @@ impl LiveConfig {
         let previous = self.looked;
         let since = previous.filter(|look| look.stamp == stamp).map_or_else(Instant::now, |look| look.since);
         self.looked = Some(Look { stamp, since, waiting: false });
-        let bytes = match judged_core::config_file::read(&self.path) {
+        let bytes = match judged_io::config_file::read(&self.path) {
             Ok(bytes) => bytes,
             Err(source) => return self.reject(None, &ConfigError::File(source)),
         };
@@ -314,9 +314,9 @@ impl ProjectFiles {
             return Ok(entry.good.clone());
         }
         let read = if self.in_place {
-            judged_core::config_file::read_in_place(path)
+            judged_io::config_file::read_in_place(path)
         } else {
-            judged_core::config_file::read(path)
+            judged_io::config_file::read(path)
         };
         let read = match read {
             Ok(Some(bytes)) => Ok(bytes),

@@ -17,7 +17,7 @@ pub use judged_protocol::config::{
 };
 pub use live::{ConfigChange, LiveConfig, ProjectFiles};
 
-use judged_core::files::{HostRoots, Roots};
+use judged_io::files::{HostRoots, Roots};
 use judged_protocol::ConfigFileUsed;
 use std::path::{Path, PathBuf};
 
@@ -58,7 +58,7 @@ pub struct UserConfig {
 impl UserConfig {
     /// Read and check `path`; a missing file is the defaults.
     pub fn load(path: &Path) -> Result<UserConfig, ConfigError> {
-        match judged_core::config_file::read(path)? {
+        match judged_io::config_file::read(path)? {
             None => Ok(UserConfig::defaults(path)),
             Some(bytes) => UserConfig::parse(path, &bytes),
         }
@@ -152,7 +152,7 @@ impl clap::Args for RootFlags {
 /// `~/.local/share/opencode/opencode.db`.
 pub fn default_opencode_database() -> PathBuf {
     let data = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()).map(PathBuf::from);
-    data.unwrap_or_else(|| judged_core::files::home_dir().join(".local/share")).join("opencode/opencode.db")
+    data.unwrap_or_else(|| judged_io::files::home_dir().join(".local/share")).join("opencode/opencode.db")
 }
 
 impl Config {
@@ -171,13 +171,13 @@ impl Config {
             }
         };
         let absolute = |roots: Vec<PathBuf>| {
-            roots.into_iter().map(|r| PathBuf::from(judged_core::files::resolve(&r.to_string_lossy()))).collect()
+            roots.into_iter().map(|r| PathBuf::from(judged_io::files::resolve(&r.to_string_lossy()))).collect()
         };
         Ok(Config {
             data_dir: judged_protocol::paths::data_dir(),
             socket_dir: judged_protocol::paths::socket_dir(),
             roots: Host::ALL.into_iter().fold(Roots::default(), |roots, host| {
-                let default = judged_core::files::default_root(host);
+                let default = judged_io::files::default_root(host);
                 roots.with(host, absolute(pick(flags.of(host), file.roots_of(host), default)))
             }),
             opencode_databases: absolute(pick(&[], &file.opencode_databases, default_opencode_database())),

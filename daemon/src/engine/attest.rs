@@ -13,7 +13,7 @@ use judged_core::attestation::{
 };
 use judged_core::family::{Table, family};
 use judged_core::timestamp::format_utc;
-use judged_core::worktree::{self, Commit, DiffBase};
+use judged_io::worktree::{self, Commit, DiffBase};
 use judged_protocol::{AttestArgs, AttestRefusal, AttestReply, Attestation, Reply};
 use std::path::{Path, PathBuf};
 

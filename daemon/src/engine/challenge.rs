@@ -5,10 +5,10 @@ use crate::caller::Caller;
 use crate::config::digest_of_bytes;
 use crate::store::{ChallengeIssued, JournalEvent, MarkerSeen};
 use judged_core::event::Host;
-use judged_core::files::{FsEnv, Roots};
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Challenge, LogState};
-use judged_core::worktree::Tree;
+use judged_io::files::{FsEnv, Roots};
+use judged_io::worktree::Tree;
 use judged_protocol::{ChallengeArgs, Reply};
 use std::path::{Path, PathBuf};
 

@@ -14,7 +14,8 @@ use crate::ingest::{Asked, TaskCompletion};
 use crate::store::{ChallengeIssued, JournalEvent, Lookup, StoreError};
 use chrono::{DateTime, Utc};
 use judged_core::event::Host;
-use judged_core::{files, rules, timestamp};
+use judged_core::{rules, timestamp};
+use judged_io::files;
 use judged_protocol::{CompletionBypassed, Decision, ForcedEnd, GateDecision, GatePolicy, block_ends_turn};
 use std::path::Path;
 

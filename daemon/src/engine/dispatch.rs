@@ -66,7 +66,7 @@ impl Operation {
         // A witness reads trees for the user asking, and only theirs.
         let uid = match self.caller {
             Caller::Served(uid) => uid,
-            Caller::Own => judged_core::files::current_uid(),
+            Caller::Own => judged_io::files::current_uid(),
         };
         engine.trees.serve(uid);
         (self.work)(engine)

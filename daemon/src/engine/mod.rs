@@ -44,9 +44,9 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use crate::witness::Witness;
 use judged_core::event::Host;
-use judged_core::files;
 use judged_core::rules::{Artifact, ArtifactKind, EvidenceError};
-use judged_core::worktree::Reader;
+use judged_io::files;
+use judged_io::worktree::Reader;
 use judged_protocol::{ErrorBody, Reply};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -469,7 +469,7 @@ const MAX_REQUEST_AGE_SECONDS: i64 = 90;
 /// An engine over a store and a witness key in `dir`, reading the logs under `roots`, with
 /// no config file: what the engine's unit tests drive, without a socket or a watcher.
 #[cfg(test)]
-fn test_engine(dir: &std::path::Path, roots: judged_core::files::Roots) -> Engine {
+fn test_engine(dir: &std::path::Path, roots: judged_io::files::Roots) -> Engine {
     Engine::new(
         Store::open(&dir.join("judged.db")).unwrap(),
         crate::ingest::Ingestor::new(roots),

@@ -139,7 +139,7 @@ mod tests {
     use super::*;
     use crate::engine::Handled;
     use crate::engine::dispatch::Dispatch;
-    use judged_core::files::Roots;
+    use judged_io::files::Roots;
     use judged_protocol::{Request, SessionName};
 
     /// A witness shows a served user its own logs alone: another user's lines are that
@@ -164,8 +164,8 @@ mod tests {
             }
         };
         let events = || Request::Events(EventsArgs { session: session.into(), from: 1, limit: 2 });
-        let other = Caller::Served(judged_core::files::current_uid() + 1);
-        let own = Caller::Served(judged_core::files::current_uid());
+        let other = Caller::Served(judged_io::files::current_uid() + 1);
+        let own = Caller::Served(judged_io::files::current_uid());
         for request in [
             events(),
             Request::ChainHead(ChainHeadArgs { session: session.into(), seq: None }),
@@ -197,7 +197,7 @@ mod tests {
         std::fs::copy(format!("../fixtures/claude-code-2.1.328/marker-challenge/{session}.jsonl"), &log).unwrap();
         let mut engine =
             super::super::test_engine(&dir, Roots::default().with(Host::ClaudeCode, vec![dir.join("projects")]));
-        let user = Caller::Served(judged_core::files::current_uid());
+        let user = Caller::Served(judged_io::files::current_uid());
         let mut check = || {
             let request = Request::VerifyLog(SessionName { session: session.into() });
             let Dispatch::Engine(operation) = Dispatch::of(request, user) else { panic!("the engine's") };

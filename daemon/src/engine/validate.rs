@@ -2,8 +2,8 @@
 //! witnessed now.
 
 use super::{Answer, Engine, bad_request};
-use judged_core::files::FsEnv;
 use judged_core::rules;
+use judged_io::files::FsEnv;
 use judged_protocol::{Reply, ValidateArgs, Validation};
 use std::collections::HashMap;
 

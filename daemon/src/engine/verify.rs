@@ -6,10 +6,10 @@ use crate::caller::Caller;
 use crate::config::digest_of_bytes;
 use crate::store::{ChallengeIssued, EvidenceVerified, FileState, JournalEvent, Lookup};
 use judged_core::event::Host;
-use judged_core::files::FsEnv;
 use judged_core::log::SessionLog;
 use judged_core::rules::{self, Artifact, ArtifactKind, Evidence, LogState, ReviewerCli, VerifyRequest};
-use judged_core::worktree::{DiffBase, Tree};
+use judged_io::files::FsEnv;
+use judged_io::worktree::{DiffBase, Tree};
 use judged_protocol::{Reply, Verification, VerifyArgs};
 use std::path::Path;
 

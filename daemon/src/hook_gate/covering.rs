@@ -6,9 +6,9 @@
 
 use super::HookGate;
 use crate::store::{EvidenceVerified, JuryConvened, Lookup, StoreError};
-use judged_core::files;
 use judged_core::review_text::is_positive;
-use judged_core::worktree::{Commit, DiffBase};
+use judged_io::files;
+use judged_io::worktree::{Commit, DiffBase};
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::{AttestRefusal, wire_name};
 use std::path::Path;

@@ -26,10 +26,10 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::adapter::EventName;
 use judged_core::event::SessionId;
-use judged_core::files;
 use judged_core::review_text::is_positive;
 use judged_core::rules::EvidenceId;
-use judged_core::worktree::Reader;
+use judged_io::files;
+use judged_io::worktree::Reader;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 use policy::{Question, Ruling, Settings, TreeChange};
 use std::path::{Path, PathBuf};

@@ -9,10 +9,10 @@ use crate::config::{
 };
 use crate::store::{EvidenceVerified, JuryConvened};
 use judged_core::adapter::{self, EventName, HookEvent};
-use judged_core::config_file;
 use judged_core::event::{Host, SessionId};
 use judged_core::rules::{IdentityAssurance, ReviewerCli};
-use judged_core::worktree::ChangesText;
+use judged_io::config_file;
+use judged_io::worktree::ChangesText;
 use judged_jury::packet::FinalVerdict;
 use judged_protocol::config::{GateEvent, GateTrust};
 use judged_protocol::wire_name;
@@ -269,7 +269,7 @@ impl GateSettings for GateConfig {
         // Both sides with their links resolved (`cwd` is, by the gate's caller): a project
         // entry is a directory, whatever path names it, and a cwd spelled `off/../armed` is
         // in `armed`.
-        let resolved = |p: &ProjectLayer| PathBuf::from(judged_core::files::resolve(&p.path.to_string_lossy()));
+        let resolved = |p: &ProjectLayer| PathBuf::from(judged_io::files::resolve(&p.path.to_string_lossy()));
         let within = self.projects.iter().map(|p| (resolved(p), p)).filter(|(path, _)| cwd.starts_with(path));
         if let Some((_, project)) = within.max_by_key(|(path, _)| path.as_os_str().len()) {
             settings.overlay(&project.layer(), format!("user config [[gate.projects]] {}", project.path.display()));
@@ -855,7 +855,7 @@ mod tests {
             return;
         }
         assert_eq!(policy(), GatePolicy::Evidence, "a file of another owner");
-        chown(&above, Some(judged_core::files::current_uid()), None).unwrap();
+        chown(&above, Some(judged_io::files::current_uid()), None).unwrap();
         chown(dir.path(), Some(OTHER), None).unwrap();
         assert_eq!(policy(), GatePolicy::Evidence, "a file past a directory of another owner");
     }

@@ -1,7 +1,7 @@
 //! Directory listings kept between discoveries, and the file fingerprints that tell
 //! whether something changed since it was last read.
 
-use judged_core::files;
+use judged_io::files;
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;

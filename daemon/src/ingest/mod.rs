@@ -23,9 +23,9 @@ use crate::store::{
     TamperDetected,
 };
 use judged_core::event::Host;
-use judged_core::files::{self, Roots};
 use judged_core::host_chain::HostChain;
 use judged_core::{adapter, chain};
+use judged_io::files::{self, Roots};
 use judged_protocol::PrefixCheck;
 use listings::{Fingerprint, Listings};
 use replay::FileUpdate;

@@ -98,7 +98,7 @@ pub fn replay(store: &mut Store) -> Result<(), StoreError> {
 mod tests {
     use super::*;
     use crate::ingest::Ingestor;
-    use judged_core::files::Roots;
+    use judged_io::files::Roots;
     use std::io::Write;
     use std::path::{Path, PathBuf};
 

@@ -7,7 +7,7 @@ use super::{Result, Store, StoreError, hash_from};
 use judged_core::chain::{self, Hash};
 use judged_core::event::{Host, SessionId};
 use judged_core::rules::{EvidenceId, EvidenceStatus, IdentityAssurance, Nonce};
-use judged_core::worktree::{DiffBase, Tree};
+use judged_io::worktree::{DiffBase, Tree};
 use judged_jury::packet::FinalVerdict;
 use judged_jury::packet::JurorVerdict;
 use judged_protocol::{CompletionBypassed, ConfigFileUsed, GateDecision};
@@ -283,7 +283,7 @@ pub struct EvidenceVerified {
     #[serde(default)]
     pub identity_assurance: IdentityAssurance,
     /// The git tree id of the reviewed working tree, as a commit of that work holds it
-    /// ([`judged_core::worktree::git_tree_id`]): what an attestation binds a commit to.
+    /// ([`judged_io::worktree::git_tree_id`]): what an attestation binds a commit to.
     /// Absent outside git, and in records from before it was kept (those are not attested).
     #[serde(default)]
     pub git_tree: Option<String>,

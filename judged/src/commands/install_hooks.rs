@@ -102,7 +102,7 @@ fn ungated_events_warning(
     let settings = if user {
         gate.user_settings()
     } else {
-        let dir = judged_core::files::resolve(&dir.to_string_lossy());
+        let dir = judged_io::files::resolve(&dir.to_string_lossy());
         gate.settings_for(Path::new(&dir), gate.project_trust(config.is_witness()))?
     };
     let ungated: Vec<&str> = events.iter().filter(|e| !settings.decides(host, **e)).map(|e| e.as_str()).collect();

@@ -164,7 +164,7 @@ fn switched_off_check(name: String, off: &SwitchedOff, title: &str, files: &[hos
 /// `hooksConfig.enabled: false`, or a `hooksConfig.disabled` entry naming judge-hook.
 fn hooks_switched_off(switch: HooksSwitch, files: &[hosts::SettingsFile], more: &[PathBuf]) -> Option<SwitchedOff> {
     let read = |path: &Path| -> Option<Value> {
-        let bytes = judged_core::config_file::read(path).ok()??;
+        let bytes = judged_io::config_file::read(path).ok()??;
         // Gemini CLI's and Qwen Code's settings may hold comments.
         crate::install::settings_value(std::str::from_utf8(&bytes).ok()?)
     };
@@ -338,7 +338,7 @@ fn first_word(command: &str) -> String {
 fn hooks_file(checks: &mut Vec<Check>, name: &str, path: &Path, reinstall: &str, host: Host) -> bool {
     // A project's settings are the agent's to write: read as config files are (a regular
     // file, never blocking on a FIFO, bounded).
-    let text = match judged_core::config_file::read(path) {
+    let text = match judged_io::config_file::read(path) {
         Ok(None) => return false,
         Ok(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(error) => {

@@ -204,7 +204,7 @@ fn witness_account_check(socket: &std::path::Path) -> Check {
     let owner = std::fs::metadata(socket).map(|m| m.uid()).ok();
     let name = owner.and_then(|uid| judged_daemon::account::find(&uid.to_string())).map(|a| a.name);
     let shown = format!("{} (uid {})", name.as_deref().unwrap_or("?"), owner.map_or("?".into(), |u| u.to_string()));
-    if owner == Some(judged_core::files::current_uid()) {
+    if owner == Some(judged_io::files::current_uid()) {
         return ok("witness", format!("you run the witness at {} yourself", socket.display()));
     }
     match std::fs::read_dir(data_dir) {
@@ -587,7 +587,7 @@ fn juror_login(name: String, preset: Preset, found: String) -> Check {
 fn data_dir_checks(checks: &mut Vec<Check>) {
     let data_dir = paths::data_dir();
     let socket_dir = paths::socket_dir();
-    let uid = judged_core::files::current_uid();
+    let uid = judged_io::files::current_uid();
     let mut dirs = vec![data_dir.clone()];
     if socket_dir != data_dir {
         dirs.push(socket_dir);

@@ -82,7 +82,7 @@ impl HookPlace<'_> {
     /// Refuse to write a host's managed settings (`path`, of `program`) but as root: they
     /// are root's.
     pub fn needs_root(&self, path: &Path, program: &'static str) -> Result<(), CliError> {
-        if judged_core::files::current_uid() == 0 || self.dry_run {
+        if judged_io::files::current_uid() == 0 || self.dry_run {
             return Ok(());
         }
         Err(crate::install::InstallError::NeedsRoot { path: path.to_owned(), host: program }.into())

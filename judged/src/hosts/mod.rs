@@ -245,7 +245,7 @@ pub enum HostCliError {
 /// directory it runs in, and a project's are the agent's to write; the home's are the
 /// user's own, which the host reads wherever it runs.
 pub fn neutral_dir() -> PathBuf {
-    judged_core::files::home_dir()
+    judged_io::files::home_dir()
 }
 
 /// Ask `host` (its CLI at `bin`, run in `cwd`: [`neutral_dir`], or a directory of

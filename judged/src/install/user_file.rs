@@ -7,7 +7,7 @@
 //! a link to nothing or something that is not a file is refused, naming it.
 
 use super::InstallError;
-use judged_core::files::{Keep, replace_atomically};
+use judged_io::files::{Keep, replace_atomically};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -63,17 +63,17 @@ pub fn read(path: &Path) -> Result<UserFile, InstallError> {
     }
     // Bounded, as doctor reads it: a settings file planted gigabytes long would otherwise
     // cost its size in memory before it failed to parse.
-    let file = judged_core::files::open_not_following(&target).map_err(io("read", &target))?;
-    let max = judged_core::config_file::MAX_CONFIG_BYTES;
-    let bytes = match judged_core::files::read_opened(file, max) {
+    let file = judged_io::files::open_not_following(&target).map_err(io("read", &target))?;
+    let max = judged_io::config_file::MAX_CONFIG_BYTES;
+    let bytes = match judged_io::files::read_opened(file, max) {
         Ok((_, bytes)) => bytes,
-        Err(judged_core::files::OpenedFileRefusal::TooLarge(len)) => {
+        Err(judged_io::files::OpenedFileRefusal::TooLarge(len)) => {
             return Err(InstallError::TooLarge { path: path.to_owned(), len, max });
         }
-        Err(judged_core::files::OpenedFileRefusal::NotRegular(_)) => {
+        Err(judged_io::files::OpenedFileRefusal::NotRegular(_)) => {
             return Err(InstallError::NotAFile { path: path.to_owned() });
         }
-        Err(judged_core::files::OpenedFileRefusal::Io(error)) => return Err(io("read", &target)(error)),
+        Err(judged_io::files::OpenedFileRefusal::Io(error)) => return Err(io("read", &target)(error)),
     };
     let text = String::from_utf8(bytes)
         .map_err(|_| io("read", &target)(std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text")))?;
@@ -110,7 +110,7 @@ impl UserFile {
     pub fn check_writable(&self) -> Result<(), InstallError> {
         let Some(keep) = self.keep else { return Ok(()) };
         let path = self.path.clone();
-        if let judged_core::files::Mode::Exact(mode) = keep.mode
+        if let judged_io::files::Mode::Exact(mode) = keep.mode
             && mode & 0o222 == 0
         {
             return Err(InstallError::ReadOnly { path, mode });

@@ -10,8 +10,8 @@ mod top_level;
 use crate::GatePolicy;
 use judged_core::adapter::{self, HookEvent};
 use judged_core::event::Host;
-use judged_core::files::HostRoots;
 use judged_core::rules::IdentityAssurance;
+use judged_io::files::HostRoots;
 use judged_jury::config::JuryConfig;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ pub const PASSWD: &str = "/etc/passwd";
 pub enum ConfigError {
     /// It could not be read (not a regular file, too large, …).
     #[error(transparent)]
-    File(#[from] judged_core::config_file::ConfigFileError),
+    File(#[from] judged_io::config_file::ConfigFileError),
     #[error("{}: {source}{}", path.display(), hint.as_ref().map(|h| format!("help: {h}\n")).unwrap_or_default())]
     /// It is not TOML of the schema.
     Parse {
@@ -173,7 +173,7 @@ impl ConfigFile {
     /// Read the file; a missing file is the empty config, a malformed one an error
     /// naming the file, the line and what is wrong.
     pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
-        match judged_core::config_file::read(path)? {
+        match judged_io::config_file::read(path)? {
             None => Ok(ConfigFile::default()),
             Some(bytes) => ConfigFile::parse(path, &bytes),
         }

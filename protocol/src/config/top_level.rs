@@ -5,7 +5,7 @@
 
 use super::ConfigFile;
 use judged_core::event::Host;
-use judged_core::files::HostRoots;
+use judged_io::files::HostRoots;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::fmt;

@@ -1,10 +1,10 @@
 //! The roots named for each host, each under its host's own key
-//! ([`HostLog::roots_key`](crate::adapter::HostLog::roots_key): `copilot_roots`,
+//! ([`HostLog::roots_key`](judged_core::adapter::HostLog::roots_key): `copilot_roots`,
 //! `claude_roots`, …). `config.toml` names them so and the status reply shows them so; a
 //! new host's key comes from its own module, not from a field here.
 
-use crate::adapter;
-use crate::event::Host;
+use judged_core::adapter;
+use judged_core::event::Host;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

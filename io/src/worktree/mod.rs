@@ -7,7 +7,8 @@
 //! no repository, or a machine without git, has no tree. [`git_tree_id`] is the same
 //! working tree as git's own tree id, which a commit of that work holds.
 
-use crate::{chain, files};
+use crate::files;
+use judged_core::chain;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;

@@ -10,9 +10,9 @@ pub use confine::{ConfineError, Confined, MAX_NAMED_FILE_BYTES, Owner, Project, 
 pub use confine::{read as read_confined, target as confined_target};
 pub use host_roots::HostRoots;
 
-use crate::adapter::{self, Level};
-use crate::event::Host;
-use crate::rules::{Env, EvidenceError, Result, SearchedRoot};
+use judged_core::adapter::{self, Level};
+use judged_core::event::Host;
+use judged_core::rules::{Env, EvidenceError, Result, SearchedRoot};
 use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
@@ -563,9 +563,9 @@ pub fn peek_cwd(host: Host, path: &Path) -> Option<String> {
     use std::io::Read;
     let mut head = Vec::with_capacity(64 * 1024);
     fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
-    let at_start_only = crate::adapter::of(host).cwd_at_start_only();
+    let at_start_only = judged_core::adapter::of(host).cwd_at_start_only();
     head.split(|&b| b == b'\n')
-        .filter_map(|line| crate::adapter::envelope(host, line.trim_ascii()).ok())
+        .filter_map(|line| judged_core::adapter::envelope(host, line.trim_ascii()).ok())
         .find_map(|record| (record.session_start || !at_start_only).then_some(record.cwd).flatten())
 }
 

@@ -291,9 +291,9 @@ impl Target {
     /// Write `bytes` as the file, atomically and 0600, as [`super::write_atomic`] writes a
     /// path: its directory made (and each directory on the way reached) from the project's
     /// handle with no link followed, the temp file made and renamed in that directory.
-    pub fn write(&self, bytes: &[u8], replace: bool) -> crate::rules::Result<()> {
+    pub fn write(&self, bytes: &[u8], replace: bool) -> judged_core::rules::Result<()> {
         let fail = |what: &str, e: io::Error| {
-            crate::rules::EvidenceError::evidence(format!("cannot {what} {}: {e}", self.path.display()))
+            judged_core::rules::EvidenceError::evidence(format!("cannot {what} {}: {e}", self.path.display()))
         };
         let dir = self.open_dir(true).map_err(|e| fail("create the directory of", e))?;
         super::check_writable(&self.path, replace)?;
@@ -379,10 +379,10 @@ pub fn read(project: &Project, given: &str, max: u64, owner: Owner) -> Result<Co
     Ok(Confined { path, bytes })
 }
 
-impl From<ConfineError> for crate::rules::EvidenceError {
+impl From<ConfineError> for judged_core::rules::EvidenceError {
     /// A refused path is an evidence error (exit 2), as any file-safety refusal is.
     fn from(error: ConfineError) -> Self {
-        crate::rules::EvidenceError::evidence(error.to_string())
+        judged_core::rules::EvidenceError::evidence(error.to_string())
     }
 }
 

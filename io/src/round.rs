@@ -3,7 +3,7 @@
 //! its log, and write the artifacts the way the reference does.
 
 use crate::files::{self, Destination};
-use crate::rules::{Binding, Challenge, RefusalCode, Result, Verified, check_max_age};
+use judged_core::rules::{Binding, Challenge, RefusalCode, Result, Verified, check_max_age};
 
 use std::time::{Duration, Instant};
 
@@ -117,7 +117,7 @@ fn write_evidence(verified: &Verified, output: Destination, response_output: Des
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{EvidenceError, LogState, RefusalCode as Code};
+    use judged_core::rules::{EvidenceError, LogState, RefusalCode as Code};
     use std::cell::Cell;
 
     fn refusal(state: LogState) -> Result<()> {
