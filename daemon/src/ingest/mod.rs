@@ -16,7 +16,7 @@ mod transcribe;
 pub use opencode::sessions_in as opencode_sessions_in;
 pub use replay::replay;
 pub use tasks::{Asked, TaskCompletion, said};
-pub use transcribe::{Transcriber, transcribers};
+pub use transcribe::Transcriber;
 
 use crate::store::{
     Batch, FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, Store, StoreError,
@@ -57,6 +57,13 @@ enum Recheck {
     Always,
     /// Only when it changed (evidence requests, which clients retry).
     IfChanged,
+}
+
+/// The transcribers of the hosts whose sessions live in databases, each reading the
+/// databases the config names for it (`opencode_databases`): the one place here that names
+/// such a host.
+pub fn transcribers(opencode_databases: &[PathBuf]) -> Vec<Box<dyn Transcriber>> {
+    vec![Box::new(opencode::EventReader::new(opencode_databases.to_vec()))]
 }
 
 /// How far the catch-up on start has got, shared with the server, which answers

@@ -3,7 +3,6 @@
 //! first root before each full catch-up; ingest then witnesses those logs like any host's,
 //! and a session the database no longer holds as it was becomes its log's tamper.
 
-use super::opencode;
 use judged_core::adapter;
 use judged_core::event::Host;
 use std::path::{Path, PathBuf};
@@ -38,11 +37,4 @@ pub enum ReadError {
     Database { host: Host, path: PathBuf, source: rusqlite::Error },
     #[error("cannot write judged's log of an {} session, {}: {source}", adapter::of(*host).name(), path.display())]
     Log { host: Host, path: PathBuf, source: std::io::Error },
-}
-
-/// The transcribers of the hosts whose sessions live in databases, each reading the
-/// databases the config names for it (`opencode_databases`): the one place here that names
-/// such a host.
-pub fn transcribers(opencode_databases: &[PathBuf]) -> Vec<Box<dyn Transcriber>> {
-    vec![Box::new(opencode::EventReader::new(opencode_databases.to_vec()))]
 }
