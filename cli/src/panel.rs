@@ -7,7 +7,7 @@ use judged_jury::config::for_project;
 use judged_jury::convene::{self, Options, Progress};
 use judged_jury::rubric::Rubric;
 use judged_protocol::config::{ConfigFile, NoJury};
-use judged_protocol::{PanelProgress, PanelStep};
+use judged_protocol::{JuryProgress, JuryStep};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -64,8 +64,8 @@ pub fn convene_here(request: &PanelRequest) -> Result<PanelAnswer, DirectPanelEr
     let started = Instant::now();
     let deadline_ms = jury.deadline.as_millis() as u64;
     let show = |step: &Progress<'_>| {
-        let step = PanelStep::from(step);
-        show_progress(&PanelProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
+        let step = JuryStep::from(step);
+        show_progress(&JuryProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
     };
     let packet = convene::convene(&jury, &asked, &Options::default(), &show);
     Ok(PanelAnswer { packet: serde_json::to_string(&packet).expect("a packet serializes") })
@@ -77,7 +77,7 @@ pub fn wants_progress() -> bool {
 }
 
 /// One line of progress on stderr, when a person is watching.
-pub fn show_progress(progress: &PanelProgress) {
+pub fn show_progress(progress: &JuryProgress) {
     if !wants_progress() {
         return;
     }

@@ -12,7 +12,7 @@ use judged_jury::convene::{self, Options, Progress};
 use judged_jury::packet::Packet;
 use judged_jury::rubric::{Rubric, RubricError};
 use judged_protocol::wire_name;
-use judged_protocol::{PanelProgress, PanelReply, PanelStep, ReportJuror, ReportJury};
+use judged_protocol::{JuryProgress, JuryStep, PanelReply, ReportJuror, ReportJury};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -150,7 +150,7 @@ impl JuryRun {
 
     /// Run the jury (seconds to minutes; never on the engine's thread), telling
     /// `progress` each step.
-    pub fn convene(&self, progress: &(dyn Fn(PanelProgress) + Sync)) -> Packet {
+    pub fn convene(&self, progress: &(dyn Fn(JuryProgress) + Sync)) -> Packet {
         let started = Instant::now();
         let deadline_ms = self.jury.deadline.as_millis() as u64;
         let request = convene::Request {
@@ -161,8 +161,8 @@ impl JuryRun {
             author_model: self.author_model.as_deref(),
         };
         let tell = |step: &Progress<'_>| {
-            let step = PanelStep::from(step);
-            progress(PanelProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
+            let step = JuryStep::from(step);
+            progress(JuryProgress { elapsed_ms: started.elapsed().as_millis() as u64, deadline_ms, step });
         };
         let options = Options { out_of_reach: self.out_of_reach.clone(), ..Options::default() };
         convene::convene(&self.jury, &request, &options, &tell)

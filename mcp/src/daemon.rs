@@ -4,7 +4,7 @@
 
 use judged_core::rules::EvidenceError;
 use judged_protocol::autostart::{self, AutoStartError};
-use judged_protocol::{ClientError, PanelProgress, Request, paths};
+use judged_protocol::{ClientError, JuryProgress, Request, paths};
 use serde::de::DeserializeOwned;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -62,10 +62,10 @@ pub enum AskError {
 /// Ask the daemon `request`; each progress frame goes to `progress` meanwhile.
 pub async fn ask<T: DeserializeOwned + Send + 'static>(
     request: Request,
-    progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+    progress: Option<mpsc::UnboundedSender<JuryProgress>>,
 ) -> Result<T, AskError> {
     tokio::task::spawn_blocking(move || {
-        ask_blocking(request, |step: PanelProgress| {
+        ask_blocking(request, |step: JuryProgress| {
             if let Some(progress) = &progress {
                 let _ = progress.send(step);
             }
@@ -76,7 +76,7 @@ pub async fn ask<T: DeserializeOwned + Send + 'static>(
 }
 
 /// [`ask`] on this thread, each progress frame handed to `tell`.
-pub fn ask_blocking<T: DeserializeOwned>(request: Request, tell: impl Fn(PanelProgress)) -> Result<T, AskError> {
+pub fn ask_blocking<T: DeserializeOwned>(request: Request, tell: impl Fn(JuryProgress)) -> Result<T, AskError> {
     let socket = paths::socket_path();
     let deadline = std::time::Instant::now() + HOST_WRITE_WAIT;
     loop {

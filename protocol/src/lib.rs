@@ -96,7 +96,7 @@ pub fn call_with_progress<T: DeserializeOwned>(
     socket: &Path,
     request: Request,
     timeout: Duration,
-    mut on_progress: impl FnMut(PanelProgress),
+    mut on_progress: impl FnMut(JuryProgress),
 ) -> Result<T, ClientError> {
     request.check()?;
     let stream = UnixStream::connect(socket).map_err(|error| match error.kind() {

@@ -74,7 +74,7 @@ pub enum Outcome<T> {
     /// A refusal.
     Error(ErrorBody),
     /// How a long operation is going; the reply follows on the same connection.
-    Progress(PanelProgress),
+    Progress(JuryProgress),
 }
 
 /// A refusal. `exit_code` is set when the error is an evidence decision the CLI must
@@ -458,28 +458,28 @@ pub struct PanelReply {
 
 /// One step of a running jury.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct PanelProgress {
+pub struct JuryProgress {
     /// Since the jury was convened.
     pub elapsed_ms: u64,
     /// The whole cascade's deadline.
     pub deadline_ms: u64,
     /// What happened.
-    pub step: PanelStep,
+    pub step: JuryStep,
 }
 
 /// One line for a person: `[  1.2s / 100s] small-openai finished: pass in 1.1s`.
-impl std::fmt::Display for PanelProgress {
+impl std::fmt::Display for JuryProgress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "[{:5.1}s / {}s] ", self.elapsed_ms as f64 / 1000.0, self.deadline_ms / 1000)?;
         match &self.step {
-            PanelStep::Started { juror, stage } => write!(f, "{juror} started ({})", wire_name(stage)),
-            PanelStep::Finished { juror, verdict, latency_ms } => {
+            JuryStep::Started { juror, stage } => write!(f, "{juror} started ({})", wire_name(stage)),
+            JuryStep::Finished { juror, verdict, latency_ms } => {
                 write!(f, "{juror} finished: {} in {:.1}s", wire_name(verdict), *latency_ms as f64 / 1000.0)
             }
-            PanelStep::Escalated { agreement, tiebreaker: Some(tiebreaker) } => {
+            JuryStep::Escalated { agreement, tiebreaker: Some(tiebreaker) } => {
                 write!(f, "escalated ({}): asking {tiebreaker}", wire_name(agreement))
             }
-            PanelStep::Escalated { agreement, tiebreaker: None } => {
+            JuryStep::Escalated { agreement, tiebreaker: None } => {
                 write!(f, "escalated ({}): no tiebreaker can be cross-family", wire_name(agreement))
             }
         }
@@ -498,7 +498,7 @@ pub fn wire_name<T: Serialize>(value: &T) -> String {
 /// What happened in a running jury.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PanelStep {
+pub enum JuryStep {
     /// A juror's process is starting.
     Started {
         /// The juror's name.
@@ -533,16 +533,16 @@ pub struct TraceReply {
     pub journal_seq: i64,
 }
 
-impl From<&judged_jury::convene::Progress<'_>> for PanelStep {
-    fn from(progress: &judged_jury::convene::Progress<'_>) -> PanelStep {
+impl From<&judged_jury::convene::Progress<'_>> for JuryStep {
+    fn from(progress: &judged_jury::convene::Progress<'_>) -> JuryStep {
         use judged_jury::convene::Progress;
         match *progress {
-            Progress::Started { juror, stage } => PanelStep::Started { juror: juror.to_owned(), stage },
+            Progress::Started { juror, stage } => JuryStep::Started { juror: juror.to_owned(), stage },
             Progress::Finished { juror, verdict, latency_ms } => {
-                PanelStep::Finished { juror: juror.to_owned(), verdict, latency_ms }
+                JuryStep::Finished { juror: juror.to_owned(), verdict, latency_ms }
             }
             Progress::Escalated { agreement, tiebreaker } => {
-                PanelStep::Escalated { agreement, tiebreaker: tiebreaker.map(str::to_owned) }
+                JuryStep::Escalated { agreement, tiebreaker: tiebreaker.map(str::to_owned) }
             }
         }
     }

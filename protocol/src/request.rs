@@ -41,7 +41,7 @@ pub enum Request {
     /// Journal a review-tracing record. Reply: [`crate::TraceReply`].
     Trace(TraceArgs),
     /// Convene the jury on an artifact. Reply: [`crate::PanelReply`], after
-    /// [`crate::PanelProgress`] frames when `progress` is asked for.
+    /// [`crate::JuryProgress`] frames when `progress` is asked for.
     Panel(PanelArgs),
     /// Stop the daemon. Reply: [`crate::Stopping`].
     Shutdown,
@@ -50,7 +50,7 @@ pub enum Request {
     Report(ReportArgs),
     /// Convene the jury on the work in a project as the gate convenes it, so that the gate
     /// counts the verdict for a task completed on the same tree (`judged mcp`'s `review`).
-    /// Reply: [`crate::ReviewReply`], after [`crate::PanelProgress`] frames when
+    /// Reply: [`crate::ReviewReply`], after [`crate::JuryProgress`] frames when
     /// `progress` is asked for.
     Review(ReviewArgs),
     /// What the gate needs now for a session and project, deciding nothing (`judged

@@ -16,7 +16,7 @@
 use super::dispatch::Operation;
 use super::{Engine, Handled, JuryWork};
 use crate::caller::Caller;
-use judged_protocol::{ErrorBody, PanelProgress, Reply};
+use judged_protocol::{ErrorBody, JuryProgress, Reply};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use tokio::sync::{mpsc, oneshot};
@@ -34,7 +34,7 @@ const MAX_JURIES_OF_A_SERVED_USER: usize = MAX_JURIES / 2;
 struct Seated {
     work: JuryWork,
     caller: Caller,
-    progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+    progress: Option<mpsc::UnboundedSender<JuryProgress>>,
     reply: ReplyTo,
 }
 
@@ -121,7 +121,7 @@ impl Lanes {
 enum Job {
     Request {
         operation: Operation,
-        progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+        progress: Option<mpsc::UnboundedSender<JuryProgress>>,
         reply: ReplyTo,
     },
     /// A watcher's hint (paths changed, or none: reconcile); answered with the roots.
@@ -238,7 +238,7 @@ impl EngineHandle {
     pub async fn ask_with_progress(
         &self,
         operation: Operation,
-        progress: Option<mpsc::UnboundedSender<PanelProgress>>,
+        progress: Option<mpsc::UnboundedSender<JuryProgress>>,
     ) -> Result<Reply, ErrorBody> {
         let (reply, answer) = oneshot::channel();
         let stopped = || ErrorBody::message("judged is stopping");
@@ -268,7 +268,7 @@ impl EngineHandle {
 /// started.
 fn convene(Seated { work, caller, progress, reply }: Seated, back: mpsc::WeakUnboundedSender<Job>) -> bool {
     let spawned = std::thread::Builder::new().name("jury".into()).spawn(move || {
-        let tell = |step: PanelProgress| {
+        let tell = |step: JuryProgress| {
             if let Some(progress) = &progress {
                 let _ = progress.send(step);
             }

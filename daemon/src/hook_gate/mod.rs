@@ -154,7 +154,7 @@ impl HookGate<'_> {
 
     /// Decide a question that waited for the jury, on its verdict.
     pub fn finish(&mut self, pending: PendingDecision, panel: &JuryConvened) -> Result<HookAnswer, StoreError> {
-        let (verdict, reason) = policy::decide_with_panel(&pending.question.label, panel);
+        let (verdict, reason) = policy::decide_with_jury(&pending.question.label, panel);
         let decided = Decided {
             verdict,
             settings: pending.settings,
@@ -275,7 +275,7 @@ impl HookGate<'_> {
                 let rested_on = (!verdict.blocks()).then_some(evidence.evidence_id);
                 return Ok(decided((verdict, reason), settings, None, rested_on));
             }
-            if !settings.uses_panel() {
+            if !settings.asks_the_jury() {
                 let without = policy::decide_without_evidence(question, &settings, declared_skipped);
                 return Ok(decided(without, settings, None, None));
             }
@@ -314,19 +314,19 @@ impl HookGate<'_> {
             Some(tree) => (ask.key(&jury, &work_of_tree(&tree)), Asked::Tree(tree)),
             None => {
                 let changes = self.trees.changes_text(&project, PANEL_CHANGES_BYTES);
-                let built = policy::panel_artifact(&question.label, &question.work, changes.as_ref());
+                let built = policy::jury_artifact(&question.label, &question.work, changes.as_ref());
                 (ask.key(&jury, &digest_of(&built)), Asked::Built(built))
             }
         };
         if let Some(reused) = jury::reusable(self.store, &panel_key)? {
-            let (verdict, _) = policy::decide_with_panel(&question.label, &reused);
+            let (verdict, _) = policy::decide_with_jury(&question.label, &reused);
             return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key)));
         }
         // A review asked ahead (`judged mcp`) of this tree, as this gate would ask it.
         if let Asked::Tree(tree) = &asked
             && let Some(review) = jury::reusable(self.store, &review::counted_key(&ask, &jury, tree))?
         {
-            let (verdict, _) = policy::decide_with_panel(&question.label, &review);
+            let (verdict, _) = policy::decide_with_jury(&question.label, &review);
             return Ok(decided((verdict, "review verdict"), settings, Some(review.key)));
         }
         // The changes the jury is shown, and the tree they are of as git names it. A tree
@@ -337,7 +337,7 @@ impl HookGate<'_> {
             Asked::Built(built) => (built, None, false),
             Asked::Tree(tree) => {
                 let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, &tree);
-                let built = policy::panel_artifact(&question.label, &question.work, shown.changes.as_ref());
+                let built = policy::jury_artifact(&question.label, &question.work, shown.changes.as_ref());
                 (built, shown.git_tree, !shown.held_still)
             }
         };
@@ -377,7 +377,7 @@ impl HookGate<'_> {
         let window = chrono::Utc::now().timestamp() / settings.freshness_seconds.max(1) as i64;
         // A recorded answer holds only for the tree it saw, when the gate looks at trees
         // (the reviewed tree, or the jury's artifact, which shows the tree's changes).
-        let tree = (settings.require_reviewed_tree || settings.uses_panel())
+        let tree = (settings.require_reviewed_tree || settings.asks_the_jury())
             .then(|| question.cwd.as_deref().and_then(|cwd| self.trees.digest(Path::new(cwd))))
             .flatten();
         let material = serde_json::json!([

@@ -171,7 +171,7 @@ impl Settings {
     }
 
     /// Whether the jury may be asked.
-    pub fn uses_panel(&self) -> bool {
+    pub fn asks_the_jury(&self) -> bool {
         matches!(self.policy, GatePolicy::Panel | GatePolicy::EvidenceOrPanel)
     }
 
@@ -546,29 +546,29 @@ pub fn decide_without_evidence(
 
 /// The decision on the jury's verdict. Only a healthy cross-family pass allows: a degraded
 /// or errored jury is no cross-family review, whatever it said.
-pub fn decide_with_panel(label: &str, panel: &JuryConvened) -> (Ruling, &'static str) {
-    let verdict = wire_name(&panel.final_verdict);
+pub fn decide_with_jury(label: &str, jury: &JuryConvened) -> (Ruling, &'static str) {
+    let verdict = wire_name(&jury.final_verdict);
     let block = |message: String| Ruling { decision: Decision::Block, message, tree_unchanged: None };
-    if panel.degraded || panel.final_verdict == FinalVerdict::Error {
+    if jury.degraded || jury.final_verdict == FinalVerdict::Error {
         let message = format!(
             "judged: {label} cannot be marked done yet: the cross-family jury could not judge it (verdict {verdict}{}).\n{}",
-            if panel.degraded { ", degraded" } else { "" },
-            jury_down_cause(panel),
+            if jury.degraded { ", degraded" } else { "" },
+            jury_down_cause(jury),
         );
-        return (block(message), if panel.degraded { "jury degraded" } else { "jury error" });
+        return (block(message), if jury.degraded { "jury degraded" } else { "jury error" });
     }
-    if panel.final_verdict == FinalVerdict::Pass {
+    if jury.final_verdict == FinalVerdict::Pass {
         let message = format!(
             "judged: {label} passed the cross-family jury ({verdict}, confidence {}, rubric {}).",
-            panel.final_confidence, panel.rubric
+            jury.final_confidence, jury.rubric
         );
         return (Ruling { decision: Decision::Allow, message, tree_unchanged: None }, "jury pass");
     }
-    let flags: String = panel.flags.iter().map(|f| format!("\n  - {f}")).collect();
+    let flags: String = jury.flags.iter().map(|f| format!("\n  - {f}")).collect();
     let message = format!(
         "judged: {label} was not passed by the cross-family jury.\nVerdict: {verdict} (confidence {}). Flags:{flags}\n\
          Address the flagged issues, update the work, and complete again.",
-        panel.final_confidence
+        jury.final_confidence
     );
     (block(message), "jury did not pass")
 }
@@ -599,7 +599,7 @@ fn jury_down_cause(panel: &JuryConvened) -> String {
 
 /// What the jury judges for a gated task: the work as the host described it, and the
 /// working tree's changes.
-pub fn panel_artifact(label: &str, work: &str, changes: Option<&ChangesText>) -> String {
+pub fn jury_artifact(label: &str, work: &str, changes: Option<&ChangesText>) -> String {
     let mut artifact = format!("{label}\n\n{work}\n");
     match changes {
         Some(changes) => {
@@ -958,7 +958,7 @@ mod tests {
         let why = "no tiebreaker is cross-family against the author (anthropic) and the escalating juror(s) \
                    (openai, google); candidates: big (anthropic); add a juror of a family other than anthropic, \
                    openai and google to `tiebreaker` in [jury]";
-        let (verdict, reason) = decide_with_panel(&question().label, &panel(Some(why), &[], &[]));
+        let (verdict, reason) = decide_with_jury(&question().label, &panel(Some(why), &[], &[]));
         assert_eq!(reason, "jury degraded");
         assert!(verdict.message.contains(&format!("no tiebreaker could run: {why}.")), "{}", verdict.message);
         assert!(!verdict.message.contains("none reported"), "{}", verdict.message);
@@ -966,14 +966,14 @@ mod tests {
 
     #[test]
     fn a_jury_with_a_juror_down_names_it_with_its_reason() {
-        let (verdict, _) = decide_with_panel(&question().label, &panel(None, &["small-openai: exited 1"], &[]));
+        let (verdict, _) = decide_with_jury(&question().label, &panel(None, &["small-openai: exited 1"], &[]));
         assert!(
             verdict.message.contains("Down:\n  - small-openai: exited 1\nFix the juror(s) named"),
             "{}",
             verdict.message
         );
         let banner = "⚠ CROSS-FAMILY DEGRADED: only openai family returned a verdict";
-        let (verdict, _) = decide_with_panel(&question().label, &panel(None, &[], &[banner]));
+        let (verdict, _) = decide_with_jury(&question().label, &panel(None, &[], &[banner]));
         assert!(verdict.message.contains(banner) && verdict.message.contains("two different model families"));
     }
 }

@@ -70,7 +70,7 @@ impl Counting {
         if let Some(why) = &self.not_counted {
             return ReviewCount { counted: false, allows: false, why: why.clone() };
         }
-        let (verdict, _) = policy::decide_with_panel(&self.label, convened);
+        let (verdict, _) = policy::decide_with_jury(&self.label, convened);
         if convened.degraded || convened.final_verdict == FinalVerdict::Error {
             let why = format!(
                 "{}\nThe gate does not count a jury that could not judge: it convenes its own when the task completes.",
@@ -186,7 +186,7 @@ impl HookGate<'_> {
                     });
                 }
                 let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, tree);
-                let artifact = policy::panel_artifact(&label, &work, shown.changes.as_ref());
+                let artifact = policy::jury_artifact(&label, &work, shown.changes.as_ref());
                 if shown.held_still {
                     // Only a review the gate counts names the tree it judged: one asked
                     // another way (another rubric, a persona, no author) covers no commit.
@@ -208,7 +208,7 @@ impl HookGate<'_> {
                      so it convenes its own jury when the task completes"
                         .to_owned()
                 });
-                let artifact = policy::panel_artifact(&label, &work, None);
+                let artifact = policy::jury_artifact(&label, &work, None);
                 (ask.key(&jury, &digest_of(&artifact)), artifact)
             }
         };
@@ -226,7 +226,7 @@ impl HookGate<'_> {
 /// A review counts only told its author's model, read from a session judged witnesses:
 /// any other id would leave the tiebreaker free to be of the author's family.
 fn uncounted_as_asked(settings: &Settings, session: Option<&SessionId>, knows_the_author: bool) -> Option<String> {
-    if !settings.uses_panel() {
+    if !settings.asks_the_jury() {
         return Some(format!(
             "the gate's policy here is `{}` (from {}): it does not ask the jury, so it does not count reviews; \
              set policy = \"panel\" or \"evidence_or_panel\" in [gate] for it to",

@@ -81,7 +81,7 @@ impl HookGate<'_> {
                 status.evidence_id = Some(evidence.evidence_id);
                 return Ok(None);
             }
-            if !settings.uses_panel() {
+            if !settings.asks_the_jury() {
                 return Ok(Some(policy::decide_without_evidence(question, settings, declared_skipped).0.message));
             }
         }
@@ -113,7 +113,7 @@ impl HookGate<'_> {
                 question.label, settings.panel_rubric
             )));
         };
-        let (verdict, _) = policy::decide_with_panel(&question.label, &review);
+        let (verdict, _) = policy::decide_with_jury(&question.label, &review);
         status.review = Some(jury::report_jury(review));
         Ok(verdict.blocks().then_some(verdict.message))
     }

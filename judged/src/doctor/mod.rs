@@ -447,7 +447,7 @@ pub(crate) fn resolve_program(program: &str, base: &Path) -> Option<PathBuf> {
 /// The gate's settings for `cwd` and where they come from; the jury and its CLIs.
 fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path: &Path, cwd: &Path) {
     let trust = file.gate.project_trust(file.is_witness());
-    let uses_panel = match file.gate.settings_for(cwd, trust) {
+    let asks_the_jury = match file.gate.settings_for(cwd, trust) {
         Ok(settings) => {
             let detail = format!(
                 "policy {} for {} (from {}); freshness {} s, events {}, on_error {}, require_reviewed_tree {}{}{}",
@@ -458,7 +458,7 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
                 settings.events_listed(","),
                 settings.on_error.as_str(),
                 settings.require_reviewed_tree,
-                if settings.uses_panel() { format!(", rubric {}", settings.panel_rubric) } else { String::new() },
+                if settings.asks_the_jury() { format!(", rubric {}", settings.panel_rubric) } else { String::new() },
                 match (trust.gate, trust.jury) {
                     (GateTrust::Full, true) => "",
                     (GateTrust::Full, false) =>
@@ -473,7 +473,7 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
                 let detail = format!("ignored, as it would loosen the gate: {}", settings.loosening_ignored.join("; "));
                 checks.push(check("gate.project", Status::Warn, detail, Some(LOOSENING_IGNORED.into())));
             }
-            Some((settings.uses_panel(), settings.policy_name()))
+            Some((settings.asks_the_jury(), settings.policy_name()))
         }
         Err(error) => {
             let fix = "fix the file named (its [gate] table: see docs/configuration.md, \"[gate]\")";
@@ -491,7 +491,7 @@ fn gate_and_jury_checks(checks: &mut Vec<Check>, file: &ConfigFile, config_path:
         }
     };
     let Some((jury, from)) = jury else {
-        match uses_panel {
+        match asks_the_jury {
             Some((true, policy)) => {
                 let detail = format!("policy {policy} asks the jury, but no [jury] is configured");
                 let fix = format!(
