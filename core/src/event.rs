@@ -27,6 +27,11 @@ impl Host {
     pub const ALL: [Host; 6] =
         [Host::CopilotCli, Host::ClaudeCode, Host::CodexCli, Host::GeminiCli, Host::QwenCode, Host::OpenCode];
 
+    /// The hosts whose logs a root named without a host (the reference's
+    /// `--session-root`) holds, each log's host told by its shape: Copilot CLI sessions and
+    /// Claude Code projects, the two hosts the reference helper reads.
+    pub const UNDER_A_NAMED_ROOT: [Host; 2] = [Host::CopilotCli, Host::ClaudeCode];
+
     /// The name artifacts, the store and the wire use (`copilot-cli`, `claude-code`,
     /// `codex-cli`, `gemini-cli`, `qwen-code`, `opencode`).
     pub fn as_str(self) -> &'static str {

@@ -4,7 +4,7 @@
 //! a host-recorded backend without evidence is refused (unless the attempt failed).
 
 use crate::family::{self, Table};
-use crate::rules::{Artifact, EvidenceError, IdentityAssurance};
+use crate::rules::{Artifact, EvidenceError, FamilyRelation, IdentityAssurance};
 use serde::{Deserialize, Serialize};
 
 /// Backends whose reviewer identity the host records; a successful trace of one needs
@@ -141,8 +141,8 @@ pub struct Provenance {
     pub reviewer_family: Option<String>,
     /// The reported reviewer model (the host's with evidence).
     pub reported_reviewer_model: Option<String>,
-    /// `same`, `different` or `unknown`.
-    pub family_relation: String,
+    /// Whether the two families are the same.
+    pub family_relation: FamilyRelation,
     /// `true` only for a revalidated host-recorded cross-family pair.
     pub independence_verified: Independence,
     /// The evidence's id, with evidence.
@@ -222,16 +222,16 @@ pub fn provenance(input: &TraceInput, evidence: Option<&EvidenceFacts>) -> Resul
     let executor_family = executor_model.as_deref().and_then(|m| family::family(m, Table::Evidence));
     let reviewer_family = reviewer_model.as_deref().and_then(|m| family::family(m, Table::Evidence));
     let (relation, independence) = match (executor_family, reviewer_family) {
-        (Some(e), Some(r)) if e == r => ("same", Independence::SameFamily),
+        (Some(e), Some(r)) if e == r => (FamilyRelation::Same, Independence::SameFamily),
         (Some(_), Some(_))
             if host_recorded
                 && executor_source == Source::HostSessionEvent
                 && reviewer_source == Source::HostSessionEvent =>
         {
-            ("different", Independence::Verified)
+            (FamilyRelation::Different, Independence::Verified)
         }
-        (Some(_), Some(_)) => ("different", Independence::Unverified),
-        _ => ("unknown", Independence::Unverified),
+        (Some(_), Some(_)) => (FamilyRelation::Different, Independence::Unverified),
+        _ => (FamilyRelation::Unknown, Independence::Unverified),
     };
     let warnings = ignored_hints(input, executor_family, reviewer_family, independence);
     Ok(Provenance {
@@ -243,7 +243,7 @@ pub fn provenance(input: &TraceInput, evidence: Option<&EvidenceFacts>) -> Resul
         reviewer_model_source: reviewer_source,
         reviewer_family: reviewer_family.map(str::to_owned),
         reported_reviewer_model: reported,
-        family_relation: relation.to_owned(),
+        family_relation: relation,
         independence_verified: independence,
         native_evidence_id: evidence.map(|f| f.evidence_id.clone()),
         native_evidence_path: evidence.map(|f| f.path.clone()),
@@ -309,8 +309,8 @@ mod tests {
             (Source::HostSessionEvent, Source::HostSessionEvent)
         );
         assert_eq!(
-            (traced.family_relation.as_str(), traced.independence_verified),
-            ("different", Independence::Verified)
+            (traced.family_relation, traced.independence_verified),
+            (FamilyRelation::Different, Independence::Verified)
         );
         assert_eq!(traced.response_path.as_deref(), Some("/p/r1.response.md"));
         assert_eq!(serde_json::to_value(traced.independence_verified).unwrap(), serde_json::json!(true));
@@ -354,8 +354,8 @@ mod tests {
             (Source::CallerDeclared, Source::BackendReported)
         );
         assert_eq!(
-            (traced.family_relation.as_str(), traced.independence_verified),
-            ("different", Independence::Unverified)
+            (traced.family_relation, traced.independence_verified),
+            (FamilyRelation::Different, Independence::Unverified)
         );
         assert_eq!(serde_json::to_value(traced.independence_verified).unwrap(), serde_json::json!("unverified"));
         assert_eq!(traced.warnings.len(), 2, "{:?}", traced.warnings);
@@ -380,6 +380,6 @@ mod tests {
             (Some("gpt-5.4"), Source::Requested)
         );
         assert_eq!(traced.executor_model_source, Source::Unavailable);
-        assert_eq!(traced.family_relation, "unknown");
+        assert_eq!(traced.family_relation, FamilyRelation::Unknown);
     }
 }

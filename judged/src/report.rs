@@ -259,7 +259,7 @@ fn text_traces(out: &mut String, data: &ReportData) {
                 or_unknown(p.reviewer_family.as_deref()),
                 or_unknown(p.executor_model.as_deref()),
                 or_unknown(p.executor_family.as_deref()),
-                p.family_relation
+                p.family_relation.as_str()
             );
         }
     }
@@ -395,7 +395,7 @@ fn html_traces(out: &mut String, data: &ReportData) {
                 escape(or_unknown(p.reviewer_family.as_deref())),
                 escape(or_unknown(p.executor_model.as_deref())),
                 escape(or_unknown(p.executor_family.as_deref())),
-                escape(&p.family_relation)
+                escape(p.family_relation.as_str())
             );
         }
         out.push_str("</tbody>\n</table>\n");

@@ -24,6 +24,14 @@ pub enum EvidenceStatus {
     Rejected,
 }
 
+/// A challenge's `status`: `challenge` writes only challenges bound to a marker call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChallengeStatus {
+    /// Bound to the marker call its log records.
+    Bound,
+}
+
 /// Whether the executor and the reviewer are of different families.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -36,14 +44,25 @@ pub enum FamilyRelation {
     Unknown,
 }
 
+impl FamilyRelation {
+    /// The name evidence and traces give it (`different`, `same`, `unknown`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FamilyRelation::Different => "different",
+            FamilyRelation::Same => "same",
+            FamilyRelation::Unknown => "unknown",
+        }
+    }
+}
+
 /// A challenge as `challenge` writes it (`schema` [`super::CHALLENGE_SCHEMA`], `status`
-/// `bound`).
+/// [`ChallengeStatus::Bound`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Challenge {
     /// [`super::CHALLENGE_SCHEMA`].
     pub schema: String,
-    /// `bound`.
-    pub status: String,
+    /// Always `bound`.
+    pub status: ChallengeStatus,
     /// The token the marker call carries.
     pub binding: String,
     /// The nonce the reviewer's prompt must carry.

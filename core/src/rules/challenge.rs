@@ -2,7 +2,9 @@
 //! exactly one current session, and re-check such a binding later.
 
 use super::session::{self, MarkerFault, MarkerIds, MarkerLifecycle, proves_marker};
-use super::{Artifact, Binding, CHALLENGE_SCHEMA, Challenge, Env, EvidenceError, Nonce, RefusalCode, Result};
+use super::{
+    Artifact, Binding, CHALLENGE_SCHEMA, Challenge, ChallengeStatus, Env, EvidenceError, Nonce, RefusalCode, Result,
+};
 use crate::event::Host;
 use crate::family::{self, Table};
 use crate::log::SessionLog;
@@ -45,7 +47,7 @@ impl SearchedRoot {
     fn hosts(&self) -> &[Host] {
         match self {
             SearchedRoot::Host(host, _) => std::slice::from_ref(host),
-            SearchedRoot::Named(_) => &[Host::CopilotCli, Host::ClaudeCode],
+            SearchedRoot::Named(_) => &Host::UNDER_A_NAMED_ROOT,
         }
     }
 }
@@ -161,7 +163,7 @@ pub fn challenge(request: &ChallengeRequest, logs: &[&SessionLog], env: &dyn Env
     let prefix = marker.completion_line.end;
     Ok(Challenge {
         schema: CHALLENGE_SCHEMA.to_owned(),
-        status: "bound".to_owned(),
+        status: ChallengeStatus::Bound,
         binding: request.binding.to_string(),
         nonce: request.nonce.clone(),
         issued_at: timestamp::format_utc(request.now),

@@ -538,7 +538,7 @@ impl Roots {
         if let Some((host, _)) = own {
             return Some(host);
         }
-        [Host::CopilotCli, Host::ClaudeCode].into_iter().find(|host| self.named.iter().any(|root| shaped(*host, root)))
+        Host::UNDER_A_NAMED_ROOT.into_iter().find(|host| self.named.iter().any(|root| shaped(*host, root)))
     }
 }
 
