@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 const CRATES: &[&str] = &["core", "io", "protocol", "daemon", "judged", "cli", "jury", "hook-shims", "mcp"];
 
-/// The top-level module each `.rs` file under `src` belongs to, with its text.
-fn sources(src: &Path) -> Vec<(String, String)> {
+/// Every `.rs` file under `src`.
+fn rust_files(src: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut dirs = vec![src.to_path_buf()];
     while let Some(dir) = dirs.pop() {
@@ -19,13 +19,22 @@ fn sources(src: &Path) -> Vec<(String, String)> {
             if path.is_dir() {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(src).expect("under src");
-                let first = relative.components().next().expect("a component");
-                let module = first.as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned();
-                if module != "lib" && module != "main" {
-                    found.push((module, fs::read_to_string(&path).expect("read source")));
-                }
+                found.push(path);
             }
+        }
+    }
+    found
+}
+
+/// The top-level module each `.rs` file under `src` belongs to, with its text.
+fn sources(src: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for path in rust_files(src) {
+        let relative = path.strip_prefix(src).expect("under src");
+        let first = relative.components().next().expect("a component");
+        let module = first.as_os_str().to_string_lossy().trim_end_matches(".rs").to_owned();
+        if module != "lib" && module != "main" {
+            found.push((module, fs::read_to_string(&path).expect("read source")));
         }
     }
     found
@@ -147,18 +156,10 @@ const TOUCHES_THE_WORLD: &[&str] =
 /// name something of [`TOUCHES_THE_WORLD`].
 fn touching_the_world(src: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    let mut dirs = vec![src.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in fs::read_dir(&dir).expect("read src") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") && path.file_name().is_some_and(|n| n != "tests.rs") {
-                let code = code_of(&fs::read_to_string(&path).expect("read source"));
-                for name in TOUCHES_THE_WORLD.iter().filter(|name| code.contains(*name)) {
-                    found.push(format!("{}: {name}", path.display()));
-                }
-            }
+    for path in rust_files(src).into_iter().filter(|path| path.file_name().is_some_and(|n| n != "tests.rs")) {
+        let code = code_of(&fs::read_to_string(&path).expect("read source"));
+        for name in TOUCHES_THE_WORLD.iter().filter(|name| code.contains(*name)) {
+            found.push(format!("{}: {name}", path.display()));
         }
     }
     found.sort();

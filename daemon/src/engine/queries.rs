@@ -142,20 +142,26 @@ mod tests {
     use judged_io::files::Roots;
     use judged_protocol::{Request, SessionName};
 
-    /// A witness shows a served user its own logs alone: another user's lines are that
-    /// user's prompts, tool output and files. Asked by another uid, a log is no log at
-    /// all; the sessions list leaves it out; the daemon's own account sees it.
-    #[test]
-    fn a_served_user_is_shown_no_other_users_log() {
+    /// An engine witnessing one real Claude Code transcript: its session's key and its path.
+    fn engine_with_a_claude_code_log() -> (tempfile::TempDir, &'static str, std::path::PathBuf, crate::engine::Engine) {
         let tmp = tempfile::tempdir().unwrap();
         let dir = std::fs::canonicalize(tmp.path()).unwrap();
         let root = dir.join("projects/-p");
         std::fs::create_dir_all(&root).unwrap();
         let session = "70e11cfc-c3fb-426c-9dfc-374e15ffb0af";
-        let fixture = format!("../fixtures/claude-code-2.1.328/marker-challenge/{session}.jsonl");
-        std::fs::copy(fixture, root.join(format!("{session}.jsonl"))).unwrap();
-        let mut engine =
+        let log = root.join(format!("{session}.jsonl"));
+        std::fs::copy(format!("../fixtures/claude-code-2.1.328/marker-challenge/{session}.jsonl"), &log).unwrap();
+        let engine =
             super::super::test_engine(&dir, Roots::default().with(Host::ClaudeCode, vec![dir.join("projects")]));
+        (tmp, session, log, engine)
+    }
+
+    /// A witness shows a served user its own logs alone: another user's lines are that
+    /// user's prompts, tool output and files. Asked by another uid, a log is no log at
+    /// all; the sessions list leaves it out; the daemon's own account sees it.
+    #[test]
+    fn a_served_user_is_shown_no_other_users_log() {
+        let (_tmp, session, _log, mut engine) = engine_with_a_claude_code_log();
         let mut ask = |request: Request, caller: Caller| {
             let Dispatch::Engine(operation) = Dispatch::of(request, caller) else { panic!("the engine's") };
             match engine.handle(operation) {
@@ -188,15 +194,7 @@ mod tests {
     /// the same length, is reported at the next check.
     #[test]
     fn a_served_users_verify_log_finds_a_rewrite_made_since_its_last_check() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = std::fs::canonicalize(tmp.path()).unwrap();
-        let root = dir.join("projects/-p");
-        std::fs::create_dir_all(&root).unwrap();
-        let session = "70e11cfc-c3fb-426c-9dfc-374e15ffb0af";
-        let log = root.join(format!("{session}.jsonl"));
-        std::fs::copy(format!("../fixtures/claude-code-2.1.328/marker-challenge/{session}.jsonl"), &log).unwrap();
-        let mut engine =
-            super::super::test_engine(&dir, Roots::default().with(Host::ClaudeCode, vec![dir.join("projects")]));
+        let (_tmp, session, log, mut engine) = engine_with_a_claude_code_log();
         let user = Caller::Served(judged_io::files::current_uid());
         let mut check = || {
             let request = Request::VerifyLog(SessionName { session: session.into() });
