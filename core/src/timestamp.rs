@@ -38,6 +38,33 @@ pub fn format_utc(t: DateTime<Utc>) -> String {
     }
 }
 
+/// A time given as a duration before `now` (`7d`, `24h`, `30m`, `45s`, `2w`) or as an
+/// ISO-8601 time, as `--since` and `--older-than` take it.
+pub fn before(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, NotATime> {
+    let text = text.trim();
+    let unit_seconds = |unit: char| match unit {
+        's' => Some(1),
+        'm' => Some(60),
+        'h' => Some(3600),
+        'd' => Some(86_400),
+        'w' => Some(7 * 86_400),
+        _ => None,
+    };
+    if let Some(unit) = text.chars().last().filter(char::is_ascii_alphabetic)
+        && let Some(seconds) = unit_seconds(unit)
+        && let Ok(count) = text[..text.len() - 1].parse::<i64>()
+        && count >= 0
+    {
+        return Ok(now - chrono::Duration::seconds(count.saturating_mul(seconds)));
+    }
+    parse(text).ok_or_else(|| NotATime(text.to_owned()))
+}
+
+/// A text [`before`] reads as no time.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("`{0}` is neither a duration (7d, 24h, 30m) nor an ISO-8601 time (2026-11-30T09:00:00Z)")]
+pub struct NotATime(pub String);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +92,18 @@ mod tests {
         let t = parse("2026-07-15T12:00:08.123456Z").unwrap();
         assert_eq!(format_utc(t), "2026-07-15T12:00:08.123456Z");
         assert_eq!(format_utc(parse("2026-07-15T12:00:08Z").unwrap()), "2026-07-15T12:00:08Z");
+    }
+
+    #[test]
+    fn before_takes_durations_and_timestamps() {
+        let now = parse("2026-12-01T12:00:00Z").unwrap();
+        let at = |text| before(text, now).map(format_utc).map_err(|e| e.to_string());
+        assert_eq!(at("7d").unwrap(), "2026-11-24T12:00:00Z");
+        assert_eq!(at("24h").unwrap(), "2026-11-30T12:00:00Z");
+        assert_eq!(at("30m").unwrap(), "2026-12-01T11:30:00Z");
+        assert_eq!(at("2026-11-30T09:00:00Z").unwrap(), "2026-11-30T09:00:00Z");
+        assert_eq!(at("2026-11-30").unwrap(), "2026-11-30T00:00:00Z");
+        assert!(at("7 days").unwrap_err().starts_with("`7 days` is neither a duration"));
+        assert!(at("-3d").is_err());
     }
 }

@@ -7,7 +7,6 @@ mod hosts;
 mod init;
 mod install;
 mod plugin;
-mod report;
 mod service;
 
 use crate::install::InstallError;
@@ -92,7 +91,7 @@ enum Cmd {
     Prune {
         /// Sessions whose last record is older than this: `90d`, `12w` or an ISO-8601 time
         /// (default: `[store] keep_days`, else 90d).
-        #[arg(long, value_parser = report::time_ago)]
+        #[arg(long, value_parser = time_ago)]
         older_than: Option<chrono::DateTime<chrono::Utc>>,
         /// Say what would be pruned, and prune nothing.
         #[arg(long)]
@@ -108,7 +107,7 @@ enum Cmd {
     /// What the gate decided, per project and session, with the review or jury behind each allow.
     Report {
         /// Only decisions since then: `7d`, `24h`, `30m` or an ISO-8601 time (default: 7d).
-        #[arg(long, default_value = "7d", value_parser = report::time_ago)]
+        #[arg(long, default_value = "7d", value_parser = time_ago)]
         since: chrono::DateTime<chrono::Utc>,
         /// Also write a self-contained HTML report (timeline and table) to FILE.
         #[arg(long, value_name = "FILE")]
@@ -317,4 +316,10 @@ fn run(command: Cmd) -> Result<(), CliError> {
         Cmd::Key { action, json, pem } => commands::key::run(action, json, pem),
         Cmd::Mcp => Ok(judged_mcp::serve()?),
     }
+}
+
+/// `--since` and `--older-than` as clap parses them, so a bad one is a usage error (exit
+/// 2) that names the option.
+fn time_ago(text: &str) -> Result<chrono::DateTime<chrono::Utc>, judged_core::timestamp::NotATime> {
+    judged_core::timestamp::before(text, chrono::Utc::now())
 }

@@ -1,8 +1,10 @@
 //! `judged report`: the gate's decisions since a time, as text or JSON, and as HTML on
-//! request (the rendering is [`crate::report`]'s).
+//! request (the rendering is [`render`]'s).
+
+mod render;
 
 use super::{call, print_json};
-use crate::{CliError, report};
+use crate::CliError;
 use judged_protocol::Request;
 use std::path::PathBuf;
 
@@ -11,10 +13,10 @@ pub fn run(since: chrono::DateTime<chrono::Utc>, html: Option<PathBuf>, json: bo
     if json {
         print_json(&data);
     } else {
-        print!("{}", report::text(&data));
+        print!("{}", render::text(&data));
     }
     if let Some(path) = html {
-        std::fs::write(&path, report::html(&data)).map_err(|source| CliError::Write { path: path.clone(), source })?;
+        std::fs::write(&path, render::html(&data)).map_err(|source| CliError::Write { path: path.clone(), source })?;
         eprintln!("judged: wrote {}", path.display());
     }
     Ok(())

@@ -12,36 +12,6 @@ use judged_protocol::{CompletionBypassed, Decision, ReportData, ReportDecision, 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-/// A time as `--since` and `--older-than` take it: `7d`, `24h`, `30m`, `45s`, `2w` before
-/// now, or an ISO-8601 timestamp. clap parses the options with it, so a bad one is a usage
-/// error (exit 2) that names the option.
-pub fn time_ago(text: &str) -> Result<DateTime<Utc>, String> {
-    time_ago_from(text, Utc::now())
-}
-
-/// [`time_ago`], before `now`.
-fn time_ago_from(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
-    let text = text.trim();
-    let unit_seconds = |unit: char| match unit {
-        's' => Some(1),
-        'm' => Some(60),
-        'h' => Some(3600),
-        'd' => Some(86_400),
-        'w' => Some(7 * 86_400),
-        _ => None,
-    };
-    if let Some(unit) = text.chars().last().filter(char::is_ascii_alphabetic)
-        && let Some(seconds) = unit_seconds(unit)
-        && let Ok(count) = text[..text.len() - 1].parse::<i64>()
-        && count >= 0
-    {
-        return Ok(now - chrono::Duration::seconds(count.saturating_mul(seconds)));
-    }
-    judged_core::timestamp::parse(text).ok_or_else(|| {
-        format!("`{text}` is neither a duration (7d, 24h, 30m) nor an ISO-8601 time (2026-11-30T09:00:00Z)")
-    })
-}
-
 /// What was completed: the task, or the host's stop.
 fn completion(b: &CompletionBypassed) -> String {
     match &b.task_id {
@@ -547,19 +517,6 @@ fn d_at(t: &DateTime<Utc>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn since_takes_durations_and_timestamps() {
-        let now = judged_core::timestamp::parse("2026-12-01T12:00:00Z").unwrap();
-        let at = |text| time_ago_from(text, now).map(judged_core::timestamp::format_utc);
-        assert_eq!(at("7d").unwrap(), "2026-11-24T12:00:00Z");
-        assert_eq!(at("24h").unwrap(), "2026-11-30T12:00:00Z");
-        assert_eq!(at("30m").unwrap(), "2026-12-01T11:30:00Z");
-        assert_eq!(at("2026-11-30T09:00:00Z").unwrap(), "2026-11-30T09:00:00Z");
-        assert_eq!(at("2026-11-30").unwrap(), "2026-11-30T00:00:00Z");
-        assert!(at("7 days").unwrap_err().starts_with("`7 days` is neither a duration"));
-        assert!(at("-3d").is_err());
-    }
 
     #[test]
     fn a_review_only_its_caller_vouches_for_says_so() {
