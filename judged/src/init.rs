@@ -7,9 +7,10 @@
 //! each host found (or only the hooks), and runs `judged doctor`.
 
 use crate::CliError;
+use crate::hosts::CodexHookSource;
 use crate::hosts::{self, HostCliError, Listed, Login, Step};
 use crate::install::toml_string;
-use crate::install::{CodexHookSource, Plan, find_on_path};
+use crate::install::{Plan, find_on_path};
 use judged_core::event::Host;
 use judged_core::family::{self, Table};
 use judged_jury::config::JuryConfig;
@@ -400,7 +401,7 @@ fn trust_codex_plugin(host: Host, dir: &Path) -> Option<String> {
             println!(
                 "  {:<8} trusts the plugin's Stop hook ({})",
                 program(host),
-                crate::install::codex_config_path().display()
+                crate::hosts::codex_config_path().display()
             );
             None
         }

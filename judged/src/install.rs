@@ -1,20 +1,20 @@
-//! `judged install-hooks` / `uninstall-hooks`: register `judge-hook` with the hosts.
+//! `judged install-hooks` / `uninstall-hooks`: the settings-file writers each host's
+//! `HostSetup` installs its hook through (`judged/src/hosts/<host>.rs` says which file,
+//! which events and which format).
 //!
-//! Claude Code: a `TaskCompleted` command hook (more events on request) merged into the
-//! chosen `settings.json`, leaving everything else as it was. Copilot CLI: a
-//! `.github/hooks/judged.json` file with an `agentStop` hook, the one Copilot event where
-//! an agent declares its work done (Copilot has no task-completion hook). Codex CLI: a
-//! `Stop` hook in a `hooks.json` (the same three levels as Claude Code's), and the trust
-//! Codex asks of every command hook before it runs it, in `config.toml` ([`codex_trust`]).
-//! Gemini CLI: an `AfterAgent` hook in a `settings.json` (timeout in milliseconds). Our
-//! entries are recognised by their command naming `judge-hook`, so uninstall removes only
-//! them, and installing again brings their command up to date. [`hook_program`] decides
-//! how the command names `judge-hook`: by its bare name when PATH finds it.
+//! A file of Claude Code's hook shape (`{"hooks": {Event: [{"hooks": [{type, command,
+//! timeout}]}]}}`, which Codex CLI's `hooks.json`, Gemini CLI's and Qwen Code's
+//! `settings.json` share) gets our command hook merged in ([`command_hooks_install`]),
+//! leaving everything else as it was, byte for byte. Our entries are recognised by their
+//! command naming `judge-hook`, so uninstall removes only them, and installing again
+//! brings their command up to date. [`hook_program`] decides how the command names
+//! `judge-hook`: by its bare name when PATH finds it. Every change is a [`Plan`]: shown
+//! as a diff on `--dry-run`, or written with a backup.
 
 mod json_edit;
 mod user_file;
 
-use crate::hook_entry::{command_hook_group, copilot_hooks, pretty};
+use crate::hook_entry::command_hook_group;
 pub use json_edit::Syntax;
 use json_edit::{Doc, Entry, Node, ParseError};
 use judged_core::adapter::HookEvent;
@@ -23,7 +23,7 @@ use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-pub use user_file::{UserFile, read as read_user_file};
+pub use user_file::{UserFile, parse_toml, read as read_user_file};
 
 /// What marks a hook entry as ours.
 const SHIM: &str = "judge-hook";
@@ -340,7 +340,7 @@ pub fn hook_program(
 
 /// The JSON settings at `path`, read and parsed as its host reads them (`syntax`); no file
 /// reads as [`NEW_JSON`].
-fn read_json(path: &Path, syntax: Syntax) -> Result<(UserFile, Doc), InstallError> {
+pub(crate) fn read_json(path: &Path, syntax: Syntax) -> Result<(UserFile, Doc), InstallError> {
     let file = user_file::read(path)?;
     let doc = parse_json(path, file.text.as_deref().unwrap_or(NEW_JSON), syntax)?;
     Ok((file, doc))
@@ -363,22 +363,12 @@ fn is_ours(group: &Value) -> bool {
         .is_some_and(|hooks| hooks.iter().any(|h| h["command"].as_str().is_some_and(|c| c.contains(SHIM))))
 }
 
-/// Add our command hook for each of `events` to a Claude Code settings file.
-pub fn claude_install(
-    settings: &Path,
-    command: &str,
-    events: &[HookEvent],
-    timeout_seconds: u64,
-) -> Result<Plan, InstallError> {
-    command_hooks_install(settings, Syntax::Json, command, events, timeout_seconds, None)
-}
-
 /// Add our command hook for each of `events` to a file of Claude Code's hook shape
 /// (`{"hooks": {Event: [{"hooks": [{type, command, timeout}]}]}}`), which Codex CLI's
 /// `hooks.json` and Gemini CLI's `settings.json` share; `timeout` in the host's unit.
 /// `top` sets (or, `None`, removes) one top-level setting too. The rest of the file stays
 /// as the user wrote it, byte for byte.
-fn command_hooks_install(
+pub(crate) fn command_hooks_install(
     settings: &Path,
     syntax: Syntax,
     command: &str,
@@ -458,23 +448,22 @@ fn set_top(
     Ok(if edits.is_empty() { text } else { edits.finish() })
 }
 
-/// Remove our hook groups from a Claude Code settings file, and nothing else.
-pub fn claude_uninstall(settings: &Path) -> Result<Plan, InstallError> {
-    command_hooks_uninstall(settings, Syntax::Json, None)
-}
-
 /// Remove our hook groups from a file of Claude Code's hook shape, and nothing else (and
 /// the top-level setting `top`): an event or `hooks` goes only when we emptied it. What
 /// an install added goes byte for byte, and a file that holds nothing else (the install
 /// made it) goes too.
-fn command_hooks_uninstall(settings: &Path, syntax: Syntax, top: Option<&str>) -> Result<Plan, InstallError> {
+pub(crate) fn command_hooks_uninstall(
+    settings: &Path,
+    syntax: Syntax,
+    top: Option<&str>,
+) -> Result<Plan, InstallError> {
     command_hooks_uninstall_from(settings, syntax, top, &[])
 }
 
 /// As [`command_hooks_uninstall`]; a file left holding only `host_keys` (what the host
 /// itself writes into a settings file it loads, such as Qwen Code's `$version`) holds
 /// nothing of anyone's, and goes too.
-fn command_hooks_uninstall_from(
+pub(crate) fn command_hooks_uninstall_from(
     settings: &Path,
     syntax: Syntax,
     top: Option<&str>,
@@ -516,383 +505,6 @@ fn command_hooks_uninstall_from(
     Ok(Plan::new(file, after))
 }
 
-/// Claude Code's user settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
-/// `~/.claude/settings.json`.
-pub fn claude_user_settings_path() -> PathBuf {
-    let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
-    config.unwrap_or_else(|| judged_io::files::home_dir().join(".claude")).join("settings.json")
-}
-
-/// judged's file in Claude Code's managed-settings drop-in directory: root's, read by
-/// every Claude Code on the machine, and not overridden by user or project settings
-/// (`disableAllHooks` there leaves managed hooks running). A drop-in of its own leaves an
-/// administrator's `managed-settings.json` alone.
-pub fn claude_managed_path() -> PathBuf {
-    let base = if cfg!(target_os = "macos") { "/Library/Application Support/ClaudeCode" } else { "/etc/claude-code" };
-    Path::new(base).join("managed-settings.d/judged.json")
-}
-
-/// Our hooks as Claude Code managed settings at `path` ([`claude_managed_path`]), with
-/// `allowManagedHooksOnly` when `only` (no user, project or plugin hook runs then).
-pub fn claude_managed_install(
-    path: &Path,
-    command: &str,
-    events: &[HookEvent],
-    timeout_seconds: u64,
-    only: bool,
-) -> Result<Plan, InstallError> {
-    let top = (MANAGED_ONLY, only.then_some(Value::Bool(true)));
-    command_hooks_install(path, Syntax::Json, command, events, timeout_seconds, Some(top))
-}
-
-/// Remove our managed hooks; the drop-in file goes when nothing but what we wrote is left.
-pub fn claude_managed_uninstall(path: &Path) -> Result<Plan, InstallError> {
-    command_hooks_uninstall(path, Syntax::Json, Some(MANAGED_ONLY))
-}
-
-/// The managed setting under which only managed hooks run.
-const MANAGED_ONLY: &str = "allowManagedHooksOnly";
-
-/// The Copilot CLI repository hook file.
-pub fn copilot_path(project: &Path) -> PathBuf {
-    project.join(".github/hooks/judged.json")
-}
-
-/// judged's file in Copilot CLI's policy directory: root's, loaded for every user, and
-/// not disabled by `disableAllHooks` in any user or repository setting.
-pub fn copilot_managed_path() -> PathBuf {
-    PathBuf::from("/etc/github-copilot/policy.d/judged.json")
-}
-
-/// Write a Copilot CLI hook file of ours (the repository's [`copilot_path`] or the policy
-/// directory's [`copilot_managed_path`]) with our hook of its `end` event (`agentStop`).
-pub fn copilot_install(path: &Path, end: HookEvent, command: &str, timeout_seconds: u64) -> Result<Plan, InstallError> {
-    let (file, _) = read_json(path, Syntax::Json)?;
-    Ok(Plan::new(file, Some(pretty(&copilot_hooks(end, command, timeout_seconds)))))
-}
-
-/// Remove a Copilot CLI hook file of ours (it holds only our hook).
-pub fn copilot_uninstall(path: &Path) -> Result<Plan, InstallError> {
-    let (file, _) = read_json(path, Syntax::Json)?;
-    Ok(Plan::new(file, None))
-}
-
-/// Codex CLI's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`) for the
-/// user, `<project>/.codex/hooks.json` for a project (which Codex loads only in a project
-/// it trusts).
-pub fn codex_hooks_path(project: Option<&Path>) -> PathBuf {
-    match project {
-        Some(project) => project.join(".codex/hooks.json"),
-        None => codex_home().join("hooks.json"),
-    }
-}
-
-/// `$CODEX_HOME`, else `~/.codex`: where Codex keeps the user's `config.toml`, which holds
-/// the trust of every hook, the project's included.
-pub fn codex_home() -> PathBuf {
-    std::env::var_os("CODEX_HOME")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| judged_io::files::home_dir().join(".codex"), PathBuf::from)
-}
-
-/// Add our hook of each of `events` (Codex CLI's `Stop`) to a Codex CLI hooks file
-/// (`timeout` in seconds).
-pub fn codex_install(
-    hooks: &Path,
-    command: &str,
-    events: &[HookEvent],
-    timeout_seconds: u64,
-) -> Result<Plan, InstallError> {
-    command_hooks_install(hooks, Syntax::Json, command, events, timeout_seconds, None)
-}
-
-/// Remove our hooks from a Codex CLI hooks file; the file too when nothing else is left
-/// in it (an install into no file leaves only ours).
-pub fn codex_uninstall(hooks: &Path) -> Result<Plan, InstallError> {
-    command_hooks_uninstall(hooks, Syntax::Json, None)
-}
-
-/// Refuse a Codex CLI `config.toml` that does not parse, naming its line, before anything
-/// is written: Codex does not start on it, so it could neither list nor run the hook (its
-/// app-server would only say it lists none).
-pub fn check_codex_config() -> Result<(), InstallError> {
-    user_file::read(&codex_config_path())?.toml().map(drop)
-}
-
-/// Codex CLI's user config, which holds the trust of every hook.
-pub fn codex_config_path() -> PathBuf {
-    codex_home().join("config.toml")
-}
-
-/// Codex CLI's managed requirements: root's, read by every Codex CLI on the machine. What
-/// they pin holds over the user's config and the command line (`[features] hooks = true`
-/// over `hooks = false` and `--disable hooks`, as the real client shows), and their hooks
-/// run without the trust a user's hook needs.
-pub fn codex_managed_path() -> PathBuf {
-    PathBuf::from("/etc/codex/requirements.toml")
-}
-
-/// The directory managed hooks name in the requirements: Codex CLI skips them unless it
-/// exists.
-pub fn codex_managed_dir() -> PathBuf {
-    PathBuf::from("/etc/codex/hooks")
-}
-
-/// The first line of the requirements file judged writes, so that uninstall removes it
-/// (and only it).
-const CODEX_MANAGED_MARK: &str =
-    "# Written by `judged install-hooks --codex --managed`; `judged uninstall-hooks --codex --managed` removes it.";
-
-/// Codex CLI's managed requirements at `path` ([`codex_managed_path`]) holding our `Stop`
-/// hook, with hooks pinned on, and `allow_managed_hooks_only` when `only`. A requirements
-/// file judged did not write is left alone: the lines to add are named instead.
-pub fn codex_managed_install(
-    path: &Path,
-    command: &str,
-    events: &[HookEvent],
-    timeout_seconds: u64,
-    only: bool,
-) -> Result<Plan, InstallError> {
-    let file = user_file::read(path)?;
-    let ours = codex_requirements(command, events, timeout_seconds, only);
-    if file.text.as_deref().is_some_and(|text| !text.starts_with(CODEX_MANAGED_MARK)) {
-        return Err(InstallError::RequirementsTheirs { path: path.to_owned(), add: ours });
-    }
-    Ok(Plan::new(file, Some(format!("{CODEX_MANAGED_MARK}\n{ours}"))))
-}
-
-/// Remove the requirements file judged wrote; one it did not write stays.
-pub fn codex_managed_uninstall(path: &Path) -> Result<Plan, InstallError> {
-    let file = user_file::read(path)?;
-    let after = file.text.clone().filter(|text| !text.starts_with(CODEX_MANAGED_MARK));
-    Ok(Plan::new(file, after))
-}
-
-fn codex_requirements(command: &str, events: &[HookEvent], timeout_seconds: u64, only: bool) -> String {
-    let only = if only { "allow_managed_hooks_only = true\n\n" } else { "" };
-    let command = toml::Value::String(command.to_owned());
-    let hooks: String = events
-        .iter()
-        .map(|event| {
-            format!(
-                "\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {command}\n\
-                 timeout = {timeout_seconds}\n"
-            )
-        })
-        .collect();
-    format!(
-        "{only}[features]\nhooks = true\n\n[hooks]\nmanaged_dir = {}\n{hooks}",
-        toml::Value::String(codex_managed_dir().display().to_string()),
-    )
-}
-
-/// Where a hook Codex CLI is to trust comes from: a hooks file judged wrote, or the
-/// plugin. Codex's `config.toml` names each hook by a key that starts with its source.
-#[derive(Clone, Copy, Debug)]
-pub enum CodexHookSource<'a> {
-    File(&'a Path),
-    Plugin,
-}
-
-impl CodexHookSource<'_> {
-    /// How the keys of its hooks start: `<file>:` or `judged@judged:`.
-    pub fn key_prefix(&self) -> String {
-        match self {
-            CodexHookSource::File(file) => format!("{}:", file.display()),
-            CodexHookSource::Plugin => format!("{}:", crate::plugin::marketplace_id()),
-        }
-    }
-}
-
-impl std::fmt::Display for CodexHookSource<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CodexHookSource::File(file) => write!(f, "{}", file.display()),
-            CodexHookSource::Plugin => write!(f, "the plugin {}", crate::plugin::marketplace_id()),
-        }
-    }
-}
-
-/// The line that opens the table judged writes into Codex's `config.toml`, so that
-/// uninstall finds it (and only it).
-const CODEX_TRUST_MARK: &str =
-    "# judged install-hooks: Codex runs judge-hook only once trusted; uninstall-hooks removes this table";
-
-/// The hashes Codex CLI's `config.toml` trusts for a hook: `trusted_hash`, and for a
-/// plugin's hook the plugin content's `trusted_content_hash` (`hooks/list` shows the two
-/// as one `currentHash`, `<hook>/<content>`; Codex's own `/hooks` writes them apart).
-fn trusted_hashes(current_hash: &str) -> [(&'static str, Option<&str>); 2] {
-    let (hook, content) = current_hash.split_once('/').map_or((current_hash, None), |(h, c)| (h, Some(c)));
-    [("trusted_hash", Some(hook)), ("trusted_content_hash", content)]
-}
-
-/// Trust our hook from `source` in Codex CLI's `config.toml` (`[hooks.state."<key>"]`
-/// with the hashes Codex lists for it), in a table of our own at the end, replacing one
-/// an earlier install wrote for that source.
-pub fn codex_trust(
-    config: &Path,
-    source: CodexHookSource,
-    key: &str,
-    current_hash: &str,
-) -> Result<Plan, InstallError> {
-    let file = user_file::read(config)?;
-    // A file that does not parse is not edited (Codex would not start on it either).
-    file.toml()?;
-    let kept = without_our_trust(file.text.as_deref().unwrap_or_default(), source);
-    let parsed = user_file::parse_toml(config, &kept)?;
-    let hashes = trusted_hashes(current_hash);
-    if let Some(state) = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(key)) {
-        let held = |name: &str| state.get(name).and_then(toml::Value::as_str);
-        // Trusted already (in Codex's /hooks): nothing of ours is needed.
-        if hashes.iter().all(|(name, hash)| held(name) == *hash) {
-            return Ok(Plan::new(file, Some(kept)));
-        }
-        return Err(InstallError::TrustedElsewhere { path: config.to_owned(), key: key.to_owned() });
-    }
-    // One newline before the table: a blank line after a last line that has its own, or
-    // the end of one that had none; [`without_our_trust`] takes exactly it away again.
-    let separator = if kept.is_empty() { "" } else { "\n" };
-    let mut table = format!("{separator}{CODEX_TRUST_MARK}\n[hooks.state.{}]\n", toml::Value::from(key));
-    for (name, hash) in hashes {
-        if let Some(hash) = hash {
-            table.push_str(&format!("{name} = {}\n", toml::Value::from(hash)));
-        }
-    }
-    let after = format!("{kept}{table}");
-    // Where the file writes `hooks` or `hooks.state` inline, a table header for them
-    // declares it twice: Codex would not start on the file.
-    if let Err(error) = after.parse::<toml::Table>() {
-        return Err(InstallError::TrustNotAddable { path: config.to_owned(), reason: error.message().to_owned() });
-    }
-    Ok(Plan::new(file, Some(after)))
-}
-
-/// Remove the trust table judged wrote for our hook from `source` in Codex CLI's
-/// `config.toml`, and nothing else.
-pub fn codex_untrust(config: &Path, source: CodexHookSource) -> Result<Plan, InstallError> {
-    let file = user_file::read(config)?;
-    file.toml()?;
-    // A file that held only our table was made by the install: it goes with it.
-    let after = file.text.as_deref().map(|text| without_our_trust(text, source));
-    let after = after.and_then(|text| file.leftover(text.clone(), text.is_empty()));
-    Ok(Plan::new(file, after))
-}
-
-/// `text` without our trust tables for hooks from `source`: each one's mark, its header,
-/// the `trusted_…` lines under it, and the one newline written before them.
-fn without_our_trust(text: &str, source: CodexHookSource) -> String {
-    let header = format!("[hooks.state.{}", toml::Value::from(source.key_prefix()));
-    let header = header.trim_end_matches('"');
-    let mut text = text.to_owned();
-    let mut from = 0;
-    while let Some(at) = text[from..].find(CODEX_TRUST_MARK).map(|i| from + i) {
-        // The mark's line, the header's, then every `trusted_…` line that follows.
-        let mut lines = text[at..].split_inclusive('\n');
-        let mut end = at;
-        for (n, line) in lines.by_ref().enumerate() {
-            if n >= 2 && !line.starts_with("trusted_") {
-                break;
-            }
-            end += line.len();
-        }
-        let ours = text[at + CODEX_TRUST_MARK.len()..end].trim_start().starts_with(header);
-        if !ours {
-            from = end;
-            continue;
-        }
-        let start = if at > 0 && text.as_bytes()[at - 1] == b'\n' { at - 1 } else { at };
-        text.replace_range(start..end, "");
-        from = start;
-    }
-    text
-}
-
-/// Gemini CLI's settings: `$GEMINI_CLI_HOME/.gemini/settings.json` (else
-/// `~/.gemini/settings.json`) for the user, `<project>/.gemini/settings.json` for a project.
-pub fn gemini_settings_path(project: Option<&Path>) -> PathBuf {
-    match project {
-        Some(project) => project.join(".gemini/settings.json"),
-        None => std::env::var_os("GEMINI_CLI_HOME")
-            .filter(|v| !v.is_empty())
-            .map_or_else(judged_io::files::home_dir, PathBuf::from)
-            .join(".gemini/settings.json"),
-    }
-}
-
-/// Add our hook of each of `events` (Gemini CLI's `AfterAgent`) to a Gemini CLI settings
-/// file. Gemini counts a hook's timeout in milliseconds.
-pub fn gemini_install(
-    settings: &Path,
-    command: &str,
-    events: &[HookEvent],
-    timeout_seconds: u64,
-) -> Result<Plan, InstallError> {
-    command_hooks_install(settings, Syntax::JsonWithComments, command, events, timeout_seconds * 1000, None)
-}
-
-/// Remove our hooks from a Gemini CLI settings file; the file too when nothing else is
-/// left in it.
-pub fn gemini_uninstall(settings: &Path) -> Result<Plan, InstallError> {
-    command_hooks_uninstall(settings, Syntax::JsonWithComments, None)
-}
-
-/// Qwen Code's settings: `$QWEN_HOME/settings.json` (else `~/.qwen/settings.json`) for the
-/// user, `<project>/.qwen/settings.json` for a project (which it reads only in a folder the
-/// user trusts).
-pub fn qwen_settings_path(project: Option<&Path>) -> PathBuf {
-    match project {
-        Some(project) => project.join(".qwen/settings.json"),
-        None => qwen_home().join("settings.json"),
-    }
-}
-
-/// Qwen Code's own directory: `$QWEN_HOME`, else `~/.qwen`.
-pub fn qwen_home() -> PathBuf {
-    std::env::var_os("QWEN_HOME")
-        .filter(|v| !v.is_empty())
-        .map_or_else(|| judged_io::files::home_dir().join(".qwen"), PathBuf::from)
-}
-
-/// Qwen Code's system settings, root's: `$QWEN_CODE_SYSTEM_SETTINGS_PATH`, else
-/// `/etc/qwen-code/settings.json`. They override user and project settings, and their
-/// hooks run whatever folder the user trusts.
-pub fn qwen_managed_path() -> PathBuf {
-    std::env::var_os("QWEN_CODE_SYSTEM_SETTINGS_PATH").filter(|v| !v.is_empty()).map_or_else(
-        || {
-            let base =
-                if cfg!(target_os = "macos") { "/Library/Application Support/QwenCode" } else { "/etc/qwen-code" };
-            Path::new(base).join("settings.json")
-        },
-        PathBuf::from,
-    )
-}
-
-/// Add our hook of each of `events` (Qwen Code's `Stop`) to a Qwen Code settings file
-/// (Claude Code's shape, timeout in seconds; comments allowed, as Gemini CLI's). In its
-/// system settings, `disableAllHooks: false` too: the system's value overrides a user's
-/// or a project's `disableAllHooks: true`.
-pub fn qwen_install(
-    settings: &Path,
-    command: &str,
-    events: &[HookEvent],
-    timeout_seconds: u64,
-    managed: bool,
-) -> Result<Plan, InstallError> {
-    let top = managed.then_some((QWEN_HOOKS_OFF, Some(Value::Bool(false))));
-    command_hooks_install(settings, Syntax::JsonWithComments, command, events, timeout_seconds, top)
-}
-
-/// Remove our hooks from a Qwen Code settings file (and, from its system settings, the
-/// `disableAllHooks` we wrote); the file too when nothing else is left in it but the
-/// `$version` Qwen Code 0.24.4 adds to a settings file it loads.
-pub fn qwen_uninstall(settings: &Path, managed: bool) -> Result<Plan, InstallError> {
-    let top = managed.then_some(QWEN_HOOKS_OFF);
-    command_hooks_uninstall_from(settings, Syntax::JsonWithComments, top, &["$version"])
-}
-
-/// Qwen Code's setting that turns every hook off.
-const QWEN_HOOKS_OFF: &str = "disableAllHooks";
-
 /// `text` as a TOML string, for a config file judged writes. Rust's `{:?}` is not TOML: it
 /// writes a combining mark in a path (a decomposed "café", as macOS names it) as `\u{301}`,
 /// which TOML refuses.
@@ -901,8 +513,9 @@ pub fn toml_string(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::hook_entry::pretty;
     use judged_core::event::Host;
 
     /// `--dry-run` shows the whole file, each line kept, taken out or put in, as a line diff
@@ -922,35 +535,8 @@ mod tests {
     }
 
     /// The end event of `host`, which its hook is installed for.
-    fn end(host: Host) -> [HookEvent; 1] {
+    pub(crate) fn end(host: Host) -> [HookEvent; 1] {
         [judged_core::adapter::hooks(host).end_event().name]
-    }
-
-    /// Qwen Code's settings: the Stop hook in seconds; in its system settings, hooks forced
-    /// on; taken out again, the file goes when Qwen Code's own `$version` is all that is
-    /// left, and stays with a user's setting.
-    #[test]
-    fn a_qwen_hook_goes_in_and_out_leaving_the_users_settings() {
-        let dir = tempfile::tempdir().unwrap();
-        let system = dir.path().join("settings.json");
-        qwen_install(&system, "judge-hook --host qwen-code", &end(Host::QwenCode), 120, true).unwrap().apply().unwrap();
-        let written: Value = serde_json::from_str(&std::fs::read_to_string(&system).unwrap()).unwrap();
-        assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["timeout"], 120);
-        assert_eq!(written["disableAllHooks"], false);
-        // What Qwen Code 0.24.4 does to a settings file it loads.
-        let loaded = std::fs::read_to_string(&system).unwrap().replacen('{', "{\n  \"$version\": 4,", 1);
-        std::fs::write(&system, loaded).unwrap();
-        qwen_uninstall(&system, true).unwrap().apply().unwrap();
-        assert!(!system.exists(), "nothing of anyone's was left");
-
-        let user = dir.path().join("user.json");
-        std::fs::write(&user, "{\n  // mine\n  \"$version\": 4,\n  \"model\": {\"name\": \"qwen3-coder-plus\"}\n}\n")
-            .unwrap();
-        let before = std::fs::read_to_string(&user).unwrap();
-        qwen_install(&user, "judge-hook --host qwen-code", &end(Host::QwenCode), 120, false).unwrap().apply().unwrap();
-        assert!(!std::fs::read_to_string(&user).unwrap().contains("disableAllHooks"));
-        qwen_uninstall(&user, false).unwrap().apply().unwrap();
-        assert_eq!(std::fs::read_to_string(&user).unwrap(), before, "the user's file, byte for byte");
     }
 
     #[test]
@@ -961,19 +547,33 @@ mod tests {
         let theirs = json!({"model": "opus", "hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "their-gate"}]}]}});
         fs::write(&settings, pretty(&theirs)).unwrap();
 
-        let plan =
-            claude_install(&settings, "/bin/judge-hook --host claude-code", &end(Host::ClaudeCode), 120).unwrap();
+        let plan = command_hooks_install(
+            &settings,
+            Syntax::Json,
+            "/bin/judge-hook --host claude-code",
+            &end(Host::ClaudeCode),
+            120,
+            None,
+        )
+        .unwrap();
         assert!(plan.changes());
         assert!(plan.diff().contains("+") && plan.diff().contains("judge-hook"));
         plan.apply().unwrap().expect("a backup of the replaced file");
-        let again =
-            claude_install(&settings, "/bin/judge-hook --host claude-code", &end(Host::ClaudeCode), 120).unwrap();
+        let again = command_hooks_install(
+            &settings,
+            Syntax::Json,
+            "/bin/judge-hook --host claude-code",
+            &end(Host::ClaudeCode),
+            120,
+            None,
+        )
+        .unwrap();
         assert!(!again.changes(), "installing twice changes nothing");
         let installed: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
         assert_eq!(installed["hooks"]["TaskCompleted"].as_array().unwrap().len(), 2);
         assert_eq!(installed["model"], "opus");
 
-        claude_uninstall(&settings).unwrap().apply().unwrap();
+        command_hooks_uninstall(&settings, Syntax::Json, None).unwrap().apply().unwrap();
         let restored: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
         assert_eq!(restored, theirs);
         fs::remove_dir_all(&dir).unwrap();
@@ -984,11 +584,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let settings = dir.path().join("settings.json");
         let events = end(Host::ClaudeCode);
-        claude_install(&settings, "/build/target/release/judge-hook --host claude-code", &events, 120)
-            .unwrap()
-            .apply()
-            .unwrap();
-        let plan = claude_install(&settings, "judge-hook --host claude-code --timeout 50", &events, 60).unwrap();
+        command_hooks_install(
+            &settings,
+            Syntax::Json,
+            "/build/target/release/judge-hook --host claude-code",
+            &events,
+            120,
+            None,
+        )
+        .unwrap()
+        .apply()
+        .unwrap();
+        let plan = command_hooks_install(
+            &settings,
+            Syntax::Json,
+            "judge-hook --host claude-code --timeout 50",
+            &events,
+            60,
+            None,
+        )
+        .unwrap();
         assert!(plan.changes());
         plan.apply().unwrap();
         let installed: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
@@ -1063,70 +678,14 @@ mod tests {
         assert_eq!(shell_word("/x/it's"), "'/x/it'\\''s'");
     }
 
-    /// The managed drop-in is ours: written with the hook (and `allowManagedHooksOnly` when
-    /// asked), and gone again on uninstall, in the place Claude Code reads it.
-    #[test]
-    fn the_managed_drop_in_is_written_and_removed_whole() {
-        let expected = if cfg!(target_os = "macos") {
-            "/Library/Application Support/ClaudeCode/managed-settings.d/judged.json"
-        } else {
-            "/etc/claude-code/managed-settings.d/judged.json"
-        };
-        assert_eq!(claude_managed_path(), Path::new(expected));
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("managed-settings.d/judged.json");
-        let command = "/usr/local/bin/judge-hook --host claude-code --timeout 110";
-        let events = end(Host::ClaudeCode);
-        for only in [false, true] {
-            round_trip(
-                &path,
-                None,
-                || claude_managed_install(&path, command, &events, 120, only).unwrap(),
-                || claude_managed_uninstall(&path).unwrap(),
-            );
-        }
-        claude_managed_install(&path, command, &events, 120, true).unwrap().apply().unwrap();
-        let written: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(written["allowManagedHooksOnly"], true);
-        assert_eq!(written["hooks"]["TaskCompleted"][0]["hooks"][0]["command"], command);
-        claude_managed_install(&path, command, &events, 120, false).unwrap().apply().unwrap();
-        let written: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-        assert!(written.get("allowManagedHooksOnly").is_none(), "installed again without it: {written}");
-    }
-
-    /// Codex CLI's managed requirements are written whole when there are none, with hooks
-    /// pinned on (and only managed ones when asked), and removed whole; requirements of
-    /// someone else's are left alone, and the lines to add are named.
-    #[test]
-    fn codex_managed_requirements_are_ours_whole_or_not_written() {
-        assert_eq!(codex_managed_path(), Path::new("/etc/codex/requirements.toml"));
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("requirements.toml");
-        let command = "/usr/local/bin/judge-hook --host codex-cli --timeout 110";
-        for only in [false, true] {
-            round_trip(
-                &path,
-                None,
-                || codex_managed_install(&path, command, &end(Host::CodexCli), 120, only).unwrap(),
-                || codex_managed_uninstall(&path).unwrap(),
-            );
-        }
-        codex_managed_install(&path, command, &end(Host::CodexCli), 120, true).unwrap().apply().unwrap();
-        let written: toml::Table = toml::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-        assert_eq!(written["allow_managed_hooks_only"].as_bool(), Some(true));
-        assert_eq!(written["features"]["hooks"].as_bool(), Some(true));
-        assert_eq!(written["hooks"]["managed_dir"].as_str(), Some("/etc/codex/hooks"));
-        assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(), Some(command));
-        let theirs = "[features]\nweb_search = false\n";
-        fs::write(&path, theirs).unwrap();
-        let error = codex_managed_install(&path, command, &end(Host::CodexCli), 120, false).unwrap_err().to_string();
-        assert!(error.contains("add these lines to it yourself") && error.contains(command), "{error}");
-        assert!(codex_managed_uninstall(&path).unwrap().after.as_deref() == Some(theirs), "theirs stays");
-    }
-
     /// Install into `file` (holding `text`, or absent), then uninstall: the bytes (or the
     /// absence) are back.
-    fn round_trip(file: &Path, text: Option<&str>, install: impl Fn() -> Plan, uninstall: impl Fn() -> Plan) {
+    pub(crate) fn round_trip(
+        file: &Path,
+        text: Option<&str>,
+        install: impl Fn() -> Plan,
+        uninstall: impl Fn() -> Plan,
+    ) {
         if let Some(text) = text {
             fs::write(file, text).unwrap();
         }
@@ -1144,137 +703,15 @@ mod tests {
     }
 
     #[test]
-    fn codex_and_gemini_hooks_round_trip_to_the_same_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let theirs = "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \
-                      \"command\": \"their-stop\",\n            \"type\": \"command\"\n          }\n        ]\n      }\n    \
-                      ]\n  },\n  \"model\": \"gemini-2.5-pro\"\n}\n";
-        let hooks = dir.path().join("hooks.json");
-        let command = "judge-hook --host codex-cli --timeout 110";
-        for text in [Some(theirs), None] {
-            let _ = fs::remove_file(&hooks);
-            round_trip(
-                &hooks,
-                text,
-                || codex_install(&hooks, command, &end(Host::CodexCli), 120).unwrap(),
-                || codex_uninstall(&hooks).unwrap(),
-            );
-        }
-        let settings = dir.path().join("settings.json");
-        let command = "judge-hook --host gemini-cli --timeout 110";
-        for text in [Some(theirs), None] {
-            let _ = fs::remove_file(&settings);
-            round_trip(
-                &settings,
-                text,
-                || gemini_install(&settings, command, &end(Host::GeminiCli), 120).unwrap(),
-                || gemini_uninstall(&settings).unwrap(),
-            );
-        }
-        gemini_install(&settings, command, &end(Host::GeminiCli), 120).unwrap().apply().unwrap();
-        let written: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
-        assert_eq!(written["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 120_000, "Gemini counts milliseconds");
-    }
-
-    /// A hook as `codex app-server` lists it: its key and current hash.
-    struct Listed {
-        key: String,
-        current_hash: String,
-    }
-
-    fn listed(key: &str, current_hash: &str) -> Listed {
-        Listed { key: key.into(), current_hash: current_hash.into() }
-    }
-
-    #[test]
-    fn codex_trust_round_trips_to_the_same_bytes_and_keeps_other_tables() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("config.toml");
-        let file = Path::new("/home/me/.codex/hooks.json");
-        let other = "# judged install-hooks: Codex runs judge-hook only once trusted; uninstall-hooks removes this table\n\
-                     [hooks.state.\"/p/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:cd34\"\n";
-        let sources = [
-            (CodexHookSource::File(file), listed("/home/me/.codex/hooks.json:stop:0:0", "sha256:ab12")),
-            (CodexHookSource::Plugin, listed("judged@judged:hooks/codex-cli.json:stop:0:0", "sha256:ab12/sha256:c0de")),
-        ];
-        for (source, hook) in &sources {
-            // (An empty config.toml is not kept: what is left of one the install made is empty.)
-            for text in [
-                Some("model = \"gpt-5.5\"\n"),
-                Some("model = \"gpt-5.5\""),
-                Some("model = \"gpt-5.5\"\n\n"),
-                Some(other),
-                None,
-            ] {
-                let _ = fs::remove_file(&config);
-                round_trip(
-                    &config,
-                    text,
-                    || codex_trust(&config, *source, &hook.key, &hook.current_hash).unwrap(),
-                    || codex_untrust(&config, *source).unwrap(),
-                );
-            }
-        }
-        let (source, hook) = &sources[0];
-        let _ = fs::remove_file(&config);
-        codex_trust(&config, *source, &hook.key, &hook.current_hash).unwrap().apply().unwrap();
-        let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
-        assert_eq!(table["hooks"]["state"][hook.key.as_str()]["trusted_hash"].as_str(), Some("sha256:ab12"));
-        let moved = listed(&hook.key, "sha256:ef56");
-        codex_trust(&config, *source, &moved.key, &moved.current_hash).unwrap().apply().unwrap();
-        let text = fs::read_to_string(&config).unwrap();
-        assert!(text.contains("sha256:ef56") && !text.contains("sha256:ab12"), "our own table is replaced: {text}");
-    }
-
-    #[test]
-    fn a_plugin_hook_is_trusted_with_both_of_its_hashes() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("config.toml");
-        let hook = listed("judged@judged:hooks/codex-cli.json:stop:0:0", "sha256:ab12/sha256:c0de");
-        codex_trust(&config, CodexHookSource::Plugin, &hook.key, &hook.current_hash).unwrap().apply().unwrap();
-        let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
-        let state = &table["hooks"]["state"][hook.key.as_str()];
-        assert_eq!(state["trusted_hash"].as_str(), Some("sha256:ab12"));
-        assert_eq!(state["trusted_content_hash"].as_str(), Some("sha256:c0de"));
-        assert!(
-            !codex_trust(&config, CodexHookSource::Plugin, &hook.key, &hook.current_hash).unwrap().changes(),
-            "trusted already"
-        );
-    }
-
-    #[test]
-    fn a_hook_someone_else_trusted_is_left_alone_and_said() {
-        let dir = tempfile::tempdir().unwrap();
-        let config = dir.path().join("config.toml");
-        let source = CodexHookSource::File(Path::new("/h/hooks.json"));
-        let hook = listed("/h/hooks.json:stop:0:0", "sha256:ab12");
-        fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:ab12\"\n").unwrap();
-        assert!(!codex_trust(&config, source, &hook.key, &hook.current_hash).unwrap().changes(), "trusted already");
-        fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:0ld\"\n").unwrap();
-        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
-        assert!(
-            error.contains("already trusts `/h/hooks.json:stop:0:0` with another hash") && error.contains("/hooks"),
-            "{error}"
-        );
-        fs::write(&config, "model = [").unwrap();
-        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
-        assert!(error.contains("config.toml:1:10: not valid TOML") && error.contains("fix it"), "{error}");
-        // Trust written inline: a table of judged's after it would declare hooks.state twice,
-        // and Codex would not start on the file.
-        let inline = "[hooks]\nstate = { \"other:stop:0:0\" = { trusted_hash = \"sha256:99\" } }\n";
-        fs::write(&config, inline).unwrap();
-        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
-        assert!(error.contains("a table of judged's cannot be added to") && error.contains("/hooks"), "{error}");
-        assert_eq!(fs::read_to_string(&config).unwrap(), inline, "the file is left as it was");
-    }
-
-    #[test]
     fn malformed_settings_are_refused_with_the_file_named() {
         let dir = std::env::temp_dir().join(format!("judged-install-bad-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let settings = dir.join("settings.json");
         fs::write(&settings, "[1, 2]").unwrap();
-        let error = claude_install(&settings, "judge-hook", &end(Host::ClaudeCode), 120).err().unwrap().to_string();
+        let error = command_hooks_install(&settings, Syntax::Json, "judge-hook", &end(Host::ClaudeCode), 120, None)
+            .err()
+            .unwrap()
+            .to_string();
         assert!(error.contains("settings.json is not a JSON object"));
         fs::remove_dir_all(&dir).unwrap();
     }

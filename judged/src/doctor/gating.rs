@@ -271,7 +271,7 @@ fn trust_checks(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Vec<Strin
         let state = if hook.enabled { format!("{:?}", hook.trust_status).to_lowercase() } else { "disabled".into() };
         let detail = format!(
             "Codex CLI skips judge-hook's Stop hook from {from}: it is {state} in {}",
-            crate::install::codex_config_path().display()
+            crate::hosts::codex_config_path().display()
         );
         checks.push(check(name, Status::Fail, detail, Some(fix)));
     }

@@ -111,13 +111,13 @@ impl HostSetup for ClaudeCode {
             },
             SettingsFile {
                 place: "user",
-                path: install::claude_user_settings_path(),
+                path: claude_user_settings_path(),
                 reinstall: "judged install-hooks --claude --user",
             },
             // Root's managed settings: the one place an agent cannot take the hook out of.
             SettingsFile {
                 place: "managed",
-                path: install::claude_managed_path(),
+                path: claude_managed_path(),
                 reinstall: "sudo judged install-hooks --claude --managed",
             },
         ]
@@ -151,20 +151,20 @@ impl HostSetup for ClaudeCode {
             // Every user's Claude Code runs it, with their own PATH: named by its path.
             let command = hook.command(true, None)?;
             let only = place.target.managed_only;
-            return Ok(Some(install::claude_managed_install(&settings, &command, hook.events, hook.timeout, only)?));
+            return Ok(Some(claude_managed_install(&settings, &command, hook.events, hook.timeout, only)?));
         }
         let committed = Some(settings.as_path()).filter(|_| !place.target.user);
         let command = hook.command(hook.absolute, committed)?;
-        Ok(Some(install::claude_install(&settings, &command, hook.events, hook.timeout)?))
+        Ok(Some(claude_install(&settings, &command, hook.events, hook.timeout)?))
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
         let settings = settings_at(place);
         if place.target.managed {
             place.needs_root(&settings, self.program())?;
-            return Ok(install::claude_managed_uninstall(&settings)?);
+            return Ok(claude_managed_uninstall(&settings)?);
         }
-        Ok(install::claude_uninstall(&settings)?)
+        Ok(claude_uninstall(&settings)?)
     }
 }
 
@@ -172,10 +172,100 @@ impl HostSetup for ClaudeCode {
 /// `settings.json`, or the project's `.claude/settings.json`.
 fn settings_at(place: &HookPlace) -> PathBuf {
     if place.target.managed {
-        install::claude_managed_path()
+        claude_managed_path()
     } else if place.target.user {
-        install::claude_user_settings_path()
+        claude_user_settings_path()
     } else {
         place.target.project_dir().join(".claude/settings.json")
+    }
+}
+
+/// Add our command hook for each of `events` to a Claude Code settings file.
+fn claude_install(
+    settings: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+) -> Result<install::Plan, install::InstallError> {
+    install::command_hooks_install(settings, install::Syntax::Json, command, events, timeout_seconds, None)
+}
+
+/// Remove our hook groups from a Claude Code settings file, and nothing else.
+fn claude_uninstall(settings: &Path) -> Result<install::Plan, install::InstallError> {
+    install::command_hooks_uninstall(settings, install::Syntax::Json, None)
+}
+
+/// Claude Code's user settings: `$CLAUDE_CONFIG_DIR/settings.json`, else
+/// `~/.claude/settings.json`.
+fn claude_user_settings_path() -> PathBuf {
+    let config = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+    config.unwrap_or_else(|| judged_io::files::home_dir().join(".claude")).join("settings.json")
+}
+
+/// judged's file in Claude Code's managed-settings drop-in directory: root's, read by
+/// every Claude Code on the machine, and not overridden by user or project settings
+/// (`disableAllHooks` there leaves managed hooks running). A drop-in of its own leaves an
+/// administrator's `managed-settings.json` alone.
+fn claude_managed_path() -> PathBuf {
+    let base = if cfg!(target_os = "macos") { "/Library/Application Support/ClaudeCode" } else { "/etc/claude-code" };
+    Path::new(base).join("managed-settings.d/judged.json")
+}
+
+/// Our hooks as Claude Code managed settings at `path` ([`claude_managed_path`]), with
+/// `allowManagedHooksOnly` when `only` (no user, project or plugin hook runs then).
+fn claude_managed_install(
+    path: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+    only: bool,
+) -> Result<install::Plan, install::InstallError> {
+    let top = (MANAGED_ONLY, only.then_some(serde_json::Value::Bool(true)));
+    install::command_hooks_install(path, install::Syntax::Json, command, events, timeout_seconds, Some(top))
+}
+
+/// Remove our managed hooks; the drop-in file goes when nothing but what we wrote is left.
+fn claude_managed_uninstall(path: &Path) -> Result<install::Plan, install::InstallError> {
+    install::command_hooks_uninstall(path, install::Syntax::Json, Some(MANAGED_ONLY))
+}
+
+/// The managed setting under which only managed hooks run.
+const MANAGED_ONLY: &str = "allowManagedHooksOnly";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::install::tests::{end, round_trip};
+    use std::fs;
+
+    /// The managed drop-in is ours: written with the hook (and `allowManagedHooksOnly` when
+    /// asked), and gone again on uninstall, in the place Claude Code reads it.
+    #[test]
+    fn the_managed_drop_in_is_written_and_removed_whole() {
+        let expected = if cfg!(target_os = "macos") {
+            "/Library/Application Support/ClaudeCode/managed-settings.d/judged.json"
+        } else {
+            "/etc/claude-code/managed-settings.d/judged.json"
+        };
+        assert_eq!(claude_managed_path(), Path::new(expected));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("managed-settings.d/judged.json");
+        let command = "/usr/local/bin/judge-hook --host claude-code --timeout 110";
+        let events = end(Host::ClaudeCode);
+        for only in [false, true] {
+            round_trip(
+                &path,
+                None,
+                || claude_managed_install(&path, command, &events, 120, only).unwrap(),
+                || claude_managed_uninstall(&path).unwrap(),
+            );
+        }
+        claude_managed_install(&path, command, &events, 120, true).unwrap().apply().unwrap();
+        let written: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(written["allowManagedHooksOnly"], true);
+        assert_eq!(written["hooks"]["TaskCompleted"][0]["hooks"][0]["command"], command);
+        claude_managed_install(&path, command, &events, 120, false).unwrap().apply().unwrap();
+        let written: serde_json::Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(written.get("allowManagedHooksOnly").is_none(), "installed again without it: {written}");
     }
 }

@@ -8,8 +8,9 @@ use super::{
     env_dir, shown, step,
 };
 use crate::CliError;
-use crate::install::{self, CodexHookSource};
+use crate::install;
 use crate::plugin::{self, HostPlugin};
+use judged_core::adapter::HookEvent;
 use judged_core::event::Host;
 use judged_core::family;
 use serde::Deserialize;
@@ -103,7 +104,7 @@ impl HostSetup for CodexCli {
         format!(
             "set `enabled = true` under [plugins.\"{}\"] in {}",
             crate::plugin::marketplace_id(),
-            install::codex_config_path().display()
+            codex_config_path().display()
         )
     }
 
@@ -119,18 +120,18 @@ impl HostSetup for CodexCli {
         vec![
             SettingsFile {
                 place: "project",
-                path: install::codex_hooks_path(Some(cwd)),
+                path: codex_hooks_path(Some(cwd)),
                 reinstall: "judged install-hooks --codex --project",
             },
             SettingsFile {
                 place: "user",
-                path: install::codex_hooks_path(None),
+                path: codex_hooks_path(None),
                 reinstall: "judged install-hooks --codex --user",
             },
             // Root's managed requirements (TOML): their hooks run without trust.
             SettingsFile {
                 place: "managed",
-                path: install::codex_managed_path(),
+                path: codex_managed_path(),
                 reinstall: "sudo judged install-hooks --codex --managed",
             },
         ]
@@ -144,12 +145,12 @@ impl HostSetup for CodexCli {
         if place.target.managed {
             return managed_install(place, hook).map(Some);
         }
-        let hooks = install::codex_hooks_path(place.project.as_deref());
+        let hooks = codex_hooks_path(place.project.as_deref());
         let committed = Some(hooks.as_path()).filter(|_| place.project.is_some());
         let command = hook.command(hook.absolute, committed)?;
-        install::check_codex_config()?;
+        check_codex_config()?;
         // Codex names the hook it trusts after the file that holds it: written first.
-        install::carry_out(install::codex_install(&hooks, &command, hook.events, hook.timeout)?, place.dry_run)?;
+        install::carry_out(codex_install(&hooks, &command, hook.events, hook.timeout)?, place.dry_run)?;
         let cwd =
             place.project.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
         trust_codex_hook(CodexHookSource::File(&hooks), &cwd, place.dry_run)?;
@@ -158,25 +159,25 @@ impl HostSetup for CodexCli {
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
         if place.target.managed {
-            let requirements = install::codex_managed_path();
+            let requirements = codex_managed_path();
             place.needs_root(&requirements, self.program())?;
-            return Ok(install::codex_managed_uninstall(&requirements)?);
+            return Ok(codex_managed_uninstall(&requirements)?);
         }
-        let hooks = install::codex_hooks_path(place.project.as_deref());
-        let untrust = install::codex_untrust(&install::codex_config_path(), CodexHookSource::File(&hooks))?;
+        let hooks = codex_hooks_path(place.project.as_deref());
+        let untrust = codex_untrust(&codex_config_path(), CodexHookSource::File(&hooks))?;
         install::carry_out(untrust, place.dry_run)?;
-        Ok(install::codex_uninstall(&hooks)?)
+        Ok(codex_uninstall(&hooks)?)
     }
 }
 
 /// Codex CLI's managed requirements with our hook, and the managed hook directory they
 /// name (which Codex CLI needs to exist).
 fn managed_install(place: &HookPlace, hook: &HookSpec) -> Result<install::Plan, CliError> {
-    let requirements = install::codex_managed_path();
+    let requirements = codex_managed_path();
     place.needs_root(&requirements, "codex")?;
     // Every user's Codex CLI runs it, with their own PATH: named by its path.
     let command = hook.command(true, None)?;
-    let managed_dir = install::codex_managed_dir();
+    let managed_dir = codex_managed_dir();
     if !place.dry_run {
         std::fs::create_dir_all(&managed_dir).map_err(|source| install::InstallError::Io {
             action: "create",
@@ -185,7 +186,7 @@ fn managed_install(place: &HookPlace, hook: &HookSpec) -> Result<install::Plan, 
         })?;
     }
     let only = place.target.managed_only;
-    Ok(install::codex_managed_install(&requirements, &command, hook.events, hook.timeout, only)?)
+    Ok(codex_managed_install(&requirements, &command, hook.events, hook.timeout, only)?)
 }
 
 /// Trust the Codex CLI hook just written (from `source`), as Codex itself identifies it
@@ -204,7 +205,7 @@ pub fn trust_codex_hook(source: CodexHookSource, cwd: &Path, dry_run: bool) -> R
     };
     match codex_hook_id(&codex, cwd, source) {
         Ok(hook) => {
-            let trust = install::codex_trust(&install::codex_config_path(), source, &hook.key, &hook.current_hash)?;
+            let trust = codex_trust(&codex_config_path(), source, &hook.key, &hook.current_hash)?;
             install::carry_out(trust, dry_run)?;
             Ok(true)
         }
@@ -349,4 +350,387 @@ pub fn codex_hook_id(codex: &Path, cwd: &Path, source: CodexHookSource) -> Resul
         .into_iter()
         .find(|h| h.is_ours() && h.event_name == "stop" && h.key.starts_with(&prefix))
         .ok_or_else(|| CodexTrustError::NotListed { codex: codex.to_owned(), from: source.to_string() })
+}
+
+/// Codex CLI's hooks file: `$CODEX_HOME/hooks.json` (else `~/.codex/hooks.json`) for the
+/// user, `<project>/.codex/hooks.json` for a project (which Codex loads only in a project
+/// it trusts).
+fn codex_hooks_path(project: Option<&Path>) -> PathBuf {
+    match project {
+        Some(project) => project.join(".codex/hooks.json"),
+        None => codex_home().join("hooks.json"),
+    }
+}
+
+/// `$CODEX_HOME`, else `~/.codex`: where Codex keeps the user's `config.toml`, which holds
+/// the trust of every hook, the project's included.
+fn codex_home() -> PathBuf {
+    std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| judged_io::files::home_dir().join(".codex"), PathBuf::from)
+}
+
+/// Add our hook of each of `events` (Codex CLI's `Stop`) to a Codex CLI hooks file
+/// (`timeout` in seconds).
+fn codex_install(
+    hooks: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+) -> Result<install::Plan, install::InstallError> {
+    install::command_hooks_install(hooks, install::Syntax::Json, command, events, timeout_seconds, None)
+}
+
+/// Remove our hooks from a Codex CLI hooks file; the file too when nothing else is left
+/// in it (an install into no file leaves only ours).
+fn codex_uninstall(hooks: &Path) -> Result<install::Plan, install::InstallError> {
+    install::command_hooks_uninstall(hooks, install::Syntax::Json, None)
+}
+
+/// Refuse a Codex CLI `config.toml` that does not parse, naming its line, before anything
+/// is written: Codex does not start on it, so it could neither list nor run the hook (its
+/// app-server would only say it lists none).
+fn check_codex_config() -> Result<(), install::InstallError> {
+    install::read_user_file(&codex_config_path())?.toml().map(drop)
+}
+
+/// Codex CLI's user config, which holds the trust of every hook.
+pub fn codex_config_path() -> PathBuf {
+    codex_home().join("config.toml")
+}
+
+/// Codex CLI's managed requirements: root's, read by every Codex CLI on the machine. What
+/// they pin holds over the user's config and the command line (`[features] hooks = true`
+/// over `hooks = false` and `--disable hooks`, as the real client shows), and their hooks
+/// run without the trust a user's hook needs.
+fn codex_managed_path() -> PathBuf {
+    PathBuf::from("/etc/codex/requirements.toml")
+}
+
+/// The directory managed hooks name in the requirements: Codex CLI skips them unless it
+/// exists.
+fn codex_managed_dir() -> PathBuf {
+    PathBuf::from("/etc/codex/hooks")
+}
+
+/// The first line of the requirements file judged writes, so that uninstall removes it
+/// (and only it).
+const CODEX_MANAGED_MARK: &str =
+    "# Written by `judged install-hooks --codex --managed`; `judged uninstall-hooks --codex --managed` removes it.";
+
+/// Codex CLI's managed requirements at `path` ([`codex_managed_path`]) holding our `Stop`
+/// hook, with hooks pinned on, and `allow_managed_hooks_only` when `only`. A requirements
+/// file judged did not write is left alone: the lines to add are named instead.
+fn codex_managed_install(
+    path: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+    only: bool,
+) -> Result<install::Plan, install::InstallError> {
+    let file = install::read_user_file(path)?;
+    let ours = codex_requirements(command, events, timeout_seconds, only);
+    if file.text.as_deref().is_some_and(|text| !text.starts_with(CODEX_MANAGED_MARK)) {
+        return Err(install::InstallError::RequirementsTheirs { path: path.to_owned(), add: ours });
+    }
+    Ok(install::Plan::new(file, Some(format!("{CODEX_MANAGED_MARK}\n{ours}"))))
+}
+
+/// Remove the requirements file judged wrote; one it did not write stays.
+fn codex_managed_uninstall(path: &Path) -> Result<install::Plan, install::InstallError> {
+    let file = install::read_user_file(path)?;
+    let after = file.text.clone().filter(|text| !text.starts_with(CODEX_MANAGED_MARK));
+    Ok(install::Plan::new(file, after))
+}
+
+fn codex_requirements(command: &str, events: &[HookEvent], timeout_seconds: u64, only: bool) -> String {
+    let only = if only { "allow_managed_hooks_only = true\n\n" } else { "" };
+    let command = toml::Value::String(command.to_owned());
+    let hooks: String = events
+        .iter()
+        .map(|event| {
+            format!(
+                "\n[[hooks.{event}]]\n[[hooks.{event}.hooks]]\ntype = \"command\"\ncommand = {command}\n\
+                 timeout = {timeout_seconds}\n"
+            )
+        })
+        .collect();
+    format!(
+        "{only}[features]\nhooks = true\n\n[hooks]\nmanaged_dir = {}\n{hooks}",
+        toml::Value::String(codex_managed_dir().display().to_string()),
+    )
+}
+
+/// Where a hook Codex CLI is to trust comes from: a hooks file judged wrote, or the
+/// plugin. Codex's `config.toml` names each hook by a key that starts with its source.
+#[derive(Clone, Copy, Debug)]
+pub enum CodexHookSource<'a> {
+    File(&'a Path),
+    Plugin,
+}
+
+impl CodexHookSource<'_> {
+    /// How the keys of its hooks start: `<file>:` or `judged@judged:`.
+    pub fn key_prefix(&self) -> String {
+        match self {
+            CodexHookSource::File(file) => format!("{}:", file.display()),
+            CodexHookSource::Plugin => format!("{}:", crate::plugin::marketplace_id()),
+        }
+    }
+}
+
+impl std::fmt::Display for CodexHookSource<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CodexHookSource::File(file) => write!(f, "{}", file.display()),
+            CodexHookSource::Plugin => write!(f, "the plugin {}", crate::plugin::marketplace_id()),
+        }
+    }
+}
+
+/// The line that opens the table judged writes into Codex's `config.toml`, so that
+/// uninstall finds it (and only it).
+const CODEX_TRUST_MARK: &str =
+    "# judged install-hooks: Codex runs judge-hook only once trusted; uninstall-hooks removes this table";
+
+/// The hashes Codex CLI's `config.toml` trusts for a hook: `trusted_hash`, and for a
+/// plugin's hook the plugin content's `trusted_content_hash` (`hooks/list` shows the two
+/// as one `currentHash`, `<hook>/<content>`; Codex's own `/hooks` writes them apart).
+fn trusted_hashes(current_hash: &str) -> [(&'static str, Option<&str>); 2] {
+    let (hook, content) = current_hash.split_once('/').map_or((current_hash, None), |(h, c)| (h, Some(c)));
+    [("trusted_hash", Some(hook)), ("trusted_content_hash", content)]
+}
+
+/// Trust our hook from `source` in Codex CLI's `config.toml` (`[hooks.state."<key>"]`
+/// with the hashes Codex lists for it), in a table of our own at the end, replacing one
+/// an earlier install wrote for that source.
+fn codex_trust(
+    config: &Path,
+    source: CodexHookSource,
+    key: &str,
+    current_hash: &str,
+) -> Result<install::Plan, install::InstallError> {
+    let file = install::read_user_file(config)?;
+    // A file that does not parse is not edited (Codex would not start on it either).
+    file.toml()?;
+    let kept = without_our_trust(file.text.as_deref().unwrap_or_default(), source);
+    let parsed = install::parse_toml(config, &kept)?;
+    let hashes = trusted_hashes(current_hash);
+    if let Some(state) = parsed.get("hooks").and_then(|h| h.get("state")).and_then(|s| s.get(key)) {
+        let held = |name: &str| state.get(name).and_then(toml::Value::as_str);
+        // Trusted already (in Codex's /hooks): nothing of ours is needed.
+        if hashes.iter().all(|(name, hash)| held(name) == *hash) {
+            return Ok(install::Plan::new(file, Some(kept)));
+        }
+        return Err(install::InstallError::TrustedElsewhere { path: config.to_owned(), key: key.to_owned() });
+    }
+    // One newline before the table: a blank line after a last line that has its own, or
+    // the end of one that had none; [`without_our_trust`] takes exactly it away again.
+    let separator = if kept.is_empty() { "" } else { "\n" };
+    let mut table = format!("{separator}{CODEX_TRUST_MARK}\n[hooks.state.{}]\n", toml::Value::from(key));
+    for (name, hash) in hashes {
+        if let Some(hash) = hash {
+            table.push_str(&format!("{name} = {}\n", toml::Value::from(hash)));
+        }
+    }
+    let after = format!("{kept}{table}");
+    // Where the file writes `hooks` or `hooks.state` inline, a table header for them
+    // declares it twice: Codex would not start on the file.
+    if let Err(error) = after.parse::<toml::Table>() {
+        return Err(install::InstallError::TrustNotAddable {
+            path: config.to_owned(),
+            reason: error.message().to_owned(),
+        });
+    }
+    Ok(install::Plan::new(file, Some(after)))
+}
+
+/// Remove the trust table judged wrote for our hook from `source` in Codex CLI's
+/// `config.toml`, and nothing else.
+fn codex_untrust(config: &Path, source: CodexHookSource) -> Result<install::Plan, install::InstallError> {
+    let file = install::read_user_file(config)?;
+    file.toml()?;
+    // A file that held only our table was made by the install: it goes with it.
+    let after = file.text.as_deref().map(|text| without_our_trust(text, source));
+    let after = after.and_then(|text| file.leftover(text.clone(), text.is_empty()));
+    Ok(install::Plan::new(file, after))
+}
+
+/// `text` without our trust tables for hooks from `source`: each one's mark, its header,
+/// the `trusted_…` lines under it, and the one newline written before them.
+fn without_our_trust(text: &str, source: CodexHookSource) -> String {
+    let header = format!("[hooks.state.{}", toml::Value::from(source.key_prefix()));
+    let header = header.trim_end_matches('"');
+    let mut text = text.to_owned();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(CODEX_TRUST_MARK).map(|i| from + i) {
+        // The mark's line, the header's, then every `trusted_…` line that follows.
+        let mut lines = text[at..].split_inclusive('\n');
+        let mut end = at;
+        for (n, line) in lines.by_ref().enumerate() {
+            if n >= 2 && !line.starts_with("trusted_") {
+                break;
+            }
+            end += line.len();
+        }
+        let ours = text[at + CODEX_TRUST_MARK.len()..end].trim_start().starts_with(header);
+        if !ours {
+            from = end;
+            continue;
+        }
+        let start = if at > 0 && text.as_bytes()[at - 1] == b'\n' { at - 1 } else { at };
+        text.replace_range(start..end, "");
+        from = start;
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::install::tests::{end, round_trip};
+    use std::fs;
+
+    /// Codex CLI's managed requirements are written whole when there are none, with hooks
+    /// pinned on (and only managed ones when asked), and removed whole; requirements of
+    /// someone else's are left alone, and the lines to add are named.
+    #[test]
+    fn codex_managed_requirements_are_ours_whole_or_not_written() {
+        assert_eq!(codex_managed_path(), Path::new("/etc/codex/requirements.toml"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("requirements.toml");
+        let command = "/usr/local/bin/judge-hook --host codex-cli --timeout 110";
+        for only in [false, true] {
+            round_trip(
+                &path,
+                None,
+                || codex_managed_install(&path, command, &end(Host::CodexCli), 120, only).unwrap(),
+                || codex_managed_uninstall(&path).unwrap(),
+            );
+        }
+        codex_managed_install(&path, command, &end(Host::CodexCli), 120, true).unwrap().apply().unwrap();
+        let written: toml::Table = toml::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(written["allow_managed_hooks_only"].as_bool(), Some(true));
+        assert_eq!(written["features"]["hooks"].as_bool(), Some(true));
+        assert_eq!(written["hooks"]["managed_dir"].as_str(), Some("/etc/codex/hooks"));
+        assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["command"].as_str(), Some(command));
+        let theirs = "[features]\nweb_search = false\n";
+        fs::write(&path, theirs).unwrap();
+        let error = codex_managed_install(&path, command, &end(Host::CodexCli), 120, false).unwrap_err().to_string();
+        assert!(error.contains("add these lines to it yourself") && error.contains(command), "{error}");
+        assert!(codex_managed_uninstall(&path).unwrap().after.as_deref() == Some(theirs), "theirs stays");
+    }
+
+    /// A hook as `codex app-server` lists it: its key and current hash.
+    struct Listed {
+        key: String,
+        current_hash: String,
+    }
+
+    fn listed(key: &str, current_hash: &str) -> Listed {
+        Listed { key: key.into(), current_hash: current_hash.into() }
+    }
+
+    #[test]
+    fn codex_trust_round_trips_to_the_same_bytes_and_keeps_other_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        let file = Path::new("/home/me/.codex/hooks.json");
+        let other = "# judged install-hooks: Codex runs judge-hook only once trusted; uninstall-hooks removes this table\n\
+                     [hooks.state.\"/p/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:cd34\"\n";
+        let sources = [
+            (CodexHookSource::File(file), listed("/home/me/.codex/hooks.json:stop:0:0", "sha256:ab12")),
+            (CodexHookSource::Plugin, listed("judged@judged:hooks/codex-cli.json:stop:0:0", "sha256:ab12/sha256:c0de")),
+        ];
+        for (source, hook) in &sources {
+            // (An empty config.toml is not kept: what is left of one the install made is empty.)
+            for text in [
+                Some("model = \"gpt-5.5\"\n"),
+                Some("model = \"gpt-5.5\""),
+                Some("model = \"gpt-5.5\"\n\n"),
+                Some(other),
+                None,
+            ] {
+                let _ = fs::remove_file(&config);
+                round_trip(
+                    &config,
+                    text,
+                    || codex_trust(&config, *source, &hook.key, &hook.current_hash).unwrap(),
+                    || codex_untrust(&config, *source).unwrap(),
+                );
+            }
+        }
+        let (source, hook) = &sources[0];
+        let _ = fs::remove_file(&config);
+        codex_trust(&config, *source, &hook.key, &hook.current_hash).unwrap().apply().unwrap();
+        let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+        assert_eq!(table["hooks"]["state"][hook.key.as_str()]["trusted_hash"].as_str(), Some("sha256:ab12"));
+        let moved = listed(&hook.key, "sha256:ef56");
+        codex_trust(&config, *source, &moved.key, &moved.current_hash).unwrap().apply().unwrap();
+        let text = fs::read_to_string(&config).unwrap();
+        assert!(text.contains("sha256:ef56") && !text.contains("sha256:ab12"), "our own table is replaced: {text}");
+    }
+
+    #[test]
+    fn a_plugin_hook_is_trusted_with_both_of_its_hashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        let hook = listed("judged@judged:hooks/codex-cli.json:stop:0:0", "sha256:ab12/sha256:c0de");
+        codex_trust(&config, CodexHookSource::Plugin, &hook.key, &hook.current_hash).unwrap().apply().unwrap();
+        let table: toml::Table = toml::from_str(&fs::read_to_string(&config).unwrap()).unwrap();
+        let state = &table["hooks"]["state"][hook.key.as_str()];
+        assert_eq!(state["trusted_hash"].as_str(), Some("sha256:ab12"));
+        assert_eq!(state["trusted_content_hash"].as_str(), Some("sha256:c0de"));
+        assert!(
+            !codex_trust(&config, CodexHookSource::Plugin, &hook.key, &hook.current_hash).unwrap().changes(),
+            "trusted already"
+        );
+    }
+
+    #[test]
+    fn a_hook_someone_else_trusted_is_left_alone_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        let source = CodexHookSource::File(Path::new("/h/hooks.json"));
+        let hook = listed("/h/hooks.json:stop:0:0", "sha256:ab12");
+        fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:ab12\"\n").unwrap();
+        assert!(!codex_trust(&config, source, &hook.key, &hook.current_hash).unwrap().changes(), "trusted already");
+        fs::write(&config, "[hooks.state.\"/h/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:0ld\"\n").unwrap();
+        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
+        assert!(
+            error.contains("already trusts `/h/hooks.json:stop:0:0` with another hash") && error.contains("/hooks"),
+            "{error}"
+        );
+        fs::write(&config, "model = [").unwrap();
+        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
+        assert!(error.contains("config.toml:1:10: not valid TOML") && error.contains("fix it"), "{error}");
+        // Trust written inline: a table of judged's after it would declare hooks.state twice,
+        // and Codex would not start on the file.
+        let inline = "[hooks]\nstate = { \"other:stop:0:0\" = { trusted_hash = \"sha256:99\" } }\n";
+        fs::write(&config, inline).unwrap();
+        let error = codex_trust(&config, source, &hook.key, &hook.current_hash).err().unwrap().to_string();
+        assert!(error.contains("a table of judged's cannot be added to") && error.contains("/hooks"), "{error}");
+        assert_eq!(fs::read_to_string(&config).unwrap(), inline, "the file is left as it was");
+    }
+
+    /// A Codex CLI hooks file goes back to the same bytes after an install and an
+    /// uninstall, and one the install made goes away.
+    #[test]
+    fn codex_hooks_round_trip_to_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let theirs = "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \
+                      \"command\": \"their-stop\",\n            \"type\": \"command\"\n          }\n        ]\n      }\n    \
+                      ]\n  },\n  \"model\": \"gemini-2.5-pro\"\n}\n";
+        let hooks = dir.path().join("hooks.json");
+        let command = "judge-hook --host codex-cli --timeout 110";
+        for text in [Some(theirs), None] {
+            let _ = fs::remove_file(&hooks);
+            round_trip(
+                &hooks,
+                text,
+                || codex_install(&hooks, command, &end(Host::CodexCli), 120).unwrap(),
+                || codex_uninstall(&hooks).unwrap(),
+            );
+        }
+    }
 }

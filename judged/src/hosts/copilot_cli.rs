@@ -123,14 +123,10 @@ impl HostSetup for CopilotCli {
 
     fn settings_files(&self, cwd: &Path) -> Vec<SettingsFile> {
         vec![
-            SettingsFile {
-                place: "project",
-                path: install::copilot_path(cwd),
-                reinstall: "judged install-hooks --copilot",
-            },
+            SettingsFile { place: "project", path: copilot_path(cwd), reinstall: "judged install-hooks --copilot" },
             SettingsFile {
                 place: "managed",
-                path: install::copilot_managed_path(),
+                path: copilot_managed_path(),
                 reinstall: "sudo judged install-hooks --copilot --managed",
             },
         ]
@@ -163,23 +159,52 @@ impl HostSetup for CopilotCli {
 
     fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
         if place.target.managed {
-            let policy = install::copilot_managed_path();
+            let policy = copilot_managed_path();
             place.needs_root(&policy, self.program())?;
             // Every user's Copilot CLI runs it, with their own PATH: named by its path.
             let command = hook.command(true, None)?;
-            return Ok(Some(install::copilot_install(&policy, self.end_event(), &command, hook.timeout)?));
+            return Ok(Some(copilot_install(&policy, self.end_event(), &command, hook.timeout)?));
         }
-        let committed = install::copilot_path(&place.target.project_dir());
+        let committed = copilot_path(&place.target.project_dir());
         let command = hook.command(hook.absolute, Some(&committed))?;
-        Ok(Some(install::copilot_install(&committed, self.end_event(), &command, hook.timeout)?))
+        Ok(Some(copilot_install(&committed, self.end_event(), &command, hook.timeout)?))
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
         if place.target.managed {
-            let policy = install::copilot_managed_path();
+            let policy = copilot_managed_path();
             place.needs_root(&policy, self.program())?;
-            return Ok(install::copilot_uninstall(&policy)?);
+            return Ok(copilot_uninstall(&policy)?);
         }
-        Ok(install::copilot_uninstall(&install::copilot_path(&place.target.project_dir()))?)
+        Ok(copilot_uninstall(&copilot_path(&place.target.project_dir()))?)
     }
+}
+
+/// The Copilot CLI repository hook file.
+fn copilot_path(project: &Path) -> PathBuf {
+    project.join(".github/hooks/judged.json")
+}
+
+/// judged's file in Copilot CLI's policy directory: root's, loaded for every user, and
+/// not disabled by `disableAllHooks` in any user or repository setting.
+fn copilot_managed_path() -> PathBuf {
+    PathBuf::from("/etc/github-copilot/policy.d/judged.json")
+}
+
+/// Write a Copilot CLI hook file of ours (the repository's [`copilot_path`] or the policy
+/// directory's [`copilot_managed_path`]) with our hook of its `end` event (`agentStop`).
+fn copilot_install(
+    path: &Path,
+    end: HookEvent,
+    command: &str,
+    timeout_seconds: u64,
+) -> Result<install::Plan, install::InstallError> {
+    let (file, _) = install::read_json(path, install::Syntax::Json)?;
+    Ok(install::Plan::new(file, Some(crate::hook_entry::pretty(&copilot_hooks(end, command, timeout_seconds)))))
+}
+
+/// Remove a Copilot CLI hook file of ours (it holds only our hook).
+fn copilot_uninstall(path: &Path) -> Result<install::Plan, install::InstallError> {
+    let (file, _) = install::read_json(path, install::Syntax::Json)?;
+    Ok(install::Plan::new(file, None))
 }

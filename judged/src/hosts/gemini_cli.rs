@@ -6,6 +6,7 @@ use crate::CliError;
 use crate::hook_entry::HOOK_TIMEOUT_SECONDS;
 use crate::install;
 use crate::plugin::{self, HostPlugin};
+use judged_core::adapter::HookEvent;
 use judged_core::event::Host;
 use judged_core::family;
 use serde::Deserialize;
@@ -126,12 +127,12 @@ impl HostSetup for GeminiCli {
         vec![
             SettingsFile {
                 place: "project",
-                path: install::gemini_settings_path(Some(cwd)),
+                path: gemini_settings_path(Some(cwd)),
                 reinstall: "judged install-hooks --gemini --project",
             },
             SettingsFile {
                 place: "user",
-                path: install::gemini_settings_path(None),
+                path: gemini_settings_path(None),
                 reinstall: "judged install-hooks --gemini --user",
             },
         ]
@@ -147,13 +148,80 @@ impl HostSetup for GeminiCli {
     }
 
     fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
-        let settings = install::gemini_settings_path(place.project.as_deref());
+        let settings = gemini_settings_path(place.project.as_deref());
         let committed = Some(settings.as_path()).filter(|_| place.project.is_some());
         let command = hook.command(hook.absolute, committed)?;
-        Ok(Some(install::gemini_install(&settings, &command, hook.events, hook.timeout)?))
+        Ok(Some(gemini_install(&settings, &command, hook.events, hook.timeout)?))
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
-        Ok(install::gemini_uninstall(&install::gemini_settings_path(place.project.as_deref()))?)
+        Ok(gemini_uninstall(&gemini_settings_path(place.project.as_deref()))?)
+    }
+}
+
+/// Gemini CLI's settings: `$GEMINI_CLI_HOME/.gemini/settings.json` (else
+/// `~/.gemini/settings.json`) for the user, `<project>/.gemini/settings.json` for a project.
+fn gemini_settings_path(project: Option<&Path>) -> PathBuf {
+    match project {
+        Some(project) => project.join(".gemini/settings.json"),
+        None => std::env::var_os("GEMINI_CLI_HOME")
+            .filter(|v| !v.is_empty())
+            .map_or_else(judged_io::files::home_dir, PathBuf::from)
+            .join(".gemini/settings.json"),
+    }
+}
+
+/// Add our hook of each of `events` (Gemini CLI's `AfterAgent`) to a Gemini CLI settings
+/// file. Gemini counts a hook's timeout in milliseconds.
+fn gemini_install(
+    settings: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+) -> Result<install::Plan, install::InstallError> {
+    install::command_hooks_install(
+        settings,
+        install::Syntax::JsonWithComments,
+        command,
+        events,
+        timeout_seconds * 1000,
+        None,
+    )
+}
+
+/// Remove our hooks from a Gemini CLI settings file; the file too when nothing else is
+/// left in it.
+fn gemini_uninstall(settings: &Path) -> Result<install::Plan, install::InstallError> {
+    install::command_hooks_uninstall(settings, install::Syntax::JsonWithComments, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::install::tests::{end, round_trip};
+    use std::fs;
+
+    /// A Gemini CLI settings file goes back to the same bytes after an install and an
+    /// uninstall, and one the install made goes away; the hook's timeout is in milliseconds.
+    #[test]
+    fn gemini_hooks_round_trip_to_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let theirs = "{\n  \"hooks\": {\n    \"Stop\": [\n      {\n        \"hooks\": [\n          {\n            \
+                      \"command\": \"their-stop\",\n            \"type\": \"command\"\n          }\n        ]\n      }\n    \
+                      ]\n  },\n  \"model\": \"gemini-2.5-pro\"\n}\n";
+        let settings = dir.path().join("settings.json");
+        let command = "judge-hook --host gemini-cli --timeout 110";
+        for text in [Some(theirs), None] {
+            let _ = fs::remove_file(&settings);
+            round_trip(
+                &settings,
+                text,
+                || gemini_install(&settings, command, &end(Host::GeminiCli), 120).unwrap(),
+                || gemini_uninstall(&settings).unwrap(),
+            );
+        }
+        gemini_install(&settings, command, &end(Host::GeminiCli), 120).unwrap().apply().unwrap();
+        let written: serde_json::Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
+        assert_eq!(written["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 120_000, "Gemini counts milliseconds");
     }
 }

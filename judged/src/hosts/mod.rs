@@ -18,7 +18,7 @@ mod hook;
 mod opencode;
 mod qwen_code;
 
-pub use codex_cli::{CodexHook, codex_hooks, trust_codex_hook};
+pub use codex_cli::{CodexHook, CodexHookSource, codex_config_path, codex_hooks, trust_codex_hook};
 pub use hook::{HookHost, HookPlace, HookSpec, Managed};
 
 use crate::CliError;

@@ -6,6 +6,7 @@ use super::{HookPlace, HookSpec, HooksSwitch, HostSetup, Listed, Login, Managed,
 use crate::CliError;
 use crate::install;
 use crate::plugin::{self, HostPlugin};
+use judged_core::adapter::HookEvent;
 use judged_core::event::Host;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -103,18 +104,18 @@ impl HostSetup for QwenCode {
         vec![
             SettingsFile {
                 place: "project",
-                path: install::qwen_settings_path(Some(cwd)),
+                path: qwen_settings_path(Some(cwd)),
                 reinstall: "judged install-hooks --qwen --project",
             },
             SettingsFile {
                 place: "user",
-                path: install::qwen_settings_path(None),
+                path: qwen_settings_path(None),
                 reinstall: "judged install-hooks --qwen --user",
             },
             // Root's system settings: they override the user's and the project's.
             SettingsFile {
                 place: "managed",
-                path: install::qwen_managed_path(),
+                path: qwen_managed_path(),
                 reinstall: "sudo judged install-hooks --qwen --managed",
             },
         ]
@@ -131,8 +132,8 @@ impl HostSetup for QwenCode {
     fn install_hook(&self, place: &HookPlace, hook: &HookSpec) -> Result<Option<install::Plan>, CliError> {
         let managed = place.target.managed;
         let settings = match managed {
-            true => install::qwen_managed_path(),
-            false => install::qwen_settings_path(place.project.as_deref()),
+            true => qwen_managed_path(),
+            false => qwen_settings_path(place.project.as_deref()),
         };
         if managed {
             place.needs_root(&settings, self.program())?;
@@ -140,16 +141,16 @@ impl HostSetup for QwenCode {
         // Every user's Qwen Code runs a managed hook, with their own PATH: named by its path.
         let committed = Some(settings.as_path()).filter(|_| place.project.is_some() && !managed);
         let command = hook.command(hook.absolute || managed, committed)?;
-        Ok(Some(install::qwen_install(&settings, &command, hook.events, hook.timeout, managed)?))
+        Ok(Some(qwen_install(&settings, &command, hook.events, hook.timeout, managed)?))
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
         if place.target.managed {
-            let settings = install::qwen_managed_path();
+            let settings = qwen_managed_path();
             place.needs_root(&settings, self.program())?;
-            return Ok(install::qwen_uninstall(&settings, true)?);
+            return Ok(qwen_uninstall(&settings, true)?);
         }
-        Ok(install::qwen_uninstall(&install::qwen_settings_path(place.project.as_deref()), false)?)
+        Ok(qwen_uninstall(&qwen_settings_path(place.project.as_deref()), false)?)
     }
 }
 
@@ -170,9 +171,67 @@ fn parse_text_listing(listing: &str) -> Option<(bool, String, Option<PathBuf>)> 
     Some((enabled, version, path))
 }
 
+/// Qwen Code's settings: `$QWEN_HOME/settings.json` (else `~/.qwen/settings.json`) for the
+/// user, `<project>/.qwen/settings.json` for a project (which it reads only in a folder the
+/// user trusts).
+fn qwen_settings_path(project: Option<&Path>) -> PathBuf {
+    match project {
+        Some(project) => project.join(".qwen/settings.json"),
+        None => qwen_home().join("settings.json"),
+    }
+}
+
+/// Qwen Code's own directory: `$QWEN_HOME`, else `~/.qwen`.
+fn qwen_home() -> PathBuf {
+    std::env::var_os("QWEN_HOME")
+        .filter(|v| !v.is_empty())
+        .map_or_else(|| judged_io::files::home_dir().join(".qwen"), PathBuf::from)
+}
+
+/// Qwen Code's system settings, root's: `$QWEN_CODE_SYSTEM_SETTINGS_PATH`, else
+/// `/etc/qwen-code/settings.json`. They override user and project settings, and their
+/// hooks run whatever folder the user trusts.
+fn qwen_managed_path() -> PathBuf {
+    std::env::var_os("QWEN_CODE_SYSTEM_SETTINGS_PATH").filter(|v| !v.is_empty()).map_or_else(
+        || {
+            let base =
+                if cfg!(target_os = "macos") { "/Library/Application Support/QwenCode" } else { "/etc/qwen-code" };
+            Path::new(base).join("settings.json")
+        },
+        PathBuf::from,
+    )
+}
+
+/// Add our hook of each of `events` (Qwen Code's `Stop`) to a Qwen Code settings file
+/// (Claude Code's shape, timeout in seconds; comments allowed, as Gemini CLI's). In its
+/// system settings, `disableAllHooks: false` too: the system's value overrides a user's
+/// or a project's `disableAllHooks: true`.
+fn qwen_install(
+    settings: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+    managed: bool,
+) -> Result<install::Plan, install::InstallError> {
+    let top = managed.then_some((QWEN_HOOKS_OFF, Some(serde_json::Value::Bool(false))));
+    install::command_hooks_install(settings, install::Syntax::JsonWithComments, command, events, timeout_seconds, top)
+}
+
+/// Remove our hooks from a Qwen Code settings file (and, from its system settings, the
+/// `disableAllHooks` we wrote); the file too when nothing else is left in it but the
+/// `$version` Qwen Code 0.24.4 adds to a settings file it loads.
+fn qwen_uninstall(settings: &Path, managed: bool) -> Result<install::Plan, install::InstallError> {
+    let top = managed.then_some(QWEN_HOOKS_OFF);
+    install::command_hooks_uninstall_from(settings, install::Syntax::JsonWithComments, top, &["$version"])
+}
+
+/// Qwen Code's setting that turns every hook off.
+const QWEN_HOOKS_OFF: &str = "disableAllHooks";
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::install::tests::end;
 
     /// What Qwen Code 0.24.4 printed for `qwen extensions list` with judged installed and
     /// then disabled for the user.
@@ -189,5 +248,32 @@ mod tests {
         assert_eq!(parse_text_listing("No extensions installed.\n"), None);
         let other = "✓ judged-not (1.0.0)\n Path: /x\n";
         assert_eq!(parse_text_listing(other), None, "another extension whose name starts with ours is not judged");
+    }
+
+    /// Qwen Code's settings: the Stop hook in seconds; in its system settings, hooks forced
+    /// on; taken out again, the file goes when Qwen Code's own `$version` is all that is
+    /// left, and stays with a user's setting.
+    #[test]
+    fn a_qwen_hook_goes_in_and_out_leaving_the_users_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let system = dir.path().join("settings.json");
+        qwen_install(&system, "judge-hook --host qwen-code", &end(Host::QwenCode), 120, true).unwrap().apply().unwrap();
+        let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&system).unwrap()).unwrap();
+        assert_eq!(written["hooks"]["Stop"][0]["hooks"][0]["timeout"], 120);
+        assert_eq!(written["disableAllHooks"], false);
+        // What Qwen Code 0.24.4 does to a settings file it loads.
+        let loaded = std::fs::read_to_string(&system).unwrap().replacen('{', "{\n  \"$version\": 4,", 1);
+        std::fs::write(&system, loaded).unwrap();
+        qwen_uninstall(&system, true).unwrap().apply().unwrap();
+        assert!(!system.exists(), "nothing of anyone's was left");
+
+        let user = dir.path().join("user.json");
+        std::fs::write(&user, "{\n  // mine\n  \"$version\": 4,\n  \"model\": {\"name\": \"qwen3-coder-plus\"}\n}\n")
+            .unwrap();
+        let before = std::fs::read_to_string(&user).unwrap();
+        qwen_install(&user, "judge-hook --host qwen-code", &end(Host::QwenCode), 120, false).unwrap().apply().unwrap();
+        assert!(!std::fs::read_to_string(&user).unwrap().contains("disableAllHooks"));
+        qwen_uninstall(&user, false).unwrap().apply().unwrap();
+        assert_eq!(std::fs::read_to_string(&user).unwrap(), before, "the user's file, byte for byte");
     }
 }
