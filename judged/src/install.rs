@@ -448,6 +448,23 @@ fn set_top(
     Ok(if edits.is_empty() { text } else { edits.finish() })
 }
 
+/// Add our command hook for each of `events` to a JSON file of Claude Code's hook shape
+/// (Claude Code's settings, Codex CLI's `hooks.json`), timeout in seconds.
+pub(crate) fn json_hooks_install(
+    settings: &Path,
+    command: &str,
+    events: &[HookEvent],
+    timeout_seconds: u64,
+) -> Result<Plan, InstallError> {
+    command_hooks_install(settings, Syntax::Json, command, events, timeout_seconds, None)
+}
+
+/// Remove our hook groups from a JSON file of Claude Code's hook shape, and nothing else;
+/// the file too when the install made it.
+pub(crate) fn json_hooks_uninstall(settings: &Path) -> Result<Plan, InstallError> {
+    command_hooks_uninstall(settings, Syntax::Json, None)
+}
+
 /// Remove our hook groups from a file of Claude Code's hook shape, and nothing else (and
 /// the top-level setting `top`): an event or `hooks` goes only when we emptied it. What
 /// an install added goes byte for byte, and a file that holds nothing else (the install
@@ -547,27 +564,15 @@ pub(crate) mod tests {
         let theirs = json!({"model": "opus", "hooks": {"TaskCompleted": [{"hooks": [{"type": "command", "command": "their-gate"}]}]}});
         fs::write(&settings, pretty(&theirs)).unwrap();
 
-        let plan = command_hooks_install(
-            &settings,
-            Syntax::Json,
-            "/bin/judge-hook --host claude-code",
-            &end(Host::ClaudeCode),
-            120,
-            None,
-        )
-        .unwrap();
+        let install = || {
+            let command = "/bin/judge-hook --host claude-code";
+            command_hooks_install(&settings, Syntax::Json, command, &end(Host::ClaudeCode), 120, None).unwrap()
+        };
+        let plan = install();
         assert!(plan.changes());
         assert!(plan.diff().contains("+") && plan.diff().contains("judge-hook"));
         plan.apply().unwrap().expect("a backup of the replaced file");
-        let again = command_hooks_install(
-            &settings,
-            Syntax::Json,
-            "/bin/judge-hook --host claude-code",
-            &end(Host::ClaudeCode),
-            120,
-            None,
-        )
-        .unwrap();
+        let again = install();
         assert!(!again.changes(), "installing twice changes nothing");
         let installed: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
         assert_eq!(installed["hooks"]["TaskCompleted"].as_array().unwrap().len(), 2);

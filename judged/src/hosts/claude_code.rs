@@ -155,7 +155,7 @@ impl HostSetup for ClaudeCode {
         }
         let committed = Some(settings.as_path()).filter(|_| !place.target.user);
         let command = hook.command(hook.absolute, committed)?;
-        Ok(Some(claude_install(&settings, &command, hook.events, hook.timeout)?))
+        Ok(Some(install::json_hooks_install(&settings, &command, hook.events, hook.timeout)?))
     }
 
     fn uninstall_hook(&self, place: &HookPlace) -> Result<install::Plan, CliError> {
@@ -164,7 +164,7 @@ impl HostSetup for ClaudeCode {
             place.needs_root(&settings, self.program())?;
             return Ok(claude_managed_uninstall(&settings)?);
         }
-        Ok(claude_uninstall(&settings)?)
+        Ok(install::json_hooks_uninstall(&settings)?)
     }
 }
 
@@ -178,21 +178,6 @@ fn settings_at(place: &HookPlace) -> PathBuf {
     } else {
         place.target.project_dir().join(".claude/settings.json")
     }
-}
-
-/// Add our command hook for each of `events` to a Claude Code settings file.
-fn claude_install(
-    settings: &Path,
-    command: &str,
-    events: &[HookEvent],
-    timeout_seconds: u64,
-) -> Result<install::Plan, install::InstallError> {
-    install::command_hooks_install(settings, install::Syntax::Json, command, events, timeout_seconds, None)
-}
-
-/// Remove our hook groups from a Claude Code settings file, and nothing else.
-fn claude_uninstall(settings: &Path) -> Result<install::Plan, install::InstallError> {
-    install::command_hooks_uninstall(settings, install::Syntax::Json, None)
 }
 
 /// Claude Code's user settings: `$CLAUDE_CONFIG_DIR/settings.json`, else

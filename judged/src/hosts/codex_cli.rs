@@ -150,7 +150,7 @@ impl HostSetup for CodexCli {
         let command = hook.command(hook.absolute, committed)?;
         check_codex_config()?;
         // Codex names the hook it trusts after the file that holds it: written first.
-        install::carry_out(codex_install(&hooks, &command, hook.events, hook.timeout)?, place.dry_run)?;
+        install::carry_out(install::json_hooks_install(&hooks, &command, hook.events, hook.timeout)?, place.dry_run)?;
         let cwd =
             place.project.clone().unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")));
         trust_codex_hook(CodexHookSource::File(&hooks), &cwd, place.dry_run)?;
@@ -166,7 +166,7 @@ impl HostSetup for CodexCli {
         let hooks = codex_hooks_path(place.project.as_deref());
         let untrust = codex_untrust(&codex_config_path(), CodexHookSource::File(&hooks))?;
         install::carry_out(untrust, place.dry_run)?;
-        Ok(codex_uninstall(&hooks)?)
+        Ok(install::json_hooks_uninstall(&hooks)?)
     }
 }
 
@@ -368,23 +368,6 @@ fn codex_home() -> PathBuf {
     std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
         .map_or_else(|| judged_io::files::home_dir().join(".codex"), PathBuf::from)
-}
-
-/// Add our hook of each of `events` (Codex CLI's `Stop`) to a Codex CLI hooks file
-/// (`timeout` in seconds).
-fn codex_install(
-    hooks: &Path,
-    command: &str,
-    events: &[HookEvent],
-    timeout_seconds: u64,
-) -> Result<install::Plan, install::InstallError> {
-    install::command_hooks_install(hooks, install::Syntax::Json, command, events, timeout_seconds, None)
-}
-
-/// Remove our hooks from a Codex CLI hooks file; the file too when nothing else is left
-/// in it (an install into no file leaves only ours).
-fn codex_uninstall(hooks: &Path) -> Result<install::Plan, install::InstallError> {
-    install::command_hooks_uninstall(hooks, install::Syntax::Json, None)
 }
 
 /// Refuse a Codex CLI `config.toml` that does not parse, naming its line, before anything
@@ -728,8 +711,8 @@ mod tests {
             round_trip(
                 &hooks,
                 text,
-                || codex_install(&hooks, command, &end(Host::CodexCli), 120).unwrap(),
-                || codex_uninstall(&hooks).unwrap(),
+                || install::json_hooks_install(&hooks, command, &end(Host::CodexCli), 120).unwrap(),
+                || install::json_hooks_uninstall(&hooks).unwrap(),
             );
         }
     }
