@@ -105,7 +105,7 @@ fn main() -> ExitCode {
     let again = payload.get("stop_hook_active") == Some(&Value::Bool(true));
     let installed_reviewers = Some(installed_reviewers());
     let question = Request::Hook(HookQuestion { host: options.host, payload, parse_error, installed_reviewers });
-    let socket = judged_protocol::paths::socket_path();
+    let socket = judged_protocol::paths::gate_socket_path();
     // One deadline for the whole hook: the host kills a hook that outlives its own timeout
     // (`--timeout` is set below it), and most hosts let the agent go on when it does.
     let deadline = Instant::now() + options.timeout;
@@ -114,12 +114,17 @@ fn main() -> ExitCode {
     let mut answer = ask(options.timeout);
     let mut not_started = None;
     if let Err(ClientError::Unreachable(_)) = answer {
-        // No daemon: start one (a wait out of the hook's own time), then ask it with what
-        // time is left; with none left, the daemon was not reached.
-        match autostart::start_judged(AUTOSTART_WAIT.min(left())) {
-            Ok(()) if !left().is_zero() => answer = ask(left()),
-            Ok(()) => {}
-            Err(why) => not_started = Some(why),
+        if judged_protocol::paths::is_witness_socket(&socket) {
+            // A witness that does not answer is root's to start, never a hook's.
+            not_started = Some(AutoStartError::Witness);
+        } else {
+            // No daemon: start one (a wait out of the hook's own time), then ask it with
+            // what time is left; with none left, the daemon was not reached.
+            match autostart::start_judged(AUTOSTART_WAIT.min(left())) {
+                Ok(()) if !left().is_zero() => answer = ask(left()),
+                Ok(()) => {}
+                Err(why) => not_started = Some(why),
+            }
         }
     }
     match answer {

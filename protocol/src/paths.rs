@@ -55,6 +55,16 @@ pub fn socket_path() -> PathBuf {
     if var("JUDGED_HOME").is_none() && witness.exists() { witness.to_path_buf() } else { own_socket_path() }
 }
 
+/// The socket the gate (`judge-hook`) asks: a witness account's wherever one serves this
+/// machine, whatever the hook's environment says, else this user's own daemon's. A hook's
+/// environment is partly its project's (Claude Code's settings `env`, Gemini CLI's and Qwen
+/// Code's `.env` files): a `JUDGED_HOME` the agent under judgment puts there must not take
+/// its gate from the witness to a daemon of its own with the gate off.
+pub fn gate_socket_path() -> PathBuf {
+    let witness = Path::new(WITNESS_SOCKET);
+    if witness.exists() { witness.to_path_buf() } else { own_socket_path() }
+}
+
 /// Whether `socket` is a witness account's, whose daemon no client starts.
 pub fn is_witness_socket(socket: &Path) -> bool {
     socket == Path::new(WITNESS_SOCKET)

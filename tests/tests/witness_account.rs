@@ -98,6 +98,9 @@ own="$T/home/.local/share/judged"
 as_agent sh -c "mkdir -p '$own' && printf '[gate]\npolicy = \"off\"\n' > '$own/config.toml'"
 step own_daemon as_agent env JUDGED_HOME="$own" "$JUDGED" start
 step hook_own_daemon as_agent sh -c 'printf "%s" "$HOOK_PAYLOAD" | "$JH" --host claude-code'
+# Nor when the hook's environment names it: a project's settings can put JUDGED_HOME there
+# (Claude Code's `env`, Gemini CLI's and Qwen Code's `.env`).
+step hook_own_home as_agent sh -c 'printf "%s" "$HOOK_PAYLOAD" | JUDGED_HOME="$1" "$JH" --host claude-code' - "$own"
 pkill -u "$AGENT" -x judged; sleep 0.2
 # The agent's user holds its two connections open; a third of its own is refused.
 # Root's jury, whose jurors run as the witness, each trying to copy the witness's key (as
@@ -311,6 +314,12 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
     // A daemon of the agent's own, its gate off, does not take the hooks from the witness.
     assert_eq!(code("own_daemon"), 0, "{}", shown("own_daemon"));
     assert_eq!(code("hook_own_daemon"), 2, "the agent's own daemon answered the hook: {}", shown("hook_own_daemon"));
+    assert_eq!(
+        code("hook_own_home"),
+        2,
+        "a JUDGED_HOME in the hook's environment took the gate: {}",
+        shown("hook_own_home")
+    );
     assert_ne!(code("panel_project_jury"), 0, "{}", shown("panel_project_jury"));
     assert!(
         !dir.join("drop/who").exists() && !dir.join("drop/key").exists(),
