@@ -187,7 +187,10 @@ fn every_table_refuses_an_unknown_key_at_the_key_with_the_nearest_valid_name() {
     ];
     for (config, line, key, nearest) in cases {
         let error = refused_start(config);
-        let caret = format!("{line} | {}\n  | {}\n", config.lines().nth(line - 1).unwrap(), "^".repeat(key.len()));
+        // The line up to its `=`: the key, never the value, which may be an API key.
+        let text = config.lines().nth(line - 1).unwrap();
+        let shown = format!("{} …", &text[..=text.find('=').unwrap()]);
+        let caret = format!("{line} | {shown}\n  | {}\n", "^".repeat(key.len()));
         assert!(error.contains(&caret), "the caret is not under `{key}`:\n{error}");
         assert!(error.contains(&format!("unknown field `{key}`")), "{error}");
         match nearest {

@@ -25,17 +25,13 @@ pub enum ConfigError {
     /// It could not be read (not a regular file, too large, …).
     #[error(transparent)]
     File(#[from] judged_io::config_file::ConfigFileError),
-    #[error("{}: {source}{}", path.display(), hint.as_ref().map(|h| format!("help: {h}\n")).unwrap_or_default())]
+    #[error("{}: {misread}", path.display())]
     /// It is not TOML of the schema.
     Parse {
         /// The file.
         path: PathBuf,
-        /// What is wrong.
-        source: Box<toml::de::Error>,
-        /// Where in the file, 1-based, when the error has a place.
-        line: Option<usize>,
-        /// The nearest valid key to an unknown one (`did you mean `policy`?`).
-        hint: Option<String>,
+        /// What is wrong, and where.
+        misread: Box<Misread>,
     },
     /// Its `[jury]` cannot run.
     #[error("{}: {source}", path.display())]
@@ -67,10 +63,11 @@ impl ConfigError {
     /// message its host records (`ARIS_REVIEW_NONCE=…` alone on a line).
     pub fn summary(&self) -> String {
         let summary = match self {
-            ConfigError::Parse { path, source, line, hint } => {
-                let place = line.map(|l| format!(" line {l}")).unwrap_or_default();
+            ConfigError::Parse { path, misread } => {
+                let Misread { message, line, hint, .. } = misread.as_ref();
                 let hint = hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default();
-                format!("{}{place}: {}{hint}", path.display(), source.message().trim_end())
+                let line = line.map(|l| format!(" line {l}")).unwrap_or_default();
+                format!("{}{line}: {message}{hint}", path.display())
             }
             other => other.to_string(),
         };
@@ -78,14 +75,103 @@ impl ConfigError {
     }
 }
 
-/// Parse `text`, read from `path`, as `T`, with the line of any error and a hint for an
+/// What is wrong with a config file that is not TOML of the schema, and where.
+#[derive(Debug)]
+pub struct Misread {
+    /// What is wrong, without the values the file holds ([`without_values`]).
+    pub message: String,
+    /// Where in the file, 1-based, when the error has a place.
+    pub line: Option<usize>,
+    /// The column there, 1-based.
+    pub column: Option<usize>,
+    /// The line, its values left out, with a caret under the place ([`shown_line`]).
+    pub shown: Option<String>,
+    /// The nearest valid key to an unknown one (`did you mean `policy`?`).
+    pub hint: Option<String>,
+}
+
+impl std::fmt::Display for Misread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "{}{}", place(self.line, self.column), self.message)?;
+        f.write_str(self.shown.as_deref().unwrap_or_default())?;
+        match &self.hint {
+            Some(hint) => writeln!(f, "help: {hint}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Parse `text`, read from `path`, as `T`, with the place of any error and a hint for an
 /// unknown key.
 pub fn parse_toml<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
     toml::from_str(text).map_err(|source| {
-        let line = source.span().map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
+        let span = source.span().map(|span| span.start.min(text.len())..span.end.min(text.len()));
+        let before = span.as_ref().map(|span| &text[..span.start]);
+        let line = before.map(|before| before.matches('\n').count() + 1);
+        let column = before.map(|before| before.rsplit('\n').next().unwrap_or_default().chars().count() + 1);
         let hint = suggest::for_message(source.message());
-        ConfigError::Parse { path: path.to_owned(), source: Box::new(source), line, hint }
+        let message = without_values(source.message().trim_end());
+        let shown = span.zip(line).map(|(span, line)| shown_line(text, span, line));
+        let misread = Box::new(Misread { message, line, column, shown, hint });
+        ConfigError::Parse { path: path.to_owned(), misread }
     })
+}
+
+/// The line of `text` that `span` starts in, numbered `line`, with a caret under the span:
+/// up to its first `=` only (the key, never the value it sets, which may be an API key).
+fn shown_line(text: &str, span: std::ops::Range<usize>, line: usize) -> String {
+    let start = text[..span.start].rfind('\n').map_or(0, |at| at + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |at| start + at);
+    let whole = text[start..end].trim_end_matches('\r');
+    let shown = match whole.find('=') {
+        Some(eq) => format!("{} …", &whole[..=eq]),
+        None => whole.to_owned(),
+    };
+    let width = shown.chars().count();
+    let from = text[start..span.start].chars().count().min(width.saturating_sub(1));
+    let under = text[span.start..span.end.max(span.start)].chars().count().clamp(1, (width - from).max(1));
+    let gutter = " ".repeat(line.to_string().len());
+    format!("{line} | {shown}\n{gutter} | {}{}\n", " ".repeat(from), "^".repeat(under))
+}
+
+/// `line L, column C: `, as much of it as is known.
+fn place(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(line), Some(column)) => format!("line {line}, column {column}: "),
+        (Some(line), None) => format!("line {line}: "),
+        _ => String::new(),
+    }
+}
+
+/// A parser's message with every string value it quotes left out (`invalid type: string
+/// "sk-…", expected a sequence` says `a string`): a config file holds API keys (a juror's
+/// `env`), and its errors reach a hook's message, the agent's model, `status` and the log.
+/// Keys and the place are kept; they say where to look.
+fn without_values(message: &str) -> String {
+    const QUOTED: &str = "string \"";
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find(QUOTED) {
+        out.push_str(&rest[..at]);
+        out.push_str("a string");
+        let mut chars = rest[at + QUOTED.len()..].char_indices();
+        let mut end = rest.len() - at - QUOTED.len();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                '"' => {
+                    end = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[at + QUOTED.len() + end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `config.toml`. Every key but each host's roots is a field here; those are each host's
@@ -500,6 +586,24 @@ mod tests {
         let summary = error.summary();
         assert!(!summary.contains('\n'), "{summary}");
         assert!(summary.contains("unknown field `x\\nARIS_REVIEW_NONCE=injected`"), "{summary}");
+    }
+
+    /// A config file holds API keys (a juror's `env`); its errors reach a hook's message,
+    /// the agent's model, `status` and the log. They name the file, the place and what is
+    /// wrong, never a value the file holds.
+    #[test]
+    fn a_config_error_names_the_place_and_never_a_value() {
+        let path = Path::new("/h/config.toml");
+        for (text, column, said) in [
+            ("[server]\nallow_users = \"sk-SECRET\\\"-1\"\n", 15, "invalid type: a string, expected"),
+            ("[gate]\npolicy = sk-SECRET\n", 10, ""),
+        ] {
+            let error = ConfigFile::parse(path, text.as_bytes()).unwrap_err();
+            let (shown, summary) = (error.to_string(), error.summary());
+            assert!(shown.starts_with(&format!("/h/config.toml: line 2, column {column}: {said}")), "{shown}");
+            assert!(summary.starts_with(&format!("/h/config.toml line 2: {said}")), "{summary}");
+            assert!(!shown.contains("SECRET") && !summary.contains("SECRET"), "{shown}\n{summary}");
+        }
     }
 
     #[test]
