@@ -218,12 +218,15 @@ impl Plan {
     /// another (two installs within a millisecond get `-2`, `-3`, …).
     fn back_up(&self, before: &str) -> Result<PathBuf, InstallError> {
         let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
-        let name = self.path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+        // Beside the file the link names, never beside a link: a link a project holds to
+        // the user's own settings would have their copy, API keys and all, in the project.
+        let file = self.file.target();
+        let name = file.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
         let mut tries = 1..;
         loop {
             let n = tries.next().unwrap_or(u32::MAX);
             let suffix = if n == 1 { String::new() } else { format!("-{n}") };
-            let backup = self.path.with_file_name(format!("{name}.judged-backup-{stamp}{suffix}"));
+            let backup = file.with_file_name(format!("{name}.judged-backup-{stamp}{suffix}"));
             match self.file.write_beside(&backup, before) {
                 Err(InstallError::Write(judged_io::files::AtomicWriteError::Exists { .. })) if n < 100 => continue,
                 written => return written.map(|()| backup),

@@ -130,6 +130,10 @@ fn a_symlinked_settings_file_is_written_through_the_link() {
     assert!(std::fs::read_to_string(&real).unwrap().contains("judge-hook"), "the real file gets the hook");
     assert_eq!(mode(&real), 0o600);
     assert!(world.names(&dotfiles).iter().all(|n| !n.contains("tmp")), "{:?}", world.names(&dotfiles));
+    // The backup of what the file held goes beside the file, not beside the link: a link a
+    // project holds to the user's settings must not put their copy into the project.
+    assert_eq!(world.names(&world.path("claude")), ["settings.json"], "nothing beside the link");
+    assert!(world.names(&dotfiles).iter().any(|n| n.starts_with("claude-settings.json.judged-backup-")));
 
     ok(world.judged(&["uninstall-hooks", "--claude", "--user"], &[]));
     assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
