@@ -60,6 +60,7 @@ as_agent sh -c "git init -q . && git config user.name a && git config user.email
     && git config filter.spy.clean '$T/spy; cat' && echo '* filter=spy' > .gitattributes \
     && printf 'fn total() {}\n' > cart.rs"
 step read_key as_agent cat /var/lib/judged/signing.key
+step read_config as_agent cat /etc/judged/config.toml
 step write_store as_agent sh -c 'echo x >> /var/lib/judged/judged.db'
 step edit_config as_agent sh -c 'echo "[server]" >> /etc/judged/config.toml'
 step challenge as_agent "$JE" --mode daemon challenge --output r1.challenge.json --binding "$BINDING" --wait-seconds 10
@@ -268,6 +269,7 @@ fn a_witness_under_its_own_account_serves_the_agent_and_keeps_its_store_and_key_
     let config = fs::read_to_string(dir.join("etc-upper/judged/config.toml")).unwrap();
     assert!(config.contains(&format!("{}/home/.copilot/session-state", dir.display())), "{config}");
     assert_ne!(code("read_key"), 0, "the agent's user read the key");
+    assert_ne!(code("read_config"), 0, "the agent's user read the witness's config, its jurors' keys in it");
     assert_ne!(code("write_store"), 0, "the agent's user wrote the store");
     assert_ne!(code("edit_config"), 0, "the agent's user edited the witness's config");
     assert_eq!(code("challenge"), 0, "{}", shown("challenge"));

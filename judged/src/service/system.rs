@@ -74,8 +74,10 @@ pub fn install(args: &SystemArgs, dry_run: bool, files_only: bool) -> Result<(),
     let witness = ensure_account(&args.account)?;
     own_dir(Path::new(DATA_DIR), &witness, 0o700)?;
     own_dir(&socket_dir(), &witness, 0o755)?;
-    write_ours(Path::new(CONFIG_PATH), &config)?;
-    write_ours(Path::new(UNIT_PATH), &unit)?;
+    // The config may hold what its jurors need (an API key in a juror's `env`): root's,
+    // readable by the witness's group alone, never by a served user.
+    write_ours(Path::new(CONFIG_PATH), &config, Readers::Group(&witness))?;
+    write_ours(Path::new(UNIT_PATH), &unit, Readers::Everyone)?;
     let steps = [Step::new(&["systemctl", "daemon-reload"]), Step::new(&["systemctl", "enable", "--now", "judged"])];
     if files_only || !Path::new("/run/systemd/system").is_dir() {
         let why = if files_only { "not run (--files-only)" } else { "no systemd runs this machine" };
@@ -251,12 +253,27 @@ fn own_dir(dir: &Path, owner: &Account, mode: u32) -> Result<(), ServiceError> {
     Ok(())
 }
 
-/// Write `text` to `path` (root's, 0644) unless a file there is not ours.
-fn write_ours(path: &Path, text: &str) -> Result<(), ServiceError> {
+/// Who may read a file root writes for the witness.
+enum Readers<'a> {
+    /// Root, and the group of this account (0640).
+    Group(&'a Account),
+    /// Everyone (0644).
+    Everyone,
+}
+
+/// Write `text` to `path` (root's, readable by `readers`) unless a file there is not ours.
+fn write_ours(path: &Path, text: &str, readers: Readers) -> Result<(), ServiceError> {
     let before = read(path)?;
     if before.as_deref().is_some_and(|b| !is_ours(b)) {
         return Err(ServiceError::NotOurs(path.to_owned()));
     }
     write_service_file(path, text, before.as_deref() != Some(text))?;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o644)).map_err(io_error("set the mode of", path))
+    let mode = match readers {
+        Readers::Group(account) => {
+            std::os::unix::fs::chown(path, Some(0), Some(account.gid)).map_err(io_error("hand over", path))?;
+            0o640
+        }
+        Readers::Everyone => 0o644,
+    };
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).map_err(io_error("set the mode of", path))
 }
