@@ -22,10 +22,15 @@ use std::path::Path;
 impl Engine {
     /// Match the task completions ingested since the last call to the gate's decisions.
     pub(super) fn account_for_completions(&mut self) {
-        for completion in self.ingest.take_completions() {
-            if let Err(error) = self.account_for(&completion) {
+        let completions = self.ingest.take_completions();
+        for completion in &completions {
+            if let Err(error) = self.account_for(completion) {
                 tracing::warn!(%error, path = %completion.path, "cannot match a task completion to the gate's decisions");
             }
+        }
+        // Only once they are matched: a daemon stopped before takes them up again.
+        if let Err(error) = self.ingest.accounted(&mut self.store, &completions) {
+            tracing::warn!(%error, "cannot keep that the completions found were matched");
         }
     }
 

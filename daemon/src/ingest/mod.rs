@@ -247,9 +247,24 @@ impl Ingestor {
         Ok(())
     }
 
-    /// The task completions ingested since the last call.
+    /// The task completions ingested since the last call. The store keeps each with its
+    /// log until [`Ingestor::accounted`] is told it was matched.
     pub fn take_completions(&mut self) -> Vec<TaskCompletion> {
         self.tasks.take()
+    }
+
+    /// The store no longer keeps `completions` (taken, and matched to the gate's
+    /// decisions) as found: a daemon started again does not take them up again.
+    pub fn accounted(&mut self, store: &mut Store, completions: &[TaskCompletion]) -> Result<(), StoreError> {
+        let mut files: Vec<i64> = completions.iter().map(|completion| completion.file_id).collect();
+        files.sort_unstable();
+        files.dedup();
+        for file_id in files {
+            if let Some(now) = self.tasks.waiting_changed(file_id) {
+                store.set_ends_waiting(file_id, now.as_deref())?;
+            }
+        }
+        Ok(())
     }
 
     /// Count as ends the Gemini CLI answers nothing has followed for `quiet`.

@@ -74,7 +74,7 @@ impl TaskCompletion {
 
 /// When a host asks the gate about an end, against the records its log shows of that end:
 /// the gate's answers to the end's hook calls were made then.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Asked {
     /// Claude Code's `TaskCompleted`, about this task: the client writes a successful
     /// result only for an update its hook let through (a blocked one fails, and no cap
@@ -221,6 +221,47 @@ struct Waiting {
     finished: Vec<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     subagent: bool,
+    /// Ends found but not yet matched to the gate's decisions: kept with the lines they
+    /// were found in, so that a daemon stopped before it matched them (killed during a
+    /// long catch-up) finds them again rather than never.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    found: Vec<FoundEnd>,
+}
+
+/// An end found in a log, as the store keeps it until it is matched
+/// ([`Waiting::found`]).
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+struct FoundEnd {
+    event: String,
+    line: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    completed_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    session_id: Option<SessionId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cwd: Option<String>,
+    asked: Asked,
+}
+
+impl FoundEnd {
+    fn of(completion: &TaskCompletion) -> FoundEnd {
+        FoundEnd {
+            event: completion.event.as_str().to_owned(),
+            line: completion.line,
+            completed_at: completion.completed_at.clone(),
+            session_id: completion.session_id.clone(),
+            cwd: completion.cwd.clone(),
+            asked: completion.asked.clone(),
+        }
+    }
+
+    /// The completion again, of a `host` log (`file_id`, at `path`); an event the host no
+    /// longer sends is its end event.
+    fn completion(self, host: Host, file_id: i64, path: &str) -> TaskCompletion {
+        let event = HookEvent::sent_by(host, &self.event).unwrap_or(adapter::hooks(host).end_event().name);
+        let FoundEnd { line, completed_at, session_id, cwd, asked, .. } = self;
+        TaskCompletion { event, file_id, path: path.to_owned(), session_id, cwd, completed_at, asked, line }
+    }
 }
 
 impl Tasks {
@@ -257,6 +298,7 @@ impl Tasks {
             answer,
             finished,
             subagent: self.subagents.contains(&file_id),
+            found: self.found.iter().filter(|found| found.file_id == file_id).map(FoundEnd::of).collect(),
         };
         (waiting != Waiting::default()).then(|| serde_json::to_string(&waiting).expect("what waits serializes"))
     }
@@ -310,6 +352,7 @@ impl Tasks {
         if waiting.subagent {
             self.subagents.insert(file_id);
         }
+        self.found.extend(waiting.found.into_iter().map(|found| found.completion(host, file_id, path)));
         Ok(())
     }
 
@@ -685,6 +728,24 @@ mod tests {
             Asked::ForTask { task: "3".into(), work_chars: None, called_at: Some("2026-12-05T01:00:00.000Z".into()) }
         );
         assert_eq!(after.waiting_in(2), None, "nothing waits once the result came");
+    }
+
+    /// An end found but not yet matched to the gate's decisions is kept with what the log's
+    /// ends wait for: a daemon stopped between finding it and matching it (killed during a
+    /// long catch-up) takes it up again, once; matched, it is kept no more.
+    #[test]
+    fn an_end_found_and_not_yet_matched_is_taken_up_by_the_next_daemon() {
+        let mut before = Tasks::default();
+        for (n, line) in REAL_LOG.lines().enumerate() {
+            before.observe(Host::CopilotCli, 1, "/s/events.jsonl", n as u64 + 1, line.as_bytes());
+            let record = judged_core::adapter::envelope(Host::CopilotCli, line.as_bytes()).unwrap();
+            before.observe_turn(Host::CopilotCli, 1, "/s/events.jsonl", n as u64 + 1, &record);
+        }
+        let kept = before.waiting_in(1).expect("the end found is kept until it is matched");
+        let mut after = Tasks::default();
+        after.resume(Host::CopilotCli, 1, "/s/events.jsonl", &kept).unwrap();
+        assert_eq!(after.take(), stops(REAL_LOG), "the next daemon takes up the end found");
+        assert_eq!(after.waiting_in(1), None, "matched, it is kept no more");
     }
 
     /// A stop an `agentStop` hook blocked, after which the agent went on (the block's

@@ -129,21 +129,19 @@ impl Store {
         for event in events {
             journal::append(&tx, event)?;
         }
-        match ends_waiting {
-            None => {}
-            Some(None) => {
-                tx.execute("DELETE FROM ends_waiting WHERE file_id = ?1", params![file.id])?;
-            }
-            Some(Some(state)) => {
-                let upsert = "INSERT INTO ends_waiting (file_id, state) VALUES (?1, ?2) \
-                              ON CONFLICT (file_id) DO UPDATE SET state = excluded.state";
-                tx.execute(upsert, params![file.id, state])?;
-            }
+        if let Some(state) = ends_waiting {
+            save_ends_waiting(&tx, file.id, state)?;
         }
         super::files::save(&tx, file)?;
         tx.commit()?;
         self.committed(file);
         Ok(())
+    }
+
+    /// Keep what log `file_id`'s ends wait for now (`None`: nothing), between batches of
+    /// its lines: after the ends it had found were matched to the gate's decisions.
+    pub fn set_ends_waiting(&mut self, file_id: i64, state: Option<&str>) -> Result<()> {
+        save_ends_waiting(&self.conn, file_id, state)
     }
 
     /// What each log's ends waited for when its last batch was stored, by file id.
@@ -259,4 +257,17 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// Store what log `file_id`'s ends wait for (`None`: nothing, and the row goes).
+fn save_ends_waiting(conn: &rusqlite::Connection, file_id: i64, state: Option<&str>) -> Result<()> {
+    match state {
+        None => _ = conn.execute("DELETE FROM ends_waiting WHERE file_id = ?1", params![file_id])?,
+        Some(state) => {
+            let upsert = "INSERT INTO ends_waiting (file_id, state) VALUES (?1, ?2) \
+                          ON CONFLICT (file_id) DO UPDATE SET state = excluded.state";
+            conn.execute(upsert, params![file_id, state])?;
+        }
+    }
+    Ok(())
 }
