@@ -807,6 +807,8 @@ fn the_log_of_a_background_daemon_is_plain_text() {
     assert!(stop.status.success(), "judged stop: {}", String::from_utf8_lossy(&stop.stderr));
     let log = fs::read_to_string(setup.home.join("judged.log")).unwrap();
     assert!(log.contains("listening") && log.contains("stopped"), "the daemon logged its start and stop: {log}");
+    let mode = fs::metadata(setup.home.join("judged.log")).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the log names the user's projects: the owner's alone");
     assert!(!log.contains("\x1b["), "no colour escapes in a log file: {log:?}");
 }
 

@@ -5,6 +5,7 @@ use super::call;
 use crate::{CliError, service};
 use judged_daemon::config::{Config, RootFlags};
 use judged_protocol::{CatchUp, Request, StatusReport, paths};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -39,11 +40,16 @@ pub fn background(roots: &RootFlags) -> Result<(), CliError> {
     // Read here too, so a broken config is named on this terminal, not only in the log.
     Config::resolve(roots.clone()).map_err(CliError::StartConfig)?;
     let log_path = data_dir.join("judged.log");
+    // Owner-only, as the data directory: what the daemon logs names the user's projects.
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
         .open(&log_path)
         .map_err(start_error(format!("open {}", log_path.display())))?;
+    // One an older judged made with the umask's mode is made the owner's alone too.
+    log.set_permissions(std::fs::Permissions::from_mode(0o600))
+        .map_err(start_error(format!("set the mode of {}", log_path.display())))?;
     // Where this start's lines begin, to show them if the daemon exits.
     let logged_before = log.metadata().map_or(0, |m| m.len());
     let exe = std::env::current_exe().map_err(start_error("find this executable".into()))?;

@@ -128,11 +128,15 @@ impl UserFile {
 
     /// Refuse to write over a change made since the file was read (the host itself may
     /// write its settings meanwhile): that change would be lost.
+    /// Read as [`read`] reads it (bounded, never blocking on a FIFO put in its place): a
+    /// file that is no longer one judged would read is a change too.
     pub fn check_unchanged(&self) -> Result<(), InstallError> {
-        let now = match fs::read_to_string(&self.target) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(super::io_error("read", &self.target)(e)),
-            Ok(text) => Some(text),
+        use judged_io::files::{OpenedFileRefusal, read_not_following};
+        let now = match read_not_following(&self.target, judged_io::config_file::MAX_CONFIG_BYTES) {
+            Err(OpenedFileRefusal::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(OpenedFileRefusal::Io(e)) => return Err(super::io_error("read", &self.target)(e)),
+            Err(_) => return Err(InstallError::Changed { path: self.path.clone() }),
+            Ok((_, bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         };
         if now == self.text { Ok(()) } else { Err(InstallError::Changed { path: self.path.clone() }) }
     }
