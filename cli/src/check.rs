@@ -80,6 +80,12 @@ pub enum CheckError {
     Notes(GitError),
     #[error("no working directory: {0}")]
     NoDirectory(std::io::Error),
+    #[error(
+        "this clone is shallow: its oldest commits look as if they had no parent, which would let a review of a \
+         root commit cover them; fetch the whole history (`git fetch --unshallow`, or `fetch-depth: 0` in \
+         actions/checkout), then run check again"
+    )]
+    Shallow,
 }
 
 /// Run `check`: the table (or JSON) on stdout; exit 0 when the policy holds, 10 when a
@@ -249,6 +255,9 @@ enum Refusal {
 fn check(cmd: &CheckCmd) -> Result<Report, CheckError> {
     let trusted = trusted_keys(&cmd.trusted)?;
     let dir = std::env::current_dir().map_err(CheckError::NoDirectory)?;
+    if git::text(&dir, &["rev-parse", "--is-shallow-repository"]).is_ok_and(|said| said.trim() == "true") {
+        return Err(CheckError::Shallow);
+    }
     let range = cmd.revisions.join(" ");
     let commits = commits(&dir, &cmd.revisions).map_err(|source| CheckError::Range { range, source })?;
     let checked: Vec<&Commit> = if cmd.every_commit { commits.iter().collect() } else { heads(&commits) };
@@ -349,6 +358,9 @@ fn notes(dir: &Path, wanted: HashSet<&str>) -> Result<HashMap<String, Note>, Git
 /// The largest note read: a few hundred attestations of one commit. A larger one, which
 /// only a hostile writer makes, would cost every check its size in memory and signatures.
 const MAX_NOTE_BYTES: usize = 1 << 20;
+/// The most lines of a note check opens: each may cost a signature check per trusted key
+/// it names, and a commit reviewed more often than this is no commit a CI meets.
+const MAX_NOTE_LINES: usize = 256;
 
 /// A commit's note, as far as it is read.
 enum Note {
@@ -417,6 +429,7 @@ impl Checker<'_> {
                 Some(Note::TooLarge(bytes)) => vec![Err(Refusal::NoteTooLarge { bytes: *bytes })],
                 Some(Note::Text(note)) => note
                     .lines()
+                    .take(MAX_NOTE_LINES)
                     .enumerate()
                     .filter(|(_, l)| !l.trim().is_empty())
                     .map(|(n, line)| counted(n + 1, line, commit, self.trusted, self.cmd))

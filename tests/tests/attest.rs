@@ -594,6 +594,22 @@ fn a_note_whose_payload_was_edited_and_re_encoded_fails_its_signature() {
     assert!(said.contains("does not match the payload, which was changed after it was signed"), "{said}");
 }
 
+/// In a shallow clone the oldest commits fetched look parentless, as a root commit does,
+/// which a review of a root commit would cover: check refuses such a clone, saying how to
+/// fetch the whole history.
+#[test]
+fn a_shallow_clone_is_refused_saying_how_to_fetch_the_whole_history() {
+    let team = Team::new("cross-family-ok");
+    team.reviewed_commit("src/cart.rs", "pub fn total() -> u32 { 1 }\n");
+    team.push();
+    let shallow = team.live.tmp.path().join("shallow");
+    let origin = format!("file://{}", team.origin.display());
+    git(team.live.tmp.path(), &["clone", "-q", "--depth", "1", &origin, p(&shallow)]);
+    let run = exited(team.check_range(&shallow, &team.trusted("witness"), "HEAD", &[]), 2, "a shallow clone");
+    assert!(run.stderr.contains("this clone is shallow"), "{}", run.stderr);
+    assert!(run.stderr.contains("git fetch --unshallow") && run.stderr.contains("fetch-depth: 0"), "{}", run.stderr);
+}
+
 #[test]
 fn a_note_that_is_not_json_or_is_truncated_fails_naming_each_line() {
     let team = Team::new("cross-family-ok");
