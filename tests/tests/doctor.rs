@@ -323,6 +323,40 @@ fn a_switch_that_turns_every_hook_off_leaves_the_host_ungated_and_is_named() {
     assert_eq!(status_of(&checks, "hooks.claude-code"), "warn", "{}", detail(&checks, "hooks.claude-code"));
 }
 
+/// Claude Code reads `enabledPlugins` from a project's settings over the user's, so a
+/// project can turn judged's plugin off while `claude plugin list`, asked outside any
+/// project, lists it enabled: doctor names the file and says the host is not gated (it said
+/// "gated by the plugin").
+#[test]
+fn a_project_that_turns_the_plugin_off_leaves_the_host_ungated_and_is_named() {
+    let m = Machine::new("");
+    let bin = m.tmp.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let listing = r#"[{"id":"judged@judged","version":"0.1.0","enabled":true}]"#;
+    fs::write(bin.join("claude"), format!("#!/bin/sh\n[ \"$*\" = 'plugin list --json' ] && echo '{listing}'\n"))
+        .unwrap();
+    fs::set_permissions(bin.join("claude"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let doctor = || {
+        let output = m.command("judged").args(["doctor", "--json"]).env("PATH", &path).output().unwrap();
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()["checks"].as_array().cloned().unwrap()
+    };
+    let detail = |checks: &[Value], name: &str| named(checks, name)["detail"].as_str().unwrap().to_owned();
+    let checks = doctor();
+    assert_eq!(status_of(&checks, "hooks.claude-code"), "ok", "{}", detail(&checks, "hooks.claude-code"));
+
+    let settings = m.project.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(&settings, r#"{"enabledPlugins": {"judged@judged": false}}"#).unwrap();
+    let checks = doctor();
+    assert_eq!(status_of(&checks, "hooks.claude-code.plugin"), "fail");
+    let said = detail(&checks, "hooks.claude-code.plugin");
+    assert!(said.contains(&format!("but {} turns it off in this project", settings.display())), "{said}");
+    assert!(fix_of(&checks, "hooks.claude-code.plugin").contains("sudo judged install-hooks --claude --managed"));
+    assert_eq!(status_of(&checks, "hooks.claude-code"), "warn");
+    assert!(detail(&checks, "hooks.claude-code").contains("is not gated"), "{}", detail(&checks, "hooks.claude-code"));
+}
+
 /// A hook installed with `--on-error allow` lets the agent's end through whenever judged
 /// cannot be asked: doctor says so, and how to install the blocking one.
 #[test]

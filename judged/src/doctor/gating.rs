@@ -104,7 +104,7 @@ fn host_checks(checks: &mut Vec<Check>, asked: &Asked, cwd: &Path) {
             hooked.push(format!("{} settings {}", file.place, file.path.display()));
         }
     }
-    let plugin = plugin_check(checks, asked, &name("plugin")).filter(|_| switched_off.is_none());
+    let plugin = plugin_check(checks, asked, &name("plugin"), cwd).filter(|_| switched_off.is_none());
     // A host that runs only the hooks it trusts: its own list decides what gates it
     // (managed hooks included).
     let gated_by = if setup.trusts_hooks() {
@@ -163,11 +163,6 @@ fn switched_off_check(name: String, off: &SwitchedOff, title: &str, files: &[hos
 /// hooks back on (`false`, as Qwen Code's system settings do); Gemini CLI's
 /// `hooksConfig.enabled: false`, or a `hooksConfig.disabled` entry naming judge-hook.
 fn hooks_switched_off(switch: HooksSwitch, files: &[hosts::SettingsFile], more: &[PathBuf]) -> Option<SwitchedOff> {
-    let read = |path: &Path| -> Option<Value> {
-        let bytes = judged_io::config_file::read(path).ok()??;
-        // Gemini CLI's and Qwen Code's settings may hold comments.
-        crate::install::settings_value(std::str::from_utf8(&bytes).ok()?)
-    };
     let mut candidates = files
         .iter()
         .filter(|f| f.place != "managed")
@@ -197,13 +192,20 @@ fn hooks_switched_off(switch: HooksSwitch, files: &[hosts::SettingsFile], more: 
     }
 }
 
+/// A host's settings file as a value (bounded, never blocking; comments allowed, as Gemini
+/// CLI's and Qwen Code's may hold them); `None` for none, or one that does not parse.
+fn read(path: &Path) -> Option<Value> {
+    let bytes = judged_io::config_file::read(path).ok()??;
+    crate::install::settings_value(std::str::from_utf8(&bytes).ok()?)
+}
+
 /// Whether `command` runs judge-hook (its first word names it).
 fn runs_judge_hook(command: &str) -> bool {
     Path::new(&first_word(command)).file_name().is_some_and(|name| name == "judge-hook")
 }
 
 /// The plugin as the host lists it, its hook checked; how it gates, when it does.
-fn plugin_check(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Option<String> {
+fn plugin_check(checks: &mut Vec<Check>, asked: &Asked, name: &str, cwd: &Path) -> Option<String> {
     let (host, bin) = (asked.host, asked.bin.as_ref()?);
     let listing = hosts::shown(bin, hosts::of(host).listing_args());
     match &asked.listed {
@@ -225,6 +227,25 @@ fn plugin_check(checks: &mut Vec<Check>, asked: &Asked, name: &str) -> Option<St
         }
         Ok(Some(listed)) => {
             let by = format!("the plugin {} {} (`{listing}`)", listed.id, listed.version);
+            let setup = hosts::of(host);
+            let project = setup.settings_files(cwd).into_iter().filter(|f| f.place == "project" || f.place == "local");
+            if let Some(file) =
+                project.into_iter().find(|f| read(&f.path).is_some_and(|v| setup.plugin_off_in_project(&v, &listed.id)))
+            {
+                let detail = format!(
+                    "{by}, but {} turns it off in this project (`enabledPlugins`: `{}` is false)",
+                    file.path.display(),
+                    listed.id
+                );
+                let fix = format!(
+                    "take `{}` out of that file's `enabledPlugins`, or install the hook where no project turns it \
+                     off: `sudo judged install-hooks --{} --managed`",
+                    listed.id,
+                    setup.program()
+                );
+                checks.push(check(name, Status::Fail, detail, Some(fix)));
+                return None;
+            }
             match &listed.hooks_file {
                 Some(file) if hooks_file(checks, name, file, "judged init", asked.host) => {}
                 Some(file) => {

@@ -95,6 +95,12 @@ impl HostSetup for ClaudeCode {
         format!("{bin} plugin uninstall {}", crate::plugin::marketplace_id())
     }
 
+    /// Claude Code reads `enabledPlugins` from the project's and the local settings over
+    /// the user's: `"judged@judged": false` there turns the plugin off in that project.
+    fn plugin_off_in_project(&self, settings: &serde_json::Value, plugin: &str) -> bool {
+        settings.get("enabledPlugins").and_then(|plugins| plugins.get(plugin)) == Some(&serde_json::Value::Bool(false))
+    }
+
     fn settings_files(&self, cwd: &Path) -> Vec<SettingsFile> {
         vec![
             SettingsFile {

@@ -89,6 +89,12 @@ pub trait HostSetup: Sync {
     fn hooks_switch(&self) -> HooksSwitch {
         HooksSwitch::None
     }
+    /// Whether `settings`, a project's settings file of this host, turns judged's plugin
+    /// (`plugin`, its id as the host lists it) off for that project, which the host's own
+    /// listing, asked outside any project, does not show.
+    fn plugin_off_in_project(&self, _settings: &serde_json::Value, _plugin: &str) -> bool {
+        false
+    }
     /// Settings files besides [`HostSetup::settings_files`] whose switch turns its hooks
     /// off (Copilot CLI's `settings.json`s).
     fn hooks_switch_files(&self, _cwd: &Path) -> Vec<PathBuf> {
