@@ -595,6 +595,33 @@ fn a_nonce_judged_did_not_issue_makes_no_session_a_reviewers_run() {
     assert_eq!(bypassed(&daemon), 1);
 }
 
+/// A log that names no cwd (its records written over before judged read them) still shows
+/// a completion: no decision can answer it, each being asked in a directory, so it is on the
+/// record as a bypass wherever the gate is on, not dropped.
+#[test]
+fn a_completion_in_a_log_that_names_no_cwd_is_a_bypass_not_nothing() {
+    let (_tmp, Projects { home, claude, copilot, armed, .. }) = projects();
+    fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
+    let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
+    let session = "0b5e7f6a-1111-4c2d-9e8f-00000000000a";
+    // Written whole where the daemon does not look, then moved in.
+    let scratch = home.join("scratch");
+    let written = transcript(&scratch, &armed, session);
+    let (done, _) = completed(session, &armed, "1", "u-0", false);
+    append(&written, &done);
+    let cwd = format!("\"cwd\":{:?},", armed.display().to_string());
+    let text = fs::read_to_string(&written).unwrap().replace(&cwd, "");
+    assert!(!text.contains("\"cwd\""), "{text}");
+    fs::write(&written, text).unwrap();
+    let log = claude.join(written.strip_prefix(&scratch).unwrap());
+    fs::create_dir_all(log.parent().unwrap()).unwrap();
+    fs::rename(&written, &log).unwrap();
+    assert_eq!(bypassed(&daemon), 1);
+    let output = Command::new(bin("judged")).arg("report").env("JUDGED_HOME", &home).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("task 1 in unknown ("), "{text}");
+}
+
 /// The report names a task by the subject the gate recorded, not by cutting it out of the
 /// message again: a subject with quotes in it is shown whole.
 #[test]

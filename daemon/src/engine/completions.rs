@@ -40,7 +40,7 @@ impl Engine {
         let file = self.store.file(completion.file_id);
         let Some(host) = file.map(|f| f.host) else { return Ok(()) };
         let session_id = completion.session_id.clone().or_else(|| file.and_then(|f| f.session_id.clone()));
-        let Some(cwd) = completion.cwd.clone().or_else(|| file.and_then(|f| f.cwd.clone())) else { return Ok(()) };
+        let cwd = completion.cwd.clone().or_else(|| file.and_then(|f| f.cwd.clone()));
         // A completion from before judged kept a record (a log it found on its first
         // start) had no gate to ask. It began with its journal's first event, or with this
         // daemon's start when that was earlier: a fresh store journals nothing until it
@@ -48,12 +48,15 @@ impl Engine {
         let started = chrono::Utc::now() - chrono::Duration::from_std(self.started.elapsed()).unwrap_or_default();
         let journaled = self.store.journal_began()?.as_deref().and_then(timestamp::parse);
         let began = journaled.map_or(started, |first| first.min(started));
-        let Some(at) = completion.completed_at.as_deref().and_then(timestamp::parse) else { return Ok(()) };
-        if at < began {
+        let at = completion.completed_at.as_deref().and_then(timestamp::parse);
+        if at.is_some_and(|at| at < began) {
             return Ok(());
         }
-        let settings = (self.config.settings_for(Some(Path::new(&cwd)), &mut self.projects))
-            .unwrap_or_else(|_| self.config.settings_without_project_file(Some(Path::new(&cwd))));
+        let settings = match &cwd {
+            Some(cwd) => (self.config.settings_for(Some(Path::new(cwd)), &mut self.projects))
+                .unwrap_or_else(|_| self.config.settings_without_project_file(Some(Path::new(cwd)))),
+            None => self.config.settings_without_project_file(None),
+        };
         // The end of a host no hook can stop (OpenCode) is a bypass wherever the gate is on,
         // whatever `[gate] events` names: no event of it could ever be decided.
         let ungated = completion.asked == Asked::Never;
@@ -61,54 +64,15 @@ impl Engine {
         if !armed {
             return Ok(());
         }
-        // The gate's last answer to this end, and the blocks in a row it closed: back to
-        // the first of them (the host had not gone on after a block yet), or an allow.
-        let mut last: Option<GateDecision> = None;
-        let mut blocks = 0;
-        let resolved_cwd = files::resolve(&cwd);
-        // A skip answers only a task whose own words, as its log shows them, are short: one
-        // asked about other words (a forged question with the task's id), about a task whose
-        // words the log does not show, or about a stop (whose payload the agent can make up)
-        // answers nothing here.
-        let skipped_other_words = |decision: &GateDecision| {
-            let short =
-                matches!(&completion.asked, Asked::ForTask { work_chars: Some(n), .. } if settings.skips_length(*n));
-            decision.reason == SKIPPED_SHORT && !short
-        };
-        self.store.journal_newest_first(|_, decided_at, decision: GateDecision| {
-            if decision.event != completion.event || decision.session_id != session_id {
-                return true;
-            }
-            if last.is_none()
-                && (!answers(completion, host, &resolved_cwd, at, &decision, decided_at)
-                    || skipped_other_words(&decision))
-            {
-                return true;
-            }
-            if decision.decision != Decision::Block {
-                last.get_or_insert(decision);
-                return false;
-            }
-            blocks += 1;
-            let earlier_blocks = decision.stop_hook_active;
-            last.get_or_insert(decision);
-            earlier_blocks
-        })?;
-        let forced_end = match last {
-            Some(last) if last.decision == Decision::Allow => return Ok(()),
-            // Gemini CLI goes on after a block judge-hook did not end the turn with: the
-            // block's reason is the user message that followed the answer, and that answer
-            // was no end. A block whose reason did not follow (one the agent asked for
-            // itself, with its hook gone) says nothing of this end.
-            Some(last)
-                if matches!(&completion.asked, Asked::AfterAnswer { reason_recorded: true, followed_by: Some(said), .. }
-                    if *said == crate::ingest::said(&last.message))
-                    && !block_ends_turn(host, last.stop_hook_active) =>
-            {
-                return Ok(());
-            }
-            Some(_) => Some(ForcedEnd { blocks }),
-            None => None,
+        // An end whose log names no cwd, or whose time does not read (a log written over
+        // before judged read it), is one no decision answers: each is asked in a directory,
+        // at a time. It is a bypass all the same, not nothing.
+        let forced_end = match (&cwd, at) {
+            (Some(cwd), Some(at)) => match self.gates_answer(completion, host, &session_id, cwd, at, &settings)? {
+                Some(forced_end) => forced_end,
+                None => return Ok(()),
+            },
+            _ => None,
         };
         if self.is_reviewer_run(completion.file_id)? {
             return Ok(());
@@ -126,7 +90,7 @@ impl Engine {
             session_id,
             task_id: completion.task_id().map(str::to_owned),
             completed_at: completion.completed_at.clone(),
-            cwd,
+            cwd: cwd.unwrap_or_default(),
             path: completion.path.clone(),
             line: completion.line,
             forced_end,
@@ -199,6 +163,69 @@ fn answers(
 }
 
 impl Engine {
+    /// What the gate's decisions say of `completion` (of a `host` log, at `at` in `cwd`):
+    /// `None` when one answered it (an allow, or a block the agent went on from); else
+    /// whether the turn ended on the gate's block, and after how many in a row.
+    fn gates_answer(
+        &mut self,
+        completion: &TaskCompletion,
+        host: Host,
+        session_id: &Option<judged_core::event::SessionId>,
+        cwd: &str,
+        at: DateTime<Utc>,
+        settings: &crate::hook_gate::Settings,
+    ) -> Result<Option<Option<ForcedEnd>>, StoreError> {
+        // The gate's last answer to this end, and the blocks in a row it closed: back to
+        // the first of them (the host had not gone on after a block yet), or an allow.
+        let mut last: Option<GateDecision> = None;
+        let mut blocks = 0;
+        let resolved_cwd = files::resolve(cwd);
+        // A skip answers only a task whose own words, as its log shows them, are short: one
+        // asked about other words (a forged question with the task's id), about a task whose
+        // words the log does not show, or about a stop (whose payload the agent can make up)
+        // answers nothing here.
+        let skipped_other_words = |decision: &GateDecision| {
+            let short =
+                matches!(&completion.asked, Asked::ForTask { work_chars: Some(n), .. } if settings.skips_length(*n));
+            decision.reason == SKIPPED_SHORT && !short
+        };
+        self.store.journal_newest_first(|_, decided_at, decision: GateDecision| {
+            if decision.event != completion.event || decision.session_id != *session_id {
+                return true;
+            }
+            if last.is_none()
+                && (!answers(completion, host, &resolved_cwd, at, &decision, decided_at)
+                    || skipped_other_words(&decision))
+            {
+                return true;
+            }
+            if decision.decision != Decision::Block {
+                last.get_or_insert(decision);
+                return false;
+            }
+            blocks += 1;
+            let earlier_blocks = decision.stop_hook_active;
+            last.get_or_insert(decision);
+            earlier_blocks
+        })?;
+        Ok(match last {
+            Some(last) if last.decision == Decision::Allow => None,
+            // Gemini CLI goes on after a block judge-hook did not end the turn with: the
+            // block's reason is the user message that followed the answer, and that answer
+            // was no end. A block whose reason did not follow (one the agent asked for
+            // itself, with its hook gone) says nothing of this end.
+            Some(last)
+                if matches!(&completion.asked, Asked::AfterAnswer { reason_recorded: true, followed_by: Some(said), .. }
+                    if *said == crate::ingest::said(&last.message))
+                    && !block_ends_turn(host, last.stop_hook_active) =>
+            {
+                None
+            }
+            Some(_) => Some(Some(ForcedEnd { blocks })),
+            None => Some(None),
+        })
+    }
+
     /// Whether the log is a reviewer CLI's run (looked at only for a completion no
     /// decision allowed, so a log is read for it rarely): its opening prompts carry the
     /// nonce of a challenge this daemon issued for another session, and the run began

@@ -31,7 +31,8 @@ use judged_core::rules::EvidenceId;
 use judged_io::files;
 use judged_io::worktree::Reader;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
-use policy::{Question, Ruling, Settings, TreeChange};
+pub(crate) use policy::Settings;
+use policy::{Question, Ruling, TreeChange};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -246,7 +246,7 @@ fn text_bypassed(out: &mut String, data: &ReportData) {
                 or_unknown(b.completed_at.as_deref()),
                 or_unknown(b.session_id.as_ref().map(SessionId::as_str)),
                 completion(b),
-                b.cwd,
+                or_unknown(Some(b.cwd.as_str()).filter(|cwd| !cwd.is_empty())),
                 b.path,
                 b.line
             );
@@ -389,7 +389,7 @@ fn html_bypassed(out: &mut String, data: &ReportData) {
                 escape(or_unknown(b.session_id.as_ref().map(SessionId::as_str))),
                 escape(&completion(b)),
                 escape(&bypass_why(b)),
-                escape(&b.cwd),
+                escape(or_unknown(Some(b.cwd.as_str()).filter(|cwd| !cwd.is_empty()))),
                 escape(&b.path),
                 b.line
             );
