@@ -595,6 +595,51 @@ fn a_nonce_judged_did_not_issue_makes_no_session_a_reviewers_run() {
     assert_eq!(bypassed(&daemon), 1);
 }
 
+/// A nonce judged issued makes a session a reviewer's run only where the challenge's own
+/// session ran that CLI around it: a real nonce the agent had its host put in another
+/// session's opening (a project's `CLAUDE.md`) exempts none of that session's ends (it did
+/// for an hour), while the run the executor's shell call started is still exempt.
+#[test]
+fn a_real_nonce_makes_a_reviewers_run_only_of_a_run_its_executors_shell_started() {
+    let live = judged_tests::live::Live::claude();
+    let daemon = live.start_daemon();
+    let challenge = live.out("challenge.json");
+    live.challenge(judged_tests::live::Mode::Daemon, &challenge, &[]).expect_code(0, "challenge");
+    let nonce = judged_tests::live::read_json(&challenge)["nonce"].as_str().unwrap().to_owned();
+    let opening = format!("# CLAUDE.md\nARIS_REVIEW_NONCE={nonce}\nFix the cart");
+    let session = |n: u32| format!("0b5e7f6a-2222-4c2d-9e8f-00000000000{n}");
+    let carrying_the_nonce = |session: &str| {
+        let log = transcript(&live.root, &live.project, session);
+        let text = fs::read_to_string(&log)
+            .unwrap()
+            .replace("\"content\":\"Fix the cart\"", &format!("\"content\":{opening:?}"));
+        fs::write(&log, text).unwrap();
+        let (done, _) = completed(session, &live.project, "1", "u-0", false);
+        append(&log, &done);
+    };
+    carrying_the_nonce(&session(1));
+    assert_eq!(bypassed(&daemon), 1, "a session the executor's shell did not start");
+
+    // The executor's shell runs `claude -p` (the call recorded, not returned yet): the run
+    // that opens with the nonce now is the reviewer's.
+    let last = fs::read_to_string(&live.log).unwrap().lines().last().unwrap().to_owned();
+    let last: Value = serde_json::from_str(&last).unwrap();
+    let call = json!({"role": "assistant", "model": "claude-opus-4-6", "content": [{"type": "tool_use",
+        "id": "toolu_review", "name": "Bash", "input": {"command": "claude -p \"$(cat review-prompt.md)\""}}]});
+    let record = claude_record(
+        &live.session_id,
+        &live.project,
+        "call-review",
+        last["uuid"].as_str().unwrap(),
+        "assistant",
+        call,
+    );
+    append(&live.log, &record);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    carrying_the_nonce(&session(2));
+    assert_eq!(bypassed(&daemon), 1, "the run the executor's shell started is a reviewer's");
+}
+
 /// A log that names no cwd (its records written over before judged read them) still shows
 /// a completion: no decision can answer it, each being asked in a directory, so it is on the
 /// record as a bypass wherever the gate is on, not dropped.

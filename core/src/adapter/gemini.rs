@@ -153,6 +153,12 @@ const REVIEWER_RUN: ReviewerRun = ReviewerRun {
 };
 
 impl HostLog for GeminiCli {
+    /// A shell call is written once it has run: the model's message again, with its
+    /// `toolCalls` and their results.
+    fn records_calls_when_returned(&self) -> bool {
+        true
+    }
+
     fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
         Some(&REVIEWER_RUN)
     }

@@ -82,6 +82,11 @@ pub trait HostLog: Sync {
     fn reviewer_run(&self) -> Option<&'static ReviewerRun> {
         None
     }
+    /// Whether its log records an agent's shell call only once the call returned (Gemini
+    /// CLI), rather than as it starts.
+    fn records_calls_when_returned(&self) -> bool {
+        false
+    }
 }
 
 /// A host's CLI run once, non-interactively, as a reviewer by an agent's root shell call:

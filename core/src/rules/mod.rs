@@ -18,7 +18,10 @@ mod tests;
 
 pub use artifact::{Artifact, Challenge, ChallengeStatus, Evidence, EvidenceStatus, FamilyRelation, Signable};
 pub use challenge::{ChallengeRequest, SearchedRoot, challenge, check_max_age, validate_challenge};
-pub use cli_review::{ReviewerCli, reviewer_run_nonces, reviews_by_shell_call, validate_cli_review, verify_cli_review};
+pub use cli_review::{
+    ReviewerCli, reviewer_run_nonces, reviews_by_shell_call, runs_reviewer_around, validate_cli_review,
+    verify_cli_review,
+};
 pub use declared_review::{IdentityAssurance, is_declared, validate_declared_review, verify_declared_review};
 pub use validate::validate;
 pub use verify::{Verified, VerifyRequest, verify};

@@ -13,6 +13,7 @@ use crate::hook_gate::SKIPPED_SHORT;
 use crate::ingest::{Asked, TaskCompletion};
 use crate::store::{ChallengeIssued, JournalEvent, Lookup, StoreError};
 use chrono::{DateTime, Utc};
+use judged_core::adapter;
 use judged_core::event::Host;
 use judged_core::{rules, timestamp};
 use judged_io::files;
@@ -24,8 +25,12 @@ impl Engine {
     pub(super) fn account_for_completions(&mut self) {
         let completions = self.ingest.take_completions();
         for completion in &completions {
-            if let Err(error) = self.account_for(completion) {
-                tracing::warn!(%error, path = %completion.path, "cannot match a task completion to the gate's decisions");
+            match self.account_for(completion) {
+                Ok(Accounted::Done) => {}
+                Ok(Accounted::NotYet) => self.ingest.defer(completion.clone()),
+                Err(error) => {
+                    tracing::warn!(%error, path = %completion.path, "cannot match a task completion to the gate's decisions");
+                }
             }
         }
         // Only once they are matched: a daemon stopped before takes them up again.
@@ -34,11 +39,11 @@ impl Engine {
         }
     }
 
-    fn account_for(&mut self, completion: &TaskCompletion) -> Result<(), StoreError> {
+    fn account_for(&mut self, completion: &TaskCompletion) -> Result<Accounted, StoreError> {
         // Copilot CLI's and Codex CLI's records name the session and its cwd only at its
         // start: the file's.
         let file = self.store.file(completion.file_id);
-        let Some(host) = file.map(|f| f.host) else { return Ok(()) };
+        let Some(host) = file.map(|f| f.host) else { return Ok(Accounted::Done) };
         let session_id = completion.session_id.clone().or_else(|| file.and_then(|f| f.session_id.clone()));
         let cwd = completion.cwd.clone().or_else(|| file.and_then(|f| f.cwd.clone()));
         // A completion from before judged kept a record (a log it found on its first
@@ -50,7 +55,7 @@ impl Engine {
         let began = journaled.map_or(started, |first| first.min(started));
         let at = completion.completed_at.as_deref().and_then(timestamp::parse);
         if at.is_some_and(|at| at < began) {
-            return Ok(());
+            return Ok(Accounted::Done);
         }
         let settings = match &cwd {
             Some(cwd) => (self.config.settings_for(Some(Path::new(cwd)), &mut self.projects))
@@ -62,7 +67,7 @@ impl Engine {
         let ungated = completion.asked == Asked::Never;
         let armed = settings.policy != GatePolicy::Off && (ungated || settings.decides(host, completion.event));
         if !armed {
-            return Ok(());
+            return Ok(Accounted::Done);
         }
         // An end whose log names no cwd, or whose time does not read (a log written over
         // before judged read it), is one no decision answers: each is asked in a directory,
@@ -70,12 +75,14 @@ impl Engine {
         let forced_end = match (&cwd, at) {
             (Some(cwd), Some(at)) => match self.gates_answer(completion, host, &session_id, cwd, at, &settings)? {
                 Some(forced_end) => forced_end,
-                None => return Ok(()),
+                None => return Ok(Accounted::Done),
             },
             _ => None,
         };
-        if self.is_reviewer_run(completion.file_id)? {
-            return Ok(());
+        match self.reviewer_run(completion, at)? {
+            ReviewerRun::Is => return Ok(Accounted::Done),
+            ReviewerRun::NotYetKnown => return Ok(Accounted::NotYet),
+            ReviewerRun::IsNot => {}
         }
         match forced_end {
             Some(forced) => {
@@ -99,13 +106,13 @@ impl Engine {
         // takes it up, and finds it once more): recorded once.
         let recorded = self.store.journal_find_all::<CompletionBypassed>(Lookup::BypassByLog, &bypassed.path)?;
         if recorded.iter().any(|(_, b)| b.line == bypassed.line && b.event == bypassed.event) {
-            return Ok(());
+            return Ok(Accounted::Done);
         }
         if let Some(command) = self.config.current().file.gate.on_bypass.clone() {
             notify(command, &bypassed);
         }
         self.store.journal(&JournalEvent::CompletionBypassed(bypassed))?;
-        Ok(())
+        Ok(Accounted::Done)
     }
 }
 
@@ -226,37 +233,79 @@ impl Engine {
         })
     }
 
-    /// Whether the log is a reviewer CLI's run (looked at only for a completion no
-    /// decision allowed, so a log is read for it rarely): its opening prompts carry the
-    /// nonce of a challenge this daemon issued for another session, and the run began
-    /// within the round's time after it. A nonce the agent wrote where its host puts it in
-    /// every session's opening (a project's `AGENTS.md`, a hook's context) exempts no end
-    /// but a fresh round's reviewer's.
-    fn is_reviewer_run(&mut self, file_id: i64) -> Result<bool, StoreError> {
-        let Some(file) = self.store.file(file_id).cloned() else { return Ok(false) };
-        if file.pruned > 0 {
-            return Ok(false);
-        }
+    /// Whether the log of `completion` (which ended at `ended`) is a reviewer CLI's run
+    /// (looked at only for a completion no decision allowed, so a log is read for it
+    /// rarely): its opening prompts carry the nonce of a challenge this daemon issued for
+    /// another session, the run began within the round's time after it, and that
+    /// session's log holds the shell call that ran this CLI around the run. A nonce the
+    /// agent wrote where its host puts it in every session's opening (a project's
+    /// `AGENTS.md`, a hook's context) so exempts no session its shell did not start. A host
+    /// that records a shell call once it returned (Gemini CLI) may not show it yet: asked
+    /// again for a while, one that records it as it starts not.
+    fn reviewer_run(
+        &mut self,
+        completion: &TaskCompletion,
+        ended: Option<DateTime<Utc>>,
+    ) -> Result<ReviewerRun, StoreError> {
+        let Some(file) = self.store.file(completion.file_id).cloned() else { return Ok(ReviewerRun::IsNot) };
+        let Some(cli) = rules::ReviewerCli::of_host(file.host).filter(|_| file.pruned == 0) else {
+            return Ok(ReviewerRun::IsNot);
+        };
         self.logs.refresh(&self.store, &file)?;
         let log = self.logs.get(file.id);
-        let began = log.records().find_map(|(_, r)| r.timestamp.as_deref().and_then(timestamp::parse));
+        let Some(began) = log.records().find_map(|(_, r)| r.timestamp.as_deref().and_then(timestamp::parse)) else {
+            return Ok(ReviewerRun::IsNot);
+        };
         let nonces: Vec<String> = rules::reviewer_run_nonces(log).into_iter().map(str::to_owned).collect();
+        let mut executors = Vec::new();
         for nonce in nonces {
             let issued = self.store.journal_find_all::<ChallengeIssued>(Lookup::ChallengeByNonce, &nonce)?;
-            let for_this_round = issued.iter().any(|(at, challenge)| {
-                let issued_at = timestamp::parse(at);
-                challenge.session_events != file.path
-                    && began
-                        .zip(issued_at)
-                        .is_some_and(|(began, issued)| issued - SLACK <= began && began <= issued + REVIEW_ROUND)
-            });
-            if for_this_round {
-                return Ok(true);
-            }
+            executors.extend(issued.into_iter().filter_map(|(at, challenge)| {
+                let issued = timestamp::parse(&at)?;
+                let this_round = issued - SLACK <= began && began <= issued + REVIEW_ROUND;
+                (challenge.session_events != file.path && this_round).then_some(challenge.session_events)
+            }));
         }
-        Ok(false)
+        if executors.is_empty() {
+            return Ok(ReviewerRun::IsNot);
+        }
+        let mut may_record_later = false;
+        for path in executors {
+            let Some(executor) = self.store.file_by_path(&path).cloned() else { continue };
+            self.logs.refresh(&self.store, &executor)?;
+            if rules::runs_reviewer_around(self.logs.get(executor.id), cli, began) {
+                return Ok(ReviewerRun::Is);
+            }
+            may_record_later |= adapter::of(executor.host).records_calls_when_returned();
+        }
+        let waited = chrono::Utc::now() - ended.unwrap_or_else(chrono::Utc::now);
+        Ok(if may_record_later && waited < CALL_RECORDED_WITHIN {
+            ReviewerRun::NotYetKnown
+        } else {
+            ReviewerRun::IsNot
+        })
     }
 }
+
+/// What became of a completion matched to the gate's decisions.
+enum Accounted {
+    /// Matched: recorded as a bypass, or answered.
+    Done,
+    /// Not yet: whether it is a reviewer's run is not known yet; matched again later.
+    NotYet,
+}
+
+/// Whether a log is a reviewer CLI's run ([`Engine::reviewer_run`]).
+enum ReviewerRun {
+    Is,
+    IsNot,
+    /// Its executor's log may not show the shell call that ran it yet.
+    NotYetKnown,
+}
+
+/// How long after a reviewer's run ended its executor's host may take to record the shell
+/// call that ran it (Gemini CLI writes a call once it returned).
+const CALL_RECORDED_WITHIN: chrono::Duration = chrono::Duration::minutes(5);
 
 /// Run `[gate] on_bypass` with `bypassed` on its stdin, on a thread of its own (a slow or
 /// stuck command holds up nothing); a command that fails is logged.

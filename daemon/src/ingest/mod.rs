@@ -253,6 +253,12 @@ impl Ingestor {
         self.tasks.take()
     }
 
+    /// Take `completion` up again at the next call of [`Ingestor::take_completions`]: it
+    /// could not be matched yet.
+    pub fn defer(&mut self, completion: TaskCompletion) {
+        self.tasks.defer(completion);
+    }
+
     /// The store no longer keeps `completions` (taken, and matched to the gate's
     /// decisions) as found: a daemon started again does not take them up again.
     pub fn accounted(&mut self, store: &mut Store, completions: &[TaskCompletion]) -> Result<(), StoreError> {

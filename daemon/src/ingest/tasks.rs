@@ -637,6 +637,11 @@ impl Tasks {
     pub fn take(&mut self) -> Vec<TaskCompletion> {
         std::mem::take(&mut self.found)
     }
+
+    /// Give back a completion taken, to be taken again.
+    pub fn defer(&mut self, completion: TaskCompletion) {
+        self.found.push(completion);
+    }
 }
 
 /// Whether `raw` has `"type":"<kind>"` in it (as the hosts write their records, without
