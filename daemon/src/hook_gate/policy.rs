@@ -19,6 +19,7 @@ use judged_protocol::wire_name;
 use judged_protocol::{ConfigFileUsed, Decision, GatePolicy};
 use judged_protocol::{MAX_NAME_BYTES, MAX_SESSION_BYTES, MAX_TASK_BYTES};
 use serde_json::Value;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The settings in force for one decision, and where they came from.
@@ -525,16 +526,36 @@ pub fn decide_with_evidence(
     }
 }
 
-/// The decision without evidence under the `evidence` policy.
-/// The decision when no evidence counts; `declared_skipped` when positive evidence was
-/// passed over because only its caller vouches for the reviewer.
+/// Positive evidence of the project the gate passed over, and why: what the block says.
+#[derive(Debug, Default)]
+pub struct PassedOver {
+    /// Its reviewer only its caller vouches for.
+    pub declared: bool,
+    /// It reviewed another agent's work: that agent's model, as the evidence names it.
+    pub of_another_author: Option<String>,
+    /// The asking session's model, where judged knows it.
+    pub author: Option<String>,
+}
+
+/// The decision when no evidence counts, saying what positive evidence was passed over.
 pub fn decide_without_evidence(
     question: &Question,
     settings: &Settings,
-    declared_skipped: bool,
+    passed_over: &PassedOver,
 ) -> (Ruling, &'static str) {
     let mut message = missing_evidence_message(question, settings);
-    if declared_skipped {
+    if let Some(other) = &passed_over.of_another_author {
+        let author = match &passed_over.author {
+            Some(author) => format!("this session's agent is `{author}`"),
+            None => "judged does not know this session's model (its log is not one judged witnesses)".to_owned(),
+        };
+        let _ = write!(
+            message,
+            "\nA review was verified in this project of the work of `{other}`, but {author}: a review counts for \
+             the session whose work it reviewed. Run the round (marker, challenge, review, verify) in this session."
+        );
+    }
+    if passed_over.declared {
         message.push_str(
             "\nA review was verified whose reviewer only its caller declared (verify --declared-reviewer-model): \
              this gate counts reviews whose reviewer a host recorded. Run one of those, or accept caller-declared \
@@ -890,7 +911,11 @@ mod tests {
     fn a_codex_or_gemini_agent_is_told_the_round_with_a_reviewer_of_another_family() {
         let settings = GateConfig::default().user_settings();
         let payload = serde_json::json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/w"});
-        let (verdict, _) = decide_without_evidence(&Question::from_payload(Host::CodexCli, &payload), &settings, false);
+        let (verdict, _) = decide_without_evidence(
+            &Question::from_payload(Host::CodexCli, &payload),
+            &settings,
+            &PassedOver::default(),
+        );
         let message = verdict.message;
         assert!(message.contains("run these as separate root shell calls:\n  judge-evidence marker --binding run_"));
         assert!(
@@ -903,11 +928,14 @@ mod tests {
             "{message}"
         );
         let payload = serde_json::json!({"hook_event_name": "AfterAgent", "session_id": "s", "cwd": "/w"});
-        let (verdict, _) =
-            decide_without_evidence(&Question::from_payload(Host::GeminiCli, &payload), &settings, false);
+        let (verdict, _) = decide_without_evidence(
+            &Question::from_payload(Host::GeminiCli, &payload),
+            &settings,
+            &PassedOver::default(),
+        );
         assert!(verdict.message.contains("root shell calls:\n  judge-evidence marker"), "{}", verdict.message);
         assert!(verdict.message.contains("(`codex exec -`, the prompt piped in"), "{}", verdict.message);
-        let (verdict, _) = decide_without_evidence(&question(), &settings, false);
+        let (verdict, _) = decide_without_evidence(&question(), &settings, &PassedOver::default());
         assert!(verdict.message.contains("run these as separate root Bash calls"), "{}", verdict.message);
     }
 
@@ -925,7 +953,8 @@ mod tests {
     #[test]
     fn a_review_only_its_caller_vouches_for_is_said_in_one_paragraph() {
         let settings = GateConfig::default().user_settings();
-        let (verdict, _) = decide_without_evidence(&question(), &settings, true);
+        let (verdict, _) =
+            decide_without_evidence(&question(), &settings, &PassedOver { declared: true, ..PassedOver::default() });
         let said = "\nA review was verified whose reviewer only its caller declared (verify --declared-reviewer-model): \
                     this gate counts reviews whose reviewer a host recorded. Run one of those, or accept \
                     caller-declared reviews with `evidence_assurance = \"caller-declared\"` in [gate].";

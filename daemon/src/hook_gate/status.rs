@@ -71,7 +71,7 @@ impl HookGate<'_> {
             return Ok(None);
         }
         if settings.uses_evidence() {
-            let (evidence, declared_skipped) = self.fresh_positive_evidence(question, settings)?;
+            let (evidence, passed_over) = self.fresh_positive_evidence(question, settings)?;
             if let Some(evidence) = evidence {
                 let change = settings.require_reviewed_tree.then(|| tree_change(self.trees, question, &evidence));
                 let (verdict, _) = policy::decide_with_evidence(question, &evidence, change);
@@ -82,7 +82,7 @@ impl HookGate<'_> {
                 return Ok(None);
             }
             if !settings.asks_the_jury() {
-                return Ok(Some(policy::decide_without_evidence(question, settings, declared_skipped).0.message));
+                return Ok(Some(policy::decide_without_evidence(question, settings, &passed_over).0.message));
             }
         }
         let project = PathBuf::from(&status.cwd);
