@@ -236,6 +236,34 @@ mod tests {
             progress: false,
         });
         assert!(panel.check().unwrap_err().to_string().contains("`persona` is 16385 bytes"));
+        // A round's own writes are compared with every changed file on the engine's thread,
+        // and a verify's words are journaled with its evidence: a few, bounded.
+        let challenge = |writes: usize| {
+            Request::Challenge(ChallengeArgs {
+                binding: "b".into(),
+                cwd: "/p".into(),
+                max_age_seconds: 60,
+                session_root: None,
+                started_at: chrono::Utc::now(),
+                writes: (0..writes).map(|n| std::path::PathBuf::from(format!("/p/out{n}"))).collect(),
+            })
+        };
+        assert!(challenge(2).check().is_ok());
+        let said = challenge(180_000).check().unwrap_err().to_string();
+        assert!(said.contains("`writes` has 180000 entries, more than the 4 a request may name"), "{said}");
+        let verify = |model: &str| {
+            Request::Verify(VerifyArgs {
+                challenge: serde_json::Map::new().into(),
+                response_path: "/p/r.md".into(),
+                challenge_name: "c.json".into(),
+                started_at: chrono::Utc::now(),
+                writes: Vec::new(),
+                declared_reviewer_model: Some(model.to_owned()),
+            })
+        };
+        assert!(verify("gpt-5.4").check().is_ok());
+        let said = verify(&"m".repeat(7_000_000)).check().unwrap_err().to_string();
+        assert!(said.contains("`declared_reviewer_model` is 7000000 bytes, more than the 256 a name may be"), "{said}");
     }
 
     #[test]

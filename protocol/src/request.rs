@@ -383,6 +383,18 @@ pub enum RequestError {
         /// What to pass instead.
         fix: &'static str,
     },
+    /// More entries of a list than any real request holds.
+    #[error("`{field}` has {count} entries, more than the {max} a request may name: {fix}")]
+    TooMany {
+        /// The field, as the wire names it.
+        field: &'static str,
+        /// Its entries.
+        count: usize,
+        /// The bound.
+        max: usize,
+        /// What to pass instead.
+        fix: &'static str,
+    },
 }
 
 /// Refuse `value` of `field` when longer than a path may be.
@@ -424,6 +436,19 @@ fn check_persona(persona: Option<&str>) -> Result<(), RequestError> {
         .map_or(Ok(()), |text| check_len("persona", text, MAX_PROSE_BYTES, "a persona may be", "say it in a paragraph"))
 }
 
+/// The most files a round's command names as its own writes: the artifact and the response.
+pub const MAX_WRITES: usize = 4;
+
+/// The files a round's command writes after the answer: a few paths. Each is compared with
+/// every changed file of the work, on the engine's thread, and the list is journaled.
+fn check_writes(writes: &[PathBuf]) -> Result<(), RequestError> {
+    if writes.len() > MAX_WRITES {
+        let fix = "name the files the command itself writes (its artifact and the response)";
+        return Err(RequestError::TooMany { field: "writes", count: writes.len(), max: MAX_WRITES, fix });
+    }
+    writes.iter().try_for_each(|path| check_path("writes", &path.to_string_lossy()))
+}
+
 fn check_session(field: &'static str, value: &str) -> Result<(), RequestError> {
     check_len(field, value, MAX_SESSION_BYTES, "a session id may be", "pass your host session's id")
 }
@@ -444,9 +469,16 @@ impl Request {
             }
             Request::Challenge(args) => {
                 check_path("cwd", &args.cwd)?;
+                check_writes(&args.writes)?;
                 path("session_root", &args.session_root)
             }
-            Request::Verify(args) => check_path("response_path", &args.response_path),
+            Request::Verify(args) => {
+                // Journaled for good with the evidence, a new record for each new value.
+                check_path("response_path", &args.response_path)?;
+                check_path("challenge_name", &args.challenge_name)?;
+                check_writes(&args.writes)?;
+                name("declared_reviewer_model", args.declared_reviewer_model.as_deref())
+            }
             Request::Panel(args) => {
                 check_path("cwd", &args.cwd)?;
                 check_name("rubric", &args.rubric)?;
