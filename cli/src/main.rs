@@ -525,6 +525,14 @@ fn native_evidence(mode: Mode, path: &str) -> Result<NativeEvidence, NativeEvide
     let field = |value: Option<&str>| value.unwrap_or_default().to_owned();
     let response_path = field(evidence.response_path());
     let (_, bytes) = files::read_artifact(&response_path)?;
+    // The response validate checked, and no other put there since: its verdict is what
+    // counts, so it is read from bytes of the digest the evidence binds.
+    let digest = judged_core::chain::to_hex(&judged_core::chain::sha256(&bytes));
+    if evidence.response_sha256() != Some(digest.as_str()) {
+        return Err(NativeEvidenceError::Evidence(EvidenceError::evidence(format!(
+            "the response {response_path} changed after validate read it; run the gate again"
+        ))));
+    }
     let response = String::from_utf8(bytes).map_err(|_| NativeEvidenceError::ResponseNotUtf8(response_path))?;
     let (score, verdict) = review_text::parse_score_verdict(&response).map_err(NativeEvidenceError::Response)?;
     Ok(NativeEvidence {

@@ -456,6 +456,11 @@ impl Artifact {
         self.str("response_path")
     }
 
+    /// The `response_sha256` field, when it is a string: the digest of the response file.
+    pub fn response_sha256(&self) -> Option<&str> {
+        self.str("response_sha256")
+    }
+
     /// The `executor_model` field, when it is a string.
     pub fn executor_model(&self) -> Option<&str> {
         self.str("executor_model")
