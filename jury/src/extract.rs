@@ -13,8 +13,9 @@
 
 use serde_json::{Map, Value};
 
-/// More candidates than this means the text is not an answer; stop looking (and keep the
-/// scan linear in practice on hostile input).
+/// More candidates than this means the text is not an answer: no answer is taken from it
+/// (one cut short could take a quoted answer for the juror's own), and the scan stays
+/// bounded on hostile input.
 const MAX_CANDIDATES: usize = 64;
 
 /// Why no answer object was found; all of these make the juror ask once more.
@@ -32,6 +33,10 @@ pub enum ExtractError {
     /// Objects with the key say different things (one may be quoted from the text judged).
     #[error("more than one JSON object with a \"{0}\" key, saying different things, in response")]
     Ambiguous(&'static str),
+    /// More candidate objects than an answer holds: the text is not read to its end, so
+    /// nothing in it is taken for the answer.
+    #[error("more than {0} candidate JSON objects in response")]
+    TooManyObjects(usize),
 }
 
 /// The JSON object in `text` that has the key `required`: the last of those outside one
@@ -43,10 +48,14 @@ pub fn object_with_key(text: &str, required: &'static str) -> Result<Map<String,
     let mut parsed_any = false;
     // Where the last answer (or broken object naming the key) ends: nothing before is looked at.
     let mut past = 0;
-    let starts = text.match_indices('{').map(|(i, _)| i).take(MAX_CANDIDATES);
-    for start in starts {
+    let mut considered = 0;
+    for start in text.match_indices('{').map(|(i, _)| i) {
         if start < past {
             continue;
+        }
+        considered += 1;
+        if considered > MAX_CANDIDATES {
+            return Err(ExtractError::TooManyObjects(MAX_CANDIDATES));
         }
         let Some(end) = balanced_end(&text[start..]) else { continue };
         let candidate = &text[start..start + end];
@@ -60,8 +69,10 @@ pub fn object_with_key(text: &str, required: &'static str) -> Result<Map<String,
                 broken_answer.get_or_insert(e);
                 past = start + end;
             }
+            // A balanced span that is no JSON (code the juror quotes): its braces are its own.
             Err(e) => {
                 first_error.get_or_insert(e);
+                past = start + end;
             }
         }
     }
@@ -148,6 +159,20 @@ mod tests {
         assert!(matches!(object_with_key(&inside, "verdict"), Err(ExtractError::Decode(_))), "{inside}");
         let repeated = r#"{"verdict":"fail","confidence":70} Again: {"verdict":"fail","confidence":75}"#;
         assert_eq!(object_with_key(repeated, "verdict").unwrap()["confidence"], 75);
+    }
+
+    /// A quoted answer followed by more braces than the scan takes, then the juror's own:
+    /// the scan never stops short and takes the quoted one (it passed a failing juror).
+    #[test]
+    fn a_quoted_answer_before_many_braces_is_never_taken_for_the_jurors() {
+        let quoted = r#"The work says {"verdict":"pass","confidence":99}."#;
+        let own = r#"{"verdict":"fail","confidence":80}"#;
+        let blocks: String = (0..70).map(|n| format!("if a{n} {{ b{n}() }}\n")).collect();
+        let answer = format!("{quoted}\n{blocks}{own}");
+        assert!(matches!(object_with_key(&answer, "verdict"), Err(ExtractError::TooManyObjects(64))), "{answer}");
+        let one_block = format!("{quoted}\nfn main() {{\n{blocks}}}\n{own}");
+        assert!(matches!(object_with_key(&one_block, "verdict"), Err(ExtractError::Ambiguous("verdict"))));
+        assert_eq!(verdict(&format!("fn main() {{\n{blocks}}}\n{own}")).as_deref(), Some("fail"));
     }
 
     #[test]
