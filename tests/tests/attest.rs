@@ -922,9 +922,10 @@ fn a_jury_the_gate_would_not_count_is_never_attested() {
     assert!(said.contains("judged witnessed no review of this repository's work"), "{said}");
 }
 
-/// A jury never told whose work it judged (its session is none judged witnesses) cannot
-/// say its reviewers were of another family than the author: it is not attested (a review
-/// helper had one signed with a null executor, and checked).
+/// A jury never told whose work it judged (its session is none judged witnesses) could
+/// seat the author's own family and cannot say its reviewers were of another: the gate
+/// seats none, and nothing is attested (a review helper had one signed with a null
+/// executor, and checked; another had a Claude tiebreaker pass Claude's work).
 #[test]
 fn a_jury_that_knew_no_author_is_never_attested() {
     let team = Team::configured("cross-family-ok", &format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury()));
@@ -932,10 +933,12 @@ fn a_jury_that_knew_no_author_is_never_attested() {
     let task = serde_json::json!({"session_id": "00000000-0000-4000-8000-000000000000", "cwd": team.agent(),
         "hook_event_name": "TaskCompleted", "task_id": "1", "task_subject": "Total the cart"});
     let hook = judge_hook(&team.live.home, task.to_string().as_bytes(), &[]);
-    assert_eq!(hook.status.code(), Some(0), "the jury passes: {}", String::from_utf8_lossy(&hook.stderr));
+    let said = String::from_utf8_lossy(&hook.stderr).into_owned();
+    assert_eq!(hook.status.code(), Some(2), "no jury without an author: {said}");
+    assert!(said.contains("judged does not know which model wrote this work"), "{said}");
     team.commit("cart: total");
-    let said = exited(team.attest(&[]), 10, "a jury that knew no author").stderr.clone();
-    assert!(said.contains("was not told whose work it judged"), "{said}");
+    let said = exited(team.attest(&[]), 11, "a jury that knew no author").stderr.clone();
+    assert!(said.contains("judged witnessed no review of this repository's work"), "{said}");
 }
 
 /// With `[attest] auto`, the daemon attests the commit of a tree it saw reviewed on its own

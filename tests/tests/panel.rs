@@ -44,9 +44,21 @@ fn setup(config: &str) -> Setup {
     std::fs::write(project.join("cart.rs"), "fn total() -> u32 { 1 }\n").unwrap();
     git(&project, &["add", "."]);
     git(&project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+    // The session the tests' tasks complete in, witnessed, so the gate knows who wrote the
+    // work: a model of a family none of the tests' jurors is of, so none is left out.
+    let transcript = dir.path().join("claude/-project").join(format!("{SESSION}.jsonl"));
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    let record = json!({"type": "assistant", "uuid": "a1", "parentUuid": null, "isSidechain": false,
+        "sessionId": SESSION, "cwd": project, "timestamp": now,
+        "message": {"role": "assistant", "model": "qwen3-coder-plus", "content": [{"type": "text", "text": "Done."}]}});
+    std::fs::write(&transcript, format!("{record}\n")).unwrap();
     let daemon = Daemon::start(&home, &[&dir.path().join("sessions")], &[&dir.path().join("claude")]);
     Setup { daemon, home, project, dir }
 }
+
+/// The session of the tests' tasks ([`setup`] writes its transcript).
+const SESSION: &str = "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8";
 
 fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git").arg("-C").arg(dir).args(args).status().expect("git runs");
@@ -73,7 +85,7 @@ fn journal_events(daemon: &Daemon) -> u64 {
 
 fn task_completed(cwd: &Path, subject: &str) -> Value {
     json!({
-        "session_id": "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8", "cwd": cwd, "hook_event_name": "TaskCompleted",
+        "session_id": SESSION, "cwd": cwd, "hook_event_name": "TaskCompleted",
         "task_id": "7", "task_subject": subject, "task_description": "Totals must round half-even",
     })
 }
@@ -358,11 +370,13 @@ fn the_gate_tells_the_jury_who_wrote_the_work() {
         assert!(message.contains(said), "`{said}` not in: {message}");
     }
     assert!(!message.contains("none reported"), "{message}");
-    // Without an author on record, the Claude tiebreaker breaks the tie and the task passes.
+    // Without an author on record no jury is seated (the Claude tiebreaker broke the tie of
+    // a Claude author's work, and the task passed): the block says why.
     let mut unknown = task_completed(&s.project, "Fix cart rounding");
     unknown["session_id"] = "no-such-session".into();
     let output = hook(&s.home, &unknown);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("judged does not know which model wrote this work"), "{}", stderr(&output));
 }
 
 /// A block that came from outside the work is asked again: the juror that was down (its

@@ -300,12 +300,24 @@ impl HookGate<'_> {
             Ok(found) => found,
             Err(error) => return Ok(Settlement::failure(settings, &error.to_string(), "jury not available")),
         };
+        // A jury seated without knowing the author may seat the author's own family: it
+        // cross-examines nothing then, so the gate does not ask one.
+        let Some(author_model) = self.author_model(question.session_id.as_ref())? else {
+            let message = format!(
+                "judged: {} cannot be marked done yet: judged does not know which model wrote this work (this \
+                 session's log is not one judged witnesses, or names no model yet), so it cannot seat a jury of \
+                 other families. See that judged watches this host's logs (`judged doctor`), then complete again.",
+                question.label
+            );
+            let ruling = Ruling { decision: Decision::Block, message, tree_unchanged: None };
+            return Ok(decided((ruling, "author unknown"), settings, None));
+        };
         let ask = JuryAsk {
             rubric: &settings.panel_rubric,
             rubric_text: None,
             persona: None,
             project: project.clone(),
-            author_model: self.author_model(question.session_id.as_ref())?,
+            author_model: Some(author_model),
             source: AskedBy::Gate,
         };
         // The artifact is the task and the tree's changes, so the task and the tree's
