@@ -20,6 +20,8 @@ use rustc_hash::FxHashMap;
 /// What the gate wrote before the evidence id in an evidence allow's message, in records
 /// from before the id was a field of its own.
 const EVIDENCE_MARK: &str = "has verified cross-family review ";
+/// How the reason of an allow on evidence begins (`fresh positive evidence, tree unchanged`).
+const ON_EVIDENCE: &str = "fresh positive evidence";
 
 impl Engine {
     /// What the gate did since `args.since`, of what `caller` may be shown: for a served
@@ -116,7 +118,9 @@ fn evidence_id(decision: &GateDecision) -> Option<EvidenceId> {
     if let Some(id) = &decision.evidence_id {
         return Some(id.clone());
     }
-    if decision.decision != Decision::Allow || decision.panel.is_some() {
+    // Only an allow on evidence names it: any other's message may hold words a payload
+    // chose (an unknown event's name), which must not pass for a review behind it.
+    if decision.decision != Decision::Allow || decision.panel.is_some() || !decision.reason.starts_with(ON_EVIDENCE) {
         return None;
     }
     let rest = &decision.message[decision.message.find(EVIDENCE_MARK)? + EVIDENCE_MARK.len()..];
@@ -152,5 +156,30 @@ fn review(evidence: EvidenceVerified) -> ReportReview {
         reviewed_at: evidence.reviewed_at,
         verified_at: evidence.verified_at,
         witness: evidence.witness,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record from before an allow kept its evidence named it only in its message: that
+    /// is read back for an allow on evidence alone, never for another allow whose message
+    /// holds words a payload chose (an unknown event named after a real evidence id, allowed
+    /// under `on_error = "allow"`, showed that review behind it).
+    #[test]
+    fn only_an_allow_on_evidence_is_read_back_for_its_evidence() {
+        let id = "cne_0123456789abcdef0123456789abcdef";
+        let decision = |reason: &str, message: String| -> GateDecision {
+            serde_json::from_value(serde_json::json!({"event": "TaskCompleted", "host": "claude-code",
+                "policy": "evidence", "settings_from": [], "decision": "allow", "reason": reason,
+                "message": message, "latency_ms": 1.0}))
+            .unwrap()
+        };
+        let on_evidence =
+            decision("fresh positive evidence", format!("judged: task 1 has verified cross-family review {id} (x)"));
+        assert_eq!(evidence_id(&on_evidence).map(|id| id.as_str().to_owned()).as_deref(), Some(id));
+        let forged = decision("unknown event", format!("judged: x has verified cross-family review {id} as its event"));
+        assert_eq!(evidence_id(&forged), None);
     }
 }
