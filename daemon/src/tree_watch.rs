@@ -250,10 +250,11 @@ impl TreeWatch {
     }
 
     /// What a jury is shown of the work tree holding `dir`, asked about while its digest
-    /// was `before`: its changes, and the git id of the tree they show unless the tree moved
-    /// while they were read (a verdict on them then covers no git tree).
-    pub fn shown(&mut self, dir: &Path, limit: usize, before: &str) -> Shown {
-        let (changes, read) = match worktree::changes_and_tree(dir, limit, self.reader) {
+    /// was `before`: its changes (from `since`, the commit a session began on, when given,
+    /// else from HEAD), and the git id of the tree they show unless the tree moved while
+    /// they were read (a verdict on them then covers no git tree).
+    pub fn shown(&mut self, dir: &Path, limit: usize, before: &str, since: Option<&DiffBase>) -> Shown {
+        let (changes, read) = match worktree::changes_and_tree(dir, limit, self.reader, since) {
             Some((changes, tree)) => (Some(changes), tree),
             None => (None, None),
         };
@@ -479,15 +480,15 @@ mod tests {
         fs::write(dir.join("a.rs"), "fn a() { 1 }\n").unwrap();
         let mut trees = TreeWatch::new(Reader::Owner);
         let before = trees.digest(dir).unwrap();
-        let whole = trees.shown(dir, 10_000, &before);
+        let whole = trees.shown(dir, 10_000, &before, None);
         assert!(whole.held_still && whole.git_tree.is_some(), "{:?}", whole.changes);
         fs::write(dir.join("blob.rs"), "x".repeat(20_000)).unwrap();
         let before = trees.digest(dir).unwrap();
-        let large = trees.shown(dir, 10_000, &before);
+        let large = trees.shown(dir, 10_000, &before, None);
         let changes = large.changes.as_ref().unwrap();
         assert!(changes.text.contains("(larger than can be shown)") && changes.cut_bytes >= 20_000, "{changes:?}");
         assert!(large.held_still && large.git_tree.is_none(), "a file the jury never saw");
-        let cut = trees.shown(dir, 40, &before);
+        let cut = trees.shown(dir, 40, &before, None);
         assert!(cut.changes.as_ref().unwrap().cut_bytes > 0 && cut.git_tree.is_none());
     }
 

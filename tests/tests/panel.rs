@@ -183,6 +183,28 @@ fn the_daemon_answers_while_a_jury_sits() {
     assert_eq!(cut, ["slow-openai", "slow-google", "big"], "the tiebreaker had no time left to start");
 }
 
+/// Work the agent committed during its session is shown to the jury: the changes are from
+/// the commit the session began on, as judged read it when the session's log first named
+/// its cwd, not from HEAD (a jury shown only a README fix left uncommitted passed a commit
+/// of anything).
+#[test]
+fn work_committed_during_the_session_is_shown_to_the_jury() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("prompt");
+    let s = setup(&format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury(&record)));
+    // The daemon has read the session's log, which named the project at its first commit.
+    s.daemon.call("sessions", Value::Null).expect("sessions");
+    std::fs::write(s.project.join("cart.rs"), "fn total() -> u32 { skip_the_checks() }\n").unwrap();
+    git(&s.project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "wip"]);
+    std::fs::write(s.project.join("README.md"), "A cart.\n").unwrap();
+    let output = hook(&s.home, &task_completed(&s.project, "Fix a typo in the README"));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let prompt = std::fs::read_to_string(&record).unwrap();
+    for shown in ["+fn total() -> u32 { skip_the_checks() }", "README.md (untracked)"] {
+        assert!(prompt.contains(shown), "`{shown}` not in the jury's prompt: {prompt}");
+    }
+}
+
 #[test]
 fn the_gate_asks_the_jury_about_the_work_and_reuses_its_verdict() {
     let dir = tempfile::tempdir().unwrap();

@@ -21,7 +21,8 @@ use crate::integrity;
 use crate::jury::{self, JuryAsk, JuryRun, JurySource};
 use crate::logs::{LogCache, author_model};
 use crate::store::{
-    AskedBy, EvidenceVerified, IntegrityFinding, JournalEvent, JuryConvened, Lookup, Store, StoreError, TamperDetected,
+    AskedBy, EvidenceVerified, IntegrityFinding, JournalEvent, JuryConvened, Lookup, SessionBegan, Store, StoreError,
+    TamperDetected,
 };
 use crate::tree_watch::TreeWatch;
 use judged_core::adapter::EventName;
@@ -30,7 +31,7 @@ use judged_core::family;
 use judged_core::review_text::is_positive;
 use judged_core::rules::EvidenceId;
 use judged_io::files;
-use judged_io::worktree::Reader;
+use judged_io::worktree::{DiffBase, Reader};
 use judged_protocol::{Decision, DecisionRecord, GateDecision, HookAnswer, HookQuestion};
 pub(crate) use policy::Settings;
 use policy::{PassedOver, Question, Ruling, TreeChange};
@@ -320,10 +321,17 @@ impl HookGate<'_> {
             author_model: Some(author_model),
             source: AskedBy::Gate,
         };
-        // The artifact is the task and the tree's changes, so the task and the tree's
-        // digest name it: a verdict on them is found without building it. Outside a
-        // repository nothing names it but the artifact itself.
-        let work_of_tree = |tree: &str| digest_of(&serde_json::json!([question.label, question.work, tree]));
+        // Besides the changes from HEAD, the jury is shown what was committed since the
+        // commit the session began on, when judged saw it begin in this project: work the
+        // agent committed is its work too, and a jury shown only what was left uncommitted
+        // passed a commit of anything.
+        let since = self.session_began_on(question, &project)?;
+        // The artifact is the task and the tree's changes, so the task, the tree's digest
+        // and where the changes start name it: a verdict on them is found without building
+        // it. Outside a repository nothing names it but the artifact itself.
+        let work_of_tree = |tree: &str| {
+            digest_of(&serde_json::json!([question.label, question.work, tree, since.as_ref().map(|s| s.commit())]))
+        };
         let (panel_key, asked) = match self.trees.digest(&project) {
             Some(tree) => (ask.key(&jury, &work_of_tree(&tree)), Asked::Tree(tree)),
             None => {
@@ -336,8 +344,11 @@ impl HookGate<'_> {
             let (verdict, _) = policy::decide_with_jury(&question.label, &reused);
             return Ok(decided((verdict, "reused jury verdict"), settings, Some(reused.key)));
         }
-        // A review asked ahead (`judged mcp`) of this tree, as this gate would ask it.
+        // A review asked ahead (`judged mcp`) of this tree, as this gate would ask it: one
+        // shown the changes from HEAD alone, so only where the session began on HEAD.
+        let began_on_head = since.as_ref().is_none_or(|since| self.trees.base(&project).as_ref() == Some(since));
         if let Asked::Tree(tree) = &asked
+            && began_on_head
             && let Some(review) = jury::reusable(self.store, &review::counted_key(&ask, &jury, tree))?
         {
             let (verdict, _) = policy::decide_with_jury(&question.label, &review);
@@ -350,7 +361,18 @@ impl HookGate<'_> {
         let (built, git_tree, moved) = match asked {
             Asked::Built(built) => (built, None, false),
             Asked::Tree(tree) => {
-                let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, &tree);
+                let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, &tree, since.as_ref());
+                if shown.changes.is_none() {
+                    let message = format!(
+                        "judged: {} cannot be marked done yet: the changes of {} since the commit this session began \
+                         on cannot be read (was that commit taken out of the repository?), so no jury can be shown \
+                         the work. Check the repository with `git status` and `git log`, then complete again.",
+                        question.label,
+                        project.display()
+                    );
+                    let ruling = Ruling { decision: Decision::Block, message, tree_unchanged: None };
+                    return Ok(decided((ruling, "changes unreadable"), settings, None));
+                }
                 let built = policy::jury_artifact(&question.label, &question.work, shown.changes.as_ref());
                 (built, shown.git_tree, !shown.held_still)
             }
@@ -362,6 +384,20 @@ impl HookGate<'_> {
         };
         let question = question.clone();
         Ok(Settlement::Jury(Box::new(PendingDecision { question, settings, key, started }), run))
+    }
+
+    /// The commit the asking session began on in `project`, as judged read it when the
+    /// session's log first named its cwd ([`SessionBegan`]); none for a session judged did
+    /// not see begin there (the changes are then from HEAD).
+    fn session_began_on(&mut self, question: &Question, project: &Path) -> Result<Option<DiffBase>, StoreError> {
+        let Some(session) = &question.session_id else { return Ok(None) };
+        let Some(path) = self.store.file_by_session(session.as_str()).map(|file| file.path.clone()) else {
+            return Ok(None);
+        };
+        let began = self.store.journal_find::<SessionBegan>(Lookup::SessionBeganByLog, &path)?;
+        Ok(began
+            .filter(|began| files::resolve(&began.cwd) == project.to_string_lossy())
+            .map(|began| began.commit.map_or(DiffBase::NoCommit, DiffBase::Commit)))
     }
 
     /// The model that wrote the session's work, its log caught up first (the jury takes

@@ -622,15 +622,21 @@ fn jury_down_cause(panel: &JuryConvened) -> String {
 /// working tree's changes.
 pub fn jury_artifact(label: &str, work: &str, changes: Option<&ChangesText>) -> String {
     let mut artifact = format!("{label}\n\n{work}\n");
+    let cut = |bytes: usize| if bytes > 0 { format!(", cut: {bytes} more bytes not shown") } else { String::new() };
     match changes {
         Some(changes) => {
-            let cut = if changes.cut_bytes > 0 {
-                format!(", cut: {} more bytes not shown", changes.cut_bytes)
-            } else {
-                String::new()
-            };
+            if let Some(committed) = &changes.committed {
+                let since =
+                    committed.since.commit().map_or_else(|| "no commit".to_owned(), |id| format!("commit {id}"));
+                artifact.push_str(&format!(
+                    "\nCommitted in this session (the diff from {since}, where the session began, to HEAD{}):\n{}",
+                    cut(committed.cut_bytes),
+                    committed.text
+                ));
+            }
             artifact.push_str(&format!(
-                "\nWorking tree changes (the diff against HEAD, then untracked files{cut}):\n{}",
+                "\nWorking tree changes (the diff against HEAD, then untracked files{}):\n{}",
+                cut(changes.cut_bytes),
                 changes.text
             ));
         }

@@ -185,7 +185,7 @@ impl HookGate<'_> {
                         )
                     });
                 }
-                let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, tree);
+                let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, tree, None);
                 let artifact = policy::jury_artifact(&label, &work, shown.changes.as_ref());
                 if shown.held_still {
                     // Only a review the gate counts names the tree it judged: one asked

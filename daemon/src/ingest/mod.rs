@@ -19,13 +19,14 @@ pub use tasks::{Asked, TaskCompletion, said};
 pub use transcribe::Transcriber;
 
 use crate::store::{
-    Batch, FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, Store, StoreError,
-    TamperDetected,
+    Batch, FileRefused, FileState, Finding, IntegrityFinding, JournalEvent, MalformedLine, NewLine, SessionBegan,
+    Store, StoreError, TamperDetected,
 };
 use judged_core::event::Host;
 use judged_core::host_chain::HostChain;
 use judged_core::{adapter, chain};
 use judged_io::files::{self, Roots};
+use judged_io::worktree::{self, Reader};
 use judged_protocol::PrefixCheck;
 use listings::{Fingerprint, Listings};
 use replay::FileUpdate;
@@ -360,6 +361,18 @@ impl Ingestor {
         Ok(())
     }
 
+    /// Record the commit the work tree of `cwd` is on, now that a session's log first named
+    /// it (`file`, of user `uid`): the changes a jury is shown are from there, so that work
+    /// the agent commits in the session is shown too. Read as the gate reads that user's
+    /// trees (a witness, as the user's files say); nothing is recorded outside a repository.
+    fn session_began(&self, store: &mut Store, file: &FileState, cwd: &str, uid: u32) -> Result<(), StoreError> {
+        let reader = if self.owners.len() > 1 { Reader::Witness { serving: uid } } else { Reader::Owner };
+        let Some(base) = worktree::base(Path::new(cwd), reader) else { return Ok(()) };
+        let commit = base.commit().map(str::to_owned);
+        let began = SessionBegan { file_id: file.id, path: file.path.clone(), cwd: cwd.to_owned(), commit };
+        store.journal(&JournalEvent::SessionBegan(began)).map(drop)
+    }
+
     /// Check a file is one we may read; journal a refusal once.
     fn admissible(&mut self, store: &mut Store, path: &Path) -> Result<Option<fs::Metadata>, StoreError> {
         // Vanished: nothing to read, nothing lost.
@@ -504,9 +517,16 @@ impl Ingestor {
         }
         let reached = file.last_host_id.clone();
         let host_chain = self.chains.entry(file.id).or_insert_with(|| HostChain::after(file.host, reached));
-        if meta.len() > file.offset
-            && let Appended::Paused(offset) =
-                read_appended(store, &mut file, path, meta.len(), host_chain, &mut self.tasks)?
+        let unnamed = file.cwd.is_none();
+        let appended = if meta.len() > file.offset {
+            read_appended(store, &mut file, path, meta.len(), host_chain, &mut self.tasks)?
+        } else {
+            Appended::Read
+        };
+        if unnamed && let Some(cwd) = file.cwd.clone() {
+            self.session_began(store, &file, &cwd, meta.uid())?;
+        }
+        if let Appended::Paused(offset) = appended
             && self.paused.insert(path.to_path_buf())
             && !paused_on_record(store, &file, offset)?
         {

@@ -57,6 +57,8 @@ pub enum JournalEvent {
     LinesPruned(LinesPruned),
     /// A commit was attested: the envelope signed.
     Attested(Box<Attested>),
+    /// The commit a session's work tree was on when judged first read the session's cwd.
+    SessionBegan(SessionBegan),
 }
 
 /// A body type of one journal kind, for reading events of that kind back.
@@ -90,6 +92,7 @@ journal_bodies! {
     CompletionBypassed => "completion_bypassed",
     LinesPruned => "lines_pruned",
     Attested => "attested",
+    SessionBegan => "session_began",
 }
 
 impl JournalEvent {
@@ -101,6 +104,21 @@ impl JournalEvent {
         let kind = wire.remove("kind").and_then(|k| k.as_str().map(str::to_owned)).unwrap_or_default();
         Ok((kind, wire.remove("body").unwrap_or_default().to_string()))
     }
+}
+
+/// `session_began`: the commit the work tree of a session's cwd was on when judged first
+/// read that cwd in its log (the session had just begun, unless judged was not running):
+/// what a jury is shown the changes from, so that work the agent committed since is shown
+/// too. Recorded by judged's own read, never from what the repository later says.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SessionBegan {
+    pub file_id: i64,
+    /// The session's log.
+    pub path: String,
+    /// The session's working directory, as its log names it.
+    pub cwd: String,
+    /// The commit HEAD named; none when the repository had no commit yet.
+    pub commit: Option<String>,
 }
 
 /// `file_discovered`.
@@ -442,6 +460,8 @@ pub enum Lookup {
     BypassByLog,
     /// An issued challenge by its nonce.
     ChallengeByNonce,
+    /// The commit a session began on, by its log.
+    SessionBeganByLog,
 }
 
 impl Lookup {
@@ -457,6 +477,7 @@ impl Lookup {
             Lookup::AttestedByCommit => (Attested::KIND, "$.commit"),
             Lookup::BypassByLog => (CompletionBypassed::KIND, "$.path"),
             Lookup::ChallengeByNonce => (ChallengeIssued::KIND, "$.nonce"),
+            Lookup::SessionBeganByLog => (SessionBegan::KIND, "$.path"),
         }
     }
 

@@ -18,7 +18,7 @@ pub use files::FileState;
 pub use journal::{
     AskedBy, Attested, ChallengeIssued, ConfigLoaded, ConfigRejected, EvidenceVerified, FileRefused, Finding,
     IntegrityFinding, JournalBody, JournalEvent, JurorRan, JuryConvened, LinesPruned, Lookup, MalformedLine,
-    MarkerSeen, ReviewTraced, StoreIntegrityFailed, TamperDetected,
+    MarkerSeen, ReviewTraced, SessionBegan, StoreIntegrityFailed, TamperDetected,
 };
 pub use lines::{Batch, Columns, NewLine, StoredLine};
 
@@ -144,6 +144,8 @@ CREATE INDEX IF NOT EXISTS journal_bypass_log ON journal(json_extract(body, '$.p
     WHERE kind = 'completion_bypassed';
 CREATE INDEX IF NOT EXISTS journal_challenge_nonce ON journal(json_extract(body, '$.nonce'))
     WHERE kind = 'challenge_issued';
+CREATE INDEX IF NOT EXISTS journal_session_began_log ON journal(json_extract(body, '$.path'))
+    WHERE kind = 'session_began';
 -- Lines are append-only but for one change: pruning drops a line's bytes (raw empty,
 -- codec -1) and keeps every other column, its hash and chain among them.
 DROP TRIGGER IF EXISTS lines_append_only_u;
@@ -352,6 +354,7 @@ mod tests {
             (Lookup::AttestedByCommit, "journal_attested_commit"),
             (Lookup::BypassByLog, "journal_bypass_log"),
             (Lookup::ChallengeByNonce, "journal_challenge_nonce"),
+            (Lookup::SessionBeganByLog, "journal_session_began_log"),
         ] {
             let plan: String = store
                 .conn

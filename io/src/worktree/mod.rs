@@ -164,22 +164,57 @@ pub struct ChangesText {
     pub cut_bytes: usize,
     /// What the diff is against.
     pub base: DiffBase,
+    /// What was committed since the commit a session began on, when that is not HEAD
+    /// ([`changes_and_tree`]): work the agent committed is its work too.
+    pub committed: Option<Committed>,
+}
+
+/// The changes committed between the commit a session began on and HEAD, as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Committed {
+    /// Where they start.
+    pub since: DiffBase,
+    /// The diff, cut at the limit.
+    pub text: String,
+    /// Bytes left out to stay within the limit.
+    pub cut_bytes: usize,
+}
+
+/// `diff`'s output as text of at most `limit` bytes (cut on a character's boundary), and
+/// how many bytes were left out.
+fn cut_text(diff: &[u8], limit: usize) -> (String, usize) {
+    let mut text = String::from_utf8_lossy(diff).into_owned();
+    let mut end = text.len().min(limit);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    (text, cut)
 }
 
 /// The changes of the work tree holding `dir` as text for a jury, and the git id of the
 /// tree they show: a witness reads both from one staging (so the changes are exactly those
 /// of the tree the id names), the owner reads them one after the other from one copy of its
-/// index (its caller checks that the tree held still). None outside a repository.
-pub fn changes_and_tree(dir: &Path, limit: usize, reader: Reader) -> Option<(ChangesText, Option<String>)> {
+/// index (its caller checks that the tree held still). With `since` (the commit a session
+/// began on, or none: every file was new), what was committed since it too, when HEAD moved
+/// from it; a `since` that cannot be read gives nothing, never less. None outside a
+/// repository.
+pub fn changes_and_tree(
+    dir: &Path,
+    limit: usize,
+    reader: Reader,
+    since: Option<&DiffBase>,
+) -> Option<(ChangesText, Option<String>)> {
     match reader {
         // One copy of the index for both: the changes first, then the staging (which
         // writes that copy).
         Reader::Owner => {
             let scratch = OwnerScratch::of(dir.ancestors().find(|d| d.join(".git").exists())?)?;
-            Some((scratch.changes(limit)?, scratch.tree_id(&[])))
+            Some((scratch.changes(limit, since)?, scratch.tree_id(&[])))
         }
         Reader::Witness { serving } => {
-            let (tree, changes) = witness::tree_and_changes(dir, limit, serving)?;
+            let (tree, changes) = witness::tree_and_changes(dir, limit, serving, since)?;
             Some((changes, Some(tree)))
         }
     }
@@ -193,7 +228,7 @@ pub fn changes_text(dir: &Path, limit: usize, reader: Reader) -> Option<ChangesT
         return witness::changes_text(dir, limit, serving);
     }
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
-    OwnerScratch::of(top)?.changes(limit)
+    OwnerScratch::of(top)?.changes(limit, None)
 }
 
 /// What a review of the work tree holding `dir` begins on: the commit HEAD names, or no
@@ -300,8 +335,9 @@ impl OwnerScratch {
         self.dir.path().join("index")
     }
 
-    /// The changes of the work tree as text ([`changes_text`]).
-    fn changes(&self, limit: usize) -> Option<ChangesText> {
+    /// The changes of the work tree as text ([`changes_text`]), and what was committed
+    /// since `since` ([`changes_and_tree`]).
+    fn changes(&self, limit: usize, since: Option<&DiffBase>) -> Option<ChangesText> {
         let top = self.top.as_path();
         // What the files hold, whatever the repository's attributes and config say: no text
         // conversion (a `textconv` can show the jury another file than the one there), no
@@ -322,6 +358,17 @@ impl OwnerScratch {
         let (diff, base) = match &self.head {
             Some(id) => (self.git(&[&shown[..], &[id.as_str(), "--"]].concat(), None), DiffBase::Commit(id.clone())),
             None => (self.git(&[&shown[..], &["--cached"]].concat(), None), base(top, Reader::Owner)?),
+        };
+        // What was committed since the session began, when HEAD moved from there; a commit
+        // that cannot be read shows nothing, never less.
+        let committed = match (since, &self.head) {
+            (Some(since), Some(head)) if since.commit() != Some(head.as_str()) => {
+                let from = since.commit().unwrap_or(witness::EMPTY_TREE);
+                let diff = self.git(&[&shown[..], &[from, head.as_str(), "--"]].concat(), None)?;
+                let (text, cut_bytes) = cut_text(&diff, limit);
+                Some(Committed { since: since.clone(), text, cut_bytes })
+            }
+            _ => None,
         };
         let mut whole = diff.map(|d| String::from_utf8_lossy(&d).into_owned()).unwrap_or_default();
         // What a file shown by a stand-in held and the reader was not shown: counted as cut.
@@ -350,7 +397,7 @@ impl OwnerScratch {
             whole.push_str(&format!("--- /dev/null\n+++ b/{shown_path} (untracked)\n{content}\n"));
         }
         if whole.len() <= limit {
-            return Some(ChangesText { text: whole, cut_bytes: not_shown, base });
+            return Some(ChangesText { text: whole, cut_bytes: not_shown, base, committed });
         }
         let mut end = limit;
         while !whole.is_char_boundary(end) {
@@ -358,7 +405,7 @@ impl OwnerScratch {
         }
         let cut_bytes = (whole.len() - end).saturating_add(not_shown);
         whole.truncate(end);
-        Some(ChangesText { text: whole, cut_bytes, base })
+        Some(ChangesText { text: whole, cut_bytes, base, committed })
     }
 
     /// The work tree's git tree id but for `excluded` ([`git_tree_id`]); it stages the
@@ -827,6 +874,38 @@ mod tests {
         expected
     }
 
+    /// With the commit a session began on, the changes show what was committed since too,
+    /// for the owner and a witness alike, beside the changes from HEAD (their base, as
+    /// before); a commit no longer in the repository gives no changes, never fewer.
+    #[test]
+    fn changes_with_where_a_session_began_show_what_it_committed_since() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        run(dir, &["add", "-A"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        let began = DiffBase::Commit(head(dir).unwrap());
+        fs::write(dir.join("a.rs"), "fn a() { committed() }\n").unwrap();
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two"]);
+        fs::write(dir.join("b.rs"), "fn b() {}\n").unwrap();
+        for reader in [Reader::Owner, witness()] {
+            let (changes, _) = changes_and_tree(dir, 10_000, reader, Some(&began)).unwrap();
+            let committed = changes.committed.as_ref().expect("what was committed since");
+            assert!(committed.text.contains("+fn a() { committed() }"), "{reader:?}: {}", committed.text);
+            assert_eq!(committed.since, began);
+            assert!(changes.text.contains("fn b() {}") && !changes.text.contains("committed()"), "{}", changes.text);
+            assert_eq!(changes.base, DiffBase::Commit(head(dir).unwrap()));
+            let (from_head, _) = changes_and_tree(dir, 10_000, reader, None).unwrap();
+            assert_eq!(from_head.committed, None);
+            let now = DiffBase::Commit(head(dir).unwrap());
+            assert_eq!(changes_and_tree(dir, 10_000, reader, Some(&now)).unwrap().0.committed, None);
+        }
+        let gone = DiffBase::Commit("0123456789abcdef0123456789abcdef01234567".into());
+        assert!(changes_and_tree(dir, 10_000, Reader::Owner, Some(&gone)).is_none());
+        assert!(changes_and_tree(dir, 10_000, witness(), Some(&gone)).is_none());
+    }
+
     #[test]
     fn a_witness_reads_the_tree_id_the_commit_gets_and_runs_nothing_the_repository_configures() {
         let (repo, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -905,7 +984,7 @@ mod tests {
         let cut = changes_text(dir, 20, witness()).unwrap();
         assert_eq!((cut.text.len(), cut.cut_bytes), (20, text.len() - 20));
         // Read together, the changes are those of the tree the id names.
-        let (together, tree) = changes_and_tree(dir, 10_000, witness()).unwrap();
+        let (together, tree) = changes_and_tree(dir, 10_000, witness(), None).unwrap();
         assert_eq!((together.text.as_str(), tree), (text.as_str(), git_tree_id(dir, &[], witness())));
         // Objects borrowed from another repository are not read: no diff that could show its files.
         fs::write(dir.join(".git/objects/info/alternates"), format!("{}\n", elsewhere.path().display())).unwrap();

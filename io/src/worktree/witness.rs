@@ -47,14 +47,19 @@ pub(super) fn git_tree_id(dir: &Path, excluded: &[PathBuf], serving: u32) -> Opt
 /// data (`GIT_ALTERNATE_OBJECT_DIRECTORIES`); HEAD is resolved from its files; no external
 /// diff or text conversion runs.
 pub(super) fn changes_text(dir: &Path, limit: usize, serving: u32) -> Option<ChangesText> {
-    patch(&Staged::of(dir, &[], serving)?, limit)
+    patch(&Staged::of(dir, &[], serving)?, limit, None)
 }
 
 /// The tree id of the work tree holding `dir` and its changes, both of one staging: the
 /// patch shows exactly the tree the id names, however the files change meanwhile.
-pub(super) fn tree_and_changes(dir: &Path, limit: usize, serving: u32) -> Option<(String, ChangesText)> {
+pub(super) fn tree_and_changes(
+    dir: &Path,
+    limit: usize,
+    serving: u32,
+    since: Option<&DiffBase>,
+) -> Option<(String, ChangesText)> {
     let staged = Staged::of(dir, &[], serving)?;
-    Some((staged.write_tree()?, patch(&staged, limit)?))
+    Some((staged.write_tree()?, patch(&staged, limit, since)?))
 }
 
 /// What the user's HEAD names in the work tree holding `dir` ([`head_of`]).
@@ -66,8 +71,10 @@ pub(super) fn base(dir: &Path, serving: u32) -> Option<DiffBase> {
     head_of(&git_dir(&top, serving)?, serving)
 }
 
-/// The staged index against the user's HEAD, as [`changes_text`] says.
-fn patch(staged: &Staged, limit: usize) -> Option<ChangesText> {
+/// The staged index against the user's HEAD, as [`changes_text`] says; and what was
+/// committed since `since` (the commit a session began on, or none: every file was new),
+/// when HEAD moved from it.
+fn patch(staged: &Staged, limit: usize, since: Option<&DiffBase>) -> Option<ChangesText> {
     // A repository without commits (or whose HEAD cannot be resolved from its files):
     // every file is new, so all of the tree is shown.
     let head = head_commit(&staged.their_git_dir, staged.uid);
@@ -76,31 +83,30 @@ fn patch(staged: &Staged, limit: usize) -> Option<ChangesText> {
     let objects_opened = opened_dir(&objects, staged.uid)?;
     let git = Isolated { alternates: Some((&objects, objects_opened.as_fd())), ..staged.git() };
     // `--text`: the repository's attributes (`*.rs -diff`) must not hide a change from the jury.
-    let args = [
-        "diff-index",
-        "--cached",
-        "-p",
-        "--text",
-        "--no-color",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--no-renames",
-        &base,
-    ];
-    let (patch, total) = git.run(&staged.index, &args, None, limit)?;
-    let mut text = String::from_utf8_lossy(&patch).into_owned();
+    let shown = ["-p", "--text", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames"];
     // Cut on a character's boundary, as the owner's text is.
-    let mut end = text.len().min(limit);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text.truncate(end);
-    let cut_bytes = total.saturating_sub(text.len());
-    Some(ChangesText { text, cut_bytes, base: head.map_or(DiffBase::NoCommit, DiffBase::Commit) })
+    let text_of = |(kept, total): (Vec<u8>, usize)| {
+        let (text, _) = super::cut_text(&kept, limit);
+        let cut_bytes = total.saturating_sub(text.len());
+        (text, cut_bytes)
+    };
+    let (text, cut_bytes) =
+        text_of(git.run(&staged.index, &[&["diff-index", "--cached"], &shown[..], &[&base]].concat(), None, limit)?);
+    // A commit that cannot be read shows nothing, never less.
+    let committed = match (since, &head) {
+        (Some(since), Some(head)) if since.commit() != Some(head.as_str()) => {
+            let from = since.commit().unwrap_or(EMPTY_TREE);
+            let args = [&["diff-tree", "-r"], &shown[..], &[from, head.as_str()]].concat();
+            let (text, cut_bytes) = text_of(git.run(&staged.index, &args, None, limit)?);
+            Some(super::Committed { since: since.clone(), text, cut_bytes })
+        }
+        _ => None,
+    };
+    Some(ChangesText { text, cut_bytes, base: head.map_or(DiffBase::NoCommit, DiffBase::Commit), committed })
 }
 
 /// git's id of the empty tree, which every git knows without storing it.
-const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+pub(super) const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /// A work tree staged whole into an index of the witness's own: every file hashed from
 /// what it holds, as `git add -A` would stage it.
