@@ -176,6 +176,18 @@ impl TreeWatch {
         }
     }
 
+    /// Read the tree of the repository holding `dir` again at the next question, whatever
+    /// the watcher heard: a write through a hard link from outside the repository (or the
+    /// link itself) raises no event in it, so a status kept since could be of a tree that is
+    /// no longer there. What a gate's answer rests on is read so.
+    pub fn read_again(&mut self, dir: &Path) {
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let top = dir.ancestors().find(|d| self.repos.contains_key(*d)).map(Path::to_path_buf);
+        if let Some(repo) = top.and_then(|top| self.repos.get_mut(&top)) {
+            repo.tree = None;
+        }
+    }
+
     /// Who reads the trees.
     pub fn reader(&self) -> Reader {
         self.reader

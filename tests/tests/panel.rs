@@ -205,6 +205,26 @@ fn work_committed_during_the_session_is_shown_to_the_jury() {
     }
 }
 
+/// A write the watcher cannot hear (through a hard link from outside the repository) is a
+/// new tree all the same: the gate reads the tree again before it answers, so the jury is
+/// asked about it rather than its pass of the tree before reused (it was).
+#[test]
+fn a_write_through_a_hard_link_from_outside_is_judged_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("prompt");
+    let s = setup(&format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury(&record)));
+    std::fs::write(s.project.join("cart.rs"), "fn total() -> u32 { 2 }\n").unwrap();
+    let payload = task_completed(&s.project, "Fix cart rounding");
+    assert_eq!(hook(&s.home, &payload).status.code(), Some(0));
+    let outside = dir.path().join("outside.rs");
+    std::fs::hard_link(s.project.join("cart.rs"), &outside).unwrap();
+    std::fs::remove_file(&record).unwrap();
+    std::fs::write(&outside, "fn total() -> u32 { skip_the_checks() }\n").unwrap();
+    assert_eq!(hook(&s.home, &payload).status.code(), Some(0));
+    let prompt = std::fs::read_to_string(&record).expect("the jury was asked about the new tree");
+    assert!(prompt.contains("skip_the_checks()"), "{prompt}");
+}
+
 #[test]
 fn the_gate_asks_the_jury_about_the_work_and_reuses_its_verdict() {
     let dir = tempfile::tempdir().unwrap();

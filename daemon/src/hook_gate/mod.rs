@@ -241,6 +241,14 @@ impl HookGate<'_> {
         if !settings.decides(question.host, event) {
             return Ok(Settlement::NotGated);
         }
+        // What the answer rests on is the tree as it is: read it again rather than from the
+        // watcher's last status, which a write it cannot hear (through a hard link from
+        // outside the repository) leaves as it was.
+        if (settings.require_reviewed_tree || settings.asks_the_jury())
+            && let Some(cwd) = &question.cwd
+        {
+            self.trees.read_again(Path::new(cwd));
+        }
         let key = self.decision_key(question, &settings)?;
         let decided =
             |ruled, settings, panel, evidence_id| Settlement::decided(ruled, settings, &key, panel, evidence_id);
