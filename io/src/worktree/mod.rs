@@ -92,6 +92,30 @@ impl Tree {
         Some(Tree { head, changes })
     }
 
+    /// The digest of a repository of its own inside a work tree (`dir`, with its `.git`),
+    /// from what each of its files holds, to `depth` repositories down: git's status of the
+    /// outer one shows only its name, so a change inside would otherwise change no digest.
+    fn nested_digest(dir: &Path, depth: u8) -> String {
+        let listed = (depth > 0).then(|| OwnerScratch::of(dir)).flatten().and_then(|scratch| scratch.new_files());
+        let Some(listed) = listed else {
+            // Not read: a digest no two reads share, so that no answer is reused for it.
+            return format!("repository not read {:032x}", rand::random::<u128>());
+        };
+        let mut digest = String::new();
+        for path in listed {
+            let file = dir.join(std::ffi::OsStr::from_bytes(&path));
+            let content = if path.ends_with(b"/") && file.join(".git").exists() {
+                Tree::nested_digest(&file, depth - 1)
+            } else {
+                content_digest(&file)
+            };
+            digest = chain::to_hex(&chain::sha256(
+                format!("{digest}{}\0{content}", String::from_utf8_lossy(&path)).as_bytes(),
+            ));
+        }
+        format!("repository {digest}")
+    }
+
     /// This tree of the repository at `top`, but for the `excluded` paths: what
     /// [`Tree::of`] gives with them, from a tree read without.
     pub fn without(&self, top: &Path, excluded: &[PathBuf]) -> Tree {
@@ -335,6 +359,14 @@ impl OwnerScratch {
         self.dir.path().join("index")
     }
 
+    /// Every file of the work tree a commit of the repository does not hold, or that its
+    /// index tracks: for a repository of its own inside the work tree judged, all of it is
+    /// new work (its own ignore rules apply).
+    fn new_files(&self) -> Option<Vec<Vec<u8>>> {
+        let listed = self.git(&["ls-files", "--cached", "--others", "--exclude-standard", "-z"], None)?;
+        Some(listed.split(|&b| b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect())
+    }
+
     /// The changes of the work tree as text ([`changes_text`]), and what was committed
     /// since `since` ([`changes_and_tree`]).
     fn changes(&self, limit: usize, since: Option<&DiffBase>) -> Option<ChangesText> {
@@ -374,28 +406,8 @@ impl OwnerScratch {
         // What a file shown by a stand-in held and the reader was not shown: counted as cut.
         let mut not_shown: usize = 0;
         let untracked = self.git(&["ls-files", "--others", "--exclude-standard", "-z"], None).unwrap_or_default();
-        for path in untracked.split(|&b| b == 0).filter(|p| !p.is_empty()) {
-            let shown_path = String::from_utf8_lossy(path);
-            // Read as a file of the repository, not through a link (to a FIFO that would hold
-            // the engine, to `/dev/zero`), and none larger than all that can be shown; by its
-            // name's bytes, whatever they are.
-            let file = top.join(std::ffi::OsStr::from_bytes(path));
-            let content = match files::read_not_following(&file, limit as u64) {
-                Ok((_, bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
-                Err(_) if file.is_symlink() => {
-                    format!("(a symbolic link to {})", std::fs::read_link(&file).unwrap_or_default().display())
-                }
-                Err(files::OpenedFileRefusal::TooLarge(len)) => {
-                    not_shown = not_shown.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
-                    "(larger than can be shown)".to_owned()
-                }
-                Err(why) => {
-                    not_shown = not_shown.saturating_add(1);
-                    format!("(unreadable: {why})")
-                }
-            };
-            whole.push_str(&format!("--- /dev/null\n+++ b/{shown_path} (untracked)\n{content}\n"));
-        }
+        let listed = untracked.split(|&b| b == 0).filter(|p| !p.is_empty()).map(<[u8]>::to_vec).collect();
+        show_new_files(top, "", "untracked", listed, limit, NESTED_DEPTH, &mut whole, &mut not_shown);
         if whole.len() <= limit {
             return Some(ChangesText { text: whole, cut_bytes: not_shown, base, committed });
         }
@@ -725,11 +737,73 @@ fn finish(
 /// target's content is not the repository's, and can change without a write in it). The
 /// path is opened without following a link or blocking (a FIFO put there holds nothing up)
 /// and hashed as it is read, however large.
+/// Show each of `listed` (paths under `top`, as `prefix` names it) as a new file, whole:
+/// each read as a file of the repository, not through a link (to a FIFO that would hold the
+/// engine, to `/dev/zero`), and none larger than all that can be shown; by its name's bytes,
+/// whatever they are. A repository of its own among them (`plugin/`, with its `.git`) is work
+/// too: its files are shown the same way, to `depth` repositories down. What a stand-in
+/// stood for is counted in `not_shown`.
+#[allow(clippy::too_many_arguments)]
+fn show_new_files(
+    top: &Path,
+    prefix: &str,
+    what: &str,
+    listed: Vec<Vec<u8>>,
+    limit: usize,
+    depth: u8,
+    out: &mut String,
+    not_shown: &mut usize,
+) {
+    for path in listed {
+        let shown_path = format!("{prefix}{}", String::from_utf8_lossy(&path));
+        let file = top.join(std::ffi::OsStr::from_bytes(&path));
+        if path.ends_with(b"/") && file.join(".git").exists() {
+            let inner = (depth > 0).then(|| OwnerScratch::of(&file)).flatten().and_then(|scratch| scratch.new_files());
+            match inner {
+                Some(inner) => {
+                    let what = format!("in the repository {shown_path} of its own");
+                    show_new_files(&file, &shown_path, &what, inner, limit, depth - 1, out, not_shown);
+                }
+                None => {
+                    *not_shown = not_shown.saturating_add(1);
+                    out.push_str(&format!("--- /dev/null\n+++ b/{shown_path} (a repository of its own, not read)\n\n"));
+                }
+            }
+            continue;
+        }
+        let content = match files::read_not_following(&file, limit as u64) {
+            Ok((_, bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(_) if file.is_symlink() => {
+                format!("(a symbolic link to {})", std::fs::read_link(&file).unwrap_or_default().display())
+            }
+            Err(files::OpenedFileRefusal::TooLarge(len)) => {
+                *not_shown = not_shown.saturating_add(usize::try_from(len).unwrap_or(usize::MAX));
+                "(larger than can be shown)".to_owned()
+            }
+            Err(why) => {
+                *not_shown = not_shown.saturating_add(1);
+                format!("(unreadable: {why})")
+            }
+        };
+        out.push_str(&format!("--- /dev/null\n+++ b/{shown_path} ({what})\n{content}\n"));
+        if out.len() > limit {
+            return;
+        }
+    }
+}
+
+/// How many repositories of their own, one inside the other, a work tree's digest and the
+/// changes a jury is shown reach into.
+const NESTED_DEPTH: u8 = 2;
+
 fn content_digest(path: &Path) -> String {
     use sha2::Digest;
     if let Ok(target) = std::fs::read_link(path) {
         let named = format!("symlink:{}", target.display());
         return chain::to_hex(&chain::sha256(named.as_bytes()));
+    }
+    if path.is_dir() && path.join(".git").exists() {
+        return Tree::nested_digest(path, NESTED_DEPTH);
     }
     let Ok(mut file) = files::open_not_following(path) else {
         return if path.is_dir() { "directory" } else { "deleted" }.to_owned();
@@ -904,6 +978,40 @@ mod tests {
         let gone = DiffBase::Commit("0123456789abcdef0123456789abcdef01234567".into());
         assert!(changes_and_tree(dir, 10_000, Reader::Owner, Some(&gone)).is_none());
         assert!(changes_and_tree(dir, 10_000, witness(), Some(&gone)).is_none());
+    }
+
+    /// A repository of its own inside the work tree (`git init plugin`) is work like any
+    /// other: what its files hold is in the tree's digest (a change inside moved none) and
+    /// in the changes a jury is shown (which showed its name alone).
+    #[test]
+    fn a_repository_inside_the_work_tree_is_digested_and_shown_whole() {
+        let repo = tempfile::tempdir().unwrap();
+        let dir = repo.path();
+        run(dir, &["init", "-q"]);
+        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
+        run(dir, &["add", "-A"]);
+        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        let plugin = dir.join("plugin");
+        fs::create_dir(&plugin).unwrap();
+        run(&plugin, &["init", "-q"]);
+        fs::write(plugin.join("auth.py"), "def check(p): return verify(p)\n").unwrap();
+        run(&plugin, &["add", "-A"]);
+        run(&plugin, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        fs::write(plugin.join("more.py"), "def more(): pass\n").unwrap();
+        let before = Tree::of(dir, &[]).unwrap().digest();
+        assert_eq!(Tree::of(dir, &[]).unwrap().digest(), before, "read twice, one digest");
+        fs::write(plugin.join("auth.py"), "def check(p): return True\n").unwrap();
+        assert_ne!(Tree::of(dir, &[]).unwrap().digest(), before, "a change inside moves the digest");
+        let shown = changes_text(dir, 10_000, Reader::Owner).unwrap();
+        assert!(
+            shown
+                .text
+                .contains("+++ b/plugin/auth.py (in the repository plugin/ of its own)\ndef check(p): return True"),
+            "{}",
+            shown.text
+        );
+        assert!(shown.text.contains("+++ b/plugin/more.py"), "{}", shown.text);
+        assert_eq!(shown.cut_bytes, 0, "{}", shown.text);
     }
 
     #[test]
