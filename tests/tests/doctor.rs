@@ -250,6 +250,22 @@ fn with_the_daemon_down_it_fails_and_still_checks_the_roots_judged_would_watch()
     assert_eq!(status_of(&checks, "jury"), "ok");
 }
 
+/// A `claude` on a PATH of its own whose `plugin list --json` prints `listing`: that PATH.
+fn claude_listing(m: &Machine, listing: &str) -> String {
+    let bin = m.tmp.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    fs::write(bin.join("claude"), format!("#!/bin/sh\n[ \"$*\" = 'plugin list --json' ] && echo '{listing}'\n"))
+        .unwrap();
+    fs::set_permissions(bin.join("claude"), fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+/// `judged doctor --json`'s checks with `path` as PATH.
+fn doctor_with(m: &Machine, path: &str) -> Vec<Value> {
+    let output = m.command("judged").args(["doctor", "--json"]).env("PATH", path).output().unwrap();
+    serde_json::from_slice::<Value>(&output.stdout).unwrap()["checks"].as_array().cloned().unwrap()
+}
+
 /// A host that is installed but has no hook and no plugin is not gated: a warning naming
 /// init and the hook; one that is not on PATH has nothing to gate.
 #[test]
@@ -283,17 +299,10 @@ fn an_installed_host_without_hook_or_plugin_is_not_gated() {
 #[test]
 fn a_switch_that_turns_every_hook_off_leaves_the_host_ungated_and_is_named() {
     let m = Machine::new("");
-    let bin = m.tmp.path().join("bin");
-    fs::create_dir_all(&bin).unwrap();
-    fs::write(bin.join("claude"), "#!/bin/sh\n[ \"$*\" = 'plugin list --json' ] && echo '[]'\n").unwrap();
-    fs::set_permissions(bin.join("claude"), fs::Permissions::from_mode(0o755)).unwrap();
+    let path = claude_listing(&m, "[]");
     let installed = m.judged(&["install-hooks", "--claude", "--user"]);
     assert!(installed.status.success(), "{}", String::from_utf8_lossy(&installed.stderr));
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let doctor = || {
-        let output = m.command("judged").args(["doctor", "--json"]).env("PATH", &path).output().unwrap();
-        serde_json::from_slice::<Value>(&output.stdout).unwrap()["checks"].as_array().cloned().unwrap()
-    };
+    let doctor = || doctor_with(&m, &path);
     let detail = |checks: &[Value], name: &str| named(checks, name)["detail"].as_str().unwrap().to_owned();
     let checks = doctor();
     assert_eq!(status_of(&checks, "hooks.claude-code"), "ok", "{}", detail(&checks, "hooks.claude-code"));
@@ -330,17 +339,8 @@ fn a_switch_that_turns_every_hook_off_leaves_the_host_ungated_and_is_named() {
 #[test]
 fn a_project_that_turns_the_plugin_off_leaves_the_host_ungated_and_is_named() {
     let m = Machine::new("");
-    let bin = m.tmp.path().join("bin");
-    fs::create_dir_all(&bin).unwrap();
-    let listing = r#"[{"id":"judged@judged","version":"0.1.0","enabled":true}]"#;
-    fs::write(bin.join("claude"), format!("#!/bin/sh\n[ \"$*\" = 'plugin list --json' ] && echo '{listing}'\n"))
-        .unwrap();
-    fs::set_permissions(bin.join("claude"), fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let doctor = || {
-        let output = m.command("judged").args(["doctor", "--json"]).env("PATH", &path).output().unwrap();
-        serde_json::from_slice::<Value>(&output.stdout).unwrap()["checks"].as_array().cloned().unwrap()
-    };
+    let path = claude_listing(&m, r#"[{"id":"judged@judged","version":"0.1.0","enabled":true}]"#);
+    let doctor = || doctor_with(&m, &path);
     let detail = |checks: &[Value], name: &str| named(checks, name)["detail"].as_str().unwrap().to_owned();
     let checks = doctor();
     assert_eq!(status_of(&checks, "hooks.claude-code"), "ok", "{}", detail(&checks, "hooks.claude-code"));

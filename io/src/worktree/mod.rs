@@ -948,17 +948,24 @@ mod tests {
         expected
     }
 
-    /// With the commit a session began on, the changes show what was committed since too,
-    /// for the owner and a witness alike, beside the changes from HEAD (their base, as
-    /// before); a commit no longer in the repository gives no changes, never fewer.
-    #[test]
-    fn changes_with_where_a_session_began_show_what_it_committed_since() {
+    /// A repository of one commit of `a.rs`.
+    fn committed_repository() -> tempfile::TempDir {
         let repo = tempfile::tempdir().unwrap();
         let dir = repo.path();
         run(dir, &["init", "-q"]);
         fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
         run(dir, &["add", "-A"]);
         run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
+        repo
+    }
+
+    /// With the commit a session began on, the changes show what was committed since too,
+    /// for the owner and a witness alike, beside the changes from HEAD (their base, as
+    /// before); a commit no longer in the repository gives no changes, never fewer.
+    #[test]
+    fn changes_with_where_a_session_began_show_what_it_committed_since() {
+        let repo = committed_repository();
+        let dir = repo.path();
         let began = DiffBase::Commit(head(dir).unwrap());
         fs::write(dir.join("a.rs"), "fn a() { committed() }\n").unwrap();
         run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two"]);
@@ -985,12 +992,8 @@ mod tests {
     /// in the changes a jury is shown (which showed its name alone).
     #[test]
     fn a_repository_inside_the_work_tree_is_digested_and_shown_whole() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = committed_repository();
         let dir = repo.path();
-        run(dir, &["init", "-q"]);
-        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
-        run(dir, &["add", "-A"]);
-        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
         let plugin = dir.join("plugin");
         fs::create_dir(&plugin).unwrap();
         run(&plugin, &["init", "-q"]);
@@ -1133,12 +1136,8 @@ mod tests {
 
     #[test]
     fn a_witness_hashes_what_each_file_holds_whatever_the_index_says() {
-        let repo = tempfile::tempdir().unwrap();
+        let repo = committed_repository();
         let dir = repo.path();
-        run(dir, &["init", "-q"]);
-        fs::write(dir.join("a.rs"), "fn a() {}\n").unwrap();
-        run(dir, &["add", "-A"]);
-        run(dir, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
         let head = output(dir, &["rev-parse", "HEAD^{tree}"]);
         // What the reviewer reads is the file; the index says it did not change.
         fs::write(dir.join("a.rs"), "fn a() { unreviewed() }\n").unwrap();
