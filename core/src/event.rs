@@ -27,6 +27,10 @@ impl Host {
     pub const ALL: [Host; 6] =
         [Host::CopilotCli, Host::ClaudeCode, Host::CodexCli, Host::GeminiCli, Host::QwenCode, Host::OpenCode];
 
+    /// The host a hook or a gate question that names none is taken for (`judge-hook`
+    /// without `--host`): Claude Code, the first host judge-hook gated.
+    pub const UNNAMED: Host = Host::ClaudeCode;
+
     /// The hosts whose logs a root named without a host (the reference's
     /// `--session-root`) holds, each log's host told by its shape: Copilot CLI sessions and
     /// Claude Code projects, the two hosts the reference helper reads.

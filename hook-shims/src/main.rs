@@ -44,17 +44,19 @@ struct UnexpectedArgument(String);
 
 impl std::fmt::Display for UnexpectedArgument {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let hosts: Vec<&str> = judged_core::adapter::gated_hosts().map(Host::as_str).collect();
         write!(
             f,
-            "unexpected argument `{}`; usage: judge-hook [--host claude-code|copilot-cli|codex-cli|gemini-cli|qwen-code] [--on-error block|allow] [--timeout SECONDS]",
-            self.0
+            "unexpected argument `{}`; usage: judge-hook [--host {}] [--on-error block|allow] [--timeout SECONDS]",
+            self.0,
+            hosts.join("|")
         )
     }
 }
 
 fn parse_args() -> Result<Options, UnexpectedArgument> {
     let mut options = Options {
-        host: Host::ClaudeCode,
+        host: Host::UNNAMED,
         hears: HearsBlock::ExitTwo,
         block_on_error: true,
         timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECONDS),

@@ -23,9 +23,9 @@ impl HookGate<'_> {
             .map_err(|error| AskError::Config(error.summary()))?;
         let session_host =
             args.session_id.as_ref().and_then(|s| self.store.file_by_session(s.as_str())).map(|f| f.host);
-        // The session's own host says which reviewer to run; else the one asking (a Claude
-        // Code session when neither is known: the gate's commonest host).
-        let host = session_host.or(args.host).unwrap_or(Host::ClaudeCode);
+        // The session's own host says which reviewer to run; else the one asking, else the
+        // host a question naming none is taken for.
+        let host = session_host.or(args.host).unwrap_or(Host::UNNAMED);
         let question = Question {
             event: adapter::hooks(host).end_event().name.into(),
             session_id: args.session_id.clone(),
