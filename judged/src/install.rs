@@ -154,21 +154,28 @@ impl Plan {
         self.file.is_link().then(|| self.file.target())
     }
 
-    /// A line diff of the planned change, for `--dry-run`.
+    /// A line diff of the planned change, for `--dry-run`: the lines changed with three of
+    /// context around them (a settings file's other lines are the user's, its keys among
+    /// them), and of any line shown that names a key, a token, a secret or a password, its
+    /// value hidden.
     pub fn diff(&self) -> String {
         let (before, after) = (self.before.as_deref().unwrap_or_default(), self.after.as_deref().unwrap_or_default());
         let mut out = format!("--- {}\n+++ {}\n", self.path.display(), self.path.display());
-        for change in similar::TextDiff::from_lines(before, after).iter_all_changes() {
-            let sign = match change.tag() {
-                similar::ChangeTag::Delete => '-',
-                similar::ChangeTag::Insert => '+',
-                similar::ChangeTag::Equal => ' ',
-            };
-            let line = change.value();
-            let line = line.strip_suffix('\n').unwrap_or(line);
-            out.push(sign);
-            out.push_str(line.strip_suffix('\r').unwrap_or(line));
-            out.push('\n');
+        let diff = similar::TextDiff::from_lines(before, after);
+        for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+            out.push_str(&format!("{}\n", hunk.header()));
+            for change in hunk.iter_changes() {
+                let sign = match change.tag() {
+                    similar::ChangeTag::Delete => '-',
+                    similar::ChangeTag::Insert => '+',
+                    similar::ChangeTag::Equal => ' ',
+                };
+                let line = change.value();
+                let line = line.strip_suffix('\n').unwrap_or(line);
+                out.push(sign);
+                out.push_str(&value_hidden(line.strip_suffix('\r').unwrap_or(line)));
+                out.push('\n');
+            }
         }
         out
     }
@@ -233,6 +240,19 @@ impl Plan {
             }
         }
     }
+}
+
+/// `line` with the value it sets hidden when its name says it is a credential (`"apiKey":
+/// "…"`, `OPENAI_API_KEY = "…"`, a token, a secret, a password): what a dry run shows
+/// may be pasted where others read it.
+fn value_hidden(line: &str) -> std::borrow::Cow<'_, str> {
+    const NAMES: [&str; 6] = ["key", "token", "secret", "password", "credential", "bearer"];
+    let Some(at) = line.find([':', '=']) else { return line.into() };
+    let name = line[..at].to_lowercase();
+    if !NAMES.iter().any(|word| name.contains(word)) || line[at + 1..].trim().is_empty() {
+        return line.into();
+    }
+    format!("{} (hidden)", &line[..=at]).into()
 }
 
 /// A host's JSON settings as a value, comments allowed (as Gemini CLI and Qwen Code read
@@ -538,20 +558,33 @@ pub(crate) mod tests {
     use crate::hook_entry::pretty;
     use judged_core::event::Host;
 
-    /// `--dry-run` shows the whole file, each line kept, taken out or put in, as a line diff
-    /// (Myers' through `similar`: linear memory, however long the user's file).
+    /// `--dry-run` shows each line taken out or put in, with three lines of context, as a
+    /// line diff (Myers' through `similar`: linear memory, however long the user's file);
+    /// the rest of the user's file, and the value of any line shown that names a key, a
+    /// token or a secret, are not shown (it printed the whole file, API keys and all).
     #[test]
-    fn a_dry_run_shows_each_line_kept_removed_or_added() {
+    fn a_dry_run_shows_the_lines_changed_and_hides_what_holds_a_key() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");
         std::fs::write(&path, "a\nb\r\nc\n").unwrap();
         let plan = Plan::new(user_file::read(&path).unwrap(), Some("a\nB\nc\nd\n".into()));
         let shown = path.display();
-        assert_eq!(plan.diff(), format!("--- {shown}\n+++ {shown}\n a\n-b\n+B\n c\n+d\n"));
+        assert_eq!(plan.diff(), format!("--- {shown}\n+++ {shown}\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n c\n+d\n"));
         let long: String = (0..100_000).map(|n| format!("{n}\n")).collect();
         std::fs::write(&path, &long).unwrap();
         let plan = Plan::new(user_file::read(&path).unwrap(), Some(format!("{long}end\n")));
-        assert!(plan.diff().ends_with(" 99999\n+end\n"));
+        let diff = plan.diff();
+        assert!(diff.ends_with(" 99999\n+end\n") && !diff.contains(" 5000\n"), "{}", &diff[..200]);
+        let settings =
+            "{\n  \"env\": {\n    \"ANTHROPIC_API_KEY\": \"sk-ant-SECRET\"\n  },\n  \"model\": \"opus\"\n}\n";
+        std::fs::write(&path, settings).unwrap();
+        let plan = Plan::new(
+            user_file::read(&path).unwrap(),
+            Some(settings.replace("\"opus\"", "\"opus\",\n  \"hooks\": {}")),
+        );
+        let diff = plan.diff();
+        assert!(diff.contains("     \"ANTHROPIC_API_KEY\": (hidden)\n") && !diff.contains("SECRET"), "{diff}");
+        assert!(diff.contains("+  \"hooks\": {}"), "{diff}");
     }
 
     /// The end event of `host`, which its hook is installed for.
