@@ -51,6 +51,11 @@ impl Tree {
     /// The tree of the repository holding `dir`, leaving out `excluded` paths (the files
     /// the evidence command itself writes); none outside a repository.
     pub fn of(dir: &Path, excluded: &[PathBuf]) -> Option<Tree> {
+        Tree::of_at(dir, excluded, NESTED_DEPTH)
+    }
+
+    /// [`Tree::of`], reading repositories of their own inside it `depth` levels down.
+    fn of_at(dir: &Path, excluded: &[PathBuf], depth: u8) -> Option<Tree> {
         // Found by looking, not by asking git: an evidence call outside any repository
         // pays no process start, and one inside pays one.
         let top = dir.ancestors().find(|d| d.join(".git").exists())?;
@@ -70,6 +75,7 @@ impl Tree {
         let status = String::from_utf8_lossy(&status).into_owned();
         let mut head = String::new();
         let mut changes = BTreeMap::new();
+        let mut nested = 0;
         for entry in status.split('\0').filter(|e| !e.is_empty()) {
             let path = match entry.as_bytes()[0] {
                 b'#' => {
@@ -85,35 +91,32 @@ impl Tree {
                 _ => None,
             };
             let Some(path) = path else { continue };
-            if !excluded.iter().any(|e| e == &top.join(path)) {
-                changes.insert(path.to_owned(), content_digest(&top.join(path)));
+            if excluded.iter().any(|e| e == &top.join(path)) {
+                continue;
             }
+            let file = top.join(path);
+            let digest = if is_repository(&file) {
+                nested += 1;
+                Tree::nested_digest(&file, if nested > MAX_NESTED { 0 } else { depth })
+            } else {
+                content_digest(&file)
+            };
+            changes.insert(path.to_owned(), digest);
         }
         Some(Tree { head, changes })
     }
 
     /// The digest of a repository of its own inside a work tree (`dir`, with its `.git`),
-    /// from what each of its files holds, to `depth` repositories down: git's status of the
-    /// outer one shows only its name, so a change inside would otherwise change no digest.
+    /// from its own status (its HEAD, and what each of its changed and untracked files
+    /// holds), to `depth` repositories down: git's status of the outer one names it alone
+    /// (or its commit, for a submodule), so a change inside would otherwise change no
+    /// digest. Not read (too deep, too many): a digest no two reads share, so that no
+    /// answer is reused for it.
     fn nested_digest(dir: &Path, depth: u8) -> String {
-        let listed = (depth > 0).then(|| OwnerScratch::of(dir)).flatten().and_then(|scratch| scratch.new_files());
-        let Some(listed) = listed else {
-            // Not read: a digest no two reads share, so that no answer is reused for it.
-            return format!("repository not read {:032x}", rand::random::<u128>());
-        };
-        let mut digest = String::new();
-        for path in listed {
-            let file = dir.join(std::ffi::OsStr::from_bytes(&path));
-            let content = if path.ends_with(b"/") && file.join(".git").exists() {
-                Tree::nested_digest(&file, depth - 1)
-            } else {
-                content_digest(&file)
-            };
-            digest = chain::to_hex(&chain::sha256(
-                format!("{digest}{}\0{content}", String::from_utf8_lossy(&path)).as_bytes(),
-            ));
+        match (depth > 0).then(|| Tree::of_at(dir, &[], depth - 1)).flatten() {
+            Some(tree) => format!("repository {}", tree.digest()),
+            None => format!("repository not read {:032x}", rand::random::<u128>()),
         }
-        format!("repository {digest}")
     }
 
     /// This tree of the repository at `top`, but for the `excluded` paths: what
@@ -754,11 +757,15 @@ fn show_new_files(
     out: &mut String,
     not_shown: &mut usize,
 ) {
+    let mut nested = 0;
     for path in listed {
         let shown_path = format!("{prefix}{}", String::from_utf8_lossy(&path));
         let file = top.join(std::ffi::OsStr::from_bytes(&path));
-        if path.ends_with(b"/") && file.join(".git").exists() {
-            let inner = (depth > 0).then(|| OwnerScratch::of(&file)).flatten().and_then(|scratch| scratch.new_files());
+        if is_repository(&file) {
+            nested += 1;
+            // Past the limit nothing more is shown: no repository is read for it.
+            let read = depth > 0 && nested <= MAX_NESTED && out.len() <= limit;
+            let inner = read.then(|| OwnerScratch::of(&file)).flatten().and_then(|scratch| scratch.new_files());
             match inner {
                 Some(inner) => {
                     let what = format!("in the repository {shown_path} of its own");
@@ -786,24 +793,26 @@ fn show_new_files(
             }
         };
         out.push_str(&format!("--- /dev/null\n+++ b/{shown_path} ({what})\n{content}\n"));
-        if out.len() > limit {
-            return;
-        }
     }
 }
 
 /// How many repositories of their own, one inside the other, a work tree's digest and the
 /// changes a jury is shown reach into.
-const NESTED_DEPTH: u8 = 2;
+const NESTED_DEPTH: u8 = 1;
+/// How many repositories of their own inside one work tree are read; the rest are not.
+const MAX_NESTED: usize = 8;
+
+/// Whether `path` is a repository of its own inside a work tree (an untracked clone, a
+/// submodule): a directory with a `.git`.
+fn is_repository(path: &Path) -> bool {
+    path.is_dir() && path.join(".git").exists()
+}
 
 fn content_digest(path: &Path) -> String {
     use sha2::Digest;
     if let Ok(target) = std::fs::read_link(path) {
         let named = format!("symlink:{}", target.display());
         return chain::to_hex(&chain::sha256(named.as_bytes()));
-    }
-    if path.is_dir() && path.join(".git").exists() {
-        return Tree::nested_digest(path, NESTED_DEPTH);
     }
     let Ok(mut file) = files::open_not_following(path) else {
         return if path.is_dir() { "directory" } else { "deleted" }.to_owned();
