@@ -203,6 +203,13 @@ fn work_committed_during_the_session_is_shown_to_the_jury() {
     for shown in ["+fn total() -> u32 { skip_the_checks() }", "README.md (untracked)"] {
         assert!(prompt.contains(shown), "`{shown}` not in the jury's prompt: {prompt}");
     }
+    // Asked from a directory of the repository below where the session began (`cd src`).
+    std::fs::remove_file(&record).unwrap();
+    std::fs::create_dir_all(s.project.join("src")).unwrap();
+    let output = hook(&s.home, &task_completed(&s.project.join("src"), "Fix another typo in the README"));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let prompt = std::fs::read_to_string(&record).unwrap();
+    assert!(prompt.contains("skip_the_checks()"), "asked from below: {prompt}");
 }
 
 /// A write the watcher cannot hear (through a hard link from outside the repository) is a

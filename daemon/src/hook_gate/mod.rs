@@ -394,18 +394,21 @@ impl HookGate<'_> {
         Ok(Settlement::Jury(Box::new(PendingDecision { question, settings, key, started }), run))
     }
 
-    /// The commit the asking session began on in `project`, as judged read it when the
-    /// session's log first named its cwd ([`SessionBegan`]); none for a session judged did
-    /// not see begin there (the changes are then from HEAD).
+    /// The commit the asking session began on in the repository of `project`, as judged
+    /// read it when the session's log first named its cwd ([`SessionBegan`]); none for a
+    /// session judged did not see begin in that repository (the changes are then from HEAD).
     fn session_began_on(&mut self, question: &Question, project: &Path) -> Result<Option<DiffBase>, StoreError> {
         let Some(session) = &question.session_id else { return Ok(None) };
         let Some(path) = self.store.file_by_session(session.as_str()).map(|file| file.path.clone()) else {
             return Ok(None);
         };
-        let began = self.store.journal_find::<SessionBegan>(Lookup::SessionBeganByLog, &path)?;
-        Ok(began
-            .filter(|began| files::resolve(&began.cwd) == project.to_string_lossy())
-            .map(|began| began.commit.map_or(DiffBase::NoCommit, DiffBase::Commit)))
+        let Some(began) = self.store.journal_find::<SessionBegan>(Lookup::SessionBeganByLog, &path)? else {
+            return Ok(None);
+        };
+        // Of this repository, wherever in it the session began or asks from (`cd src`).
+        let top = self.trees.top(project);
+        let same = top.is_some() && self.trees.top(Path::new(&began.cwd)) == top;
+        Ok(same.then(|| began.commit.map_or(DiffBase::NoCommit, DiffBase::Commit)))
     }
 
     /// The model that wrote the session's work, its log caught up first (the jury takes
