@@ -382,13 +382,16 @@ fn cli_calls(log: &SessionLog, after: u64, cli: ReviewerCli) -> Vec<ShellRun<'_>
     runs
 }
 
-/// Whether the executor's `log` holds a root shell call that runs `cli` around a run that
-/// began at `began` (started before it, not returned before it), as verify binds a review
-/// to its shell call: what makes a session that opens with the nonce of the executor's
-/// challenge that challenge's reviewer's run, rather than any session whose opening the
-/// agent had carry the nonce (a project's `AGENTS.md`).
-pub fn runs_reviewer_around(log: &SessionLog, cli: ReviewerCli, began: DateTime<Utc>) -> bool {
-    cli_calls(log, 0, cli).iter().any(|c| c.started <= began && c.returned.is_none_or(|returned| began <= returned.at))
+/// Whether the executor's `log` holds a root shell call, made since `since` (its
+/// challenge), that runs `cli` around a run that began at `began` (started before it, not
+/// returned before it), as verify binds a review to its shell call: what makes a session
+/// that opens with the nonce of the executor's challenge that challenge's reviewer's run,
+/// rather than any session whose opening the agent had carry the nonce (a project's
+/// `AGENTS.md`).
+pub fn runs_reviewer_around(log: &SessionLog, cli: ReviewerCli, since: DateTime<Utc>, began: DateTime<Utc>) -> bool {
+    cli_calls(log, 0, cli)
+        .iter()
+        .any(|c| since <= c.started && c.started <= began && c.returned.is_none_or(|returned| began <= returned.at))
 }
 
 /// Whether `path` is `dir` or below it (both resolved).

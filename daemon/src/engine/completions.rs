@@ -263,27 +263,32 @@ impl Engine {
             executors.extend(issued.into_iter().filter_map(|(at, challenge)| {
                 let issued = timestamp::parse(&at)?;
                 let this_round = issued - SLACK <= began && began <= issued + REVIEW_ROUND;
-                (challenge.session_events != file.path && this_round).then_some(challenge.session_events)
+                (challenge.session_events != file.path && this_round).then_some((challenge.session_events, issued))
             }));
         }
         if executors.is_empty() {
             return Ok(ReviewerRun::IsNot);
         }
         let mut may_record_later = false;
-        for path in executors {
-            let Some(executor) = self.store.file_by_path(&path).cloned() else { continue };
-            self.logs.refresh(&self.store, &executor)?;
-            if rules::runs_reviewer_around(self.logs.get(executor.id), cli, began) {
+        for (path, issued) in executors {
+            // A log judged no longer holds whole (pruned), or cannot read now, shows no call:
+            // the end is then recorded, never lost.
+            let Some(executor) = self.store.file_by_path(&path).cloned().filter(|file| file.pruned == 0) else {
+                continue;
+            };
+            if self.logs.refresh(&self.store, &executor).is_err() {
+                continue;
+            }
+            if rules::runs_reviewer_around(self.logs.get(executor.id), cli, issued - SLACK, began) {
                 return Ok(ReviewerRun::Is);
             }
             may_record_later |= adapter::of(executor.host).records_calls_when_returned();
         }
-        let waited = chrono::Utc::now() - ended.unwrap_or_else(chrono::Utc::now);
-        Ok(if may_record_later && waited < CALL_RECORDED_WITHIN {
-            ReviewerRun::NotYetKnown
-        } else {
-            ReviewerRun::IsNot
-        })
+        // Asked again only for a while after an end the host timed: one with no time, or a
+        // time to come (a line written by hand), is not waited for.
+        let waited = ended.map(|ended| chrono::Utc::now() - ended);
+        let waiting = waited.is_some_and(|waited| waited >= chrono::TimeDelta::zero() && waited < CALL_RECORDED_WITHIN);
+        Ok(if may_record_later && waiting { ReviewerRun::NotYetKnown } else { ReviewerRun::IsNot })
     }
 }
 
