@@ -1418,7 +1418,7 @@ fn a_review_counts_for_the_session_whose_work_it_reviewed() {
     let unknown = hook_as(&daemon, &live.project, "a-claude-session");
     assert_eq!(unknown["decision"], "block", "{unknown}");
     let said = unknown["message"].as_str().unwrap();
-    assert!(said.contains("A review was verified in this project of the work of `claude-sonnet-4.6`, but judged does not know this session's model"), "{said}");
+    assert!(said.contains("A review was verified in this project of another session's work (`claude-sonnet-4.6`'s) (and judged does not know this session"), "{said}");
 
     let other = "5d1c7a8e-0000-4000-8000-00000000000b";
     let transcript = live.tmp.path().join("claude/projects/-project").join(format!("{other}.jsonl"));
@@ -1431,8 +1431,16 @@ fn a_review_counts_for_the_session_whose_work_it_reviewed() {
     let answer = hook_as(&daemon, &live.project, other);
     assert_eq!(answer["decision"], "block", "{answer}");
     let said = answer["message"].as_str().unwrap();
-    assert!(said.contains("of the work of `claude-sonnet-4.6`, but this session's agent is `gpt-5.4`"), "{said}");
+    assert!(
+        said.contains("of another session's work (`claude-sonnet-4.6`'s): a review counts for the session"),
+        "{said}"
+    );
     assert!(said.contains("Run the round (marker, challenge, review, verify) in this session."), "{said}");
+    // Nor is a session of the reviewed one's own model: the review saw that session's work.
+    let same_model = "5d1c7a8e-0000-4000-8000-00000000000c";
+    let record = record.to_string().replace(other, same_model).replace("gpt-5.4", "claude-sonnet-4.6");
+    fs::write(transcript.with_file_name(format!("{same_model}.jsonl")), format!("{record}\n")).unwrap();
+    assert_eq!(hook_as(&daemon, &live.project, same_model)["decision"], "block");
 
     assert_eq!(hook_in(&daemon, &live)["decision"], "allow", "the reviewed session");
 }

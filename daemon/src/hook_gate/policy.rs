@@ -531,10 +531,10 @@ pub fn decide_with_evidence(
 pub struct PassedOver {
     /// Its reviewer only its caller vouches for.
     pub declared: bool,
-    /// It reviewed another agent's work: that agent's model, as the evidence names it.
-    pub of_another_author: Option<String>,
-    /// The asking session's model, where judged knows it.
-    pub author: Option<String>,
+    /// It reviewed another session's work: that session's model, as the evidence names it.
+    pub of_another_session: Option<String>,
+    /// Whether judged knows the asking session (witnesses its log).
+    pub session_known: bool,
 }
 
 /// The decision when no evidence counts, saying what positive evidence was passed over.
@@ -544,15 +544,16 @@ pub fn decide_without_evidence(
     passed_over: &PassedOver,
 ) -> (Ruling, &'static str) {
     let mut message = missing_evidence_message(question, settings);
-    if let Some(other) = &passed_over.of_another_author {
-        let author = match &passed_over.author {
-            Some(author) => format!("this session's agent is `{author}`"),
-            None => "judged does not know this session's model (its log is not one judged witnesses)".to_owned(),
+    if let Some(other) = &passed_over.of_another_session {
+        let this = match passed_over.session_known {
+            true => "",
+            false => " (and judged does not know this session: its log is not one judged witnesses)",
         };
         let _ = write!(
             message,
-            "\nA review was verified in this project of the work of `{other}`, but {author}: a review counts for \
-             the session whose work it reviewed. Run the round (marker, challenge, review, verify) in this session."
+            "\nA review was verified in this project of another session's work (`{other}`'s){this}: a review \
+             counts for the session whose work it reviewed. Run the round (marker, challenge, review, verify) in \
+             this session."
         );
     }
     if passed_over.declared {
