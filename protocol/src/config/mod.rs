@@ -123,9 +123,12 @@ fn shown_line(text: &str, span: std::ops::Range<usize>, line: usize) -> String {
     let start = text[..span.start].rfind('\n').map_or(0, |at| at + 1);
     let end = text[start..].find('\n').map_or(text.len(), |at| start + at);
     let whole = text[start..end].trim_end_matches('\r');
+    // A line with no `=` is a table's header, or a value going on from the line before (a
+    // multi-line string, an array): only a header is shown.
     let shown = match whole.find('=') {
         Some(eq) => format!("{} …", &whole[..=eq]),
-        None => whole.to_owned(),
+        None if whole.trim_start().starts_with('[') && !whole.contains(['"', '\'']) => whole.to_owned(),
+        None => "…".to_owned(),
     };
     let width = shown.chars().count();
     let from = text[start..span.start].chars().count().min(width.saturating_sub(1));
@@ -148,6 +151,15 @@ fn place(line: Option<usize>, column: Option<usize>) -> String {
 /// `env`), and its errors reach a hook's message, the agent's model, `status` and the log.
 /// Keys and the place are kept; they say where to look.
 fn without_values(message: &str) -> String {
+    // An enum's value as given (`unknown variant `sk-…`, expected one of …`).
+    let message = match message.split_once("unknown variant `") {
+        Some((before, after)) => match after.split_once('`') {
+            Some((_, rest)) => format!("{before}unknown variant{rest}"),
+            None => format!("{before}unknown variant"),
+        },
+        None => message.to_owned(),
+    };
+    let message = message.as_str();
     const QUOTED: &str = "string \"";
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
@@ -594,14 +606,16 @@ mod tests {
     #[test]
     fn a_config_error_names_the_place_and_never_a_value() {
         let path = Path::new("/h/config.toml");
-        for (text, column, said) in [
-            ("[server]\nallow_users = \"sk-SECRET\\\"-1\"\n", 15, "invalid type: a string, expected"),
-            ("[gate]\npolicy = sk-SECRET\n", 10, ""),
+        for (text, line, column, said) in [
+            ("[server]\nallow_users = \"sk-SECRET\\\"-1\"\n", 2, 15, "invalid type: a string, expected"),
+            ("[gate]\npolicy = sk-SECRET\n", 2, 10, ""),
+            ("[gate]\npolicy = \"sk-SECRET\"\n", 2, 10, "unknown variant, expected one of"),
+            ("[gate]\nevents = [\n \"sk-SECRET\",\n", 3, 14, "unclosed array"),
         ] {
             let error = ConfigFile::parse(path, text.as_bytes()).unwrap_err();
             let (shown, summary) = (error.to_string(), error.summary());
-            assert!(shown.starts_with(&format!("/h/config.toml: line 2, column {column}: {said}")), "{shown}");
-            assert!(summary.starts_with(&format!("/h/config.toml line 2: {said}")), "{summary}");
+            assert!(shown.starts_with(&format!("/h/config.toml: line {line}, column {column}: {said}")), "{shown}");
+            assert!(summary.starts_with(&format!("/h/config.toml line {line}: {said}")), "{summary}");
             assert!(!shown.contains("SECRET") && !summary.contains("SECRET"), "{shown}\n{summary}");
         }
     }
