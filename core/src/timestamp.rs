@@ -55,7 +55,9 @@ pub fn before(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, NotATime>
         && let Ok(count) = text[..text.len() - 1].parse::<i64>()
         && count >= 0
     {
-        return Ok(now - chrono::Duration::seconds(count.saturating_mul(seconds)));
+        // A duration past what a date holds reads as the earliest date there is.
+        let ago = chrono::TimeDelta::try_seconds(count.saturating_mul(seconds));
+        return Ok(ago.and_then(|ago| now.checked_sub_signed(ago)).unwrap_or(DateTime::<Utc>::MIN_UTC));
     }
     parse(text).ok_or_else(|| NotATime(text.to_owned()))
 }
@@ -105,5 +107,6 @@ mod tests {
         assert_eq!(at("2026-11-30").unwrap(), "2026-11-30T00:00:00Z");
         assert!(at("7 days").unwrap_err().starts_with("`7 days` is neither a duration"));
         assert!(at("-3d").is_err());
+        assert_eq!(at("99999999999999d").unwrap(), format_utc(DateTime::<Utc>::MIN_UTC));
     }
 }

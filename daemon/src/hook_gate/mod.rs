@@ -371,9 +371,8 @@ impl HookGate<'_> {
                 let shown = self.trees.shown(&project, PANEL_CHANGES_BYTES, &tree, since.as_ref());
                 if shown.changes.is_none() {
                     let message = format!(
-                        "judged: {} cannot be marked done yet: the changes of {} since the commit this session began \
-                         on cannot be read (was that commit taken out of the repository?), so no jury can be shown \
-                         the work. Check the repository with `git status` and `git log`, then complete again.",
+                        "judged: {} cannot be marked done yet: the changes of {} cannot be read, so no jury can be \
+                         shown the work. Check the repository with `git status` and `git log`, then complete again.",
                         question.label,
                         project.display()
                     );

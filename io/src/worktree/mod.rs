@@ -394,14 +394,18 @@ impl OwnerScratch {
             Some(id) => (self.git(&[&shown[..], &[id.as_str(), "--"]].concat(), None), DiffBase::Commit(id.clone())),
             None => (self.git(&[&shown[..], &["--cached"]].concat(), None), base(top, Reader::Owner)?),
         };
-        // What was committed since the session began, when HEAD moved from there; a commit
-        // that cannot be read shows nothing, never less.
+        // What was committed since the session began, when HEAD moved from there; from no
+        // commit at all when that one can no longer be read (taken out of the repository):
+        // more, never less.
         let committed = match (since, &self.head) {
             (Some(since), Some(head)) if since.commit() != Some(head.as_str()) => {
-                let from = since.commit().unwrap_or(witness::EMPTY_TREE);
-                let diff = self.git(&[&shown[..], &[from, head.as_str(), "--"]].concat(), None)?;
+                let from = |base: &str| self.git(&[&shown[..], &[base, head.as_str(), "--"]].concat(), None);
+                let (diff, since) = match from(since.commit().unwrap_or(witness::EMPTY_TREE)) {
+                    Some(diff) => (diff, since.clone()),
+                    None => (from(witness::EMPTY_TREE)?, DiffBase::NoCommit),
+                };
                 let (text, cut_bytes) = cut_text(&diff, limit);
-                Some(Committed { since: since.clone(), text, cut_bytes })
+                Some(Committed { since, text, cut_bytes })
             }
             _ => None,
         };
@@ -970,7 +974,7 @@ mod tests {
 
     /// With the commit a session began on, the changes show what was committed since too,
     /// for the owner and a witness alike, beside the changes from HEAD (their base, as
-    /// before); a commit no longer in the repository gives no changes, never fewer.
+    /// before); from a commit no longer in the repository, all that HEAD holds, never less.
     #[test]
     fn changes_with_where_a_session_began_show_what_it_committed_since() {
         let repo = committed_repository();
@@ -991,9 +995,13 @@ mod tests {
             let now = DiffBase::Commit(head(dir).unwrap());
             assert_eq!(changes_and_tree(dir, 10_000, reader, Some(&now)).unwrap().0.committed, None);
         }
+        // A commit taken out of the repository: everything HEAD holds is shown, from none.
         let gone = DiffBase::Commit("0123456789abcdef0123456789abcdef01234567".into());
-        assert!(changes_and_tree(dir, 10_000, Reader::Owner, Some(&gone)).is_none());
-        assert!(changes_and_tree(dir, 10_000, witness(), Some(&gone)).is_none());
+        for reader in [Reader::Owner, witness()] {
+            let committed = changes_and_tree(dir, 10_000, reader, Some(&gone)).unwrap().0.committed.unwrap();
+            assert_eq!(committed.since, DiffBase::NoCommit, "{reader:?}");
+            assert!(committed.text.contains("+fn a() { committed() }"), "{reader:?}: {}", committed.text);
+        }
     }
 
     /// A repository of its own inside the work tree (`git init plugin`) is work like any

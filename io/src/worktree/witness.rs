@@ -92,13 +92,19 @@ fn patch(staged: &Staged, limit: usize, since: Option<&DiffBase>) -> Option<Chan
     };
     let (text, cut_bytes) =
         text_of(git.run(&staged.index, &[&["diff-index", "--cached"], &shown[..], &[&base]].concat(), None, limit)?);
-    // A commit that cannot be read shows nothing, never less.
+    // From no commit at all when that one can no longer be read: more, never less.
     let committed = match (since, &head) {
         (Some(since), Some(head)) if since.commit() != Some(head.as_str()) => {
-            let from = since.commit().unwrap_or(EMPTY_TREE);
-            let args = [&["diff-tree", "-r"], &shown[..], &[from, head.as_str()]].concat();
-            let (text, cut_bytes) = text_of(git.run(&staged.index, &args, None, limit)?);
-            Some(super::Committed { since: since.clone(), text, cut_bytes })
+            let from = |base: &str| {
+                let args = [&["diff-tree", "-r"], &shown[..], &[base, head.as_str()]].concat();
+                git.run(&staged.index, &args, None, limit)
+            };
+            let (read, since) = match from(since.commit().unwrap_or(EMPTY_TREE)) {
+                Some(read) => (read, since.clone()),
+                None => (from(EMPTY_TREE)?, DiffBase::NoCommit),
+            };
+            let (text, cut_bytes) = text_of(read);
+            Some(super::Committed { since, text, cut_bytes })
         }
         _ => None,
     };
