@@ -1384,7 +1384,10 @@ fn daemon_mode_whose_daemon_cannot_start_names_the_cause_not_judged_start() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let said = String::from_utf8_lossy(&output.stderr);
-    assert!(said.contains("judged could not be started") && said.contains("unknown variant `nope`"), "{said}");
+    assert!(
+        said.contains("judged could not be started") && said.contains("unknown variant, expected one of `off`"),
+        "{said}"
+    );
     assert!(said.contains(&p(&config).replace('/', "\\/")) || said.contains(p(&config)), "names the file: {said}");
     assert!(!said.contains("start it with `judged start`"), "that fails the same way: {said}");
 }

@@ -401,7 +401,7 @@ fn a_hook_whose_daemon_cannot_start_names_the_cause_not_judged_start() {
         };
         assert!(message.contains("judged could not be started"), "{host}: {message}");
         assert!(message.contains(&format!("{}: ", config.display())), "{host}: names the file: {message}");
-        assert!(message.contains("unknown variant `nope`"), "{host}: names the error: {message}");
+        assert!(message.contains("unknown variant, expected one of `off`"), "{host}: names the error: {message}");
         assert!(message.contains("fix that file"), "{host}: says what to do: {message}");
         assert!(!message.contains("Start it with `judged start`"), "{host}: that fails the same way: {message}");
     }
