@@ -27,6 +27,7 @@ use crate::store::{
 use crate::tree_watch::TreeWatch;
 use judged_core::adapter::EventName;
 use judged_core::event::SessionId;
+use judged_core::family;
 use judged_core::review_text::is_positive;
 use judged_core::rules::EvidenceId;
 use judged_io::files;
@@ -409,15 +410,6 @@ impl HookGate<'_> {
         Ok(same.then(|| began.commit.map_or(DiffBase::NoCommit, DiffBase::Commit)))
     }
 
-    /// The log of `session` (its path), caught up first when the session is new to judged.
-    fn session_log(&mut self, session: Option<&SessionId>) -> Result<Option<String>, StoreError> {
-        let Some(session) = session else { return Ok(None) };
-        if self.store.file_by_session(session.as_str()).is_none() {
-            self.ingest.catch_up_all(self.store)?;
-        }
-        Ok(self.store.file_by_session(session.as_str()).map(|file| file.path.clone()))
-    }
-
     /// The model that wrote the session's work, its log caught up first (the jury takes
     /// seconds, this milliseconds); every log is caught up only for a session not seen yet.
     fn author_model(&mut self, session: Option<&SessionId>) -> Result<Option<String>, StoreError> {
@@ -474,7 +466,7 @@ impl HookGate<'_> {
     }
 
     /// The newest verified, positive, fresh evidence of this project (its cwd), of the
-    /// assurance the settings ask, of the asking session's own work (its round run in it),
+    /// assurance the settings ask, of a review of work by the asking session's own family,
     /// whose log is still what the daemon witnessed (checked now, for that log only); and
     /// what such evidence was passed over, for the block's message.
     fn fresh_positive_evidence(
@@ -485,10 +477,11 @@ impl HookGate<'_> {
         let mut passed_over = PassedOver::default();
         let oldest = settings.fresh_since(chrono::Utc::now());
         let cwd = question.cwd.as_deref().map(files::resolve);
-        // The work is the asking session's: a review of another session's work (a round run
-        // in a session of another model) reviewed no work of this one, and its reviewer may
-        // be of this one's family. The asking session's log, read first if it is new.
-        let asking = self.session_log(question.session_id.as_ref())?;
+        // The work is the asking session's agent's: a review of another session's work (a
+        // round run in a session of another model) reviewed no work of this one, and a
+        // reviewer of that other session's family may be of this one's.
+        let author = self.author_model(question.session_id.as_ref())?;
+        let author_family = author.as_deref().and_then(|model| family::family(model, family::Table::Evidence));
         for skip in 0.. {
             let mut found = None;
             let mut seen = 0;
@@ -507,10 +500,10 @@ impl HookGate<'_> {
                 // in, whichever session asks (a question naming another project's session
                 // is not answered with that project's review).
                 let bound = cwd.is_some() && evidence.cwd.as_deref().map(files::resolve) == cwd;
-                let its_own = asking.as_deref() == Some(evidence.session_events.as_str());
-                if positive && bound && !its_own {
+                let authored = author_family.is_some() && evidence.executor_family.as_deref() == author_family;
+                if positive && bound && !authored {
                     passed_over
-                        .of_another_session
+                        .of_another_author
                         .get_or_insert_with(|| evidence.executor_model.clone().unwrap_or_default());
                 } else if positive && bound && evidence.identity_assurance < settings.evidence_assurance {
                     passed_over.declared = true;
@@ -528,7 +521,7 @@ impl HookGate<'_> {
                 return Ok((Some(evidence), passed_over));
             }
         }
-        passed_over.session_known = asking.is_some();
+        passed_over.author_known = author.is_some();
         Ok((None, passed_over))
     }
 

@@ -531,10 +531,10 @@ pub fn decide_with_evidence(
 pub struct PassedOver {
     /// Its reviewer only its caller vouches for.
     pub declared: bool,
-    /// It reviewed another session's work: that session's model, as the evidence names it.
-    pub of_another_session: Option<String>,
-    /// Whether judged knows the asking session (witnesses its log).
-    pub session_known: bool,
+    /// It reviewed another agent's work: that agent's model, as the evidence names it.
+    pub of_another_author: Option<String>,
+    /// Whether judged knows the asking session's model.
+    pub author_known: bool,
 }
 
 /// The decision when no evidence counts, saying what positive evidence was passed over.
@@ -544,16 +544,17 @@ pub fn decide_without_evidence(
     passed_over: &PassedOver,
 ) -> (Ruling, &'static str) {
     let mut message = missing_evidence_message(question, settings);
-    if let Some(other) = &passed_over.of_another_session {
-        let this = match passed_over.session_known {
-            true => "",
-            false => " (and judged does not know this session: its log is not one judged witnesses)",
+    if let Some(other) = &passed_over.of_another_author {
+        // The asking session's own model is not repeated: a payload names its session, and
+        // a served user could name another user's.
+        let this = match passed_over.author_known {
+            true => "of another model family than this session's agent",
+            false => "and judged does not know this session's model (its log is not one judged witnesses)",
         };
         let _ = write!(
             message,
-            "\nA review was verified in this project of another session's work (`{other}`'s){this}: a review \
-             counts for the session whose work it reviewed. Run the round (marker, challenge, review, verify) in \
-             this session."
+            "\nA review was verified in this project of the work of `{other}`, {this}: a review counts for the \
+             work of the family it reviewed. Run the round (marker, challenge, review, verify) in this session."
         );
     }
     if passed_over.declared {
