@@ -145,18 +145,6 @@ fn juror_times(times: &Path) -> Vec<(String, f64)> {
 /// The session whose tasks the gate is asked about.
 const SESSION: &str = "5d1c2b3a-7e8f-4a90-b1c2-d3e4f5a6b7c8";
 
-/// The session's transcript under `claude`, witnessed so that the gate knows who wrote the
-/// work (a jury is seated only then): a model of a family none of the jurors is of.
-fn witnessed_session(claude: &Path, project: &Path) {
-    let transcript = claude.join("-project").join(format!("{SESSION}.jsonl"));
-    std::fs::create_dir_all(transcript.parent().expect("a directory")).expect("transcript dir");
-    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
-    let record = json!({"type": "assistant", "uuid": "a1", "parentUuid": null, "isSidechain": false,
-        "sessionId": SESSION, "cwd": project, "timestamp": now,
-        "message": {"role": "assistant", "model": "qwen3-coder-plus", "content": [{"type": "text", "text": "Done."}]}});
-    std::fs::write(transcript, format!("{record}\n")).expect("transcript written");
-}
-
 /// A Claude Code `TaskCompleted` for the jury's project.
 fn task_completed(project: &Path, task: usize) -> Value {
     json!({
@@ -185,7 +173,9 @@ pub fn measure(bins: &Bins, work: &Path, runs: JuryRuns) -> JuryFigures {
     let (copilot, claude) = (dir.join("copilot"), dir.join("claude"));
     std::fs::create_dir_all(&copilot).expect("root");
     std::fs::create_dir_all(&claude).expect("root");
-    witnessed_session(&claude, &project);
+    // Witnessed, so that the gate knows who wrote the work (a jury is seated only then): a
+    // model of a family none of the jurors is of.
+    judged_tests::claude_session_by(&claude, "-project", SESSION, &project, "qwen3-coder-plus");
     let (daemon, _) =
         Daemon::start_configured(&bins.judged, &dir.join("home"), &copilot, &claude, Some(&config(&script, &times)));
 

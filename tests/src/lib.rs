@@ -252,6 +252,20 @@ impl Daemon {
     }
 }
 
+/// A Claude Code transcript of session `session` in `cwd` holding one root answer by
+/// `model`, at `<projects>/<dir>/<session>.jsonl`: a session judged witnesses, whose work
+/// `model` wrote. Its path.
+pub fn claude_session_by(projects: &Path, dir: &str, session: &str, cwd: &Path, model: &str) -> PathBuf {
+    let transcript = projects.join(dir).join(format!("{session}.jsonl"));
+    std::fs::create_dir_all(transcript.parent().expect("a directory")).expect("transcript dir");
+    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
+    let record = serde_json::json!({"type": "assistant", "uuid": "a1", "parentUuid": null, "isSidechain": false,
+        "sessionId": session, "cwd": cwd, "timestamp": now,
+        "message": {"role": "assistant", "model": model, "content": [{"type": "text", "text": "Done."}]}});
+    std::fs::write(&transcript, format!("{record}\n")).expect("transcript written");
+    transcript
+}
+
 /// A `command` juror's command line, as TOML: a script of `fixtures/jurors/` and its
 /// arguments.
 pub fn juror(script: &str, args: &[&str]) -> String {

@@ -1426,13 +1426,13 @@ fn a_review_counts_for_the_session_whose_work_it_reviewed() {
     assert!(said.contains("A review was verified in this project of the work of `claude-sonnet-4.6`, and judged does not know this session's model"), "{said}");
 
     let other = "5d1c7a8e-0000-4000-8000-00000000000b";
-    let transcript = live.tmp.path().join("claude/projects/-project").join(format!("{other}.jsonl"));
-    fs::create_dir_all(transcript.parent().unwrap()).unwrap();
-    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ");
-    let record = serde_json::json!({"type": "assistant", "uuid": "a1", "parentUuid": null, "isSidechain": false,
-        "sessionId": other, "cwd": live.project, "timestamp": now.to_string(),
-        "message": {"role": "assistant", "model": "gpt-5.4", "content": [{"type": "text", "text": "Done."}]}});
-    fs::write(&transcript, format!("{record}\n")).unwrap();
+    judged_tests::claude_session_by(
+        &live.tmp.path().join("claude/projects"),
+        "-project",
+        other,
+        &live.project,
+        "gpt-5.4",
+    );
     let answer = hook_as(&daemon, &live.project, other);
     assert_eq!(answer["decision"], "block", "{answer}");
     let said = answer["message"].as_str().unwrap();

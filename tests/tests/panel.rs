@@ -2,7 +2,7 @@
 //! and `evidence_or_panel` policies, with `preset = "command"` jurors from
 //! `fixtures/jurors/` standing in for the CLIs (the real CLIs are in `real_jurors.rs`).
 
-use judged_tests::{Daemon, bin, command_jury, judge_hook, juror, workspace};
+use judged_tests::{Daemon, bin, claude_session_by, command_jury, judge_hook, juror, workspace};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -46,13 +46,7 @@ fn setup(config: &str) -> Setup {
     git(&project, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one"]);
     // The session the tests' tasks complete in, witnessed, so the gate knows who wrote the
     // work: a model of a family none of the tests' jurors is of, so none is left out.
-    let transcript = dir.path().join("claude/-project").join(format!("{SESSION}.jsonl"));
-    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
-    let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string();
-    let record = json!({"type": "assistant", "uuid": "a1", "parentUuid": null, "isSidechain": false,
-        "sessionId": SESSION, "cwd": project, "timestamp": now,
-        "message": {"role": "assistant", "model": "qwen3-coder-plus", "content": [{"type": "text", "text": "Done."}]}});
-    std::fs::write(&transcript, format!("{record}\n")).unwrap();
+    claude_session_by(&dir.path().join("claude"), "-project", SESSION, &project, "qwen3-coder-plus");
     let daemon = Daemon::start(&home, &[&dir.path().join("sessions")], &[&dir.path().join("claude")]);
     Setup { daemon, home, project, dir }
 }

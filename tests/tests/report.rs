@@ -115,11 +115,7 @@ fn decide() -> Decided {
     let claude = tmp.path().join("claude/projects");
     fs::create_dir_all(&claude).unwrap();
     // The session the jury's task completes in, witnessed: the gate knows who wrote its work.
-    let authored = claude.join("-jury").join("session-jury.jsonl");
-    fs::create_dir_all(authored.parent().unwrap()).unwrap();
-    let answer =
-        json!({"role": "assistant", "model": "qwen3-coder-plus", "content": [{"type": "text", "text": "Done."}]});
-    fs::write(&authored, claude_record("session-jury", &jury_project, "a1", "", "assistant", answer)).unwrap();
+    judged_tests::claude_session_by(&claude, "-jury", "session-jury", &jury_project, "qwen3-coder-plus");
     let daemon = Daemon::start(&home, &[&root], &[&claude]);
 
     // 1. Blocked: the default `evidence` policy, and no review.
