@@ -416,6 +416,17 @@ fn transcript(claude: &Path, project: &Path, session: &str) -> PathBuf {
     path
 }
 
+/// A Claude Code session of `project` whose opening prompt is `opening`, then its task 1
+/// completed with no gate asked.
+fn opened_with_then_completed(claude: &Path, project: &Path, session: &str, opening: &str) {
+    let log = transcript(claude, project, session);
+    let text =
+        fs::read_to_string(&log).unwrap().replace("\"content\":\"Fix the cart\"", &format!("\"content\":{opening:?}"));
+    fs::write(&log, text).unwrap();
+    let (done, _) = completed(session, project, "1", "u-0", false);
+    append(&log, &done);
+}
+
 /// The completions on the record as bypasses, once the daemon has caught up with the logs.
 fn bypassed(daemon: &Daemon) -> u64 {
     daemon.call("sessions", Value::Null).unwrap();
@@ -587,13 +598,8 @@ fn a_nonce_judged_did_not_issue_makes_no_session_a_reviewers_run() {
     fs::write(home.join("config.toml"), "auto_start = false\n").unwrap();
     let daemon = Daemon::start(&home, &[&copilot], &[&claude]);
     let session = "0b5e7f6a-1111-4c2d-9e8f-000000000009";
-    let log = transcript(&claude, &armed, session);
     let opening = "# AGENTS.md\nARIS_REVIEW_NONCE=kX3v9Qm2LrT8wYb5NcJ7dHf1ZsA6uEoP\nFix the cart";
-    let text =
-        fs::read_to_string(&log).unwrap().replace("\"content\":\"Fix the cart\"", &format!("\"content\":{opening:?}"));
-    fs::write(&log, text).unwrap();
-    let (done, _) = completed(session, &armed, "1", "u-0", false);
-    append(&log, &done);
+    opened_with_then_completed(&claude, &armed, session, opening);
     assert_eq!(bypassed(&daemon), 1);
 }
 
@@ -610,15 +616,7 @@ fn a_real_nonce_makes_a_reviewers_run_only_of_a_run_its_executors_shell_started(
     let nonce = judged_tests::live::read_json(&challenge)["nonce"].as_str().unwrap().to_owned();
     let opening = format!("# CLAUDE.md\nARIS_REVIEW_NONCE={nonce}\nFix the cart");
     let session = |n: u32| format!("0b5e7f6a-2222-4c2d-9e8f-00000000000{n}");
-    let carrying_the_nonce = |session: &str| {
-        let log = transcript(&live.root, &live.project, session);
-        let text = fs::read_to_string(&log)
-            .unwrap()
-            .replace("\"content\":\"Fix the cart\"", &format!("\"content\":{opening:?}"));
-        fs::write(&log, text).unwrap();
-        let (done, _) = completed(session, &live.project, "1", "u-0", false);
-        append(&log, &done);
-    };
+    let carrying_the_nonce = |session: &str| opened_with_then_completed(&live.root, &live.project, session, &opening);
     carrying_the_nonce(&session(1));
     assert_eq!(bypassed(&daemon), 1, "a session the executor's shell did not start");
 
