@@ -410,21 +410,24 @@ fn transcript(claude: &Path, project: &Path, session: &str) -> PathBuf {
     let dir = claude.join(project.to_string_lossy().replace('/', "-"));
     fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{session}.jsonl"));
-    let text = claude_record(session, project, "u-0", "", "user", json!({"role": "user", "content": "Fix the cart"}))
-        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null");
-    fs::write(&path, text).unwrap();
+    fs::write(&path, opening_record(session, project, "Fix the cart")).unwrap();
     path
 }
 
+/// The user's first prompt of a Claude Code session, `opening`, as the client writes it.
+fn opening_record(session: &str, project: &Path, opening: &str) -> String {
+    claude_record(session, project, "u-0", "", "user", json!({"role": "user", "content": opening}))
+        .replace("\"parentUuid\":\"\"", "\"parentUuid\":null")
+}
+
 /// A Claude Code session of `project` whose opening prompt is `opening`, then its task 1
-/// completed with no gate asked.
+/// completed with no gate asked, written at once (a log the daemon read before a rewrite
+/// would be a rewritten log).
 fn opened_with_then_completed(claude: &Path, project: &Path, session: &str, opening: &str) {
-    let log = transcript(claude, project, session);
-    let text =
-        fs::read_to_string(&log).unwrap().replace("\"content\":\"Fix the cart\"", &format!("\"content\":{opening:?}"));
-    fs::write(&log, text).unwrap();
+    let dir = claude.join(project.to_string_lossy().replace('/', "-"));
+    fs::create_dir_all(&dir).unwrap();
     let (done, _) = completed(session, project, "1", "u-0", false);
-    append(&log, &done);
+    fs::write(dir.join(format!("{session}.jsonl")), opening_record(session, project, opening) + &done).unwrap();
 }
 
 /// The completions on the record as bypasses, once the daemon has caught up with the logs.
