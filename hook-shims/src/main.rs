@@ -26,6 +26,9 @@ use std::time::{Duration, Instant};
 /// unless a jury sits, and `install-hooks` writes the jury's deadline in `--timeout`, with
 /// the host's own hook timeout larger still, so the shim answers before the host kills it.
 const DEFAULT_TIMEOUT_SECONDS: u64 = 110;
+/// How long a block the host's next write can lift is asked about again, and how often.
+const HOST_WRITE_WAIT: Duration = Duration::from_secs(10);
+const ASK_AGAIN_EVERY: Duration = Duration::from_millis(200);
 /// The longest a hook waits for a daemon it started.
 const AUTOSTART_WAIT: Duration = Duration::from_secs(20);
 /// More stdin than any hook payload has; the rest is not read.
@@ -128,6 +131,12 @@ fn main() -> ExitCode {
                 Err(why) => not_started = Some(why),
             }
         }
+    }
+    // A block the host's next write can lift (its log names no model yet): asked again.
+    let asked_until = Instant::now() + HOST_WRITE_WAIT.min(left());
+    while matches!(&answer, Ok(a) if a.ask_again) && Instant::now() < asked_until {
+        std::thread::sleep(ASK_AGAIN_EVERY);
+        answer = ask(left());
     }
     match answer {
         Ok(answer) if answer.decision == Decision::Block => block(&options, again, &answer.message),

@@ -291,6 +291,10 @@ pub struct HookAnswer {
     /// Answered from an earlier decision on the same inputs.
     #[serde(default)]
     pub from_record: bool,
+    /// A block the host's next write can lift (a session whose log names no model yet:
+    /// a host writes its records a moment after it runs its hook): ask again for a while.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ask_again: bool,
 }
 
 /// Allow or block.

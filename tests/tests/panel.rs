@@ -226,6 +226,26 @@ fn a_write_through_a_hard_link_from_outside_is_judged_again() {
     assert!(prompt.contains("skip_the_checks()"), "{prompt}");
 }
 
+/// A session whose log names no model yet when its hook runs (a host writes its records a
+/// moment after): the shim asks again for a while, and the jury is seated once the log is
+/// there (it was blocked at once).
+#[test]
+fn a_session_whose_log_comes_a_moment_later_is_asked_about_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(&format!("[gate]\npolicy = \"panel\"\n\n{}", passing_jury(&dir.path().join("prompt"))));
+    let late = "5d1c2b3a-7e8f-4a90-b1c2-00000000000d";
+    let (claude, project) = (s.dir.path().join("claude"), s.project.clone());
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        claude_session_by(&claude, "-late", late, &project, "qwen3-coder-plus");
+    });
+    let mut payload = task_completed(&s.project, "Fix cart rounding");
+    payload["session_id"] = late.into();
+    let output = hook(&s.home, &payload);
+    writer.join().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}
+
 #[test]
 fn the_gate_asks_the_jury_about_the_work_and_reuses_its_verdict() {
     let dir = tempfile::tempdir().unwrap();

@@ -149,6 +149,7 @@ impl HookGate<'_> {
                 message: String::new(),
                 gated: false,
                 from_record: false,
+                ask_again: false,
             })),
             Settlement::Decided(decided) => Ok(GateAnswer::Now(self.record(&question, decided, started)?)),
             Settlement::Jury(pending, run) => Ok(GateAnswer::Jury(pending, Box::new(run))),
@@ -202,7 +203,8 @@ impl HookGate<'_> {
             stop_hook_active: question.stop_hook_active,
         };
         self.store.journal(&JournalEvent::GateDecided(record))?;
-        Ok(HookAnswer { decision, message: verdict.message, gated: true, from_record })
+        let ask_again = reason == AUTHOR_UNKNOWN;
+        Ok(HookAnswer { decision, message: verdict.message, gated: true, from_record, ask_again })
     }
 
     fn settle(
@@ -319,7 +321,7 @@ impl HookGate<'_> {
                 question.label
             );
             let ruling = Ruling { decision: Decision::Block, message, tree_unchanged: None };
-            return Ok(decided((ruling, "author unknown"), settings, None));
+            return Ok(decided((ruling, AUTHOR_UNKNOWN), settings, None));
         };
         let ask = JuryAsk {
             rubric: &settings.panel_rubric,
@@ -539,6 +541,9 @@ impl HookGate<'_> {
             && integrity::undoing_finding(self.store, file, evidence.window_start)?.is_none())
     }
 }
+
+/// The reason of a block for work whose author judged does not know yet.
+const AUTHOR_UNKNOWN: &str = "author unknown";
 
 /// Whether a recorded decision may answer the same question again: an allow, or a verdict
 /// of a healthy jury (pass or fail), which cost minutes and would come out the same. A
